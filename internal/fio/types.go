@@ -1,0 +1,99 @@
+// Package fio models fio jobs, runs them with fio's client/server mode across
+// workers, and turns json+ output into correctly aggregated results.
+package fio
+
+import "context"
+
+// Worker is one fio server and the data disks it drives: a worker VM on a
+// cluster, or a local server on loopback.
+type Worker struct {
+	Name  string // VM name, or "local-1"
+	Host  string // ESXi host it runs on; "" when not on a cluster
+	Addr  string // fio server address, "host:port"
+	Disks []Disk
+}
+
+// Disk is one data disk of a worker.
+type Disk struct {
+	Name      string // "disk1", ...
+	Path      string // device or file the job writes to, e.g. /dev/sdb
+	SizeBytes int64
+	Policy    string // storage policy name; "" when unknown
+}
+
+// Job is one fio workload. Zero values mean fio's default. Options holds
+// every option the model does not name, in file order, so nothing is dropped.
+type Job struct {
+	Name                     string
+	RW                       string    // read, write, randread, randwrite, rw, randrw
+	BlockSize                int64     // bytes; 0 when BSSplit is set
+	BSSplit                  []BSSplit // mixed block sizes
+	RWMixRead                int       // percent reads for rw/randrw
+	IODepth                  int
+	NumJobs                  int
+	RuntimeSec               int
+	RampSec                  int
+	TimeBased                bool
+	Size                     int64 // bytes per file; 0 = whole device
+	Direct                   bool
+	IOEngine                 string
+	BufferCompressPercentage int
+	DedupePercentage         int
+	RateIOPS                 int
+	Options                  []Option
+}
+
+// BSSplit is one block size of a mix with its share in percent.
+type BSSplit struct {
+	Size    int64
+	Percent int
+}
+
+// Option is one raw fio option (value "" for flags).
+type Option struct{ Key, Value string }
+
+// Row is one line of results: one worker's disk and direction, or an aggregate.
+type Row struct {
+	Worker    string // "" for the aggregate row ("all")
+	Disk      string
+	Direction string // "read" or "write"
+	IOPS      float64
+	MBps      float64 // 10^6 bytes per second
+	LatMeanUs float64
+	P50Us     float64
+	P95Us     float64
+	P99Us     float64
+	P999Us    float64
+	Errors    int
+	Simulated bool
+}
+
+// Result is one run: per-worker rows and one aggregate row per direction.
+type Result struct {
+	Rows      []Row
+	Aggregate []Row
+	Simulated bool
+	// Notes carry what the data plane wants shown beside the numbers
+	// (bottleneck, physical-bound warnings, model version).
+	Notes []string
+}
+
+// Prep says how data disks were filled before measuring.
+type Prep struct {
+	Method    string // "none", "zero" or "random"
+	BlockSize int64
+	// CompressPercentage is the compressibility of the fill (random only).
+	CompressPercentage int
+}
+
+// Status is one progress sample of a running job.
+type Status struct {
+	Elapsed, Total int // seconds
+	IOPS, MBps     float64
+}
+
+// DataPlane runs workloads on workers: real fio, or the simulated model.
+type DataPlane interface {
+	Run(ctx context.Context, workers []Worker, job *Job, progress func(Status)) (*Result, error)
+	Prepare(ctx context.Context, workers []Worker, prep Prep, progress func(Status)) error
+}

@@ -1,0 +1,40 @@
+package runtime
+
+import (
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+)
+
+// BuiltinFunc is the standard signature of a Go function callable from Starlark.
+type BuiltinFunc func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error)
+
+// Member is one documented entry of a module: a function (Fn) or a constant (Value).
+type Member struct {
+	Name   string // Starlark name, snake_case
+	Params string // signature as shown to users, e.g. "(prefix, count=None, cpus=4)"
+	Doc    string // one line
+	Fn     BuiltinFunc
+	Value  starlark.Value
+}
+
+// Module is a Starlark module with its documentation; it feeds the
+// interpreter, `starbench doc` and docs/BUILTINS.md from one table.
+type Module struct {
+	Name    string
+	Doc     string
+	Members []Member
+}
+
+// Struct builds the Starlark value of m. Builtins are named "module.member"
+// so backtraces read `Error in vsphere.deploy_workers`.
+func (m *Module) Struct() *starlarkstruct.Module {
+	members := make(starlark.StringDict, len(m.Members))
+	for _, mem := range m.Members {
+		if mem.Fn != nil {
+			members[mem.Name] = starlark.NewBuiltin(m.Name+"."+mem.Name, mem.Fn)
+		} else {
+			members[mem.Name] = mem.Value
+		}
+	}
+	return &starlarkstruct.Module{Name: m.Name, Members: members}
+}

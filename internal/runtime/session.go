@@ -1,0 +1,107 @@
+// Package runtime holds what every Starlark module shares: the per-thread
+// session, the module table that feeds both the interpreter and the docs, and
+// typed per-session state for modules that need it.
+package runtime
+
+import (
+	"context"
+	"errors"
+	"io"
+	"sync"
+
+	"go.starlark.net/starlark"
+)
+
+// Session is the state of one script run (or one REPL), attached to every
+// Starlark thread of that run.
+type Session struct {
+	// Ctx is cancelled on Ctrl-C / SIGTERM; every blocking builtin honours it.
+	Ctx context.Context
+	// Script is the path of the main script ("<repl>" in the REPL).
+	Script string
+	// OutDir is where results, stores and figures go.
+	OutDir string
+	// Target names what the session drives: "embedded", "vcenter" or "local".
+	Target string
+	// Stdout receives results; Stderr receives print() output and events.
+	Stdout, Stderr io.Writer
+	// Verbose makes print() show the script position.
+	Verbose bool
+	// NoProgress asks for line-mode events instead of progress bars.
+	NoProgress bool
+
+	mu      sync.Mutex
+	values  map[any]any
+	closers []func()
+}
+
+const sessionKey = "starbench.session"
+
+// ErrNoSession means a builtin ran on a thread that no session was attached to:
+// an internal error, never the script's fault.
+var ErrNoSession = errors.New("internal error: no starbench session on this thread")
+
+// SetSession attaches s to thread.
+func SetSession(thread *starlark.Thread, s *Session) { thread.SetLocal(sessionKey, s) }
+
+// SessionFrom returns the session attached to thread.
+func SessionFrom(thread *starlark.Thread) (*Session, error) {
+	s, ok := thread.Local(sessionKey).(*Session)
+	if !ok || s == nil {
+		return nil, ErrNoSession
+	}
+	return s, nil
+}
+
+// Context returns the session's context, or context.Background when the
+// thread has no session (tests that exercise a value in isolation).
+func Context(thread *starlark.Thread) context.Context {
+	if s, err := SessionFrom(thread); err == nil && s.Ctx != nil {
+		return s.Ctx
+	}
+	return context.Background()
+}
+
+// Key names one typed value kept in a session by the module that owns it.
+type Key[T any] struct{ name string }
+
+// NewKey returns a key; keys compare by identity, so each module keeps its own.
+func NewKey[T any](name string) *Key[T] { return &Key[T]{name: name} }
+
+// Load returns the session's value under k, creating it with init on first use.
+// A failed init is not cached, so the next call tries again.
+func Load[T any](s *Session, k *Key[T], init func() (T, error)) (T, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v, ok := s.values[k]; ok {
+		return v.(T), nil
+	}
+	v, err := init()
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	if s.values == nil {
+		s.values = map[any]any{}
+	}
+	s.values[k] = v
+	return v, nil
+}
+
+// OnClose registers f to run when the session ends (last registered, first run).
+func (s *Session) OnClose(f func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closers = append(s.closers, f)
+}
+
+// Close runs the functions registered with OnClose; it is safe to call twice.
+func (s *Session) Close() {
+	s.mu.Lock()
+	closers := s.closers
+	s.closers = nil
+	s.mu.Unlock()
+	for i := len(closers) - 1; i >= 0; i-- {
+		closers[i]()
+	}
+}
