@@ -11,6 +11,9 @@ type Worker struct {
 	Host  string // ESXi host it runs on; "" when not on a cluster
 	Addr  string // fio server address, "host:port"
 	Disks []Disk
+	// Simulated is true for a worker VM of the embedded target that runs no
+	// fio server: its workloads go to the target's model, never to fio.
+	Simulated bool
 }
 
 // Disk is one data disk of a worker.

@@ -1,0 +1,28 @@
+// Package model is the simulated vSAN data plane: a closed queueing network per
+// testbed, solved by Mean Value Analysis (see docs/model.md).
+package model
+
+import "context"
+
+// ClusterState is what the model needs to know of the cluster's settings.
+type ClusterState struct {
+	Compression bool
+	Dedup       bool
+	RDMA        bool
+	// Uplink names the active uplink choice of the testbed profile ("10g", "25g").
+	Uplink string
+}
+
+// Policy is a storage policy as the model sees it.
+type Policy struct {
+	RAID        string // "raid1", "raid5", "raid6"
+	FTT         int
+	StripeWidth int
+}
+
+// StateSource reads the cluster's state through the control plane (vcsim or a
+// real vCenter), so the model sees exactly what the scripts configured.
+type StateSource interface {
+	ClusterState(ctx context.Context) (ClusterState, error)
+	Policy(ctx context.Context, name string) (Policy, error)
+}
