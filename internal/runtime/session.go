@@ -6,7 +6,9 @@ package runtime
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"os"
 	"sync"
 
 	"go.starlark.net/starlark"
@@ -19,9 +21,11 @@ type Session struct {
 	Ctx context.Context
 	// Script is the path of the main script ("<repl>" in the REPL).
 	Script string
-	// OutDir is where results, stores and figures go.
+	// OutDir is where results, stores and figures go; it may not exist yet:
+	// writers call EnsureOutDir.
 	OutDir string
-	// Target names what the session drives: "embedded", "vcenter" or "local".
+	// Target names what the session drives: "embedded", "vcenter" or "local";
+	// "none" for `starbench report`, which reads a store and drives no cluster.
 	Target string
 	// Stdout receives results; Stderr receives print() output and events.
 	Stdout, Stderr io.Writer
@@ -29,6 +33,19 @@ type Session struct {
 	Verbose bool
 	// NoProgress asks for line-mode events instead of progress bars.
 	NoProgress bool
+	// Testbed names the simulated cluster profile ("" = the target's default).
+	Testbed string
+	// Set holds the --set values as typed on the command line, by name;
+	// scripts read them typed through args.get(name, default).
+	Set map[string]string
+	// Plan asks the campaign engine to print the run plan without running it.
+	Plan bool
+	// Fresh asks the campaign engine to ignore stored results and start over.
+	Fresh bool
+	// RerunFailed asks the campaign engine to run again only the failed runs.
+	RerunFailed bool
+	// From is the campaign store a `starbench report` script reads ("" otherwise).
+	From string
 
 	mu      sync.Mutex
 	values  map[any]any
@@ -86,6 +103,17 @@ func Load[T any](s *Session, k *Key[T], init func() (T, error)) (T, error) {
 	}
 	s.values[k] = v
 	return v, nil
+}
+
+// EnsureOutDir creates the output directory if needed and returns it.
+func (s *Session) EnsureOutDir() (string, error) {
+	if s.OutDir == "" {
+		return "", errors.New("internal error: session has no output directory")
+	}
+	if err := os.MkdirAll(s.OutDir, 0o755); err != nil {
+		return "", fmt.Errorf("cannot create output directory: %w", err)
+	}
+	return s.OutDir, nil
 }
 
 // OnClose registers f to run when the session ends (last registered, first run).
