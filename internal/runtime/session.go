@@ -70,9 +70,20 @@ func SessionFrom(thread *starlark.Thread) (*Session, error) {
 	return s, nil
 }
 
-// Context returns the session's context, or context.Background when the
-// thread has no session (tests that exercise a value in isolation).
+const contextKey = "starbench.context"
+
+// SetThreadContext makes ctx the context of what thread runs next, in
+// place of the session's: the REPL gives each statement its own, so Ctrl-C
+// cancels one statement and the session lives on.
+func SetThreadContext(thread *starlark.Thread, ctx context.Context) { thread.SetLocal(contextKey, ctx) }
+
+// Context returns the context blocking builtins must honour: the one set
+// with SetThreadContext, else the session's, else context.Background when
+// the thread has no session (tests that exercise a value in isolation).
 func Context(thread *starlark.Thread) context.Context {
+	if ctx, ok := thread.Local(contextKey).(context.Context); ok && ctx != nil {
+		return ctx
+	}
 	if s, err := SessionFrom(thread); err == nil && s.Ctx != nil {
 		return s.Ctx
 	}
