@@ -1,0 +1,327 @@
+package table
+
+import (
+	"bytes"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/go-gota/gota/dataframe"
+	"github.com/go-gota/gota/series"
+)
+
+func frame(t *testing.T, set func(b *Builder)) dataframe.DataFrame {
+	t.Helper()
+	var b Builder
+	set(&b)
+	df, err := b.Frame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return df
+}
+
+func rows(t *testing.T, df dataframe.DataFrame) [][]any {
+	t.Helper()
+	cols := ReadAll(df)
+	out := make([][]any, df.Nrow())
+	for i := range out {
+		for _, c := range cols {
+			out[i] = append(out[i], c.Value(i))
+		}
+	}
+	return out
+}
+
+func TestGroupKeysNeverCollide(t *testing.T) {
+	df := frame(t, func(b *Builder) {
+		for _, r := range [][2]string{{"x_y", "z"}, {"x", "y_z"}, {"x_y", "z"}} {
+			b.Set("a", r[0])
+			b.Set("b", r[1])
+			b.Set("v", 1)
+			b.EndRow()
+		}
+	})
+	g, err := GroupBy(df, "a", "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := g.Aggregate([]Agg{{Column: "v", Stat: "sum"}}, Propagate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]any{{"x", "y_z", 1}, {"x_y", "z", 2}}
+	if got := rows(t, out); !reflect.DeepEqual(got, want) {
+		t.Fatalf("groups = %v, want %v", got, want)
+	}
+}
+
+func TestGroupOrderSortedAndMissingLast(t *testing.T) {
+	df := frame(t, func(b *Builder) {
+		for _, k := range []any{3, nil, 1, 2, 1, 3} {
+			b.Set("k", k)
+			b.Set("v", 1.5)
+			b.EndRow()
+		}
+	})
+	g, _ := GroupBy(df, "k")
+	out, err := g.Aggregate([]Agg{{Column: "v", Stat: "count"}}, Skip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]any{{1, 2}, {2, 1}, {3, 2}, {nil, 1}}
+	if got := rows(t, out); !reflect.DeepEqual(got, want) {
+		t.Fatalf("groups = %v, want %v", got, want)
+	}
+}
+
+func TestAggregateNaNPolicyAndKinds(t *testing.T) {
+	df := frame(t, func(b *Builder) {
+		for i, v := range []any{10, 20, nil, 40} {
+			b.Set("g", "ab"[i/2:i/2+1])
+			b.Set("n", v)
+			b.EndRow()
+		}
+	})
+	g, _ := GroupBy(df, "g")
+	aggs := []Agg{{Column: "n", Stat: "sum"}, {Column: "n", Stat: "mean"}, {Column: "n", Stat: "max"}, {Column: "n", Stat: "count"}}
+	skip, err := g.Aggregate(aggs, Skip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := rows(t, skip), [][]any{{"a", 30, 15.0, 20, 2}, {"b", 40, 40.0, 40, 1}}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("skip = %v, want %v", got, want)
+	}
+	if k := skip.Col("n_sum").Type(); k != series.Int {
+		t.Fatalf("sum of an int column is %v, want int", k)
+	}
+	prop, _ := g.Aggregate(aggs, Propagate)
+	if got, want := rows(t, prop), [][]any{{"a", 30, 15.0, 20, 2}, {"b", nil, nil, nil, 2}}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("propagate = %v, want %v", got, want)
+	}
+}
+
+func TestPercentileAndStd(t *testing.T) {
+	df := frame(t, func(b *Builder) {
+		for _, v := range []float64{4, 1, 3, 2, 5} {
+			b.Set("g", true)
+			b.Set("v", v)
+			b.EndRow()
+		}
+	})
+	g, _ := GroupBy(df, "g")
+	out, err := g.Aggregate([]Agg{{Column: "v", Stat: "p50"}, {Column: "v", Stat: "p95"}, {Column: "v", Stat: "std"}}, Skip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := rows(t, out)[0]
+	want := []any{true, 3.0, 4.8, math.Sqrt(2.5)}
+	for i := range want {
+		if math.Abs(toFloatAny(got[i])-toFloatAny(want[i])) > 1e-12 {
+			t.Fatalf("p50, p95, std = %v, want %v", got, want)
+		}
+	}
+	if _, err := g.Aggregate([]Agg{{Column: "v", Stat: "median"}}, Skip); err == nil || !strings.Contains(err.Error(), "p50") {
+		t.Fatalf("unknown stat error = %v, want one naming p50", err)
+	}
+}
+
+func toFloatAny(v any) float64 {
+	switch x := v.(type) {
+	case bool:
+		if x {
+			return 1
+		}
+		return 0
+	case int:
+		return float64(x)
+	}
+	return v.(float64)
+}
+
+func TestSameRefusesMixedGroups(t *testing.T) {
+	df := frame(t, func(b *Builder) {
+		for _, sim := range []bool{true, false} {
+			b.Set("g", "a")
+			b.Set("simulated", sim)
+			b.EndRow()
+		}
+	})
+	g, _ := GroupBy(df, "g")
+	_, err := g.Aggregate([]Agg{{Column: "simulated", Stat: "same", As: "simulated"}}, Skip)
+	if err == nil || !strings.Contains(err.Error(), "different values") {
+		t.Fatalf("err = %v, want different values", err)
+	}
+}
+
+func TestSortDescendingKeepsMissingLast(t *testing.T) {
+	df := frame(t, func(b *Builder) {
+		for i, v := range []any{2.0, nil, 5.0, 2.0} {
+			b.Set("v", v)
+			b.Set("i", i)
+			b.EndRow()
+		}
+	})
+	out, err := Sort(df, []SortKey{{Column: "v", Desc: true}, {Column: "i", Desc: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]any{{5.0, 2}, {2.0, 3}, {2.0, 0}, {nil, 1}}
+	if got := rows(t, out); !reflect.DeepEqual(got, want) {
+		t.Fatalf("sorted = %v, want %v", got, want)
+	}
+}
+
+func TestMatch(t *testing.T) {
+	c := &Column{Name: "iops", Kind: Int, Ints: []int{500, 1500, 0}, NA: []bool{false, false, true}}
+	got, err := Match(c, ">", 1000)
+	if err != nil || !reflect.DeepEqual(got, []bool{false, true, false}) {
+		t.Fatalf("iops > 1000 = %v, %v", got, err)
+	}
+	if _, err := Match(c, "==", "raid1"); err == nil || !strings.Contains(err.Error(), "holds ints") {
+		t.Fatalf("type mismatch err = %v", err)
+	}
+	if _, err := Match(c, "=>", 1); err == nil || !strings.Contains(err.Error(), ">=") {
+		t.Fatalf("bad op err = %v", err)
+	}
+}
+
+func TestPivot(t *testing.T) {
+	df := frame(t, func(b *Builder) {
+		for _, r := range []struct {
+			pol, wl string
+			iops    int
+		}{{"raid1", "read", 100}, {"raid5", "read", 80}, {"raid1", "write", 60}, {"raid1", "write", 70}} {
+			b.Set("policy", r.pol)
+			b.Set("workload", r.wl)
+			b.Set("iops", r.iops)
+			b.EndRow()
+		}
+	})
+	if _, err := Pivot(df, []string{"policy"}, "workload", "iops", "", Skip); err == nil || !strings.Contains(err.Error(), "agg=") {
+		t.Fatalf("duplicate cell err = %v", err)
+	}
+	out, err := Pivot(df, []string{"policy"}, "workload", "iops", "max", Skip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := out.Names(); !reflect.DeepEqual(got, []string{"policy", "read", "write"}) {
+		t.Fatalf("columns = %v", got)
+	}
+	want := [][]any{{"raid1", 100, 70}, {"raid5", 80, nil}}
+	if got := rows(t, out); !reflect.DeepEqual(got, want) {
+		t.Fatalf("pivot = %v, want %v", got, want)
+	}
+}
+
+func TestJoinAndConcat(t *testing.T) {
+	left := frame(t, func(b *Builder) {
+		for _, p := range []string{"raid1", "raid5", "raid6"} {
+			b.Set("policy", p)
+			b.Set("iops", len(p))
+			b.EndRow()
+		}
+	})
+	right := frame(t, func(b *Builder) {
+		for _, p := range []string{"raid5", "raid1", "raid1", "none"} {
+			b.Set("policy", p)
+			b.Set("ftt", 1)
+			b.EndRow()
+		}
+	})
+	inner, err := Join(left, right, []string{"policy"}, "inner")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := rows(t, inner), [][]any{{"raid1", 5, 1}, {"raid1", 5, 1}, {"raid5", 5, 1}}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("inner = %v, want %v", got, want)
+	}
+	outer, _ := Join(left, right, []string{"policy"}, "outer")
+	if got := outer.Nrow(); got != 5 {
+		t.Fatalf("outer has %d rows, want 5", got)
+	}
+	if got := rows(t, outer)[4]; !reflect.DeepEqual(got, []any{"none", nil, 1}) {
+		t.Fatalf("outer right-only row = %v", got)
+	}
+	cat, err := Concat(left, right)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cat.Nrow() != 7 || rows(t, cat)[0][2] != nil || rows(t, cat)[6][1] != nil {
+		t.Fatalf("concat = %v", rows(t, cat))
+	}
+}
+
+func TestCSVRoundTripKeepsTypesAndMissing(t *testing.T) {
+	in := "policy,iops,lat_us,ok\nraid1,1200,1.5,true\nraid5,,2,false\n"
+	df, err := ReadCSV(strings.NewReader(in), map[string]Kind{"iops": Int, "lat_us": Float, "ok": Bool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := df.Types(); !reflect.DeepEqual(got, []series.Type{series.String, series.Int, series.Float, series.Bool}) {
+		t.Fatalf("types = %v", got)
+	}
+	var out bytes.Buffer
+	if err := WriteCSV(&out, df); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != in {
+		t.Fatalf("round trip:\n%s\nwant\n%s", out.String(), in)
+	}
+	_, err = ReadCSV(strings.NewReader("iops\n12x\n"), map[string]Kind{"iops": Int})
+	if err == nil || err.Error() != `line 2, column "iops": "12x" is not a int` {
+		t.Fatalf("bad cell err = %v", err)
+	}
+}
+
+func TestTextTable(t *testing.T) {
+	df := frame(t, func(b *Builder) {
+		b.Set("policy", "raid1")
+		b.Set("iops", 1234567)
+		b.Set("p99_us", 1500.25)
+		b.EndRow()
+		b.Set("policy", "raid5")
+		b.Set("p99_us", 98.5)
+		b.EndRow()
+	})
+	want := "" +
+		"policy       iops  p99_us\n" +
+		"             IOPS      µs\n" +
+		"raid1   1,234,567   1,500\n" +
+		"raid5          NA      98\n"
+	if got := Text(df, 10); got != want {
+		t.Fatalf("text =\n%s\nwant\n%s", got, want)
+	}
+	if got := Text(df, 1); !strings.HasSuffix(got, "... 1 more rows (2 in all)\n") {
+		t.Fatalf("truncated text =\n%s", got)
+	}
+	var md, js bytes.Buffer
+	Markdown(&md, df)
+	if !strings.Contains(md.String(), "| policy | iops (IOPS) | p99_us (µs) |\n|:---|---:|---:|") {
+		t.Fatalf("markdown =\n%s", md.String())
+	}
+	WriteJSON(&js, df)
+	if !strings.Contains(js.String(), `{"policy": "raid5", "iops": null, "p99_us": 98.5}`) {
+		t.Fatalf("json =\n%s", js.String())
+	}
+}
+
+func TestBuilderTypes(t *testing.T) {
+	var b Builder
+	b.Set("n", 1)
+	b.EndRow()
+	b.Set("n", 2.5)
+	b.EndRow()
+	df, err := b.Frame()
+	if err != nil || df.Col("n").Type() != series.Float {
+		t.Fatalf("int then float: %v %v", df.Types(), err)
+	}
+	var bad Builder
+	bad.Set("n", "x")
+	bad.EndRow()
+	bad.Set("n", 3)
+	if _, err := bad.Frame(); err == nil || !strings.Contains(err.Error(), `row 2, column "n"`) {
+		t.Fatalf("mixed err = %v", err)
+	}
+}
