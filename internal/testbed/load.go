@@ -1,0 +1,161 @@
+package testbed
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"sort"
+	"strings"
+)
+
+// Default is the profile a session uses when it names none.
+const Default = "storagereview-r6625-esa"
+
+//go:embed profiles/*.json
+var shipped embed.FS
+
+// Names lists the shipped profiles, sorted.
+func Names() []string {
+	entries, err := shipped.ReadDir("profiles")
+	if err != nil {
+		panic(err) // embedded at build time
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, strings.TrimSuffix(e.Name(), ".json"))
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Load returns a shipped profile by name, or reads a user's profile from a
+// JSON file path. Model parameters the file leaves out come from
+// DefaultModel for its architecture.
+func Load(nameOrPath string) (*Profile, error) {
+	data, err := shipped.ReadFile(path.Join("profiles", nameOrPath+".json"))
+	origin := nameOrPath
+	if err != nil {
+		if !strings.ContainsAny(nameOrPath, `/\`) && !strings.HasSuffix(nameOrPath, ".json") {
+			return nil, fmt.Errorf("no testbed profile %q: want one of %s, or a path to a JSON profile", nameOrPath, strings.Join(Names(), ", "))
+		}
+		data, err = os.ReadFile(nameOrPath)
+		if err != nil {
+			return nil, fmt.Errorf("reading testbed profile: %w", err)
+		}
+	}
+	p, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("testbed profile %s: %w", origin, err)
+	}
+	return p, nil
+}
+
+// Parse decodes and validates a profile's JSON. Unknown fields are errors, so
+// a misspelt field is reported rather than silently ignored.
+func Parse(data []byte) (*Profile, error) {
+	var head struct {
+		Architecture string `json:"architecture"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, fmt.Errorf("not valid JSON: %w", err)
+	}
+	p := &Profile{Model: DefaultModel(head.Architecture)}
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.DisallowUnknownFields()
+	if err := d.Decode(p); err != nil {
+		return nil, fmt.Errorf("decoding: %w", err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Validate checks that the profile describes a cluster the model can run;
+// each error names the field and says what would be right.
+func (p *Profile) Validate() error {
+	var errs []error
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
+	}
+	if p.Name == "" {
+		bad("name", "missing; want a short identifier such as \"my-cluster\"")
+	}
+	switch p.Architecture {
+	case "ESA", "OSA":
+	default:
+		bad("architecture", "%q; want \"ESA\" or \"OSA\"", p.Architecture)
+	}
+	if p.Hosts < 2 || p.Hosts > 64 {
+		bad("hosts", "%d; want 2 to 64 hosts (vSAN cluster limits)", p.Hosts)
+	}
+	if p.CPU.Sockets < 1 || p.CPU.CoresPerSocket < 1 {
+		bad("cpu", "sockets %d, cores_per_socket %d; want both at least 1", p.CPU.Sockets, p.CPU.CoresPerSocket)
+	}
+	if p.CPU.GHz <= 0 || p.CPU.GHz > 10 {
+		bad("cpu.ghz", "%g; want the base clock in GHz, e.g. 3.1", p.CPU.GHz)
+	}
+	s := p.Storage
+	if s.CapacityDevices < 1 {
+		bad("storage.capacity_devices", "%d; want the number of capacity devices per host, at least 1", s.CapacityDevices)
+	}
+	validDevice("storage.capacity", s.Capacity, bad)
+	if p.Architecture == "OSA" {
+		if s.DiskGroups < 1 || s.CapacityPerGroup < 1 {
+			bad("storage", "OSA needs disk_groups and capacity_per_group of at least 1 (have %d, %d)", s.DiskGroups, s.CapacityPerGroup)
+		} else if s.DiskGroups*s.CapacityPerGroup != s.CapacityDevices {
+			bad("storage.capacity_devices", "%d; want disk_groups x capacity_per_group = %d", s.CapacityDevices, s.DiskGroups*s.CapacityPerGroup)
+		}
+		validDevice("storage.cache", s.Cache, bad)
+	}
+	if p.Architecture == "ESA" && (s.DiskGroups != 0 || s.CapacityPerGroup != 0) {
+		bad("storage.disk_groups", "ESA has no disk groups; leave disk_groups and capacity_per_group out")
+	}
+	nics := map[string]NIC{}
+	for i, n := range p.NICs {
+		if n.Name == "" || n.SpeedGbps <= 0 {
+			bad(fmt.Sprintf("nics[%d]", i), "want a name (vmnic0) and speed_gbps above 0")
+		}
+		nics[n.Name] = n
+	}
+	if len(p.Uplinks) == 0 {
+		bad("uplinks", "empty; want at least one choice, e.g. {\"name\": \"100g\", \"nics\": [\"vmnic0\"]}")
+	}
+	for i, u := range p.Uplinks {
+		if u.Name == "" || len(u.NICs) == 0 {
+			bad(fmt.Sprintf("uplinks[%d]", i), "want a name and at least one NIC")
+		}
+		for _, n := range u.NICs {
+			if _, ok := nics[n]; !ok {
+				bad(fmt.Sprintf("uplinks[%d].nics", i), "%q is not in nics; want one of %s", n, nicNames(p.NICs))
+			}
+		}
+	}
+	w := p.Workers
+	if w.PerHost < 1 || w.CPUs < 1 || w.MemoryMB < 1 || w.DataDisks < 1 || w.DiskSizeGB < 1 {
+		bad("workers", "want per_host, cpus, memory_mb, data_disks and disk_size_gb all at least 1")
+	}
+	errs = append(errs, p.Model.validate()...)
+	return errors.Join(errs...)
+}
+
+func validDevice(field string, d Device, bad func(string, string, ...any)) {
+	if d.ReadMBps <= 0 || d.WriteMBps <= 0 || d.ReadIOPS <= 0 || d.WriteIOPS <= 0 || d.LatencyUs <= 0 {
+		bad(field, "want read_mbps, write_mbps, read_iops, write_iops and latency_us above 0 (datasheet rates)")
+	}
+	if d.Source == "" {
+		bad(field+".source", "missing; say where the rates come from (a datasheet)")
+	}
+}
+
+func nicNames(nics []NIC) string {
+	var names []string
+	for _, n := range nics {
+		names = append(names, n.Name)
+	}
+	return strings.Join(names, ", ")
+}
