@@ -1,0 +1,322 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"starbench/internal/fio"
+)
+
+// Provenance says where a session's results came from. It never holds
+// credentials: targets are named by kind and version only.
+type Provenance struct {
+	Script         string
+	Files          []File            // the script and every file it loaded
+	Sets           map[string]string // --set values
+	ToolVersion    string
+	FioVersion     string
+	VCenterVersion string
+	ESXiVersions   []string
+	Testbed        string
+	Target         string
+	Plan           string // the plan as printed
+}
+
+// File is one input file of a session with its content hash.
+type File struct {
+	Path   string
+	SHA256 string
+	Bytes  int64
+}
+
+// HashFiles reads each path and returns it with its sha256.
+func HashFiles(paths []string) ([]File, error) {
+	files := make([]File, 0, len(paths))
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		sum := sha256.Sum256(b)
+		files = append(files, File{Path: p, SHA256: hex.EncodeToString(sum[:]), Bytes: int64(len(b))})
+	}
+	return files, nil
+}
+
+// BeginSession records who is writing to the store from now on and returns
+// the session's id; runs committed later point to it.
+func (s *Store) BeginSession(ctx context.Context, p Provenance) (int64, error) {
+	var id int64
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO sessions (started_at, pid, script, tool_version, fio_version,
+			vcenter_version, esxi_versions, testbed, target, simulated, plan) VALUES (?,?,?,?,?,?,?,?,?,?,?)`,
+			stamp(time.Now()), os.Getpid(), p.Script, p.ToolVersion, p.FioVersion, p.VCenterVersion,
+			strings.Join(p.ESXiVersions, ","), p.Testbed, p.Target, s.Simulated, p.Plan)
+		if err != nil {
+			return err
+		}
+		if id, err = res.LastInsertId(); err != nil {
+			return err
+		}
+		for _, f := range p.Files {
+			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO session_files VALUES (?,?,?,?)`, id, f.Path, f.SHA256, f.Bytes); err != nil {
+				return err
+			}
+		}
+		names := make([]string, 0, len(p.Sets))
+		for n := range p.Sets {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO session_sets VALUES (?,?,?)`, id, n, p.Sets[n]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return id, err
+}
+
+// Session statuses.
+const (
+	SessionCompleted   = "completed"
+	SessionInterrupted = "interrupted"
+	SessionFailed      = "failed"
+)
+
+// EndSession records how session id ended.
+func (s *Store) EndSession(ctx context.Context, id int64, status string) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE sessions SET ended_at = ?, status = ? WHERE id = ?`, stamp(time.Now()), status, id)
+	return err
+}
+
+// MarkCompleted records that every run of the campaign is in the store.
+func (s *Store) MarkCompleted(ctx context.Context) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE campaign SET completed_at = ? WHERE id = 1`, stamp(time.Now()))
+	return err
+}
+
+// Cell is one combination of factor levels.
+type Cell struct {
+	Label    string // "policy=raid1 compression=False", unique in a campaign
+	Position int    // place in the execution order
+	Levels   []Level
+}
+
+// Level is one factor's level in a cell, as text.
+type Level struct{ Factor, Value string }
+
+// SaveCells records cells (known ones keep their id and get the new position).
+func (s *Store) SaveCells(ctx context.Context, cells []Cell) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		for _, c := range cells {
+			var id int64
+			err := tx.QueryRowContext(ctx, `INSERT INTO cells (label, position) VALUES (?, ?)
+				ON CONFLICT (label) DO UPDATE SET position = excluded.position RETURNING id`, c.Label, c.Position).Scan(&id)
+			if err != nil {
+				return err
+			}
+			for _, l := range c.Levels {
+				if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO cell_levels VALUES (?,?,?)`, id, l.Factor, l.Value); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// RunKey names one run: a workload's repeat in a cell.
+type RunKey struct {
+	Cell     string
+	Workload string
+	Repeat   int
+}
+
+func (k RunKey) String() string { return fmt.Sprintf("%s / %s #%d", k.Cell, k.Workload, k.Repeat+1) }
+
+// Run statuses.
+const (
+	StatusOK     = "ok"
+	StatusFailed = "failed"
+)
+
+// Run is one completed run, committed as a whole.
+type Run struct {
+	RunKey
+	Session    int64
+	Start, End time.Time
+	Result     *fio.Result // nil for a failed run
+	Err        error       // set for a failed run
+	Metrics    []HostMetric
+}
+
+// HostMetric is one sample of a host counter during a run.
+type HostMetric struct {
+	Host, Metric string
+	At           time.Time
+	Value        float64
+}
+
+// CommitRun stores r with its rows and metrics in one transaction. A failed
+// run of the same key (from --rerun-failed) is replaced.
+func (s *Store) CommitRun(ctx context.Context, r Run) error {
+	status, errText, simulated := StatusOK, "", s.Simulated
+	var notes string
+	if r.Err != nil {
+		status, errText = StatusFailed, r.Err.Error()
+	} else if r.Result == nil {
+		return errors.New("internal error: a successful run without a result")
+	} else {
+		simulated = r.Result.Simulated
+		notes = strings.Join(r.Result.Notes, "\n")
+	}
+	if simulated != s.Simulated {
+		return fmt.Errorf("run %s is %s but %s holds %s runs; a store never mixes them", r.RunKey, kind(simulated), s.path, kind(s.Simulated))
+	}
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		var cellID int64
+		if err := tx.QueryRowContext(ctx, `SELECT id FROM cells WHERE label = ?`, r.Cell).Scan(&cellID); err != nil {
+			return fmt.Errorf("run %s: unknown cell: %w", r.RunKey, err)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM runs WHERE cell_id = ? AND workload = ? AND repeat = ? AND status = 'failed'`,
+			cellID, r.Workload, r.Repeat); err != nil {
+			return err
+		}
+		var session any
+		if r.Session != 0 {
+			session = r.Session
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO runs (cell_id, workload, repeat, status, error, started_at, ended_at, session_id, simulated, notes)
+			VALUES (?,?,?,?,?,?,?,?,?,?)`, cellID, r.Workload, r.Repeat, status, errText, stamp(r.Start), stamp(r.End), session, simulated, notes)
+		if err != nil {
+			return fmt.Errorf("run %s: %w", r.RunKey, err)
+		}
+		runID, err := res.LastInsertId()
+		if err != nil {
+			return err
+		}
+		if r.Result != nil {
+			if err := insertRows(ctx, tx, runID, r.Result.Aggregate, true); err != nil {
+				return err
+			}
+			if err := insertRows(ctx, tx, runID, r.Result.Rows, false); err != nil {
+				return err
+			}
+		}
+		for _, m := range r.Metrics {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO host_metrics VALUES (?,?,?,?,?)`, runID, m.Host, m.Metric, stamp(m.At), m.Value); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func insertRows(ctx context.Context, tx *sql.Tx, runID int64, rows []fio.Row, aggregate bool) error {
+	for _, r := range rows {
+		_, err := tx.ExecContext(ctx, `INSERT INTO rows VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`, runID, aggregate,
+			r.Worker, r.Disk, r.Direction, r.IOPS, r.MBps, r.LatMeanUs, r.P50Us, r.P95Us, r.P99Us, r.P999Us, r.Errors, r.Simulated)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Done returns the status of every stored run.
+func (s *Store) Done(ctx context.Context) (map[RunKey]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT c.label, r.workload, r.repeat, r.status FROM runs r JOIN cells c ON c.id = r.cell_id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	done := map[RunKey]string{}
+	for rows.Next() {
+		var k RunKey
+		var status string
+		if err := rows.Scan(&k.Cell, &k.Workload, &k.Repeat, &status); err != nil {
+			return nil, err
+		}
+		done[k] = status
+	}
+	return done, rows.Err()
+}
+
+// DeleteFailed removes failed runs so that they run again; it returns how many.
+func (s *Store) DeleteFailed(ctx context.Context) (int64, error) {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM runs WHERE status = 'failed'`)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// Aggregate is one aggregate row of a successful run.
+type Aggregate struct {
+	RunKey
+	fio.Row
+}
+
+// Aggregates returns the aggregate rows of every successful run.
+func (s *Store) Aggregates(ctx context.Context) ([]Aggregate, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT c.label, r.workload, r.repeat, w.direction, w.iops, w.mbps, w.lat_mean_us,
+		w.p50_us, w.p95_us, w.p99_us, w.p999_us, w.errors, w.simulated
+		FROM rows w JOIN runs r ON r.id = w.run_id JOIN cells c ON c.id = r.cell_id
+		WHERE w.aggregate AND r.status = 'ok' ORDER BY c.position, r.workload, r.repeat, w.direction`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Aggregate
+	for rows.Next() {
+		var a Aggregate
+		if err := rows.Scan(&a.Cell, &a.Workload, &a.Repeat, &a.Direction, &a.IOPS, &a.MBps, &a.LatMeanUs,
+			&a.P50Us, &a.P95Us, &a.P99Us, &a.P999Us, &a.Errors, &a.Simulated); err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+// SaveOriginal records the token that restores factor to what it was before
+// the campaign first changed it. The first record wins: after a crash the
+// cluster is no longer in its original state, so later ones would be wrong.
+func (s *Store) SaveOriginal(ctx context.Context, factor, token string) error {
+	_, err := s.db.ExecContext(ctx, `INSERT OR IGNORE INTO originals VALUES (?, ?)`, factor, token)
+	return err
+}
+
+// Originals returns the recorded restore tokens by factor.
+func (s *Store) Originals(ctx context.Context) (map[string]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT factor, token FROM originals`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var f, t string
+		if err := rows.Scan(&f, &t); err != nil {
+			return nil, err
+		}
+		out[f] = t
+	}
+	return out, rows.Err()
+}
+
+// ClearOriginals forgets the restore tokens once the cluster is restored.
+func (s *Store) ClearOriginals(ctx context.Context) error {
+	_, err := s.db.ExecContext(ctx, `DELETE FROM originals`)
+	return err
+}

@@ -1,0 +1,104 @@
+package store
+
+// migrations holds the schema, one step per version: migrations[i] takes a
+// store from version i to version i+1. PRAGMA user_version records the
+// version reached. Steps are append-only: never edit a released one.
+var migrations = []string{
+	// v1: campaign, sessions with provenance, cells, runs, rows, host metrics,
+	// and the settings found before the campaign first changed them.
+	`
+CREATE TABLE campaign (
+	id           INTEGER PRIMARY KEY CHECK (id = 1),
+	name         TEXT    NOT NULL,
+	simulated    INTEGER NOT NULL,
+	created_at   TEXT    NOT NULL,
+	completed_at TEXT
+);
+CREATE TABLE sessions (
+	id              INTEGER PRIMARY KEY,
+	started_at      TEXT    NOT NULL,
+	ended_at        TEXT,
+	status          TEXT    NOT NULL DEFAULT 'running',
+	pid             INTEGER NOT NULL,
+	script          TEXT    NOT NULL,
+	tool_version    TEXT    NOT NULL,
+	fio_version     TEXT    NOT NULL,
+	vcenter_version TEXT    NOT NULL,
+	esxi_versions   TEXT    NOT NULL,
+	testbed         TEXT    NOT NULL,
+	target          TEXT    NOT NULL,
+	simulated       INTEGER NOT NULL,
+	plan            TEXT    NOT NULL
+);
+CREATE TABLE session_files (
+	session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+	path       TEXT    NOT NULL,
+	sha256     TEXT    NOT NULL,
+	bytes      INTEGER NOT NULL,
+	PRIMARY KEY (session_id, path)
+);
+CREATE TABLE session_sets (
+	session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+	name       TEXT    NOT NULL,
+	value      TEXT    NOT NULL,
+	PRIMARY KEY (session_id, name)
+);
+CREATE TABLE cells (
+	id       INTEGER PRIMARY KEY,
+	label    TEXT    NOT NULL UNIQUE,
+	position INTEGER NOT NULL
+);
+CREATE TABLE cell_levels (
+	cell_id INTEGER NOT NULL REFERENCES cells(id) ON DELETE CASCADE,
+	factor  TEXT    NOT NULL,
+	level   TEXT    NOT NULL,
+	PRIMARY KEY (cell_id, factor)
+);
+CREATE TABLE runs (
+	id         INTEGER PRIMARY KEY,
+	cell_id    INTEGER NOT NULL REFERENCES cells(id) ON DELETE CASCADE,
+	workload   TEXT    NOT NULL,
+	repeat     INTEGER NOT NULL,
+	status     TEXT    NOT NULL CHECK (status IN ('ok', 'failed')),
+	error      TEXT    NOT NULL,
+	started_at TEXT    NOT NULL,
+	ended_at   TEXT    NOT NULL,
+	session_id INTEGER REFERENCES sessions(id) ON DELETE SET NULL,
+	simulated  INTEGER NOT NULL,
+	notes      TEXT    NOT NULL,
+	UNIQUE (cell_id, workload, repeat)
+);
+CREATE TABLE rows (
+	run_id      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	aggregate   INTEGER NOT NULL,
+	worker      TEXT    NOT NULL,
+	disk        TEXT    NOT NULL,
+	direction   TEXT    NOT NULL,
+	iops        REAL    NOT NULL,
+	mbps        REAL    NOT NULL,
+	lat_mean_us REAL    NOT NULL,
+	p50_us      REAL    NOT NULL,
+	p95_us      REAL    NOT NULL,
+	p99_us      REAL    NOT NULL,
+	p999_us     REAL    NOT NULL,
+	errors      INTEGER NOT NULL,
+	simulated   INTEGER NOT NULL
+);
+CREATE INDEX rows_run ON rows(run_id);
+CREATE TABLE host_metrics (
+	run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	host   TEXT    NOT NULL,
+	metric TEXT    NOT NULL,
+	at     TEXT    NOT NULL,
+	value  REAL    NOT NULL
+);
+CREATE INDEX host_metrics_run ON host_metrics(run_id);
+CREATE TABLE originals (
+	factor TEXT PRIMARY KEY,
+	token  TEXT NOT NULL
+);
+`,
+}
+
+// SchemaVersion is the schema version this build writes.
+var SchemaVersion = len(migrations)

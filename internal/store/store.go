@@ -1,0 +1,217 @@
+// Package store keeps one campaign's results in one SQLite file: cells, runs,
+// per-worker rows, host metrics and the provenance of every session that
+// wrote to it (see docs/store.md). Runs are committed one transaction each,
+// so a campaign killed at any moment loses at most the run in flight.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// ErrLocked means another process holds the campaign's store.
+var ErrLocked = errors.New("the campaign store is in use by another starbench process")
+
+// Store is an open campaign store.
+type Store struct {
+	db   *sql.DB
+	path string
+	lock *os.File // nil for read-only stores
+	// Simulated says whether the store holds simulated (model) results or
+	// measured ones; never both.
+	Simulated bool
+	// Name is the campaign's name.
+	Name string
+}
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// Path returns the store file of campaign name in outDir.
+func Path(outDir, name string) (string, error) {
+	if !nameRE.MatchString(name) {
+		return "", fmt.Errorf("campaign name %q is not usable as a file name: use letters, digits, '.', '_' or '-'", name)
+	}
+	return filepath.Join(outDir, name+".db"), nil
+}
+
+// Options say how Open treats an existing store.
+type Options struct {
+	// Simulated is what the session produces; a store holding the other kind is refused.
+	Simulated bool
+	// Fresh discards every stored run and starts the campaign over.
+	Fresh bool
+}
+
+// Open opens (creating if needed) the store of campaign name at path for
+// writing. It takes the campaign's lock: a second process is refused with
+// ErrLocked until the first one exits.
+func Open(ctx context.Context, path, name string, opt Options) (*Store, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	lock, err := lockFile(path + ".lock")
+	if err != nil {
+		return nil, err
+	}
+	db, err := openDB(path, false)
+	if err != nil {
+		unlockFile(lock)
+		return nil, err
+	}
+	s := &Store{db: db, path: path, lock: lock, Name: name, Simulated: opt.Simulated}
+	if err := s.init(ctx, opt); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// OpenReadOnly opens an existing store for reading; it takes no lock, so it
+// works while a campaign is writing to it.
+func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("no campaign store at %s: %w", path, err)
+	}
+	db, err := openDB(path, true)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{db: db, path: path}
+	var version int
+	if err := db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("%s is not a campaign store: %w", path, err)
+	}
+	if version == 0 || version > SchemaVersion {
+		db.Close()
+		return nil, fmt.Errorf("%s is not a campaign store this starbench can read (schema version %d; this build reads 1 to %d)", path, version, SchemaVersion)
+	}
+	err = db.QueryRowContext(ctx, `SELECT name, simulated FROM campaign WHERE id = 1`).Scan(&s.Name, &s.Simulated)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("%s holds no campaign: %w", path, err)
+	}
+	return s, nil
+}
+
+func openDB(path string, readOnly bool) (*sql.DB, error) {
+	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)"
+	if readOnly {
+		dsn += "&mode=ro"
+	} else {
+		dsn += "&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_txlock=immediate"
+	}
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	if err := db.Ping(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// Path returns the store's file.
+func (s *Store) Path() string { return s.path }
+
+// Close closes the store and releases its lock.
+func (s *Store) Close() error {
+	err := s.db.Close()
+	if s.lock != nil {
+		unlockFile(s.lock)
+		s.lock = nil
+	}
+	return err
+}
+
+func (s *Store) init(ctx context.Context, opt Options) error {
+	if err := migrate(ctx, s.db, s.path); err != nil {
+		return err
+	}
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		var simulated bool
+		err := tx.QueryRowContext(ctx, `SELECT simulated FROM campaign WHERE id = 1`).Scan(&simulated)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			_, err = tx.ExecContext(ctx, `INSERT INTO campaign (id, name, simulated, created_at) VALUES (1, ?, ?, ?)`,
+				s.Name, opt.Simulated, stamp(time.Now()))
+			return err
+		case err != nil:
+			return err
+		}
+		if opt.Fresh {
+			for _, q := range []string{`DELETE FROM runs`, `DELETE FROM cells`, `DELETE FROM sessions`} {
+				if _, err := tx.ExecContext(ctx, q); err != nil {
+					return err
+				}
+			}
+			_, err = tx.ExecContext(ctx, `UPDATE campaign SET name = ?, simulated = ?, completed_at = NULL`, s.Name, opt.Simulated)
+			return err
+		}
+		if simulated != opt.Simulated {
+			return fmt.Errorf("%s holds %s runs and this session's are %s; a store never mixes them: use another output directory, or --fresh to discard the stored runs",
+				s.path, kind(simulated), kind(opt.Simulated))
+		}
+		return nil
+	})
+}
+
+func kind(simulated bool) string {
+	if simulated {
+		return "simulated"
+	}
+	return "measured"
+}
+
+func migrate(ctx context.Context, db *sql.DB, path string) error {
+	var version int
+	if err := db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
+		return fmt.Errorf("%s is not a SQLite file: %w", path, err)
+	}
+	if version > SchemaVersion {
+		return fmt.Errorf("%s was written by a newer starbench (schema version %d; this build knows up to %d): upgrade starbench", path, version, SchemaVersion)
+	}
+	for v := version; v < SchemaVersion; v++ {
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("migrating %s to schema version %d: %w", path, v+1, err)
+		}
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, v+1)); err != nil {
+			tx.Rollback()
+			return err
+		}
+		if err := tx.Commit(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tx runs f in one transaction, committed if f returns nil.
+func (s *Store) tx(ctx context.Context, f func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := f(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }

@@ -1,0 +1,252 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"starbench/internal/fio"
+)
+
+func openTemp(t *testing.T, opt Options) (*Store, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "wwt.db")
+	s, err := Open(context.Background(), path, "wwt", opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, path
+}
+
+var testCells = []Cell{
+	{Label: "policy=raid1 compression=False", Position: 0, Levels: []Level{{"policy", "raid1"}, {"compression", "False"}}},
+	{Label: "policy=raid1 compression=True", Position: 1, Levels: []Level{{"policy", "raid1"}, {"compression", "True"}}},
+}
+
+func okRun(cell, workload string, repeat int, iops float64, simulated bool) Run {
+	start := time.Date(2026, 12, 2, 15, 0, repeat, 0, time.UTC)
+	return Run{
+		RunKey: RunKey{cell, workload, repeat},
+		Start:  start, End: start.Add(2 * time.Second),
+		Result: &fio.Result{
+			Simulated: simulated,
+			Aggregate: []fio.Row{{Direction: "read", IOPS: iops, P99Us: 900, Simulated: simulated}},
+			Rows: []fio.Row{
+				{Worker: "w1", Disk: "disk1", Direction: "read", IOPS: iops / 2, Simulated: simulated},
+				{Worker: "w2", Disk: "disk1", Direction: "read", IOPS: iops / 2, Simulated: simulated},
+			},
+		},
+		Metrics: []HostMetric{{Host: "esx1", Metric: "cpu.usage.average", At: start, Value: 42}},
+	}
+}
+
+func TestCommitDoneAndFrames(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTemp(t, Options{Simulated: true})
+	if err := s.SaveCells(ctx, testCells); err != nil {
+		t.Fatal(err)
+	}
+	id, err := s.BeginSession(ctx, Provenance{Script: "wwt.star", Sets: map[string]string{"repeat": "2"}, Target: "embedded"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := okRun(testCells[1].Label, "4k", 0, 1000, true)
+	r.Session = id
+	if err := s.CommitRun(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	failed := Run{RunKey: RunKey{testCells[0].Label, "4k", 1}, Start: time.Now(), End: time.Now(), Err: errors.New("worker w2 died")}
+	if err := s.CommitRun(ctx, failed); err != nil {
+		t.Fatal(err)
+	}
+	done, err := s.Done(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(done) != 2 || done[r.RunKey] != StatusOK || done[failed.RunKey] != StatusFailed {
+		t.Fatalf("done = %v", done)
+	}
+	if err := s.CommitRun(ctx, r); err == nil {
+		t.Fatal("committing the same successful run twice succeeded; want a uniqueness error")
+	}
+	// A retried failed run replaces the failure.
+	if err := s.CommitRun(ctx, okRun(testCells[0].Label, "4k", 1, 500, true)); err != nil {
+		t.Fatal(err)
+	}
+	if done, _ = s.Done(ctx); done[failed.RunKey] != StatusOK || len(done) != 2 {
+		t.Fatalf("after retry done = %v", done)
+	}
+
+	res, err := s.Frame(ctx, "results")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Nrow() != 2 {
+		t.Fatalf("results has %d rows, want 2:\n%v", res.Nrow(), res)
+	}
+	names := strings.Join(res.Names(), ",")
+	if !strings.HasPrefix(names, "run_id,cell,policy,compression,workload,repeat,direction,iops") {
+		t.Fatalf("results columns = %s", names)
+	}
+	// Ordered by cell position: raid1/False (500) first.
+	if got := res.Col("iops").Float(); got[0] != 500 || got[1] != 1000 {
+		t.Fatalf("iops = %v, want [500 1000]", got)
+	}
+	if got := res.Col("compression").Records(); got[0] != "False" || got[1] != "True" {
+		t.Fatalf("compression = %v", got)
+	}
+	for name, want := range map[string]int{"rows": 4, "runs": 2, "metrics": 2, "cells": 2, "sessions": 1, "files": 0} {
+		f, err := s.Frame(ctx, name)
+		if err != nil {
+			t.Fatalf("frame %s: %v", name, err)
+		}
+		if f.Nrow() != want {
+			t.Errorf("frame %s has %d rows, want %d:\n%v", name, f.Nrow(), want, f)
+		}
+	}
+	if _, err := s.Frame(ctx, "nope"); err == nil || !strings.Contains(err.Error(), "want one of results") {
+		t.Fatalf("unknown frame error = %v", err)
+	}
+}
+
+func TestSecondProcessRefused(t *testing.T) {
+	_, path := openTemp(t, Options{})
+	_, err := Open(context.Background(), path, "wwt", Options{})
+	if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "pid") {
+		t.Fatalf("second open: err = %v, want ErrLocked naming the pid", err)
+	}
+}
+
+func TestLockReleasedOnClose(t *testing.T) {
+	s, path := openTemp(t, Options{})
+	s.Close()
+	s2, err := Open(context.Background(), path, "wwt", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2.Close()
+}
+
+func TestSimulatedAndMeasuredNeverMix(t *testing.T) {
+	ctx := context.Background()
+	s, path := openTemp(t, Options{Simulated: false})
+	if err := s.SaveCells(ctx, testCells); err != nil {
+		t.Fatal(err)
+	}
+	err := s.CommitRun(ctx, okRun(testCells[0].Label, "4k", 0, 1, true))
+	if err == nil || !strings.Contains(err.Error(), "never mixes") {
+		t.Fatalf("simulated run into a measured store: err = %v", err)
+	}
+	if err := s.CommitRun(ctx, okRun(testCells[0].Label, "4k", 0, 1, false)); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	_, err = Open(ctx, path, "wwt", Options{Simulated: true})
+	if err == nil || !strings.Contains(err.Error(), "holds measured runs") || !strings.Contains(err.Error(), "--fresh") {
+		t.Fatalf("simulated session on a measured store: err = %v", err)
+	}
+	fresh, err := Open(ctx, path, "wwt", Options{Simulated: true, Fresh: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Close()
+	if done, _ := fresh.Done(ctx); len(done) != 0 || !fresh.Simulated {
+		t.Fatalf("fresh store still has %d runs (simulated=%v)", len(done), fresh.Simulated)
+	}
+}
+
+func TestNewerSchemaRefused(t *testing.T) {
+	s, path := openTemp(t, Options{})
+	if _, err := s.db.Exec(`PRAGMA user_version = 99`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	_, err := Open(context.Background(), path, "wwt", Options{})
+	if err == nil || !strings.Contains(err.Error(), "newer starbench") {
+		t.Fatalf("err = %v, want a newer-schema refusal", err)
+	}
+	if _, err := OpenReadOnly(context.Background(), path); err == nil {
+		t.Fatal("read-only open of a newer schema succeeded")
+	}
+}
+
+func TestMigrationFromEmptyFileSetsVersion(t *testing.T) {
+	_, path := openTemp(t, Options{})
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var v int
+	if err := db.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != SchemaVersion {
+		t.Fatalf("user_version = %d (%v), want %d", v, err, SchemaVersion)
+	}
+	var mode string
+	if err := db.QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
+		t.Fatalf("journal_mode = %q (%v), want wal", mode, err)
+	}
+}
+
+func TestReadOnlyWhileLocked(t *testing.T) {
+	ctx := context.Background()
+	s, path := openTemp(t, Options{Simulated: true})
+	if err := s.SaveCells(ctx, testCells); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CommitRun(ctx, okRun(testCells[0].Label, "4k", 0, 7, true)); err != nil {
+		t.Fatal(err)
+	}
+	ro, err := OpenReadOnly(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	if ro.Name != "wwt" || !ro.Simulated {
+		t.Fatalf("read-only store: name %q simulated %v", ro.Name, ro.Simulated)
+	}
+	f, err := ro.Frame(ctx, "results")
+	if err != nil || f.Nrow() != 1 {
+		t.Fatalf("results: %v rows=%d", err, f.Nrow())
+	}
+	if _, err := OpenReadOnly(ctx, filepath.Join(t.TempDir(), "none.db")); err == nil || !strings.Contains(err.Error(), "no campaign store") {
+		t.Fatalf("missing file: err = %v", err)
+	}
+}
+
+func TestOriginalsFirstRecordWins(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTemp(t, Options{})
+	for _, tok := range []string{`level:0`, `level:1`} {
+		if err := s.SaveOriginal(ctx, "compression", tok); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := s.Originals(ctx)
+	if err != nil || got["compression"] != "level:0" {
+		t.Fatalf("originals = %v (%v)", got, err)
+	}
+	if err := s.ClearOriginals(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.Originals(ctx); len(got) != 0 {
+		t.Fatalf("after clear: %v", got)
+	}
+}
+
+func TestHashFilesAndPath(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "a.star")
+	os.WriteFile(p, []byte("x = 1\n"), 0o644)
+	files, err := HashFiles([]string{p})
+	if err != nil || files[0].SHA256 != "9e26bf369911c45c243c684147b23fc9e1dcfcf257d299a1c632016a6fcd33f4" || files[0].Bytes != 6 {
+		t.Fatalf("files = %v (%v)", files, err)
+	}
+	if _, err := Path("/out", "../etc/passwd"); err == nil {
+		t.Fatal("Path accepted a name with a slash")
+	}
+}
