@@ -24,7 +24,7 @@ type Interp struct {
 // root is the directory that `//` in load paths refers to.
 func NewInterp(s *Session, mods []*Module, root string, opts *syntax.FileOptions) *Interp {
 	in := &Interp{Session: s, Predeclared: Predeclared(mods)}
-	in.loader = &loader{opts: opts, predeclared: in.Predeclared, root: root, cache: map[string]*loaded{}}
+	in.loader = &loader{opts: opts, predeclared: in.Predeclared, root: root, cache: map[string]*loaded{}, loading: []string{s.Script}}
 	in.Thread = &starlark.Thread{Name: s.Script, Load: in.loader.load, Print: in.print}
 	SetSession(in.Thread, s)
 	return in

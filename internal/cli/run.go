@@ -1,0 +1,191 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"starbench/builtins"
+	"starbench/internal/runtime"
+)
+
+func runCmd(st *State, args []string) int {
+	fs := newFlagSet("run")
+	var sets []string
+	var out string
+	var tf targetFlags
+	s := &runtime.Session{}
+	fs.StringArrayVar(&sets, "set", nil, "script arg name=value, typed like the script's args.get default; lists comma-separated (repeatable)")
+	fs.StringVar(&out, "out", "", "output directory (default out/SCRIPT, SCRIPT without .star)")
+	tf.add(fs, st)
+	fs.BoolVar(&s.NoProgress, "no-progress", false, "line events instead of progress bars (always so when stdout is not a terminal)")
+	fs.BoolVarP(&s.Verbose, "verbose", "v", false, "print() output starts with the script position")
+	fs.BoolVar(&s.Plan, "plan", false, "print the campaign plan without running it")
+	fs.BoolVar(&s.Fresh, "fresh", false, "ignore stored campaign results and start over")
+	fs.BoolVar(&s.RerunFailed, "rerun-failed", false, "run again only the campaign runs that failed")
+	pos, code, done := parseFlags(st, "run", fs, args)
+	if done {
+		return code
+	}
+	path, err := scriptArg("run", pos)
+	if err == nil {
+		s.Set, err = parseSets("run", sets)
+	}
+	if err == nil {
+		err = tf.check("run", st)
+	}
+	if err == nil && s.Fresh && s.RerunFailed {
+		err = usagef("run", "--fresh starts over and --rerun-failed resumes: give one of them")
+	}
+	if err != nil {
+		return reportUsage(st, err)
+	}
+	s.Script, s.OutDir, s.Target, s.Testbed = path, outDir(out, path), tf.target, tf.testbed
+	return execScript(st, "run", s)
+}
+
+func reportCmd(st *State, args []string) int {
+	fs := newFlagSet("report")
+	var sets []string
+	var out string
+	s := &runtime.Session{Target: "none", NoProgress: true}
+	fs.StringVar(&s.From, "from", "", "campaign store (the .db file a run wrote) to read; required")
+	fs.StringVar(&out, "out", "", "output directory (default out/SCRIPT, SCRIPT without .star)")
+	fs.StringArrayVar(&sets, "set", nil, "script arg name=value (repeatable)")
+	fs.BoolVarP(&s.Verbose, "verbose", "v", false, "print() output starts with the script position")
+	pos, code, done := parseFlags(st, "report", fs, args)
+	if done {
+		return code
+	}
+	path, err := scriptArg("report", pos)
+	if err == nil {
+		s.Set, err = parseSets("report", sets)
+	}
+	if err == nil && s.From == "" {
+		err = usagef("report", "--from DB is required: the campaign store a run wrote (e.g. out/quickstart/campaign.db)")
+	}
+	if err == nil {
+		if _, statErr := os.Stat(s.From); statErr != nil {
+			err = usagef("report", "--from %s: no such store file", s.From)
+		}
+	}
+	if err != nil {
+		return reportUsage(st, err)
+	}
+	s.Script, s.OutDir = path, outDir(out, path)
+	return execScript(st, "report", s)
+}
+
+// scriptArg returns the one script path of pos.
+func scriptArg(cmd string, pos []string) (string, error) {
+	switch {
+	case len(pos) == 0:
+		return "", usagef(cmd, "missing SCRIPT (a .star file)")
+	case len(pos) > 1:
+		return "", usagef(cmd, "want one SCRIPT, got %d arguments: %s (give script args as --set name=value)", len(pos), strings.Join(pos, " "))
+	}
+	if info, err := os.Stat(pos[0]); err != nil || info.IsDir() {
+		return "", usagef(cmd, "no such script file %s", pos[0])
+	}
+	return pos[0], nil
+}
+
+func outDir(flag, script string) string {
+	if flag != "" {
+		return flag
+	}
+	return filepath.Join("out", strings.TrimSuffix(filepath.Base(script), ".star"))
+}
+
+// execScript checks and runs the session's script and returns the exit code.
+func execScript(st *State, cmd string, s *runtime.Session) int {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	defer watchInterrupts(st, func(os.Signal) { cancel(errInterrupted) })()
+	s.Ctx, s.Stdout, s.Stderr = ctx, st.Stdout, st.Stderr
+	defer s.Close()
+
+	mods := builtins.Modules(st.deps())
+	root := filepath.Dir(s.Script)
+	script, err := runtime.ParseScript(s.Script, root, runtime.ScriptOptions(), runtime.Predeclared(mods))
+	if err != nil {
+		fmt.Fprintln(st.Stderr, err)
+		return ExitScriptError
+	}
+	if err := runtime.CheckSet(s.Set, runtime.DeclaredArgs(script.Files)); err != nil {
+		return reportUsage(st, usagef(cmd, "%v", err))
+	}
+	_, err = runtime.NewInterp(s, mods, root, runtime.ScriptOptions()).ExecFile(s.Script)
+	if errors.Is(context.Cause(ctx), errInterrupted) {
+		fmt.Fprintln(st.Stderr, "starbench: interrupted")
+		return ExitInterrupted
+	}
+	if err != nil {
+		fmt.Fprintln(st.Stderr, runtime.FormatError(err))
+		return ExitScriptError
+	}
+	return ExitOK
+}
+
+// watchInterrupts calls f for each signal on st.Interrupts until the
+// returned stop function is called.
+func watchInterrupts(st *State, f func(os.Signal)) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case sig := <-st.Interrupts:
+				f(sig)
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+func checkCmd(st *State, args []string) int {
+	fs := newFlagSet("check")
+	var sets []string
+	fs.StringArrayVar(&sets, "set", nil, "script arg name=value to check against the script's declarations (repeatable)")
+	pos, code, done := parseFlags(st, "check", fs, args)
+	if done {
+		return code
+	}
+	path, err := scriptArg("check", pos)
+	var set map[string]string
+	if err == nil {
+		set, err = parseSets("check", sets)
+	}
+	if err != nil {
+		return reportUsage(st, err)
+	}
+	mods := builtins.Modules(st.deps())
+	script, err := runtime.ParseScript(path, filepath.Dir(path), runtime.ScriptOptions(), runtime.Predeclared(mods))
+	if err != nil {
+		fmt.Fprintln(st.Stderr, err)
+		return ExitScriptError
+	}
+	declared := runtime.DeclaredArgs(script.Files)
+	if err := runtime.CheckSet(set, declared); err != nil {
+		return reportUsage(st, usagef("check", "%v", err))
+	}
+	fmt.Fprintf(st.Stdout, "%s: ok (%d files; args: %s)\n", path, len(script.Files), argSummary(declared))
+	return ExitOK
+}
+
+func argSummary(declared map[string]runtime.DeclaredArg) string {
+	if len(declared) == 0 {
+		return "none"
+	}
+	var parts []string
+	for name, a := range declared {
+		parts = append(parts, fmt.Sprintf("%s=%s", name, a.Default))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
+}
