@@ -252,15 +252,6 @@ func (s *Store) Done(ctx context.Context) (map[RunKey]string, error) {
 	return done, rows.Err()
 }
 
-// DeleteFailed removes failed runs so that they run again; it returns how many.
-func (s *Store) DeleteFailed(ctx context.Context) (int64, error) {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM runs WHERE status = 'failed'`)
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
-}
-
 // Aggregate is one aggregate row of a successful run.
 type Aggregate struct {
 	RunKey

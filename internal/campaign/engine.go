@@ -1,0 +1,302 @@
+package campaign
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"starbench/internal/fio"
+	"starbench/internal/progress"
+	"starbench/internal/store"
+)
+
+// Actions are what the engine does to the cluster and the workers; the
+// campaign builtins implement them with the script's callables.
+type Actions interface {
+	// Apply sets factor to level and returns a token that restores the
+	// setting the cluster had before this change.
+	Apply(ctx context.Context, factor, level int) (token string, err error)
+	// Restore puts factor back as token (from the campaign's first Apply) says.
+	Restore(ctx context.Context, factor int, token string) error
+	// Prepare fills the workers' disks before measuring.
+	Prepare(ctx context.Context) error
+	// Warmup runs the workload's warm-up, if it has one.
+	Warmup(ctx context.Context, workload int) error
+	// Run measures one run of a workload.
+	Run(ctx context.Context, workload int, key store.RunKey) (*fio.Result, error)
+	// Metrics returns host metrics for a run's window (nil when not asked for).
+	Metrics(ctx context.Context, start, end time.Time) ([]store.HostMetric, error)
+}
+
+// PlanFrom plans spec against what st holds (st may be nil: nothing stored).
+func PlanFrom(ctx context.Context, spec *Spec, st *store.Store, rerunFailed bool) (*Plan, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	if st == nil {
+		return NewPlan(spec, nil, rerunFailed, nil), nil
+	}
+	done, err := st.Done(ctx)
+	if err != nil {
+		return nil, err
+	}
+	aggs, err := st.Aggregates(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return NewPlan(spec, done, rerunFailed, flaggedBase(spec, aggs)), nil
+}
+
+// Engine executes a plan into a store.
+type Engine struct {
+	Spec     *Spec
+	Store    *store.Store
+	Actions  Actions
+	Progress *progress.Bar
+	// Session is the store session runs are recorded under.
+	Session int64
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+}
+
+// Summary is what a campaign execution did.
+type Summary struct {
+	Ran, Failed int
+	// Complete is true when every planned run is in the store.
+	Complete bool
+	// Flagged are the cell and workload pairs whose repeats vary above the threshold.
+	Flagged []Stat
+}
+
+// ErrInterrupted is wrapped by Execute's error when the context was cancelled.
+var ErrInterrupted = errors.New("campaign interrupted")
+
+// Execute runs plan: it saves the cells, walks the steps (changes,
+// preparation, runs; each run committed when it completes) and, at the end
+// or on interruption, restores every setting the campaign changed to what it
+// was before the campaign's first change, even one changed by an earlier
+// process that was killed.
+func (e *Engine) Execute(ctx context.Context, plan *Plan) (sum Summary, err error) {
+	if e.Now == nil {
+		e.Now = time.Now
+	}
+	cells := make([]store.Cell, len(plan.Cells))
+	for i, c := range plan.Cells {
+		cells[i] = e.Spec.StoreCell(c, i)
+	}
+	if err := e.Store.SaveCells(ctx, cells); err != nil {
+		return sum, err
+	}
+	defer func() {
+		if rerr := e.restore(context.WithoutCancel(ctx)); rerr != nil {
+			err = errors.Join(err, rerr)
+		}
+		status := store.SessionCompleted
+		switch {
+		case errors.Is(err, ErrInterrupted):
+			status = store.SessionInterrupted
+		case err != nil:
+			status = store.SessionFailed
+		}
+		if serr := e.Store.EndSession(context.WithoutCancel(ctx), e.Session, status); serr != nil {
+			err = errors.Join(err, serr)
+		}
+	}()
+
+	e.Progress.Start(e.Spec.Name, plan.Total, plan.Stored, perRun(plan))
+	saved := map[int]bool{}
+	for i, st := range plan.Steps {
+		for _, c := range st.Changes {
+			f := e.Spec.Factors[c.Factor]
+			e.Progress.Event("cell %d/%d: %s -> %s", i+1, len(plan.Steps), f.Name, f.Levels[c.To])
+			token, aerr := e.Actions.Apply(ctx, c.Factor, c.To)
+			if aerr != nil {
+				return sum, e.stopped(ctx, &sum, plan, fmt.Errorf("setting %s=%s: %w", f.Name, f.Levels[c.To], aerr))
+			}
+			if !saved[c.Factor] {
+				if serr := e.Store.SaveOriginal(context.WithoutCancel(ctx), f.Name, token); serr != nil {
+					return sum, serr
+				}
+				saved[c.Factor] = true
+			}
+		}
+		if st.Prepare {
+			e.Progress.Event("cell %d/%d: preparing disks", i+1, len(plan.Steps))
+			if perr := e.Actions.Prepare(ctx); perr != nil {
+				return sum, e.stopped(ctx, &sum, plan, fmt.Errorf("preparing disks: %w", perr))
+			}
+		}
+		for _, k := range st.Runs {
+			if rerr := e.runOne(ctx, &sum, i+1, len(plan.Steps), k); rerr != nil {
+				return sum, e.stopped(ctx, &sum, plan, rerr)
+			}
+		}
+		if rerr := e.rerunHighCV(ctx, &sum, i+1, len(plan.Steps), st.Label); rerr != nil {
+			return sum, e.stopped(ctx, &sum, plan, rerr)
+		}
+	}
+	return e.finish(ctx, &sum, plan)
+}
+
+// perRun is the mean estimated run duration of plan (0 when unknown).
+func perRun(plan *Plan) time.Duration {
+	e := plan.Estimate()
+	if !e.RunsKnown || plan.Pending() == 0 {
+		return 0
+	}
+	return e.Runs / time.Duration(plan.Pending())
+}
+
+func (e *Engine) runOne(ctx context.Context, sum *Summary, cell, cells int, k store.RunKey) error {
+	w := e.workload(k.Workload)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	e.Progress.RunStart(cell, cells, k.String(), time.Duration(e.Spec.Workloads[w].Seconds*float64(time.Second)))
+	start := e.Now()
+	err := e.Actions.Warmup(ctx, w)
+	if err != nil {
+		err = fmt.Errorf("warm-up: %w", err)
+	}
+	var res *fio.Result
+	if err == nil {
+		res, err = e.Actions.Run(ctx, w, k)
+	}
+	end := e.Now()
+	if ctx.Err() != nil {
+		// The run did not complete: it is redone on resume, never stored half.
+		e.Progress.RunEnd("interrupted")
+		return ctx.Err()
+	}
+	run := store.Run{RunKey: k, Session: e.Session, Start: start, End: end, Result: res, Err: err}
+	if err == nil {
+		metrics, merr := e.Actions.Metrics(ctx, start, end)
+		if merr != nil {
+			res.Notes = append(res.Notes, "host metrics unavailable: "+merr.Error())
+		}
+		run.Metrics = metrics
+	}
+	if cerr := e.Store.CommitRun(context.WithoutCancel(ctx), run); cerr != nil {
+		e.Progress.RunEnd("not stored")
+		return cerr
+	}
+	sum.Ran++
+	if err != nil {
+		sum.Failed++
+		e.Progress.RunEnd("failed: " + err.Error())
+	} else {
+		e.Progress.RunEnd("ok")
+	}
+	return nil
+}
+
+func (e *Engine) workload(name string) int {
+	for i, w := range e.Spec.Workloads {
+		if w.Name == name {
+			return i
+		}
+	}
+	panic("internal error: run of an undeclared workload " + name)
+}
+
+// rerunHighCV gives a cell's workloads whose base repeats vary above the
+// threshold Repeat more repeats, once.
+func (e *Engine) rerunHighCV(ctx context.Context, sum *Summary, cell, cells int, label string) error {
+	if !e.Spec.RerunHighCV || e.Spec.CVThreshold <= 0 {
+		return nil
+	}
+	aggs, err := e.Store.Aggregates(ctx)
+	if err != nil {
+		return err
+	}
+	done, err := e.Store.Done(ctx)
+	if err != nil {
+		return err
+	}
+	flagged := flaggedBase(e.Spec, aggs)
+	for _, w := range e.Spec.Workloads {
+		if !flagged[Pair{label, w.Name}] {
+			continue
+		}
+		for r := e.Spec.Repeat; r < 2*e.Spec.Repeat; r++ {
+			k := store.RunKey{Cell: label, Workload: w.Name, Repeat: r}
+			if _, ok := done[k]; ok {
+				continue
+			}
+			if r == e.Spec.Repeat {
+				e.Progress.Event("cell %d/%d: %s varies above CV %.3g; %d more repeats", cell, cells, w.Name, e.Spec.CVThreshold, e.Spec.Repeat)
+			}
+			if err := e.runOne(ctx, sum, cell, cells, k); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// stopped turns the reason the campaign stopped into its error.
+func (e *Engine) stopped(ctx context.Context, sum *Summary, plan *Plan, cause error) error {
+	if ctx.Err() != nil {
+		e.Progress.Stop("campaign %s interrupted: %d runs done now; restoring settings", e.Spec.Name, sum.Ran)
+		return fmt.Errorf("%w after %d of %d runs (%w); settings restored; run the script again to resume",
+			ErrInterrupted, plan.Stored+sum.Ran, plan.Total, ctx.Err())
+	}
+	e.Progress.Stop("campaign %s stopped: %v", e.Spec.Name, cause)
+	return cause
+}
+
+func (e *Engine) finish(ctx context.Context, sum *Summary, plan *Plan) (Summary, error) {
+	aggs, err := e.Store.Aggregates(ctx)
+	if err != nil {
+		return *sum, err
+	}
+	for _, s := range Stats(aggs, e.Spec.CVThreshold) {
+		if s.Flagged {
+			sum.Flagged = append(sum.Flagged, s)
+		}
+	}
+	after, err := PlanFrom(ctx, e.Spec, e.Store, false)
+	if err != nil {
+		return *sum, err
+	}
+	sum.Complete = after.Pending() == 0
+	if sum.Complete {
+		if err := e.Store.MarkCompleted(ctx); err != nil {
+			return *sum, err
+		}
+	}
+	msg := fmt.Sprintf("campaign %s: %d runs done now (%d failed), %d of %d stored", e.Spec.Name, sum.Ran, sum.Failed, after.Stored, after.Total)
+	if len(sum.Flagged) > 0 {
+		msg += fmt.Sprintf("; %d cell workloads vary above CV %.3g", len(sum.Flagged), e.Spec.CVThreshold)
+	}
+	e.Progress.Stop("%s", msg)
+	return *sum, nil
+}
+
+// restore puts back every factor the store has an original for, cheapest
+// first, and forgets the originals once all are back.
+func (e *Engine) restore(ctx context.Context) error {
+	originals, err := e.Store.Originals(ctx)
+	if err != nil || len(originals) == 0 {
+		return err
+	}
+	order := costOrder(e.Spec)
+	var errs []error
+	for i := len(order) - 1; i >= 0; i-- {
+		f := e.Spec.Factors[order[i]]
+		token, ok := originals[f.Name]
+		if !ok {
+			continue
+		}
+		if err := e.Actions.Restore(ctx, order[i], token); err != nil {
+			errs = append(errs, fmt.Errorf("restoring %s: %w", f.Name, err))
+			continue
+		}
+		e.Progress.Event("restored %s", f.Name)
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	return e.Store.ClearOriginals(ctx)
+}

@@ -1,0 +1,310 @@
+package campaign
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"starbench/internal/fio"
+	"starbench/internal/progress"
+	"starbench/internal/store"
+)
+
+// cluster is an in-memory stand-in for the cluster's settings: the test is
+// about the engine, not about vSphere.
+type cluster struct {
+	spec     *Spec
+	settings map[string]string
+	log      []string
+	// cancelAt cancels the context when the run with this number starts.
+	cancelAt int
+	cancel   context.CancelFunc
+	// failRuns fails the runs with these keys.
+	failRuns map[store.RunKey]bool
+	// iops returns a run's IOPS (100 when nil).
+	iops func(store.RunKey) float64
+	runs int
+}
+
+func newCluster(s *Spec) *cluster {
+	c := &cluster{spec: s, settings: map[string]string{}}
+	for _, f := range s.Factors {
+		c.settings[f.Name] = "original"
+	}
+	return c
+}
+
+func (c *cluster) Apply(ctx context.Context, f, level int) (string, error) {
+	name := c.spec.Factors[f].Name
+	prev := c.settings[name]
+	c.settings[name] = c.spec.Factors[f].Levels[level]
+	c.log = append(c.log, "apply "+name+"="+c.settings[name])
+	return prev, nil
+}
+
+func (c *cluster) Restore(ctx context.Context, f int, token string) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	c.settings[c.spec.Factors[f].Name] = token
+	c.log = append(c.log, "restore "+c.spec.Factors[f].Name+"="+token)
+	return nil
+}
+
+func (c *cluster) Prepare(ctx context.Context) error {
+	c.log = append(c.log, "prepare")
+	return nil
+}
+
+func (c *cluster) Warmup(ctx context.Context, w int) error { return nil }
+
+func (c *cluster) Run(ctx context.Context, w int, k store.RunKey) (*fio.Result, error) {
+	c.runs++
+	if c.runs == c.cancelAt {
+		c.cancel()
+		return nil, ctx.Err()
+	}
+	if c.failRuns[k] {
+		return nil, errors.New("worker w2 stopped answering")
+	}
+	iops := 100.0
+	if c.iops != nil {
+		iops = c.iops(k)
+	}
+	return &fio.Result{Simulated: true, Aggregate: []fio.Row{{Direction: "read", IOPS: iops, Simulated: true}}}, nil
+}
+
+func (c *cluster) Metrics(ctx context.Context, start, end time.Time) ([]store.HostMetric, error) {
+	return []store.HostMetric{{Host: "esx1", Metric: "cpu", At: start, Value: 1}}, nil
+}
+
+func execute(t *testing.T, ctx context.Context, path string, s *Spec, c *cluster, opt store.Options, rerunFailed bool) (Summary, error, string) {
+	t.Helper()
+	st, err := store.Open(ctx, path, s.Name, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	plan, err := PlanFrom(ctx, s, st, rerunFailed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := st.BeginSession(ctx, store.Provenance{Script: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	e := &Engine{Spec: s, Store: st, Actions: c, Progress: progress.New(&out, false), Session: id}
+	sum, err := e.Execute(ctx, plan)
+	return sum, err, out.String()
+}
+
+func storedRuns(t *testing.T, path string) map[store.RunKey]string {
+	t.Helper()
+	st, err := store.OpenReadOnly(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	done, err := st.Done(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return done
+}
+
+func assertRestored(t *testing.T, c *cluster) {
+	t.Helper()
+	for name, v := range c.settings {
+		if v != "original" {
+			t.Errorf("%s left at %s, want it restored to original", name, v)
+		}
+	}
+}
+
+func TestExecuteStoresEveryRunAndRestores(t *testing.T) {
+	s := matrix16()
+	c := newCluster(s)
+	path := filepath.Join(t.TempDir(), "wwt.db")
+	sum, err, out := execute(t, context.Background(), path, s, c, store.Options{Simulated: true}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Ran != 64 || !sum.Complete || sum.Failed != 0 {
+		t.Fatalf("summary %+v", sum)
+	}
+	if done := storedRuns(t, path); len(done) != 64 {
+		t.Fatalf("%d runs stored, want 64", len(done))
+	}
+	assertRestored(t, c)
+	if n := strings.Count(strings.Join(c.log, "\n"), "prepare"); n != 2 {
+		t.Errorf("%d preparations, want 2", n)
+	}
+	if !strings.Contains(out, "run 64/64 ok") {
+		t.Errorf("progress lacks the last run:\n%s", out)
+	}
+	// Running again does nothing but restore nothing either.
+	c.log = nil
+	sum, err, _ = execute(t, context.Background(), path, s, c, store.Options{Simulated: true}, false)
+	if err != nil || sum.Ran != 0 || !sum.Complete || len(c.log) != 0 {
+		t.Fatalf("second execution: %+v %v log=%v", sum, err, c.log)
+	}
+}
+
+func TestInterruptRestoresAndResumeCompletes(t *testing.T) {
+	s := matrix16()
+	path := filepath.Join(t.TempDir(), "wwt.db")
+	c := newCluster(s)
+	ctx, cancel := context.WithCancel(context.Background())
+	c.cancelAt, c.cancel = 23, cancel
+	_, err, _ := execute(t, ctx, path, s, c, store.Options{Simulated: true}, false)
+	if !errors.Is(err, ErrInterrupted) || !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "after 22 of 64 runs") {
+		t.Fatalf("err = %v, want an interruption after 22 of 64 runs", err)
+	}
+	assertRestored(t, c)
+	if done := storedRuns(t, path); len(done) != 22 {
+		t.Fatalf("%d runs stored, want 22 (the interrupted one is not stored)", len(done))
+	}
+	c2 := newCluster(s)
+	sum, err, _ := execute(t, context.Background(), path, s, c2, store.Options{Simulated: true}, false)
+	if err != nil || sum.Ran != 42 || !sum.Complete {
+		t.Fatalf("resume: %+v %v", sum, err)
+	}
+	assertRestored(t, c2)
+}
+
+// TestCrashedSettingsRestoredByNextProcess: a killed process cannot restore;
+// the next one must restore to what the first found, not what it finds.
+func TestCrashedSettingsRestoredByNextProcess(t *testing.T) {
+	s := matrix16()
+	path := filepath.Join(t.TempDir(), "wwt.db")
+	st, err := store.Open(context.Background(), path, s.Name, store.Options{Simulated: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.SaveOriginal(context.Background(), "policy", "original")
+	st.Close()
+	c := newCluster(s)
+	c.settings["policy"] = "raid6" // where the crashed process left it
+	if _, err, _ := execute(t, context.Background(), path, s, c, store.Options{Simulated: true}, false); err != nil {
+		t.Fatal(err)
+	}
+	assertRestored(t, c)
+}
+
+func TestFailedRunsKeptThenRerun(t *testing.T) {
+	s := matrix16()
+	path := filepath.Join(t.TempDir(), "wwt.db")
+	c := newCluster(s)
+	bad := store.RunKey{Cell: s.Label(Order(s)[3]), Workload: "64k", Repeat: 1}
+	c.failRuns = map[store.RunKey]bool{bad: true}
+	sum, err, out := execute(t, context.Background(), path, s, c, store.Options{Simulated: true}, false)
+	if err != nil || sum.Failed != 1 || sum.Ran != 64 || !sum.Complete {
+		t.Fatalf("%+v %v", sum, err)
+	}
+	if !strings.Contains(out, "failed: worker w2 stopped answering") {
+		t.Errorf("progress does not name the failure:\n%s", out)
+	}
+	c.failRuns = nil
+	sum, _, _ = execute(t, context.Background(), path, s, c, store.Options{Simulated: true}, false)
+	if sum.Ran != 0 {
+		t.Fatalf("without --rerun-failed %d runs ran, want 0", sum.Ran)
+	}
+	sum, err, _ = execute(t, context.Background(), path, s, c, store.Options{Simulated: true}, true)
+	if err != nil || sum.Ran != 1 || sum.Failed != 0 {
+		t.Fatalf("rerun-failed: %+v %v", sum, err)
+	}
+	if done := storedRuns(t, path); done[bad] != store.StatusOK || len(done) != 64 {
+		t.Fatalf("after rerun: %s is %q, %d runs", bad, done[bad], len(done))
+	}
+}
+
+func TestHighCVFlaggedAndRerunOnce(t *testing.T) {
+	s := matrix16()
+	s.Factors = s.Factors[:2]
+	s.CVThreshold, s.RerunHighCV, s.Repeat = 0.05, true, 3
+	noisy := s.Label(Order(s)[1])
+	c := newCluster(s)
+	c.iops = func(k store.RunKey) float64 {
+		if k.Cell == noisy && k.Workload == "4k" {
+			return []float64{100, 150, 80, 120, 90, 110}[k.Repeat]
+		}
+		return 1000 + float64(k.Repeat) // CV about 0.1%
+	}
+	path := filepath.Join(t.TempDir(), "wwt.db")
+	sum, err, out := execute(t, context.Background(), path, s, c, store.Options{Simulated: true}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Ran != 4*2*3+3 {
+		t.Fatalf("%d runs, want 27 (24 + 3 extra repeats of the noisy one)", sum.Ran)
+	}
+	if len(sum.Flagged) != 1 || sum.Flagged[0].Cell != noisy || sum.Flagged[0].N != 6 {
+		t.Fatalf("flagged %+v", sum.Flagged)
+	}
+	if !strings.Contains(out, "varies above CV 0.05; 3 more repeats") {
+		t.Errorf("no re-run event:\n%s", out)
+	}
+	// A restart neither repeats the extra runs nor misses them.
+	sum, err, _ = execute(t, context.Background(), path, s, c, store.Options{Simulated: true}, false)
+	if err != nil || sum.Ran != 0 || !sum.Complete {
+		t.Fatalf("restart: %+v %v", sum, err)
+	}
+}
+
+func TestStatsMeanStdCV(t *testing.T) {
+	var aggs []store.Aggregate
+	for i, v := range []float64{90, 100, 110} {
+		a := store.Aggregate{RunKey: store.RunKey{Cell: "x", Workload: "4k", Repeat: i}}
+		a.Direction, a.IOPS = "read", v
+		aggs = append(aggs, a)
+	}
+	st := Stats(aggs, 0.05)
+	if len(st) != 1 || st[0].MeanIOPS != 100 || st[0].StdIOPS != 10 || st[0].CV != 0.1 || !st[0].Flagged {
+		t.Fatalf("stats %+v", st)
+	}
+	if st := Stats(aggs, 0.2); st[0].Flagged {
+		t.Fatal("flagged under a 0.2 threshold")
+	}
+	f := StatsFrame(st)
+	if f.Nrow() != 1 || f.Col("iops_cv").Float()[0] != 0.1 {
+		t.Fatalf("frame:\n%v", f)
+	}
+}
+
+func TestValidateSaysWhatIsWrong(t *testing.T) {
+	for _, tc := range []struct {
+		mut  func(*Spec)
+		want string
+	}{
+		{func(s *Spec) { s.Factors = nil }, "no factors"},
+		{func(s *Spec) { s.Workloads = nil }, "no workloads"},
+		{func(s *Spec) { s.Repeat = 0 }, "want 1 or more"},
+		{func(s *Spec) { s.Factors[1].Name = "compression" }, "declared twice"},
+		{func(s *Spec) { s.Factors[0].Name = "iops" }, "column of the result frames"},
+		{func(s *Spec) { s.Factors[0].Levels = []string{"a", "a"} }, "lists level a twice"},
+		{func(s *Spec) { s.Factors[0].Levels = nil }, "has no levels"},
+	} {
+		s := matrix16()
+		tc.mut(s)
+		if err := s.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("err = %v, want %q", err, tc.want)
+		}
+	}
+}
+
+func TestPlanWriteShowsOrderChangesAndEstimate(t *testing.T) {
+	var b bytes.Buffer
+	NewPlan(matrix16(), nil, false, nil).Write(&b)
+	out := b.String()
+	for _, want := range []string{"16 cells x 2 workloads x 2 repeats = 64 runs", "policy raid1 -> raid6", "prepare disks",
+		"changes: policy 2, rdma 3, compression 5, uplink 9", "estimated duration: 2h28m35s"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan lacks %q:\n%s", want, out)
+		}
+	}
+}

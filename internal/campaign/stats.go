@@ -1,0 +1,121 @@
+package campaign
+
+import (
+	"math"
+
+	"github.com/go-gota/gota/dataframe"
+	"github.com/go-gota/gota/series"
+
+	"starbench/internal/store"
+)
+
+// Stat summarises the repeats of one workload in one cell, per direction.
+type Stat struct {
+	Cell, Workload, Direction string
+	N                         int
+	MeanIOPS, StdIOPS, CV     float64 // sample standard deviation; CV = std / mean
+	MeanMBps, StdMBps         float64
+	MeanP99Us                 float64
+	// Flagged is set when CV exceeds the campaign's threshold.
+	Flagged bool
+}
+
+// Stats summarises aggs (in store order) per cell, workload and direction,
+// flagging variation above threshold (0 = never).
+func Stats(aggs []store.Aggregate, threshold float64) []Stat {
+	type key struct{ cell, workload, direction string }
+	var order []key
+	groups := map[key][]store.Aggregate{}
+	for _, a := range aggs {
+		k := key{a.Cell, a.Workload, a.Direction}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], a)
+	}
+	out := make([]Stat, 0, len(order))
+	for _, k := range order {
+		g := groups[k]
+		iops := make([]float64, len(g))
+		mbps := make([]float64, len(g))
+		p99 := make([]float64, len(g))
+		for i, a := range g {
+			iops[i], mbps[i], p99[i] = a.IOPS, a.MBps, a.P99Us
+		}
+		st := Stat{Cell: k.cell, Workload: k.workload, Direction: k.direction, N: len(g)}
+		st.MeanIOPS, st.StdIOPS = meanStd(iops)
+		st.MeanMBps, st.StdMBps = meanStd(mbps)
+		st.MeanP99Us, _ = meanStd(p99)
+		if st.MeanIOPS > 0 {
+			st.CV = st.StdIOPS / st.MeanIOPS
+		}
+		st.Flagged = threshold > 0 && st.N > 1 && st.CV > threshold
+		out = append(out, st)
+	}
+	return out
+}
+
+// meanStd returns the mean and the sample standard deviation (0 for one value).
+func meanStd(xs []float64) (mean, std float64) {
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(len(xs))
+	if len(xs) < 2 {
+		return mean, 0
+	}
+	var ss float64
+	for _, x := range xs {
+		ss += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(ss / float64(len(xs)-1))
+}
+
+// StatsFrame returns stats as a frame, one row per cell, workload and direction.
+func StatsFrame(stats []Stat) dataframe.DataFrame {
+	n := len(stats)
+	cell, workload, direction := make([]string, n), make([]string, n), make([]string, n)
+	count := make([]int, n)
+	mean, std, cv, mbps, mbpsStd, p99 := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	flagged := make([]bool, n)
+	for i, s := range stats {
+		cell[i], workload[i], direction[i], count[i] = s.Cell, s.Workload, s.Direction, s.N
+		mean[i], std[i], cv[i], mbps[i], mbpsStd[i], p99[i] = s.MeanIOPS, s.StdIOPS, s.CV, s.MeanMBps, s.StdMBps, s.MeanP99Us
+		flagged[i] = s.Flagged
+	}
+	return dataframe.New(
+		series.New(cell, series.String, "cell"),
+		series.New(workload, series.String, "workload"),
+		series.New(direction, series.String, "direction"),
+		series.New(count, series.Int, "n"),
+		series.New(mean, series.Float, "iops_mean"),
+		series.New(std, series.Float, "iops_std"),
+		series.New(cv, series.Float, "iops_cv"),
+		series.New(mbps, series.Float, "mbps_mean"),
+		series.New(mbpsStd, series.Float, "mbps_std"),
+		series.New(p99, series.Float, "p99_us_mean"),
+		series.New(flagged, series.Bool, "flagged"),
+	)
+}
+
+// flaggedBase returns the pairs whose first spec.Repeat repeats vary more
+// than the threshold: the ones that get extra repeats with RerunHighCV.
+// Using only the base repeats keeps the decision the same after a restart.
+func flaggedBase(spec *Spec, aggs []store.Aggregate) map[Pair]bool {
+	out := map[Pair]bool{}
+	if !spec.RerunHighCV || spec.CVThreshold <= 0 {
+		return out
+	}
+	var base []store.Aggregate
+	for _, a := range aggs {
+		if a.Repeat < spec.Repeat {
+			base = append(base, a)
+		}
+	}
+	for _, s := range Stats(base, spec.CVThreshold) {
+		if s.Flagged && s.N == spec.Repeat {
+			out[Pair{s.Cell, s.Workload}] = true
+		}
+	}
+	return out
+}
