@@ -208,4 +208,6 @@ func (p *Plan) Write(w io.Writer) {
 		e.Total().Round(time.Second), e.Changes.Round(time.Second), e.Prepare.Round(time.Second), runs)
 }
 
-func seconds(f float64) string { return time.Duration(f * float64(time.Second)).Round(time.Second).String() }
+func seconds(f float64) string {
+	return time.Duration(f * float64(time.Second)).Round(time.Second).String()
+}
