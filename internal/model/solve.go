@@ -1,0 +1,362 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"starbench/internal/fio"
+	"starbench/internal/testbed"
+)
+
+// Version names the model; results carry it so a change of model is visible.
+const Version = "starbench-model/1"
+
+// DiskLoad is one data disk a job runs on, as the model sees it.
+type DiskLoad struct {
+	Policy Policy
+	// Written is the share of the disk's blocks that hold data: 0 for a disk
+	// never written (reads cost metadata only), 1 after a full prepare.
+	Written float64
+	// CompressPercentage is the compressibility of the data on the disk.
+	CompressPercentage int
+}
+
+// Input is one cell: a job on some disks of a cluster in some state.
+type Input struct {
+	State   ClusterState
+	Disks   []DiskLoad // one entry per worker disk the job runs on
+	Workers int
+	Job     *fio.Job
+}
+
+// Direction is fio's summary of one direction.
+type Direction struct {
+	IOPS, MBps                                 float64
+	LatMeanUs, P50Us, P95Us, P99Us, P999Us float64
+}
+
+// StationUse is one station kind's utilisation (0..1).
+type StationUse struct {
+	Name string
+	Util float64
+}
+
+// Output is the model's answer for one cell.
+type Output struct {
+	Profile, Version string
+	Outstanding      int
+	Read, Write      Direction
+	CPUPercent       float64 // mean host CPU
+	NICPercent       float64 // busiest NIC direction
+	Bottleneck       string
+	BottleneckUtil   float64
+	Stations         []StationUse
+	RDMA             bool     // RDMA in effect (not only requested)
+	Notes            []string // fallbacks, inputs outside the calibrated range
+}
+
+// Solve predicts what fio would report for one cell. It is deterministic.
+func Solve(p *testbed.Profile, in Input) (*Output, error) {
+	job := in.Job
+	if job == nil {
+		return nil, fmt.Errorf("no job")
+	}
+	if len(in.Disks) == 0 {
+		return nil, fmt.Errorf("no disks: a job needs at least one worker disk")
+	}
+	fr, err := readShare(job)
+	if err != nil {
+		return nil, err
+	}
+	sizes, err := blockSizes(job)
+	if err != nil {
+		return nil, err
+	}
+	out := &Output{Profile: p.Name, Version: Version}
+	linkBps, err := uplinkBytesPerSec(p, in.State.Uplink)
+	if err != nil {
+		return nil, err
+	}
+	rdma := in.State.RDMA && p.RDMACapable
+	out.RDMA = rdma
+	if in.State.RDMA && !p.RDMACapable {
+		out.Notes = append(out.Notes, "RDMA requested but not every host is RDMA capable: vSAN falls back to TCP")
+	}
+	if in.State.Dedup && p.Architecture == "ESA" {
+		out.Notes = append(out.Notes, "deduplication is not an ESA data service in this model: ignored")
+	}
+	cm := newCostModel(p, rdma, in.State.Compression, in.State.Dedup)
+
+	var cost [2]opCost
+	for _, d := range in.Disks {
+		lay, err := policyLayout(p, d.Policy)
+		if err != nil {
+			return nil, err
+		}
+		w := 1 / float64(len(in.Disks))
+		for _, s := range sizes {
+			b := float64(s.size)
+			cost[read].add(cm.readCost(b, d.Written, d.CompressPercentage), w*s.share)
+			cost[write].add(cm.writeCost(b, lay, job.BufferCompressPercentage, job.DedupePercentage), w*s.share)
+		}
+	}
+	st := stations(p, cost, linkBps, fr)
+	hop := p.Model.HopLatencyTCPUs.Value
+	if rdma {
+		hop = p.Model.HopLatencyRDMAUs.Value
+	}
+	var z [2]float64
+	for dir := range z {
+		z[dir] = (p.Model.SoftwareLatencyUs.Value + cost[dir].roundTrips*hop) * 1e-6
+	}
+	zMix := fr*z[read] + (1-fr)*z[write]
+
+	n := len(in.Disks) * max(job.NumJobs, 1) * max(job.IODepth, 1)
+	out.Outstanding = n
+	sol := solveMVA(st, n, fr, zMix)
+	if job.RateIOPS > 0 {
+		limit := float64(job.RateIOPS) * float64(len(in.Disks)*max(job.NumJobs, 1))
+		if sol.X > limit {
+			n, sol = rateLimited(st, n, fr, zMix, limit)
+		}
+	}
+
+	meanSize := 0.0
+	for _, s := range sizes {
+		meanSize += float64(s.size) * s.share
+	}
+	littleR := float64(n) / sol.X
+	var dirs [2]Direction
+	var resp [2]float64
+	var parts [2][]float64
+	for dir := range dirs {
+		parts[dir] = residence(st, sol, n, dir)
+		resp[dir] = z[dir] + sum(parts[dir])
+	}
+	// Scale so the mixed mean obeys Little's law exactly.
+	scale := littleR / (fr*resp[read] + (1-fr)*resp[write])
+	share := [2]float64{fr, 1 - fr}
+	for dir := range dirs {
+		if share[dir] == 0 {
+			continue
+		}
+		d := &dirs[dir]
+		d.IOPS = sol.X * share[dir]
+		d.MBps = d.IOPS * meanSize / 1e6
+		d.LatMeanUs = resp[dir] * scale * 1e6
+		d.P50Us, d.P95Us, d.P99Us, d.P999Us = percentiles(st, sol, n, dir, z[dir], scale)
+	}
+	out.Read, out.Write = dirs[read], dirs[write]
+
+	for k := range st {
+		u := sol.X * st[k].demand(fr) / st[k].Servers
+		out.Stations = append(out.Stations, StationUse{st[k].Name, u})
+		if u > out.BottleneckUtil {
+			out.Bottleneck, out.BottleneckUtil = st[k].Name, u
+		}
+		switch st[k].Name {
+		case "cpu":
+			out.CPUPercent = 100 * u
+		case "nic-tx", "nic-rx":
+			out.NICPercent = math.Max(out.NICPercent, 100*u)
+		}
+	}
+	out.Notes = append(out.Notes, rangeNotes(p, n, sizes)...)
+	return out, nil
+}
+
+// stations builds the network for the per-I/O costs.
+func stations(p *testbed.Profile, cost [2]opCost, linkBps, fr float64) []station {
+	m := &p.Model
+	h := float64(p.Hosts)
+	hz := p.CPU.GHz * 1e9
+	devs := p.Hosts * p.Storage.CapacityDevices
+	storeName, stores := "vsan-device", devs
+	if p.Architecture == "OSA" {
+		storeName, stores = "vsan-diskgroup", p.Hosts*p.Storage.DiskGroups
+	}
+	contention := 1 + m.MixedContention.Value*2*math.Min(fr, 1-fr)
+	capServers := deviceServers(p.Storage.Capacity)
+	per := func(f func(c opCost) float64) [2]float64 {
+		return [2]float64{f(cost[read]), f(cost[write])}
+	}
+	st := []station{
+		{Name: "cpu", Copies: p.Hosts, Servers: float64(p.CPU.Cores()),
+			D: per(func(c opCost) float64 { return c.cpuCycles / hz / h })},
+		{Name: "vsan-host", Copies: p.Hosts, Servers: m.HostWorlds.Value,
+			D: per(func(c opCost) float64 { return contention * c.hostCycles / hz / h })},
+		{Name: storeName, Copies: stores, Servers: m.DeviceWorlds.Value,
+			D: per(func(c opCost) float64 { return c.storeCycles / hz / float64(stores) })},
+		{Name: "ssd-capacity", Copies: devs, Servers: capServers,
+			D: per(func(c opCost) float64 { return capServers * c.capacityTime / float64(devs) })},
+		{Name: "nic-tx", Copies: p.Hosts, Servers: 1,
+			D: per(func(c opCost) float64 { return c.netBytes / h / linkBps })},
+		{Name: "nic-rx", Copies: p.Hosts, Servers: 1,
+			D: per(func(c opCost) float64 { return c.netBytes / h / linkBps })},
+	}
+	if p.Architecture == "OSA" {
+		groups := p.Hosts * p.Storage.DiskGroups
+		cacheServers := deviceServers(p.Storage.Cache)
+		st = append(st, station{Name: "ssd-cache", Copies: groups, Servers: cacheServers,
+			D: per(func(c opCost) float64 { return cacheServers * c.cacheTime / float64(groups) })})
+	}
+	return st
+}
+
+// rateLimited finds the smallest population that reaches a fio rate limit
+// and returns the network at that population with throughput at the limit.
+func rateLimited(st []station, n int, fr, z, limit float64) (int, solution) {
+	lo, hi := 1, n
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if solveMVA(st, mid, fr, z).X >= limit {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	sol := solveMVA(st, lo, fr, z)
+	sol.X = math.Min(sol.X, limit)
+	return lo, sol
+}
+
+// percentiles fits a Gamma to the queueing part of the response time
+// (exponential residence per station, variances summed) shifted by the
+// fixed delays.
+func percentiles(st []station, sol solution, n, dir int, z, scale float64) (p50, p95, p99, p999 float64) {
+	shrink := float64(n-1) / float64(n)
+	fixed, mean, variance := z, 0.0, 0.0
+	for k := range st {
+		d := st[k].D[dir]
+		c := st[k].Servers
+		q := float64(st[k].Copies) * d / c * (1 + shrink*sol.Q[k])
+		fixed += float64(st[k].Copies) * d * (c - 1) / c
+		mean += q
+		variance += q * q
+	}
+	fixed, mean, variance = fixed*scale, mean*scale, variance*scale*scale
+	if variance <= 0 {
+		v := (fixed + mean) * 1e6
+		return v, v, v, v
+	}
+	g := distuv.Gamma{Alpha: mean * mean / variance, Beta: mean / variance}
+	at := func(p float64) float64 { return (fixed + g.Quantile(p)) * 1e6 }
+	return at(0.50), at(0.95), at(0.99), at(0.999)
+}
+
+func sum(xs []float64) float64 {
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	return s
+}
+
+// readShare is the share of I/Os that are reads.
+func readShare(job *fio.Job) (float64, error) {
+	switch job.RW {
+	case "read", "randread":
+		return 1, nil
+	case "write", "randwrite":
+		return 0, nil
+	case "rw", "readwrite", "randrw":
+		mix := job.RWMixRead
+		if mix == 0 {
+			mix = 50 // fio's default
+		}
+		if mix < 0 || mix > 100 {
+			return 0, fmt.Errorf("rwmixread %d: want a percentage from 0 to 100", job.RWMixRead)
+		}
+		return float64(mix) / 100, nil
+	case "":
+		return 1, nil // fio's default is read
+	}
+	return 0, fmt.Errorf("rw %q: the model runs read, write, randread, randwrite, rw and randrw", job.RW)
+}
+
+type sizeShare struct {
+	size  int64
+	share float64
+}
+
+// blockSizes turns bs or bssplit into shares of I/Os.
+func blockSizes(job *fio.Job) ([]sizeShare, error) {
+	if len(job.BSSplit) == 0 {
+		bs := job.BlockSize
+		if bs == 0 {
+			bs = 4096 // fio's default
+		}
+		if bs < 512 {
+			return nil, fmt.Errorf("block size %d bytes: want at least 512", bs)
+		}
+		return []sizeShare{{bs, 1}}, nil
+	}
+	total := 0
+	for _, s := range job.BSSplit {
+		if s.Size < 512 || s.Percent < 0 {
+			return nil, fmt.Errorf("bssplit %d/%d: want sizes of at least 512 bytes and percentages of at least 0", s.Size, s.Percent)
+		}
+		total += s.Percent
+	}
+	if total <= 0 {
+		return nil, fmt.Errorf("bssplit percentages add up to %d: want 100", total)
+	}
+	var out []sizeShare
+	for _, s := range job.BSSplit {
+		out = append(out, sizeShare{s.Size, float64(s.Percent) / float64(total)})
+	}
+	return out, nil
+}
+
+// uplinkBytesPerSec is the usable rate of one host's vSAN uplink choice.
+func uplinkBytesPerSec(p *testbed.Profile, name string) (float64, error) {
+	idx := 0
+	if name != "" {
+		idx = slices.IndexFunc(p.Uplinks, func(u testbed.Uplink) bool { return u.Name == name })
+		if idx < 0 {
+			var names []string
+			for _, u := range p.Uplinks {
+				names = append(names, u.Name)
+			}
+			return 0, fmt.Errorf("uplink %q is not a choice of %s: want one of %s", name, p.Name, strings.Join(names, ", "))
+		}
+	}
+	u := p.Uplinks[idx]
+	speed := map[string]float64{}
+	for _, nic := range p.NICs {
+		speed[nic.Name] = nic.SpeedGbps
+	}
+	gbps := speed[u.NICs[0]] // active/standby: one link carries vSAN
+	if u.LACP {
+		gbps = 0
+		for _, n := range u.NICs {
+			gbps += speed[n]
+		}
+	}
+	return p.Model.NICEfficiency.Value * gbps * 1e9 / 8, nil
+}
+
+// rangeNotes flags inputs outside what the parameters were fitted on.
+func rangeNotes(p *testbed.Profile, n int, sizes []sizeShare) []string {
+	m := &p.Model
+	var notes []string
+	for _, s := range sizes {
+		if float64(s.size) < m.CalibratedMinBlockBytes.Value || float64(s.size) > m.CalibratedMaxBlockBytes.Value {
+			notes = append(notes, fmt.Sprintf("block size %d bytes is outside the calibrated range %g-%g: extrapolated",
+				s.size, m.CalibratedMinBlockBytes.Value, m.CalibratedMaxBlockBytes.Value))
+			break
+		}
+	}
+	if float64(n) < m.CalibratedMinOutstanding.Value || float64(n) > m.CalibratedMaxOutstanding.Value {
+		notes = append(notes, fmt.Sprintf("%d outstanding I/Os is outside the calibrated range %g-%g: extrapolated",
+			n, m.CalibratedMinOutstanding.Value, m.CalibratedMaxOutstanding.Value))
+	}
+	if p.Architecture == "OSA" {
+		notes = append(notes, "OSA: vSAN software costs are the ESA fit; no OSA calibration table")
+	}
+	return notes
+}
