@@ -1,0 +1,213 @@
+package plots
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// Series is one named series. Bars use Y (one value per category); lines,
+// scatter and hockey curves use X and Y.
+type Series struct {
+	Name   string
+	X, Y   []float64
+	Err    []float64 // optional ± half-lengths of error bars
+	Labels []string  // optional point labels (hockey: outstanding I/O)
+}
+
+// Options are the labels and switches charts share.
+type Options struct {
+	Title          string
+	XLabel, YLabel string
+	// XUnit and YUnit label ticks: "IOPS" and "" give 80k / 1.2M, "MB/s"
+	// gives 10 GB/s, "µs" gives 1.5 ms.
+	XUnit, YUnit string
+	LogX, LogY   bool
+	// ValueLabels writes each bar's value on it.
+	ValueLabels bool
+	// Stacked stacks bar series instead of grouping them.
+	Stacked bool
+	// Categories makes a line chart's X axis categorical: X values are
+	// indices into Categories.
+	Categories []string
+	Simulated  bool
+}
+
+func (o Options) check(series []Series) error {
+	if len(series) == 0 {
+		return fmt.Errorf("nothing to plot: no series")
+	}
+	if o.LogX && o.Categories != nil {
+		return fmt.Errorf("a categorical X axis cannot be logarithmic")
+	}
+	return nil
+}
+
+// newFigure returns a one-panel figure with the house axes for o.
+func newFigure(o Options, categories []string) (*Figure, *plot.Plot) {
+	p := newPlot()
+	p.X.Label.Text = axisLabel(o.XLabel, o.XUnit)
+	p.Y.Label.Text = axisLabel(o.YLabel, o.YUnit)
+	p.X.Tick.Marker = unitTicks{unit: o.XUnit, log: o.LogX}
+	p.Y.Tick.Marker = unitTicks{unit: o.YUnit, log: o.LogY}
+	if o.LogX {
+		p.X.Scale = plot.LogScale{}
+	}
+	if o.LogY {
+		p.Y.Scale = plot.LogScale{}
+	}
+	p.Add(grid(categories == nil))
+	f := &Figure{Title: o.Title, Simulated: o.Simulated, cols: 1}
+	f.panels = []*panel{{p: p, categories: categories}}
+	return f, p
+}
+
+// axisLabel adds the unit to a label unless ticks already carry it.
+func axisLabel(label, unit string) string {
+	if _, scaled := unitBase[unit]; scaled || unit == "" || label == "" {
+		return label
+	}
+	return label + " (" + unit + ")"
+}
+
+// Bars draws one bar per category and series: grouped side by side, or
+// stacked when o.Stacked; series with Err get error bars.
+func Bars(categories []string, series []Series, o Options) (*Figure, error) {
+	if err := o.check(series); err != nil {
+		return nil, err
+	}
+	for _, s := range series {
+		if len(s.Y) != len(categories) {
+			return nil, fmt.Errorf("series %q has %d values for %d categories", s.Name, len(s.Y), len(categories))
+		}
+		if s.Err != nil && len(s.Err) != len(s.Y) {
+			return nil, fmt.Errorf("series %q has %d error values for %d values", s.Name, len(s.Err), len(s.Y))
+		}
+		if o.Stacked && s.Err != nil {
+			return nil, fmt.Errorf("stacked bars cannot show error bars; drop err or stacked")
+		}
+	}
+	f, p := newFigure(o, categories)
+	b := &bars{series: series, stacked: o.Stacked, labels: o.ValueLabels, unit: o.YUnit}
+	p.Add(b)
+	p.X.Min, p.X.Max = -0.5, float64(len(categories))-0.5
+	if len(series) > 1 {
+		for i, s := range series {
+			f.addLegend(s.Name, swatch{SeriesColor(i)})
+		}
+	}
+	return f, nil
+}
+
+// bars draws grouped or stacked bars with error bars and value labels.
+type bars struct {
+	series  []Series
+	stacked bool
+	labels  bool
+	unit    string
+}
+
+func (b *bars) DataRange() (xmin, xmax, ymin, ymax float64) {
+	n := len(b.series[0].Y)
+	ymin, ymax = 0, 0
+	for i := range n {
+		total := 0.0
+		for _, s := range b.series {
+			v := s.Y[i]
+			if math.IsNaN(v) {
+				continue
+			}
+			e := 0.0
+			if s.Err != nil && !math.IsNaN(s.Err[i]) {
+				e = s.Err[i]
+			}
+			if b.stacked {
+				total += v
+				ymin, ymax = min(ymin, total), max(ymax, total)
+			} else {
+				ymin, ymax = min(ymin, v-e), max(ymax, v+e)
+			}
+		}
+	}
+	if b.labels {
+		ymax += (ymax - ymin) * 0.08 // room for the labels
+	}
+	return -0.5, float64(n) - 0.5, ymin, ymax
+}
+
+func (b *bars) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	unit := trX(1) - trX(0)
+	n := len(b.series)
+	width := unit * 0.8
+	if !b.stacked {
+		width /= vg.Length(n)
+	}
+	label := textStyle(7, inkColor)
+	label.XAlign, label.YAlign = draw.XCenter, draw.YBottom
+	bottom := make([]float64, len(b.series[0].Y))
+	for si, s := range b.series {
+		for i, v := range s.Y {
+			if math.IsNaN(v) {
+				continue
+			}
+			x := trX(float64(i))
+			if !b.stacked {
+				x += (vg.Length(si) - vg.Length(n-1)/2) * width
+			}
+			lo, hi := trY(bottom[i]), trY(bottom[i]+v)
+			gap := min(width*0.08, 1)
+			rect := vg.Rectangle{Min: vg.Point{X: x - width/2 + gap, Y: min(lo, hi)}, Max: vg.Point{X: x + width/2 - gap, Y: max(lo, hi)}}
+			c.FillPolygon(SeriesColor(si), c.ClipPolygonY(rectPoints(rect)))
+			top := hi
+			if s.Err != nil && !math.IsNaN(s.Err[i]) && s.Err[i] > 0 {
+				top = errorBar(c, x, trY(v-s.Err[i]), trY(v+s.Err[i]), width/4)
+			}
+			if b.labels {
+				text := FormatValue(v, b.unit)
+				if b.stacked {
+					in := label
+					in.YAlign = draw.YCenter
+					in.Color = contrast(SeriesColor(si))
+					if hi-lo > in.Height(text) && width > in.Width(text) {
+						c.FillText(in, vg.Point{X: x, Y: (lo + hi) / 2}, text)
+					}
+				} else {
+					c.FillText(label, vg.Point{X: x, Y: top + 2}, text)
+				}
+			}
+			if b.stacked {
+				bottom[i] += v
+			}
+		}
+	}
+}
+
+func rectPoints(r vg.Rectangle) []vg.Point {
+	return []vg.Point{r.Min, {X: r.Min.X, Y: r.Max.Y}, r.Max, {X: r.Max.X, Y: r.Min.Y}}
+}
+
+// errorBar draws a vertical error bar with caps; it returns its top.
+func errorBar(c draw.Canvas, x, lo, hi, capW vg.Length) vg.Length {
+	sty := draw.LineStyle{Color: inkColor, Width: 0.8}
+	c.StrokeLine2(sty, x, lo, x, hi)
+	c.StrokeLine2(sty, x-capW/2, lo, x+capW/2, lo)
+	c.StrokeLine2(sty, x-capW/2, hi, x+capW/2, hi)
+	return max(lo, hi)
+}
+
+// swatch is a legend thumbnail: a filled square.
+type swatch struct{ color color.Color }
+
+func (s swatch) Thumbnail(c *draw.Canvas) {
+	r := c.Rectangle
+	side := min(r.Max.X-r.Min.X, r.Max.Y-r.Min.Y)
+	mid := r.Min.Y + (r.Max.Y-r.Min.Y)/2
+	sq := vg.Rectangle{Min: vg.Point{X: r.Min.X, Y: mid - side/2}, Max: vg.Point{X: r.Min.X + side, Y: mid + side/2}}
+	c.SetColor(s.color)
+	c.Fill(sq.Path())
+}

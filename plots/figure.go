@@ -1,0 +1,287 @@
+package plots
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgpdf"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// SimulatedNote is stamped on every figure drawn from simulated rows.
+const SimulatedNote = "SIMULATED: model output, not measured"
+
+// Figure is a chart of one or more panels, drawn at any size.
+type Figure struct {
+	// Title is drawn above the panels.
+	Title string
+	// Simulated stamps SimulatedNote on the figure.
+	Simulated bool
+
+	panels []*panel
+	cols   int
+	legend []legendEntry
+	scale  *colorScale
+}
+
+// panel is one plot and, for a categorical X axis, its category names
+// (wrapped or rotated to fit when drawn).
+type panel struct {
+	p          *plot.Plot
+	categories []string
+}
+
+type legendEntry struct {
+	name  string
+	thumb plot.Thumbnailer
+}
+
+// addLegend adds a legend entry unless one of that name exists.
+func (f *Figure) addLegend(name string, thumb plot.Thumbnailer) {
+	if name == "" {
+		return
+	}
+	for _, e := range f.legend {
+		if e.name == name {
+			return
+		}
+	}
+	f.legend = append(f.legend, legendEntry{name, thumb})
+}
+
+const margin = vg.Length(6)
+
+// Draw draws the figure on c: header (title, simulated stamp), panels, and
+// the legend or colour scale in a column to the right of the data.
+func (f *Figure) Draw(c draw.Canvas) {
+	c.SetColor(color.White)
+	c.Fill(c.Rectangle.Path())
+	c = padded(c, margin)
+	c = f.drawHeader(c)
+	if side := f.sideWidth(); side > 0 {
+		right := c
+		right.Min.X = c.Max.X - side
+		c.Max.X = right.Min.X - margin
+		f.drawSide(right)
+	}
+	rows := (len(f.panels) + f.cols - 1) / f.cols
+	if len(f.panels) == 1 {
+		f.panels[0].fit(c.Max.X - c.Min.X)
+		f.panels[0].p.Draw(c)
+		return
+	}
+	tiles := draw.Tiles{Rows: rows, Cols: f.cols, PadX: 8, PadY: 8}
+	grid := make([][]*plot.Plot, rows)
+	for i := range grid {
+		grid[i] = make([]*plot.Plot, f.cols)
+	}
+	tileW := (c.Max.X - c.Min.X - vg.Length(f.cols-1)*tiles.PadX) / vg.Length(f.cols)
+	for i, pn := range f.panels {
+		pn.fit(tileW)
+		grid[i/f.cols][i%f.cols] = pn.p
+	}
+	canvases := plot.Align(grid, tiles, c)
+	for i, pn := range f.panels {
+		pn.p.Draw(canvases[i/f.cols][i%f.cols])
+	}
+}
+
+func padded(c draw.Canvas, m vg.Length) draw.Canvas {
+	c.Min.X += m
+	c.Min.Y += m
+	c.Max.X -= m
+	c.Max.Y -= m
+	return c
+}
+
+// drawHeader draws the title and the simulated stamp; it returns what is left.
+func (f *Figure) drawHeader(c draw.Canvas) draw.Canvas {
+	title := textStyle(11, inkColor)
+	title.YAlign = draw.YTop
+	stamp := textStyle(8, simulatedColor)
+	stamp.XAlign, stamp.YAlign = draw.XRight, draw.YTop
+	h := vg.Length(0)
+	if f.Title != "" {
+		c.FillText(title, vg.Point{X: c.Min.X, Y: c.Max.Y}, f.Title)
+		h = title.Height(f.Title)
+	}
+	if f.Simulated {
+		y := c.Max.Y
+		if f.Title != "" && title.Width(f.Title)+stamp.Width(SimulatedNote)+12 > c.Max.X-c.Min.X {
+			y -= h + 2 // no room beside the title: a line of its own
+			h += 2
+		} else {
+			h = max(h-stamp.Height(SimulatedNote), 0)
+		}
+		c.FillText(stamp, vg.Point{X: c.Max.X, Y: y}, SimulatedNote)
+		h += stamp.Height(SimulatedNote)
+	}
+	if h > 0 {
+		c.Max.Y -= h + 6
+	}
+	return c
+}
+
+// sideWidth is the width of the legend or colour-scale column (0 for none).
+func (f *Figure) sideWidth() vg.Length {
+	switch {
+	case f.scale != nil:
+		return f.scale.width()
+	case len(f.legend) == 0:
+		return 0
+	}
+	l := newLegend()
+	w := vg.Length(0)
+	for _, e := range f.legend {
+		w = max(w, l.TextStyle.Width(e.name))
+	}
+	return w + l.ThumbnailWidth + 2*l.Padding + 4
+}
+
+func (f *Figure) drawSide(c draw.Canvas) {
+	if f.scale != nil {
+		f.scale.draw(c)
+		return
+	}
+	l := newLegend()
+	for _, e := range f.legend {
+		l.Add(e.name, e.thumb)
+	}
+	l.YOffs = -16 // level with the top of the data, below the panel title
+	l.Draw(c)
+}
+
+// fit sets the category labels of a categorical X axis for a panel width:
+// wrapped at spaces, dashes, slashes and underscores to the width of a
+// category, and rotated when one word alone is wider than that.
+func (pn *panel) fit(width vg.Length) {
+	if len(pn.categories) == 0 {
+		return
+	}
+	sty := pn.p.X.Tick.Label
+	avail := width*0.85/vg.Length(len(pn.categories)) - 4
+	labels := make([]string, len(pn.categories))
+	rotate := false
+	for i, name := range pn.categories {
+		labels[i] = wrap(name, sty, avail)
+		rotate = rotate || sty.Width(labels[i]) > avail
+	}
+	if rotate {
+		copy(labels, pn.categories)
+		sty.Rotation = math.Pi / 6
+		sty.XAlign, sty.YAlign = draw.XRight, draw.YTop
+	}
+	ticks := make(plot.ConstantTicks, len(labels))
+	for i, l := range labels {
+		ticks[i] = plot.Tick{Value: float64(i), Label: l}
+	}
+	pn.p.X.Tick.Label = sty
+	pn.p.X.Tick.Marker = ticks
+	pn.p.X.Tick.Length = 0
+}
+
+// wrap breaks s into lines no wider than w, after separators.
+func wrap(s string, sty text.Style, w vg.Length) string {
+	var words []string
+	start := 0
+	for i, r := range s {
+		if strings.ContainsRune(" -_/", r) {
+			words = append(words, s[start:i+1])
+			start = i + 1
+		}
+	}
+	words = append(words, s[start:])
+	var lines []string
+	line := ""
+	for _, word := range words {
+		if line != "" && sty.Width(strings.TrimSpace(line+word)) > w {
+			lines = append(lines, strings.TrimSpace(line))
+			line = ""
+		}
+		line += word
+	}
+	lines = append(lines, strings.TrimSpace(line))
+	return strings.Join(lines, "\n")
+}
+
+// Size is a figure's size on paper.
+type Size struct{ Width, Height vg.Length }
+
+// DefaultSize is 16 cm x 10 cm, a report's text width.
+var DefaultSize = Size{16 * vg.Centimeter, 10 * vg.Centimeter}
+
+// ParseSize reads "16x10cm", "6x4in", "16cm x 10cm" or "400x250pt".
+func ParseSize(s string) (Size, error) {
+	bad := fmt.Errorf("size %q; want width x height with a unit, e.g. \"16x10cm\" or \"6x4in\"", s)
+	t := strings.ReplaceAll(strings.ToLower(s), " ", "")
+	unit := vg.Length(0)
+	for _, u := range []struct {
+		name string
+		l    vg.Length
+	}{{"cm", vg.Centimeter}, {"mm", vg.Millimeter}, {"in", vg.Inch}, {"pt", vg.Points(1)}} {
+		if strings.HasSuffix(t, u.name) {
+			unit = u.l
+			t = strings.ReplaceAll(t, u.name, "")
+		}
+	}
+	ws, hs, ok := strings.Cut(t, "x")
+	if unit == 0 || !ok {
+		return Size{}, bad
+	}
+	var w, h float64
+	if _, err := fmt.Sscanf(ws+" "+hs, "%g %g", &w, &h); err != nil || w <= 0 || h <= 0 {
+		return Size{}, bad
+	}
+	return Size{vg.Length(w) * unit, vg.Length(h) * unit}, nil
+}
+
+// Formats lists the file formats Save writes, by extension.
+var Formats = []string{"png", "svg", "pdf"}
+
+// Save writes the figure to path in the format its extension names (.png,
+// .svg, .pdf); dpi applies to PNG.
+func (f *Figure) Save(path string, size Size, dpi int) error {
+	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
+	var buf bytes.Buffer
+	if err := f.Write(&buf, format, size, dpi); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, buf.Bytes(), 0o644)
+}
+
+// Write writes the figure as format (png, svg or pdf).
+func (f *Figure) Write(w io.Writer, format string, size Size, dpi int) error {
+	var cw vg.CanvasWriterTo
+	switch format {
+	case "png":
+		if dpi <= 0 || dpi > 1200 {
+			return fmt.Errorf("dpi %d; want 1 to 1200", dpi)
+		}
+		cw = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(size.Width, size.Height), vgimg.UseDPI(dpi))}
+	case "svg":
+		cw = vgsvg.New(size.Width, size.Height)
+	case "pdf":
+		c := vgpdf.New(size.Width, size.Height)
+		c.EmbedFonts(true)
+		cw = c
+	default:
+		return fmt.Errorf("cannot save a figure as %q; use a .png, .svg or .pdf file name", format)
+	}
+	f.Draw(draw.New(cw))
+	_, err := cw.WriteTo(w)
+	return err
+}

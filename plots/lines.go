@@ -1,0 +1,152 @@
+package plots
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// glyphs give each series a distinct marker shape as well as a colour.
+var glyphs = []draw.GlyphDrawer{
+	draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.SquareGlyph{}, draw.CrossGlyph{},
+	draw.PyramidGlyph{}, draw.PlusGlyph{}, draw.RingGlyph{}, draw.BoxGlyph{},
+}
+
+// Lines draws a line with markers per series; series with Err get error
+// bars (e.g. mean ± std of repeats).
+func Lines(series []Series, o Options) (*Figure, error) {
+	return xy(series, o, true, false)
+}
+
+// Scatter draws markers only, one shape and colour per series.
+func Scatter(series []Series, o Options) (*Figure, error) {
+	return xy(series, o, false, false)
+}
+
+// Hockey draws latency-vs-throughput curves: X throughput, Y latency, one
+// point per load level (Labels, e.g. outstanding I/O) joined in order, so the
+// knee where latency climbs while throughput stalls is plain to see.
+func Hockey(series []Series, o Options) (*Figure, error) {
+	return xy(series, o, true, true)
+}
+
+func xy(series []Series, o Options, joined, pointLabels bool) (*Figure, error) {
+	if err := o.check(series); err != nil {
+		return nil, err
+	}
+	f, p := newFigure(o, o.Categories)
+	for i, s := range series {
+		if len(s.X) != len(s.Y) {
+			return nil, fmt.Errorf("series %q has %d x values and %d y values", s.Name, len(s.X), len(s.Y))
+		}
+		pts := make(plotter.XYs, 0, len(s.X))
+		var errs plotter.YErrors
+		var names []string
+		for j := range s.X {
+			if math.IsNaN(s.X[j]) || math.IsNaN(s.Y[j]) {
+				continue // a gap, not a zero
+			}
+			pts = append(pts, plotter.XY{X: s.X[j], Y: s.Y[j]})
+			if s.Err != nil {
+				e := s.Err[j]
+				if math.IsNaN(e) {
+					e = 0
+				}
+				errs = append(errs, struct{ Low, High float64 }{e, e})
+			}
+			if s.Labels != nil {
+				names = append(names, s.Labels[j])
+			}
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		col := SeriesColor(i)
+		var thumbs []plot.Thumbnailer
+		if joined {
+			line, err := plotter.NewLine(pts)
+			if err != nil {
+				return nil, err
+			}
+			line.Color, line.Width = col, 1.5
+			p.Add(line)
+			thumbs = append(thumbs, line)
+		}
+		sc, err := plotter.NewScatter(pts)
+		if err != nil {
+			return nil, err
+		}
+		sc.GlyphStyle = draw.GlyphStyle{Color: col, Radius: 2.5, Shape: glyphs[i%len(glyphs)]}
+		p.Add(sc)
+		thumbs = append(thumbs, sc)
+		if errs != nil {
+			eb, err := plotter.NewYErrorBars(struct {
+				plotter.XYs
+				plotter.YErrors
+			}{pts, errs})
+			if err != nil {
+				return nil, err
+			}
+			eb.LineStyle = draw.LineStyle{Color: col, Width: 0.8}
+			eb.CapWidth = 5
+			p.Add(eb)
+		}
+		if pointLabels && names != nil {
+			lb, err := plotter.NewLabels(plotter.XYLabels{XYs: pts, Labels: names})
+			if err != nil {
+				return nil, err
+			}
+			for k := range lb.TextStyle {
+				lb.TextStyle[k] = textStyle(7, mutedColor)
+			}
+			lb.Offset = vg.Point{X: 3, Y: 3}
+			p.Add(lb)
+		}
+		if len(series) > 1 || s.Name != "" {
+			f.addLegend(s.Name, multiThumb(thumbs))
+		}
+	}
+	if o.Categories != nil {
+		p.X.Min, p.X.Max = -0.5, float64(len(o.Categories))-0.5
+	}
+	if o.LogX {
+		if ticks := dataTicks(series, o.XUnit); len(ticks) <= 12 {
+			p.X.Tick.Marker = ticks // 1, 2, 4 ... 32 instead of 1, 10
+		}
+	}
+	if !o.LogY && p.Y.Min > 0 {
+		p.Y.Min = 0 // throughput and latency read best from zero
+	}
+	if !o.LogX && o.Categories == nil && p.X.Min > 0 && pointLabels {
+		p.X.Min = 0
+	}
+	return f, nil
+}
+
+// multiThumb draws several thumbnails on top of each other (line + marker).
+type multiThumb []plot.Thumbnailer
+
+func (m multiThumb) Thumbnail(c *draw.Canvas) {
+	for _, t := range m {
+		t.Thumbnail(c)
+	}
+}
+
+// dataTicks returns a labelled tick at each distinct X value.
+func dataTicks(series []Series, unit string) plot.ConstantTicks {
+	seen := map[float64]bool{}
+	var ticks plot.ConstantTicks
+	for _, s := range series {
+		for _, x := range s.X {
+			if !seen[x] && !math.IsNaN(x) {
+				seen[x] = true
+				ticks = append(ticks, plot.Tick{Value: x, Label: FormatValue(x, unit)})
+			}
+		}
+	}
+	return ticks
+}

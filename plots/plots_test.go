@@ -1,0 +1,216 @@
+package plots
+
+import (
+	"bytes"
+	"flag"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/plot/vg"
+)
+
+var regen = flag.Bool("regen", false, "rewrite the golden images in testdata/")
+
+// golden compares a figure drawn as PNG with testdata/name.png, tolerating
+// anti-aliasing noise: at most 0.2% of pixels may differ noticeably.
+func golden(t *testing.T, name string, f *Figure, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	if err := f.Write(&got, "png", DefaultSize, 96); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", name+".png")
+	if *regen {
+		if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./plots/ -regen to create it)", err)
+	}
+	if frac, err := differing(got.Bytes(), want); err != nil || frac > 0.002 {
+		out := filepath.Join(t.TempDir(), name+".png")
+		os.WriteFile(out, got.Bytes(), 0o644)
+		t.Fatalf("%s differs from its golden image (%.2f%% of pixels, err %v); got %s", name, 100*frac, err, out)
+	}
+}
+
+// differing returns the fraction of pixels whose colour differs by more
+// than a small threshold in any channel.
+func differing(a, b []byte) (float64, error) {
+	ia, err := png.Decode(bytes.NewReader(a))
+	if err != nil {
+		return 1, err
+	}
+	ib, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		return 1, err
+	}
+	if ia.Bounds() != ib.Bounds() {
+		return 1, nil
+	}
+	bad := 0
+	r := ia.Bounds()
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if !near(ia, ib, x, y) {
+				bad++
+			}
+		}
+	}
+	return float64(bad) / float64(r.Dx()*r.Dy()), nil
+}
+
+func near(a, b image.Image, x, y int) bool {
+	r1, g1, b1, _ := a.At(x, y).RGBA()
+	r2, g2, b2, _ := b.At(x, y).RGBA()
+	d := func(p, q uint32) uint32 { return max(p, q) - min(p, q) }
+	return max(d(r1, r2), d(g1, g2), d(b1, b2)) <= 24<<8
+}
+
+var policies = []string{"RAID-1 FTT=1", "RAID-5 FTT=1 erasure coding", "RAID-6 FTT=2 erasure coding"}
+
+func TestGoldenBars(t *testing.T) {
+	f, err := Bars([]string{"randread", "randwrite", "oltp"}, []Series{{Y: []float64{182000, 64000, 95000}}},
+		Options{Title: "4k random I/O, RAID-1", YLabel: "throughput", YUnit: "IOPS", ValueLabels: true})
+	golden(t, "bars", f, err)
+}
+
+func TestGoldenGroupedBars(t *testing.T) {
+	f, err := Bars(policies, []Series{
+		{Name: "randread 4k", Y: []float64{182000, 161000, 120000}, Err: []float64{4000, 5500, 3000}},
+		{Name: "randwrite 4k", Y: []float64{64000, 31000, 21000}, Err: []float64{2000, 1500, 1800}},
+		{Name: "70/30 8k", Y: []float64{95000, 66000, 48000}, Err: []float64{3000, 2500, 2000}},
+	}, Options{Title: "Policy comparison, 24 hosts", YLabel: "throughput", YUnit: "IOPS", ValueLabels: true})
+	golden(t, "grouped", f, err)
+}
+
+func TestGoldenStackedBars(t *testing.T) {
+	f, err := Bars([]string{"10 GbE", "25 GbE", "25 GbE + RDMA"}, []Series{
+		{Name: "read", Y: []float64{1100, 2600, 2900}},
+		{Name: "write", Y: []float64{600, 1300, 1500}},
+	}, Options{Title: "Mixed 64k throughput by uplink", YLabel: "throughput", YUnit: "MB/s", Stacked: true, ValueLabels: true})
+	golden(t, "stacked", f, err)
+}
+
+func TestGoldenLinesWithErrorBars(t *testing.T) {
+	x := []float64{1, 2, 4, 8, 16, 32}
+	f, err := Lines([]Series{
+		{Name: "compression off", X: x, Y: []float64{40000, 78000, 140000, 205000, 231000, 236000}, Err: []float64{1000, 2500, 4000, 6000, 5000, 7000}},
+		{Name: "compression on", X: x, Y: []float64{36000, 70000, 122000, 170000, 188000, 190000}, Err: []float64{1500, 2000, 5000, 4000, 6000, 5000}},
+	}, Options{Title: "Scaling with outstanding I/O (mean ± std of 3 repeats)", XLabel: "outstanding I/O per disk", YLabel: "throughput", YUnit: "IOPS", LogX: true})
+	golden(t, "lines", f, err)
+}
+
+func TestGoldenScatter(t *testing.T) {
+	f, err := Scatter([]Series{
+		{Name: "RAID-1", X: []float64{1e4, 5e4, 1e5, 1.5e5, 2e5}, Y: []float64{250, 400, 650, 1100, 2300}},
+		{Name: "RAID-5", X: []float64{1e4, 5e4, 1e5, 1.5e5, 2e5}, Y: []float64{230, 380, 700, 1200, 2100}},
+	}, Options{Title: "p99 latency against throughput, per run", XLabel: "throughput", XUnit: "IOPS", YLabel: "p99 latency", YUnit: "µs"})
+	golden(t, "scatter", f, err)
+}
+
+func TestGoldenHockey(t *testing.T) {
+	oio := []string{"1", "2", "4", "8", "16", "32", "64"}
+	f, err := Hockey([]Series{
+		{Name: "10 GbE", X: []float64{30e3, 58e3, 105e3, 150e3, 170e3, 176e3, 178e3}, Y: []float64{220, 240, 290, 420, 800, 1600, 3300}, Labels: oio},
+		{Name: "25 GbE", X: []float64{32e3, 63e3, 120e3, 210e3, 290e3, 320e3, 328e3}, Y: []float64{200, 210, 240, 300, 480, 900, 1900}, Labels: oio},
+	}, Options{Title: "Latency against throughput across outstanding I/O", XLabel: "throughput", XUnit: "IOPS", YLabel: "p99 latency", YUnit: "µs", Simulated: true})
+	golden(t, "hockey", f, err)
+}
+
+func TestGoldenHeatmap(t *testing.T) {
+	f, err := Heatmap([]string{"compression off", "compression on"}, []string{"rdma off", "rdma on"},
+		[][]float64{{182000, 221000}, {151000, 190000}}, "IOPS",
+		Options{Title: "4k randread IOPS, 25 GbE", XLabel: "", YLabel: "", Simulated: true})
+	golden(t, "heatmap", f, err)
+}
+
+func TestGoldenFacets(t *testing.T) {
+	var figs []*Figure
+	for i, up := range []string{"10 GbE", "25 GbE"} {
+		k := float64(i + 1)
+		sub, err := Bars(policies, []Series{
+			{Name: "read", Y: []float64{100000 * k, 80000 * k, 60000 * k}},
+			{Name: "write", Y: []float64{50000 * k, 25000 * k, 18000 * k}},
+		}, Options{Title: up, YUnit: "IOPS"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		figs = append(figs, sub)
+	}
+	f, err := Facets("IOPS by policy and uplink", figs, 2, true)
+	golden(t, "facets", f, err)
+}
+
+func TestFormatValue(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		unit string
+		want string
+	}{
+		{80000, "IOPS", "80k"}, {1.2e6, "", "1.2M"}, {0, "", "0"}, {950, "", "950"},
+		{10000, "MB/s", "10 GB/s"}, {1500, "µs", "1.5 ms"}, {250, "µs", "250 µs"},
+		{0.5, "s", "500 ms"}, {42, "%", "42%"}, {3, "hosts", "3 hosts"}, {-2500, "", "-2.5k"},
+	} {
+		if got := FormatValue(c.v, c.unit); got != c.want {
+			t.Errorf("FormatValue(%v, %q) = %q, want %q", c.v, c.unit, got, c.want)
+		}
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	s, err := ParseSize("16x10cm")
+	if err != nil || s != (Size{16 * vg.Centimeter, 10 * vg.Centimeter}) {
+		t.Fatalf("16x10cm = %v, %v", s, err)
+	}
+	if s, _ := ParseSize("6in x 4in"); s.Width != 6*vg.Inch || s.Height != 4*vg.Inch {
+		t.Fatalf("6in x 4in = %v", s)
+	}
+	for _, bad := range []string{"16x10", "16cm", "axbcm", "-1x2cm"} {
+		if _, err := ParseSize(bad); err == nil || !strings.Contains(err.Error(), "16x10cm") {
+			t.Errorf("ParseSize(%q) err = %v", bad, err)
+		}
+	}
+}
+
+func TestSaveFormats(t *testing.T) {
+	f, err := Bars([]string{"a"}, []Series{{Y: []float64{1}}}, Options{Simulated: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for ext, magic := range map[string]string{"png": "\x89PNG", "svg": "<?xml", "pdf": "%PDF"} {
+		path := filepath.Join(dir, "sub", "fig."+ext)
+		if err := f.Save(path, DefaultSize, 72); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := os.ReadFile(path)
+		if !bytes.HasPrefix(b, []byte(magic)) {
+			t.Errorf("%s starts %q, want %q", ext, b[:min(len(b), 8)], magic)
+		}
+		if ext == "svg" && !bytes.Contains(b, []byte("SIMULATED")) {
+			t.Errorf("svg lacks the simulated stamp")
+		}
+	}
+	if err := f.Save(filepath.Join(dir, "fig.gif"), DefaultSize, 72); err == nil || !strings.Contains(err.Error(), ".png, .svg or .pdf") {
+		t.Errorf("gif err = %v", err)
+	}
+}
+
+func TestWrap(t *testing.T) {
+	sty := textStyle(8, inkColor)
+	got := wrap("RAID-5 FTT=1 erasure coding", sty, sty.Width("RAID-5 FTT=1 "))
+	if got != "RAID-5 FTT=1\nerasure coding" {
+		t.Fatalf("wrap = %q", got)
+	}
+}
