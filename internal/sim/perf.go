@@ -1,0 +1,179 @@
+package sim
+
+import (
+	"sync"
+	"time"
+
+	"github.com/vmware/govmomi/simulator"
+	"github.com/vmware/govmomi/vim25/methods"
+	"github.com/vmware/govmomi/vim25/soap"
+	"github.com/vmware/govmomi/vim25/types"
+)
+
+// Idle host usage reported when no load was recorded, in percent.
+const (
+	idleCPUPercent    = 2.0
+	esxiMemoryPercent = 4.0
+)
+
+// hostLoad holds the CPU usage recorded per host over time.
+type hostLoad struct {
+	mu   sync.Mutex
+	runs map[string][]loadSpan
+}
+
+type loadSpan struct {
+	start, end time.Time
+	cpu        float64
+}
+
+// maxSpans bounds the history kept per host.
+const maxSpans = 10000
+
+func newHostLoad() *hostLoad { return &hostLoad{runs: map[string][]loadSpan{}} }
+
+func (h *hostLoad) record(host string, start, end time.Time, cpu float64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	spans := append(h.runs[host], loadSpan{start, end, cpu})
+	if len(spans) > maxSpans {
+		spans = spans[len(spans)-maxSpans:]
+	}
+	h.runs[host] = spans
+}
+
+// cpu returns the time-weighted CPU usage of host over [start, end).
+func (h *hostLoad) cpu(host string, start, end time.Time) float64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	total := end.Sub(start).Seconds()
+	if total <= 0 {
+		return idleCPUPercent
+	}
+	busy, sum := 0.0, 0.0
+	for _, s := range h.runs[host] {
+		from, to := maxTime(s.start, start), minTime(s.end, end)
+		if d := to.Sub(from).Seconds(); d > 0 {
+			busy += d
+			sum += d * s.cpu
+		}
+	}
+	return (sum + (total-busy)*idleCPUPercent) / total
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+// perfManager answers host queries of cpu.usage.average and mem.usage.average
+// from the recorded load and the powered-on VMs' memory, instead of the stock
+// simulator's random samples. Other queries go to the stock manager.
+type perfManager struct {
+	*simulator.PerformanceManager
+	sim *Sim
+}
+
+func (p *perfManager) QueryPerf(ctx *simulator.Context, req *types.QueryPerf) soap.HasFault {
+	for _, qs := range req.QuerySpec {
+		if qs.Entity.Type != "HostSystem" {
+			return p.PerformanceManager.QueryPerf(ctx, req)
+		}
+	}
+	cpuID, memID := p.counter("cpu", "usage"), p.counter("mem", "usage")
+	body := &methods.QueryPerfBody{Res: &types.QueryPerfResponse{}}
+	for _, qs := range req.QuerySpec {
+		host, ok := ctx.Map.Get(qs.Entity).(*simulator.HostSystem)
+		if !ok {
+			body.Fault_ = simulator.Fault("", &types.ManagedObjectNotFound{Obj: qs.Entity})
+			body.Res = nil
+			return body
+		}
+		interval := qs.IntervalId
+		if interval <= 0 {
+			interval = 20
+		}
+		step := time.Duration(interval) * time.Second
+		end := time.Now()
+		if qs.EndTime != nil {
+			end = *qs.EndTime
+		}
+		start := end.Add(-step)
+		if qs.StartTime != nil {
+			start = *qs.StartTime
+		}
+		n := int32(end.Sub(start) / step)
+		if n < 1 {
+			n = 1
+		}
+		if qs.MaxSample > 0 && n > qs.MaxSample {
+			start = end.Add(-time.Duration(qs.MaxSample) * step)
+			n = qs.MaxSample
+		}
+		mem := p.memoryPercent(ctx, host)
+		metric := &types.PerfEntityMetric{PerfEntityMetricBase: types.PerfEntityMetricBase{Entity: qs.Entity}}
+		for i := int32(0); i < n; i++ {
+			metric.SampleInfo = append(metric.SampleInfo, types.PerfSampleInfo{
+				Timestamp: start.Add(time.Duration(i+1) * step), Interval: interval,
+			})
+		}
+		for _, id := range qs.MetricId {
+			series := &types.PerfMetricIntSeries{PerfMetricSeries: types.PerfMetricSeries{Id: id}}
+			for i := int32(0); i < n; i++ {
+				var v float64
+				switch id.CounterId {
+				case cpuID:
+					from := start.Add(time.Duration(i) * step)
+					v = p.sim.load.cpu(host.Name, from, from.Add(step))
+				case memID:
+					v = mem
+				}
+				series.Value = append(series.Value, int64(v*100)) // hundredths of a percent
+			}
+			metric.Value = append(metric.Value, series)
+		}
+		body.Res.Returnval = append(body.Res.Returnval, metric)
+	}
+	return body
+}
+
+// counter returns the key of the group.name.average counter.
+func (p *perfManager) counter(group, name string) int32 {
+	for _, c := range p.PerfCounter {
+		if c.GroupInfo.GetElementDescription().Key == group &&
+			c.NameInfo.GetElementDescription().Key == name &&
+			c.RollupType == types.PerfSummaryTypeAverage {
+			return c.Key
+		}
+	}
+	return -1
+}
+
+// memoryPercent is the share of host memory its powered-on VMs configure,
+// plus what ESXi itself uses.
+func (p *perfManager) memoryPercent(ctx *simulator.Context, host *simulator.HostSystem) float64 {
+	total := float64(host.Summary.Hardware.MemorySize >> 20)
+	if total <= 0 {
+		return 0
+	}
+	used := 0.0
+	for _, e := range ctx.Map.All("VirtualMachine") {
+		vm := e.(*simulator.VirtualMachine)
+		ctx.WithLock(vm, func() {
+			if vm.Runtime.Host != nil && *vm.Runtime.Host == host.Self &&
+				vm.Runtime.PowerState == types.VirtualMachinePowerStatePoweredOn && vm.Config != nil {
+				used += float64(vm.Config.Hardware.MemoryMB)
+			}
+		})
+	}
+	return esxiMemoryPercent + 100*used/total
+}

@@ -1,0 +1,195 @@
+package sim
+
+import (
+	"strconv"
+	"sync"
+	"time"
+
+	pbmmethods "github.com/vmware/govmomi/pbm/methods"
+	pbmsim "github.com/vmware/govmomi/pbm/simulator"
+	pbmtypes "github.com/vmware/govmomi/pbm/types"
+	"github.com/vmware/govmomi/simulator"
+	"github.com/vmware/govmomi/vim25/mo"
+	"github.com/vmware/govmomi/vim25/soap"
+	"github.com/vmware/govmomi/vim25/types"
+)
+
+// diskPolicies remembers which storage policy each VM and virtual disk has,
+// keyed as SPBM keys them ("vm-42" and "vm-42:2001").
+type diskPolicies struct {
+	mu sync.Mutex
+	m  map[string]string // entity key -> profile id
+}
+
+func newDiskPolicies() *diskPolicies { return &diskPolicies{m: map[string]string{}} }
+
+func (d *diskPolicies) set(key, profile string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if profile == "" {
+		delete(d.m, key)
+		return
+	}
+	d.m[key] = profile
+}
+
+func (d *diskPolicies) get(key string) string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.m[key]
+}
+
+// policyVM records the storage policies a reconfiguration assigns: the VM's
+// (VmProfile) and each edited disk's (DeviceChange[].Profile).
+type policyVM struct {
+	*simulator.VirtualMachine
+	sim *Sim
+}
+
+func (vm *policyVM) ReconfigVMTask(ctx *simulator.Context, req *types.ReconfigVM_Task) soap.HasFault {
+	res := vm.VirtualMachine.ReconfigVMTask(ctx, req)
+	if res.Fault() != nil {
+		return res
+	}
+	if id := profileID(req.Spec.VmProfile); id != "" {
+		vm.sim.policies.set(vm.Self.Value, id)
+	}
+	for _, ch := range req.Spec.DeviceChange {
+		spec := ch.GetVirtualDeviceConfigSpec()
+		disk, ok := spec.Device.(*types.VirtualDisk)
+		if !ok || disk.Key <= 0 {
+			continue
+		}
+		key := diskKey(vm.Self.Value, disk.Key)
+		switch spec.Operation {
+		case types.VirtualDeviceConfigSpecOperationEdit:
+			if id := profileID(spec.Profile); id != "" {
+				vm.sim.policies.set(key, id)
+			}
+		case types.VirtualDeviceConfigSpecOperationRemove:
+			vm.sim.policies.set(key, "")
+		}
+	}
+	return res
+}
+
+func diskKey(vm string, key int32) string {
+	return vm + ":" + strconv.Itoa(int(key))
+}
+
+// profileID returns the profile a spec assigns, or "".
+func profileID(specs []types.BaseVirtualMachineProfileSpec) string {
+	for _, s := range specs {
+		if d, ok := s.(*types.VirtualMachineDefinedProfileSpec); ok {
+			return d.ProfileId
+		}
+	}
+	return ""
+}
+
+// pbmHandler routes SPBM calls to the extensions: profile update, association
+// queries and compliance, which the stock PBM simulator lacks.
+func (s *Sim) pbmHandler(ctx *simulator.Context, m *simulator.Method) (mo.Reference, types.BaseMethodFault) {
+	switch m.This.Type {
+	case "PbmComplianceManager":
+		return &complianceManager{ManagedObjectReference: m.This, sim: s}, nil
+	case "PbmProfileProfileManager":
+		if pm, ok := ctx.Map.Get(m.This).(*pbmsim.ProfileManager); ok {
+			return &profileManager{ProfileManager: pm, sim: s}, nil
+		}
+	}
+	return nil, nil
+}
+
+// profileManager adds PbmUpdate and the association queries.
+type profileManager struct {
+	*pbmsim.ProfileManager
+	sim *Sim
+}
+
+func (m *profileManager) PbmUpdate(ctx *simulator.Context, req *pbmtypes.PbmUpdate) soap.HasFault {
+	body := &pbmmethods.PbmUpdateBody{}
+	got := m.PbmRetrieveContent(&pbmtypes.PbmRetrieveContent{ProfileIds: []pbmtypes.PbmProfileId{req.ProfileId}})
+	if f := got.Fault(); f != nil {
+		body.Fault_ = f
+		return body
+	}
+	res := got.(*pbmmethods.PbmRetrieveContentBody).Res.Returnval
+	p, ok := res[0].(*pbmtypes.PbmCapabilityProfile)
+	if !ok {
+		body.Fault_ = simulator.Fault("not a capability profile", &types.InvalidArgument{InvalidProperty: "profileId"})
+		return body
+	}
+	if req.UpdateSpec.Name != "" {
+		p.Name = req.UpdateSpec.Name
+	}
+	if req.UpdateSpec.Description != "" {
+		p.Description = req.UpdateSpec.Description
+	}
+	if req.UpdateSpec.Constraints != nil {
+		p.Constraints = req.UpdateSpec.Constraints
+	}
+	p.GenerationId++
+	p.LastUpdatedTime = time.Now()
+	if ctx.Session != nil {
+		p.LastUpdatedBy = ctx.Session.UserName
+	}
+	body.Res = &pbmtypes.PbmUpdateResponse{}
+	return body
+}
+
+func (m *profileManager) PbmQueryAssociatedProfile(req *pbmtypes.PbmQueryAssociatedProfile) soap.HasFault {
+	body := &pbmmethods.PbmQueryAssociatedProfileBody{Res: &pbmtypes.PbmQueryAssociatedProfileResponse{}}
+	if id := m.sim.policies.get(req.Entity.Key); id != "" {
+		body.Res.Returnval = []pbmtypes.PbmProfileId{{UniqueId: id}}
+	}
+	return body
+}
+
+func (m *profileManager) PbmQueryAssociatedProfiles(req *pbmtypes.PbmQueryAssociatedProfiles) soap.HasFault {
+	body := &pbmmethods.PbmQueryAssociatedProfilesBody{Res: &pbmtypes.PbmQueryAssociatedProfilesResponse{}}
+	for _, e := range req.Entities {
+		r := pbmtypes.PbmQueryProfileResult{Object: e}
+		if id := m.sim.policies.get(e.Key); id != "" {
+			r.ProfileId = []pbmtypes.PbmProfileId{{UniqueId: id}}
+		}
+		body.Res.Returnval = append(body.Res.Returnval, r)
+	}
+	return body
+}
+
+// complianceManager reports an entity compliant when the policy it is
+// associated with is the one asked about (or any policy, when none is named).
+// The simulated vSAN places objects instantly, so compliance needs no resync.
+type complianceManager struct {
+	types.ManagedObjectReference
+	sim *Sim
+}
+
+func (c *complianceManager) results(entities []pbmtypes.PbmServerObjectRef, want *pbmtypes.PbmProfileId) []pbmtypes.PbmComplianceResult {
+	var out []pbmtypes.PbmComplianceResult
+	for _, e := range entities {
+		r := pbmtypes.PbmComplianceResult{CheckTime: time.Now(), Entity: e, ComplianceStatus: "notApplicable"}
+		if id := c.sim.policies.get(e.Key); id != "" {
+			r.Profile = &pbmtypes.PbmProfileId{UniqueId: id}
+			r.ComplianceStatus = "compliant"
+			if want != nil && want.UniqueId != id {
+				r.ComplianceStatus = "nonCompliant"
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func (c *complianceManager) PbmCheckCompliance(req *pbmtypes.PbmCheckCompliance) soap.HasFault {
+	return &pbmmethods.PbmCheckComplianceBody{Res: &pbmtypes.PbmCheckComplianceResponse{
+		Returnval: c.results(req.Entities, req.Profile),
+	}}
+}
+
+func (c *complianceManager) PbmFetchComplianceResult(req *pbmtypes.PbmFetchComplianceResult) soap.HasFault {
+	return &pbmmethods.PbmFetchComplianceResultBody{Res: &pbmtypes.PbmFetchComplianceResultResponse{
+		Returnval: c.results(req.Entities, req.Profile),
+	}}
+}

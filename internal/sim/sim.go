@@ -1,0 +1,188 @@
+// Package sim is the embedded vCenter: govmomi's simulator (vcsim) shaped by a
+// testbed profile and extended until the calls starbench makes against a real
+// vCenter work on it too (vSAN data efficiency and RDMA, SPBM policy updates
+// and compliance, portgroup NIC teaming, guest IPs, host CPU metrics).
+package sim
+
+import (
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+
+	pbmsim "github.com/vmware/govmomi/pbm/simulator"
+	"github.com/vmware/govmomi/simulator"
+	"github.com/vmware/govmomi/vim25/soap"
+	vsansim "github.com/vmware/govmomi/vsan/simulator"
+
+	"starbench/internal/testbed"
+	_ "starbench/internal/vsphere/vsanext" // registers the RDMA types the simulator decodes
+)
+
+// Names of the simulated inventory.
+const (
+	Datacenter   = "DC0"
+	Cluster      = "DC0_C0"
+	Datastore    = "vsanDatastore"
+	Template     = "starbench-worker-template"
+	VSANPortgrp  = "vSAN"
+	VMNetwork    = "VM Network"
+	User         = "administrator@vsphere.local"
+)
+
+// Options shape a simulator.
+type Options struct {
+	// Testbed is the cluster to simulate.
+	Testbed *testbed.Profile
+	// Listen is the address to serve on; "" means 127.0.0.1 on a free port.
+	Listen string
+	// Latency is added to every SOAP call, as a slow vCenter or a WAN would.
+	Latency time.Duration
+	// Faults are injected from the start; see SetFaults.
+	Faults []Fault
+	// Seed seeds the fault injector's random numbers (0 = time-based).
+	Seed int64
+	// GuestIP returns the guest IP a powered-on VM reports; nil assigns
+	// loopback addresses 127.1.x.y in power-on order.
+	GuestIP func(vmName string) string
+}
+
+// Sim is a running simulated vCenter, served over HTTPS with its own
+// self-signed certificate.
+type Sim struct {
+	Testbed *testbed.Profile
+	// URL is the SDK URL without credentials.
+	URL *url.URL
+	// CertPEM is the server certificate; clients trust it as their CA.
+	CertPEM []byte
+	// Thumbprint is the SHA-1 thumbprint of the certificate (govc's GOVC_TLS_KNOWN_HOSTS form).
+	Thumbprint string
+
+	model  *simulator.Model
+	server *simulator.Server
+	user   *url.Userinfo
+
+	faults   *injector
+	policies *diskPolicies
+	load     *hostLoad
+	guest    *guestIPs
+}
+
+// Start creates the simulated inventory of opts.Testbed and serves it.
+func Start(opts Options) (*Sim, error) {
+	p := opts.Testbed
+	if p == nil {
+		return nil, errors.New("internal error: sim.Start needs a testbed profile")
+	}
+	if err := validate(p); err != nil {
+		return nil, err
+	}
+
+	model := simulator.VPX()
+	model.Datacenter = 1
+	model.Cluster = 1
+	model.ClusterHost = p.Hosts
+	model.Host = 0
+	model.Datastore = 0
+	model.Machine = 0
+	model.Portgroup = 0
+	model.Autostart = false
+	model.DelayConfig.Delay = int(opts.Latency / time.Millisecond)
+	if err := model.Create(); err != nil {
+		return nil, fmt.Errorf("simulator: %w", err)
+	}
+
+	s := &Sim{
+		Testbed:  p,
+		model:    model,
+		user:     url.UserPassword(User, rand.Text()),
+		faults:   newInjector(opts.Seed),
+		policies: newDiskPolicies(),
+		load:     newHostLoad(),
+		guest:    newGuestIPs(opts.GuestIP),
+	}
+	s.faults.set(opts.Faults)
+	if err := s.shape(); err != nil {
+		model.Remove()
+		return nil, err
+	}
+
+	cert, certPEM, err := selfSigned(opts.Listen)
+	if err != nil {
+		model.Remove()
+		return nil, err
+	}
+	s.CertPEM = certPEM
+
+	svc := model.Service
+	svc.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+	if opts.Listen != "" {
+		svc.Listen = &url.URL{Host: opts.Listen, User: s.user}
+	} else {
+		svc.Listen = &url.URL{Host: "127.0.0.1:0", User: s.user}
+	}
+	svc.RegisterEndpoints = false
+	model.Map().Handler = s.vimHandler
+
+	pbmReg := pbmsim.New()
+	pbmReg.Handler = s.pbmHandler
+	svc.RegisterSDK(pbmReg)
+	vsanReg := vsansim.New()
+	vsanReg.Put(newClusterConfigSystem(s))
+	svc.RegisterSDK(vsanReg)
+
+	s.server = svc.NewServer()
+	u := *s.server.URL
+	u.User = nil
+	s.URL = &u
+	x, _ := x509.ParseCertificate(cert.Certificate[0])
+	s.Thumbprint = soap.ThumbprintSHA1(x)
+	return s, nil
+}
+
+// Close stops the server and removes the simulator's files.
+func (s *Sim) Close() {
+	s.server.Close()
+	s.model.Remove()
+}
+
+// Userinfo returns the simulator's login: User with a password made up for
+// this instance.
+func (s *Sim) Userinfo() *url.Userinfo { return s.user }
+
+// SetFaults replaces the injected faults; nil removes them.
+func (s *Sim) SetFaults(faults []Fault) { s.faults.set(faults) }
+
+// RecordHostCPU makes host report cpuPercent CPU usage between start and end
+// through the PerformanceManager (the embedded data plane calls it after
+// every simulated run, so host metrics show what the model predicted).
+func (s *Sim) RecordHostCPU(host string, start, end time.Time, cpuPercent float64) {
+	s.load.record(host, start, end, cpuPercent)
+}
+
+// validate checks what the simulator needs of a profile.
+func validate(p *testbed.Profile) error {
+	switch {
+	case p.Hosts < 1:
+		return fmt.Errorf("testbed %q has %d hosts; want at least 1", p.Name, p.Hosts)
+	case p.Architecture != "ESA" && p.Architecture != "OSA":
+		return fmt.Errorf("testbed %q has architecture %q; want \"ESA\" or \"OSA\"", p.Name, p.Architecture)
+	case len(p.NICs) == 0:
+		return fmt.Errorf("testbed %q has no NICs; want at least one (vmnic0)", p.Name)
+	}
+	nics := map[string]bool{}
+	for _, n := range p.NICs {
+		nics[n.Name] = true
+	}
+	for _, u := range p.Uplinks {
+		for _, n := range u.NICs {
+			if !nics[n] {
+				return fmt.Errorf("testbed %q: uplink %q names NIC %q, which the hosts do not have", p.Name, u.Name, n)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,54 @@
+package vsphere
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"starbench/internal/sim"
+	"starbench/internal/testbed"
+)
+
+// testbedOf returns a small profile: hosts hosts with 2 x 10 GbE and 2 x 25 GbE.
+func testbedOf(hosts int, arch string) *testbed.Profile {
+	return &testbed.Profile{
+		Name:         "test",
+		Architecture: arch,
+		Hosts:        hosts,
+		CPU:          testbed.CPU{Model: "Test CPU 6240", Sockets: 2, CoresPerSocket: 18, GHz: 2.6},
+		MemoryGB:     512,
+		NICs: []testbed.NIC{
+			{Name: "vmnic0", SpeedGbps: 10}, {Name: "vmnic1", SpeedGbps: 10},
+			{Name: "vmnic2", SpeedGbps: 25}, {Name: "vmnic3", SpeedGbps: 25},
+		},
+		Uplinks: []testbed.Uplink{
+			{Name: "10g", NICs: []string{"vmnic0", "vmnic1"}},
+			{Name: "25g", NICs: []string{"vmnic2", "vmnic3"}},
+		},
+		RDMACapable: true,
+		Workers:     testbed.WorkerLayout{PerHost: 2, CPUs: 4, MemoryMB: 4096, DataDisks: 2, DiskSizeGB: 10},
+	}
+}
+
+// startSim starts a simulator of p and connects a client to it over HTTPS,
+// trusting the simulator's certificate.
+func startSim(t testing.TB, opts sim.Options) (*sim.Sim, *Client) {
+	t.Helper()
+	s, err := sim.Start(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	pass, _ := s.Userinfo().Password()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := Connect(ctx, Options{
+		URL: s.URL.String(), Username: s.Userinfo().Username(), Password: pass, CAPEM: s.CertPEM,
+		Retry: Retry{Attempts: 6, Backoff: 5 * time.Millisecond},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return s, c
+}
