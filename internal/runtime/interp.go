@@ -62,13 +62,17 @@ func (in *Interp) CancelOn(ctx context.Context) (stop func()) {
 	if ctx == nil {
 		return func() {}
 	}
-	done := make(chan struct{})
+	done, exited := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(exited)
 		select {
 		case <-ctx.Done():
 			in.Thread.Cancel(context.Cause(ctx).Error())
 		case <-done:
 		}
 	}()
-	return func() { close(done) }
+	return func() {
+		close(done)
+		<-exited // no Cancel after stop returns
+	}
 }
