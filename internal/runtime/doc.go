@@ -49,7 +49,7 @@ func Markdown(mods []*Module) string {
 		fmt.Fprintf(&b, "- `%s`: %s\n", lib.Name, lib.Doc)
 	}
 	for _, m := range all {
-		fmt.Fprintf(&b, "\n## %s\n\n%s.\n", m.Name, capitalize(m.Doc))
+		fmt.Fprintf(&b, "\n## %s\n\n%s.\n", m.Name, m.Doc)
 		if len(m.Members) == 0 {
 			b.WriteString("\nNo members yet.\n")
 			continue
@@ -60,11 +60,4 @@ func Markdown(mods []*Module) string {
 		}
 	}
 	return b.String()
-}
-
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }

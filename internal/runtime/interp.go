@@ -14,8 +14,10 @@ import (
 // attached, print() to the session's Stderr, the predeclared names and a
 // load() with a per-session module cache.
 type Interp struct {
-	Session     *Session
-	Thread      *starlark.Thread
+	Session *Session
+	Thread  *starlark.Thread
+	// Predeclared holds the names every file starts with; a test may add
+	// to it (an assert module) before running anything.
 	Predeclared starlark.StringDict
 	loader      *loader
 }
@@ -47,6 +49,12 @@ func (in *Interp) ExecFile(path string) (starlark.StringDict, error) {
 	if err != nil {
 		return nil, err
 	}
+	return in.Exec(path, src)
+}
+
+// Exec runs src as the script at path (which names it in positions and
+// anchors its relative loads), like ExecFile.
+func (in *Interp) Exec(path string, src []byte) (starlark.StringDict, error) {
 	if key, err := filepath.Abs(path); err == nil {
 		in.loader.cache[key] = &loaded{} // in progress: loading it again is a cycle
 	}
