@@ -24,6 +24,7 @@ type opCost struct {
 	cacheTime     float64 // OSA cache devices
 	netBytes      float64 // bytes on the wire (each sent once and received once)
 	roundTrips    float64 // network round trips on the I/O's critical path
+	deviceLatency float64 // device access latency on the critical path, seconds
 	deviceBytes   float64 // bytes read or written on devices (for reports)
 	compressBytes float64 // bytes compressed or decompressed (for reports)
 }
@@ -36,6 +37,7 @@ func (c *opCost) add(o opCost, w float64) {
 	c.cacheTime += w * o.cacheTime
 	c.netBytes += w * o.netBytes
 	c.roundTrips += w * o.roundTrips
+	c.deviceLatency += w * o.deviceLatency
 	c.deviceBytes += w * o.deviceBytes
 	c.compressBytes += w * o.compressBytes
 }
@@ -137,12 +139,12 @@ func opTimes(d testbed.Device) (rd, wr float64) {
 	return rd, wr
 }
 
-// deviceServers is the number of servers of a device station: enough that a
-// 4K read at no load takes the device's own latency while the station still
-// peaks at the IOPS rating.
-func deviceServers(d testbed.Device) float64 {
+// accessLatency is a device's latency beyond its 4K read service time: a
+// pure delay per access on the critical path, so a 4K read at no load takes
+// the datasheet latency and large transfers add their transfer time.
+func accessLatency(d testbed.Device) float64 {
 	rd, _ := opTimes(d)
-	return math.Max(1, math.Round(d.LatencyUs*1e-6/(rd+4096/(d.ReadMBps*1e6))))
+	return math.Max(0, d.LatencyUs*1e-6-rd-4096/(d.ReadMBps*1e6))
 }
 
 // saving is the share of bytes compression removes for data of the given
@@ -181,7 +183,8 @@ func (c *costModel) network(o *opCost, components, payload float64) {
 func (c *costModel) readCost(b, written float64, compressPct int) opCost {
 	m := c.m
 	var o opCost
-	host := m.HostOpCycles.Value + m.HostReadByteCycles.Value*b
+	// The host path moves and checksums data only for written blocks.
+	host := m.HostOpCycles.Value + written*m.HostReadByteCycles.Value*b
 	o.hostCycles = host
 	o.cpuCycles = m.GuestIOCycles.Value + host
 	o.roundTrips = c.remote
@@ -195,6 +198,7 @@ func (c *costModel) readCost(b, written float64, compressPct int) opCost {
 	s := c.saving(compressPct)
 	devBytes := b * (1 - s)
 	data.capacityTime = c.capRead(devBytes)
+	data.deviceLatency = accessLatency(c.p.Storage.Capacity)
 	data.storeCycles = c.storeOp(devBytes)
 	data.cpuCycles = data.storeCycles
 	data.deviceBytes = devBytes
@@ -221,7 +225,9 @@ func (c *costModel) writeCost(b float64, lay layout, compressPct, dedupePct int)
 	o.hostCycles = host
 	o.cpuCycles = m.GuestIOCycles.Value + host
 	o.roundTrips = 1
+	o.deviceLatency = accessLatency(c.p.Storage.Capacity) // parallel component writes
 	if c.p.Architecture == "OSA" {
+		o.deviceLatency = accessLatency(c.p.Storage.Cache)
 		c.osaWrite(&o, b, lay, compressPct, dedupePct)
 		return o
 	}
@@ -271,6 +277,7 @@ func (c *costModel) osaWrite(o *opCost, b float64, lay layout, compressPct, dedu
 		o.deviceBytes += rmw * b
 		c.network(o, rmw, rmw*b)
 		o.roundTrips = 2
+		o.deviceLatency += accessLatency(c.p.Storage.Capacity)
 		cacheWrites = rmw
 	}
 	o.cacheTime += cacheWrites * (c.cacheWr + b/(c.p.Storage.Cache.WriteMBps*1e6))

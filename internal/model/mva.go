@@ -11,11 +11,24 @@ type station struct {
 	Copies  int
 	Servers float64 // c; Seidmann: queue D/c plus a pure delay D(c-1)/c
 	D       [2]float64
+	// Busy, when set, replaces D in the Seidmann delay part: the CPU station
+	// must saturate on every cycle but only adds the latency of the cycles
+	// no other station already accounts for.
+	Busy *[2]float64
 }
 
 // demand is the mixed demand of one copy for a read share fr.
 func (s *station) demand(fr float64) float64 {
 	return fr*s.D[read] + (1-fr)*s.D[write]
+}
+
+// delay is Seidmann's pure-delay part of one copy's demand for direction dir.
+func (s *station) delay(dir int) float64 {
+	d := s.D[dir]
+	if s.Busy != nil {
+		d = s.Busy[dir]
+	}
+	return d * (s.Servers - 1) / s.Servers
 }
 
 // exactBound is the population up to which the network is solved by exact
@@ -43,10 +56,8 @@ func solveMVA(st []station, n int, fr, z float64) solution {
 func queueAndDelay(st []station, fr, z float64) ([]float64, float64) {
 	dq := make([]float64, len(st))
 	for k := range st {
-		d := st[k].demand(fr)
-		c := st[k].Servers
-		dq[k] = d / c
-		z += float64(st[k].Copies) * d * (c - 1) / c
+		dq[k] = st[k].demand(fr) / st[k].Servers
+		z += float64(st[k].Copies) * (fr*st[k].delay(read) + (1-fr)*st[k].delay(write))
 	}
 	return dq, z
 }
@@ -115,9 +126,7 @@ func residence(st []station, sol solution, n int, dir int) []float64 {
 	}
 	r := make([]float64, len(st))
 	for k := range st {
-		d := st[k].D[dir]
-		c := st[k].Servers
-		r[k] = float64(st[k].Copies) * (d/c*(1+shrink*sol.Q[k]) + d*(c-1)/c)
+		r[k] = float64(st[k].Copies) * (st[k].D[dir]/st[k].Servers*(1+shrink*sol.Q[k]) + st[k].delay(dir))
 	}
 	return r
 }

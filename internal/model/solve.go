@@ -35,7 +35,7 @@ type Input struct {
 
 // Direction is fio's summary of one direction.
 type Direction struct {
-	IOPS, MBps                                 float64
+	IOPS, MBps                             float64
 	LatMeanUs, P50Us, P95Us, P99Us, P999Us float64
 }
 
@@ -111,7 +111,7 @@ func Solve(p *testbed.Profile, in Input) (*Output, error) {
 	}
 	var z [2]float64
 	for dir := range z {
-		z[dir] = (p.Model.SoftwareLatencyUs.Value + cost[dir].roundTrips*hop) * 1e-6
+		z[dir] = (p.Model.SoftwareLatencyUs.Value+cost[dir].roundTrips*hop)*1e-6 + cost[dir].deviceLatency
 	}
 	zMix := fr*z[read] + (1-fr)*z[write]
 
@@ -180,19 +180,25 @@ func stations(p *testbed.Profile, cost [2]opCost, linkBps, fr float64) []station
 		storeName, stores = "vsan-diskgroup", p.Hosts*p.Storage.DiskGroups
 	}
 	contention := 1 + m.MixedContention.Value*2*math.Min(fr, 1-fr)
-	capServers := deviceServers(p.Storage.Capacity)
+	storeServers := m.DeviceWorlds.Value
+	if p.Architecture == "OSA" {
+		storeServers *= float64(p.Storage.CapacityPerGroup)
+	}
 	per := func(f func(c opCost) float64) [2]float64 {
 		return [2]float64{f(cost[read]), f(cost[write])}
 	}
+	// The software stations' cycles are CPU time too: the CPU station
+	// saturates on all cycles but adds only the latency of the others.
+	otherCycles := per(func(c opCost) float64 { return (c.cpuCycles - c.hostCycles - c.storeCycles) / hz / h })
 	st := []station{
-		{Name: "cpu", Copies: p.Hosts, Servers: float64(p.CPU.Cores()),
+		{Name: "cpu", Copies: p.Hosts, Servers: float64(p.CPU.Cores()), Busy: &otherCycles,
 			D: per(func(c opCost) float64 { return c.cpuCycles / hz / h })},
 		{Name: "vsan-host", Copies: p.Hosts, Servers: m.HostWorlds.Value,
 			D: per(func(c opCost) float64 { return contention * c.hostCycles / hz / h })},
-		{Name: storeName, Copies: stores, Servers: m.DeviceWorlds.Value,
+		{Name: storeName, Copies: stores, Servers: storeServers,
 			D: per(func(c opCost) float64 { return c.storeCycles / hz / float64(stores) })},
-		{Name: "ssd-capacity", Copies: devs, Servers: capServers,
-			D: per(func(c opCost) float64 { return capServers * c.capacityTime / float64(devs) })},
+		{Name: "ssd-capacity", Copies: devs, Servers: 1,
+			D: per(func(c opCost) float64 { return c.capacityTime / float64(devs) })},
 		{Name: "nic-tx", Copies: p.Hosts, Servers: 1,
 			D: per(func(c opCost) float64 { return c.netBytes / h / linkBps })},
 		{Name: "nic-rx", Copies: p.Hosts, Servers: 1,
@@ -200,9 +206,8 @@ func stations(p *testbed.Profile, cost [2]opCost, linkBps, fr float64) []station
 	}
 	if p.Architecture == "OSA" {
 		groups := p.Hosts * p.Storage.DiskGroups
-		cacheServers := deviceServers(p.Storage.Cache)
-		st = append(st, station{Name: "ssd-cache", Copies: groups, Servers: cacheServers,
-			D: per(func(c opCost) float64 { return cacheServers * c.cacheTime / float64(groups) })})
+		st = append(st, station{Name: "ssd-cache", Copies: groups, Servers: 1,
+			D: per(func(c opCost) float64 { return c.cacheTime / float64(groups) })})
 	}
 	return st
 }
@@ -231,10 +236,8 @@ func percentiles(st []station, sol solution, n, dir int, z, scale float64) (p50,
 	shrink := float64(n-1) / float64(n)
 	fixed, mean, variance := z, 0.0, 0.0
 	for k := range st {
-		d := st[k].D[dir]
-		c := st[k].Servers
-		q := float64(st[k].Copies) * d / c * (1 + shrink*sol.Q[k])
-		fixed += float64(st[k].Copies) * d * (c - 1) / c
+		q := float64(st[k].Copies) * st[k].D[dir] / st[k].Servers * (1 + shrink*sol.Q[k])
+		fixed += float64(st[k].Copies) * st[k].delay(dir)
 		mean += q
 		variance += q * q
 	}

@@ -115,14 +115,14 @@ func DefaultModel(architecture string) ModelParams {
 		GuestIOCycles: Param{20000, "public figure: ESXi PVSCSI/vSCSI path, about 5-7 us of a 3 GHz core per I/O"},
 
 		HostWorlds:          Param{8, assume},
-		HostOpCycles:        Param{170600, srFit + " (4K random read column)"},
-		HostReadByteCycles:  Param{4.13, srFit + " (1M read, 8 SSD rows)"},
-		HostWriteByteCycles: Param{7.23, srFit + " (1M write, 8 SSD rows)"},
-		MixedContention:     Param{0.86, srFit + " (8K 70/30 column)"},
+		HostOpCycles:        Param{167000, srFit + " (4K random read column)"},
+		HostReadByteCycles:  Param{4.16, srFit + " (1M read, 8 SSD rows)"},
+		HostWriteByteCycles: Param{7.07, srFit + " (1M write, 8 SSD rows)"},
+		MixedContention:     Param{0.91, srFit + " (8K 70/30 column)"},
 
 		DeviceWorlds:     Param{1, assume},
-		DeviceOpCycles:   Param{36900, srFit + " (4K random write, 4 SSD rows)"},
-		DeviceByteCycles: Param{2.48, srFit + " (1M read and write, 4 SSD rows)"},
+		DeviceOpCycles:   Param{36500, srFit + " (4K random write, 4 SSD rows)"},
+		DeviceByteCycles: Param{2.54, srFit + " (1M read and write, 4 SSD rows)"},
 
 		MetadataReadCycles: Param{30000, "assumption: an in-memory metadata lookup, about a fifth of a device read's software cost"},
 

@@ -1,0 +1,112 @@
+package model
+
+import (
+	"math"
+	"testing"
+
+	"starbench/internal/fio"
+	"starbench/internal/testbed"
+)
+
+// A balanced network of K single-server stations with demand D and no delay
+// has X(N) = N / (D (N + K - 1)) exactly.
+func TestExactMVABalancedNetwork(t *testing.T) {
+	const d = 2e-3
+	st := []station{
+		{Name: "a", Copies: 1, Servers: 1, D: [2]float64{d, d}},
+		{Name: "b", Copies: 2, Servers: 1, D: [2]float64{d, d}}, // two copies = two stations
+	}
+	for _, n := range []int{1, 2, 7, 100} {
+		got := exactMVA(st, n, 1, 0).X
+		want := float64(n) / (d * float64(n+3-1))
+		if math.Abs(got/want-1) > 1e-12 {
+			t.Errorf("N=%d: X=%g, want %g", n, got, want)
+		}
+	}
+}
+
+// One queueing station and a think time: the machine-repairman model.
+// At N=1 the response is D + Z; at large N throughput tends to 1/D.
+func TestExactMVALimits(t *testing.T) {
+	st := []station{{Name: "q", Copies: 1, Servers: 1, D: [2]float64{1e-3, 1e-3}}}
+	if x := exactMVA(st, 1, 1, 4e-3).X; math.Abs(x-200) > 1e-9 {
+		t.Errorf("N=1: X=%g, want 200", x)
+	}
+	if x := exactMVA(st, 1000, 1, 4e-3).X; math.Abs(x/1000-1) > 1e-3 {
+		t.Errorf("N=1000: X=%g, want about 1000", x)
+	}
+}
+
+func TestSchweitzerAgreesWithExact(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	for _, rw := range []string{"randread", "randwrite", "randrw", "write"} {
+		in := uniformInput(p, Policy{RAID: "raid5"}, &fio.Job{RW: rw, BlockSize: 8192, RWMixRead: 70, IODepth: 32})
+		cost := costsFor(t, p, in)
+		st := stations(p, cost, 11.75e9, 0.7)
+		for _, n := range []int{64, 512, 4096} {
+			ex, sw := exactMVA(st, n, 0.7, 1e-4), schweitzerMVA(st, n, 0.7, 1e-4)
+			if math.Abs(sw.X/ex.X-1) > 0.02 {
+				t.Errorf("%s N=%d: Schweitzer X=%g, exact %g (more than 2 %% apart)", rw, n, sw.X, ex.X)
+			}
+		}
+	}
+}
+
+// costsFor returns the per-direction costs Solve would build for in.
+func costsFor(t testing.TB, p *testbed.Profile, in Input) [2]opCost {
+	t.Helper()
+	cm := newCostModel(p, false, false, false)
+	lay, err := policyLayout(p, in.Disks[0].Policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := float64(in.Job.BlockSize)
+	return [2]opCost{cm.readCost(b, 1, 0), cm.writeCost(b, lay, 0, 0)}
+}
+
+func mustLoad(t testing.TB, name string) *testbed.Profile {
+	t.Helper()
+	p, err := testbed.Load(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// uniformInput runs job on every worker disk of the profile's layout, all
+// prepared with incompressible random data.
+func uniformInput(p *testbed.Profile, pol Policy, job *fio.Job) Input {
+	disks := make([]DiskLoad, p.Hosts*p.Workers.PerHost*p.Workers.DataDisks)
+	for i := range disks {
+		disks[i] = DiskLoad{Policy: pol, Written: 1}
+	}
+	return Input{Disks: disks, Workers: p.Hosts * p.Workers.PerHost, Job: job}
+}
+
+// benchCell solves one cell with n outstanding I/Os (128 disks x iodepth).
+func benchCell(b *testing.B, n int) {
+	p := mustLoad(b, "storagereview-r6625-esa")
+	in := uniformInput(p, Policy{RAID: "raid5"}, &fio.Job{RW: "randrw", RWMixRead: 70, BlockSize: 8192, IODepth: n / 128})
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Solve(p, in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// Baseline: the calibration cells' population, solved exactly.
+func BenchmarkSolveCellN2048(b *testing.B) { benchCell(b, 2048) }
+
+// The largest cell: 65,536 outstanding I/Os, Bard-Schweitzer.
+func BenchmarkSolveCellN65536(b *testing.B) { benchCell(b, 65536) }
+
+// What exact MVA would cost at 65,536: the reason for the switch.
+func BenchmarkExactMVAN65536(b *testing.B) {
+	p := mustLoad(b, "storagereview-r6625-esa")
+	in := uniformInput(p, Policy{RAID: "raid5"}, &fio.Job{RW: "randrw", RWMixRead: 70, BlockSize: 8192})
+	st := stations(p, costsFor(b, p, in), 11.75e9, 0.7)
+	for b.Loop() {
+		exactMVA(st, 65536, 0.7, 1e-4)
+	}
+}

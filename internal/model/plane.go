@@ -1,0 +1,229 @@
+package model
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+
+	"starbench/internal/fio"
+	"starbench/internal/testbed"
+)
+
+// defaultPolicy is what a disk without a policy gets: vSAN's default
+// storage policy.
+var defaultPolicy = Policy{RAID: "raid1", FTT: 1}
+
+// Plane is the simulated data plane of one testbed: fio.DataPlane backed by
+// the queueing model. It remembers how each disk was prepared and written.
+type Plane struct {
+	p   *testbed.Profile
+	src StateSource
+
+	mu    sync.Mutex
+	disks map[diskKey]diskData
+	noise *rand.Rand // nil: no noise
+}
+
+type diskKey struct{ worker, disk string }
+
+// diskData is what is on a disk: the share of blocks written and how
+// compressible the data is.
+type diskData struct {
+	written     float64
+	compressPct float64
+}
+
+var _ fio.DataPlane = (*Plane)(nil)
+
+// Option configures a Plane.
+type Option func(*Plane)
+
+// WithNoise adds seeded run-to-run noise with the profile's noise_cv: the
+// same seed gives the same sequence of results.
+func WithNoise(seed uint64) Option {
+	return func(pl *Plane) { pl.noise = rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)) }
+}
+
+// NewPlane returns the simulated data plane for a testbed; src reads the
+// cluster's settings and the disks' policies from the control plane.
+func NewPlane(p *testbed.Profile, src StateSource, opts ...Option) fio.DataPlane {
+	pl := &Plane{p: p, src: src, disks: map[diskKey]diskData{}}
+	for _, o := range opts {
+		o(pl)
+	}
+	return pl
+}
+
+// Prepare records how the workers' disks were filled; it returns at once.
+// "none" leaves the disks as they are (never-written blocks stay unwritten).
+func (pl *Plane) Prepare(ctx context.Context, workers []fio.Worker, prep fio.Prep, progress func(fio.Status)) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	var data diskData
+	switch prep.Method {
+	case "none":
+		return nil
+	case "zero":
+		data = diskData{written: 1, compressPct: 100}
+	case "random":
+		if prep.CompressPercentage < 0 || prep.CompressPercentage > 100 {
+			return fmt.Errorf("prep compress percentage %d: want 0 to 100", prep.CompressPercentage)
+		}
+		data = diskData{written: 1, compressPct: float64(prep.CompressPercentage)}
+	default:
+		return fmt.Errorf("prep method %q: want none, zero or random", prep.Method)
+	}
+	pl.mu.Lock()
+	for _, w := range workers {
+		for _, d := range w.Disks {
+			pl.disks[diskKey{w.Name, d.Name}] = data
+		}
+	}
+	pl.mu.Unlock()
+	if progress != nil {
+		progress(fio.Status{})
+	}
+	return nil
+}
+
+// Run solves the model for the job on the workers' disks and returns fio's
+// result shape: one row per worker disk and direction (the totals divided
+// evenly), aggregate rows, all marked simulated.
+func (pl *Plane) Run(ctx context.Context, workers []fio.Worker, job *fio.Job, progress func(fio.Status)) (*fio.Result, error) {
+	if job == nil {
+		return nil, fmt.Errorf("no job to run")
+	}
+	state, err := pl.src.ClusterState(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reading cluster state: %w", err)
+	}
+	in := Input{State: state, Workers: len(workers), Job: job}
+	var notes []string
+	policies := map[string]Policy{}
+	pl.mu.Lock()
+	for _, w := range workers {
+		for _, d := range w.Disks {
+			pol, ok := policies[d.Policy]
+			if !ok {
+				if d.Policy == "" {
+					pol = defaultPolicy
+					notes = append(notes, "disks without a storage policy modelled as raid1 ftt 1 (vSAN default)")
+				} else if pol, err = pl.src.Policy(ctx, d.Policy); err != nil {
+					pl.mu.Unlock()
+					return nil, fmt.Errorf("disk %s of %s: policy %q: %w", d.Name, w.Name, d.Policy, err)
+				}
+				policies[d.Policy] = pol
+			}
+			data := pl.disks[diskKey{w.Name, d.Name}]
+			in.Disks = append(in.Disks, DiskLoad{Policy: pol, Written: data.written, CompressPercentage: int(math.Round(data.compressPct))})
+		}
+	}
+	pl.mu.Unlock()
+	if len(in.Disks) == 0 {
+		return nil, fmt.Errorf("the workers have no data disks: give each worker at least one disk")
+	}
+	out, err := Solve(pl.p, in)
+	if err != nil {
+		return nil, err
+	}
+	pl.applyNoise(out)
+	pl.recordWrites(workers, job, out)
+
+	res := &fio.Result{Simulated: true}
+	n := float64(len(in.Disks))
+	dirs := []struct {
+		name string
+		d    Direction
+	}{{"read", out.Read}, {"write", out.Write}}
+	for _, dir := range dirs {
+		if dir.d.IOPS == 0 {
+			continue
+		}
+		row := func(worker, disk string, share float64) fio.Row {
+			d := dir.d
+			return fio.Row{Worker: worker, Disk: disk, Direction: dir.name, IOPS: d.IOPS * share, MBps: d.MBps * share,
+				LatMeanUs: d.LatMeanUs, P50Us: d.P50Us, P95Us: d.P95Us, P99Us: d.P99Us, P999Us: d.P999Us, Simulated: true}
+		}
+		for _, w := range workers {
+			for _, d := range w.Disks {
+				res.Rows = append(res.Rows, row(w.Name, d.Name, 1/n))
+			}
+		}
+		res.Aggregate = append(res.Aggregate, row("", "", 1))
+	}
+	res.Notes = append(res.Notes,
+		fmt.Sprintf("simulated by %s on testbed %s", out.Version, out.Profile),
+		fmt.Sprintf("bottleneck: %s at %.0f %%; host CPU %.0f %%, NIC %.0f %%; %d outstanding I/Os", out.Bottleneck, 100*out.BottleneckUtil, out.CPUPercent, out.NICPercent, out.Outstanding))
+	res.Notes = append(res.Notes, notes...)
+	res.Notes = append(res.Notes, out.Notes...)
+	res.Notes = append(res.Notes, CheckBounds(pl.p, SummaryOf(res))...)
+	if progress != nil {
+		progress(fio.Status{Elapsed: job.RuntimeSec, Total: job.RuntimeSec,
+			IOPS: out.Read.IOPS + out.Write.IOPS, MBps: out.Read.MBps + out.Write.MBps})
+	}
+	return res, nil
+}
+
+// applyNoise scales throughput by one seeded draw and latency inversely,
+// as a whole run that went a little faster or slower would.
+func (pl *Plane) applyNoise(out *Output) {
+	if pl.noise == nil {
+		return
+	}
+	pl.mu.Lock()
+	z := pl.noise.NormFloat64()
+	pl.mu.Unlock()
+	f := 1 + math.Max(-3, math.Min(3, z))*pl.p.Model.NoiseCV.Value
+	for _, d := range []*Direction{&out.Read, &out.Write} {
+		d.IOPS *= f
+		d.MBps *= f
+		d.LatMeanUs /= f
+		d.P50Us /= f
+		d.P95Us /= f
+		d.P99Us /= f
+		d.P999Us /= f
+	}
+}
+
+// recordWrites marks what a job wrote: sequential writes cover the disk in
+// order, random writes cover 1-exp(-written/size) of it. A job that is not
+// time based writes its whole size once.
+func (pl *Plane) recordWrites(workers []fio.Worker, job *fio.Job, out *Output) {
+	if out.Write.IOPS == 0 {
+		return
+	}
+	disks := 0
+	for _, w := range workers {
+		disks += len(w.Disks)
+	}
+	perDisk := out.Write.MBps * 1e6 / float64(disks) * float64(job.RuntimeSec)
+	random := job.RW == "randwrite" || job.RW == "randrw"
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	for _, w := range workers {
+		for _, d := range w.Disks {
+			size := float64(d.SizeBytes)
+			if job.Size > 0 {
+				size = float64(job.Size)
+			}
+			k := diskKey{w.Name, d.Name}
+			old := pl.disks[k]
+			covered := 1.0 // whole size written once
+			if (job.TimeBased || job.RuntimeSec > 0) && size > 0 {
+				covered = math.Min(1, perDisk/size)
+				if random {
+					covered = 1 - math.Exp(-perDisk/size)
+				}
+			}
+			written := old.written + (1-old.written)*covered
+			if written <= 0 {
+				continue
+			}
+			pct := (old.written*old.compressPct + (written-old.written)*float64(job.BufferCompressPercentage)) / written
+			pl.disks[k] = diskData{written: written, compressPct: pct}
+		}
+	}
+}

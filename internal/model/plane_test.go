@@ -1,0 +1,183 @@
+package model
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"starbench/internal/fio"
+)
+
+// memSource is a StateSource held in memory; the real ones read vcsim or a
+// vCenter (internal/sim, internal/vsphere) and are tested there.
+type memSource struct {
+	state    ClusterState
+	policies map[string]Policy
+}
+
+func (m *memSource) ClusterState(context.Context) (ClusterState, error) { return m.state, nil }
+
+func (m *memSource) Policy(_ context.Context, name string) (Policy, error) {
+	p, ok := m.policies[name]
+	if !ok {
+		return Policy{}, fmt.Errorf("no storage policy %q", name)
+	}
+	return p, nil
+}
+
+func workers(n, disks int, policy string) []fio.Worker {
+	var ws []fio.Worker
+	for i := range n {
+		w := fio.Worker{Name: fmt.Sprintf("w%d", i), Simulated: true}
+		for j := range disks {
+			w.Disks = append(w.Disks, fio.Disk{Name: fmt.Sprintf("disk%d", j+1), SizeBytes: 50 << 30, Policy: policy})
+		}
+		ws = append(ws, w)
+	}
+	return ws
+}
+
+func newTestPlane(t *testing.T, opts ...Option) (*Plane, *memSource) {
+	src := &memSource{policies: map[string]Policy{"r5": {RAID: "raid5", FTT: 1}, "r6": {RAID: "raid6", FTT: 2}}}
+	return NewPlane(mustLoad(t, "storagereview-r6625-esa"), src, opts...).(*Plane), src
+}
+
+func TestPlaneRunShape(t *testing.T) {
+	pl, _ := newTestPlane(t)
+	ctx := context.Background()
+	ws := workers(4, 2, "r5")
+	if err := pl.Prepare(ctx, ws, fio.Prep{Method: "random"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	res, err := pl.Run(ctx, ws, &fio.Job{RW: "randrw", RWMixRead: 70, BlockSize: 8192, IODepth: 16, RuntimeSec: 60}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Simulated || len(res.Rows) != 4*2*2 || len(res.Aggregate) != 2 {
+		t.Fatalf("simulated %v, %d rows, %d aggregate; want true, 16, 2", res.Simulated, len(res.Rows), len(res.Aggregate))
+	}
+	var sum [2]float64
+	for _, r := range res.Rows {
+		if !r.Simulated || r.Worker == "" || r.Disk == "" {
+			t.Errorf("row %+v", r)
+		}
+		if r.Direction == "read" {
+			sum[0] += r.IOPS
+		} else {
+			sum[1] += r.IOPS
+		}
+	}
+	for i, a := range res.Aggregate {
+		if !a.Simulated || a.Worker != "" || math.Abs(sum[i]/a.IOPS-1) > 1e-9 {
+			t.Errorf("aggregate %+v; rows sum to %g", a, sum[i])
+		}
+	}
+	notes := strings.Join(res.Notes, "\n")
+	for _, want := range []string{"simulated by " + Version + " on testbed storagereview-r6625-esa", "bottleneck: "} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes %q lack %q", notes, want)
+		}
+	}
+}
+
+// Reads of unprepared disks are metadata-only, and the plane says the result
+// breaks physical bounds; a full sequential write then makes them real.
+func TestPlanePrepStateMatters(t *testing.T) {
+	pl, _ := newTestPlane(t)
+	ctx := context.Background()
+	ws := workers(16, 8, "r5")
+	readJob := &fio.Job{RW: "read", BlockSize: 1 << 20, IODepth: 8, RuntimeSec: 60}
+	fresh, err := pl.Run(ctx, ws, readJob, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Sequential write of every disk's whole size (not time based).
+	if _, err := pl.Run(ctx, ws, &fio.Job{RW: "write", BlockSize: 1 << 20, IODepth: 8}, nil); err != nil {
+		t.Fatal(err)
+	}
+	written, err := pl.Run(ctx, ws, readJob, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fresh.Aggregate[0].MBps < 1.5*written.Aggregate[0].MBps {
+		t.Errorf("reads of unprepared disks %.0f MB/s vs written %.0f MB/s; want much faster", fresh.Aggregate[0].MBps, written.Aggregate[0].MBps)
+	}
+	if !strings.Contains(strings.Join(fresh.Notes, "\n"), "likely unprepared disks") {
+		t.Errorf("unprepared read notes lack a bound warning: %q", fresh.Notes)
+	}
+	if strings.Contains(strings.Join(written.Notes, "\n"), "exceeds") {
+		t.Errorf("written read notes warn: %q", written.Notes)
+	}
+}
+
+func TestPlaneReadsStateAndPolicies(t *testing.T) {
+	pl, src := newTestPlane(t)
+	ctx := context.Background()
+	job := &fio.Job{RW: "randwrite", BlockSize: 4096, IODepth: 4}
+	if _, err := pl.Run(ctx, workers(2, 1, "r6"), job, nil); err == nil || !strings.Contains(err.Error(), "raid6 (4+2) needs at least 6 hosts") {
+		t.Errorf("raid6 on 4 hosts: %v", err)
+	}
+	if _, err := pl.Run(ctx, workers(2, 1, "gold"), job, nil); err == nil || !strings.Contains(err.Error(), `disk disk1 of w0: policy "gold": no storage policy "gold"`) {
+		t.Errorf("unknown policy: %v", err)
+	}
+	res, err := pl.Run(ctx, workers(2, 1, ""), job, nil)
+	if err != nil || !strings.Contains(strings.Join(res.Notes, "\n"), "raid1 ftt 1 (vSAN default)") {
+		t.Errorf("no policy: %v %q", err, res.Notes)
+	}
+	src.state.Uplink = "400g"
+	if _, err := pl.Run(ctx, workers(2, 1, "r5"), job, nil); err == nil || !strings.Contains(err.Error(), `uplink "400g"`) {
+		t.Errorf("bad uplink from the control plane: %v", err)
+	}
+}
+
+func TestPlaneErrors(t *testing.T) {
+	pl, _ := newTestPlane(t)
+	ctx := context.Background()
+	if err := pl.Prepare(ctx, workers(1, 1, ""), fio.Prep{Method: "ones"}, nil); err == nil || err.Error() != `prep method "ones": want none, zero or random` {
+		t.Errorf("bad prep: %v", err)
+	}
+	if _, err := pl.Run(ctx, workers(2, 0, ""), &fio.Job{RW: "read"}, nil); err == nil || !strings.Contains(err.Error(), "no data disks") {
+		t.Errorf("no disks: %v", err)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := pl.Prepare(cancelled, workers(1, 1, ""), fio.Prep{Method: "zero"}, nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled prepare: %v", err)
+	}
+}
+
+func TestPlaneNoiseIsSeeded(t *testing.T) {
+	ctx := context.Background()
+	job := &fio.Job{RW: "randread", BlockSize: 4096, IODepth: 16}
+	run := func(pl *Plane) []float64 {
+		var xs []float64
+		for range 3 {
+			res, err := pl.Run(ctx, workers(4, 2, "r5"), job, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			xs = append(xs, res.Aggregate[0].IOPS)
+		}
+		return xs
+	}
+	quiet, _ := newTestPlane(t)
+	q := run(quiet)
+	if q[0] != q[1] || q[1] != q[2] {
+		t.Errorf("no-noise runs differ: %v", q)
+	}
+	a, _ := newTestPlane(t, WithNoise(7))
+	b, _ := newTestPlane(t, WithNoise(7))
+	c, _ := newTestPlane(t, WithNoise(8))
+	ra, rb, rc := run(a), run(b), run(c)
+	if fmt.Sprint(ra) != fmt.Sprint(rb) || fmt.Sprint(ra) == fmt.Sprint(rc) || ra[0] == ra[1] {
+		t.Errorf("seed 7: %v and %v, seed 8: %v; want equal, different, and spread", ra, rb, rc)
+	}
+	for _, x := range ra {
+		if math.Abs(x/q[0]-1) > 0.061 {
+			t.Errorf("noisy %g vs quiet %g: beyond 3 x noise_cv", x, q[0])
+		}
+	}
+}

@@ -1,0 +1,321 @@
+package model
+
+import (
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"starbench/internal/fio"
+	"starbench/internal/testbed"
+)
+
+func solve(t *testing.T, p *testbed.Profile, in Input) *Output {
+	t.Helper()
+	out, err := Solve(p, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func total(o *Output) float64 { return o.Read.IOPS + o.Write.IOPS }
+
+func util(o *Output, name string) float64 {
+	for _, s := range o.Stations {
+		if s.Name == name {
+			return s.Util
+		}
+	}
+	return math.NaN()
+}
+
+// A faster uplink acts only through the NIC stations: a CPU-bound workload
+// does not change, a NIC-bound one does.
+func TestUplinkActsOnlyThroughNICs(t *testing.T) {
+	p := mustLoad(t, "wwt-r640-osa")
+	cpuBound := *p
+	cpuBound.CPU.CoresPerSocket = 1 // 2 cores per host: the CPU saturates first
+	for _, job := range []*fio.Job{
+		{RW: "randread", BlockSize: 4096, IODepth: 8},
+		{RW: "randrw", BlockSize: 32768, RWMixRead: 70, IODepth: 8},
+		{RW: "randwrite", BlockSize: 65536, IODepth: 8},
+	} {
+		in := uniformInput(&cpuBound, Policy{RAID: "raid6", FTT: 2}, job)
+		in.State.Uplink = "10g"
+		slow := solve(t, &cpuBound, in)
+		in.State.Uplink = "25g"
+		fast := solve(t, &cpuBound, in)
+		if slow.Bottleneck != "cpu" {
+			t.Fatalf("%s %d: bottleneck %s, want cpu for this property", job.RW, job.BlockSize, slow.Bottleneck)
+		}
+		if r := total(fast) / total(slow); math.Abs(r-1) > 0.005 {
+			t.Errorf("%s %d CPU-bound: 25g/10g throughput = %.4f, want 1 (the uplink must not matter)", job.RW, job.BlockSize, r)
+		}
+	}
+	in := uniformInput(p, Policy{RAID: "raid6", FTT: 2}, &fio.Job{RW: "read", BlockSize: 1 << 20, IODepth: 8})
+	in.State.Uplink = "10g"
+	slow := solve(t, p, in)
+	in.State.Uplink = "25g"
+	fast := solve(t, p, in)
+	if !strings.HasPrefix(slow.Bottleneck, "nic") || total(fast)/total(slow) < 1.5 {
+		t.Errorf("1M reads: 10g bottleneck %s, 25g/10g = %.2f; want NIC-bound and at least 1.5x faster on 25g", slow.Bottleneck, total(fast)/total(slow))
+	}
+}
+
+// Reads of never-written blocks cost metadata only: no device or payload.
+func TestUnwrittenReadsAreMetadataOnly(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	cm := newCostModel(p, false, false, false)
+	c := cm.readCost(1<<20, 0, 0)
+	if c.capacityTime != 0 || c.deviceBytes != 0 || c.storeCycles != 0 {
+		t.Errorf("unwritten read touches devices: %+v", c)
+	}
+	if c.netBytes != 0 {
+		t.Errorf("unwritten read moves %g payload bytes", c.netBytes)
+	}
+	in := uniformInput(p, Policy{RAID: "raid1"}, &fio.Job{RW: "read", BlockSize: 1 << 20, IODepth: 8})
+	prepared := solve(t, p, in)
+	for i := range in.Disks {
+		in.Disks[i].Written = 0
+	}
+	empty := solve(t, p, in)
+	if empty.Read.MBps < 1.5*prepared.Read.MBps || util(empty, "ssd-capacity") != 0 {
+		t.Errorf("unprepared 1M reads %.0f MB/s vs prepared %.0f (ssd util %.2f); want far faster, no device load",
+			empty.Read.MBps, prepared.Read.MBps, util(empty, "ssd-capacity"))
+	}
+}
+
+// No data locality: a share (H-1)/H of reads crosses the network.
+func TestRemoteReadShare(t *testing.T) {
+	for _, name := range []string{"storagereview-r6625-esa", "wwt-r640-osa"} {
+		p := mustLoad(t, name)
+		cm := newCostModel(p, false, false, false)
+		h := float64(p.Hosts)
+		want := (h - 1) / h * 65536 * p.Model.NetOverhead.Value
+		if got := cm.readCost(65536, 1, 0).netBytes; math.Abs(got-want) > 1e-6 {
+			t.Errorf("%s: read network bytes %g, want %g", name, got, want)
+		}
+	}
+}
+
+func TestPolicyLayouts(t *testing.T) {
+	sr := mustLoad(t, "storagereview-r6625-esa")
+	big := *sr
+	big.Hosts = 6
+	wwt := mustLoad(t, "wwt-r640-osa")
+	cases := []struct {
+		p    *testbed.Profile
+		pol  Policy
+		want layout
+		err  string
+	}{
+		{sr, Policy{RAID: "raid1", FTT: 1}, layout{mirrors: 2, capFactor: 2}, ""},
+		{sr, Policy{RAID: "raid5", FTT: 1}, layout{mirrors: 2, dataStripes: 2, parity: 1, capFactor: 1.5}, ""},
+		{&big, Policy{RAID: "raid5", FTT: 1}, layout{mirrors: 2, dataStripes: 4, parity: 1, capFactor: 1.25}, ""},
+		{&big, Policy{RAID: "raid6", FTT: 2}, layout{mirrors: 3, dataStripes: 4, parity: 2, capFactor: 1.5}, ""},
+		{wwt, Policy{RAID: "raid5"}, layout{mirrors: 2, dataStripes: 3, parity: 1, capFactor: 4.0 / 3}, ""},
+		{sr, Policy{RAID: "raid6", FTT: 2}, layout{}, "raid6 (4+2) needs at least 6 hosts; storagereview-r6625-esa has 4"},
+		{sr, Policy{RAID: "raid1", FTT: 2}, layout{}, "raid1 ftt 2 needs at least 5 hosts"},
+		{sr, Policy{RAID: "raid5", FTT: 2}, layout{}, "use raid6 for ftt 2"},
+		{sr, Policy{RAID: "raid10"}, layout{}, `unknown RAID level "raid10": want raid1, raid5 or raid6`},
+	}
+	for _, c := range cases {
+		got, err := policyLayout(c.p, c.pol)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%+v on %d hosts: error %v, want %q", c.pol, c.p.Hosts, err, c.err)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("%+v on %d hosts: %+v, %v; want %+v", c.pol, c.p.Hosts, got, err, c.want)
+		}
+	}
+}
+
+// ESA: small writes land on the RAID-1 performance leg and are destaged in
+// full stripes; large writes go straight to the capacity leg.
+func TestESAWriteLegs(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	cm := newCostModel(p, false, false, false)
+	r5, _ := policyLayout(p, Policy{RAID: "raid5"})
+	small := cm.writeCost(65536, r5, 0, 0)
+	if want := (2 + 1.5) * 65536.0; math.Abs(small.deviceBytes-want) > 1e-6 {
+		t.Errorf("64K raid5 write device bytes %g, want %g (2 mirrors + 1.5 capacity)", small.deviceBytes, want)
+	}
+	large := cm.writeCost(1<<20, r5, 0, 0)
+	if want := 1.5 * (1 << 20); math.Abs(large.deviceBytes-want) > 1e-6 {
+		t.Errorf("1M raid5 write device bytes %g, want %g (capacity leg only)", large.deviceBytes, want)
+	}
+	// Large writes before vSAN 8 U1 take the performance leg too.
+	old := *p
+	old.VSANRelease = "8.0"
+	cmOld := newCostModel(&old, false, false, false)
+	if got := cmOld.writeCost(1<<20, r5, 0, 0).deviceBytes; got <= large.deviceBytes {
+		t.Errorf("8.0 large write device bytes %g, want more than 8.0 U1's %g", got, large.deviceBytes)
+	}
+}
+
+// ESA RAID-5 has no extra write latency over RAID-1; OSA RAID-6 pays a
+// read-modify-write with a second network phase.
+func TestWriteLatencyByArchitecture(t *testing.T) {
+	low := &fio.Job{RW: "randwrite", BlockSize: 4096, IODepth: 1}
+	sr := mustLoad(t, "storagereview-r6625-esa")
+	sr.Workers.PerHost = 1
+	r1 := solve(t, sr, uniformInput(sr, Policy{RAID: "raid1"}, low))
+	r5 := solve(t, sr, uniformInput(sr, Policy{RAID: "raid5"}, low))
+	if d := r5.Write.LatMeanUs/r1.Write.LatMeanUs - 1; math.Abs(d) > 0.05 {
+		t.Errorf("ESA write latency raid5 %.0f us vs raid1 %.0f us; want within 5 %%", r5.Write.LatMeanUs, r1.Write.LatMeanUs)
+	}
+	wwt := mustLoad(t, "wwt-r640-osa")
+	wwt.Workers.PerHost = 1
+	o1 := solve(t, wwt, uniformInput(wwt, Policy{RAID: "raid1", FTT: 2}, low))
+	o6 := solve(t, wwt, uniformInput(wwt, Policy{RAID: "raid6", FTT: 2}, low))
+	if o6.Write.LatMeanUs < 1.3*o1.Write.LatMeanUs {
+		t.Errorf("OSA write latency raid6 %.0f us vs raid1 %.0f us; want read-modify-write to cost at least 30 %% more", o6.Write.LatMeanUs, o1.Write.LatMeanUs)
+	}
+}
+
+// Compression: ESA compresses at the source, so replicas travel compressed;
+// OSA compresses at destage, so the wire carries full blocks.
+func TestCompressionWhereItHappens(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		pol         Policy
+		wireShrinks bool
+	}{
+		{"storagereview-r6625-esa", Policy{RAID: "raid5"}, true},
+		{"wwt-r640-osa", Policy{RAID: "raid1"}, false},
+	} {
+		p := mustLoad(t, c.name)
+		lay, _ := policyLayout(p, c.pol)
+		off := newCostModel(p, false, false, false)
+		on := newCostModel(p, false, true, false)
+		if x, y := off.writeCost(65536, lay, 0, 0), on.writeCost(65536, lay, 0, 0); y.cpuCycles <= x.cpuCycles {
+			t.Errorf("%s: compressing incompressible data costs no CPU (%g vs %g cycles)", c.name, y.cpuCycles, x.cpuCycles)
+		}
+		a, b := off.writeCost(65536, lay, 50, 0), on.writeCost(65536, lay, 50, 0)
+		if b.deviceBytes >= a.deviceBytes {
+			t.Errorf("%s: compression saves no device bytes", c.name)
+		}
+		if shrank := b.netBytes < 0.6*a.netBytes; shrank != c.wireShrinks {
+			t.Errorf("%s: wire bytes %g with compression vs %g without; want shrunk=%v", c.name, b.netBytes, a.netBytes, c.wireShrinks)
+		}
+	}
+}
+
+// RDMA cuts CPU per message and byte and the per-hop latency; without
+// RDMA-capable hosts the cluster falls back to TCP.
+func TestRDMA(t *testing.T) {
+	p := mustLoad(t, "wwt-r640-osa")
+	p.Workers.PerHost = 1
+	in := uniformInput(p, Policy{RAID: "raid1", FTT: 1}, &fio.Job{RW: "randrw", RWMixRead: 70, BlockSize: 32768, IODepth: 1})
+	tcp := solve(t, p, in)
+	in.State.RDMA = true
+	rdma := solve(t, p, in)
+	if !rdma.RDMA || rdma.CPUPercent >= tcp.CPUPercent || rdma.Read.LatMeanUs >= tcp.Read.LatMeanUs {
+		t.Errorf("RDMA: cpu %.1f%% vs %.1f%%, read latency %.0f vs %.0f us; want both lower", rdma.CPUPercent, tcp.CPUPercent, rdma.Read.LatMeanUs, tcp.Read.LatMeanUs)
+	}
+	sr := mustLoad(t, "storagereview-r6625-esa")
+	in = uniformInput(sr, Policy{RAID: "raid1"}, &fio.Job{RW: "randread", BlockSize: 4096, IODepth: 4})
+	base := solve(t, sr, in)
+	in.State.RDMA = true
+	asked := solve(t, sr, in)
+	if asked.RDMA || total(asked) != total(base) || !strings.Contains(strings.Join(asked.Notes, "\n"), "falls back to TCP") {
+		t.Errorf("RDMA on a non-capable cluster: rdma=%v, %g vs %g IOPS, notes %q", asked.RDMA, total(asked), total(base), asked.Notes)
+	}
+}
+
+func TestOutputConsistency(t *testing.T) {
+	for _, name := range testbed.Names() {
+		p := mustLoad(t, name)
+		pol := Policy{RAID: "raid5"}
+		in := uniformInput(p, pol, &fio.Job{RW: "randrw", RWMixRead: 70, BSSplit: []fio.BSSplit{{Size: 4096, Percent: 50}, {Size: 65536, Percent: 50}}, IODepth: 16})
+		a, b := solve(t, p, in), solve(t, p, in)
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("%s: Solve is not deterministic", name)
+		}
+		// Little's law on the mix.
+		x := total(a)
+		r := (a.Read.IOPS*a.Read.LatMeanUs + a.Write.IOPS*a.Write.LatMeanUs) / x * 1e-6
+		if math.Abs(x*r/float64(a.Outstanding)-1) > 1e-9 {
+			t.Errorf("%s: X R = %g, want N = %d", name, x*r, a.Outstanding)
+		}
+		for _, d := range []Direction{a.Read, a.Write} {
+			if !(d.P50Us <= d.P95Us && d.P95Us <= d.P99Us && d.P99Us <= d.P999Us) || d.P50Us <= 0 {
+				t.Errorf("%s: percentiles out of order: %+v", name, d)
+			}
+		}
+		if a.Read.IOPS/x < 0.699 || a.Read.IOPS/x > 0.701 {
+			t.Errorf("%s: read share %g, want 0.7", name, a.Read.IOPS/x)
+		}
+		if a.Bottleneck == "" || a.BottleneckUtil <= 0 || a.BottleneckUtil > 1 || a.Version != Version || a.Profile != name {
+			t.Errorf("%s: bottleneck %q %g, version %q, profile %q", name, a.Bottleneck, a.BottleneckUtil, a.Version, a.Profile)
+		}
+		if w := CheckBounds(p, Summary{a.Read.IOPS, a.Read.MBps, a.Write.IOPS, a.Write.MBps}); len(w) > 0 {
+			t.Errorf("%s: a prepared simulated result breaks physical bounds: %q", name, w)
+		}
+	}
+}
+
+func TestRateLimit(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	in := uniformInput(p, Policy{RAID: "raid1"}, &fio.Job{RW: "randread", BlockSize: 4096, IODepth: 16, RateIOPS: 500})
+	out := solve(t, p, in)
+	if got, want := total(out), 500.0*128; math.Abs(got/want-1) > 1e-9 {
+		t.Errorf("rate-limited IOPS %g, want %g", got, want)
+	}
+	if out.Read.LatMeanUs > 500 {
+		t.Errorf("rate-limited latency %.0f us; a lightly loaded cluster should answer fast", out.Read.LatMeanUs)
+	}
+}
+
+func TestSolveErrors(t *testing.T) {
+	p := mustLoad(t, "wwt-r640-osa")
+	cases := []struct {
+		job   fio.Job
+		state ClusterState
+		want  string
+	}{
+		{fio.Job{RW: "trim"}, ClusterState{}, `rw "trim": the model runs read, write, randread, randwrite, rw and randrw`},
+		{fio.Job{RW: "randrw", RWMixRead: 120}, ClusterState{}, "rwmixread 120: want a percentage from 0 to 100"},
+		{fio.Job{RW: "read", BSSplit: []fio.BSSplit{{Size: 4096, Percent: 0}}}, ClusterState{}, "bssplit percentages add up to 0: want 100"},
+		{fio.Job{RW: "read", BlockSize: 100}, ClusterState{}, "block size 100 bytes: want at least 512"},
+		{fio.Job{RW: "read"}, ClusterState{Uplink: "40g"}, `uplink "40g" is not a choice of wwt-r640-osa: want one of 10g, 25g`},
+	}
+	for _, c := range cases {
+		in := uniformInput(p, Policy{RAID: "raid1"}, &c.job)
+		in.State = c.state
+		_, err := Solve(p, in)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: error %v, want %q", c.job, err, c.want)
+		}
+	}
+}
+
+func TestCalibratedRangeFlags(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	out := solve(t, p, uniformInput(p, Policy{RAID: "raid1"}, &fio.Job{RW: "randread", BlockSize: 512, IODepth: 512}))
+	notes := strings.Join(out.Notes, "\n")
+	if !strings.Contains(notes, "block size 512 bytes is outside the calibrated range") || !strings.Contains(notes, "65536 outstanding I/Os is outside the calibrated range") {
+		t.Errorf("notes %q", notes)
+	}
+}
+
+func TestBoundsFlagUnpreparedReads(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	in := uniformInput(p, Policy{RAID: "raid1"}, &fio.Job{RW: "read", BlockSize: 1 << 20, IODepth: 64})
+	for i := range in.Disks {
+		in.Disks[i].Written = 0
+	}
+	p.Model.HostReadByteCycles.Value = 0 // an implausibly fast software path, as a cache would look
+	out := solve(t, p, in)
+	w := CheckBounds(p, Summary{ReadIOPS: out.Read.IOPS, ReadMBps: out.Read.MBps})
+	if len(w) == 0 || !strings.Contains(w[0], "likely unprepared disks") {
+		t.Errorf("%.0f MB/s of unprepared reads: warnings %q", out.Read.MBps, w)
+	}
+	if w := CheckBounds(p, Summary{WriteMBps: 1e6, WriteIOPS: 1e9}); len(w) < 3 {
+		t.Errorf("absurd writes: warnings %q, want device, network and CPU", w)
+	}
+}
