@@ -53,7 +53,7 @@ type layout struct {
 // policyLayout checks a policy against the cluster and returns its layout.
 func policyLayout(p *testbed.Profile, pol Policy) (layout, error) {
 	h := p.Hosts
-	raid := strings.ToLower(pol.RAID)
+	raid := strings.NewReplacer("-", "", " ", "", "_", "").Replace(strings.ToLower(pol.RAID)) // "RAID-5" too
 	switch raid {
 	case "", "raid1":
 		ftt := pol.FTT

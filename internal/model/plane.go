@@ -96,6 +96,9 @@ func (pl *Plane) Run(ctx context.Context, workers []fio.Worker, job *fio.Job, pr
 	if job == nil {
 		return nil, fmt.Errorf("no job to run")
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	state, err := pl.src.ClusterState(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("reading cluster state: %w", err)

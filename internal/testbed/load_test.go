@@ -100,3 +100,17 @@ func TestLoadUnknownName(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// docs/model.md lists every model parameter.
+func TestModelDocListsEveryParameter(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/model.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := DefaultModel("ESA")
+	m.Each(func(name string, _ *Param) {
+		if !strings.Contains(string(doc), "`"+name+"`") {
+			t.Errorf("docs/model.md does not list `%s`", name)
+		}
+	})
+}

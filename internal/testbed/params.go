@@ -53,8 +53,9 @@ type ModelParams struct {
 	MixedContention Param `json:"mixed_contention"`
 
 	// vSAN per-device software station (LSOM / log-structured object manager):
-	// DeviceWorlds servers per capacity device, each device op costs
-	// DeviceOpCycles + bytes x DeviceByteCycles.
+	// DeviceWorlds servers per capacity device (OSA: one station per disk
+	// group with DeviceWorlds per capacity device of the group), each device
+	// op costs DeviceOpCycles + bytes x DeviceByteCycles.
 	DeviceWorlds     Param `json:"device_worlds"`
 	DeviceOpCycles   Param `json:"device_op_cycles"`
 	DeviceByteCycles Param `json:"device_byte_cycles"`
@@ -103,8 +104,8 @@ type ModelParams struct {
 }
 
 const (
-	srFit  = "fitted to storagereview-esa-8u2.csv"
-	assume = "assumption (affects latency only, not throughput at saturation)"
+	srFit  = "fitted to storagereview-esa-8u2.csv, jointly over all 20 cells; mostly set by"
+	worlds = "assumption: only worlds x op cycles is fitted; the split sets the latency at low load"
 )
 
 // DefaultModel returns the shared parameters for an architecture ("ESA",
@@ -114,15 +115,15 @@ func DefaultModel(architecture string) ModelParams {
 	m := ModelParams{
 		GuestIOCycles: Param{20000, "public figure: ESXi PVSCSI/vSCSI path, about 5-7 us of a 3 GHz core per I/O"},
 
-		HostWorlds:          Param{8, assume},
-		HostOpCycles:        Param{167000, srFit + " (4K random read column)"},
-		HostReadByteCycles:  Param{4.16, srFit + " (1M read, 8 SSD rows)"},
-		HostWriteByteCycles: Param{7.07, srFit + " (1M write, 8 SSD rows)"},
-		MixedContention:     Param{0.91, srFit + " (8K 70/30 column)"},
+		HostWorlds:          Param{8, worlds},
+		HostOpCycles:        Param{167000, srFit + " the 4K random read column"},
+		HostReadByteCycles:  Param{4.16, srFit + " 1M reads with 8 SSDs"},
+		HostWriteByteCycles: Param{7.07, srFit + " 1M writes with 8 SSDs"},
+		MixedContention:     Param{0.91, srFit + " the 8K 70/30 column"},
 
-		DeviceWorlds:     Param{1, assume},
-		DeviceOpCycles:   Param{36500, srFit + " (4K random write, 4 SSD rows)"},
-		DeviceByteCycles: Param{2.54, srFit + " (1M read and write, 4 SSD rows)"},
+		DeviceWorlds:     Param{1, worlds},
+		DeviceOpCycles:   Param{36500, srFit + " 4K random writes with 4 SSDs"},
+		DeviceByteCycles: Param{2.54, srFit + " 1M reads and writes with 4 SSDs"},
 
 		MetadataReadCycles: Param{30000, "assumption: an in-memory metadata lookup, about a fifth of a device read's software cost"},
 
@@ -138,7 +139,7 @@ func DefaultModel(architecture string) ModelParams {
 
 		CompressCyclesPerByte:   Param{6.3, "public figure: lz4 README, 780 MB/s per core at 4.9 GHz"},
 		DecompressCyclesPerByte: Param{1.0, "public figure: lz4 README, 4970 MB/s per core at 4.9 GHz"},
-		MaxCompressionSavings:   Param{0.875, "ESA stores a 4K block in 512-byte sectors: at best 1 of 8"},
+		MaxCompressionSavings:   Param{0.875, "ESA stores a compressed 4K block in 512-byte sectors: at best one sector, saving 7/8"},
 		DedupCyclesPerByte:      Param{4.0, "public figure: SHA-1 about 4 cycles/byte with SHA extensions"},
 
 		LargeWriteBytes: Param{512 << 10, "vSAN 8 U1 adaptive write path; threshold assumed 512 KiB"},
