@@ -43,7 +43,7 @@ func TestSchweitzerAgreesWithExact(t *testing.T) {
 		in := uniformInput(p, Policy{RAID: "raid5"}, &fio.Job{RW: rw, BlockSize: 8192, RWMixRead: 70, IODepth: 32})
 		cost := costsFor(t, p, in)
 		st := stations(p, cost, 11.75e9, 0.7)
-		for _, n := range []int{64, 512, 4096} {
+		for _, n := range []int{64, 512, 4096, 16384} {
 			ex, sw := exactMVA(st, n, 0.7, 1e-4), schweitzerMVA(st, n, 0.7, 1e-4)
 			if math.Abs(sw.X/ex.X-1) > 0.02 {
 				t.Errorf("%s N=%d: Schweitzer X=%g, exact %g (more than 2 %% apart)", rw, n, sw.X, ex.X)

@@ -91,13 +91,23 @@ func Solve(p *testbed.Profile, in Input) (*Output, error) {
 	}
 	cm := newCostModel(p, rdma, in.State.Compression, in.State.Dedup)
 
-	var cost [2]opCost
+	// Disks in the same state cost the same: account each kind once, in
+	// first-seen order so sums are deterministic.
+	var kinds []DiskLoad
+	counts := map[DiskLoad]int{}
 	for _, d := range in.Disks {
+		if counts[d] == 0 {
+			kinds = append(kinds, d)
+		}
+		counts[d]++
+	}
+	var cost [2]opCost
+	for _, d := range kinds {
 		lay, err := policyLayout(p, d.Policy)
 		if err != nil {
 			return nil, err
 		}
-		w := 1 / float64(len(in.Disks))
+		w := float64(counts[d]) / float64(len(in.Disks))
 		for _, s := range sizes {
 			b := float64(s.size)
 			cost[read].add(cm.readCost(b, d.Written, d.CompressPercentage), w*s.share)
