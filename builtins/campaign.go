@@ -1,12 +1,889 @@
 package builtins
 
-import "starbench/internal/runtime"
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.starlark.net/lib/json"
+	starlarktime "go.starlark.net/lib/time"
+	"go.starlark.net/starlark"
+
+	"starbench/internal/campaign"
+	"starbench/internal/fio"
+	"starbench/internal/progress"
+	"starbench/internal/runtime"
+	"starbench/internal/store"
+	"starbench/internal/target"
+	"starbench/internal/testbed"
+)
 
 // NewCampaignModule returns the `campaign` module: matrices of cluster settings, repeated and stored.
 func NewCampaignModule(deps Deps) *runtime.Module {
 	return &runtime.Module{
-		Name:    "campaign",
-		Doc:     "matrices of cluster settings, repeated and stored",
-		Members: []runtime.Member{},
+		Name: "campaign",
+		Doc:  "matrices of cluster settings, repeated and stored",
+		Members: []runtime.Member{
+			{Name: "factor", Params: "(name, levels, apply, cost=\"cheap\", invalidates_prep=False, restore=None)",
+				Doc: "a cluster setting to vary: apply(level) sets it and returns the setting it replaced", Fn: campaignFactor},
+			{Name: "workload", Params: "(name, run, duration=None, warmup=None)",
+				Doc: "a measurement: run is a fio.job (run on the campaign's workers) or a callable returning results", Fn: campaignWorkload},
+			{Name: "new", Params: "(name, factors, workloads, repeat=1, workers=None, prepare=None, prepare_cost=None, metrics=None, cv_threshold=0.05, rerun_high_cv=False)",
+				Doc: "a campaign: every cell of the factors' matrix runs every workload repeat times into out/NAME.db",
+				Fn: func(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
+					return newCampaign(deps, th, b, args, kw)
+				}},
+		},
 	}
+}
+
+// factorValue is the Starlark handle of one factor of a campaign.
+type factorValue struct {
+	spec            campaign.Factor
+	levels          []starlark.Value
+	apply, restore  starlark.Callable // restore may be nil
+	costArg         starlark.Value
+	invalidatesPrep bool
+}
+
+var _ starlark.HasAttrs = (*factorValue)(nil)
+
+func (f *factorValue) String() string        { return fmt.Sprintf("campaign.factor(%q)", f.spec.Name) }
+func (f *factorValue) Type() string          { return "campaign.factor" }
+func (f *factorValue) Freeze()               {}
+func (f *factorValue) Truth() starlark.Bool  { return starlark.True }
+func (f *factorValue) Hash() (uint32, error) { return 0, errUnhashable("campaign.factor") }
+func (f *factorValue) AttrNames() []string {
+	return []string{"cost", "invalidates_prep", "levels", "name"}
+}
+
+func (f *factorValue) Attr(name string) (starlark.Value, error) {
+	switch name {
+	case "name":
+		return starlark.String(f.spec.Name), nil
+	case "levels":
+		return starlark.Tuple(f.levels), nil
+	case "cost":
+		return starlark.Float(f.spec.Cost), nil
+	case "invalidates_prep":
+		return starlark.Bool(f.invalidatesPrep), nil
+	}
+	return nil, nil
+}
+
+func campaignFactor(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var name string
+	var levels *starlark.List
+	var apply starlark.Callable
+	var cost starlark.Value = starlark.String("cheap")
+	var invalidates bool
+	var restore starlark.Value = starlark.None
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "levels", &levels, "apply", &apply,
+		"cost?", &cost, "invalidates_prep?", &invalidates, "restore?", &restore); err != nil {
+		return nil, err
+	}
+	if err := campaign.CheckFactorName(name); err != nil {
+		return nil, err
+	}
+	seconds, err := costSeconds(cost)
+	if err != nil {
+		return nil, fmt.Errorf("factor %q: %w", name, err)
+	}
+	f := &factorValue{apply: apply, costArg: cost, invalidatesPrep: invalidates,
+		spec: campaign.Factor{Name: name, Cost: seconds, InvalidatesPrep: invalidates}}
+	if restore != starlark.None {
+		r, ok := restore.(starlark.Callable)
+		if !ok {
+			return nil, fmt.Errorf("factor %q: restore is a %s; want a function taking what apply returned", name, restore.Type())
+		}
+		f.restore = r
+	}
+	for i := range levels.Len() {
+		v := levels.Index(i)
+		f.levels = append(f.levels, v)
+		f.spec.Levels = append(f.spec.Levels, levelLabel(v))
+	}
+	if len(f.levels) == 0 {
+		return nil, fmt.Errorf("factor %q has no levels; want a list such as [False, True]", name)
+	}
+	return f, nil
+}
+
+// costSeconds reads a change cost: seconds, a duration ("90s", "30m") or a
+// named cost (campaign.NamedCosts).
+func costSeconds(v starlark.Value) (float64, error) {
+	names := make([]string, 0, len(campaign.NamedCosts))
+	for n := range campaign.NamedCosts {
+		names = append(names, strconv.Quote(n))
+	}
+	slices.Sort(names)
+	switch v := v.(type) {
+	case starlark.Int, starlark.Float:
+		f, _ := starlark.AsFloat(v)
+		if f < 0 || math.IsNaN(f) {
+			return 0, fmt.Errorf("cost %v is negative; want seconds >= 0", v)
+		}
+		return f, nil
+	case starlark.String:
+		if s, ok := campaign.NamedCosts[string(v)]; ok {
+			return s, nil
+		}
+		if d, err := time.ParseDuration(string(v)); err == nil && d >= 0 {
+			return d.Seconds(), nil
+		}
+		return 0, fmt.Errorf("cost %q is neither a named cost (%s) nor a duration such as \"90s\"", string(v), strings.Join(names, ", "))
+	}
+	return 0, fmt.Errorf("cost is a %s; want seconds, a duration such as \"30m\", or one of %s", v.Type(), strings.Join(names, ", "))
+}
+
+// durationSeconds reads an optional duration: None, seconds or "60s".
+func durationSeconds(what string, v starlark.Value) (float64, error) {
+	switch v := v.(type) {
+	case starlark.NoneType:
+		return 0, nil
+	case starlark.Int, starlark.Float:
+		f, _ := starlark.AsFloat(v)
+		if f >= 0 {
+			return f, nil
+		}
+	case starlark.String:
+		if d, err := time.ParseDuration(string(v)); err == nil && d >= 0 {
+			return d.Seconds(), nil
+		}
+	}
+	return 0, fmt.Errorf("%s is %s; want seconds or a duration such as \"90s\"", what, v.String())
+}
+
+// levelLabel is a level as plans, labels and stores show it: strings bare,
+// handles by their name, anything else as Starlark prints it.
+func levelLabel(v starlark.Value) string {
+	if s, ok := starlark.AsString(v); ok {
+		return s
+	}
+	if h, ok := v.(starlark.HasAttrs); ok {
+		if n, err := h.Attr("name"); err == nil && n != nil {
+			if s, ok := starlark.AsString(n); ok {
+				return s
+			}
+		}
+	}
+	return v.String()
+}
+
+// workloadValue is the Starlark handle of one campaign workload.
+type workloadValue struct {
+	spec        campaign.Workload
+	run, warmup starlark.Value // a callable or a job for fio.run; warmup may be None
+}
+
+var _ starlark.HasAttrs = (*workloadValue)(nil)
+
+func (w *workloadValue) String() string        { return fmt.Sprintf("campaign.workload(%q)", w.spec.Name) }
+func (w *workloadValue) Type() string          { return "campaign.workload" }
+func (w *workloadValue) Freeze()               {}
+func (w *workloadValue) Truth() starlark.Bool  { return starlark.True }
+func (w *workloadValue) Hash() (uint32, error) { return 0, errUnhashable("campaign.workload") }
+func (w *workloadValue) AttrNames() []string   { return []string{"duration", "name"} }
+
+func (w *workloadValue) Attr(name string) (starlark.Value, error) {
+	switch name {
+	case "name":
+		return starlark.String(w.spec.Name), nil
+	case "duration":
+		return starlark.Float(w.spec.Seconds), nil
+	}
+	return nil, nil
+}
+
+func campaignWorkload(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var name string
+	var run starlark.Value
+	var duration, warmup starlark.Value = starlark.None, starlark.None
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "run", &run, "duration?", &duration, "warmup?", &warmup); err != nil {
+		return nil, err
+	}
+	if name == "" {
+		return nil, fmt.Errorf("workload name is empty; want a short label such as \"4k-randread\"")
+	}
+	seconds, err := durationSeconds("duration", duration)
+	if err != nil {
+		return nil, err
+	}
+	return &workloadValue{spec: campaign.Workload{Name: name, Seconds: seconds}, run: run, warmup: warmup}, nil
+}
+
+// campaignValue is the Starlark handle of a declared campaign.
+type campaignValue struct {
+	deps      Deps
+	spec      campaign.Spec
+	factors   []*factorValue
+	workloads []*workloadValue
+	workers   starlark.Value // None or what fio.run takes
+	prepare   starlark.Callable
+	metrics   starlark.Callable
+}
+
+var _ starlark.HasAttrs = (*campaignValue)(nil)
+
+func (c *campaignValue) String() string        { return fmt.Sprintf("campaign(%q)", c.spec.Name) }
+func (c *campaignValue) Type() string          { return "campaign" }
+func (c *campaignValue) Freeze()               {}
+func (c *campaignValue) Truth() starlark.Bool  { return starlark.True }
+func (c *campaignValue) Hash() (uint32, error) { return 0, errUnhashable("campaign") }
+
+func (c *campaignValue) AttrNames() []string {
+	return []string{"factors", "name", "plan", "repeat", "run", "stats", "store_path", "workloads"}
+}
+
+func (c *campaignValue) Attr(name string) (starlark.Value, error) {
+	switch name {
+	case "name":
+		return starlark.String(c.spec.Name), nil
+	case "repeat":
+		return starlark.MakeInt(c.spec.Repeat), nil
+	case "factors":
+		out := make([]starlark.Value, len(c.factors))
+		for i, f := range c.factors {
+			out[i] = f
+		}
+		return starlark.Tuple(out), nil
+	case "workloads":
+		out := make([]starlark.Value, len(c.workloads))
+		for i, w := range c.workloads {
+			out[i] = w
+		}
+		return starlark.Tuple(out), nil
+	case "store_path":
+		return starlark.NewBuiltin("campaign.store_path", c.storePathMethod), nil
+	case "plan":
+		return starlark.NewBuiltin("campaign.plan", c.planMethod), nil
+	case "run":
+		return starlark.NewBuiltin("campaign.run", c.runMethod), nil
+	case "stats":
+		return starlark.NewBuiltin("campaign.stats", c.statsMethod), nil
+	}
+	return nil, nil
+}
+
+func newCampaign(deps Deps, thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	c := &campaignValue{deps: deps, workers: starlark.None}
+	var factors, workloads *starlark.List
+	var prepare, prepareCost, metrics starlark.Value = starlark.None, starlark.None, starlark.None
+	c.spec.Repeat = 1
+	cv := starlark.Value(starlark.Float(0.05))
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &c.spec.Name, "factors", &factors, "workloads", &workloads,
+		"repeat?", &c.spec.Repeat, "workers?", &c.workers, "prepare?", &prepare, "prepare_cost?", &prepareCost,
+		"metrics?", &metrics, "cv_threshold?", &cv, "rerun_high_cv?", &c.spec.RerunHighCV); err != nil {
+		return nil, err
+	}
+	if _, err := store.Path("", c.spec.Name); err != nil {
+		return nil, err
+	}
+	for i := range factors.Len() {
+		f, ok := factors.Index(i).(*factorValue)
+		if !ok {
+			return nil, fmt.Errorf("factors[%d] is a %s; want campaign.factor(...)", i, factors.Index(i).Type())
+		}
+		c.factors = append(c.factors, f)
+		c.spec.Factors = append(c.spec.Factors, f.spec)
+	}
+	for i := range workloads.Len() {
+		w, ok := workloads.Index(i).(*workloadValue)
+		if !ok {
+			return nil, fmt.Errorf("workloads[%d] is a %s; want campaign.workload(...)", i, workloads.Index(i).Type())
+		}
+		for _, job := range []starlark.Value{w.run, w.warmup} {
+			if _, callable := job.(starlark.Callable); !callable && job != starlark.None && c.workers == starlark.None {
+				return nil, fmt.Errorf("workload %q runs a %s on workers, but the campaign has none: pass workers= to campaign.new", w.spec.Name, job.Type())
+			}
+		}
+		c.workloads = append(c.workloads, w)
+		c.spec.Workloads = append(c.spec.Workloads, w.spec)
+	}
+	var err error
+	if c.prepare, err = optionalCallable("prepare", prepare); err != nil {
+		return nil, err
+	}
+	if c.metrics, err = optionalCallable("metrics", metrics); err != nil {
+		return nil, err
+	}
+	c.spec.Prepare = c.prepare != nil
+	if c.spec.PrepareSeconds, err = durationSeconds("prepare_cost", prepareCost); err != nil {
+		return nil, err
+	}
+	if f, ok := starlark.AsFloat(cv); ok {
+		c.spec.CVThreshold = f
+	} else {
+		return nil, fmt.Errorf("cv_threshold is a %s; want a fraction such as 0.05 (0 turns flagging off)", cv.Type())
+	}
+	if err := c.spec.Validate(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func optionalCallable(what string, v starlark.Value) (starlark.Callable, error) {
+	if v == starlark.None {
+		return nil, nil
+	}
+	f, ok := v.(starlark.Callable)
+	if !ok {
+		return nil, fmt.Errorf("%s is a %s; want a function", what, v.Type())
+	}
+	return f, nil
+}
+
+func (c *campaignValue) storePath(s *runtime.Session) (string, error) {
+	return store.Path(s.OutDir, c.spec.Name)
+}
+
+func (c *campaignValue) storePathMethod(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
+		return nil, err
+	}
+	s, err := runtime.SessionFrom(thread)
+	if err != nil {
+		return nil, err
+	}
+	p, err := c.storePath(s)
+	return starlark.String(p), err
+}
+
+// plan computes the plan against the stored runs, reading the store without
+// locking it or touching anything.
+func (c *campaignValue) plan(ctx context.Context, s *runtime.Session) (*campaign.Plan, error) {
+	path, err := c.storePath(s)
+	if err != nil {
+		return nil, err
+	}
+	var st *store.Store
+	if !s.Fresh {
+		if st, err = store.OpenReadOnly(ctx, path); err != nil {
+			st = nil // no store yet: nothing is done
+		} else {
+			defer st.Close()
+		}
+	}
+	return campaign.PlanFrom(ctx, &c.spec, st, s.RerunFailed)
+}
+
+func (c *campaignValue) planMethod(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
+		return nil, err
+	}
+	s, err := runtime.SessionFrom(thread)
+	if err != nil {
+		return nil, err
+	}
+	p, err := c.plan(runtime.Context(thread), s)
+	if err != nil {
+		return nil, err
+	}
+	var sb strings.Builder
+	p.Write(&sb)
+	return starlark.String(sb.String()), nil
+}
+
+func (c *campaignValue) runMethod(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
+		return nil, err
+	}
+	s, err := runtime.SessionFrom(thread)
+	if err != nil {
+		return nil, err
+	}
+	ctx := runtime.Context(thread)
+	plan, err := c.plan(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	if s.Plan {
+		// --plan: print and touch nothing; the script goes on with empty results.
+		plan.Write(s.Stdout)
+		return c.emptyResults(ctx, s)
+	}
+	plan.Write(s.Stderr)
+	simulated, err := simulatedTarget(s.Target)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.EnsureOutDir(); err != nil {
+		return nil, err
+	}
+	path, err := c.storePath(s)
+	if err != nil {
+		return nil, err
+	}
+	st, err := store.Open(ctx, path, c.spec.Name, store.Options{Simulated: simulated, Fresh: s.Fresh})
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	// Plan again under the lock: another process may have added runs meanwhile.
+	if plan, err = campaign.PlanFrom(ctx, &c.spec, st, s.RerunFailed); err != nil {
+		return nil, err
+	}
+	var sb strings.Builder
+	plan.Write(&sb)
+	session, err := st.BeginSession(ctx, c.provenance(s, simulated, sb.String()))
+	if err != nil {
+		return nil, err
+	}
+	tty := !s.NoProgress && progress.IsTerminal(s.Stderr)
+	act := &actions{c: c, thread: thread, session: s, simulated: simulated, first: map[int]original{}}
+	eng := &campaign.Engine{Spec: &c.spec, Store: st, Actions: act, Progress: progress.New(s.Stderr, tty), Session: session}
+	if _, err := eng.Execute(ctx, plan); err != nil {
+		return nil, err
+	}
+	df, err := st.Frame(ctx, "results")
+	if err != nil {
+		return nil, err
+	}
+	return NewFrame(df), nil
+}
+
+// emptyResults is the results frame of a campaign that has not run: the
+// stored results when a store exists, else no rows.
+func (c *campaignValue) emptyResults(ctx context.Context, s *runtime.Session) (starlark.Value, error) {
+	path, err := c.storePath(s)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := store.OpenReadOnly(ctx, path); err == nil {
+		defer st.Close()
+		df, err := st.Frame(ctx, "results")
+		if err != nil {
+			return nil, err
+		}
+		return NewFrame(df), nil
+	}
+	factors := make([]string, len(c.spec.Factors))
+	for i, f := range c.spec.Factors {
+		factors[i] = f.Name
+	}
+	return NewFrame(store.EmptyFrame("results", factors)), nil
+}
+
+func (c *campaignValue) statsMethod(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
+		return nil, err
+	}
+	s, err := runtime.SessionFrom(thread)
+	if err != nil {
+		return nil, err
+	}
+	path, err := c.storePath(s)
+	if err != nil {
+		return nil, err
+	}
+	return storeFrame(runtime.Context(thread), path, "stats", c.spec.CVThreshold)
+}
+
+// simulatedTarget says whether a target's results come from the model:
+// the embedded target's do; a vCenter's and local fio servers' are measured.
+func simulatedTarget(kind string) (bool, error) {
+	switch target.Kind(kind) {
+	case target.Embedded:
+		return true, nil
+	case target.VCenter, target.Local:
+		return false, nil
+	}
+	return false, fmt.Errorf("target %q runs no campaign; want embedded, vcenter or local (starbench report reads stores with store.current())", kind)
+}
+
+// provenance says where this session's results come from; never credentials.
+func (c *campaignValue) provenance(s *runtime.Session, simulated bool, plan string) store.Provenance {
+	p := store.Provenance{Script: s.Script, Sets: s.Set, Target: s.Target, Testbed: s.Testbed, Plan: plan,
+		ToolVersion: toolVersion(), FioVersion: "none (simulated data plane)"}
+	if p.Testbed == "" && simulated {
+		p.Testbed = testbed.Default
+	}
+	if !simulated {
+		p.FioVersion = fioVersion()
+	}
+	if script, err := runtime.ParseScript(s.Script, filepath.Dir(s.Script), runtime.ScriptOptions(), nil); err == nil {
+		var paths []string
+		for _, f := range script.Files {
+			paths = append(paths, f.Path)
+		}
+		p.Files, _ = store.HashFiles(paths)
+	}
+	return p
+}
+
+func toolVersion() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := info.Main.Version
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" {
+			v += " " + s.Value
+		}
+	}
+	return v
+}
+
+func fioVersion() string {
+	out, err := exec.Command("fio", "--version").Output()
+	if err != nil {
+		return "unknown (" + err.Error() + ")"
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// actions implements campaign.Actions with the script's callables, run on
+// the thread that called c.run().
+type actions struct {
+	c         *campaignValue
+	thread    *starlark.Thread
+	session   *runtime.Session
+	simulated bool
+	first     map[int]original // by factor
+}
+
+var _ campaign.Actions = (*actions)(nil)
+
+func (a *actions) Apply(ctx context.Context, f, level int) (string, error) {
+	fac := a.c.factors[f]
+	prev, err := starlark.Call(a.thread, fac.apply, starlark.Tuple{fac.levels[level]}, nil)
+	if err != nil {
+		return "", err
+	}
+	if fac.restore == nil {
+		if prev == starlark.None {
+			return "", fmt.Errorf("apply of factor %q returned None, so the setting it replaced cannot be restored: return the previous setting (cluster.configure does) or pass restore=", fac.spec.Name)
+		}
+		prev = settingOf(fac.spec.Name, prev)
+	}
+	token := a.token(fac, prev)
+	if _, ok := a.first[f]; !ok {
+		a.first[f] = original{token: token, value: prev}
+	}
+	return token, nil
+}
+
+// original is what a factor's first apply in this process replaced.
+type original struct {
+	token string
+	value starlark.Value
+}
+
+// token turns what apply returned (the setting it replaced) into text the
+// store keeps, so that even a later process can restore it: "level:N" for
+// one of the factor's levels, "json:..." for a JSON value, and
+// "memo:PID:FACTOR" for anything else (restorable by this process only).
+func (a *actions) token(fac *factorValue, prev starlark.Value) string {
+	for i, l := range fac.levels {
+		if eq, err := starlark.Equal(prev, l); err == nil && eq {
+			return "level:" + strconv.Itoa(i)
+		}
+	}
+	if enc, err := starlark.Call(a.thread, json.Module.Members["encode"], starlark.Tuple{prev}, nil); err == nil {
+		return "json:" + string(enc.(starlark.String))
+	}
+	return fmt.Sprintf("memo:%d:%s", os.Getpid(), fac.spec.Name)
+}
+
+// settingOf picks factor's entry out of a previous state that holds several
+// settings (a dict or struct such as cluster.configure returns).
+func settingOf(factor string, prev starlark.Value) starlark.Value {
+	switch p := prev.(type) {
+	case *starlark.Dict:
+		if v, found, _ := p.Get(starlark.String(factor)); found {
+			return v
+		}
+	case starlark.HasAttrs:
+		if v, err := p.Attr(factor); err == nil && v != nil {
+			return v
+		}
+	}
+	return prev
+}
+
+func (a *actions) Restore(ctx context.Context, f int, token string) error {
+	fac := a.c.factors[f]
+	var v starlark.Value
+	kind, body, _ := strings.Cut(token, ":")
+	// A fresh thread: the script's may be cancelled (Ctrl-C), and restoring
+	// must still run, under ctx.
+	th := &starlark.Thread{Name: "restore " + fac.spec.Name, Print: a.thread.Print, Load: a.thread.Load}
+	runtime.SetSession(th, a.session)
+	runtime.SetThreadContext(th, ctx)
+	switch first, ok := a.first[f]; {
+	case ok && first.token == token:
+		v = first.value // as apply returned it, not a JSON round trip
+	case kind == "level":
+		i, err := strconv.Atoi(body)
+		if err != nil || i < 0 || i >= len(fac.levels) {
+			return fmt.Errorf("the store's original setting %q is not a level of %s; set it back by hand", token, fac.spec.Name)
+		}
+		v = fac.levels[i]
+	case kind == "json":
+		dec, err := starlark.Call(th, json.Module.Members["decode"], starlark.Tuple{starlark.String(body)}, nil)
+		if err != nil {
+			return err
+		}
+		v = dec
+	default:
+		return fmt.Errorf("the setting %s had before the campaign was known only to an earlier process that stopped; set it back by hand", fac.spec.Name)
+	}
+	fn := fac.apply
+	if fac.restore != nil {
+		fn = fac.restore
+	}
+	_, err := starlark.Call(th, fn, starlark.Tuple{v}, nil)
+	return err
+}
+
+func (a *actions) Prepare(ctx context.Context) error {
+	if a.c.prepare == nil {
+		return nil
+	}
+	_, err := starlark.Call(a.thread, a.c.prepare, nil, nil)
+	return err
+}
+
+func (a *actions) Warmup(ctx context.Context, w int) error {
+	if a.c.workloads[w].warmup == starlark.None {
+		return nil
+	}
+	_, err := a.call(a.c.workloads[w].warmup)
+	return err
+}
+
+func (a *actions) Run(ctx context.Context, w int, key store.RunKey) (*fio.Result, error) {
+	v, err := a.call(a.c.workloads[w].run)
+	if err != nil {
+		return nil, err
+	}
+	return resultOf(v, a.simulated)
+}
+
+// call runs a workload: a callable with no arguments, or a job through fio.run.
+func (a *actions) call(job starlark.Value) (starlark.Value, error) {
+	if fn, ok := job.(starlark.Callable); ok {
+		return starlark.Call(a.thread, fn, nil, nil)
+	}
+	for _, m := range NewFioModule(a.c.deps).Members {
+		if m.Name == "run" {
+			return starlark.Call(a.thread, starlark.NewBuiltin("fio.run", m.Fn), starlark.Tuple{a.c.workers, job}, nil)
+		}
+	}
+	return nil, fmt.Errorf("internal error: the fio module has no run")
+}
+
+func (a *actions) Metrics(ctx context.Context, start, end time.Time) ([]store.HostMetric, error) {
+	if a.c.metrics == nil {
+		return nil, nil
+	}
+	v, err := starlark.Call(a.thread, a.c.metrics, starlark.Tuple{starlarktime.Time(start), starlarktime.Time(end)}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return metricsOf(v, start)
+}
+
+// resultOf reads what a workload returned: a frame (as fio.run returns), a
+// dict of aggregate metrics, or a list of row dicts. Rows whose worker is ""
+// or "all" (or missing) are aggregates. Rows say whether they are
+// simulated; rows that do not are as simulated as the target.
+func resultOf(v starlark.Value, simulated bool) (*fio.Result, error) {
+	var rows []map[string]starlark.Value
+	strict := true
+	switch v := v.(type) {
+	case *Frame:
+		rows, strict = frameRecords(v), false
+	case *starlark.Dict:
+		rows = []map[string]starlark.Value{dictFields(v)}
+	case *starlark.List, starlark.Tuple:
+		it := v.(starlark.Iterable).Iterate()
+		defer it.Done()
+		var x starlark.Value
+		for it.Next(&x) {
+			d, ok := x.(*starlark.Dict)
+			if !ok {
+				return nil, fmt.Errorf("workload returned a list holding a %s; want dicts of metrics such as {\"iops\": 1000}", x.Type())
+			}
+			rows = append(rows, dictFields(d))
+		}
+	default:
+		return nil, fmt.Errorf("workload returned a %s; want a frame (as fio.run returns), a dict of metrics such as {\"iops\": 1000}, or a list of such dicts", v.Type())
+	}
+	res := &fio.Result{Simulated: simulated}
+	for i, fields := range rows {
+		row, err := rowOf(fields, simulated, strict)
+		if err != nil {
+			return nil, fmt.Errorf("workload result row %d: %w", i+1, err)
+		}
+		if row.Simulated != simulated {
+			return nil, fmt.Errorf("workload result row %d is %s but this session's results are %s; simulated and measured results never mix",
+				i+1, simulatedWord(row.Simulated), simulatedWord(simulated))
+		}
+		if row.Worker == "" || row.Worker == "all" {
+			row.Worker = ""
+			res.Aggregate = append(res.Aggregate, row)
+		} else {
+			res.Rows = append(res.Rows, row)
+		}
+	}
+	if len(res.Aggregate) == 0 {
+		return nil, fmt.Errorf("workload results have no aggregate row (worker \"\" or \"all\"); a campaign stores one per direction")
+	}
+	return res, nil
+}
+
+func simulatedWord(simulated bool) string {
+	if simulated {
+		return "simulated"
+	}
+	return "measured"
+}
+
+func dictFields(d *starlark.Dict) map[string]starlark.Value {
+	out := map[string]starlark.Value{}
+	for _, item := range d.Items() {
+		k, ok := starlark.AsString(item[0])
+		if !ok {
+			k = item[0].String()
+		}
+		out[k] = item[1]
+	}
+	return out
+}
+
+func frameRecords(f *Frame) []map[string]starlark.Value {
+	df := f.DataFrame()
+	rows := make([]map[string]starlark.Value, df.Nrow())
+	for i := range rows {
+		rows[i] = map[string]starlark.Value{}
+	}
+	for _, name := range df.Names() {
+		col := df.Col(name)
+		for i := range rows {
+			e := col.Elem(i)
+			switch col.Type() {
+			case "float":
+				rows[i][name] = starlark.Float(e.Float())
+			case "int":
+				n, _ := e.Int()
+				rows[i][name] = starlark.MakeInt(n)
+			case "bool":
+				b, _ := e.Bool()
+				rows[i][name] = starlark.Bool(b)
+			default:
+				rows[i][name] = starlark.String(e.String())
+			}
+		}
+	}
+	return rows
+}
+
+var rowNumbers = []string{"iops", "mbps", "lat_mean_us", "p50_us", "p95_us", "p99_us", "p999_us", "errors"}
+
+// rowOf reads one result row; strict rejects unknown keys (a typo in a
+// script's dict), frames may carry extra columns.
+func rowOf(fields map[string]starlark.Value, simulated, strict bool) (fio.Row, error) {
+	row := fio.Row{Direction: "all", Simulated: simulated}
+	nums := map[string]*float64{"iops": &row.IOPS, "mbps": &row.MBps, "lat_mean_us": &row.LatMeanUs,
+		"p50_us": &row.P50Us, "p95_us": &row.P95Us, "p99_us": &row.P99Us, "p999_us": &row.P999Us}
+	strs := map[string]*string{"worker": &row.Worker, "disk": &row.Disk, "direction": &row.Direction}
+	for k, v := range fields {
+		switch {
+		case nums[k] != nil || k == "errors":
+			f, ok := starlark.AsFloat(v)
+			if !ok {
+				return row, fmt.Errorf("%s is a %s; want a number", k, v.Type())
+			}
+			if k == "errors" {
+				row.Errors = int(f)
+			} else {
+				*nums[k] = f
+			}
+		case strs[k] != nil:
+			s, ok := starlark.AsString(v)
+			if !ok {
+				return row, fmt.Errorf("%s is a %s; want a string", k, v.Type())
+			}
+			*strs[k] = s
+		case k == "simulated":
+			b, ok := v.(starlark.Bool)
+			if !ok {
+				return row, fmt.Errorf("simulated is a %s; want True or False", v.Type())
+			}
+			row.Simulated = bool(b)
+		case strict:
+			return row, fmt.Errorf("unknown metric %q; want some of %s, worker, disk, direction, simulated", k, strings.Join(rowNumbers, ", "))
+		}
+	}
+	return row, nil
+}
+
+// metricsOf reads host metrics: a frame or a list of dicts with host,
+// metric, value and optionally at (a time; the run's start when missing).
+func metricsOf(v starlark.Value, start time.Time) ([]store.HostMetric, error) {
+	var rows []map[string]starlark.Value
+	switch v := v.(type) {
+	case starlark.NoneType:
+		return nil, nil
+	case *Frame:
+		rows = frameRecords(v)
+	case *starlark.List, starlark.Tuple:
+		it := v.(starlark.Iterable).Iterate()
+		defer it.Done()
+		var x starlark.Value
+		for it.Next(&x) {
+			d, ok := x.(*starlark.Dict)
+			if !ok {
+				return nil, fmt.Errorf("metrics returned a list holding a %s; want dicts with host, metric, value", x.Type())
+			}
+			rows = append(rows, dictFields(d))
+		}
+	default:
+		return nil, fmt.Errorf("metrics returned a %s; want a frame or a list of dicts with host, metric, value", v.Type())
+	}
+	out := make([]store.HostMetric, 0, len(rows))
+	for i, r := range rows {
+		m := store.HostMetric{At: start}
+		host, ok1 := starlark.AsString(r["host"])
+		metric, ok2 := starlark.AsString(r["metric"])
+		value, ok3 := starlark.AsFloat(r["value"])
+		if !ok1 || !ok2 || !ok3 {
+			return nil, fmt.Errorf("metrics row %d needs host (string), metric (string) and value (number); got %v", i+1, keysOf(r))
+		}
+		m.Host, m.Metric, m.Value = host, metric, value
+		switch at := r["at"].(type) {
+		case nil:
+		case starlarktime.Time:
+			m.At = time.Time(at)
+		case starlark.String:
+			t, err := time.Parse(time.RFC3339Nano, string(at))
+			if err != nil {
+				return nil, fmt.Errorf("metrics row %d: at %q is not an RFC 3339 time", i+1, string(at))
+			}
+			m.At = t
+		default:
+			return nil, fmt.Errorf("metrics row %d: at is a %s; want a time", i+1, at.Type())
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+func keysOf(m map[string]starlark.Value) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }

@@ -18,6 +18,8 @@ type Stat struct {
 	MeanP99Us                 float64
 	// Flagged is set when CV exceeds the campaign's threshold.
 	Flagged bool
+	// Simulated says the repeats are model results, not measurements.
+	Simulated bool
 }
 
 // Stats summarises aggs (in store order) per cell, workload and direction,
@@ -42,7 +44,7 @@ func Stats(aggs []store.Aggregate, threshold float64) []Stat {
 		for i, a := range g {
 			iops[i], mbps[i], p99[i] = a.IOPS, a.MBps, a.P99Us
 		}
-		st := Stat{Cell: k.cell, Workload: k.workload, Direction: k.direction, N: len(g)}
+		st := Stat{Cell: k.cell, Workload: k.workload, Direction: k.direction, N: len(g), Simulated: g[0].Simulated}
 		st.MeanIOPS, st.StdIOPS = meanStd(iops)
 		st.MeanMBps, st.StdMBps = meanStd(mbps)
 		st.MeanP99Us, _ = meanStd(p99)
@@ -77,11 +79,11 @@ func StatsFrame(stats []Stat) dataframe.DataFrame {
 	cell, workload, direction := make([]string, n), make([]string, n), make([]string, n)
 	count := make([]int, n)
 	mean, std, cv, mbps, mbpsStd, p99 := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
-	flagged := make([]bool, n)
+	flagged, simulated := make([]bool, n), make([]bool, n)
 	for i, s := range stats {
 		cell[i], workload[i], direction[i], count[i] = s.Cell, s.Workload, s.Direction, s.N
 		mean[i], std[i], cv[i], mbps[i], mbpsStd[i], p99[i] = s.MeanIOPS, s.StdIOPS, s.CV, s.MeanMBps, s.StdMBps, s.MeanP99Us
-		flagged[i] = s.Flagged
+		flagged[i], simulated[i] = s.Flagged, s.Simulated
 	}
 	return dataframe.New(
 		series.New(cell, series.String, "cell"),
@@ -95,6 +97,7 @@ func StatsFrame(stats []Stat) dataframe.DataFrame {
 		series.New(mbpsStd, series.Float, "mbps_std"),
 		series.New(p99, series.Float, "p99_us_mean"),
 		series.New(flagged, series.Bool, "flagged"),
+		series.New(simulated, series.Bool, "simulated"),
 	)
 }
 

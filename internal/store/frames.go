@@ -70,10 +70,10 @@ var frames = map[string]frameQuery{
 		withLevels: true,
 	},
 	"metrics": {
-		sql: `SELECT c.id, r.id, c.label, r.workload, r.repeat, m.host, m.metric, m.at, m.value
+		sql: `SELECT c.id, r.id, c.label, r.workload, r.repeat, m.host, m.metric, m.at, m.value, r.simulated
 			FROM host_metrics m JOIN runs r ON r.id = m.run_id JOIN cells c ON c.id = r.cell_id
 			ORDER BY c.position, r.workload, r.repeat, m.host, m.metric, m.at`,
-		cols:       concat(runCols, []column{{"host", text}, {"metric", text}, {"at", text}, {"value", real}}),
+		cols:       concat(runCols, []column{{"host", text}, {"metric", text}, {"at", text}, {"value", real}, {"simulated", boolean}}),
 		withLevels: true,
 	},
 	"cells": {
@@ -221,4 +221,20 @@ func (s *Store) levels(ctx context.Context) ([]string, map[int64]map[string]stri
 		levels[id][f] = l
 	}
 	return factors, levels, rows.Err()
+}
+
+// EmptyFrame returns frame name with no rows, factors as its level columns:
+// the shape of a campaign's results before it has run.
+func EmptyFrame(name string, factors []string) dataframe.DataFrame {
+	q := frames[name]
+	var cols []series.Series
+	for _, c := range q.cols {
+		cols = append(cols, toSeries(c, nil))
+		if q.withLevels && c.name == "cell" {
+			for _, f := range factors {
+				cols = append(cols, series.New([]string{}, series.String, f))
+			}
+		}
+	}
+	return dataframe.New(cols...)
 }

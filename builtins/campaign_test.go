@@ -1,0 +1,184 @@
+package builtins
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarktest"
+
+	"starbench/internal/runtime"
+	"starbench/internal/store"
+)
+
+func newTestSession(t *testing.T, ctx context.Context) (*runtime.Session, *bytes.Buffer) {
+	var out bytes.Buffer
+	s := &runtime.Session{Ctx: ctx, Script: "test.star", OutDir: t.TempDir(), Target: "embedded",
+		Stdout: &out, Stderr: &out, NoProgress: true}
+	t.Cleanup(s.Close)
+	return s, &out
+}
+
+func execStar(t *testing.T, s *runtime.Session, name, src string) error {
+	t.Helper()
+	assert, err := starlarktest.LoadAssertModule()
+	if err != nil {
+		t.Fatal(err)
+	}
+	predeclared := runtime.Predeclared(Modules(Deps{}))
+	predeclared["assert"] = assert["assert"]
+	thread := &starlark.Thread{Name: name, Print: func(_ *starlark.Thread, msg string) { t.Log(msg) }}
+	starlarktest.SetReporter(thread, t)
+	runtime.SetSession(thread, s)
+	_, err = starlark.ExecFileOptions(runtime.ScriptOptions(), thread, name, src, predeclared)
+	return err
+}
+
+func backtrace(err error) string {
+	if e, ok := err.(*starlark.EvalError); ok {
+		return e.Backtrace()
+	}
+	return err.Error()
+}
+
+func TestStoreCurrentReadsTheReportStore(t *testing.T) {
+	s, _ := newTestSession(t, context.Background())
+	err := execStar(t, s, "write.star", `
+c = campaign.new("rep", factors = [campaign.factor("a", ["x", "y"], apply = lambda v: "x")],
+    workloads = [campaign.workload("w", lambda: {"iops": 5})], repeat = 3)
+c.run()
+`)
+	if err != nil {
+		t.Fatal(backtrace(err))
+	}
+	report, _ := newTestSession(t, context.Background())
+	report.Target, report.From = "none", filepath.Join(s.OutDir, "rep.db")
+	err = execStar(t, report, "report.star", `
+s = store.current()
+assert.eq(s.campaign, "rep")
+assert.eq(len(s.frame("results")), 6)
+assert.eq(s.frame("stats")["n"], [3, 3])
+`)
+	if err != nil {
+		t.Fatal(backtrace(err))
+	}
+}
+
+func TestPlanModeTouchesNothing(t *testing.T) {
+	s, out := newTestSession(t, context.Background())
+	s.Plan = true
+	err := execStar(t, s, "plan.star", `
+touched = []
+c = campaign.new("p", factors = [
+        campaign.factor("policy", ["raid1", "raid6"], apply = lambda v: touched.append(v), cost = "resync"),
+        campaign.factor("compression", [False, True], apply = lambda v: touched.append(v), cost = 10)],
+    workloads = [campaign.workload("w", lambda: touched.append("run"), duration = "2m")], repeat = 2)
+r = c.run()
+assert.eq(len(r), 0)
+assert.eq(touched, [])
+`)
+	if err != nil {
+		t.Fatal(backtrace(err))
+	}
+	for _, want := range []string{"4 cells x 1 workloads x 2 repeats = 8 runs", "changes: policy 2, compression 3",
+		"estimated duration: 1h16m30s (changes 1h0m30s, preparation 0s, runs 16m0s)"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("plan lacks %q:\n%s", want, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(s.OutDir, "p.db")); !os.IsNotExist(err) {
+		t.Errorf("--plan created the store (stat err %v)", err)
+	}
+}
+
+// TestCtrlCRestoresAndResumes cancels the session in the middle of a run
+// (as Ctrl-C does), checks the settings are back, then resumes.
+func TestCtrlCRestoresAndResumes(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	s, _ := newTestSession(t, ctx)
+	// The test's "Ctrl-C" is a builtin the workload calls on its 5th run.
+	calls := 0
+	src := `
+cluster = {"compression": False, "uplink": "10g"}
+def configure(**kw):
+    prev = {k: cluster[k] for k in kw}
+    cluster.update(kw)
+    return prev
+c = campaign.new("ctrlc", factors = [
+        campaign.factor("compression", [True, False], apply = lambda v: configure(compression = v), cost = 10),
+        campaign.factor("uplink", ["25g", "10g"], apply = lambda v: configure(uplink = v))],
+    workloads = [campaign.workload("w", lambda: interrupt_on(5) or {"iops": 1})], repeat = 2)
+def main():
+    c.run()
+main()
+`
+	predeclaredInterrupt := starlark.NewBuiltin("interrupt_on", func(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
+		var n int
+		if err := starlark.UnpackArgs(b.Name(), args, kw, "n", &n); err != nil {
+			return nil, err
+		}
+		calls++
+		if calls == n {
+			cancel()
+			th.Cancel("interrupted") // as the CLI does on Ctrl-C
+			return nil, context.Canceled
+		}
+		return starlark.None, nil
+	})
+	assert, _ := starlarktest.LoadAssertModule()
+	predeclared := runtime.Predeclared(Modules(Deps{}))
+	predeclared["assert"], predeclared["interrupt_on"] = assert["assert"], predeclaredInterrupt
+	thread := &starlark.Thread{Name: "ctrlc"}
+	runtime.SetSession(thread, s)
+	globals, err := starlark.ExecFileOptions(runtime.ScriptOptions(), thread, "ctrlc.star", src, predeclared)
+	if err == nil || !strings.Contains(err.Error(), "interrupted after 4 of 8 runs") {
+		t.Fatalf("err = %v, want an interruption after 4 of 8 runs", err)
+	}
+	assertCluster(t, globals, "after the interruption")
+	st, err := store.OpenReadOnly(context.Background(), filepath.Join(s.OutDir, "ctrlc.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, _ := st.Done(context.Background())
+	st.Close()
+	if len(done) != 4 {
+		t.Fatalf("%d runs stored, want 4", len(done))
+	}
+	resume, _ := newTestSession(t, context.Background())
+	resume.OutDir = s.OutDir
+	calls = -100 // never interrupt again
+	thread = &starlark.Thread{Name: "resume"}
+	runtime.SetSession(thread, resume)
+	globals, err = starlark.ExecFileOptions(runtime.ScriptOptions(), thread, "ctrlc.star", src, predeclared)
+	if err != nil {
+		t.Fatal(backtrace(err))
+	}
+	assertCluster(t, globals, "after the resumed campaign")
+	if len(done) != 4 {
+		t.Fatalf("%d runs stored, want 4", len(done))
+	}
+	st, err = store.OpenReadOnly(context.Background(), filepath.Join(s.OutDir, "ctrlc.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if done, _ = st.Done(context.Background()); len(done) != 8 {
+		t.Fatalf("%d runs stored after resuming, want 8", len(done))
+	}
+}
+
+// assertCluster checks the script's cluster dict holds its original settings.
+func assertCluster(t *testing.T, globals starlark.StringDict, when string) {
+	t.Helper()
+	cluster, ok := globals["cluster"].(*starlark.Dict)
+	if !ok {
+		t.Fatalf("%s: the script has no cluster dict", when)
+	}
+	if got := cluster.String(); got != `{"compression": False, "uplink": "10g"}` {
+		t.Errorf("%s: cluster = %s, want the settings from before the campaign", when, got)
+	}
+}
