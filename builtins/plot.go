@@ -1,12 +1,631 @@
 package builtins
 
-import "starbench/internal/runtime"
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"go.starlark.net/starlark"
+
+	"starbench/internal/runtime"
+	"starbench/internal/table"
+	"starbench/plots"
+)
 
 // NewPlotModule returns the `plot` module: report-quality figures.
 func NewPlotModule(deps Deps) *runtime.Module {
+	const common = "title=\"\", xlabel=None, ylabel=None, save=None, size=\"16x10cm\", dpi=150"
 	return &runtime.Module{
-		Name:    "plot",
-		Doc:     "report-quality figures",
-		Members: []runtime.Member{},
+		Name: "plot",
+		Doc:  "report-quality figures from frames (PNG, SVG, PDF); figures from simulated rows say so",
+		Members: []runtime.Member{
+			{Name: "bars", Params: "(frame, x, y, series=None, err=None, stacked=False, labels=False, unit=None, " + common + ")",
+				Doc: "bars of y per x category, grouped (or stacked) by series; repeated rows show mean ± std", Fn: plotBars},
+			{Name: "lines", Params: "(frame, x, y, series=None, err=None, logx=False, logy=False, xunit=None, unit=None, " + common + ")",
+				Doc: "lines of y over x per series with error bars; repeated rows show mean ± std", Fn: plotLines},
+			{Name: "scatter", Params: "(frame, x, y, series=None, logx=False, logy=False, xunit=None, unit=None, " + common + ")",
+				Doc: "one marker per row, one shape and colour per series", Fn: plotScatter},
+			{Name: "hockey", Params: "(frame, x=\"iops\", y=\"p99_us\", series=None, label=None, xunit=None, unit=None, " + common + ")",
+				Doc: "latency-vs-throughput curve per series, points in load order and labelled (e.g. label=\"iodepth\")", Fn: plotHockey},
+			{Name: "heatmap", Params: "(frame, x, y, value, agg=None, unit=None, " + common + ")",
+				Doc: "a matrix of value by x and y (e.g. compression x rdma), cells coloured and labelled", Fn: plotHeatmap},
+			{Name: "facets", Params: "(frame, by, kind=\"bars\", cols=0, shared_y=True, title=\"\", save=None, size=\"16x10cm\", dpi=150, **chart)",
+				Doc: "small multiples: one chart of kind per value of by, sharing the y range and legend", Fn: plotFacets},
+		},
 	}
+}
+
+// Figure is the Starlark handle of a figure; save writes it.
+type Figure struct {
+	fig *plots.Figure
+}
+
+var _ starlark.HasAttrs = (*Figure)(nil)
+
+func (f *Figure) String() string        { return fmt.Sprintf("plot.figure(%q)", f.fig.Title) }
+func (f *Figure) Type() string          { return "plot.figure" }
+func (f *Figure) Freeze()               {}
+func (f *Figure) Truth() starlark.Bool  { return starlark.True }
+func (f *Figure) Hash() (uint32, error) { return 0, errUnhashable("plot.figure") }
+
+func (f *Figure) AttrNames() []string { return []string{"save", "simulated", "title"} }
+
+func (f *Figure) Attr(name string) (starlark.Value, error) {
+	switch name {
+	case "title":
+		return starlark.String(f.fig.Title), nil
+	case "simulated":
+		return starlark.Bool(f.fig.Simulated), nil
+	case "save":
+		return starlark.NewBuiltin("plot.figure.save", f.save), nil
+	}
+	return nil, nil
+}
+
+// save writes the figure: .png, .svg or .pdf; relative paths go under the output directory.
+func (f *Figure) save(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var path string
+	size, dpi := "16x10cm", 150
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "path", &path, "size?", &size, "dpi?", &dpi); err != nil {
+		return nil, err
+	}
+	out, err := saveFigure(thread, f.fig, path, size, dpi)
+	if err != nil {
+		return nil, err
+	}
+	return starlark.String(out), nil
+}
+
+func saveFigure(thread *starlark.Thread, fig *plots.Figure, path, size string, dpi int) (string, error) {
+	sz, err := plots.ParseSize(size)
+	if err != nil {
+		return "", err
+	}
+	ext := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
+	if !slices.Contains(plots.Formats, ext) {
+		return "", fmt.Errorf("cannot save a figure as %q; use a .png, .svg or .pdf file name", path)
+	}
+	out, err := outputPath(thread, path)
+	if err != nil {
+		return "", err
+	}
+	if err := fig.Save(out, sz, dpi); err != nil {
+		return "", err
+	}
+	return out, nil
+}
+
+// common holds the arguments every chart takes.
+type common struct {
+	thread        *starlark.Thread
+	title         string
+	xlabel        starlark.Value
+	ylabel        starlark.Value
+	save          string
+	size          string
+	dpi           int
+	xunit, unit   starlark.Value
+	logx, logy    bool
+	series, label starlark.Value
+}
+
+func newCommon(thread *starlark.Thread) *common {
+	return &common{thread: thread, size: "16x10cm", dpi: 150, xlabel: starlark.None, ylabel: starlark.None,
+		xunit: starlark.None, unit: starlark.None, series: starlark.None, label: starlark.None}
+}
+
+func (c *common) pairs() []any {
+	return []any{"title?", &c.title, "xlabel?", &c.xlabel, "ylabel?", &c.ylabel,
+		"save?", &c.save, "size?", &c.size, "dpi?", &c.dpi}
+}
+
+// optString reads an optional string argument: None means def.
+func optString(v starlark.Value, what, def string) (string, error) {
+	if v == nil || v == starlark.None {
+		return def, nil
+	}
+	s, ok := starlark.AsString(v)
+	if !ok {
+		return "", fmt.Errorf("%s is %s; want a string or None", what, v.Type())
+	}
+	return s, nil
+}
+
+// options builds chart options; x and y name the columns plotted.
+func (c *common) options(f *Frame, x, y string) (plots.Options, error) {
+	sim, mixed := f.Simulated()
+	if mixed {
+		return plots.Options{}, fmt.Errorf("the frame mixes simulated and measured rows; plot them separately (filter(simulated=True) / filter(simulated=False))")
+	}
+	o := plots.Options{Title: c.title, LogX: c.logx, LogY: c.logy, Simulated: sim}
+	var err error
+	for _, s := range []struct {
+		dst      *string
+		v        starlark.Value
+		what, by string
+	}{
+		{&o.XLabel, c.xlabel, "xlabel", x}, {&o.YLabel, c.ylabel, "ylabel", y},
+		{&o.XUnit, c.xunit, "xunit", table.UnitOf(x)}, {&o.YUnit, c.unit, "unit", table.UnitOf(y)},
+	} {
+		if *s.dst, err = optString(s.v, s.what, s.by); err != nil {
+			return o, err
+		}
+	}
+	return o, nil
+}
+
+// finish saves the figure when save= was given and returns its handle.
+func (c *common) finish(fig *plots.Figure, err error) (starlark.Value, error) {
+	if err != nil {
+		return nil, err
+	}
+	if c.save != "" {
+		if _, err := saveFigure(c.thread, fig, c.save, c.size, c.dpi); err != nil {
+			return nil, err
+		}
+	}
+	return &Figure{fig: fig}, nil
+}
+
+// points groups the rows of f by (x, series): each point's y values.
+type points struct {
+	xs, series []string      // distinct labels, in order of first appearance
+	xCol       *table.Column // the x column
+	xFirst     []int         // first row of each x
+	ys         map[[2]int][]float64
+	errs       map[[2]int]float64
+}
+
+func collect(f *Frame, x, y string, series starlark.Value, errCol string) (*points, error) {
+	xc, err := table.Read(f.df, x)
+	if err != nil {
+		return nil, err
+	}
+	yc, err := table.Read(f.df, y)
+	if err != nil {
+		return nil, err
+	}
+	if !yc.Numeric() {
+		return nil, fmt.Errorf("column %q holds %ss; y must be numeric", y, yc.Kind)
+	}
+	var sc, ec *table.Column
+	seriesName, err := optString(series, "series", "")
+	if err != nil {
+		return nil, err
+	}
+	if seriesName != "" {
+		if sc, err = table.Read(f.df, seriesName); err != nil {
+			return nil, err
+		}
+	}
+	if errCol != "" {
+		if ec, err = table.Read(f.df, errCol); err != nil {
+			return nil, err
+		}
+	}
+	p := &points{xCol: xc, ys: map[[2]int][]float64{}, errs: map[[2]int]float64{}}
+	xi, si := map[string]int{}, map[string]int{}
+	for row := range f.Len() {
+		xl := label(xc, row)
+		i, ok := xi[xl]
+		if !ok {
+			i = len(p.xs)
+			xi[xl] = i
+			p.xs = append(p.xs, xl)
+			p.xFirst = append(p.xFirst, row)
+		}
+		sl := ""
+		if sc != nil {
+			sl = label(sc, row)
+		}
+		s, ok := si[sl]
+		if !ok {
+			s = len(p.series)
+			si[sl] = s
+			p.series = append(p.series, sl)
+		}
+		k := [2]int{i, s}
+		p.ys[k] = append(p.ys[k], yc.Float(row))
+		if ec != nil {
+			if len(p.ys[k]) > 1 {
+				return nil, fmt.Errorf("several rows for %s=%s%s; with err= give one row per point (group_by(...).agg first)", x, xl, seriesText(seriesName, sl))
+			}
+			p.errs[k] = ec.Float(row)
+		}
+	}
+	return p, nil
+}
+
+func seriesText(name, value string) string {
+	if name == "" {
+		return ""
+	}
+	return ", " + name + "=" + value
+}
+
+// label is the text of a category value.
+func label(c *table.Column, i int) string {
+	if c.IsNA(i) {
+		return "NA"
+	}
+	if c.Kind == table.Float {
+		return plots.FormatValue(c.Floats[i], "")
+	}
+	return fmt.Sprint(c.Value(i))
+}
+
+// series turns points into one plots.Series per series: mean of repeats,
+// and ± std of repeats as error bars unless err columns were given.
+func (p *points) toSeries(autoErr bool) []plots.Series {
+	out := make([]plots.Series, len(p.series))
+	for s, name := range p.series {
+		ps := plots.Series{Name: name, Y: make([]float64, len(p.xs))}
+		var errs []float64
+		for i := range p.xs {
+			vals := p.ys[[2]int{i, s}]
+			mean, std := meanStd(vals)
+			ps.Y[i] = mean
+			e, given := p.errs[[2]int{i, s}]
+			if !given && autoErr && len(vals) > 1 {
+				e, given = std, true
+			}
+			if given {
+				if errs == nil {
+					errs = make([]float64, len(p.xs))
+				}
+				errs[i] = e
+			}
+		}
+		ps.Err = errs
+		out[s] = ps
+	}
+	return out
+}
+
+// meanStd returns the mean and sample standard deviation; any missing
+// value makes both missing, and no values give missing.
+func meanStd(vals []float64) (float64, float64) {
+	if len(vals) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	sum := 0.0
+	for _, v := range vals {
+		sum += v
+	}
+	mean := sum / float64(len(vals))
+	if len(vals) < 2 || math.IsNaN(mean) {
+		return mean, math.NaN()
+	}
+	ss := 0.0
+	for _, v := range vals {
+		ss += (v - mean) * (v - mean)
+	}
+	return mean, math.Sqrt(ss / float64(len(vals)-1))
+}
+
+// errArg reads err=: None (std of repeats), False (none) or a column name.
+func errArg(v starlark.Value) (col string, auto bool, err error) {
+	switch v := v.(type) {
+	case nil, starlark.NoneType:
+		return "", true, nil
+	case starlark.Bool:
+		if !v {
+			return "", false, nil
+		}
+	case starlark.String:
+		return string(v), false, nil
+	}
+	return "", false, fmt.Errorf("err is %s; want a column name, None (± std of repeated rows) or False (no error bars)", v.Type())
+}
+
+func plotBars(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var f *Frame
+	var x, y string
+	var errV starlark.Value = starlark.None
+	var stacked, labels bool
+	c := newCommon(thread)
+	pairs := append([]any{"frame", &f, "x", &x, "y", &y, "series?", &c.series, "err?", &errV,
+		"stacked?", &stacked, "labels?", &labels, "unit?", &c.unit}, c.pairs()...)
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, pairs...); err != nil {
+		return nil, err
+	}
+	o, err := c.options(f, x, y)
+	if err != nil {
+		return nil, err
+	}
+	if o.XLabel == x {
+		o.XLabel = "" // category names speak for themselves
+	}
+	errCol, auto, err := errArg(errV)
+	if err != nil {
+		return nil, err
+	}
+	p, err := collect(f, x, y, c.series, errCol)
+	if err != nil {
+		return nil, err
+	}
+	o.Stacked, o.ValueLabels = stacked, labels
+	return c.finish(plots.Bars(p.xs, p.toSeries(auto && !stacked), o))
+}
+
+func plotLines(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var f *Frame
+	var x, y string
+	var errV starlark.Value = starlark.None
+	c := newCommon(thread)
+	pairs := append([]any{"frame", &f, "x", &x, "y", &y, "series?", &c.series, "err?", &errV,
+		"logx?", &c.logx, "logy?", &c.logy, "xunit?", &c.xunit, "unit?", &c.unit}, c.pairs()...)
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, pairs...); err != nil {
+		return nil, err
+	}
+	o, err := c.options(f, x, y)
+	if err != nil {
+		return nil, err
+	}
+	errCol, auto, err := errArg(errV)
+	if err != nil {
+		return nil, err
+	}
+	p, err := collect(f, x, y, c.series, errCol)
+	if err != nil {
+		return nil, err
+	}
+	series := p.toSeries(auto)
+	xs := make([]float64, len(p.xs))
+	for i, row := range p.xFirst {
+		xs[i] = float64(i)
+		if p.xCol.Numeric() {
+			xs[i] = p.xCol.Float(row)
+		}
+	}
+	if !p.xCol.Numeric() {
+		o.Categories = p.xs
+	}
+	for i := range series {
+		series[i].X = xs
+		if p.xCol.Numeric() {
+			sortByX(&series[i])
+		}
+	}
+	return c.finish(plots.Lines(series, o))
+}
+
+// sortByX orders a series' points by X so lines run left to right.
+func sortByX(s *plots.Series) {
+	idx := make([]int, len(s.X))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		switch {
+		case s.X[a] < s.X[b]:
+			return -1
+		case s.X[a] > s.X[b]:
+			return 1
+		}
+		return 0
+	})
+	reorder := func(v []float64) []float64 {
+		if v == nil {
+			return nil
+		}
+		out := make([]float64, len(idx))
+		for i, j := range idx {
+			out[i] = v[j]
+		}
+		return out
+	}
+	s.X, s.Y, s.Err = reorder(s.X), reorder(s.Y), reorder(s.Err)
+	if s.Labels != nil {
+		labels := make([]string, len(idx))
+		for i, j := range idx {
+			labels[i] = s.Labels[j]
+		}
+		s.Labels = labels
+	}
+}
+
+// xySeries returns one series of raw (x, y) rows per value of the series column.
+func xySeries(f *Frame, x, y string, seriesV, labelV starlark.Value) ([]plots.Series, error) {
+	xc, err := table.Read(f.df, x)
+	if err != nil {
+		return nil, err
+	}
+	yc, err := table.Read(f.df, y)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range []*table.Column{xc, yc} {
+		if !c.Numeric() {
+			return nil, fmt.Errorf("column %q holds %ss; x and y must be numeric", c.Name, c.Kind)
+		}
+	}
+	seriesName, err := optString(seriesV, "series", "")
+	if err != nil {
+		return nil, err
+	}
+	labelName, err := optString(labelV, "label", "")
+	if err != nil {
+		return nil, err
+	}
+	var sc, lc *table.Column
+	if seriesName != "" {
+		if sc, err = table.Read(f.df, seriesName); err != nil {
+			return nil, err
+		}
+	}
+	if labelName != "" {
+		if lc, err = table.Read(f.df, labelName); err != nil {
+			return nil, err
+		}
+	}
+	var out []plots.Series
+	index := map[string]int{}
+	for row := range f.Len() {
+		name := ""
+		if sc != nil {
+			name = label(sc, row)
+		}
+		i, ok := index[name]
+		if !ok {
+			i = len(out)
+			index[name] = i
+			out = append(out, plots.Series{Name: name})
+		}
+		s := &out[i]
+		s.X = append(s.X, xc.Float(row))
+		s.Y = append(s.Y, yc.Float(row))
+		if lc != nil {
+			s.Labels = append(s.Labels, label(lc, row))
+		}
+	}
+	return out, nil
+}
+
+func plotScatter(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var f *Frame
+	var x, y string
+	c := newCommon(thread)
+	pairs := append([]any{"frame", &f, "x", &x, "y", &y, "series?", &c.series,
+		"logx?", &c.logx, "logy?", &c.logy, "xunit?", &c.xunit, "unit?", &c.unit}, c.pairs()...)
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, pairs...); err != nil {
+		return nil, err
+	}
+	o, err := c.options(f, x, y)
+	if err != nil {
+		return nil, err
+	}
+	series, err := xySeries(f, x, y, c.series, nil)
+	if err != nil {
+		return nil, err
+	}
+	return c.finish(plots.Scatter(series, o))
+}
+
+func plotHockey(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var f *Frame
+	x, y := "iops", "p99_us"
+	c := newCommon(thread)
+	pairs := append([]any{"frame", &f, "x?", &x, "y?", &y, "series?", &c.series, "label?", &c.label,
+		"xunit?", &c.xunit, "unit?", &c.unit}, c.pairs()...)
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, pairs...); err != nil {
+		return nil, err
+	}
+	o, err := c.options(f, x, y)
+	if err != nil {
+		return nil, err
+	}
+	// Order points by load: the label column when numeric, else throughput.
+	order := x
+	if name, _ := optString(c.label, "label", ""); name != "" {
+		if lc, err := table.Read(f.df, name); err == nil && lc.Numeric() {
+			order = name
+		}
+	}
+	df, err := table.Sort(f.df, []table.SortKey{{Column: order}})
+	if err != nil {
+		return nil, err
+	}
+	series, err := xySeries(NewFrame(df), x, y, c.series, c.label)
+	if err != nil {
+		return nil, err
+	}
+	return c.finish(plots.Hockey(series, o))
+}
+
+func plotHeatmap(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var f *Frame
+	var x, y, value, agg string
+	c := newCommon(thread)
+	pairs := append([]any{"frame", &f, "x", &x, "y", &y, "value", &value, "agg?", &agg, "unit?", &c.unit}, c.pairs()...)
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, pairs...); err != nil {
+		return nil, err
+	}
+	o, err := c.options(f, x, y)
+	if err != nil {
+		return nil, err
+	}
+	unit, err := optString(c.unit, "unit", table.UnitOf(value))
+	if err != nil {
+		return nil, err
+	}
+	wide, err := table.Pivot(f.df, []string{y}, x, value, agg, table.Propagate)
+	if err != nil {
+		return nil, err
+	}
+	cols := table.ReadAll(wide)
+	rows := make([]string, wide.Nrow())
+	values := make([][]float64, wide.Nrow())
+	var names []string
+	for _, col := range cols[1:] {
+		names = append(names, col.Name)
+	}
+	for r := range rows {
+		rows[r] = label(cols[0], r)
+		for _, col := range cols[1:] {
+			values[r] = append(values[r], col.Float(r))
+		}
+	}
+	return c.finish(plots.Heatmap(rows, names, values, unit, o))
+}
+
+// facetKinds are the charts facets can repeat.
+var facetKinds = map[string]runtime.BuiltinFunc{
+	"bars": plotBars, "lines": plotLines, "scatter": plotScatter, "hockey": plotHockey,
+}
+
+func plotFacets(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var f *Frame
+	var by string
+	kind, cols, sharedY := "bars", 0, true
+	c := newCommon(thread)
+	var chart []starlark.Tuple
+	var own []starlark.Tuple
+	for _, kv := range kwargs {
+		switch string(kv[0].(starlark.String)) {
+		case "frame", "by", "kind", "cols", "shared_y", "title", "save", "size", "dpi":
+			own = append(own, kv)
+		default:
+			chart = append(chart, kv)
+		}
+	}
+	if err := starlark.UnpackArgs(b.Name(), args, own, "frame", &f, "by", &by, "kind?", &kind, "cols?", &cols,
+		"shared_y?", &sharedY, "title?", &c.title, "save?", &c.save, "size?", &c.size, "dpi?", &c.dpi); err != nil {
+		return nil, err
+	}
+	build, ok := facetKinds[kind]
+	if !ok {
+		return nil, fmt.Errorf("kind=%q; want one of bars, lines, scatter, hockey", kind)
+	}
+	g, err := table.GroupBy(f.df, by)
+	if err != nil {
+		return nil, err
+	}
+	keys := g.Keys()[0]
+	var figs []*plots.Figure
+	for i, rows := range g.Rows() {
+		if err := runtime.Context(thread).Err(); err != nil {
+			return nil, err
+		}
+		sub, err := table.Take(f.df, rows)
+		if err != nil {
+			return nil, err
+		}
+		name := label(keys, i)
+		if keys.Kind != table.String {
+			name = by + " = " + name
+		}
+		kw := append(slices.Clone(chart), starlark.Tuple{starlark.String("title"), starlark.String(name)})
+		v, err := build(thread, starlark.NewBuiltin("plot."+kind, build), starlark.Tuple{NewFrame(sub)}, kw)
+		if err != nil {
+			return nil, fmt.Errorf("panel %s: %w", name, err)
+		}
+		figs = append(figs, v.(*Figure).fig)
+	}
+	if sim, mixed := f.Simulated(); mixed || (sim && len(figs) == 0) {
+		return nil, fmt.Errorf("the frame mixes simulated and measured rows; plot them separately (filter(simulated=True) / filter(simulated=False))")
+	}
+	return c.finish(plots.Facets(c.title, figs, cols, sharedY))
 }
