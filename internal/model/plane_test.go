@@ -181,3 +181,26 @@ func TestPlaneNoiseIsSeeded(t *testing.T) {
 		}
 	}
 }
+
+// A campaign may run cells concurrently: Prepare and Run share the disk map.
+func TestPlaneConcurrentUse(t *testing.T) {
+	pl, _ := newTestPlane(t, WithNoise(1))
+	ctx := context.Background()
+	errs := make(chan error, 8)
+	for i := range 8 {
+		go func() {
+			ws := workers(2, 2, "r5")
+			if i%2 == 0 {
+				errs <- pl.Prepare(ctx, ws, fio.Prep{Method: "random"}, nil)
+				return
+			}
+			_, err := pl.Run(ctx, ws, &fio.Job{RW: "randrw", BlockSize: 4096, IODepth: 2, RuntimeSec: 10, TimeBased: true}, nil)
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -325,24 +325,32 @@ func blockSizes(job *fio.Job) ([]sizeShare, error) {
 	return out, nil
 }
 
-// uplinkBytesPerSec is the usable rate of one host's vSAN uplink choice.
+// uplinkBytesPerSec is the usable rate of one host's vSAN uplink: a choice
+// of the profile by name, or its active NICs listed as "vmnic0,vmnic1".
 func uplinkBytesPerSec(p *testbed.Profile, name string) (float64, error) {
-	idx := 0
-	if name != "" {
-		idx = slices.IndexFunc(p.Uplinks, func(u testbed.Uplink) bool { return u.Name == name })
-		if idx < 0 {
-			var names []string
-			for _, u := range p.Uplinks {
-				names = append(names, u.Name)
-			}
-			return 0, fmt.Errorf("uplink %q is not a choice of %s: want one of %s", name, p.Name, strings.Join(names, ", "))
-		}
-	}
-	u := p.Uplinks[idx]
 	speed := map[string]float64{}
 	for _, nic := range p.NICs {
 		speed[nic.Name] = nic.SpeedGbps
 	}
+	idx := 0
+	if name != "" {
+		idx = slices.IndexFunc(p.Uplinks, func(u testbed.Uplink) bool { return u.Name == name })
+	}
+	if idx < 0 {
+		nics := strings.FieldsFunc(name, func(r rune) bool { return r == ',' || r == '+' })
+		idx = slices.IndexFunc(p.Uplinks, func(u testbed.Uplink) bool { return slices.Equal(u.NICs, nics) })
+		if idx < 0 && len(nics) > 0 && speed[nics[0]] > 0 {
+			return p.Model.NICEfficiency.Value * speed[nics[0]] * 1e9 / 8, nil
+		}
+	}
+	if idx < 0 {
+		var names []string
+		for _, u := range p.Uplinks {
+			names = append(names, u.Name)
+		}
+		return 0, fmt.Errorf("uplink %q is not a choice of %s: want one of %s, or active NICs such as %q", name, p.Name, strings.Join(names, ", "), p.Uplinks[0].NICs[0])
+	}
+	u := p.Uplinks[idx]
 	gbps := speed[u.NICs[0]] // active/standby: one link carries vSAN
 	if u.LACP {
 		gbps = 0

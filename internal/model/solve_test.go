@@ -288,7 +288,7 @@ func TestSolveErrors(t *testing.T) {
 		{fio.Job{RW: "randrw", RWMixRead: 120}, ClusterState{}, "rwmixread 120: want a percentage from 0 to 100"},
 		{fio.Job{RW: "read", BSSplit: []fio.BSSplit{{Size: 4096, Percent: 0}}}, ClusterState{}, "bssplit percentages add up to 0: want 100"},
 		{fio.Job{RW: "read", BlockSize: 100}, ClusterState{}, "block size 100 bytes: want at least 512"},
-		{fio.Job{RW: "read"}, ClusterState{Uplink: "40g"}, `uplink "40g" is not a choice of wwt-r640-osa: want one of 10g, 25g`},
+		{fio.Job{RW: "read"}, ClusterState{Uplink: "40g"}, `uplink "40g" is not a choice of wwt-r640-osa: want one of 10g, 25g, or active NICs such as "vmnic0"`},
 	}
 	for _, c := range cases {
 		in := uniformInput(p, Policy{RAID: "raid1"}, &c.job)
@@ -297,6 +297,22 @@ func TestSolveErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: error %v, want %q", c.job, err, c.want)
 		}
+	}
+}
+
+// The control plane may name the active NICs instead of a profile choice.
+func TestUplinkByNICs(t *testing.T) {
+	p := mustLoad(t, "wwt-r640-osa")
+	byName, err := uplinkBytesPerSec(p, "25g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	byNICs, err := uplinkBytesPerSec(p, "vmnic2,vmnic3")
+	if err != nil || byNICs != byName || math.Abs(byName/(0.94*50e9/8)-1) > 1e-12 {
+		t.Errorf("25g %g, vmnic2,vmnic3 %g (%v); want both LACP 2 x 25 GbE x 0.94", byName, byNICs, err)
+	}
+	if one, _ := uplinkBytesPerSec(p, "vmnic0"); math.Abs(one/(0.94*10e9/8)-1) > 1e-12 {
+		t.Errorf("vmnic0 alone: %g", one)
 	}
 }
 
