@@ -146,7 +146,7 @@ func (c *common) options(f *Frame, x, y string) (plots.Options, error) {
 		v        starlark.Value
 		what, by string
 	}{
-		{&o.XLabel, c.xlabel, "xlabel", x}, {&o.YLabel, c.ylabel, "ylabel", y},
+		{&o.XLabel, c.xlabel, "xlabel", axisName(x)}, {&o.YLabel, c.ylabel, "ylabel", axisName(y)},
 		{&o.XUnit, c.xunit, "xunit", table.UnitOf(x)}, {&o.YUnit, c.unit, "unit", table.UnitOf(y)},
 	} {
 		if *s.dst, err = optString(s.v, s.what, s.by); err != nil {
@@ -154,6 +154,16 @@ func (c *common) options(f *Frame, x, y string) (plots.Options, error) {
 		}
 	}
 	return o, nil
+}
+
+// axisName is the default axis label of a column: what it measures, its
+// unit left to the ticks ("p99_us" reads "p99", "iops" reads "IOPS").
+func axisName(column string) string {
+	measure, unit := table.SplitUnit(column)
+	if strings.EqualFold(measure, unit) {
+		return unit
+	}
+	return measure
 }
 
 // finish saves the figure when save= was given and returns its handle.
@@ -335,7 +345,7 @@ func plotBars(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
 	if err != nil {
 		return nil, err
 	}
-	if o.XLabel == x {
+	if o.XLabel == axisName(x) {
 		o.XLabel = "" // category names speak for themselves
 	}
 	errCol, auto, err := errArg(errV)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -68,7 +69,8 @@ func newFigure(o Options, categories []string) (*Figure, *plot.Plot) {
 
 // axisLabel adds the unit to a label unless ticks already carry it.
 func axisLabel(label, unit string) string {
-	if _, scaled := unitBase[unit]; scaled || unit == "" || label == "" {
+	_, scaled := unitBase[unit]
+	if scaled || unit == "" || label == "" || strings.Contains(strings.ToLower(label), strings.ToLower(unit)) {
 		return label
 	}
 	return label + " (" + unit + ")"

@@ -31,15 +31,38 @@ var unitSuffixes = []struct{ suffix, unit string }{
 }
 
 // UnitOf returns the unit a column name implies by its ending (p99_us: µs,
-// read_mbps: MB/s, iops: IOPS), or "" when it implies none.
+// read_mbps: MB/s, iops: IOPS), looking through aggregation suffixes
+// (iops_mean: IOPS; counts have none), or "" when it implies none.
 func UnitOf(column string) string {
+	_, unit := SplitUnit(column)
+	return unit
+}
+
+// SplitUnit splits a column name into what it measures and its unit:
+// "p99_us" gives ("p99", "µs"), "iops_mean" gives ("iops_mean", "IOPS"),
+// "policy" gives ("policy", "").
+func SplitUnit(column string) (string, string) {
 	name := strings.ToLower(column)
-	for _, s := range unitSuffixes {
-		if strings.HasSuffix(name, s.suffix) {
-			return s.unit
+	if strings.HasSuffix(name, "_count") {
+		return column, ""
+	}
+	base := name
+	if i := strings.LastIndex(name, "_"); i > 0 {
+		stat := name[i+1:]
+		if _, ok := percentile(stat); ok || strings.Contains(" mean std min max sum same ", " "+stat+" ") {
+			base = name[:i]
 		}
 	}
-	return ""
+	for _, s := range unitSuffixes {
+		if strings.HasSuffix(base, s.suffix) {
+			measure := column[:len(base)-len(s.suffix)] + column[len(base):]
+			if s.suffix == "iops" || s.suffix == "mbps" || s.suffix == "gbps" {
+				measure = column // the name says it plainly
+			}
+			return strings.Trim(measure, "_"), s.unit
+		}
+	}
+	return column, ""
 }
 
 // Thousands formats n with comma thousands separators: 1234567 -> "1,234,567".

@@ -325,3 +325,15 @@ func TestBuilderTypes(t *testing.T) {
 		t.Fatalf("mixed err = %v", err)
 	}
 }
+
+func TestUnits(t *testing.T) {
+	for _, c := range []struct{ col, measure, unit string }{
+		{"p99_us", "p99", "µs"}, {"iops", "iops", "IOPS"}, {"iops_mean", "iops_mean", "IOPS"},
+		{"p99_us_p95", "p99_p95", "µs"}, {"iops_count", "iops_count", ""}, {"read_mbps", "read_mbps", "MB/s"},
+		{"policy", "policy", ""}, {"lat_mean_us", "lat_mean", "µs"},
+	} {
+		if m, u := SplitUnit(c.col); m != c.measure || u != c.unit {
+			t.Errorf("SplitUnit(%q) = %q, %q; want %q, %q", c.col, m, u, c.measure, c.unit)
+		}
+	}
+}
