@@ -26,7 +26,6 @@ type opCost struct {
 	roundTrips    float64 // network round trips on the I/O's critical path
 	deviceLatency float64 // device access latency on the critical path, seconds
 	deviceBytes   float64 // bytes read or written on devices (for reports)
-	compressBytes float64 // bytes compressed or decompressed (for reports)
 }
 
 func (c *opCost) add(o opCost, w float64) {
@@ -39,7 +38,6 @@ func (c *opCost) add(o opCost, w float64) {
 	c.roundTrips += w * o.roundTrips
 	c.deviceLatency += w * o.deviceLatency
 	c.deviceBytes += w * o.deviceBytes
-	c.compressBytes += w * o.compressBytes
 }
 
 // layout is how a policy places one object's data on the cluster.
@@ -206,9 +204,8 @@ func (c *costModel) readCost(b, written float64, compressPct int) opCost {
 	if c.p.Architecture == "OSA" {
 		wire = b // OSA decompresses on the component's host
 	}
-	if c.compress {
+	if s > 0 { // only blocks stored compressed need decompressing
 		data.cpuCycles += m.DecompressCyclesPerByte.Value * b
-		data.compressBytes = b
 	}
 	c.network(&data, 1, wire)
 
@@ -237,7 +234,6 @@ func (c *costModel) writeCost(b float64, lay layout, compressPct, dedupePct int)
 	cb := b * (1 - s)
 	if c.compress {
 		o.cpuCycles += m.CompressCyclesPerByte.Value * b
-		o.compressBytes = b
 	}
 	capBytes := lay.capFactor * cb
 	if c.largeOK && b >= m.LargeWriteBytes.Value {
@@ -292,7 +288,6 @@ func (c *costModel) osaWrite(o *opCost, b float64, lay layout, compressPct, dedu
 	saved := c.saving(compressPct)
 	if c.compress {
 		o.cpuCycles += cacheWrites * m.CompressCyclesPerByte.Value * b
-		o.compressBytes += cacheWrites * b
 	}
 	if c.dedup {
 		o.cpuCycles += cacheWrites * m.DedupCyclesPerByte.Value * b

@@ -79,7 +79,7 @@ func predictCell(t testing.TB, base *testbed.Profile, c calibrationCell) float64
 		disks[i] = DiskLoad{Policy: Policy{RAID: c.policy, FTT: 1}, Written: 1}
 	}
 	// vSAN ESA's default policies compress; fio's buffers are incompressible.
-	out, err := Solve(&p, Input{State: ClusterState{Compression: true}, Disks: disks, Workers: 16, Job: job})
+	out, err := Solve(&p, Input{State: ClusterState{Compression: true}, Disks: disks, Job: job})
 	if err != nil {
 		t.Fatal(err)
 	}

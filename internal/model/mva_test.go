@@ -80,7 +80,7 @@ func uniformInput(p *testbed.Profile, pol Policy, job *fio.Job) Input {
 	for i := range disks {
 		disks[i] = DiskLoad{Policy: pol, Written: 1}
 	}
-	return Input{Disks: disks, Workers: p.Hosts * p.Workers.PerHost, Job: job}
+	return Input{Disks: disks, Job: job}
 }
 
 // benchCell solves one cell with n outstanding I/Os (128 disks x iodepth).

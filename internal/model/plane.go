@@ -103,7 +103,7 @@ func (pl *Plane) Run(ctx context.Context, workers []fio.Worker, job *fio.Job, pr
 	if err != nil {
 		return nil, fmt.Errorf("reading cluster state: %w", err)
 	}
-	in := Input{State: state, Workers: len(workers), Job: job}
+	in := Input{State: state, Job: job}
 	var notes []string
 	policies := map[string]Policy{}
 	pl.mu.Lock()

@@ -27,10 +27,9 @@ type DiskLoad struct {
 
 // Input is one cell: a job on some disks of a cluster in some state.
 type Input struct {
-	State   ClusterState
-	Disks   []DiskLoad // one entry per worker disk the job runs on
-	Workers int
-	Job     *fio.Job
+	State ClusterState
+	Disks []DiskLoad // one entry per worker disk the job runs on
+	Job   *fio.Job
 }
 
 // Direction is fio's summary of one direction.
