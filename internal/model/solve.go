@@ -90,28 +90,9 @@ func Solve(p *testbed.Profile, in Input) (*Output, error) {
 	}
 	cm := newCostModel(p, rdma, in.State.Compression, in.State.Dedup)
 
-	// Disks in the same state cost the same: account each kind once, in
-	// first-seen order so sums are deterministic.
-	var kinds []DiskLoad
-	counts := map[DiskLoad]int{}
-	for _, d := range in.Disks {
-		if counts[d] == 0 {
-			kinds = append(kinds, d)
-		}
-		counts[d]++
-	}
-	var cost [2]opCost
-	for _, d := range kinds {
-		lay, err := policyLayout(p, d.Policy)
-		if err != nil {
-			return nil, err
-		}
-		w := float64(counts[d]) / float64(len(in.Disks))
-		for _, s := range sizes {
-			b := float64(s.size)
-			cost[read].add(cm.readCost(b, d.Written, d.CompressPercentage), w*s.share)
-			cost[write].add(cm.writeCost(b, lay, job.BufferCompressPercentage, job.DedupePercentage), w*s.share)
-		}
+	cost, err := accountCosts(p, cm, in.Disks, sizes, job)
+	if err != nil {
+		return nil, err
 	}
 	st := stations(p, cost, linkBps, fr)
 	hop := p.Model.HopLatencyTCPUs.Value
@@ -141,10 +122,8 @@ func Solve(p *testbed.Profile, in Input) (*Output, error) {
 	littleR := float64(n) / sol.X
 	var dirs [2]Direction
 	var resp [2]float64
-	var parts [2][]float64
 	for dir := range dirs {
-		parts[dir] = residence(st, sol, n, dir)
-		resp[dir] = z[dir] + sum(parts[dir])
+		resp[dir] = z[dir] + sum(residence(st, sol, n, dir))
 	}
 	// Scale so the mixed mean obeys Little's law exactly.
 	scale := littleR / (fr*resp[read] + (1-fr)*resp[write])
@@ -176,6 +155,34 @@ func Solve(p *testbed.Profile, in Input) (*Output, error) {
 	}
 	out.Notes = append(out.Notes, rangeNotes(p, n, sizes)...)
 	return out, nil
+}
+
+// accountCosts averages the per-I/O costs of each direction over the disks
+// and block sizes. Disks in the same state cost the same: each kind is
+// accounted once, in first-seen order so sums are deterministic.
+func accountCosts(p *testbed.Profile, cm costModel, disks []DiskLoad, sizes []sizeShare, job *fio.Job) ([2]opCost, error) {
+	var kinds []DiskLoad
+	counts := map[DiskLoad]int{}
+	for _, d := range disks {
+		if counts[d] == 0 {
+			kinds = append(kinds, d)
+		}
+		counts[d]++
+	}
+	var cost [2]opCost
+	for _, d := range kinds {
+		lay, err := policyLayout(p, d.Policy)
+		if err != nil {
+			return cost, err
+		}
+		w := float64(counts[d]) / float64(len(disks))
+		for _, s := range sizes {
+			b := float64(s.size)
+			cost[read].add(cm.readCost(b, d.Written, d.CompressPercentage), w*s.share)
+			cost[write].add(cm.writeCost(b, lay, job.BufferCompressPercentage, job.DedupePercentage), w*s.share)
+		}
+	}
+	return cost, nil
 }
 
 // stations builds the network for the per-I/O costs.
