@@ -214,3 +214,10 @@ func TestWrap(t *testing.T) {
 		t.Fatalf("wrap = %q", got)
 	}
 }
+
+func TestGoldenRotatedCategories(t *testing.T) {
+	cats := []string{"vdi-boot-storm", "oltp-8k-70r", "olap-256k-seq", "backup-1m-write", "exchangejetstress2016", "sql-log-64k", "web-4k-read", "hadoop-teragen"}
+	y := []float64{52000, 91000, 2600, 1100, 43000, 18000, 240000, 3100}
+	f, err := Bars(cats, []Series{{Y: y}}, Options{Title: "Workload mix, one policy", YUnit: "IOPS", YLabel: "IOPS"})
+	golden(t, "rotated", f, err)
+}
