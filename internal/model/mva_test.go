@@ -98,6 +98,9 @@ func benchCell(b *testing.B, n int) {
 // Baseline: the calibration cells' population, solved exactly.
 func BenchmarkSolveCellN2048(b *testing.B) { benchCell(b, 2048) }
 
+// The largest population solved exactly (exactBound).
+func BenchmarkSolveCellN4096(b *testing.B) { benchCell(b, exactBound) }
+
 // The largest cell: 65,536 outstanding I/Os, Bard-Schweitzer.
 func BenchmarkSolveCellN65536(b *testing.B) { benchCell(b, 65536) }
 
