@@ -135,7 +135,7 @@ func TestHelpDocumentsExitCodesAndEnvWithoutSecrets(t *testing.T) {
 func TestRunInterruptExits130(t *testing.T) {
 	path := writeScript(t, "loop.star", "print('started')\nwhile True:\n    pass\n")
 	interrupts := make(chan os.Signal, 1)
-	started := &signalWriter{on: "started", fire: func() { interrupts <- os.Interrupt }}
+	started := &signalWriter{on: regexp.MustCompile("started"), fire: func() { interrupts <- os.Interrupt }}
 	var stdout bytes.Buffer
 	code := Run(&State{Args: []string{"run", path}, Stdout: &stdout, Stderr: started, Interrupts: interrupts})
 	if code != ExitInterrupted || !strings.Contains(started.String(), "starbench: interrupted") {
@@ -143,11 +143,11 @@ func TestRunInterruptExits130(t *testing.T) {
 	}
 }
 
-// signalWriter records output and calls fire once when it first sees on.
+// signalWriter records output and calls fire once the output matches on.
 type signalWriter struct {
 	mu   sync.Mutex
 	buf  bytes.Buffer
-	on   string
+	on   *regexp.Regexp
 	fire func()
 }
 
@@ -155,7 +155,7 @@ func (w *signalWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.buf.Write(p)
-	if w.fire != nil && strings.Contains(w.buf.String(), w.on) {
+	if w.fire != nil && w.on.MatchString(w.buf.String()) {
 		fire := w.fire
 		w.fire = nil
 		go fire()
@@ -184,7 +184,7 @@ func TestReplPipedInput(t *testing.T) {
 func TestReplCtrlCCancelsTheStatementOnly(t *testing.T) {
 	stdinR, stdinW := io.Pipe()
 	interrupts := make(chan os.Signal, 1)
-	stderr := &signalWriter{on: "looping", fire: func() { interrupts <- os.Interrupt }}
+	stderr := &signalWriter{on: regexp.MustCompile("looping"), fire: func() { interrupts <- os.Interrupt }}
 	var stdout syncBuffer
 	done := make(chan int)
 	go func() {

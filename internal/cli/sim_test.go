@@ -1,0 +1,50 @@
+package cli
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"net/http"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestSimServeServesUntilInterrupted(t *testing.T) {
+	interrupts := make(chan os.Signal, 1)
+	ready := make(chan struct{})
+	stdout := &signalWriter{on: regexp.MustCompile(`GOVC_TLS_CA_CERTS=\S+\n`), fire: func() { close(ready) }}
+	var stderr syncBuffer
+	done := make(chan int)
+	go func() {
+		done <- Run(&State{Args: []string{"sim", "serve", "--listen", "127.0.0.1:0"}, Stdout: stdout, Stderr: &stderr, Interrupts: interrupts})
+	}()
+	select {
+	case <-ready:
+	case code := <-done:
+		t.Fatalf("sim serve exited %d before serving: %s", code, stderr.String())
+	}
+	out := stdout.String()
+	url := regexp.MustCompile(`export GOVC_URL=(\S+)`).FindStringSubmatch(out)
+	ca := regexp.MustCompile(`GOVC_TLS_CA_CERTS=(\S+)`).FindStringSubmatch(out)
+	if url == nil || ca == nil {
+		t.Fatalf("no GOVC_URL / GOVC_TLS_CA_CERTS in:\n%s", out)
+	}
+	pem, err := os.ReadFile(ca[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(pem)
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	resp, err := client.Get(strings.TrimSuffix(url[1], "/sdk") + "/about")
+	if err != nil {
+		t.Fatalf("the served simulator does not verify with its CA: %v", err)
+	}
+	resp.Body.Close()
+
+	interrupts <- os.Interrupt
+	if code := <-done; code != ExitInterrupted {
+		t.Errorf("exit %d, want 130; stderr: %s", code, stderr.String())
+	}
+}
