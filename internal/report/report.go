@@ -1,0 +1,85 @@
+package report
+
+import (
+	"context"
+	_ "embed"
+	"html/template"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+//go:embed report.html.tmpl
+var htmlSource string
+
+var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+	"join":    strings.Join,
+	"number":  number,
+	"percent": percent,
+	"latency": latency,
+}).Parse(htmlSource))
+
+// WriteHTML writes c as one self-contained HTML page with figures embedded.
+func WriteHTML(w io.Writer, c *Campaign, figures []Figure, now time.Time) error {
+	return htmlTemplate.Execute(w, newView(c, figures, now))
+}
+
+// Files are the reports Write wrote.
+type Files struct{ HTML, Markdown string }
+
+// Write reads the store at storePath and writes BASE.html and BASE.md into
+// outDir. The HTML embeds an overview chart and every PNG and SVG image
+// under outDir (the figures the campaign's script saved); the Markdown
+// links those images by relative path.
+func Write(ctx context.Context, storePath, outDir, base string) (Files, error) {
+	c, err := Load(ctx, storePath)
+	if err != nil {
+		return Files{}, err
+	}
+	figures, err := CollectFigures(outDir)
+	if err != nil {
+		return Files{}, err
+	}
+	all := figures
+	if overview, ok, err := Overview(c); err != nil {
+		return Files{}, err
+	} else if ok {
+		all = append([]Figure{overview}, figures...)
+	}
+	now := time.Now()
+	files := Files{HTML: filepath.Join(outDir, base+".html"), Markdown: filepath.Join(outDir, base+".md")}
+	if err := writeFile(files.HTML, func(w io.Writer) error { return WriteHTML(w, c, all, now) }); err != nil {
+		return Files{}, err
+	}
+	if err := writeFile(files.Markdown, func(w io.Writer) error { return WriteMarkdown(w, c, figures, now) }); err != nil {
+		return Files{}, err
+	}
+	return files, nil
+}
+
+// writeFile writes path through a temporary file, so a reader never sees
+// half a report.
+func writeFile(path string, write func(io.Writer) error) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}

@@ -1,0 +1,267 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+)
+
+// view is what both report formats show, derived once from a Campaign.
+type view struct {
+	*Campaign
+	Generated  string
+	Complete   bool
+	OK, Failed int
+	Repeats    int
+	Testbed    string
+	Target     string
+	DataPlane  []string // "simulated by MODEL on testbed T" lines, distinct
+	Plan       string   // the latest session's plan
+	Highlights []highlight
+	Tables     []resultTable
+	Spread     spread
+	Bottleneck []bottleneck
+	Warnings   []warning
+	FailedRuns []Run
+	Figures    []Figure
+}
+
+// highlight is the best and worst cell of one workload and direction.
+type highlight struct {
+	Workload, Direction string
+	Best, Worst         Stat
+}
+
+// resultTable is every cell's summary for one workload.
+type resultTable struct {
+	Workload string
+	Stats    []Stat
+}
+
+// spread summarises the repeat-to-repeat variation of IOPS.
+type spread struct {
+	Pairs       int // cell, workload and direction groups with 2+ repeats
+	MaxCV       float64
+	MedianCV    float64
+	Flagged     []Stat
+	SingleShots int // groups with one repeat: no spread to show
+}
+
+// bottleneck is what limited one workload in one cell, per the data plane.
+type bottleneck struct {
+	Cell, Workload string
+	Levels         map[string]string
+	Notes          []string
+}
+
+// warning is one distinct note of the runs (a physical bound exceeded, a
+// fallback, an input outside the calibrated range) and where it appeared.
+type warning struct {
+	Text  string
+	Count int
+	Runs  []string // the first few run keys
+}
+
+const (
+	bottleneckPrefix = "bottleneck: "
+	dataPlanePrefix  = "simulated by "
+	maxWarningRuns   = 3
+)
+
+func newView(c *Campaign, figures []Figure, now time.Time) *view {
+	v := &view{Campaign: c, Generated: now.UTC().Format(time.RFC3339), Complete: c.CompletedAt != "", Figures: figures}
+	if n := len(c.Sessions); n > 0 {
+		last := c.Sessions[n-1]
+		v.Testbed, v.Target, v.Plan = last.Testbed, last.Target, last.Plan
+	}
+	v.summariseRuns()
+	v.summariseStats()
+	return v
+}
+
+func (v *view) summariseRuns() {
+	warnings := map[string]*warning{}
+	bottlenecks := map[[2]string]*bottleneck{}
+	levels := map[string]map[string]string{}
+	for _, c := range v.Cells {
+		levels[c.Label] = c.Levels
+	}
+	for _, r := range v.Runs {
+		v.Repeats = max(v.Repeats, r.Repeat+1)
+		if r.Status != "ok" {
+			v.Failed++
+			v.FailedRuns = append(v.FailedRuns, r)
+			continue
+		}
+		v.OK++
+		for _, n := range r.Notes {
+			switch {
+			case strings.HasPrefix(n, dataPlanePrefix):
+				if !slices.Contains(v.DataPlane, n) {
+					v.DataPlane = append(v.DataPlane, n)
+				}
+			case strings.HasPrefix(n, bottleneckPrefix):
+				k := [2]string{r.Cell, r.Workload}
+				b := bottlenecks[k]
+				if b == nil {
+					b = &bottleneck{Cell: r.Cell, Workload: r.Workload, Levels: levels[r.Cell]}
+					bottlenecks[k] = b
+				}
+				if text := strings.TrimPrefix(n, bottleneckPrefix); !slices.Contains(b.Notes, text) {
+					b.Notes = append(b.Notes, text)
+				}
+			default:
+				w := warnings[n]
+				if w == nil {
+					w = &warning{Text: n}
+					warnings[n] = w
+				}
+				w.Count++
+				if len(w.Runs) < maxWarningRuns {
+					w.Runs = append(w.Runs, r.Key())
+				}
+			}
+		}
+	}
+	// Bottlenecks in run order (the map only deduplicates).
+	seen := map[[2]string]bool{}
+	for _, r := range v.Runs {
+		k := [2]string{r.Cell, r.Workload}
+		if b := bottlenecks[k]; b != nil && !seen[k] {
+			seen[k] = true
+			v.Bottleneck = append(v.Bottleneck, *b)
+		}
+	}
+	for _, w := range warnings {
+		v.Warnings = append(v.Warnings, *w)
+	}
+	slices.SortFunc(v.Warnings, func(a, b warning) int {
+		return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Text, b.Text))
+	})
+}
+
+func (v *view) summariseStats() {
+	byWorkload := map[string][]Stat{}
+	var cvs []float64
+	for _, s := range v.Stats {
+		byWorkload[s.Workload] = append(byWorkload[s.Workload], s)
+		if s.N < 2 {
+			v.Spread.SingleShots++
+			continue
+		}
+		v.Spread.Pairs++
+		cvs = append(cvs, s.CV)
+		v.Spread.MaxCV = max(v.Spread.MaxCV, s.CV)
+		if s.Flagged {
+			v.Spread.Flagged = append(v.Spread.Flagged, s)
+		}
+	}
+	if len(cvs) > 0 {
+		slices.Sort(cvs)
+		v.Spread.MedianCV = cvs[len(cvs)/2]
+		if len(cvs)%2 == 0 {
+			v.Spread.MedianCV = (cvs[len(cvs)/2-1] + cvs[len(cvs)/2]) / 2
+		}
+	}
+	for _, w := range v.Workloads {
+		stats := byWorkload[w]
+		if len(stats) == 0 {
+			continue
+		}
+		v.Tables = append(v.Tables, resultTable{Workload: w, Stats: stats})
+		for _, dir := range directions(stats) {
+			var best, worst *Stat
+			for i := range stats {
+				s := &stats[i]
+				if s.Direction != dir {
+					continue
+				}
+				if best == nil || s.MeanIOPS > best.MeanIOPS {
+					best = s
+				}
+				if worst == nil || s.MeanIOPS < worst.MeanIOPS {
+					worst = s
+				}
+			}
+			v.Highlights = append(v.Highlights, highlight{Workload: w, Direction: dir, Best: *best, Worst: *worst})
+		}
+	}
+}
+
+func directions(stats []Stat) []string {
+	var out []string
+	for _, s := range stats {
+		if !slices.Contains(out, s.Direction) {
+			out = append(out, s.Direction)
+		}
+	}
+	return out
+}
+
+// Status says whether every planned run is stored.
+func (v *view) Status() string {
+	if v.Complete {
+		return "complete"
+	}
+	return "incomplete: not every planned run is stored (run the script again to resume)"
+}
+
+// Kind is "simulated" or "measured".
+func (v *view) Kind() string {
+	if v.Simulated {
+		return "simulated"
+	}
+	return "measured"
+}
+
+// Gain is how much better best is than worst, in percent.
+func (h highlight) Gain() string {
+	if h.Worst.MeanIOPS <= 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%+.1f %%", 100*(h.Best.MeanIOPS/h.Worst.MeanIOPS-1))
+}
+
+// number formats a value compactly with thousands grouping: 1234567 -> "1,234,567",
+// 999.4 -> "999", 12.345 -> "12.3", 0.1234 -> "0.123".
+func number(x float64) string {
+	switch {
+	case math.IsNaN(x) || math.IsInf(x, 0):
+		return "n/a"
+	case math.Abs(x) >= 100:
+		return group(fmt.Sprintf("%.0f", x))
+	case math.Abs(x) >= 10:
+		return fmt.Sprintf("%.1f", x)
+	}
+	return fmt.Sprintf("%.3g", x)
+}
+
+// group inserts thousands separators into an integer's digits.
+func group(digits string) string {
+	sign := ""
+	if strings.HasPrefix(digits, "-") {
+		sign, digits = "-", digits[1:]
+	}
+	var b strings.Builder
+	for i, r := range digits {
+		if i > 0 && (len(digits)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	return sign + b.String()
+}
+
+// percent formats a fraction as a percentage with one decimal.
+func percent(x float64) string { return fmt.Sprintf("%.1f %%", 100*x) }
+
+// latency formats microseconds, switching to milliseconds from 1 ms.
+func latency(us float64) string {
+	if us >= 1000 {
+		return fmt.Sprintf("%.2f ms", us/1000)
+	}
+	return fmt.Sprintf("%.0f µs", us)
+}
