@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Runs every starbench test, first installing what the tests need when it
+# is missing (fio for the real client/server runs on loopback).
+set -euo pipefail
+cd "$(dirname "$0")"
+
+# apt_install PACKAGE...: installs Debian packages, as root or through sudo.
+apt_install() {
+	local sudo=""
+	if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
+	$sudo apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@"
+}
+
+if ! command -v fio >/dev/null; then
+	apt_install fio
+fi
+
+unformatted="$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"
+if [ -n "$unformatted" ]; then
+	echo "gofmt needed on:" >&2
+	echo "$unformatted" >&2
+	exit 1
+fi
+go vet ./...
+go test -count=1 -timeout 15m ./...
