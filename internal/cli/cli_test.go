@@ -309,8 +309,8 @@ func TestVersion(t *testing.T) {
 }
 
 func TestReportRunsWithoutACluster(t *testing.T) {
-	db := writeScript(t, "campaign.db", "")
+	db := emptyStore(t)
 	path := writeScript(t, "fig.star", "print('figures from', args.get('title', 'x'))\n")
-	r := runCLI(t, "", nil, "report", path, "--from", db, "--set", "title=T")
-	expect(t, r, ExitOK, "^$", "^figures from T\n$")
+	r := runCLI(t, "", nil, "report", path, "--from", db, "--set", "title=T", "--out", t.TempDir())
+	expect(t, r, ExitOK, "^$", "^figures from T\nreport: .*report.html \\(and report.md\\)\n$")
 }

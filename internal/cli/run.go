@@ -45,7 +45,16 @@ func runCmd(st *State, args []string) int {
 		return reportUsage(st, err)
 	}
 	s.Script, s.OutDir, s.Target, s.Testbed = path, outDir(out, path), tf.target, tf.testbed
-	return execScript(st, "run", s)
+	code = execScript(st, "run", s)
+	// A campaign that stopped on a script error still gets the report of
+	// what it stored; an interrupted one and a --plan do not.
+	if (code == ExitOK || code == ExitScriptError) && !s.Plan {
+		if err := writeReports(st, s); err != nil {
+			fmt.Fprintf(st.Stderr, "starbench: %v\n", err)
+			return ExitScriptError
+		}
+	}
+	return code
 }
 
 func reportCmd(st *State, args []string) int {
@@ -77,7 +86,14 @@ func reportCmd(st *State, args []string) int {
 		return reportUsage(st, err)
 	}
 	s.Script, s.OutDir = path, outDir(out, path)
-	return execScript(st, "report", s)
+	code = execScript(st, "report", s)
+	if code == ExitOK {
+		if err := writeReport(st, s.From, s.OutDir, "report"); err != nil {
+			fmt.Fprintf(st.Stderr, "starbench: %v\n", err)
+			return ExitScriptError
+		}
+	}
+	return code
 }
 
 // scriptArg returns the one script path of pos.

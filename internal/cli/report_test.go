@@ -1,0 +1,57 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"starbench/internal/store"
+)
+
+// emptyStore writes a campaign store with no runs yet and returns its path.
+func emptyStore(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "campaign.db")
+	s, err := store.Open(context.Background(), path, "campaign", store.Options{Simulated: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	return path
+}
+
+func TestReportWritesHTMLAndMarkdownWithTheScriptsFigures(t *testing.T) {
+	db, out := emptyStore(t), t.TempDir()
+	// The figures script saves an image; the report embeds it.
+	fig := writeScript(t, "fig.star", `plot.bars(frame.from_rows([{"x": "a", "y": 1.0}]), x = "x", y = "y", save = "bars.png", size = "6x4cm", dpi = 72)`+"\n")
+	expect(t, runCLI(t, "", nil, "report", fig, "--from", db, "--out", out), ExitOK, "^$", `report: .*report\.html`)
+	html, err := os.ReadFile(filepath.Join(out, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"SIMULATED", `<img src="data:image/png;base64,`, "(bars.png)"} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "report.md")); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestReportRefusesAFileThatIsNoStore(t *testing.T) {
+	junk := writeScript(t, "junk.db", "")
+	fig := writeScript(t, "fig.star", "pass\n")
+	expect(t, runCLI(t, "", nil, "report", fig, "--from", junk, "--out", t.TempDir()), ExitScriptError, "^$", `writing the report of .*junk\.db: .*not a campaign store`)
+}
+
+func TestRunWritesNoReportWithoutAStore(t *testing.T) {
+	out := t.TempDir()
+	path := writeScript(t, "plain.star", "print('hi')\n")
+	expect(t, runCLI(t, "", nil, "run", path, "--out", out), ExitOK, "^$", "^hi\n$")
+	if _, err := os.Stat(filepath.Join(out, "report.html")); !os.IsNotExist(err) {
+		t.Errorf("a script without a campaign got a report (stat: %v)", err)
+	}
+}
