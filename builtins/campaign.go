@@ -2,6 +2,7 @@ package builtins
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"go.starlark.net/lib/json"
@@ -438,8 +440,12 @@ func (c *campaignValue) runMethod(thread *starlark.Thread, b *starlark.Builtin, 
 		return nil, err
 	}
 	tty := !s.NoProgress && progress.IsTerminal(s.Stderr)
+	bar := progress.New(s.Stderr, tty)
+	holder, _ := runtime.Load(s, runBarKey, func() (*runBar, error) { return &runBar{}, nil })
+	holder.set(bar)
+	defer holder.set(nil)
 	act := &actions{c: c, thread: thread, session: s, simulated: simulated, first: map[int]original{}}
-	eng := &campaign.Engine{Spec: &c.spec, Store: st, Actions: act, Progress: progress.New(s.Stderr, tty), Session: session}
+	eng := &campaign.Engine{Spec: &c.spec, Store: st, Actions: act, Progress: bar, Session: session}
 	if _, err := eng.Execute(ctx, plan); err != nil {
 		return nil, err
 	}
@@ -509,6 +515,9 @@ func (c *campaignValue) provenance(s *runtime.Session, simulated bool, plan stri
 	if !simulated {
 		p.FioVersion = fioVersion()
 	}
+	if t := openedTarget(s); t != nil && t.VSphere != nil && t.VSphere.VIM() != nil {
+		p.VCenterVersion = t.VSphere.VIM().ServiceContent.About.FullName
+	}
 	if script, err := runtime.ParseScript(s.Script, filepath.Dir(s.Script), runtime.ScriptOptions(), nil); err == nil {
 		var paths []string
 		for _, f := range script.Files {
@@ -518,6 +527,18 @@ func (c *campaignValue) provenance(s *runtime.Session, simulated bool, plan stri
 	}
 	return p
 }
+
+// openedTarget returns the session's target if a builtin has opened it, and
+// nil otherwise: provenance never opens a target by itself.
+func openedTarget(s *runtime.Session) *target.Target {
+	t, err := runtime.Load(s, targetKey, func() (*target.Target, error) { return nil, errNotOpened })
+	if err != nil {
+		return nil
+	}
+	return t
+}
+
+var errNotOpened = errors.New("target not opened")
 
 func toolVersion() string {
 	info, ok := debug.ReadBuildInfo()
@@ -886,4 +907,46 @@ func keysOf(m map[string]starlark.Value) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// runBar holds the progress bar of the campaign running in a session, if any.
+type runBar struct {
+	mu  sync.Mutex
+	bar *progress.Bar
+}
+
+func (r *runBar) set(b *progress.Bar) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.bar = b
+}
+
+var runBarKey = runtime.NewKey[*runBar]("campaign.run_bar")
+
+// campaignRunStatus shows a progress sample of a running workload (fio.run
+// passes its --status-interval samples) on the campaign's run bar; it does
+// nothing when no campaign is running on the thread's session.
+func campaignRunStatus(thread *starlark.Thread, st fio.Status) {
+	s, err := runtime.SessionFrom(thread)
+	if err != nil {
+		return
+	}
+	holder, _ := runtime.Load(s, runBarKey, func() (*runBar, error) { return &runBar{}, nil })
+	holder.mu.Lock()
+	bar := holder.bar
+	holder.mu.Unlock()
+	if bar != nil {
+		bar.RunStatus(fmt.Sprintf("%ds/%ds %s IOPS %.0f MB/s", st.Elapsed, st.Total, humanCount(st.IOPS), st.MBps))
+	}
+}
+
+// humanCount writes n as 950, 12.3k or 1.25M.
+func humanCount(n float64) string {
+	switch {
+	case n >= 1e6:
+		return strconv.FormatFloat(n/1e6, 'f', 2, 64) + "M"
+	case n >= 1e3:
+		return strconv.FormatFloat(n/1e3, 'f', 1, 64) + "k"
+	}
+	return strconv.FormatFloat(n, 'f', 0, 64)
 }

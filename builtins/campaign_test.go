@@ -11,6 +11,7 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarktest"
 
+	"starbench/internal/fio"
 	"starbench/internal/runtime"
 	"starbench/internal/store"
 )
@@ -180,5 +181,32 @@ func assertCluster(t *testing.T, globals starlark.StringDict, when string) {
 	}
 	if got := cluster.String(); got != `{"compression": False, "uplink": "10g"}` {
 		t.Errorf("%s: cluster = %s, want the settings from before the campaign", when, got)
+	}
+}
+
+// TestRunStatusReachesTheRunBar: a workload's progress samples (as fio.run
+// passes them) show on the campaign's run bar, and nowhere once it is over.
+func TestRunStatusReachesTheRunBar(t *testing.T) {
+	s, out := newTestSession(t, context.Background())
+	assert, _ := starlarktest.LoadAssertModule()
+	predeclared := runtime.Predeclared(Modules(Deps{}))
+	predeclared["assert"] = assert["assert"]
+	predeclared["sample"] = starlark.NewBuiltin("sample", func(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
+		campaignRunStatus(th, fio.Status{Elapsed: 3, Total: 10, IOPS: 52100, MBps: 213})
+		return starlark.None, nil
+	})
+	thread := &starlark.Thread{Name: "status"}
+	runtime.SetSession(thread, s)
+	_, err := starlark.ExecFileOptions(runtime.ScriptOptions(), thread, "status.star", `
+c = campaign.new("status", factors = [campaign.factor("a", [1], apply = lambda v: v)],
+    workloads = [campaign.workload("w", lambda: sample() or {"iops": 1})])
+c.run()
+sample()
+`, predeclared)
+	if err != nil {
+		t.Fatal(backtrace(err))
+	}
+	if got := strings.Count(out.String(), "3s/10s 52.1k IOPS 213 MB/s"); got != 1 {
+		t.Fatalf("the sample shows %d times, want once (during the campaign only):\n%s", got, out)
 	}
 }

@@ -254,6 +254,8 @@ func (e *Engine) finish(ctx context.Context, sum *Summary, plan *Plan) (Summary,
 	for _, s := range Stats(aggs, e.Spec.CVThreshold) {
 		if s.Flagged {
 			sum.Flagged = append(sum.Flagged, s)
+			e.Progress.Event("varies: %s / %s %s: IOPS CV %.1f%% over %d repeats (threshold %.1f%%)",
+				s.Cell, s.Workload, s.Direction, 100*s.CV, s.N, 100*e.Spec.CVThreshold)
 		}
 	}
 	after, err := PlanFrom(ctx, e.Spec, e.Store, false)

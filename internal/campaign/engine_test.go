@@ -246,6 +246,9 @@ func TestHighCVFlaggedAndRerunOnce(t *testing.T) {
 	if len(sum.Flagged) != 1 || sum.Flagged[0].Cell != noisy || sum.Flagged[0].N != 6 {
 		t.Fatalf("flagged %+v", sum.Flagged)
 	}
+	if !strings.Contains(out, "varies: "+noisy+" / 4k read: IOPS CV") {
+		t.Errorf("no flag event:\n%s", out)
+	}
 	if !strings.Contains(out, "varies above CV 0.05; 3 more repeats") {
 		t.Errorf("no re-run event:\n%s", out)
 	}
