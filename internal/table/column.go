@@ -290,11 +290,14 @@ func NewFrame(cols ...*Column) (dataframe.DataFrame, error) {
 	return df, df.Err
 }
 
-// Take returns the rows idx of df, in that order (a faster Subset than gota's).
+// Take returns the rows idx of df, in that order.
 func Take(df dataframe.DataFrame, idx []int) (dataframe.DataFrame, error) {
-	cols := ReadAll(df)
-	for i, c := range cols {
-		cols[i] = c.Subset(idx)
+	if df.Ncol() == 0 {
+		return df, nil
 	}
-	return NewFrame(cols...)
+	if idx == nil {
+		idx = []int{}
+	}
+	out := df.Subset(idx)
+	return out, out.Err
 }

@@ -17,38 +17,87 @@ type SortKey struct {
 // SortOrder returns the row order that sorts df by keys: stable, and missing
 // values last whatever the direction.
 func SortOrder(df dataframe.DataFrame, keys []SortKey) ([]int, error) {
-	cols := make([]*Column, len(keys))
+	ranks := make([][]int32, len(keys))
 	for i, k := range keys {
 		c, err := Read(df, k.Column)
 		if err != nil {
 			return nil, err
 		}
-		cols[i] = c
+		ranks[i] = rank(c, k.Desc)
 	}
 	order := make([]int, df.Nrow())
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		for i, c := range cols {
-			na, nb := c.IsNA(a), c.IsNA(b)
-			if na || nb {
-				if na != nb {
-					return c.Compare(a, b) // missing last, in both directions
-				}
-				continue
-			}
-			r := c.Compare(a, b)
-			if keys[i].Desc {
-				r = -r
-			}
-			if r != 0 {
-				return r
+	slices.SortFunc(order, func(a, b int) int {
+		for _, r := range ranks {
+			if r[a] != r[b] {
+				return int(r[a]) - int(r[b])
 			}
 		}
-		return 0
+		return a - b // stable: equal keys keep their order
 	})
 	return order, nil
+}
+
+// rank numbers the values of c in sort order (reversed when desc), equal
+// values alike and missing values after all others, so sorting compares
+// small integers instead of values.
+func rank(c *Column, desc bool) []int32 {
+	codes, n := encode(c)
+	first := make([]int, n)
+	for row := len(codes) - 1; row >= 0; row-- {
+		first[codes[row]] = row
+	}
+	byValue := make([]int, n)
+	for i := range byValue {
+		byValue[i] = i
+	}
+	if c.Numeric() {
+		// Sort numbers directly: much faster than through row indirection.
+		type kv struct {
+			f    float64
+			i    int
+			code int
+			na   bool
+		}
+		vals := make([]kv, n)
+		for code, row := range first {
+			vals[code] = kv{c.Float(row), 0, code, c.IsNA(row)}
+			if c.Kind == Int {
+				vals[code].i = c.Ints[row]
+			}
+		}
+		slices.SortFunc(vals, func(x, y kv) int {
+			switch {
+			case x.na || y.na:
+				return compareBool(x.na, y.na)
+			case c.Kind == Int:
+				return cmpOrdered(x.i, y.i)
+			}
+			return cmpOrdered(x.f, y.f)
+		})
+		for i, x := range vals {
+			byValue[i] = x.code
+		}
+	} else {
+		slices.SortFunc(byValue, func(x, y int) int { return c.Compare(first[x], first[y]) })
+	}
+	pos := make([]int32, n)
+	present := int32(n)
+	if n > 0 && c.IsNA(first[byValue[n-1]]) {
+		present-- // the missing value sorts last; keep it last when descending
+	}
+	for r, code := range byValue {
+		pos[code] = int32(r)
+		if desc && int32(r) < present {
+			pos[code] = present - 1 - int32(r)
+		}
+	}
+	for row, code := range codes {
+		codes[row] = pos[code]
+	}
+	return codes
 }
 
 // Sort returns df sorted by keys (see SortOrder).
