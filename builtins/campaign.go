@@ -83,7 +83,7 @@ func (f *factorValue) Attr(name string) (starlark.Value, error) {
 
 func campaignFactor(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var name string
-	var levels *starlark.List
+	var levels starlark.Iterable
 	var apply starlark.Callable
 	var cost starlark.Value = starlark.String("cheap")
 	var invalidates bool
@@ -108,8 +108,7 @@ func campaignFactor(thread *starlark.Thread, b *starlark.Builtin, args starlark.
 		}
 		f.restore = r
 	}
-	for i := range levels.Len() {
-		v := levels.Index(i)
+	for _, v := range iterate(levels) {
 		f.levels = append(f.levels, v)
 		f.spec.Levels = append(f.spec.Levels, levelLabel(v))
 	}
@@ -277,7 +276,7 @@ func (c *campaignValue) Attr(name string) (starlark.Value, error) {
 
 func newCampaign(deps Deps, thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	c := &campaignValue{deps: deps, workers: starlark.None}
-	var factors, workloads *starlark.List
+	var factors, workloads starlark.Iterable
 	var prepare, prepareCost, metrics starlark.Value = starlark.None, starlark.None, starlark.None
 	c.spec.Repeat = 1
 	cv := starlark.Value(starlark.Float(0.05))
@@ -289,18 +288,18 @@ func newCampaign(deps Deps, thread *starlark.Thread, b *starlark.Builtin, args s
 	if _, err := store.Path("", c.spec.Name); err != nil {
 		return nil, err
 	}
-	for i := range factors.Len() {
-		f, ok := factors.Index(i).(*factorValue)
+	for i, v := range iterate(factors) {
+		f, ok := v.(*factorValue)
 		if !ok {
-			return nil, fmt.Errorf("factors[%d] is a %s; want campaign.factor(...)", i, factors.Index(i).Type())
+			return nil, fmt.Errorf("factors[%d] is a %s; want campaign.factor(...)", i, v.Type())
 		}
 		c.factors = append(c.factors, f)
 		c.spec.Factors = append(c.spec.Factors, f.spec)
 	}
-	for i := range workloads.Len() {
-		w, ok := workloads.Index(i).(*workloadValue)
+	for i, v := range iterate(workloads) {
+		w, ok := v.(*workloadValue)
 		if !ok {
-			return nil, fmt.Errorf("workloads[%d] is a %s; want campaign.workload(...)", i, workloads.Index(i).Type())
+			return nil, fmt.Errorf("workloads[%d] is a %s; want campaign.workload(...)", i, v.Type())
 		}
 		for _, job := range []starlark.Value{w.run, w.warmup} {
 			if _, callable := job.(starlark.Callable); !callable && job != starlark.None && c.workers == starlark.None {
@@ -330,6 +329,18 @@ func newCampaign(deps Deps, thread *starlark.Thread, b *starlark.Builtin, args s
 		return nil, err
 	}
 	return c, nil
+}
+
+// iterate returns the elements of a list, tuple or other iterable.
+func iterate(it starlark.Iterable) []starlark.Value {
+	var out []starlark.Value
+	iter := it.Iterate()
+	defer iter.Done()
+	var x starlark.Value
+	for iter.Next(&x) {
+		out = append(out, x)
+	}
+	return out
 }
 
 func optionalCallable(what string, v starlark.Value) (starlark.Callable, error) {
@@ -727,10 +738,7 @@ func resultOf(v starlark.Value, simulated bool) (*fio.Result, error) {
 	case *starlark.Dict:
 		rows = []map[string]starlark.Value{dictFields(v)}
 	case *starlark.List, starlark.Tuple:
-		it := v.(starlark.Iterable).Iterate()
-		defer it.Done()
-		var x starlark.Value
-		for it.Next(&x) {
+		for _, x := range iterate(v.(starlark.Iterable)) {
 			d, ok := x.(*starlark.Dict)
 			if !ok {
 				return nil, fmt.Errorf("workload returned a list holding a %s; want dicts of metrics such as {\"iops\": 1000}", x.Type())
@@ -859,10 +867,7 @@ func metricsOf(v starlark.Value, start time.Time) ([]store.HostMetric, error) {
 	case *Frame:
 		rows = frameRecords(v)
 	case *starlark.List, starlark.Tuple:
-		it := v.(starlark.Iterable).Iterate()
-		defer it.Done()
-		var x starlark.Value
-		for it.Next(&x) {
+		for _, x := range iterate(v.(starlark.Iterable)) {
 			d, ok := x.(*starlark.Dict)
 			if !ok {
 				return nil, fmt.Errorf("metrics returned a list holding a %s; want dicts with host, metric, value", x.Type())

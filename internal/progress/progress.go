@@ -122,8 +122,13 @@ func (b *Bar) RunEnd(outcome string) {
 	b.done++
 	b.ran++
 	b.spent += d
-	b.line("run %d/%d %s (%s): %s", b.done, b.total, outcome, d.Round(100*time.Millisecond), b.run)
+	run := b.run
 	b.run = ""
+	eta := "" // the campaign bar shows it on a terminal
+	if e := b.eta(); e > 0 && !b.tty {
+		eta = "; ETA " + e.Round(time.Second).String()
+	}
+	b.line("run %d/%d %s (%s): %s%s", b.done, b.total, outcome, d.Round(100*time.Millisecond), run, eta)
 }
 
 // Stop ends the display; the last message stays on screen.

@@ -39,7 +39,7 @@ func TestLineModeOneLinePerEvent(t *testing.T) {
 		"15:00:00 cell 1/2: compression -> True",
 		"15:00:00 run 2/4 start: cell 1/2 compression=True / 4k #1",
 		"15:00:00 run 2/4: 52.1k IOPS",
-		"15:00:10 run 2/4 ok (10s): compression=True / 4k #1",
+		"15:00:10 run 2/4 ok (10s): compression=True / 4k #1; ETA 20s",
 		"15:00:10 campaign wwt: done",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
