@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every starbench test, first installing what the tests need when it
-# is missing (fio for the real client/server runs on loopback).
+# is missing (fio for the real client/server runs on loopback, chromium for
+# the report's browser test).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -14,6 +15,10 @@ apt_install() {
 
 if ! command -v fio >/dev/null; then
 	apt_install fio
+fi
+# chromium: the report's browser test (internal/report) loads it headless.
+if ! command -v chromium >/dev/null && [ -z "${CHROMIUM:-}" ]; then
+	apt_install chromium
 fi
 
 unformatted="$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"

@@ -156,4 +156,3 @@ func distinctColours(img image.Image, limit int) int {
 	}
 	return len(seen)
 }
-
