@@ -32,7 +32,7 @@ func NewPlotModule(deps Deps) *runtime.Module {
 			{Name: "heatmap", Params: "(frame, x, y, value, agg=None, unit=None, " + common + ")",
 				Doc: "a matrix of value by x and y (e.g. compression x rdma), cells coloured and labelled", Fn: plotHeatmap},
 			{Name: "facets", Params: "(frame, by, kind=\"bars\", cols=0, shared_y=True, title=\"\", save=None, size=\"16x10cm\", dpi=150, **chart)",
-				Doc: "small multiples: one chart of kind per value of by, sharing the y range and legend", Fn: plotFacets},
+				Doc: "small multiples: one chart of kind per value of by, sharing the y range (or colour scale) and legend", Fn: plotFacets},
 		},
 	}
 }
@@ -583,7 +583,7 @@ func plotHeatmap(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 
 // facetKinds are the charts facets can repeat.
 var facetKinds = map[string]runtime.BuiltinFunc{
-	"bars": plotBars, "lines": plotLines, "scatter": plotScatter, "hockey": plotHockey,
+	"bars": plotBars, "lines": plotLines, "scatter": plotScatter, "hockey": plotHockey, "heatmap": plotHeatmap,
 }
 
 func plotFacets(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -607,7 +607,7 @@ func plotFacets(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 	}
 	build, ok := facetKinds[kind]
 	if !ok {
-		return nil, fmt.Errorf("kind=%q; want one of bars, lines, scatter, hockey", kind)
+		return nil, fmt.Errorf("kind=%q; want one of bars, lines, scatter, hockey, heatmap", kind)
 	}
 	g, err := table.GroupBy(f.df, by)
 	if err != nil {

@@ -7,7 +7,8 @@ import (
 
 // Facets lays one-panel figures out as small multiples, cols per row, under
 // one title. Each figure's title names its panel; legends merge by name.
-// With sharedY every panel gets the same Y range, so heights compare.
+// With sharedY every panel gets the same Y range, so heights compare;
+// heatmap panels always share one colour scale.
 func Facets(title string, figs []*Figure, cols int, sharedY bool) (*Figure, error) {
 	if len(figs) == 0 {
 		return nil, fmt.Errorf("nothing to plot: no panels")
@@ -17,9 +18,17 @@ func Facets(title string, figs []*Figure, cols int, sharedY bool) (*Figure, erro
 	}
 	f := &Figure{Title: title, cols: min(cols, len(figs))}
 	lo, hi := math.Inf(1), math.Inf(-1)
+	heatmaps := 0
 	for _, sub := range figs {
-		if len(sub.panels) != 1 || sub.scale != nil {
-			return nil, fmt.Errorf("facets take one-panel charts (bars, lines, scatter, hockey)")
+		if len(sub.panels) != 1 {
+			return nil, fmt.Errorf("facets take one-panel charts, not facets")
+		}
+		if sub.cells != nil {
+			heatmaps++
+			if f.scale == nil {
+				f.scale = &colorScale{lo: sub.cells.lo, hi: sub.cells.hi, unit: sub.cells.unit}
+			}
+			f.scale.lo, f.scale.hi = min(f.scale.lo, sub.cells.lo), max(f.scale.hi, sub.cells.hi)
 		}
 		pn := sub.panels[0]
 		pn.p.Title.Text = sub.Title
@@ -30,7 +39,15 @@ func Facets(title string, figs []*Figure, cols int, sharedY bool) (*Figure, erro
 		}
 		lo, hi = min(lo, pn.p.Y.Min), max(hi, pn.p.Y.Max)
 	}
-	if sharedY {
+	if heatmaps > 0 && heatmaps < len(figs) {
+		return nil, fmt.Errorf("facets cannot mix heatmaps with other charts")
+	}
+	for _, sub := range figs {
+		if sub.cells != nil { // one colour scale for all panels
+			sub.cells.lo, sub.cells.hi = f.scale.lo, f.scale.hi
+		}
+	}
+	if sharedY && heatmaps == 0 {
 		for _, pn := range f.panels {
 			pn.p.Y.Min, pn.p.Y.Max = lo, hi
 		}

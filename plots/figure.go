@@ -33,6 +33,7 @@ type Figure struct {
 	cols   int
 	legend []legendEntry
 	scale  *colorScale
+	cells  *cells // a heatmap's cells, to share one colour scale in facets
 }
 
 // panel is one plot and, for a categorical X axis, its category names

@@ -33,7 +33,8 @@ func Heatmap(rows, cols []string, values [][]float64, unit string, o Options) (*
 		return nil, fmt.Errorf("nothing to plot: every cell is NA")
 	}
 	f, p := newFigure(o, cols)
-	p.Add(&cells{values: values, lo: lo, hi: hi, unit: unit})
+	hm := &cells{values: values, lo: lo, hi: hi, unit: unit}
+	p.Add(hm)
 	p.X.Min, p.X.Max = -0.5, float64(len(cols))-0.5
 	p.Y.Min, p.Y.Max = -0.5, float64(len(rows))-0.5
 	ticks := make(plot.ConstantTicks, len(rows))
@@ -44,6 +45,7 @@ func Heatmap(rows, cols []string, values [][]float64, unit string, o Options) (*
 	p.Y.Tick.Length = 0
 	p.X.Padding, p.Y.Padding = 0, 0
 	f.scale = &colorScale{lo: lo, hi: hi, unit: unit}
+	f.cells = hm
 	return f, nil
 }
 

@@ -221,3 +221,18 @@ func TestGoldenRotatedCategories(t *testing.T) {
 	f, err := Bars(cats, []Series{{Y: y}}, Options{Title: "Workload mix, one policy", YUnit: "IOPS", YLabel: "IOPS"})
 	golden(t, "rotated", f, err)
 }
+
+func TestGoldenHeatmapFacets(t *testing.T) {
+	var figs []*Figure
+	for i, up := range []string{"10 GbE", "25 GbE"} {
+		k := 1 + 0.6*float64(i)
+		sub, err := Heatmap([]string{"compression off", "compression on"}, []string{"rdma off", "rdma on"},
+			[][]float64{{120000 * k, 140000 * k}, {100000 * k, 118000 * k}}, "IOPS", Options{Title: up, Simulated: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		figs = append(figs, sub)
+	}
+	f, err := Facets("4k randread IOPS: compression x rdma by uplink", figs, 2, true)
+	golden(t, "heatmap_facets", f, err)
+}
