@@ -684,7 +684,7 @@ func (g *Groups) AttrNames() []string { return []string{"agg", "keys"} }
 func (g *Groups) Attr(name string) (starlark.Value, error) {
 	switch name {
 	case "keys":
-		return pickColumns(g.frame, g.keys)
+		return result(table.NewFrame(g.g.Keys()...))
 	case "agg":
 		return starlark.NewBuiltin("frame.groups.agg", g.agg), nil
 	}

@@ -159,7 +159,15 @@ func Text(df dataframe.DataFrame, maxRows int) string {
 	if df.Ncol() == 0 {
 		return "(empty frame)\n"
 	}
-	cols, head, units, body := cells(df, maxRows)
+	shown := df
+	if df.Nrow() > maxRows {
+		idx := make([]int, maxRows)
+		for i := range idx {
+			idx[i] = i
+		}
+		shown, _ = Take(df, idx)
+	}
+	cols, head, units, body := cells(shown, maxRows)
 	width := make([]int, len(cols))
 	for j := range cols {
 		width[j] = max(runeLen(head[j]), runeLen(units[j]))
