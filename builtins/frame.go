@@ -532,8 +532,6 @@ func frameJoin(f *Frame, thread *starlark.Thread, b *starlark.Builtin, args star
 	return result(table.Join(f.df, other.df, on, how))
 }
 
-func nanArg(s string) (table.NaNPolicy, error) { return table.ParseNaNPolicy(s) }
-
 func framePivot(f *Frame, thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var index names
 	var columns, values, agg string
@@ -541,7 +539,7 @@ func framePivot(f *Frame, thread *starlark.Thread, b *starlark.Builtin, args sta
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "index", &index, "columns", &columns, "values", &values, "agg?", &agg, "nan?", &nan); err != nil {
 		return nil, err
 	}
-	policy, err := nanArg(nan)
+	policy, err := table.ParseNaNPolicy(nan)
 	if err != nil {
 		return nil, err
 	}
@@ -728,7 +726,7 @@ func (g *Groups) agg(thread *starlark.Thread, b *starlark.Builtin, args starlark
 	if len(aggs) == 0 {
 		return nil, fmt.Errorf("nothing to aggregate; say what, e.g. agg(\"mean\") or agg(iops=\"mean\", p99_us=[\"p50\", \"p99\"])")
 	}
-	policy, err := nanArg(nan)
+	policy, err := table.ParseNaNPolicy(nan)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package builtins
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -36,6 +37,9 @@ func NewPlotModule(deps Deps) *runtime.Module {
 		},
 	}
 }
+
+// errMixed refuses to draw simulated and measured rows in one figure.
+var errMixed = errors.New("the frame mixes simulated and measured rows; plot them separately (filter(simulated=True) / filter(simulated=False))")
 
 // Figure is the Starlark handle of a figure; save writes it.
 type Figure struct {
@@ -137,7 +141,7 @@ func optString(v starlark.Value, what, def string) (string, error) {
 func (c *common) options(f *Frame, x, y string) (plots.Options, error) {
 	sim, mixed := f.Simulated()
 	if mixed {
-		return plots.Options{}, fmt.Errorf("the frame mixes simulated and measured rows; plot them separately (filter(simulated=True) / filter(simulated=False))")
+		return plots.Options{}, errMixed
 	}
 	o := plots.Options{Title: c.title, LogX: c.logx, LogY: c.logy, Simulated: sim}
 	var err error
@@ -609,6 +613,9 @@ func plotFacets(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 	if !ok {
 		return nil, fmt.Errorf("kind=%q; want one of bars, lines, scatter, hockey, heatmap", kind)
 	}
+	if _, mixed := f.Simulated(); mixed {
+		return nil, errMixed
+	}
 	g, err := table.GroupBy(f.df, by)
 	if err != nil {
 		return nil, err
@@ -633,9 +640,6 @@ func plotFacets(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 			return nil, fmt.Errorf("panel %s: %w", name, err)
 		}
 		figs = append(figs, v.(*Figure).fig)
-	}
-	if sim, mixed := f.Simulated(); mixed || (sim && len(figs) == 0) {
-		return nil, fmt.Errorf("the frame mixes simulated and measured rows; plot them separately (filter(simulated=True) / filter(simulated=False))")
 	}
 	return c.finish(plots.Facets(c.title, figs, cols, sharedY))
 }
