@@ -28,6 +28,7 @@ const SimulatedColumn = "simulated"
 var (
 	_ starlark.HasAttrs  = (*Frame)(nil)
 	_ starlark.Indexable = (*Frame)(nil)
+	_ starlark.Sequence  = (*Frame)(nil)
 	_ starlark.Mapping   = (*Frame)(nil)
 )
 
@@ -51,6 +52,28 @@ func (f *Frame) Len() int { return f.df.Nrow() }
 
 // Index returns row i as a dict.
 func (f *Frame) Index(i int) starlark.Value { return rowDict(table.ReadAll(f.df), i) }
+
+// Iterate yields the rows as dicts: `for row in f`.
+func (f *Frame) Iterate() starlark.Iterator {
+	cols := table.ReadAll(f.df)
+	return &rowIterator{cols: cols, n: f.Len()}
+}
+
+type rowIterator struct {
+	cols []*table.Column
+	i, n int
+}
+
+func (it *rowIterator) Next(p *starlark.Value) bool {
+	if it.i >= it.n {
+		return false
+	}
+	*p = rowDict(it.cols, it.i)
+	it.i++
+	return true
+}
+
+func (it *rowIterator) Done() {}
 
 // Get returns a column as a list (f["iops"]) or a row as a dict (f[0]).
 func (f *Frame) Get(k starlark.Value) (starlark.Value, bool, error) {
