@@ -4,15 +4,11 @@ import (
 	"math/rand"
 	"sync"
 
-	"github.com/vmware/govmomi/simulator"
-	"github.com/vmware/govmomi/vim25/methods"
-	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
 )
 
-// Fault makes a share of the calls of one method fail. Task methods
-// (CloneVM_Task, ReconfigVM_Task) fail as a real vCenter fails them: the call
-// returns a task, and the task ends in error with the fault.
+// Fault makes a share of the calls of one method fail: the SOAP call
+// returns the fault, as vCenter does when it refuses to start a task.
 type Fault struct {
 	Method string  // SOAP method name, e.g. "CloneVM_Task"
 	Rate   float64 // 0..1
@@ -56,39 +52,4 @@ func (in *injector) pick(method string) types.BaseMethodFault {
 		return &types.SystemError{Reason: "injected fault"}
 	}
 	return f.Fault()
-}
-
-// failing answers a task method with a task that fails with fault.
-type failing struct {
-	ref   types.ManagedObjectReference
-	fault types.BaseMethodFault
-}
-
-func (f *failing) Reference() types.ManagedObjectReference { return f.ref }
-
-func (f *failing) task(ctx *simulator.Context, name string) types.ManagedObjectReference {
-	return simulator.CreateTask(f, name, func(*simulator.Task) (types.AnyType, types.BaseMethodFault) {
-		return nil, f.fault
-	}).Run(ctx)
-}
-
-func (f *failing) CloneVMTask(ctx *simulator.Context, _ *types.CloneVM_Task) soap.HasFault {
-	return &methods.CloneVM_TaskBody{Res: &types.CloneVM_TaskResponse{Returnval: f.task(ctx, "cloneVm")}}
-}
-
-func (f *failing) ReconfigVMTask(ctx *simulator.Context, _ *types.ReconfigVM_Task) soap.HasFault {
-	return &methods.ReconfigVM_TaskBody{Res: &types.ReconfigVM_TaskResponse{Returnval: f.task(ctx, "reconfigVm")}}
-}
-
-func (f *failing) PowerOnVMTask(ctx *simulator.Context, _ *types.PowerOnVM_Task) soap.HasFault {
-	return &methods.PowerOnVM_TaskBody{Res: &types.PowerOnVM_TaskResponse{Returnval: f.task(ctx, "powerOn")}}
-}
-
-// isTaskMethod says whether an injected fault fails the task rather than the call.
-func isTaskMethod(name string) bool {
-	switch name {
-	case "CloneVM_Task", "ReconfigVM_Task", "PowerOnVM_Task":
-		return true
-	}
-	return false
 }

@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/vmware/govmomi/simulator"
-	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
 )
 
@@ -38,39 +37,34 @@ func (g *guestIPs) ip(vm string) string {
 	return ip
 }
 
-// guestVM powers a VM on and has its guest report an IP, host name and
-// running tools, which the stock simulator never does by itself.
-type guestVM struct {
-	*simulator.VirtualMachine
-	sim *Sim
-}
-
-func (vm *guestVM) PowerOnVMTask(ctx *simulator.Context, req *types.PowerOnVM_Task) soap.HasFault {
-	res := vm.VirtualMachine.PowerOnVMTask(ctx, req)
-	if res.Fault() != nil {
-		return res
+// reportGuest makes a VM's guest report what VMware Tools would once it is
+// up (running tools, host name, IP) or down.
+func (s *Sim) reportGuest(ctx *simulator.Context, vm *simulator.VirtualMachine, up bool) {
+	ip, tools, state := "", types.VirtualMachineToolsRunningStatusGuestToolsNotRunning, "notRunning"
+	if up {
+		ip, tools, state = s.guest.ip(vm.Name), types.VirtualMachineToolsRunningStatusGuestToolsRunning, "running"
 	}
-	ip := vm.sim.guest.ip(vm.Name)
-	var mac string
-	for _, d := range vm.Config.Hardware.Device {
-		if nic, ok := d.(types.BaseVirtualEthernetCard); ok {
-			mac = nic.GetVirtualEthernetCard().MacAddress
-			break
+	ctx.WithLock(vm, func() {
+		var mac string
+		for _, d := range vm.Config.Hardware.Device {
+			if nic, ok := d.(types.BaseVirtualEthernetCard); ok {
+				mac = nic.GetVirtualEthernetCard().MacAddress
+				break
+			}
 		}
-	}
-	running := string(types.VirtualMachineToolsRunningStatusGuestToolsRunning)
-	ctx.Update(vm.VirtualMachine, []types.PropertyChange{
-		{Name: "guest.toolsRunningStatus", Val: running},
-		{Name: "guest.toolsStatus", Val: types.VirtualMachineToolsStatusToolsOk},
-		{Name: "guest.guestState", Val: "running"},
-		{Name: "guest.hostName", Val: vm.Name},
-		{Name: "guest.ipAddress", Val: ip},
-		{Name: "guest.net", Val: []types.GuestNicInfo{{
-			Network: VMNetwork, IpAddress: []string{ip}, MacAddress: mac, Connected: true, DeviceConfigId: 4000,
-		}}},
-		{Name: "summary.guest.ipAddress", Val: ip},
-		{Name: "summary.guest.hostName", Val: vm.Name},
-		{Name: "summary.guest.toolsRunningStatus", Val: running},
+		var nics []types.GuestNicInfo
+		if up {
+			nics = []types.GuestNicInfo{{Network: VMNetwork, IpAddress: []string{ip}, MacAddress: mac, Connected: true, DeviceConfigId: 4000}}
+		}
+		ctx.Update(vm, []types.PropertyChange{
+			{Name: "guest.toolsRunningStatus", Val: string(tools)},
+			{Name: "guest.guestState", Val: state},
+			{Name: "guest.hostName", Val: vm.Name},
+			{Name: "guest.ipAddress", Val: ip},
+			{Name: "guest.net", Val: nics},
+			{Name: "summary.guest.ipAddress", Val: ip},
+			{Name: "summary.guest.hostName", Val: vm.Name},
+			{Name: "summary.guest.toolsRunningStatus", Val: string(tools)},
+		})
 	})
-	return res
 }

@@ -6,32 +6,27 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 )
 
-// vimHandler routes vim25 calls to the simulator's extensions: injected
-// faults first, then the methods the stock simulator lacks or gets wrong.
+// vimHandler sees every vim25 call before the simulator serves it. It
+// injects faults, and does what the stock simulator leaves out of the VM
+// methods: guest IPs at power-on and the storage policies of disks at
+// reconfiguration. (A replacement handler it returned would be ignored for
+// inventory objects, so it works by side effect.)
 func (s *Sim) vimHandler(ctx *simulator.Context, m *simulator.Method) (mo.Reference, types.BaseMethodFault) {
 	if f := s.faults.pick(m.Name); f != nil {
-		if isTaskMethod(m.Name) {
-			return &failing{ref: m.This, fault: f}, nil
-		}
 		return nil, f
 	}
-	obj := ctx.Map.Get(m.This)
+	vm, ok := ctx.Map.Get(m.This).(*simulator.VirtualMachine)
+	if !ok {
+		return nil, nil
+	}
 	switch m.Name {
 	case "PowerOnVM_Task":
-		if vm, ok := obj.(*simulator.VirtualMachine); ok {
-			return &guestVM{VirtualMachine: vm, sim: s}, nil
-		}
+		s.reportGuest(ctx, vm, true)
+	case "PowerOffVM_Task":
+		s.reportGuest(ctx, vm, false)
 	case "ReconfigVM_Task":
-		if vm, ok := obj.(*simulator.VirtualMachine); ok {
-			return &policyVM{VirtualMachine: vm, sim: s}, nil
-		}
-	case "UpdatePortGroup":
-		if ns, ok := obj.(*simulator.HostNetworkSystem); ok {
-			return &hostNetwork{HostNetworkSystem: ns}, nil
-		}
-	case "QueryPerf":
-		if pm, ok := obj.(*simulator.PerformanceManager); ok {
-			return &perfManager{PerformanceManager: pm, sim: s}, nil
+		if req, ok := m.Body.(*types.ReconfigVM_Task); ok {
+			s.policies.record(vm.Self.Value, &req.Spec)
 		}
 	}
 	return nil, nil

@@ -198,7 +198,11 @@ func createTemplate(ctx context.Context, c *vim25.Client, finder *find.Finder, d
 	}
 	devices = append(devices, nic)
 	ctrl := scsi.(types.BaseVirtualController)
-	disk := devices.CreateDisk(ctrl, types.ManagedObjectReference{}, "["+Datastore+"] "+Template+"/"+Template+".vmdk")
+	ds, err := finder.Datastore(ctx, Datastore)
+	if err != nil {
+		return fmt.Errorf("simulator: %w", err)
+	}
+	disk := devices.CreateDisk(ctrl, ds.Reference(), "")
 	disk.CapacityInKB = 16 << 20
 	devices = append(devices, disk)
 	changes, err := devices.ConfigSpec(types.VirtualDeviceConfigSpecOperationAdd)

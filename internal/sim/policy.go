@@ -9,7 +9,6 @@ import (
 	pbmsim "github.com/vmware/govmomi/pbm/simulator"
 	pbmtypes "github.com/vmware/govmomi/pbm/types"
 	"github.com/vmware/govmomi/simulator"
-	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
 )
@@ -39,38 +38,29 @@ func (d *diskPolicies) get(key string) string {
 	return d.m[key]
 }
 
-// policyVM records the storage policies a reconfiguration assigns: the VM's
-// (VmProfile) and each edited disk's (DeviceChange[].Profile).
-type policyVM struct {
-	*simulator.VirtualMachine
-	sim *Sim
-}
-
-func (vm *policyVM) ReconfigVMTask(ctx *simulator.Context, req *types.ReconfigVM_Task) soap.HasFault {
-	res := vm.VirtualMachine.ReconfigVMTask(ctx, req)
-	if res.Fault() != nil {
-		return res
+// record notes the policies a reconfiguration assigns: the VM's (VmProfile)
+// and each edited disk's (DeviceChange[].Profile). Disks added with a profile
+// have no key yet and are not recorded; clients assign policies by editing.
+func (d *diskPolicies) record(vm string, spec *types.VirtualMachineConfigSpec) {
+	if id := profileID(spec.VmProfile); id != "" {
+		d.set(vm, id)
 	}
-	if id := profileID(req.Spec.VmProfile); id != "" {
-		vm.sim.policies.set(vm.Self.Value, id)
-	}
-	for _, ch := range req.Spec.DeviceChange {
-		spec := ch.GetVirtualDeviceConfigSpec()
-		disk, ok := spec.Device.(*types.VirtualDisk)
+	for _, ch := range spec.DeviceChange {
+		cs := ch.GetVirtualDeviceConfigSpec()
+		disk, ok := cs.Device.(*types.VirtualDisk)
 		if !ok || disk.Key <= 0 {
 			continue
 		}
-		key := diskKey(vm.Self.Value, disk.Key)
-		switch spec.Operation {
+		key := diskKey(vm, disk.Key)
+		switch cs.Operation {
 		case types.VirtualDeviceConfigSpecOperationEdit:
-			if id := profileID(spec.Profile); id != "" {
-				vm.sim.policies.set(key, id)
+			if id := profileID(cs.Profile); id != "" {
+				d.set(key, id)
 			}
 		case types.VirtualDeviceConfigSpecOperationRemove:
-			vm.sim.policies.set(key, "")
+			d.set(key, "")
 		}
 	}
-	return res
 }
 
 func diskKey(vm string, key int32) string {
@@ -87,19 +77,11 @@ func profileID(specs []types.BaseVirtualMachineProfileSpec) string {
 	return ""
 }
 
-// pbmHandler routes SPBM calls to the extensions: profile update, association
-// queries and compliance, which the stock PBM simulator lacks.
-func (s *Sim) pbmHandler(ctx *simulator.Context, m *simulator.Method) (mo.Reference, types.BaseMethodFault) {
-	switch m.This.Type {
-	case "PbmComplianceManager":
-		return &complianceManager{ManagedObjectReference: m.This, sim: s}, nil
-	case "PbmProfileProfileManager":
-		if pm, ok := ctx.Map.Get(m.This).(*pbmsim.ProfileManager); ok {
-			return &profileManager{ProfileManager: pm, sim: s}, nil
-		}
-	}
-	return nil, nil
-}
+// The SPBM objects the simulator extends.
+var (
+	pbmProfileManager    = types.ManagedObjectReference{Type: "PbmProfileProfileManager", Value: "ProfileManager"}
+	pbmComplianceManager = types.ManagedObjectReference{Type: "PbmComplianceManager", Value: "complianceManager"}
+)
 
 // profileManager adds PbmUpdate and the association queries.
 type profileManager struct {

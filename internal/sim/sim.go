@@ -24,13 +24,13 @@ import (
 
 // Names of the simulated inventory.
 const (
-	Datacenter   = "DC0"
-	Cluster      = "DC0_C0"
-	Datastore    = "vsanDatastore"
-	Template     = "starbench-worker-template"
-	VSANPortgrp  = "vSAN"
-	VMNetwork    = "VM Network"
-	User         = "administrator@vsphere.local"
+	Datacenter  = "DC0"
+	Cluster     = "DC0_C0"
+	Datastore   = "vsanDatastore"
+	Template    = "starbench-worker-template"
+	VSANPortgrp = "vSAN"
+	VMNetwork   = "VM Network"
+	User        = "administrator@vsphere.local"
 )
 
 // Options shape a simulator.
@@ -127,8 +127,16 @@ func Start(opts Options) (*Sim, error) {
 	svc.RegisterEndpoints = false
 	model.Map().Handler = s.vimHandler
 
+	for _, ref := range model.Map().AllReference("HostNetworkSystem") {
+		model.Map().Put(&hostNetwork{HostNetworkSystem: ref.(*simulator.HostNetworkSystem)})
+	}
+	pm := model.Map().Get(*model.ServiceContent.PerfManager)
+	model.Map().Put(&perfManager{PerformanceManager: pm.(*simulator.PerformanceManager), sim: s})
+
 	pbmReg := pbmsim.New()
-	pbmReg.Handler = s.pbmHandler
+	stock := pbmReg.Get(pbmProfileManager).(*pbmsim.ProfileManager)
+	pbmReg.Put(&profileManager{ProfileManager: stock, sim: s})
+	pbmReg.Put(&complianceManager{ManagedObjectReference: pbmComplianceManager, sim: s})
 	svc.RegisterSDK(pbmReg)
 	vsanReg := vsansim.New()
 	vsanReg.Put(newClusterConfigSystem(s))
@@ -166,8 +174,8 @@ func (s *Sim) RecordHostCPU(host string, start, end time.Time, cpuPercent float6
 // validate checks what the simulator needs of a profile.
 func validate(p *testbed.Profile) error {
 	switch {
-	case p.Hosts < 1:
-		return fmt.Errorf("testbed %q has %d hosts; want at least 1", p.Name, p.Hosts)
+	case p.Hosts < 3:
+		return fmt.Errorf("testbed %q has %d hosts; vSAN needs at least 3", p.Name, p.Hosts)
 	case p.Architecture != "ESA" && p.Architecture != "OSA":
 		return fmt.Errorf("testbed %q has architecture %q; want \"ESA\" or \"OSA\"", p.Name, p.Architecture)
 	case len(p.NICs) == 0:

@@ -45,6 +45,7 @@ func (c *clusterConfigSystem) current(cluster types.ManagedObjectReference) *vsa
 	if info == nil {
 		info = &vsanext.ConfigInfoEx{}
 		info.Enabled = types.NewBool(true)
+		info.VsanEsaEnabled = types.NewBool(c.sim.Testbed.Architecture == "ESA")
 		info.DefaultConfig = &types.VsanClusterConfigInfoHostDefaultInfo{Uuid: uuid.NewString()}
 		info.DataEfficiencyConfig = &vsantypes.VsanDataEfficiencyConfig{}
 		info.RdmaConfig = &vsanext.RdmaConfig{}

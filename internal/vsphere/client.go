@@ -20,6 +20,7 @@ import (
 	"github.com/vmware/govmomi/session/keepalive"
 	"github.com/vmware/govmomi/vim25"
 	"github.com/vmware/govmomi/vim25/soap"
+	"github.com/vmware/govmomi/vsan"
 )
 
 // Options say which vCenter to connect to and how.
@@ -50,6 +51,7 @@ type Options struct {
 type Client struct {
 	vim     *vim25.Client
 	pbm     *pbm.Client
+	vsan    soap.RoundTripper // the vSAN health service
 	finder  *find.Finder
 	dc      *object.Datacenter
 	cluster *object.ClusterComputeResource
@@ -115,6 +117,12 @@ func connect(ctx context.Context, opts Options) (*Client, error) {
 	}
 	pc.RoundTripper = &relogin{rt: pc.Client, login: login.login}
 	c.pbm = pc
+	vsc, err := vsan.NewClient(ctx, vc)
+	if err != nil {
+		c.Close()
+		return nil, fmt.Errorf("cannot reach the vSAN service of %s: %w", u.Host, err)
+	}
+	c.vsan = &relogin{rt: vsc.Client, login: login.login}
 
 	if err := c.locate(ctx, opts.Datacenter, opts.Cluster); err != nil {
 		c.Close()

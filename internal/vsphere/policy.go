@@ -1,0 +1,444 @@
+package vsphere
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/vmware/govmomi/object"
+	pbmmethods "github.com/vmware/govmomi/pbm/methods"
+	pbmtypes "github.com/vmware/govmomi/pbm/types"
+	"github.com/vmware/govmomi/vim25/types"
+
+	"starbench/internal/model"
+)
+
+// PolicySpec is a vSAN storage policy.
+type PolicySpec struct {
+	Name        string
+	RAID        string // "raid1", "raid5" or "raid6"
+	FTT         int    // failures to tolerate; 0 = what RAID implies (raid1 1, raid5 1, raid6 2)
+	StripeWidth int    // 0 = 1
+	// Compression asks for compression of the policy's objects; nil leaves it to the cluster.
+	Compression *bool
+	Checksum    bool
+}
+
+// The SPBM capabilities of vSAN a policy sets.
+const (
+	capNamespace   = "VSAN"
+	capFTT         = "hostFailuresToTolerate"
+	capReplica     = "replicaPreference"
+	capStripes     = "stripeWidth"
+	capChecksumOff = "checksumDisabled"
+	capEfficiency  = "dataService.datastoreSpaceEfficiency"
+
+	replicaMirror  = "RAID-1 (Mirroring) - Performance"
+	replicaErasure = "RAID-5/6 (Erasure Coding) - Capacity"
+	efficiencyOn   = "compressionOnly"
+	efficiencyOff  = "noSpaceEfficiency"
+)
+
+// Normalize fills the implied values and checks the spec on its own.
+func (p *PolicySpec) Normalize() error {
+	if strings.TrimSpace(p.Name) == "" {
+		return fmt.Errorf("a policy needs a name")
+	}
+	if len(p.Name) > 80 {
+		return fmt.Errorf("policy name %q is %d characters long: vSphere allows 80", p.Name, len(p.Name))
+	}
+	implied := map[string]int{"raid1": 1, "raid5": 1, "raid6": 2}
+	ftt, ok := implied[p.RAID]
+	if !ok {
+		return fmt.Errorf("raid=%q: want one of \"raid1\", \"raid5\", \"raid6\"", p.RAID)
+	}
+	switch {
+	case p.FTT == 0:
+		p.FTT = ftt
+	case p.RAID == "raid1" && (p.FTT < 0 || p.FTT > 3):
+		return fmt.Errorf("raid1 with ftt=%d: want ftt 0 to 3", p.FTT)
+	case p.RAID == "raid5" && p.FTT != 1:
+		return fmt.Errorf("raid5 tolerates exactly 1 failure, not ftt=%d (use raid6 for 2, or raid1 with ftt=%d)", p.FTT, p.FTT)
+	case p.RAID == "raid6" && p.FTT != 2:
+		return fmt.Errorf("raid6 tolerates exactly 2 failures, not ftt=%d (use raid5 for 1)", p.FTT)
+	}
+	if p.StripeWidth == 0 {
+		p.StripeWidth = 1
+	}
+	if p.StripeWidth < 1 || p.StripeWidth > 12 {
+		return fmt.Errorf("stripe_width=%d: want 1 to 12", p.StripeWidth)
+	}
+	return nil
+}
+
+// MinHosts is how many hosts a policy needs on a cluster of architecture
+// ("ESA" or "OSA").
+func (p *PolicySpec) MinHosts(architecture string) int {
+	switch p.RAID {
+	case "raid5":
+		if architecture == "ESA" {
+			return 3 // ESA's 2+1 layout on small clusters
+		}
+		return 4 // 3+1
+	case "raid6":
+		return 6 // 4+2
+	default:
+		return 2*p.FTT + 1
+	}
+}
+
+// Validate checks spec against the cluster: enough hosts for its layout.
+func (c *Client) Validate(ctx context.Context, spec *PolicySpec) error {
+	if err := spec.Normalize(); err != nil {
+		return err
+	}
+	hosts, err := c.hosts(ctx)
+	if err != nil {
+		return err
+	}
+	arch, err := c.architecture(ctx)
+	if err != nil {
+		return err
+	}
+	if need := spec.MinHosts(arch); len(hosts) < need {
+		layout := spec.RAID
+		if spec.RAID == "raid1" {
+			layout = fmt.Sprintf("raid1 with ftt=%d", spec.FTT)
+		}
+		return fmt.Errorf("%s needs at least %d hosts on vSAN %s; cluster %s has %d", layout, need, arch, c.cluster.Name(), len(hosts))
+	}
+	return nil
+}
+
+// SetPolicy creates the policy of spec, or updates the policy of that name,
+// after checking it against the cluster. It returns the policy's id.
+func (c *Client) SetPolicy(ctx context.Context, spec PolicySpec) (string, error) {
+	if err := c.Validate(ctx, &spec); err != nil {
+		return "", err
+	}
+	constraints := &pbmtypes.PbmCapabilitySubProfileConstraints{
+		SubProfiles: []pbmtypes.PbmCapabilitySubProfile{{Name: "VSAN sub-profile", Capability: capabilities(spec)}},
+	}
+	profiles, err := c.profiles(ctx)
+	if err != nil {
+		return "", err
+	}
+	desc := fmt.Sprintf("starbench: %s ftt=%d stripe_width=%d", spec.RAID, spec.FTT, spec.StripeWidth)
+	if id, ok := profiles[spec.Name]; ok {
+		err := c.pbm.UpdateProfile(ctx, pbmtypes.PbmProfileId{UniqueId: id}, pbmtypes.PbmCapabilityProfileUpdateSpec{
+			Description: desc, Constraints: constraints,
+		})
+		if err != nil {
+			return "", fmt.Errorf("updating storage policy %q: %w", spec.Name, err)
+		}
+		return id, nil
+	}
+	id, err := c.pbm.CreateProfile(ctx, pbmtypes.PbmCapabilityProfileCreateSpec{
+		Name: spec.Name, Description: desc,
+		Category:     string(pbmtypes.PbmProfileCategoryEnumREQUIREMENT),
+		ResourceType: pbmtypes.PbmProfileResourceType{ResourceType: string(pbmtypes.PbmProfileResourceTypeEnumSTORAGE)},
+		Constraints:  constraints,
+	})
+	if err != nil {
+		return "", fmt.Errorf("creating storage policy %q: %w", spec.Name, err)
+	}
+	c.mu.Lock()
+	c.policyNames[id.UniqueId] = spec.Name
+	c.mu.Unlock()
+	return id.UniqueId, nil
+}
+
+func capabilities(spec PolicySpec) []pbmtypes.PbmCapabilityInstance {
+	replica := replicaMirror
+	if spec.RAID != "raid1" {
+		replica = replicaErasure
+	}
+	caps := []pbmtypes.PbmCapabilityInstance{
+		capability(capFTT, int32(spec.FTT)),
+		capability(capReplica, replica),
+		capability(capStripes, int32(spec.StripeWidth)),
+		capability(capChecksumOff, !spec.Checksum),
+	}
+	if spec.Compression != nil {
+		eff := efficiencyOff
+		if *spec.Compression {
+			eff = efficiencyOn
+		}
+		caps = append(caps, capability(capEfficiency, eff))
+	}
+	return caps
+}
+
+func capability(id string, value any) pbmtypes.PbmCapabilityInstance {
+	return pbmtypes.PbmCapabilityInstance{
+		Id: pbmtypes.PbmCapabilityMetadataUniqueId{Namespace: capNamespace, Id: id},
+		Constraint: []pbmtypes.PbmCapabilityConstraintInstance{{
+			PropertyInstance: []pbmtypes.PbmCapabilityPropertyInstance{{Id: id, Value: value}},
+		}},
+	}
+}
+
+// profiles maps the names of the storage policies to their ids.
+func (c *Client) profiles(ctx context.Context) (map[string]string, error) {
+	ids, err := c.pbm.QueryProfile(ctx, pbmtypes.PbmProfileResourceType{ResourceType: string(pbmtypes.PbmProfileResourceTypeEnumSTORAGE)},
+		string(pbmtypes.PbmProfileCategoryEnumREQUIREMENT))
+	if err != nil {
+		return nil, fmt.Errorf("listing storage policies: %w", err)
+	}
+	out := map[string]string{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	content, err := c.pbm.RetrieveContent(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("reading storage policies: %w", err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, p := range content {
+		pp := p.GetPbmProfile()
+		out[pp.Name] = pp.ProfileId.UniqueId
+		c.policyNames[pp.ProfileId.UniqueId] = pp.Name
+	}
+	return out, nil
+}
+
+// policyID returns the id of the policy named name.
+func (c *Client) policyID(ctx context.Context, name string) (string, error) {
+	profiles, err := c.profiles(ctx)
+	if err != nil {
+		return "", err
+	}
+	if id, ok := profiles[name]; ok {
+		return id, nil
+	}
+	var names []string
+	for n := range profiles {
+		names = append(names, fmt.Sprintf("%q", n))
+	}
+	sort.Strings(names)
+	return "", fmt.Errorf("no storage policy named %q: create it with policy.vsan(%q, ...) or use one of %s", name, name, strings.Join(names, ", "))
+}
+
+// Policy reads the named policy back as the data-plane model sees it.
+func (c *Client) Policy(ctx context.Context, name string) (model.Policy, error) {
+	id, err := c.policyID(ctx, name)
+	if err != nil {
+		return model.Policy{}, err
+	}
+	content, err := c.pbm.RetrieveContent(ctx, []pbmtypes.PbmProfileId{{UniqueId: id}})
+	if err != nil {
+		return model.Policy{}, fmt.Errorf("reading storage policy %q: %w", name, err)
+	}
+	p := model.Policy{FTT: 1, StripeWidth: 1}
+	erasure := false
+	if cp, ok := content[0].(*pbmtypes.PbmCapabilityProfile); ok {
+		if sub, ok := cp.Constraints.(*pbmtypes.PbmCapabilitySubProfileConstraints); ok {
+			for _, sp := range sub.SubProfiles {
+				for _, cap := range sp.Capability {
+					for _, ci := range cap.Constraint {
+						for _, pi := range ci.PropertyInstance {
+							switch pi.Id {
+							case capFTT:
+								p.FTT = toInt(pi.Value)
+							case capStripes:
+								p.StripeWidth = toInt(pi.Value)
+							case capReplica:
+								erasure = pi.Value == replicaErasure
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	switch {
+	case !erasure:
+		p.RAID = "raid1"
+	case p.FTT >= 2:
+		p.RAID = "raid6"
+	default:
+		p.RAID = "raid5"
+	}
+	return p, nil
+}
+
+func toInt(v any) int {
+	switch n := v.(type) {
+	case int32:
+		return int(n)
+	case int64:
+		return int(n)
+	case int:
+		return n
+	}
+	return 0
+}
+
+// assignPolicy sets profile on every data disk of vm.
+func (c *Client) assignPolicy(ctx context.Context, name string, vm *object.VirtualMachine, profile string) error {
+	devices, err := vm.Device(ctx)
+	if err != nil {
+		return fmt.Errorf("reading the disks of %s: %w", name, err)
+	}
+	var changes []types.BaseVirtualDeviceConfigSpec
+	for _, d := range dataDisks(devices) {
+		disk := devices.FindByKey(d.Key)
+		changes = append(changes, &types.VirtualDeviceConfigSpec{
+			Operation: types.VirtualDeviceConfigSpecOperationEdit,
+			Device:    disk,
+			Profile:   []types.BaseVirtualMachineProfileSpec{&types.VirtualMachineDefinedProfileSpec{ProfileId: profile}},
+		})
+	}
+	if len(changes) == 0 {
+		return nil
+	}
+	return c.reconfigure(ctx, "apply storage policy to", name, vm, types.VirtualMachineConfigSpec{DeviceChange: changes})
+}
+
+// ApplyPolicy assigns the named policy to every data disk of workers, waits
+// until vSAN reports them compliant, and returns the workers read back.
+func (c *Client) ApplyPolicy(ctx context.Context, workers []Worker, policy string, parallel int) ([]Worker, error) {
+	if parallel <= 0 {
+		parallel = 8
+	}
+	id, err := c.policyID(ctx, policy)
+	if err != nil {
+		return nil, err
+	}
+	err = pool(ctx, parallel, len(workers), func(ctx context.Context, i int) error {
+		w := workers[i]
+		vm := object.NewVirtualMachine(c.vim, types.ManagedObjectReference{Type: "VirtualMachine", Value: w.VM})
+		return c.assignPolicy(ctx, w.Name, vm, id)
+	})
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, w := range workers {
+		ids = append(ids, w.VM)
+	}
+	updated, err := c.WorkersByVM(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	return updated, c.waitCompliant(ctx, updated, id, policy)
+}
+
+// ComplianceTimeout bounds the wait for vSAN to bring disks into compliance.
+var ComplianceTimeout = 30 * time.Minute
+
+// waitCompliant polls SPBM until every data disk of workers complies with
+// profile, or fails naming the disks that do not.
+func (c *Client) waitCompliant(ctx context.Context, workers []Worker, profile, name string) error {
+	var entities []pbmtypes.PbmServerObjectRef
+	for _, w := range workers {
+		for _, d := range w.Disks {
+			entities = append(entities, diskEntity(w.VM, d.Key))
+		}
+	}
+	deadline := time.Now().Add(ComplianceTimeout)
+	wait := time.Second
+	for {
+		var bad []string
+		for start := 0; start < len(entities); start += 1000 {
+			batch := entities[start:min(start+1000, len(entities))]
+			res, err := pbmmethods.PbmCheckCompliance(ctx, c.pbm, &pbmtypes.PbmCheckCompliance{
+				This: c.pbm.ServiceContent.ComplianceManager, Entities: batch, Profile: &pbmtypes.PbmProfileId{UniqueId: profile},
+			})
+			if err != nil {
+				return fmt.Errorf("checking compliance with storage policy %q: %w", name, err)
+			}
+			for _, r := range res.Returnval {
+				if r.ComplianceStatus != string(pbmtypes.PbmComplianceStatusCompliant) {
+					bad = append(bad, r.Entity.Key+" ("+r.ComplianceStatus+")")
+				}
+			}
+		}
+		if len(bad) == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%d disks are not compliant with storage policy %q after %s: %s", len(bad), name, ComplianceTimeout, strings.Join(first(bad, 5), ", "))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 30*time.Second)
+	}
+}
+
+func first(s []string, n int) []string {
+	if len(s) > n {
+		return append(s[:n:n], fmt.Sprintf("and %d more", len(s)-n))
+	}
+	return s
+}
+
+func diskEntity(vm string, key int32) pbmtypes.PbmServerObjectRef {
+	return pbmtypes.PbmServerObjectRef{
+		ObjectType: string(pbmtypes.PbmObjectTypeVirtualDiskId),
+		Key:        fmt.Sprintf("%s:%d", vm, key),
+	}
+}
+
+// readPolicies fills in the policy name of every data disk of workers.
+func (c *Client) readPolicies(ctx context.Context, workers []Worker) error {
+	var entities []pbmtypes.PbmServerObjectRef
+	for _, w := range workers {
+		for _, d := range w.Disks {
+			entities = append(entities, diskEntity(w.VM, d.Key))
+		}
+	}
+	assigned := map[string]string{}
+	for start := 0; start < len(entities); start += 1000 {
+		res, err := c.pbm.QueryAssociatedProfiles(ctx, entities[start:min(start+1000, len(entities))])
+		if err != nil {
+			return fmt.Errorf("reading the storage policies of worker disks: %w", err)
+		}
+		for _, r := range res {
+			if len(r.ProfileId) > 0 {
+				assigned[r.Object.Key] = r.ProfileId[0].UniqueId
+			}
+		}
+	}
+	names, err := c.policyNamesOf(ctx, assigned)
+	if err != nil {
+		return err
+	}
+	for i := range workers {
+		for j := range workers[i].Disks {
+			d := &workers[i].Disks[j]
+			d.Policy = names[assigned[fmt.Sprintf("%s:%d", workers[i].VM, d.Key)]]
+		}
+	}
+	return nil
+}
+
+// policyNamesOf maps the profile ids in assigned to names.
+func (c *Client) policyNamesOf(ctx context.Context, assigned map[string]string) (map[string]string, error) {
+	c.mu.Lock()
+	missing := false
+	for _, id := range assigned {
+		if _, ok := c.policyNames[id]; !ok {
+			missing = true
+		}
+	}
+	c.mu.Unlock()
+	if missing {
+		if _, err := c.profiles(ctx); err != nil {
+			return nil, err
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := map[string]string{"": ""}
+	for _, id := range assigned {
+		out[id] = c.policyNames[id]
+	}
+	return out, nil
+}
