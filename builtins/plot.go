@@ -41,6 +41,9 @@ func NewPlotModule(deps Deps) *runtime.Module {
 // errMixed refuses to draw simulated and measured rows in one figure.
 var errMixed = errors.New("the frame mixes simulated and measured rows; plot them separately (filter(simulated=True) / filter(simulated=False))")
 
+// errNoRows refuses to draw an empty figure.
+var errNoRows = errors.New("nothing to plot: the frame has no rows")
+
 // Figure is the Starlark handle of a figure; save writes it.
 type Figure struct {
 	fig *plots.Figure
@@ -218,6 +221,9 @@ func collect(f *Frame, x, y string, series starlark.Value, errCol string) (*poin
 		if ec, err = table.Read(f.df, errCol); err != nil {
 			return nil, err
 		}
+	}
+	if f.Len() == 0 {
+		return nil, errNoRows
 	}
 	p := &points{xCol: xc, ys: map[[2]int][]float64{}, errs: map[[2]int]float64{}}
 	xi, si := map[string]int{}, map[string]int{}
@@ -474,6 +480,9 @@ func xySeries(f *Frame, x, y string, seriesV, labelV starlark.Value) ([]plots.Se
 		if lc, err = table.Read(f.df, labelName); err != nil {
 			return nil, err
 		}
+	}
+	if f.Len() == 0 {
+		return nil, errNoRows
 	}
 	var out []plots.Series
 	index := map[string]int{}

@@ -45,6 +45,19 @@ func (o Options) check(series []Series) error {
 	if o.LogX && o.Categories != nil {
 		return fmt.Errorf("a categorical X axis cannot be logarithmic")
 	}
+	for _, s := range series {
+		for i := range s.Y {
+			if o.LogX && i < len(s.X) && !(s.X[i] > 0) && !math.IsNaN(s.X[i]) {
+				return fmt.Errorf("series %q has x = %v; a logarithmic x axis needs values above 0", s.Name, s.X[i])
+			}
+			if o.LogY && !(s.Y[i] > 0) && !math.IsNaN(s.Y[i]) {
+				return fmt.Errorf("series %q has y = %v; a logarithmic y axis needs values above 0", s.Name, s.Y[i])
+			}
+			if lo := s.Y[i] - errAt(s.Err, i); o.LogY && !math.IsNaN(lo) && !(lo > 0) {
+				return fmt.Errorf("series %q: an error bar reaches %v; a logarithmic y axis cannot show it (drop the error bars or the log scale)", s.Name, lo)
+			}
+		}
+	}
 	return nil
 }
 
@@ -88,6 +101,9 @@ func Bars(categories []string, series []Series, o Options) (*Figure, error) {
 		}
 		if s.Err != nil && len(s.Err) != len(s.Y) {
 			return nil, fmt.Errorf("series %q has %d error values for %d values", s.Name, len(s.Err), len(s.Y))
+		}
+		if o.LogY {
+			return nil, fmt.Errorf("bars start at zero and cannot use a logarithmic y axis")
 		}
 		if o.Stacked && s.Err != nil {
 			return nil, fmt.Errorf("stacked bars cannot show error bars; drop err or stacked")
@@ -212,4 +228,12 @@ func (s swatch) Thumbnail(c *draw.Canvas) {
 	sq := vg.Rectangle{Min: vg.Point{X: r.Min.X, Y: mid - side/2}, Max: vg.Point{X: r.Min.X + side, Y: mid + side/2}}
 	c.SetColor(s.color)
 	c.Fill(sq.Path())
+}
+
+// errAt returns error i, 0 when there are no error bars.
+func errAt(errs []float64, i int) float64 {
+	if errs == nil {
+		return 0
+	}
+	return errs[i]
 }

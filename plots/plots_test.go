@@ -236,3 +236,17 @@ func TestGoldenHeatmapFacets(t *testing.T) {
 	f, err := Facets("4k randread IOPS: compression x rdma by uplink", figs, 2, true)
 	golden(t, "heatmap_facets", f, err)
 }
+
+func TestLogScalesRejectNonPositive(t *testing.T) {
+	_, err := Lines([]Series{{Name: "a", X: []float64{0, 1}, Y: []float64{1, 2}}}, Options{LogX: true})
+	if err == nil || !strings.Contains(err.Error(), "logarithmic x axis needs values above 0") {
+		t.Errorf("log x with 0: %v", err)
+	}
+	_, err = Lines([]Series{{Name: "a", X: []float64{1, 2}, Y: []float64{1, 2}, Err: []float64{0.5, 3}}}, Options{LogY: true})
+	if err == nil || !strings.Contains(err.Error(), "error bar reaches -1") {
+		t.Errorf("log y with a long error bar: %v", err)
+	}
+	if _, err := Bars([]string{"a"}, []Series{{Y: []float64{1}}}, Options{LogY: true}); err == nil {
+		t.Errorf("log bars: no error")
+	}
+}
