@@ -43,6 +43,8 @@ type Job struct {
 	BufferCompressPercentage int
 	DedupePercentage         int
 	RateIOPS                 int
+	RateBytes                int64     // bytes per second per job; 0 = unlimited
+	Percentiles              []float64 // fio's percentile_list; nil = fio's default list
 	Options                  []Option
 }
 
@@ -87,6 +89,9 @@ type Prep struct {
 	BlockSize int64
 	// CompressPercentage is the compressibility of the fill (random only).
 	CompressPercentage int
+	// Age adds an aging pass after the fill: random writes of mixed block
+	// sizes over each whole disk, as months of use would leave it.
+	Age bool
 }
 
 // Status is one progress sample of a running job.

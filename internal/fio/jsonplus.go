@@ -1,0 +1,106 @@
+package fio
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// Output is the part of fio's json+ output starbench reads. A client run
+// fills Clients (one entry per server and job, plus an "All clients"
+// summary); a plain local run fills Jobs.
+type Output struct {
+	Version string     `json:"fio version"`
+	Clients []JobStats `json:"client_stats"`
+	Jobs    []JobStats `json:"jobs"`
+}
+
+// JobStats is one job's result (one clone of a job when numjobs > 1).
+type JobStats struct {
+	Name      string   `json:"jobname"`
+	Host      string   `json:"hostname"`
+	Port      int      `json:"port"`
+	Error     int      `json:"error"`
+	RuntimeMs int64    `json:"job_runtime"`
+	TotalErr  int64    `json:"total_err"`
+	Read      DirStats `json:"read"`
+	Write     DirStats `json:"write"`
+}
+
+// DirStats is one direction of a job.
+type DirStats struct {
+	IOBytes  int64   `json:"io_bytes"`
+	BWBytes  float64 `json:"bw_bytes"` // bytes per second
+	IOPS     float64 `json:"iops"`
+	TotalIOs int64   `json:"total_ios"`
+	Clat     Latency `json:"clat_ns"`
+}
+
+// Latency is a latency distribution in nanoseconds. Bins is json+'s
+// histogram: bin value (ns) to count; fio's percentiles are read off it.
+type Latency struct {
+	Min        float64            `json:"min"`
+	Max        float64            `json:"max"`
+	Mean       float64            `json:"mean"`
+	N          int64              `json:"N"`
+	Percentile map[string]float64 `json:"percentile"`
+	Bins       Histogram          `json:"bins"`
+}
+
+// allClients is the jobname of the summary entry fio adds to client_stats.
+const allClients = "All clients"
+
+// ParseOutput reads fio's json+ output. Text that fio prints before the JSON
+// (connection notices, warnings) is skipped: parsing starts at the first '{'.
+func ParseOutput(data []byte) (*Output, error) {
+	i := bytes.IndexByte(data, '{')
+	if i < 0 {
+		return nil, fmt.Errorf("fio printed no JSON result (%d bytes of output)", len(data))
+	}
+	var out Output
+	dec := json.NewDecoder(bytes.NewReader(data[i:]))
+	if err := dec.Decode(&out); err != nil {
+		return nil, fmt.Errorf("reading fio's JSON result: %w", err)
+	}
+	if out.Clients == nil && out.Jobs == nil {
+		return nil, fmt.Errorf("fio's JSON result has neither client_stats nor jobs")
+	}
+	return &out, nil
+}
+
+// Entries returns the per-job entries: client_stats without the summary, or jobs.
+func (o *Output) Entries() []JobStats {
+	if o.Clients == nil {
+		return o.Jobs
+	}
+	out := make([]JobStats, 0, len(o.Clients))
+	for _, c := range o.Clients {
+		if c.Name != allClients {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Histogram is fio's latency histogram: bin value in ns to I/O count.
+// Every fio uses the same bins, so histograms from many jobs merge exactly.
+type Histogram map[int64]int64
+
+// UnmarshalJSON reads json+ "bins", whose keys are decimal strings.
+func (h *Histogram) UnmarshalJSON(b []byte) error {
+	var raw map[string]int64
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	out := make(Histogram, len(raw))
+	for k, v := range raw {
+		ns, err := strconv.ParseInt(k, 10, 64)
+		if err != nil || v < 0 {
+			return fmt.Errorf("histogram bin %q: %d: want a whole-nanosecond bin and a count", k, v)
+		}
+		out[ns] += v
+	}
+	*h = out
+	return nil
+}

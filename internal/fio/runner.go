@@ -1,0 +1,465 @@
+package fio
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Runner is the real data plane: it drives fio servers (one per worker)
+// from one `fio --client` invocation and reads back json+ results. It
+// remembers how each disk was prepared so runs can say what they ran on.
+type Runner struct {
+	// Binary is the fio executable; "" means "fio" on PATH.
+	Binary string
+	// Margin is added to a job's runtime and ramp to bound a run (default 30 s).
+	Margin time.Duration
+	// PrepareRate is the slowest fill rate Prepare waits for, in bytes per
+	// second per disk (default 4 MiB/s): it bounds a fill of a whole disk.
+	PrepareRate int64
+	// DialTimeout bounds the check that every worker's server answers (default 3 s).
+	DialTimeout time.Duration
+
+	mu       sync.Mutex
+	prepared map[diskID]Prep
+}
+
+type diskID struct{ addr, path string }
+
+var _ DataPlane = (*Runner)(nil)
+
+func (r *Runner) binary() (string, error) {
+	name := r.Binary
+	if name == "" {
+		name = "fio"
+	}
+	path, err := exec.LookPath(name)
+	if err != nil {
+		return "", fmt.Errorf("fio is not installed (%s not found); install it, e.g. apt-get install -y fio", name)
+	}
+	return path, nil
+}
+
+func (r *Runner) margin() time.Duration {
+	if r.Margin > 0 {
+		return r.Margin
+	}
+	return 30 * time.Second
+}
+
+// Run runs job on every data disk of every worker at once and returns the
+// per-disk rows and the aggregate rows. Any worker that fails, dies or does
+// not answer fails the whole run, named in the error; there is no partial result.
+func (r *Runner) Run(ctx context.Context, workers []Worker, job *Job, progress func(Status)) (*Result, error) {
+	if job == nil {
+		return nil, fmt.Errorf("no job to run")
+	}
+	if job.RuntimeSec == 0 {
+		return nil, fmt.Errorf("job %q has no runtime; give it one (e.g. runtime=60) so a run has a bound", job.Name)
+	}
+	total := time.Duration(job.RuntimeSec+job.RampSec) * time.Second
+	res, err := r.run(ctx, workers, job, total, total+r.margin(), progress)
+	if err != nil {
+		return nil, err
+	}
+	res.Notes = append(res.Notes, r.diskStateNotes(workers)...)
+	return res, nil
+}
+
+// Prepare fills every data disk of the workers once, sequentially at
+// prep.BlockSize: "zero" writes zeros, "random" incompressible data (or
+// data that compresses by CompressPercentage), "none" leaves the disks as
+// they are. With Age, a pass of random writes of mixed block sizes follows.
+// The disks' state is recorded for later runs.
+func (r *Runner) Prepare(ctx context.Context, workers []Worker, prep Prep, progress func(Status)) error {
+	jobs, err := prepJobs(prep)
+	if err != nil {
+		return err
+	}
+	var largest int64
+	for _, w := range workers {
+		for _, d := range w.Disks {
+			largest = max(largest, d.SizeBytes)
+		}
+	}
+	rate := r.PrepareRate
+	if rate <= 0 {
+		rate = 4 << 20
+	}
+	for _, job := range jobs {
+		expect := time.Duration(largest/rate+1) * time.Second
+		if _, err := r.run(ctx, workers, job, expect, expect+r.margin(), progress); err != nil {
+			return fmt.Errorf("preparing disks (%s pass): %w", job.Name, err)
+		}
+	}
+	if prep.Method == "none" {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.prepared == nil {
+		r.prepared = map[diskID]Prep{}
+	}
+	for _, w := range workers {
+		for _, d := range w.Disks {
+			r.prepared[diskID{w.Addr, d.Path}] = prep
+		}
+	}
+	return nil
+}
+
+// prepJobs returns the fio jobs of a preparation: a sequential fill, then
+// the aging pass when asked.
+func prepJobs(prep Prep) ([]*Job, error) {
+	bs := prep.BlockSize
+	if bs == 0 {
+		bs = 256 << 10
+	}
+	if bs < 512 || bs%512 != 0 {
+		return nil, fmt.Errorf("prepare block size %d: want a multiple of 512 bytes, like 256k", bs)
+	}
+	if prep.CompressPercentage < 0 || prep.CompressPercentage > 100 {
+		return nil, fmt.Errorf("compress percentage %d: want 0 to 100", prep.CompressPercentage)
+	}
+	var data []Option
+	switch prep.Method {
+	case "none":
+		if prep.Age {
+			return nil, fmt.Errorf("aging needs a fill first; use method random or zero with age")
+		}
+		return nil, nil
+	case "zero":
+		if prep.CompressPercentage != 0 {
+			return nil, fmt.Errorf("a zero fill always compresses fully; give a compress percentage only with method random")
+		}
+		data = []Option{{Key: "zero_buffers"}}
+	case "random":
+		data = []Option{{Key: "refill_buffers"}}
+	default:
+		return nil, fmt.Errorf("prepare method %q: want random, zero or none", prep.Method)
+	}
+	fill := &Job{Name: "fill", RW: "write", BlockSize: bs, IODepth: 8, BufferCompressPercentage: prep.CompressPercentage, Options: data}
+	jobs := []*Job{fill}
+	if prep.Age {
+		age := &Job{Name: "age", RW: "randwrite", IODepth: 8, BufferCompressPercentage: prep.CompressPercentage,
+			BSSplit: []BSSplit{{4 << 10, 40}, {16 << 10, 30}, {64 << 10, 20}, {256 << 10, 10}},
+			Options: append(slices.Clone(data), Option{Key: "norandommap"}, Option{Key: "randrepeat", Value: "0"})}
+		jobs = append(jobs, age)
+	}
+	return jobs, nil
+}
+
+// DiskState says how starbench last prepared a disk of a worker.
+func (r *Runner) DiskState(w Worker, d Disk) (Prep, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p, ok := r.prepared[diskID{w.Addr, d.Path}]
+	return p, ok
+}
+
+func (r *Runner) diskStateNotes(workers []Worker) []string {
+	counts := map[string]int{}
+	var order []string
+	for _, w := range workers {
+		for _, d := range w.Disks {
+			s := "not prepared by starbench"
+			if p, ok := r.DiskState(w, d); ok {
+				s = "filled with " + p.Method + " data at " + FormatSize(max(p.BlockSize, 512))
+				if p.CompressPercentage > 0 {
+					s += fmt.Sprintf(", %d %% compressible", p.CompressPercentage)
+				}
+				if p.Age {
+					s += ", aged"
+				}
+			}
+			if counts[s] == 0 {
+				order = append(order, s)
+			}
+			counts[s]++
+		}
+	}
+	var notes []string
+	for _, s := range order {
+		notes = append(notes, fmt.Sprintf("disk state: %d disks %s", counts[s], s))
+	}
+	return notes
+}
+
+// run is one fio client invocation over all workers. expect is how long the
+// job should take (for progress); limit bounds the whole invocation.
+func (r *Runner) run(ctx context.Context, workers []Worker, job *Job, expect, limit time.Duration, progress func(Status)) (*Result, error) {
+	bin, err := r.binary()
+	if err != nil {
+		return nil, err
+	}
+	clients, err := checkWorkers(workers)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.dialAll(ctx, workers); err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "starbench-fio-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	args := []string{"--output-format=json+"}
+	for i, w := range workers {
+		text, err := job.WorkerFile(w.Disks)
+		if err != nil {
+			return nil, fmt.Errorf("worker %s: %w", w.Name, err)
+		}
+		path := filepath.Join(dir, fmt.Sprintf("worker-%d.fio", i))
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			return nil, err
+		}
+		args = append(args, "--client="+clientArg(clients[w.Name]), path)
+	}
+
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.SysProcAttr = ownGroup()
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting fio: %w", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	var waitErr error
+wait:
+	for {
+		select {
+		case waitErr = <-done:
+			break wait
+		case <-tick.C:
+			if progress != nil {
+				progress(Status{Elapsed: int(time.Since(start) / time.Second), Total: int(expect / time.Second)})
+			}
+		case <-ctx.Done():
+			stopGroup(cmd, done, syscall.SIGINT)
+			return nil, ctx.Err()
+		case <-timer.C:
+			stopGroup(cmd, done, syscall.SIGINT)
+			late := unreported(stdout.Bytes(), workers, clients)
+			return nil, fmt.Errorf("no result within %s (the job's %s plus a margin of %s): %s did not finish",
+				limit.Round(time.Second), expect, r.margin(), describeWorkers(late))
+		}
+	}
+
+	out, perr := ParseOutput(stdout.Bytes())
+	said := fioSaid(stderr.Bytes())
+	if perr != nil {
+		if waitErr != nil {
+			return nil, fmt.Errorf("fio failed (%v) on %s%s", waitErr, describeWorkers(workers), said)
+		}
+		return nil, perr
+	}
+	entries := out.Entries()
+	if err := checkEntries(entries, workers, clients, job, said); err != nil {
+		return nil, err
+	}
+	if waitErr != nil {
+		return nil, fmt.Errorf("fio failed (%v) although every worker reported%s", waitErr, said)
+	}
+	res, err := Aggregate(entries, workers, clients)
+	if err != nil {
+		return nil, err
+	}
+	res.Notes = append(res.Notes, fmt.Sprintf("measured by %s on %d workers", out.Version, len(workers)))
+	if progress != nil {
+		st := Status{Elapsed: int(time.Since(start) / time.Second), Total: int(expect / time.Second)}
+		for _, a := range res.Aggregate {
+			st.IOPS += a.IOPS
+			st.MBps += a.MBps
+		}
+		progress(st)
+	}
+	return res, nil
+}
+
+// checkWorkers validates the workers and returns each one's client key.
+func checkWorkers(workers []Worker) (map[string]ClientKey, error) {
+	if len(workers) == 0 {
+		return nil, fmt.Errorf("no workers: give at least one")
+	}
+	clients := map[string]ClientKey{}
+	seen := map[ClientKey]string{}
+	for _, w := range workers {
+		if w.Simulated {
+			return nil, fmt.Errorf("worker %s is simulated and runs no fio server; run it on the simulated data plane", w.Name)
+		}
+		host, port, err := net.SplitHostPort(w.Addr)
+		p, perr := strconv.Atoi(port)
+		if err != nil || perr != nil || host == "" || p <= 0 || p > 65535 {
+			return nil, fmt.Errorf("worker %s has fio server address %q; want host:port, like 10.0.0.5:8765", w.Name, w.Addr)
+		}
+		if _, dup := clients[w.Name]; dup {
+			return nil, fmt.Errorf("worker %s is given twice; give each worker once", w.Name)
+		}
+		k := ClientKey{Host: host, Port: p}
+		if other, dup := seen[k]; dup {
+			return nil, fmt.Errorf("workers %s and %s share the fio server %s; each worker needs its own", other, w.Name, w.Addr)
+		}
+		if len(w.Disks) == 0 {
+			return nil, fmt.Errorf("worker %s has no data disks; give it at least one", w.Name)
+		}
+		names := map[string]bool{}
+		for _, d := range w.Disks {
+			if d.Name == "" || d.Path == "" || names[d.Name] {
+				return nil, fmt.Errorf("worker %s: disk %q (%s) needs a unique name and a path", w.Name, d.Name, d.Path)
+			}
+			names[d.Name] = true
+		}
+		clients[w.Name] = k
+		seen[k] = w.Name
+	}
+	return clients, nil
+}
+
+// clientArg writes a server address the way fio's --client reads it.
+func clientArg(k ClientKey) string {
+	ip := net.ParseIP(k.Host)
+	switch {
+	case ip == nil:
+		return fmt.Sprintf("%s,%d", k.Host, k.Port)
+	case ip.To4() == nil:
+		return fmt.Sprintf("ip6:%s,%d", k.Host, k.Port)
+	default:
+		return fmt.Sprintf("ip:%s,%d", k.Host, k.Port)
+	}
+}
+
+// dialAll checks that every worker's server accepts connections, so a
+// worker that is down is named before anything runs.
+func (r *Runner) dialAll(ctx context.Context, workers []Worker) error {
+	timeout := r.DialTimeout
+	if timeout <= 0 {
+		timeout = 3 * time.Second
+	}
+	errs := make([]error, len(workers))
+	var wg sync.WaitGroup
+	for i, w := range workers {
+		wg.Go(func() {
+			d := net.Dialer{Timeout: timeout}
+			c, err := d.DialContext(ctx, "tcp", w.Addr)
+			if err != nil {
+				errs[i] = fmt.Errorf("worker %s (fio server %s) does not answer: %w", w.Name, w.Addr, err)
+				return
+			}
+			c.Close()
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return errors.Join(errs...)
+}
+
+// checkEntries fails the run when any worker did not report every disk,
+// reported an error, or stopped before a time-based job's runtime.
+func checkEntries(entries []JobStats, workers []Worker, clients map[string]ClientKey, job *Job, said string) error {
+	byKey := map[ClientKey][]JobStats{}
+	for _, e := range entries {
+		k := ClientKey{e.Host, e.Port}
+		byKey[k] = append(byKey[k], e)
+	}
+	var problems []string
+	for _, w := range workers {
+		k := clients[w.Name]
+		got := byKey[k]
+		reported := map[string]bool{}
+		for _, e := range got {
+			reported[e.Name] = true
+			if e.Error != 0 {
+				problems = append(problems, fmt.Sprintf("worker %s (%s) failed on disk %s: fio error %d (%s)", w.Name, w.Addr, e.Name, e.Error, errnoText(e.Error)))
+				continue
+			}
+			if job.TimeBased && job.RuntimeSec > 0 && e.RuntimeMs < int64(job.RuntimeSec)*900 {
+				problems = append(problems, fmt.Sprintf("worker %s (%s) stopped disk %s after %.1f s of %d s", w.Name, w.Addr, e.Name, float64(e.RuntimeMs)/1000, job.RuntimeSec))
+			}
+		}
+		var missing []string
+		for _, d := range w.Disks {
+			if !reported[d.Name] {
+				missing = append(missing, d.Name)
+			}
+		}
+		switch {
+		case len(got) == 0:
+			problems = append(problems, fmt.Sprintf("worker %s (%s) did not report: its fio server died or lost the connection", w.Name, w.Addr))
+		case len(missing) > 0:
+			problems = append(problems, fmt.Sprintf("worker %s (%s) reported nothing for %s", w.Name, w.Addr, strings.Join(missing, ", ")))
+		}
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	return fmt.Errorf("the run failed: %s%s", strings.Join(problems, "; "), said)
+}
+
+// unreported returns the workers with no entry in a (possibly partial) output.
+func unreported(stdout []byte, workers []Worker, clients map[string]ClientKey) []Worker {
+	out, err := ParseOutput(stdout)
+	if err != nil {
+		return workers
+	}
+	got := map[ClientKey]bool{}
+	for _, e := range out.Entries() {
+		got[ClientKey{e.Host, e.Port}] = true
+	}
+	var late []Worker
+	for _, w := range workers {
+		if !got[clients[w.Name]] {
+			late = append(late, w)
+		}
+	}
+	if len(late) == 0 {
+		return workers
+	}
+	return late
+}
+
+func describeWorkers(ws []Worker) string {
+	names := make([]string, len(ws))
+	for i, w := range ws {
+		names[i] = fmt.Sprintf("%s (%s)", w.Name, w.Addr)
+	}
+	if len(names) == 1 {
+		return "worker " + names[0]
+	}
+	return "workers " + strings.Join(names, ", ")
+}
+
+// errnoText names the errno fio reports as a job's error.
+func errnoText(n int) string { return syscall.Errno(n).Error() }
+
+// fioSaid quotes the last lines fio wrote to stderr, for error messages.
+func fioSaid(stderr []byte) string {
+	lines := strings.Split(strings.TrimSpace(string(stderr)), "\n")
+	if len(lines) == 1 && lines[0] == "" {
+		return ""
+	}
+	if len(lines) > 5 {
+		lines = lines[len(lines)-5:]
+	}
+	return "; fio said: " + strings.Join(lines, " | ")
+}

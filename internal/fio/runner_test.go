@@ -1,0 +1,211 @@
+package fio
+
+import (
+	"context"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// needFio skips when fio is missing; test.sh installs it, so CI always runs these.
+func needFio(t testing.TB) {
+	t.Helper()
+	if _, err := exec.LookPath("fio"); err != nil {
+		t.Skip("fio is not installed (apt-get install -y fio)")
+	}
+}
+
+func startLocal(t testing.TB, n, disks int) *Local {
+	t.Helper()
+	needFio(t)
+	l, err := StartLocal(context.Background(), LocalSpec{N: n, Dir: t.TempDir(), SizeBytes: 8 << 20, Disks: disks})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(l.Close)
+	return l
+}
+
+func shortJob() *Job {
+	return &Job{Name: "mix", RW: "randrw", RWMixRead: 70, BlockSize: 4 << 10, IODepth: 1, RuntimeSec: 1, TimeBased: true}
+}
+
+func TestRunThreeServers(t *testing.T) {
+	l := startLocal(t, 3, 2)
+	var samples []Status
+	res, err := (&Runner{}).Run(context.Background(), l.Workers, shortJob(), func(s Status) { samples = append(samples, s) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(res.Rows), 3*2*2; got != want {
+		t.Fatalf("%d rows, want %d (3 workers x 2 disks x read/write): %+v", got, want, res.Rows)
+	}
+	seen := map[string]int{}
+	var sum [2]float64
+	for _, r := range res.Rows {
+		seen[r.Worker]++
+		if r.IOPS <= 0 || r.MBps <= 0 || !(r.P50Us > 0) || r.P50Us > r.P95Us || r.P95Us > r.P99Us || r.P99Us > r.P999Us || r.Simulated {
+			t.Errorf("implausible row %+v", r)
+		}
+		if r.Direction == "read" {
+			sum[0] += r.IOPS
+		} else {
+			sum[1] += r.IOPS
+		}
+	}
+	for _, w := range l.Workers {
+		if seen[w.Name] != 4 {
+			t.Errorf("worker %s has %d rows, want 4", w.Name, seen[w.Name])
+		}
+	}
+	if len(res.Aggregate) != 2 {
+		t.Fatalf("aggregate rows %+v, want read and write", res.Aggregate)
+	}
+	for i, a := range res.Aggregate {
+		if math.Abs(a.IOPS-sum[i]) > 1e-6*sum[i] {
+			t.Errorf("aggregate %s IOPS %.1f, want the sum of the rows %.1f", a.Direction, a.IOPS, sum[i])
+		}
+	}
+	if len(samples) == 0 || samples[len(samples)-1].IOPS <= 0 {
+		t.Errorf("progress samples %+v: want at least the final one with IOPS", samples)
+	}
+	if !strings.Contains(strings.Join(res.Notes, "\n"), "not prepared by starbench") {
+		t.Errorf("notes %q do not say the disks were not prepared", res.Notes)
+	}
+}
+
+func TestRunFailsNamingKilledWorker(t *testing.T) {
+	l := startLocal(t, 3, 1)
+	job := shortJob()
+	job.RuntimeSec = 3
+	victim := l.Workers[1]
+	go func() {
+		time.Sleep(1500 * time.Millisecond)
+		// The whole group: the server and the child it forked for the job.
+		_ = syscall.Kill(-l.servers[1].Process.Pid, syscall.SIGKILL)
+	}()
+	res, err := (&Runner{}).Run(context.Background(), l.Workers, job, nil)
+	if err == nil {
+		t.Fatalf("run with a killed server succeeded: %+v", res)
+	}
+	if !strings.Contains(err.Error(), victim.Name) {
+		t.Fatalf("error does not name %s: %v", victim.Name, err)
+	}
+	for _, w := range []Worker{l.Workers[0], l.Workers[2]} {
+		if strings.Contains(err.Error(), "worker "+w.Name+" ") {
+			t.Errorf("error blames healthy worker %s: %v", w.Name, err)
+		}
+	}
+}
+
+func TestRunFailsOnDeadServerBeforeStart(t *testing.T) {
+	l := startLocal(t, 2, 1)
+	ws := append([]Worker(nil), l.Workers...)
+	ws[1].Addr = "127.0.0.1:1" // nothing listens there
+	_, err := (&Runner{}).Run(context.Background(), ws, shortJob(), nil)
+	if err == nil || !strings.Contains(err.Error(), ws[1].Name) || !strings.Contains(err.Error(), "does not answer") {
+		t.Fatalf("want an error naming %s as not answering, got %v", ws[1].Name, err)
+	}
+}
+
+func TestRunFailsOnJobError(t *testing.T) {
+	l := startLocal(t, 2, 1)
+	ws := append([]Worker(nil), l.Workers...)
+	ws[0].Disks = []Disk{{Name: "disk1", Path: filepath.Join(t.TempDir(), "missing-dir", "x", "disk1.dat")}}
+	// A read job on a file that cannot exist: fio reports an error for that job.
+	job := &Job{Name: "r", RW: "read", BlockSize: 4096, RuntimeSec: 1, TimeBased: true, Size: 1 << 20,
+		Options: []Option{{Key: "create_on_open", Value: "0"}, {Key: "allow_file_create", Value: "0"}}}
+	_, err := (&Runner{}).Run(context.Background(), ws, job, nil)
+	if err == nil || !strings.Contains(err.Error(), ws[0].Name) {
+		t.Fatalf("want an error naming %s, got %v", ws[0].Name, err)
+	}
+}
+
+func TestRunHonoursCancel(t *testing.T) {
+	l := startLocal(t, 1, 1)
+	job := shortJob()
+	job.RuntimeSec = 30
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(700 * time.Millisecond); cancel() }()
+	_, err := (&Runner{}).Run(ctx, l.Workers, job, nil)
+	if err != context.Canceled {
+		t.Fatalf("want context.Canceled, got %v", err)
+	}
+	// The server must be free again for the next run.
+	if _, err := (&Runner{}).Run(context.Background(), l.Workers, shortJob(), nil); err != nil {
+		t.Fatalf("run after a cancelled run: %v", err)
+	}
+}
+
+func TestRunTimesOutNamingSilentWorker(t *testing.T) {
+	l := startLocal(t, 2, 1)
+	// A stopped server accepts connections (the kernel does) but never answers.
+	pgid := l.servers[1].Process.Pid
+	if err := syscall.Kill(-pgid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Kill(-pgid, syscall.SIGCONT)
+	_, err := (&Runner{Margin: 2 * time.Second}).Run(context.Background(), l.Workers, shortJob(), nil)
+	if err == nil || !strings.Contains(err.Error(), l.Workers[1].Name) || !strings.Contains(err.Error(), "no result within") {
+		t.Fatalf("want a timeout naming %s, got %v", l.Workers[1].Name, err)
+	}
+}
+
+func TestPrepareRecordsDiskState(t *testing.T) {
+	l := startLocal(t, 2, 2)
+	r := &Runner{}
+	prep := Prep{Method: "random", BlockSize: 256 << 10, Age: true}
+	if err := r.Prepare(context.Background(), l.Workers, prep, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range l.Workers {
+		for _, d := range w.Disks {
+			fi, err := os.Stat(d.Path)
+			if err != nil || fi.Size() != d.SizeBytes {
+				t.Fatalf("%s %s after fill: %v, size %d, want %d", w.Name, d.Name, err, fi.Size(), d.SizeBytes)
+			}
+			if got, ok := r.DiskState(w, d); !ok || got != prep {
+				t.Errorf("%s %s state %+v %v, want %+v", w.Name, d.Name, got, ok, prep)
+			}
+		}
+	}
+	res, err := r.Run(context.Background(), l.Workers, shortJob(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if notes := strings.Join(res.Notes, "\n"); !strings.Contains(notes, "4 disks filled with random data at 256k, aged") {
+		t.Errorf("notes %q do not record the fill", notes)
+	}
+	if err := r.Prepare(context.Background(), l.Workers, Prep{Method: "sideways"}, nil); err == nil || !strings.Contains(err.Error(), "want random, zero or none") {
+		t.Errorf("bad method: %v", err)
+	}
+}
+
+func TestLocalCloseStopsServers(t *testing.T) {
+	needFio(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	l, err := StartLocal(ctx, LocalSpec{N: 3, SizeBytes: 1 << 20, Disks: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := l.Dir()
+	cancel() // Ctrl-C
+	deadline := time.Now().Add(10 * time.Second)
+	for _, cmd := range l.servers {
+		for syscall.Kill(cmd.Process.Pid, 0) == nil && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if syscall.Kill(cmd.Process.Pid, 0) == nil {
+			t.Errorf("server %d still runs after the context was cancelled", cmd.Process.Pid)
+		}
+	}
+	l.Close()
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("temporary data directory %s left behind: %v", dir, err)
+	}
+}
