@@ -455,6 +455,12 @@ func (c *campaignValue) runMethod(thread *starlark.Thread, b *starlark.Builtin, 
 	holder, _ := runtime.Load(s, runBarKey, func() (*runBar, error) { return &runBar{}, nil })
 	holder.set(bar)
 	defer holder.set(nil)
+	if tty {
+		// print() goes above the bars, not through them.
+		plain := thread.Print
+		thread.Print = func(_ *starlark.Thread, msg string) { bar.Event("%s", msg) }
+		defer func() { thread.Print = plain }()
+	}
 	act := &actions{c: c, thread: thread, session: s, simulated: simulated, first: map[int]original{}}
 	eng := &campaign.Engine{Spec: &c.spec, Store: st, Actions: act, Progress: bar, Session: session}
 	if _, err := eng.Execute(ctx, plan); err != nil {
