@@ -264,8 +264,14 @@ func (f *Figure) Save(path string, size Size, dpi int) error {
 	return os.WriteFile(path, buf.Bytes(), 0o644)
 }
 
-// Write writes the figure as format (png, svg or pdf).
-func (f *Figure) Write(w io.Writer, format string, size Size, dpi int) error {
+// Write writes the figure as format (png, svg or pdf). gonum/plot reports
+// some bad input by panicking; Write returns that as an error.
+func (f *Figure) Write(w io.Writer, format string, size Size, dpi int) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("cannot draw the figure: %v", r)
+		}
+	}()
 	var cw vg.CanvasWriterTo
 	switch format {
 	case "png":
@@ -283,6 +289,6 @@ func (f *Figure) Write(w io.Writer, format string, size Size, dpi int) error {
 		return fmt.Errorf("cannot save a figure as %q; use a .png, .svg or .pdf file name", format)
 	}
 	f.Draw(draw.New(cw))
-	_, err := cw.WriteTo(w)
+	_, err = cw.WriteTo(w)
 	return err
 }
