@@ -188,7 +188,10 @@ func (b *Bar) draw() {
 	}
 	b.clear()
 	eta := "ETA ?"
-	if e := b.eta(); e > 0 {
+	switch e := b.eta(); {
+	case b.done >= b.total:
+		eta = "done"
+	case e > 0:
 		eta = "ETA " + e.Round(time.Second).String()
 	}
 	fmt.Fprintf(b.w, "%s %s %d/%d runs  cell %d/%d  %s\n", b.name, bar(float64(b.done)/float64(b.total)), b.done, b.total, b.cell, b.cells, eta)
