@@ -314,3 +314,28 @@ func TestReportRunsWithoutACluster(t *testing.T) {
 	r := runCLI(t, "", nil, "report", path, "--from", db, "--set", "title=T", "--out", t.TempDir())
 	expect(t, r, ExitOK, "^$", "^figures from T\nreport: .*report.html \\(and report.md\\)\n$")
 }
+
+func TestRunSecondInterruptDoesNotWaitForAStuckBuiltin(t *testing.T) {
+	path := writeScript(t, "stuck.star", "print('started')\n")
+	interrupts := make(chan os.Signal, 2)
+	release := make(chan struct{})
+	var stderr syncBuffer
+	// print() blocks in the writer, as a builtin that ignores cancellation would.
+	stuck := writerFunc(func(p []byte) (int, error) {
+		if strings.Contains(string(p), "started") {
+			interrupts <- os.Interrupt
+			interrupts <- os.Interrupt
+			<-release
+		}
+		return stderr.Write(p)
+	})
+	defer close(release)
+	code := Run(&State{Args: []string{"run", path}, Stdout: io.Discard, Stderr: stuck, Interrupts: interrupts})
+	if code != ExitInterrupted {
+		t.Errorf("exit %d, want 130", code)
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

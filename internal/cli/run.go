@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"starbench/builtins"
 	"starbench/internal/runtime"
@@ -117,13 +118,38 @@ func outDir(flag, script string) string {
 	return filepath.Join("out", strings.TrimSuffix(filepath.Base(script), ".star"))
 }
 
-// execScript checks and runs the session's script and returns the exit code.
+// execScript checks and runs the session's script and returns the exit
+// code. The first Ctrl-C (or SIGTERM) cancels the run and lets builtins
+// clean up; a second one returns at once, without waiting for them.
 func execScript(st *State, cmd string, s *runtime.Session) int {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
-	defer watchInterrupts(st, func(os.Signal) { cancel(errInterrupted) })()
+	forced := make(chan struct{})
+	var once sync.Once
+	defer watchInterrupts(st, func(os.Signal) {
+		if ctx.Err() != nil {
+			once.Do(func() { close(forced) })
+		}
+		cancel(errInterrupted)
+	})()
 	s.Ctx, s.Stdout, s.Stderr = ctx, st.Stdout, st.Stderr
-	defer s.Close()
+	done := make(chan int, 1)
+	go func() {
+		code := checkAndExec(st, cmd, s)
+		s.Close()
+		done <- code
+	}()
+	select {
+	case code := <-done:
+		return code
+	case <-forced:
+		fmt.Fprintln(st.Stderr, "starbench: interrupted twice; exiting without waiting for cleanup")
+		return ExitInterrupted
+	}
+}
+
+func checkAndExec(st *State, cmd string, s *runtime.Session) int {
+	ctx := s.Ctx
 
 	mods := builtins.Modules(st.deps())
 	root := filepath.Dir(s.Script)
