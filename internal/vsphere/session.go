@@ -23,7 +23,7 @@ type relogin struct {
 
 func (r *relogin) RoundTrip(ctx context.Context, req, res soap.HasFault) error {
 	err := r.rt.RoundTrip(ctx, req, res)
-	if err == nil || !fault.Is(err, &types.NotAuthenticated{}) {
+	if !(fault.Is(err, &types.NotAuthenticated{}) || (err == nil && missingSession(res))) {
 		return err
 	}
 	switch req.(type) {
@@ -38,6 +38,30 @@ func (r *relogin) RoundTrip(ctx context.Context, req, res soap.HasFault) error {
 	}
 	reset(res)
 	return r.rt.RoundTrip(ctx, req, res)
+}
+
+// missingSession says whether a property retrieval came back with every
+// property missing for want of a session, as it does once a session ends.
+func missingSession(res soap.HasFault) bool {
+	var objects []types.ObjectContent
+	switch b := res.(type) {
+	case *methods.RetrievePropertiesExBody:
+		if b.Res != nil && b.Res.Returnval != nil {
+			objects = b.Res.Returnval.Objects
+		}
+	case *methods.RetrievePropertiesBody:
+		if b.Res != nil {
+			objects = b.Res.Returnval
+		}
+	}
+	for _, o := range objects {
+		for _, m := range o.MissingSet {
+			if _, ok := m.Fault.Fault.(*types.NotAuthenticated); ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // reset zeroes a response body before it is decoded again.

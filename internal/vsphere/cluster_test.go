@@ -1,0 +1,119 @@
+package vsphere
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"starbench/internal/model"
+	"starbench/internal/sim"
+)
+
+func TestConfigureAppliesVerifiesAndReturnsThePreviousState(t *testing.T) {
+	_, c := startSim(t, sim.Options{Testbed: testbedOf(4, "OSA")})
+	ctx := context.Background()
+	st, err := c.State(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Compression || st.RDMA || st.Uplink != "10g" || st.Architecture != "OSA" {
+		t.Fatalf("initial state %+v, want compression off, rdma off, 10g, OSA", st)
+	}
+	on := true
+	prev, err := c.Configure(ctx, ClusterSettings{Compression: &on, Dedup: &on, RDMA: &on, Uplink: "25g"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if prev.Compression || prev.Uplink != "10g" {
+		t.Errorf("previous state %+v", prev)
+	}
+	now, err := c.ClusterState(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if now != (model.ClusterState{Compression: true, Dedup: true, RDMA: true, Uplink: "25g"}) {
+		t.Errorf("state after configure = %+v", now)
+	}
+	full, _ := c.State(ctx)
+	if !slices.Equal(full.ActiveNICs, []string{"vmnic2", "vmnic3"}) || !slices.Equal(full.StandbyNICs, []string{"vmnic0", "vmnic1"}) {
+		t.Errorf("NIC order active %v standby %v", full.ActiveNICs, full.StandbyNICs)
+	}
+	if _, err := c.Configure(ctx, ClusterSettings{Uplink: "vmnic0"}); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := c.State(ctx); st.Uplink != "10g" || !slices.Equal(st.ActiveNICs, []string{"vmnic0"}) {
+		t.Errorf("by NIC name: %+v", st)
+	}
+}
+
+func TestConfigureRefusesWhatTheClusterCannotDo(t *testing.T) {
+	esa := testbedOf(3, "ESA")
+	esa.RDMACapable = false
+	_, c := startSim(t, sim.Options{Testbed: esa})
+	ctx := context.Background()
+	on, off := true, false
+	for _, tc := range []struct {
+		s    ClusterSettings
+		want string
+	}{
+		{ClusterSettings{Dedup: &on}, "dedup is not available on vSAN ESA"},
+		{ClusterSettings{RDMA: &on}, "NotSupported"},
+		{ClusterSettings{Uplink: "100g"}, `has no 100 GbE NIC (it has vmnic0 10g`},
+		{ClusterSettings{Uplink: "vmnic9"}, `no NIC "vmnic9"`},
+	} {
+		if _, err := c.Configure(ctx, tc.s); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: got %v, want %q", tc.s, err, tc.want)
+		}
+	}
+	osa := testbedOf(4, "OSA")
+	_, c2 := startSim(t, sim.Options{Testbed: osa})
+	if _, err := c2.Configure(ctx, ClusterSettings{Dedup: &on, Compression: &off}); err == nil || !strings.Contains(err.Error(), "needs compression=True") {
+		t.Errorf("dedup without compression: %v", err)
+	}
+}
+
+func TestHostMetricsShowRecordedLoad(t *testing.T) {
+	s, c := startSim(t, sim.Options{Testbed: testbedOf(3, "ESA")})
+	ctx := context.Background()
+	spec := smallSpec("m")
+	spec.PerHost = 1
+	if _, err := c.DeployWorkers(ctx, spec); err != nil {
+		t.Fatal(err)
+	}
+	end := time.Now().Truncate(time.Minute)
+	start := end.Add(-10 * time.Minute)
+	s.RecordHostCPU("DC0_C0_H1", start.Add(5*time.Minute), end, 60)
+	rows, err := c.HostMetrics(ctx, []string{"DC0_C0_H1", "DC0_C0_H0"}, start, end)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2*30 {
+		t.Fatalf("got %d samples, want 60 (2 hosts x 10 min / 20 s)", len(rows))
+	}
+	var busy, idle int
+	for _, r := range rows {
+		if r.MemoryPercent <= 0 {
+			t.Errorf("%+v: no memory usage with a powered-on worker", r)
+		}
+		switch {
+		case r.Host == "DC0_C0_H1" && r.Time.After(start.Add(5*time.Minute)):
+			if r.CPUPercent != 60 {
+				t.Errorf("%+v: want 60 %% CPU", r)
+			}
+			busy++
+		default:
+			if r.CPUPercent > 5 {
+				t.Errorf("%+v: want idle CPU", r)
+			}
+			idle++
+		}
+	}
+	if busy != 15 || idle != 45 {
+		t.Errorf("busy %d idle %d samples, want 15 and 45", busy, idle)
+	}
+	if _, err := c.HostMetrics(ctx, []string{"nohost"}, start, end); err == nil || !strings.Contains(err.Error(), "want one of DC0_C0_H0") {
+		t.Errorf("unknown host: %v", err)
+	}
+}

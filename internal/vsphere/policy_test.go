@@ -1,0 +1,123 @@
+package vsphere
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"starbench/internal/model"
+	"starbench/internal/sim"
+)
+
+func TestPolicyValidationNamesTheFix(t *testing.T) {
+	_, c := startSim(t, sim.Options{Testbed: testbedOf(4, "OSA")})
+	ctx := context.Background()
+	for _, tc := range []struct {
+		spec PolicySpec
+		want string
+	}{
+		{PolicySpec{Name: "p", RAID: "raid7"}, `want one of "raid1", "raid5", "raid6"`},
+		{PolicySpec{Name: "p", RAID: "raid6"}, "raid6 needs at least 6 hosts on vSAN OSA; cluster DC0_C0 has 4"},
+		{PolicySpec{Name: "p", RAID: "raid1", FTT: 2}, "raid1 with ftt=2 needs at least 5 hosts"},
+		{PolicySpec{Name: "p", RAID: "raid5", FTT: 2}, "raid5 tolerates exactly 1 failure"},
+		{PolicySpec{Name: "p", RAID: "raid1", StripeWidth: 13}, "want 1 to 12"},
+		{PolicySpec{Name: "", RAID: "raid1"}, "needs a name"},
+	} {
+		_, err := c.SetPolicy(ctx, tc.spec)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: got %v, want %q", tc.spec, err, tc.want)
+		}
+	}
+	// RAID5 on OSA needs 4 hosts: this cluster has them.
+	if _, err := c.SetPolicy(ctx, PolicySpec{Name: "r5", RAID: "raid5"}); err != nil {
+		t.Errorf("raid5 on 4 OSA hosts: %v", err)
+	}
+}
+
+func TestRAID5NeedsThreeHostsOnESAAndFourOnOSA(t *testing.T) {
+	for arch, ok := range map[string]bool{"ESA": true, "OSA": false} {
+		_, c := startSim(t, sim.Options{Testbed: testbedOf(3, arch)})
+		_, err := c.SetPolicy(context.Background(), PolicySpec{Name: "r5", RAID: "raid5"})
+		if (err == nil) != ok {
+			t.Errorf("raid5 on 3 %s hosts: got %v, want ok=%v", arch, err, ok)
+		}
+	}
+}
+
+func TestPolicyCreateUpdateReadBackAndApply(t *testing.T) {
+	_, c := startSim(t, sim.Options{Testbed: testbedOf(6, "OSA")})
+	ctx := context.Background()
+	id, err := c.SetPolicy(ctx, PolicySpec{Name: "bench", RAID: "raid1", StripeWidth: 2, Checksum: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Policy(ctx, "bench")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != (model.Policy{RAID: "raid1", FTT: 1, StripeWidth: 2}) {
+		t.Errorf("read back %+v", got)
+	}
+	id2, err := c.SetPolicy(ctx, PolicySpec{Name: "bench", RAID: "raid6"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id2 != id {
+		t.Errorf("update made a new policy: %s, then %s", id, id2)
+	}
+	if got, _ := c.Policy(ctx, "bench"); got != (model.Policy{RAID: "raid6", FTT: 2, StripeWidth: 1}) {
+		t.Errorf("after update read back %+v", got)
+	}
+
+	if _, err := c.SetPolicy(ctx, PolicySpec{Name: "mirror", RAID: "raid1"}); err != nil {
+		t.Fatal(err)
+	}
+	spec := smallSpec("pw")
+	spec.PerHost = 1
+	spec.Policy = "bench"
+	workers, err := c.DeployWorkers(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range workers {
+		for _, d := range w.Disks {
+			if d.Policy != "bench" {
+				t.Fatalf("worker %s %s has policy %q, want bench", w.Name, d.Name, d.Policy)
+			}
+		}
+	}
+	// Re-deploying the same set with another policy must not keep the old one.
+	spec.Policy = "mirror"
+	again, err := c.DeployWorkers(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	applied, err := c.ApplyPolicy(ctx, again[:2], "bench", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{}
+	for _, w := range again {
+		want[w.Name] = "mirror"
+		if w.Disks[0].Policy != "mirror" {
+			t.Errorf("reused worker %s kept policy %q, want mirror", w.Name, w.Disks[0].Policy)
+		}
+	}
+	for _, w := range applied {
+		want[w.Name] = "bench"
+	}
+	now, err := c.Workers(ctx, "pw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range now {
+		for _, d := range w.Disks {
+			if d.Policy != want[w.Name] {
+				t.Errorf("worker %s %s has %q, want %q", w.Name, d.Name, d.Policy, want[w.Name])
+			}
+		}
+	}
+	if _, err := c.ApplyPolicy(ctx, now, "nope", 2); err == nil || !strings.Contains(err.Error(), `"bench"`) {
+		t.Errorf("unknown policy: got %v, want the known names listed", err)
+	}
+}
