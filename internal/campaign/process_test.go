@@ -246,6 +246,11 @@ func TestSIGINTStopsGracefullyRestoresAndResumes(t *testing.T) {
 	for storedCount(t, dir) < 5 {
 		time.Sleep(20 * time.Millisecond)
 	}
+	// A second process on the same campaign is refused while the first runs.
+	second := startCampaign(t, bin, dir)
+	if code := second.exitCode(); code == 0 || !strings.Contains(second.stderr.String(), fmt.Sprintf("in use by another starbench process (held by pid %d)", p.cmd.Process.Pid)) {
+		t.Errorf("second process: exit %d, want a refusal naming pid %d:\n%s", code, p.cmd.Process.Pid, second.stderr.String())
+	}
 	p.cmd.Process.Signal(syscall.SIGINT)
 	if code := p.exitCode(); code != 130 {
 		t.Fatalf("exit code %d, want 130 (interrupted):\n%s", code, p.stderr.String())
