@@ -80,6 +80,12 @@ func TestRunBadBuiltinArgumentShowsPositionAndNameOnce(t *testing.T) {
 	expect(t, r, ExitScriptError, "^$", `^Traceback \(most recent call last\):\n  `+q+`:4:5: in <toplevel>\n  `+q+`:2:20: in main\nError in args.get: for parameter name: got int, want string\n$`)
 }
 
+func TestRunBadDomainBuiltinArgument(t *testing.T) {
+	path := writeScript(t, "badframe.star", "rows = 42\nf = frame.from_rows(rows)\n")
+	r := runCLI(t, "", nil, "run", path)
+	expect(t, r, ExitScriptError, "^$", `^Traceback \(most recent call last\):\n  `+regexp.QuoteMeta(path)+`:2:20: in <toplevel>\nError in frame.from_rows: [^\n]*rows[^\n]*\n$`)
+}
+
 func TestRunRejectsBadSetBeforeRunning(t *testing.T) {
 	path := writeScript(t, "s.star", "print('ran')\nn = args.get('repeat', 2)\n")
 	r := runCLI(t, "", nil, "run", path, "--set", "repeats=3")
