@@ -5,6 +5,7 @@ package target
 
 import (
 	"starbench/internal/fio"
+	"starbench/internal/sim"
 	"starbench/internal/testbed"
 	"starbench/internal/vsphere"
 )
@@ -21,9 +22,14 @@ const (
 
 // Target is an opened target.
 type Target struct {
-	Kind      Kind
-	VSphere   *vsphere.Client
-	Testbed   *testbed.Profile // the simulated cluster; nil on a real vCenter
+	Kind    Kind
+	VSphere *vsphere.Client
+	Testbed *testbed.Profile // the simulated cluster; nil on a real vCenter
+	// Sim is the embedded simulator (embedded and local targets), through
+	// which a simulated data plane reports host load; nil on a real vCenter.
+	Sim *sim.Sim
+	// DataPlane runs workloads. Open leaves it nil: the caller wires the
+	// model (embedded) or real fio (vcenter, local) into it.
 	DataPlane fio.DataPlane
 	// Simulated is true when results come from the model, not from fio.
 	Simulated bool

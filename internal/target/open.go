@@ -1,0 +1,92 @@
+package target
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"starbench/internal/sim"
+	"starbench/internal/testbed"
+	"starbench/internal/vsphere"
+)
+
+// Options say which target to open.
+type Options struct {
+	// Kind is the target ("" = Embedded).
+	Kind Kind
+	// Testbed names the simulated cluster, a shipped profile or a JSON file
+	// ("" = testbed.Default); embedded and local targets only.
+	Testbed string
+	// Env reads the govc environment (GOVC_URL, ...) for the vcenter target;
+	// nil means the process environment.
+	Env func(string) string
+	// VSphere, when set, is used instead of Env to reach the vcenter target.
+	VSphere *vsphere.Options
+	// Latency is added to every call of an embedded simulator (for benchmarks).
+	Latency time.Duration
+}
+
+// Open opens the target of opts and returns it with the function that closes it.
+func Open(ctx context.Context, opts Options) (*Target, func(), error) {
+	switch opts.Kind {
+	case "", Embedded, Local:
+		return openSimulated(ctx, opts)
+	case VCenter:
+		return openVCenter(ctx, opts)
+	}
+	return nil, nil, fmt.Errorf("unknown target %q: want %q, %q or %q", opts.Kind, Embedded, VCenter, Local)
+}
+
+// openSimulated starts the embedded simulator of the testbed and connects
+// to it over HTTPS, trusting the simulator's own certificate.
+func openSimulated(ctx context.Context, opts Options) (*Target, func(), error) {
+	kind := opts.Kind
+	if kind == "" {
+		kind = Embedded
+	}
+	name := opts.Testbed
+	if name == "" {
+		name = testbed.Default
+	}
+	p, err := testbed.Load(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := sim.Start(sim.Options{Testbed: p, Latency: opts.Latency})
+	if err != nil {
+		return nil, nil, fmt.Errorf("starting the simulated testbed %s: %w", p.Name, err)
+	}
+	pass, _ := s.Userinfo().Password()
+	c, err := vsphere.Connect(ctx, vsphere.Options{
+		URL: s.URL.String(), Username: s.Userinfo().Username(), Password: pass, CAPEM: s.CertPEM,
+	})
+	if err != nil {
+		s.Close()
+		return nil, nil, fmt.Errorf("connecting to the simulated testbed %s: %w", p.Name, err)
+	}
+	t := &Target{Kind: kind, VSphere: c, Testbed: p, Sim: s, Simulated: kind == Embedded}
+	return t, func() { c.Close(); s.Close() }, nil
+}
+
+// openVCenter connects to the vCenter of opts.VSphere or of the govc environment.
+func openVCenter(ctx context.Context, opts Options) (*Target, func(), error) {
+	var vo vsphere.Options
+	if opts.VSphere != nil {
+		vo = *opts.VSphere
+	} else {
+		env := opts.Env
+		if env == nil {
+			env = os.Getenv
+		}
+		var err error
+		if vo, err = vsphere.OptionsFromEnv(env); err != nil {
+			return nil, nil, err
+		}
+	}
+	c, err := vsphere.Connect(ctx, vo)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &Target{Kind: VCenter, VSphere: c}, c.Close, nil
+}

@@ -1,0 +1,65 @@
+package target
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"starbench/internal/sim"
+	"starbench/internal/testbed"
+)
+
+func TestOpenEmbeddedDefaultsToTheStorageReviewTestbed(t *testing.T) {
+	tg, closeFn, err := Open(context.Background(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeFn()
+	if tg.Kind != Embedded || !tg.Simulated || tg.Testbed.Name != testbed.Default || tg.Sim == nil || tg.DataPlane != nil {
+		t.Errorf("target = %+v", tg)
+	}
+	inv, err := tg.VSphere.Inventory(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(inv.Hosts) != tg.Testbed.Hosts {
+		t.Errorf("%d hosts, want %d", len(inv.Hosts), tg.Testbed.Hosts)
+	}
+}
+
+func TestOpenVCenterFromTheGovcEnvironment(t *testing.T) {
+	p, err := testbed.Load("vxrail-ve660-esa")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := sim.Start(sim.Options{Testbed: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	pass, _ := s.Userinfo().Password()
+	env := map[string]string{"GOVC_URL": s.URL.String(), "GOVC_USERNAME": sim.User, "GOVC_PASSWORD": pass}
+
+	_, _, err = Open(context.Background(), Options{Kind: VCenter, Env: func(k string) string { return env[k] }})
+	if err == nil || !strings.Contains(err.Error(), "certificate") || strings.Contains(err.Error(), pass) {
+		t.Fatalf("untrusted vCenter: got %v, want a certificate error without the password", err)
+	}
+	env["GOVC_INSECURE"] = "true"
+	tg, closeFn, err := Open(context.Background(), Options{Kind: VCenter, Env: func(k string) string { return env[k] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeFn()
+	if tg.Simulated || tg.Testbed != nil || tg.VSphere.Cluster() != sim.Cluster {
+		t.Errorf("target = %+v", tg)
+	}
+}
+
+func TestOpenRefusesUnknownTargetsAndTestbeds(t *testing.T) {
+	if _, _, err := Open(context.Background(), Options{Kind: "cloud"}); err == nil || !strings.Contains(err.Error(), `want "embedded", "vcenter" or "local"`) {
+		t.Errorf("unknown kind: %v", err)
+	}
+	if _, _, err := Open(context.Background(), Options{Testbed: "nope"}); err == nil || !strings.Contains(err.Error(), "storagereview-r6625-esa") {
+		t.Errorf("unknown testbed: %v", err)
+	}
+}
