@@ -863,8 +863,10 @@ func rowOf(fields map[string]starlark.Value, simulated, strict bool) (fio.Row, e
 	return row, nil
 }
 
-// metricsOf reads host metrics: a frame or a list of dicts with host,
-// metric, value and optionally at (a time; the run's start when missing).
+// metricsOf reads host metrics: a frame or a list of dicts, long (host,
+// metric, value) or wide (host and one numeric column per metric, as
+// vsphere.host_metrics gives), with an optional time in at or time (the
+// run's start when missing).
 func metricsOf(v starlark.Value, start time.Time) ([]store.HostMetric, error) {
 	var rows []map[string]starlark.Value
 	switch v := v.(type) {
@@ -883,32 +885,57 @@ func metricsOf(v starlark.Value, start time.Time) ([]store.HostMetric, error) {
 	default:
 		return nil, fmt.Errorf("metrics returned a %s; want a frame or a list of dicts with host, metric, value", v.Type())
 	}
-	out := make([]store.HostMetric, 0, len(rows))
+	var out []store.HostMetric
 	for i, r := range rows {
-		m := store.HostMetric{At: start}
-		host, ok1 := starlark.AsString(r["host"])
-		metric, ok2 := starlark.AsString(r["metric"])
-		value, ok3 := starlark.AsFloat(r["value"])
-		if !ok1 || !ok2 || !ok3 {
-			return nil, fmt.Errorf("metrics row %d needs host (string), metric (string) and value (number); got %v", i+1, keysOf(r))
+		host, ok := starlark.AsString(r["host"])
+		if !ok {
+			return nil, fmt.Errorf("metrics row %d has no host (a string); got %v", i+1, keysOf(r))
 		}
-		m.Host, m.Metric, m.Value = host, metric, value
-		switch at := r["at"].(type) {
-		case nil:
-		case starlarktime.Time:
-			m.At = time.Time(at)
-		case starlark.String:
-			t, err := time.Parse(time.RFC3339Nano, string(at))
-			if err != nil {
-				return nil, fmt.Errorf("metrics row %d: at %q is not an RFC 3339 time", i+1, string(at))
+		at, err := sampleTime(r, start)
+		if err != nil {
+			return nil, fmt.Errorf("metrics row %d: %w", i+1, err)
+		}
+		if _, long := r["metric"]; long {
+			metric, ok1 := starlark.AsString(r["metric"])
+			value, ok2 := starlark.AsFloat(r["value"])
+			if !ok1 || !ok2 {
+				return nil, fmt.Errorf("metrics row %d needs metric (a string) and value (a number); got %v", i+1, keysOf(r))
 			}
-			m.At = t
-		default:
-			return nil, fmt.Errorf("metrics row %d: at is a %s; want a time", i+1, at.Type())
+			out = append(out, store.HostMetric{Host: host, Metric: metric, At: at, Value: value})
+			continue
 		}
-		out = append(out, m)
+		for _, k := range keysOf(r) {
+			if k == "host" || k == "at" || k == "time" || k == "simulated" {
+				continue
+			}
+			if value, ok := starlark.AsFloat(r[k]); ok {
+				out = append(out, store.HostMetric{Host: host, Metric: k, At: at, Value: value})
+			}
+		}
 	}
 	return out, nil
+}
+
+// sampleTime reads a metric row's time from at or time: a time value or
+// RFC 3339 text; start when there is none.
+func sampleTime(r map[string]starlark.Value, start time.Time) (time.Time, error) {
+	v, ok := r["at"]
+	if !ok {
+		v, ok = r["time"]
+	}
+	switch t := v.(type) {
+	case nil:
+		return start, nil
+	case starlarktime.Time:
+		return time.Time(t), nil
+	case starlark.String:
+		parsed, err := time.Parse(time.RFC3339Nano, string(t))
+		if err != nil {
+			return time.Time{}, fmt.Errorf("time %q is not an RFC 3339 time", string(t))
+		}
+		return parsed, nil
+	}
+	return time.Time{}, fmt.Errorf("time is a %s; want a time", v.Type())
 }
 
 func keysOf(m map[string]starlark.Value) []string {
