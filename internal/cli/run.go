@@ -76,7 +76,7 @@ func reportCmd(st *State, args []string) int {
 		s.Set, err = parseSets("report", sets)
 	}
 	if err == nil && s.From == "" {
-		err = usagef("report", "--from DB is required: the campaign store a run wrote (e.g. out/quickstart/campaign.db)")
+		err = usagef("report", "--from DB is required: the campaign store a run wrote (out/SCRIPT/NAME.db, NAME the campaign's name)")
 	}
 	if err == nil {
 		if _, statErr := os.Stat(s.From); statErr != nil {
