@@ -23,7 +23,7 @@ func NewFrameModule(deps Deps) *runtime.Module {
 		Members: []runtime.Member{
 			{Name: "from_rows", Params: "(rows)", Doc: "a frame from a list of dicts (columns in order of first appearance; None or a missing key is a missing value)", Fn: frameFromRows},
 			{Name: "from_columns", Params: "(columns)", Doc: "a frame from a dict of equal-length lists", Fn: frameFromColumns},
-			{Name: "read_csv", Params: "(path, types={})", Doc: "a frame from a CSV file with a header; types maps columns to int, float, bool or string (default string)", Fn: frameReadCSV},
+			{Name: "read_csv", Params: "(path, types={})", Doc: "a frame from a CSV file with a header (relative paths from the script's directory); types maps columns to int, float, bool or string (default string)", Fn: frameReadCSV},
 			{Name: "concat", Params: "(*frames)", Doc: "the rows of all frames, stacked (a column missing from a frame is None there)", Fn: frameConcat},
 		},
 	}
