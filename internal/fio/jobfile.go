@@ -232,6 +232,9 @@ func JobFromOptions(name string, opts []Option) Job {
 		j.Options = append(j.Options, o)
 	}
 	j.mixFromWrites()
+	if len(j.Options) == 0 {
+		j.Options = nil
+	}
 	return j
 }
 
