@@ -6,6 +6,8 @@ import (
 	"os"
 	"time"
 
+	"starbench/internal/fio"
+	"starbench/internal/model"
 	"starbench/internal/sim"
 	"starbench/internal/testbed"
 	"starbench/internal/vsphere"
@@ -66,6 +68,13 @@ func openSimulated(ctx context.Context, opts Options) (*Target, func(), error) {
 		return nil, nil, fmt.Errorf("connecting to the simulated testbed %s: %w", p.Name, err)
 	}
 	t := &Target{Kind: kind, VSphere: c, Testbed: p, Sim: s, Simulated: kind == Embedded}
+	if kind == Embedded {
+		// The model reads cluster settings and disk policies back through
+		// the same API calls the scripts used to set them.
+		t.DataPlane = model.NewPlane(p, c)
+	} else {
+		t.DataPlane = &fio.Runner{}
+	}
 	return t, func() { c.Close(); s.Close() }, nil
 }
 
@@ -88,5 +97,5 @@ func openVCenter(ctx context.Context, opts Options) (*Target, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return &Target{Kind: VCenter, VSphere: c}, c.Close, nil
+	return &Target{Kind: VCenter, VSphere: c, DataPlane: &fio.Runner{}}, c.Close, nil
 }

@@ -28,8 +28,8 @@ type Target struct {
 	// Sim is the embedded simulator (embedded and local targets), through
 	// which a simulated data plane reports host load; nil on a real vCenter.
 	Sim *sim.Sim
-	// DataPlane runs workloads. Open leaves it nil: the caller wires the
-	// model (embedded) or real fio (vcenter, local) into it.
+	// DataPlane runs workloads: the model on the embedded target, real fio
+	// (client/server) on the vcenter and local targets.
 	DataPlane fio.DataPlane
 	// Simulated is true when results come from the model, not from fio.
 	Simulated bool
