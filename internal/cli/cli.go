@@ -11,7 +11,6 @@ import (
 	"os"
 	"strings"
 
-	"starbench/internal/runtime"
 	"starbench/internal/target"
 )
 
@@ -38,7 +37,7 @@ type State struct {
 	// ConfigDir/starbench/history); "" keeps no history.
 	ConfigDir string
 	// OpenTarget opens a session's target; nil means the real one (openTarget).
-	OpenTarget func(ctx context.Context, s *runtime.Session) (*target.Target, func(), error)
+	OpenTarget func(ctx context.Context, opts target.Options) (*target.Target, func(), error)
 }
 
 // errInterrupted is the cause of a context cancelled by Ctrl-C or SIGTERM.

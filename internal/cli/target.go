@@ -3,10 +3,8 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"starbench/builtins"
-	"starbench/internal/runtime"
 	"starbench/internal/target"
 )
 
@@ -15,13 +13,13 @@ func (st *State) deps() builtins.Deps {
 	if open == nil {
 		open = openTarget
 	}
-	return builtins.Deps{OpenTarget: open}
+	return builtins.Deps{OpenTarget: open, Env: func(k string) string { return st.Env[k] }}
 }
 
 // openTarget opens the target a session names.
-func openTarget(ctx context.Context, s *runtime.Session) (*target.Target, func(), error) {
-	if s.Target == "none" {
+func openTarget(ctx context.Context, opts target.Options) (*target.Target, func(), error) {
+	if opts.Kind == "none" {
 		return nil, nil, errors.New("starbench report drives no cluster: read the store given with --from, or use starbench run")
 	}
-	return nil, nil, fmt.Errorf("target %q cannot be opened: internal/target has no Open yet", s.Target)
+	return target.Open(ctx, opts)
 }
