@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"starbench/internal/report"
 	"starbench/internal/runtime"
@@ -12,8 +13,9 @@ import (
 
 // writeReports writes the HTML and Markdown report of every campaign store
 // in the session's output directory (after `starbench run`): report.html
-// and report.md for one campaign, NAME-report.* for each of several.
-func writeReports(st *State, s *runtime.Session) error {
+// and report.md for one campaign, NAME-report.* for each of several. The
+// reports embed the figures saved since start.
+func writeReports(st *State, s *runtime.Session, start time.Time) error {
 	stores, err := filepath.Glob(filepath.Join(s.OutDir, "*.db"))
 	if err != nil {
 		return err
@@ -23,7 +25,7 @@ func writeReports(st *State, s *runtime.Session) error {
 		if len(stores) > 1 {
 			base = strings.TrimSuffix(filepath.Base(db), ".db") + "-report"
 		}
-		if err := writeReport(st, db, s.OutDir, base); err != nil {
+		if err := writeReport(st, db, s.OutDir, base, start); err != nil {
 			return err
 		}
 	}
@@ -31,9 +33,9 @@ func writeReports(st *State, s *runtime.Session) error {
 }
 
 // writeReport writes the report of the store db into outDir as base.html
-// and base.md and says where.
-func writeReport(st *State, db, outDir, base string) error {
-	files, err := report.Write(context.Background(), db, outDir, base)
+// and base.md, with the figures saved since start, and says where.
+func writeReport(st *State, db, outDir, base string, start time.Time) error {
+	files, err := report.Write(context.Background(), db, outDir, base, start)
 	if err != nil {
 		return fmt.Errorf("writing the report of %s: %w", db, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"starbench/builtins"
 	"starbench/internal/runtime"
@@ -46,11 +47,12 @@ func runCmd(st *State, args []string) int {
 		return reportUsage(st, err)
 	}
 	s.Script, s.OutDir, s.Target, s.Testbed = path, outDir(out, path), tf.target, tf.testbed
+	start := time.Now()
 	code = execScript(st, "run", s)
 	// A campaign that stopped on a script error still gets the report of
 	// what it stored; an interrupted one and a --plan do not.
 	if (code == ExitOK || code == ExitScriptError) && !s.Plan {
-		if err := writeReports(st, s); err != nil {
+		if err := writeReports(st, s, start); err != nil {
 			fmt.Fprintf(st.Stderr, "starbench: %v\n", err)
 			return ExitScriptError
 		}
@@ -87,9 +89,10 @@ func reportCmd(st *State, args []string) int {
 		return reportUsage(st, err)
 	}
 	s.Script, s.OutDir = path, outDir(out, path)
+	start := time.Now()
 	code = execScript(st, "report", s)
 	if code == ExitOK {
-		if err := writeReport(st, s.From, s.OutDir, "report"); err != nil {
+		if err := writeReport(st, s.From, s.OutDir, "report", start); err != nil {
 			fmt.Fprintf(st.Stderr, "starbench: %v\n", err)
 			return ExitScriptError
 		}

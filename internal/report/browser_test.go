@@ -92,7 +92,7 @@ func TestReportRendersInChromium(t *testing.T) {
 	dir := t.TempDir()
 	db := writeStore(t, dir, true)
 	saveFigure(t, filepath.Join(dir, "figures", "cost-of-compression.png"))
-	files, err := Write(context.Background(), db, dir, "report")
+	files, err := Write(context.Background(), db, dir, "report", time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}

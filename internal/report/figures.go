@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"starbench/plots"
 )
@@ -29,9 +30,10 @@ var mediaTypes = map[string]string{".png": "image/png", ".svg": "image/svg+xml"}
 // maxFigureBytes keeps one runaway image from making the report unusable.
 const maxFigureBytes = 16 << 20
 
-// CollectFigures returns every PNG and SVG image under dir (recursively, in
-// path order) as embeddable figures titled by their file names.
-func CollectFigures(dir string) ([]Figure, error) {
+// CollectFigures returns the PNG and SVG images under dir (recursively, in
+// path order) written at or after since (zero: all of them), as embeddable
+// figures titled by their file names.
+func CollectFigures(dir string, since time.Time) ([]Figure, error) {
 	var out []Figure
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -47,6 +49,9 @@ func CollectFigures(dir string) ([]Figure, error) {
 		info, err := d.Info()
 		if err != nil {
 			return err
+		}
+		if info.ModTime().Before(since) {
+			return nil
 		}
 		if info.Size() > maxFigureBytes {
 			return fmt.Errorf("figure %s is %d MB; embed at most %d MB (save it smaller or at a lower dpi)", path, info.Size()>>20, maxFigureBytes>>20)

@@ -78,7 +78,7 @@ func TestWriteSimulated(t *testing.T) {
 	dir := t.TempDir()
 	db := writeStore(t, dir, true)
 	saveFigure(t, filepath.Join(dir, "figures", "cost-of-compression.png"))
-	files, err := Write(context.Background(), db, dir, "report")
+	files, err := Write(context.Background(), db, dir, "report", time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestWriteSimulated(t *testing.T) {
 func TestWriteMeasuredHasNoSimulatedBanner(t *testing.T) {
 	dir := t.TempDir()
 	db := writeStore(t, dir, false)
-	files, err := Write(context.Background(), db, dir, "wwt-report")
+	files, err := Write(context.Background(), db, dir, "wwt-report", time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,4 +190,23 @@ func read(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+func TestCollectFiguresSince(t *testing.T) {
+	dir := t.TempDir()
+	saveFigure(t, filepath.Join(dir, "old.png"))
+	saveFigure(t, filepath.Join(dir, "sub", "new.png"))
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("not a figure"), 0o644)
+	hourAgo := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(filepath.Join(dir, "old.png"), hourAgo, hourAgo); err != nil {
+		t.Fatal(err)
+	}
+	all, err := CollectFigures(dir, time.Time{})
+	if err != nil || len(all) != 2 || all[0].Path != "old.png" || all[1].Path != "sub/new.png" {
+		t.Fatalf("all figures: %v, %v; want old.png and sub/new.png", all, err)
+	}
+	recent, err := CollectFigures(dir, time.Now().Add(-time.Minute))
+	if err != nil || len(recent) != 1 || recent[0].Path != "sub/new.png" {
+		t.Errorf("figures of the last minute: %v, %v; want sub/new.png only", recent, err)
+	}
 }
