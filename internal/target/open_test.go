@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"starbench/internal/model"
 	"starbench/internal/sim"
 	"starbench/internal/testbed"
 )
@@ -15,8 +16,11 @@ func TestOpenEmbeddedDefaultsToTheStorageReviewTestbed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer closeFn()
-	if tg.Kind != Embedded || !tg.Simulated || tg.Testbed.Name != testbed.Default || tg.Sim == nil || tg.DataPlane != nil {
+	if tg.Kind != Embedded || !tg.Simulated || tg.Testbed.Name != testbed.Default || tg.Sim == nil {
 		t.Errorf("target = %+v", tg)
+	}
+	if _, ok := tg.DataPlane.(*model.Plane); !ok {
+		t.Errorf("embedded data plane = %T, want the model", tg.DataPlane)
 	}
 	inv, err := tg.VSphere.Inventory(context.Background())
 	if err != nil {
