@@ -178,6 +178,10 @@ func checkEveryRunOnce(t *testing.T, dir string) {
 	if err := db.QueryRow(`SELECT completed_at FROM campaign`).Scan(&completed); err != nil || !completed.Valid {
 		t.Fatalf("campaign not marked completed (%v)", err)
 	}
+	var running int
+	if err := db.QueryRow(`SELECT COUNT(*) FROM sessions WHERE status = 'running'`).Scan(&running); err != nil || running != 0 {
+		t.Fatalf("%d sessions still say running (%v); dead ones must say killed", running, err)
+	}
 }
 
 // TestKill9AtRandomMomentsLosesNothing SIGKILLs the campaign at random
@@ -232,6 +236,15 @@ func TestKill9AtRandomMomentsLosesNothing(t *testing.T) {
 		checkRestored(t, p.stderr.String())
 	}
 	checkEveryRunOnce(t, dir)
+	db, err := sql.Open("sqlite", "file:"+storePath(dir)+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var killed int
+	if err := db.QueryRow(`SELECT COUNT(*) FROM sessions WHERE status = 'killed'`).Scan(&killed); err != nil || killed < 5 {
+		t.Fatalf("%d sessions say killed (%v), want one per kill after the session began (most of 12)", killed, err)
+	}
 }
 
 // TestSIGINTStopsGracefullyRestoresAndResumes interrupts the campaign as

@@ -56,9 +56,9 @@ func HashFiles(paths []string) ([]File, error) {
 func (s *Store) BeginSession(ctx context.Context, p Provenance) (int64, error) {
 	var id int64
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO sessions (started_at, pid, script, tool_version, fio_version,
-			vcenter_version, esxi_versions, testbed, target, simulated, plan) VALUES (?,?,?,?,?,?,?,?,?,?,?)`,
-			stamp(time.Now()), os.Getpid(), p.Script, p.ToolVersion, p.FioVersion, p.VCenterVersion,
+		res, err := tx.ExecContext(ctx, `INSERT INTO sessions (started_at, status, pid, script, tool_version, fio_version,
+			vcenter_version, esxi_versions, testbed, target, simulated, plan) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
+			stamp(time.Now()), SessionRunning, os.Getpid(), p.Script, p.ToolVersion, p.FioVersion, p.VCenterVersion,
 			strings.Join(p.ESXiVersions, ","), p.Testbed, p.Target, s.Simulated, p.Plan)
 		if err != nil {
 			return err
@@ -88,6 +88,8 @@ func (s *Store) BeginSession(ctx context.Context, p Provenance) (int64, error) {
 
 // Session statuses.
 const (
+	SessionRunning     = "running"
+	SessionKilled      = "killed" // found running by the next process: it died without a word
 	SessionCompleted   = "completed"
 	SessionInterrupted = "interrupted"
 	SessionFailed      = "failed"

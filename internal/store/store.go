@@ -158,6 +158,10 @@ func (s *Store) init(ctx context.Context, opt Options) error {
 			_, err = tx.ExecContext(ctx, `UPDATE campaign SET name = ?, simulated = ?, completed_at = NULL`, s.Name, opt.Simulated)
 			return err
 		}
+		// We hold the lock, so a session still "running" is a process that died.
+		if _, err := tx.ExecContext(ctx, `UPDATE sessions SET status = ? WHERE status = ?`, SessionKilled, SessionRunning); err != nil {
+			return err
+		}
 		if simulated != opt.Simulated {
 			return fmt.Errorf("%s holds %s runs and this session's are %s; a store never mixes them: use another output directory, or --fresh to discard the stored runs",
 				s.path, kind(simulated), kind(opt.Simulated))
