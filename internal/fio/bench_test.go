@@ -1,0 +1,108 @@
+package fio
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// BenchmarkParse96x8 parses and aggregates a json+ result of 96 workers x
+// 8 disks (768 jobs, built from the real capture's entries).
+func BenchmarkParse96x8(b *testing.B) {
+	out, err := ParseOutput(loadFixture(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	src := out.Entries()
+	big := Output{Version: out.Version}
+	var workers []Worker
+	clients := map[string]ClientKey{}
+	for w := range 96 {
+		name := fmt.Sprintf("w%02d", w)
+		worker := Worker{Name: name, Addr: fmt.Sprintf("10.0.0.%d:8765", w+1)}
+		clients[name] = ClientKey{fmt.Sprintf("10.0.0.%d", w+1), 8765}
+		for d := range 8 {
+			e := src[(w*8+d)%len(src)]
+			e.Host, e.Port, e.Name = clients[name].Host, 8765, fmt.Sprintf("disk%d", d+1)
+			big.Clients = append(big.Clients, e)
+			worker.Disks = append(worker.Disks, Disk{Name: e.Name, Path: "/dev/sd" + string(rune('b'+d))})
+		}
+		workers = append(workers, worker)
+	}
+	data, err := json.Marshal(big)
+	if err != nil {
+		b.Fatal(err)
+	}
+	// The baseline decodes the same bytes into generic Go values, as a
+	// script reading the JSON would.
+	b.Run("baseline-generic-decode", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			var v map[string]any
+			if err := json.Unmarshal(data, &v); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("parse-and-aggregate", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		b.ReportAllocs()
+		for b.Loop() {
+			o, err := ParseOutput(data)
+			if err != nil {
+				b.Fatal(err)
+			}
+			res, err := Aggregate(o.Entries(), workers, clients)
+			if err != nil || len(res.Rows) != 96*8*2 {
+				b.Fatalf("%v, %d rows", err, len(res.Rows))
+			}
+		}
+	})
+}
+
+// BenchmarkIOPSVersusPlainFio runs the same 2 s 4k random-read job on the
+// same file through starbench (client/server) and through plain local fio,
+// alternating, and reports both and their ratio.
+func BenchmarkIOPSVersusPlainFio(b *testing.B) {
+	l := startLocal(b, 1, 1)
+	r := &Runner{}
+	ctx := context.Background()
+	if err := r.Prepare(ctx, l.Workers, Prep{Method: "random"}, nil); err != nil {
+		b.Fatal(err)
+	}
+	job := &Job{Name: "rr", RW: "randread", BlockSize: 4096, IODepth: 1, RuntimeSec: 2, TimeBased: true}
+	text, err := job.WorkerFile(l.Workers[0].Disks)
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(b.TempDir(), "plain.fio")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	var sb, plain float64
+	for b.Loop() {
+		res, err := r.Run(ctx, l.Workers, job, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sb += res.Aggregate[0].IOPS
+		raw, err := exec.Command("fio", "--output-format=json+", path).Output()
+		if err != nil {
+			b.Fatal(err)
+		}
+		out, err := ParseOutput(raw)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, e := range out.Entries() {
+			plain += e.Read.IOPS
+		}
+	}
+	b.ReportMetric(sb/float64(b.N), "starbench-IOPS")
+	b.ReportMetric(plain/float64(b.N), "plain-fio-IOPS")
+	b.ReportMetric(sb/plain, "ratio")
+}
