@@ -535,13 +535,14 @@ func (c *campaignValue) provenance(s *runtime.Session, simulated bool, plan stri
 	if t := openedTarget(s); t != nil && t.VSphere != nil && t.VSphere.VIM() != nil {
 		p.VCenterVersion = t.VSphere.VIM().ServiceContent.About.FullName
 	}
-	if script, err := runtime.ParseScript(s.Script, filepath.Dir(s.Script), runtime.ScriptOptions(), nil); err == nil {
-		var paths []string
-		for _, f := range script.Files {
-			paths = append(paths, f.Path)
-		}
-		p.Files, _ = store.HashFiles(paths)
+	// Parsing only finds the files (resolve errors, with no predeclared
+	// names given, do not matter); the script already ran this far.
+	script, _ := runtime.ParseScript(s.Script, filepath.Dir(s.Script), runtime.ScriptOptions(), nil)
+	var paths []string
+	for _, f := range script.Files {
+		paths = append(paths, f.Path)
 	}
+	p.Files, _ = store.HashFiles(paths)
 	return p
 }
 

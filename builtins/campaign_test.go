@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -208,5 +209,57 @@ sample()
 	}
 	if got := strings.Count(out.String(), "3s/10s 52.1k IOPS 213 MB/s"); got != 1 {
 		t.Fatalf("the sample shows %d times, want once (during the campaign only):\n%s", got, out)
+	}
+}
+
+// TestProvenanceRecordsScriptAndLoadedFiles runs a script that loads a
+// library the way `starbench run` does and finds both files, hashed, in
+// the store with the --set values.
+func TestProvenanceRecordsScriptAndLoadedFiles(t *testing.T) {
+	dir := t.TempDir()
+	lib := "def measure():\n    return {\"iops\": 3}\n"
+	main := `load("lib.star", "measure")
+c = campaign.new("prov", factors = [campaign.factor("a", [1], apply = lambda v: v)],
+    workloads = [campaign.workload("w", measure)])
+c.run()
+`
+	os.WriteFile(filepath.Join(dir, "lib.star"), []byte(lib), 0o644)
+	os.WriteFile(filepath.Join(dir, "main.star"), []byte(main), 0o644)
+	s, _ := newTestSession(t, context.Background())
+	s.Script, s.Set = filepath.Join(dir, "main.star"), map[string]string{"repeat": "3"}
+	in := runtime.NewInterp(s, Modules(Deps{}), dir, runtime.ScriptOptions())
+	if _, err := in.ExecFile(s.Script); err != nil {
+		t.Fatal(backtrace(err))
+	}
+	st, err := store.OpenReadOnly(context.Background(), filepath.Join(s.OutDir, "prov.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	files, err := st.Frame(context.Background(), "files")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := store.HashFiles([]string{filepath.Join(dir, "main.star"), filepath.Join(dir, "lib.star")})
+	paths, sums := files.Col("path").Records(), files.Col("sha256").Records()
+	if len(paths) != 2 {
+		t.Fatalf("files frame:\n%v", files)
+	}
+	for _, w := range want {
+		i := slices.Index(paths, w.Path)
+		if i < 0 || sums[i] != w.SHA256 {
+			t.Errorf("%s not recorded with sha256 %s:\n%v", w.Path, w.SHA256, files)
+		}
+	}
+	sessions, _ := st.Frame(context.Background(), "sessions")
+	if got := sessions.Col("target").Records()[0]; got != "embedded" {
+		t.Errorf("session target %q", got)
+	}
+	if got := sessions.Col("testbed").Records()[0]; got == "" {
+		t.Error("session has no testbed")
+	}
+	sets, _ := st.Frame(context.Background(), "sets")
+	if got := sets.Records(); len(got) != 2 || got[1][1] != "repeat" || got[1][2] != "3" {
+		t.Errorf("sets frame %v", got)
 	}
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // FrameNames lists the tables Frame serves, in doc order.
-var FrameNames = []string{"results", "rows", "runs", "metrics", "cells", "sessions", "files"}
+var FrameNames = []string{"results", "rows", "runs", "metrics", "cells", "sessions", "files", "sets"}
 
 // ReservedColumns are column names of the frames; a factor may not take one.
 var ReservedColumns = []string{"run_id", "cell", "position", "workload", "repeat", "status", "error",
@@ -91,6 +91,10 @@ var frames = map[string]frameQuery{
 	"files": {
 		sql:  `SELECT 0, session_id, path, sha256, bytes FROM session_files ORDER BY session_id, path`,
 		cols: []column{{"session", integer}, {"path", text}, {"sha256", text}, {"bytes", integer}},
+	},
+	"sets": {
+		sql:  `SELECT 0, session_id, name, value FROM session_sets ORDER BY session_id, name`,
+		cols: []column{{"session", integer}, {"name", text}, {"value", text}},
 	},
 }
 

@@ -101,7 +101,7 @@ func TestCommitDoneAndFrames(t *testing.T) {
 	if got := res.Col("compression").Records(); got[0] != "False" || got[1] != "True" {
 		t.Fatalf("compression = %v", got)
 	}
-	for name, want := range map[string]int{"rows": 4, "runs": 2, "metrics": 2, "cells": 2, "sessions": 1, "files": 0} {
+	for name, want := range map[string]int{"rows": 4, "runs": 2, "metrics": 2, "cells": 2, "sessions": 1, "files": 0, "sets": 1} {
 		f, err := s.Frame(ctx, name)
 		if err != nil {
 			t.Fatalf("frame %s: %v", name, err)
