@@ -424,7 +424,7 @@ func (c *campaignValue) runMethod(thread *starlark.Thread, b *starlark.Builtin, 
 		return c.emptyResults(ctx, s)
 	}
 	plan.Write(s.Stderr)
-	simulated, err := simulatedTarget(s.Target)
+	simulated, err := sessionSimulated(s)
 	if err != nil {
 		return nil, err
 	}
@@ -510,16 +510,21 @@ func (c *campaignValue) statsMethod(thread *starlark.Thread, b *starlark.Builtin
 	return storeFrame(runtime.Context(thread), path, "stats", c.spec.CVThreshold)
 }
 
-// simulatedTarget says whether a target's results come from the model:
-// the embedded target's do; a vCenter's and local fio servers' are measured.
-func simulatedTarget(kind string) (bool, error) {
-	switch target.Kind(kind) {
+// sessionSimulated says whether the session's results come from the model:
+// as the opened target says (vsphere.connect may have chosen it), else as
+// the session's target kind says: the embedded target's do; a vCenter's and
+// local fio servers' are measured.
+func sessionSimulated(s *runtime.Session) (bool, error) {
+	if t := openedTarget(s); t != nil {
+		return t.Simulated, nil
+	}
+	switch target.Kind(s.Target) {
 	case target.Embedded:
 		return true, nil
 	case target.VCenter, target.Local:
 		return false, nil
 	}
-	return false, fmt.Errorf("target %q runs no campaign; want embedded, vcenter or local (starbench report reads stores with store.current())", kind)
+	return false, fmt.Errorf("target %q runs no campaign; want embedded, vcenter or local (starbench report reads stores with store.current())", s.Target)
 }
 
 // provenance says where this session's results come from; never credentials.

@@ -15,6 +15,7 @@ import (
 	"starbench/internal/fio"
 	"starbench/internal/runtime"
 	"starbench/internal/store"
+	"starbench/internal/target"
 )
 
 func newTestSession(t *testing.T, ctx context.Context) (*runtime.Session, *bytes.Buffer) {
@@ -261,5 +262,24 @@ c.run()
 	sets, _ := st.Frame(context.Background(), "sets")
 	if got := sets.Records(); len(got) != 2 || got[1][1] != "repeat" || got[1][2] != "3" {
 		t.Errorf("sets frame %v", got)
+	}
+}
+
+// TestOpenedTargetDecidesSimulated: a session whose opened target is a real
+// vCenter (as vsphere.connect opens it) stores measured runs, whatever the
+// session's default target was.
+func TestOpenedTargetDecidesSimulated(t *testing.T) {
+	s, _ := newTestSession(t, context.Background())
+	runtime.Load(s, targetKey, func() (*target.Target, error) {
+		return &target.Target{Kind: target.VCenter, Simulated: false}, nil
+	})
+	err := execStar(t, s, "measured.star", `
+c = campaign.new("m", factors = [campaign.factor("a", [1], apply = lambda v: v)],
+    workloads = [campaign.workload("w", lambda: {"iops": 1})])
+assert.eq(c.run()["simulated"], [False])
+assert.eq(store.open(c.store_path()).simulated, False)
+`)
+	if err != nil {
+		t.Fatal(backtrace(err))
 	}
 }
