@@ -1,12 +1,646 @@
 package builtins
 
-import "starbench/internal/runtime"
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/go-gota/gota/dataframe"
+	"go.starlark.net/starlark"
+
+	"starbench/internal/fio"
+	"starbench/internal/runtime"
+	"starbench/internal/table"
+)
 
 // NewFioModule returns the `fio` module: fio workloads across workers.
 func NewFioModule(deps Deps) *runtime.Module {
+	m := fioModule{deps}
 	return &runtime.Module{
-		Name:    "fio",
-		Doc:     "fio workloads across workers",
-		Members: []runtime.Member{},
+		Name: "fio",
+		Doc:  "fio workloads across workers",
+		Members: []runtime.Member{
+			{Name: "job", Params: "(name=\"job\", rw=, bs=, bssplit=, rwmixread=, iodepth=, numjobs=, runtime=, ramp_time=, time_based=, size=, direct=, ioengine=, buffer_compress_percentage=, dedupe_percentage=, rate_iops=, rate=, percentiles=, options=)",
+				Doc: "a fio workload (fio.job): sizes as 4096 or \"4k\", times as seconds or \"2m\"; options holds any other fio option", Fn: fioJob},
+			{Name: "jobfile", Params: "(path)",
+				Doc: "the workload of a .fio file (relative to the script): [global] merged with job sections that differ only in filename", Fn: fioJobfile},
+			{Name: "local_workers", Params: "(n, dir=None, size=\"64m\", disks=1)",
+				Doc: "n fio servers on loopback, each with its own data files, stopped when the script ends", Fn: fioLocalWorkers},
+			{Name: "prepare", Params: "(workers, method=\"random\", bs=\"256k\", compress=0, age=False)",
+				Doc: "fill every data disk once (random, zero or none), optionally age it with mixed-size random writes", Fn: m.prepare},
+			{Name: "run", Params: "(workers, job, repeat=1)",
+				Doc: "run job on every data disk of the workers at once: a frame of per-disk rows and aggregate rows (worker \"all\")", Fn: m.run},
+		},
 	}
+}
+
+type fioModule struct{ deps Deps }
+
+// JobValue is the Starlark handle of a fio workload. It is immutable.
+type JobValue struct{ job fio.Job }
+
+var (
+	_ starlark.HasAttrs = (*JobValue)(nil)
+	_ starlark.Value    = (*JobValue)(nil)
+)
+
+// NewJobValue returns the handle of j.
+func NewJobValue(j fio.Job) *JobValue { return &JobValue{job: j} }
+
+// Job returns a copy of the workload.
+func (j *JobValue) Job() *fio.Job {
+	c := j.job
+	c.BSSplit = slices.Clone(c.BSSplit)
+	c.Percentiles = slices.Clone(c.Percentiles)
+	c.Options = slices.Clone(c.Options)
+	return &c
+}
+
+func (j *JobValue) String() string {
+	var parts []string
+	for _, o := range j.job.Render() {
+		if o.Value == "" {
+			parts = append(parts, o.Key)
+		} else {
+			parts = append(parts, o.Key+"="+o.Value)
+		}
+	}
+	return fmt.Sprintf("fio.job(%q: %s)", j.job.Name, strings.Join(parts, " "))
+}
+func (j *JobValue) Type() string          { return "fio.job" }
+func (j *JobValue) Freeze()               {}
+func (j *JobValue) Truth() starlark.Bool  { return starlark.True }
+func (j *JobValue) Hash() (uint32, error) { return starlark.String(j.String()).Hash() }
+
+var jobAttrs = []string{"bs", "bssplit", "buffer_compress_percentage", "dedupe_percentage", "direct", "iodepth",
+	"ioengine", "name", "numjobs", "options", "percentiles", "ramp_time", "rate", "rate_iops", "replace", "runtime",
+	"rw", "rwmixread", "size", "text", "time_based"}
+
+func (j *JobValue) AttrNames() []string { return jobAttrs }
+
+func (j *JobValue) Attr(name string) (starlark.Value, error) {
+	job := j.job
+	switch name {
+	case "name":
+		return starlark.String(job.Name), nil
+	case "rw":
+		return starlark.String(job.RW), nil
+	case "bs":
+		return starlark.MakeInt64(job.BlockSize), nil
+	case "bssplit":
+		out := starlark.NewDict(len(job.BSSplit))
+		for _, s := range job.BSSplit {
+			_ = out.SetKey(starlark.MakeInt64(s.Size), starlark.MakeInt(s.Percent))
+		}
+		out.Freeze()
+		return out, nil
+	case "rwmixread":
+		return starlark.MakeInt(job.RWMixRead), nil
+	case "iodepth":
+		return starlark.MakeInt(job.IODepth), nil
+	case "numjobs":
+		return starlark.MakeInt(job.NumJobs), nil
+	case "runtime":
+		return starlark.MakeInt(job.RuntimeSec), nil
+	case "ramp_time":
+		return starlark.MakeInt(job.RampSec), nil
+	case "time_based":
+		return starlark.Bool(job.TimeBased), nil
+	case "size":
+		return starlark.MakeInt64(job.Size), nil
+	case "direct":
+		return starlark.Bool(job.Direct), nil
+	case "ioengine":
+		return starlark.String(job.IOEngine), nil
+	case "buffer_compress_percentage":
+		return starlark.MakeInt(job.BufferCompressPercentage), nil
+	case "dedupe_percentage":
+		return starlark.MakeInt(job.DedupePercentage), nil
+	case "rate_iops":
+		return starlark.MakeInt(job.RateIOPS), nil
+	case "rate":
+		return starlark.MakeInt64(job.RateBytes), nil
+	case "percentiles":
+		out := make([]starlark.Value, len(job.Percentiles))
+		for i, p := range job.Percentiles {
+			out[i] = starlark.Float(p)
+		}
+		l := starlark.NewList(out)
+		l.Freeze()
+		return l, nil
+	case "options":
+		out := make([]starlark.Value, len(job.Options))
+		for i, o := range job.Options {
+			out[i] = starlark.Tuple{starlark.String(o.Key), starlark.String(o.Value)}
+		}
+		l := starlark.NewList(out)
+		l.Freeze()
+		return l, nil
+	case "text":
+		var b strings.Builder
+		(&fio.File{Jobs: []fio.Job{job}}).WriteTo(&b)
+		return starlark.String(b.String()), nil
+	case "replace":
+		return starlark.NewBuiltin("replace", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			if len(args) > 0 {
+				return nil, fmt.Errorf("replace takes only keyword arguments, like job.replace(bs=\"64k\")")
+			}
+			return buildJob(j.Job(), b.Name(), kwargs)
+		}), nil
+	}
+	return nil, nil
+}
+
+// rwModes are the values of fio's rw option.
+var rwModes = []string{"read", "write", "randread", "randwrite", "rw", "readwrite", "randrw", "trim", "randtrim", "trimwrite", "randtrimwrite"}
+
+func fioJob(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if len(args) > 0 {
+		return nil, fmt.Errorf("fio.job takes only keyword arguments, like fio.job(rw=\"randread\", bs=\"4k\")")
+	}
+	return buildJob(&fio.Job{Name: "job"}, b.Name(), kwargs)
+}
+
+// buildJob sets kwargs on a copy of base and validates the result.
+func buildJob(base *fio.Job, fn string, kwargs []starlark.Tuple) (starlark.Value, error) {
+	j := *base
+	var (
+		name, rw, ioengine                                       = j.Name, j.RW, j.IOEngine
+		bs, size, rate                                           = fioSize{j.BlockSize}, fioSize{j.Size}, fioSize{j.RateBytes}
+		runtimeArg, ramp                                         = fioSeconds{j.RuntimeSec}, fioSeconds{j.RampSec}
+		bssplit                                                  = fioBSSplit(j.BSSplit)
+		percentiles                                              = fioPercentiles(j.Percentiles)
+		options                                                  = fioOptions(j.Options)
+		rwmix, iodepth, numjobs, compress, dedupe                = j.RWMixRead, j.IODepth, j.NumJobs, j.BufferCompressPercentage, j.DedupePercentage
+		rateIOPS                                                 = j.RateIOPS
+		direct                                                   = j.Direct
+		timeBased                                 starlark.Value = starlark.None
+	)
+	if err := starlark.UnpackArgs(fn, nil, kwargs,
+		"name?", &name, "rw?", &rw, "bs?", &bs, "bssplit?", &bssplit, "rwmixread?", &rwmix,
+		"iodepth?", &iodepth, "numjobs?", &numjobs, "runtime?", &runtimeArg, "ramp_time?", &ramp,
+		"time_based?", &timeBased, "size?", &size, "direct?", &direct, "ioengine?", &ioengine,
+		"buffer_compress_percentage?", &compress, "dedupe_percentage?", &dedupe,
+		"rate_iops?", &rateIOPS, "rate?", &rate, "percentiles?", &percentiles, "options?", &options); err != nil {
+		return nil, err
+	}
+	j.Name, j.RW, j.IOEngine = name, rw, ioengine
+	j.BlockSize, j.Size, j.RateBytes = bs.n, size.n, rate.n
+	j.RuntimeSec, j.RampSec = runtimeArg.sec, ramp.sec
+	j.BSSplit, j.Percentiles, j.Options = bssplit, percentiles, options
+	j.RWMixRead, j.IODepth, j.NumJobs, j.BufferCompressPercentage, j.DedupePercentage = rwmix, iodepth, numjobs, compress, dedupe
+	j.RateIOPS, j.Direct = rateIOPS, direct
+	// bs and bssplit replace each other, as in a job file.
+	if hasKwarg(kwargs, "bssplit") && !hasKwarg(kwargs, "bs") {
+		j.BlockSize = 0
+	}
+	if hasKwarg(kwargs, "bs") && !hasKwarg(kwargs, "bssplit") {
+		j.BSSplit = nil
+	}
+	switch tb := timeBased.(type) {
+	case starlark.NoneType:
+		// A job with a runtime runs for it unless told otherwise.
+		if !hasKwarg(kwargs, "time_based") && hasKwarg(kwargs, "runtime") {
+			j.TimeBased = j.RuntimeSec > 0
+		}
+	case starlark.Bool:
+		j.TimeBased = bool(tb)
+	default:
+		return nil, fmt.Errorf("time_based is a %s; want True or False", timeBased.Type())
+	}
+	if err := validateJob(&j); err != nil {
+		return nil, err
+	}
+	return NewJobValue(j), nil
+}
+
+func hasKwarg(kwargs []starlark.Tuple, name string) bool {
+	return slices.ContainsFunc(kwargs, func(kv starlark.Tuple) bool { return string(kv[0].(starlark.String)) == name })
+}
+
+func validateJob(j *fio.Job) error {
+	if j.Name == "" || strings.ContainsAny(j.Name, "[]\n") {
+		return fmt.Errorf("job name %q: want a non-empty name without brackets or newlines", j.Name)
+	}
+	if j.RW != "" && !slices.Contains(rwModes, strings.SplitN(j.RW, ":", 2)[0]) {
+		return fmt.Errorf("rw=%q: want one of %s", j.RW, strings.Join(rwModes, ", "))
+	}
+	if j.BlockSize > 0 && len(j.BSSplit) > 0 {
+		return fmt.Errorf("give bs or bssplit, not both")
+	}
+	for _, p := range []struct {
+		name string
+		v    int
+	}{{"rwmixread", j.RWMixRead}, {"buffer_compress_percentage", j.BufferCompressPercentage}, {"dedupe_percentage", j.DedupePercentage}} {
+		if p.v < 0 || p.v > 100 {
+			return fmt.Errorf("%s=%d: want a percentage from 0 to 100", p.name, p.v)
+		}
+	}
+	for _, p := range []struct {
+		name string
+		v    int
+	}{{"iodepth", j.IODepth}, {"numjobs", j.NumJobs}, {"rate_iops", j.RateIOPS}} {
+		if p.v < 0 {
+			return fmt.Errorf("%s=%d: want a positive number (or leave it out for fio's default)", p.name, p.v)
+		}
+	}
+	if j.TimeBased && j.RuntimeSec == 0 {
+		return fmt.Errorf("time_based needs a runtime, like runtime=\"60s\"")
+	}
+	return nil
+}
+
+func fioJobfile(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var path string
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "path", &path); err != nil {
+		return nil, err
+	}
+	full := scriptRelative(thread, path)
+	f, err := os.Open(full)
+	if err != nil {
+		return nil, fmt.Errorf("reading job file: %w", err)
+	}
+	defer f.Close()
+	parsed, err := fio.ParseFile(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	job, err := parsed.Workload()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return NewJobValue(*job), nil
+}
+
+// scriptRelative resolves path against the directory of the session's
+// main script (the working directory in the REPL).
+func scriptRelative(thread *starlark.Thread, path string) string {
+	if filepath.IsAbs(path) {
+		return path
+	}
+	if s, err := runtime.SessionFrom(thread); err == nil && s.Script != "" && !strings.HasPrefix(s.Script, "<") {
+		return filepath.Join(filepath.Dir(s.Script), path)
+	}
+	return path
+}
+
+var localKey = runtime.NewKey[*localSets]("fio.local")
+
+// localSets are the local servers a session started; the session stops them.
+type localSets struct{ sets []*fio.Local }
+
+func fioLocalWorkers(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var n, disks = 0, 1
+	var dir starlark.Value = starlark.None
+	size := fioSize{64 << 20}
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "n", &n, "dir?", &dir, "size?", &size, "disks?", &disks); err != nil {
+		return nil, err
+	}
+	s, err := runtime.SessionFrom(thread)
+	if err != nil {
+		return nil, err
+	}
+	spec := fio.LocalSpec{N: n, SizeBytes: size.n, Disks: disks}
+	switch d := dir.(type) {
+	case starlark.NoneType:
+	case starlark.String:
+		spec.Dir = scriptRelative(thread, string(d))
+	default:
+		return nil, fmt.Errorf("dir is a %s; want a directory path or None for a temporary one", dir.Type())
+	}
+	sets, err := runtime.Load(s, localKey, func() (*localSets, error) {
+		ls := &localSets{}
+		s.OnClose(func() {
+			for _, l := range ls.sets {
+				l.Close()
+			}
+		})
+		return ls, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	l, err := fio.StartLocal(runtime.Context(thread), spec)
+	if err != nil {
+		return nil, err
+	}
+	sets.sets = append(sets.sets, l)
+	out := make([]starlark.Value, len(l.Workers))
+	for i, w := range l.Workers {
+		out[i] = NewWorker(w, "")
+	}
+	return starlark.NewList(out), nil
+}
+
+var runnerKey = runtime.NewKey[*fio.Runner]("fio.runner")
+
+// plane picks the data plane of the workers: real fio when none is
+// simulated, the target's model when all are, and refuses a mix.
+func (m fioModule) plane(thread *starlark.Thread, workers []fio.Worker) (fio.DataPlane, bool, error) {
+	sim := 0
+	for _, w := range workers {
+		if w.Simulated {
+			sim++
+		}
+	}
+	switch sim {
+	case 0:
+		s, err := runtime.SessionFrom(thread)
+		if err != nil {
+			return nil, false, err
+		}
+		r, err := runtime.Load(s, runnerKey, func() (*fio.Runner, error) { return &fio.Runner{}, nil })
+		return r, false, err
+	case len(workers):
+		t, err := m.deps.target(thread)
+		if err != nil {
+			return nil, true, err
+		}
+		if t.DataPlane == nil {
+			return nil, true, fmt.Errorf("the simulated data plane is not available on this target, so simulated workers cannot run workloads; use local workers (fio.local_workers) for measured results")
+		}
+		return t.DataPlane, true, nil
+	}
+	return nil, false, fmt.Errorf("%d of the %d workers are simulated and the rest run fio; simulated and measured results never mix, so run them separately", sim, len(workers))
+}
+
+func (m fioModule) prepare(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var workers workersArg
+	method := "random"
+	bs := fioSize{256 << 10}
+	compress := 0
+	age := false
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "workers", &workers, "method?", &method, "bs?", &bs, "compress?", &compress, "age?", &age); err != nil {
+		return nil, err
+	}
+	ws := workers.fioWorkers()
+	plane, _, err := m.plane(thread, ws)
+	if err != nil {
+		return nil, err
+	}
+	prep := fio.Prep{Method: method, BlockSize: bs.n, CompressPercentage: compress, Age: age}
+	if err := plane.Prepare(runtime.Context(thread), ws, prep, func(st fio.Status) { campaignRunStatus(thread, st) }); err != nil {
+		return nil, err
+	}
+	return starlark.None, nil
+}
+
+func (m fioModule) run(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var workers workersArg
+	var job *JobValue
+	repeat := 1
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "workers", &workers, "job", &job, "repeat?", &repeat); err != nil {
+		return nil, err
+	}
+	if repeat < 1 || repeat > 1000 {
+		return nil, fmt.Errorf("repeat=%d: want 1 to 1000", repeat)
+	}
+	ws := workers.fioWorkers()
+	plane, simulated, err := m.plane(thread, ws)
+	if err != nil {
+		return nil, err
+	}
+	ctx := runtime.Context(thread)
+	var results []*fio.Result
+	for range repeat {
+		res, err := plane.Run(ctx, ws, job.Job(), func(st fio.Status) { campaignRunStatus(thread, st) })
+		if err != nil {
+			return nil, err
+		}
+		if res.Simulated != simulated {
+			return nil, fmt.Errorf("internal error: the data plane returned %s results for %s workers", simulatedWord(res.Simulated), simulatedWord(simulated))
+		}
+		results = append(results, res)
+	}
+	df, err := ResultFrame(results...)
+	if err != nil {
+		return nil, err
+	}
+	return NewFrame(df), nil
+}
+
+// ResultFrame turns results into one frame: per-disk rows then the
+// aggregate rows (worker and disk "all") of each result, numbered by repeat
+// from 1. Latency columns are microseconds of completion latency; a
+// latency no I/O measured is missing.
+func ResultFrame(results ...*fio.Result) (dataframe.DataFrame, error) {
+	str := func(name string) *table.Column {
+		return &table.Column{Name: name, Kind: table.String, Strings: []string{}}
+	}
+	flt := func(name string) *table.Column {
+		return &table.Column{Name: name, Kind: table.Float, Floats: []float64{}}
+	}
+	worker, disk, dir := str("worker"), str("disk"), str("direction")
+	iops, mbps, mean, p50, p95, p99, p999 := flt("iops"), flt("mbps"), flt("lat_mean_us"), flt("p50_us"), flt("p95_us"), flt("p99_us"), flt("p999_us")
+	errs := &table.Column{Name: "errors", Kind: table.Int, Ints: []int{}}
+	sim := &table.Column{Name: SimulatedColumn, Kind: table.Bool, Bools: []bool{}}
+	rep := &table.Column{Name: "repeat", Kind: table.Int, Ints: []int{}}
+	for i, res := range results {
+		for _, r := range append(slices.Clone(res.Rows), res.Aggregate...) {
+			w, d := r.Worker, r.Disk
+			if w == "" {
+				w = "all"
+			}
+			if d == "" {
+				d = "all"
+			}
+			worker.Strings = append(worker.Strings, w)
+			disk.Strings = append(disk.Strings, d)
+			dir.Strings = append(dir.Strings, r.Direction)
+			for _, c := range []struct {
+				col *table.Column
+				v   float64
+			}{{iops, r.IOPS}, {mbps, r.MBps}, {mean, r.LatMeanUs}, {p50, r.P50Us}, {p95, r.P95Us}, {p99, r.P99Us}, {p999, r.P999Us}} {
+				c.col.Floats = append(c.col.Floats, c.v)
+			}
+			errs.Ints = append(errs.Ints, r.Errors)
+			sim.Bools = append(sim.Bools, r.Simulated || res.Simulated)
+			rep.Ints = append(rep.Ints, i+1)
+		}
+	}
+	for _, c := range []*table.Column{iops, mbps, mean, p50, p95, p99, p999} {
+		for i, v := range c.Floats {
+			if math.IsNaN(v) {
+				if c.NA == nil {
+					c.NA = make([]bool, len(c.Floats))
+				}
+				c.NA[i] = true
+			}
+		}
+	}
+	return table.NewFrame(worker, disk, dir, iops, mbps, mean, p50, p95, p99, p999, errs, sim, rep)
+}
+
+// fioSize unpacks a size: bytes as an int, or text like "4k" or "64MiB".
+type fioSize struct{ n int64 }
+
+func (s *fioSize) Unpack(v starlark.Value) error {
+	if i, ok := v.(starlark.Int); ok {
+		n, ok := i.Int64()
+		if !ok || n < 0 {
+			return fmt.Errorf("got %s, want a size in bytes (0 or more) or text like \"4k\"", i)
+		}
+		s.n = n
+		return nil
+	}
+	text, ok := starlark.AsString(v)
+	if !ok {
+		return fmt.Errorf("got %s, want a size like 4096 or \"4k\"", v.Type())
+	}
+	n, err := fio.ParseSize(text)
+	if err != nil {
+		return err
+	}
+	s.n = n
+	return nil
+}
+
+// fioSeconds unpacks a whole-second duration: an int, or text like "30s" or "2m".
+type fioSeconds struct{ sec int }
+
+func (s *fioSeconds) Unpack(v starlark.Value) error {
+	if i, ok := v.(starlark.Int); ok {
+		n, ok := i.Int64()
+		if !ok || n < 0 || n > math.MaxInt32 {
+			return fmt.Errorf("got %s, want a number of seconds (0 or more) or text like \"2m\"", i)
+		}
+		s.sec = int(n)
+		return nil
+	}
+	text, ok := starlark.AsString(v)
+	if !ok {
+		return fmt.Errorf("got %s, want seconds like 60 or text like \"2m\"", v.Type())
+	}
+	n, err := fio.ParseSeconds(text)
+	if err != nil {
+		return err
+	}
+	s.sec = n
+	return nil
+}
+
+// fioBSSplit unpacks block-size shares: {"4k": 70, "64k": 30} or "4k/70:64k/30".
+type fioBSSplit []fio.BSSplit
+
+func (s *fioBSSplit) Unpack(v starlark.Value) error {
+	if text, ok := starlark.AsString(v); ok {
+		split, err := fio.ParseBSSplit(text)
+		if err != nil {
+			return err
+		}
+		*s = split
+		return nil
+	}
+	d, ok := v.(*starlark.Dict)
+	if !ok {
+		return fmt.Errorf("got %s, want a dict of size to percent like {\"4k\": 70, \"64k\": 30}", v.Type())
+	}
+	var parts []string
+	for _, kv := range d.Items() {
+		var size fioSize
+		if err := size.Unpack(kv[0]); err != nil {
+			return err
+		}
+		pct, ok := kv[1].(starlark.Int)
+		if !ok {
+			return fmt.Errorf("share of %s is a %s; want a whole percent", kv[0], kv[1].Type())
+		}
+		parts = append(parts, fmt.Sprintf("%d/%s", size.n, pct))
+	}
+	split, err := fio.ParseBSSplit(strings.Join(parts, ":"))
+	if err != nil {
+		return err
+	}
+	*s = split
+	return nil
+}
+
+// fioPercentiles unpacks a list of percentiles like [50, 99, 99.9].
+type fioPercentiles []float64
+
+func (p *fioPercentiles) Unpack(v starlark.Value) error {
+	iter, ok := v.(starlark.Iterable)
+	if !ok {
+		return fmt.Errorf("got %s, want a list of percentiles like [50, 99, 99.9]", v.Type())
+	}
+	var parts []string
+	for _, x := range iterate(iter) {
+		f, ok := starlark.AsFloat(x)
+		if !ok {
+			return fmt.Errorf("percentile %s is a %s; want a number", x, x.Type())
+		}
+		parts = append(parts, fmt.Sprint(f))
+	}
+	ps, err := fio.ParsePercentiles(strings.Join(parts, ":"))
+	if err != nil {
+		return err
+	}
+	*p = ps
+	return nil
+}
+
+// fioOptions unpacks extra fio options: a dict or a list of (name, value)
+// pairs; a value of "" or True writes a flag.
+type fioOptions []fio.Option
+
+func (o *fioOptions) Unpack(v starlark.Value) error {
+	var pairs []starlark.Tuple
+	switch v := v.(type) {
+	case *starlark.Dict:
+		pairs = v.Items()
+	case starlark.Iterable:
+		for _, x := range iterate(v) {
+			t, ok := x.(starlark.Tuple)
+			if !ok || len(t) != 2 {
+				return fmt.Errorf("got a list holding %s, want (name, value) pairs", x.Type())
+			}
+			pairs = append(pairs, t)
+		}
+	default:
+		return fmt.Errorf("got %s, want a dict like {\"norandommap\": True, \"randrepeat\": 0}", v.Type())
+	}
+	var out []fio.Option
+	for _, kv := range pairs {
+		key, ok := starlark.AsString(kv[0])
+		if !ok || key == "" || strings.ContainsAny(key, "=[]\n") {
+			return fmt.Errorf("option name %s: want a fio option name like \"norandommap\"", kv[0])
+		}
+		var val string
+		switch x := kv[1].(type) {
+		case starlark.Bool:
+			if !x {
+				continue
+			}
+		case starlark.String:
+			val = string(x)
+		case starlark.Int, starlark.Float:
+			val = x.String()
+		default:
+			return fmt.Errorf("option %s is a %s; want a string, number or True", key, x.Type())
+		}
+		if strings.Contains(val, "\n") {
+			return fmt.Errorf("option %s has a newline in its value", key)
+		}
+		out = append(out, fio.Option{Key: key, Value: val})
+	}
+	// Options the model names go to their fields, as in a job file.
+	j := fio.JobFromOptions("x", out)
+	if len(j.Options) != len(out) {
+		return fmt.Errorf("give %s as fio.job arguments, not in options", typedNames(out, j.Options))
+	}
+	*o = out
+	return nil
+}
+
+func typedNames(all, raw []fio.Option) string {
+	var names []string
+	for _, o := range all {
+		if !slices.Contains(raw, o) {
+			names = append(names, o.Key)
+		}
+	}
+	return strings.Join(names, ", ")
 }

@@ -239,29 +239,22 @@ func (r *Runner) run(ctx context.Context, workers []Worker, job *Job, expect, li
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 
+	// fio 3.33's client prints json+ only when the run ends (--status-interval
+	// samples are folded into the final client_stats, and JSON output turns
+	// off the ETA line), so progress gets one sample: the result.
 	timer := time.NewTimer(limit)
 	defer timer.Stop()
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
 	var waitErr error
-wait:
-	for {
-		select {
-		case waitErr = <-done:
-			break wait
-		case <-tick.C:
-			if progress != nil {
-				progress(Status{Elapsed: int(time.Since(start) / time.Second), Total: int(expect / time.Second)})
-			}
-		case <-ctx.Done():
-			stopGroup(cmd, done, syscall.SIGINT)
-			return nil, ctx.Err()
-		case <-timer.C:
-			stopGroup(cmd, done, syscall.SIGINT)
-			late := unreported(stdout.Bytes(), workers, clients)
-			return nil, fmt.Errorf("no result within %s (the job's %s plus a margin of %s): %s did not finish",
-				limit.Round(time.Second), expect, r.margin(), describeWorkers(late))
-		}
+	select {
+	case waitErr = <-done:
+	case <-ctx.Done():
+		stopGroup(cmd, done, syscall.SIGINT)
+		return nil, ctx.Err()
+	case <-timer.C:
+		stopGroup(cmd, done, syscall.SIGINT)
+		late := unreported(stdout.Bytes(), workers, clients)
+		return nil, fmt.Errorf("no result within %s (the job's %s plus a margin of %s): %s did not finish",
+			limit.Round(time.Second), expect, r.margin(), describeWorkers(late))
 	}
 
 	out, perr := ParseOutput(stdout.Bytes())
