@@ -1,12 +1,110 @@
 package builtins
 
-import "starbench/internal/runtime"
+import (
+	"fmt"
+	"strings"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+
+	"starbench/internal/runtime"
+	"starbench/internal/vsphere"
+)
 
 // NewClusterModule returns the `cluster` module: vSAN cluster settings.
 func NewClusterModule(deps Deps) *runtime.Module {
+	c := clusterModule{deps}
 	return &runtime.Module{
-		Name:    "cluster",
-		Doc:     "vSAN cluster settings",
-		Members: []runtime.Member{},
+		Name: "cluster",
+		Doc:  "vSAN cluster settings",
+		Members: []runtime.Member{
+			{Name: "configure", Params: "(compression=None, dedup=None, rdma=None, uplink=None)",
+				Doc: "apply and verify cluster settings (None leaves one as it is); returns the settings they replaced", Fn: c.configure},
+			{Name: "state", Params: "()",
+				Doc: "the cluster's settings: compression, dedup, rdma, uplink, active_nics, standby_nics, architecture", Fn: c.state},
+		},
 	}
+}
+
+type clusterModule struct{ deps Deps }
+
+func (c clusterModule) configure(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var compression, dedup, rdma, uplink starlark.Value = starlark.None, starlark.None, starlark.None, starlark.None
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "compression?", &compression, "dedup?", &dedup, "rdma?", &rdma, "uplink?", &uplink); err != nil {
+		return nil, err
+	}
+	var s vsphere.ClusterSettings
+	for _, f := range []struct {
+		name string
+		v    starlark.Value
+		dst  **bool
+	}{{"compression", compression, &s.Compression}, {"dedup", dedup, &s.Dedup}, {"rdma", rdma, &s.RDMA}} {
+		switch v := f.v.(type) {
+		case starlark.NoneType:
+		case starlark.Bool:
+			on := bool(v)
+			*f.dst = &on
+		default:
+			return nil, fmt.Errorf("%s=%s: want True, False or None (leave it as it is)", f.name, f.v)
+		}
+	}
+	switch u := uplink.(type) {
+	case starlark.NoneType:
+	case starlark.String:
+		s.Uplink = string(u)
+	default:
+		names, err := stringList(uplink, "uplink")
+		if err != nil {
+			return nil, fmt.Errorf("uplink: want a speed like \"25g\", NIC names like \"vmnic2,vmnic3\" or a list of them; got %s", uplink.Type())
+		}
+		s.Uplink = strings.Join(names, ",")
+	}
+	t, err := c.deps.target(thread)
+	if err != nil {
+		return nil, err
+	}
+	prev, err := t.VSphere.Configure(runtime.Context(thread), s)
+	if err != nil {
+		return nil, err
+	}
+	return stateStruct(prev), nil
+}
+
+func (c clusterModule) state(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
+		return nil, err
+	}
+	t, err := c.deps.target(thread)
+	if err != nil {
+		return nil, err
+	}
+	st, err := t.VSphere.State(runtime.Context(thread))
+	if err != nil {
+		return nil, err
+	}
+	return stateStruct(st), nil
+}
+
+// stateStruct is a cluster state as Starlark sees it; its compression,
+// dedup, rdma and uplink fields are what cluster.configure takes back.
+func stateStruct(st vsphere.ClusterState) *starlarkstruct.Struct {
+	return starlarkstruct.FromStringDict(starlarkstruct.Default, starlark.StringDict{
+		"compression":  starlark.Bool(st.Compression),
+		"dedup":        starlark.Bool(st.Dedup),
+		"rdma":         starlark.Bool(st.RDMA),
+		"uplink":       starlark.String(st.Uplink),
+		"active_nics":  strList(st.ActiveNICs),
+		"standby_nics": strList(st.StandbyNICs),
+		"architecture": starlark.String(st.Architecture),
+	})
+}
+
+func strList(ss []string) *starlark.List {
+	out := make([]starlark.Value, len(ss))
+	for i, s := range ss {
+		out[i] = starlark.String(s)
+	}
+	l := starlark.NewList(out)
+	l.Freeze()
+	return l
 }

@@ -4,7 +4,6 @@ package builtins
 
 import (
 	"context"
-	"errors"
 
 	"go.starlark.net/starlark"
 
@@ -32,16 +31,16 @@ func (d Deps) target(thread *starlark.Thread) (*target.Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	return d.open(s, target.Options{Kind: target.Kind(s.Target), Testbed: s.Testbed})
+	t, _, err := d.open(s, target.Options{Kind: target.Kind(s.Target), Testbed: s.Testbed})
+	return t, err
 }
 
-// errOpened is returned by open when the session's target is already open.
-var errOpened = errors.New("target already open")
-
 // open opens the session's target with opts, once; a session whose target is
-// already open keeps it.
-func (d Deps) open(s *runtime.Session, opts target.Options) (*target.Target, error) {
-	return runtime.Load(s, targetKey, func() (*target.Target, error) {
+// already open keeps it, and fresh is false.
+func (d Deps) open(s *runtime.Session, opts target.Options) (t *target.Target, fresh bool, err error) {
+	var closeFn func()
+	t, err = runtime.Load(s, targetKey, func() (*target.Target, error) {
+		fresh = true
 		open := d.OpenTarget
 		if open == nil {
 			open = target.Open
@@ -53,15 +52,16 @@ func (d Deps) open(s *runtime.Session, opts target.Options) (*target.Target, err
 		if ctx == nil {
 			ctx = context.Background()
 		}
-		t, closeFn, err := open(ctx, opts)
-		if err != nil {
-			return nil, err
-		}
-		if closeFn != nil {
-			s.OnClose(closeFn)
-		}
-		return t, nil
+		var t *target.Target
+		var err error
+		t, closeFn, err = open(ctx, opts)
+		return t, err
 	})
+	// Load holds the session's lock while it opens, so OnClose must wait.
+	if err == nil && closeFn != nil {
+		s.OnClose(closeFn)
+	}
+	return t, fresh, err
 }
 
 // env reads the environment Deps was given.
