@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"go.starlark.net/starlark"
@@ -205,5 +206,55 @@ func TestStatementContextOverridesSession(t *testing.T) {
 	SetThreadContext(thread, ctx)
 	if Context(thread) != ctx {
 		t.Error("want the statement's context")
+	}
+}
+
+func TestLoadInitMayUseTheSession(t *testing.T) {
+	s := &Session{}
+	outer := NewKey[int]("outer")
+	inner := NewKey[string]("inner")
+	closed := false
+	v, err := Load(s, outer, func() (int, error) {
+		s.OnClose(func() { closed = true })
+		in, err := Load(s, inner, func() (string, error) { return "x", nil })
+		return len(in), err
+	})
+	if err != nil || v != 1 {
+		t.Fatalf("Load = %d, %v", v, err)
+	}
+	if again, _ := Load(s, outer, func() (int, error) { return 0, errors.New("init ran twice") }); again != 1 {
+		t.Errorf("second Load = %d, want the cached 1", again)
+	}
+	s.Close()
+	if !closed {
+		t.Error("the closer registered during init did not run")
+	}
+}
+
+func TestLoadRetriesAFailedInitAndSharesOneInit(t *testing.T) {
+	s := &Session{}
+	k := NewKey[int]("k")
+	if _, err := Load(s, k, func() (int, error) { return 0, errors.New("boom") }); err == nil {
+		t.Fatal("want the init error")
+	}
+	var mu sync.Mutex
+	inits := 0
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			v, err := Load(s, k, func() (int, error) {
+				mu.Lock()
+				inits++
+				mu.Unlock()
+				return 7, nil
+			})
+			if err != nil || v != 7 {
+				t.Errorf("Load = %d, %v", v, err)
+			}
+		})
+	}
+	wg.Wait()
+	if inits != 1 {
+		t.Errorf("init ran %d times, want once", inits)
 	}
 }

@@ -97,24 +97,46 @@ type Key[T any] struct{ name string }
 func NewKey[T any](name string) *Key[T] { return &Key[T]{name: name} }
 
 // Load returns the session's value under k, creating it with init on first use.
-// A failed init is not cached, so the next call tries again.
+// A failed init is not cached, so the next call tries again. init runs
+// without the session's lock, so it may use the session (OnClose, Load of
+// other keys); concurrent Loads of k wait for it.
 func Load[T any](s *Session, k *Key[T], init func() (T, error)) (T, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if v, ok := s.values[k]; ok {
-		return v.(T), nil
+	for {
+		s.mu.Lock()
+		switch e := s.values[k].(type) {
+		case loadedValue:
+			s.mu.Unlock()
+			return e.v.(T), nil
+		case *loading:
+			s.mu.Unlock()
+			<-e.done
+			continue
+		}
+		if s.values == nil {
+			s.values = map[any]any{}
+		}
+		pending := &loading{done: make(chan struct{})}
+		s.values[k] = pending
+		s.mu.Unlock()
+
+		v, err := init()
+		s.mu.Lock()
+		if err != nil {
+			delete(s.values, k)
+		} else {
+			s.values[k] = loadedValue{v}
+		}
+		s.mu.Unlock()
+		close(pending.done)
+		return v, err
 	}
-	v, err := init()
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	if s.values == nil {
-		s.values = map[any]any{}
-	}
-	s.values[k] = v
-	return v, nil
 }
+
+// loading marks a value whose init is running; done closes when it ends.
+type loading struct{ done chan struct{} }
+
+// loadedValue holds a value Load created.
+type loadedValue struct{ v any }
 
 // EnsureOutDir creates the output directory if needed and returns it.
 func (s *Session) EnsureOutDir() (string, error) {
