@@ -78,7 +78,7 @@ func reportCmd(st *State, args []string) int {
 		s.Set, err = parseSets("report", sets)
 	}
 	if err == nil && s.From == "" {
-		err = usagef("report", "--from DB is required: the campaign store a run wrote (out/SCRIPT/NAME.db, NAME the campaign's name)")
+		err = usagef("report", "--from DB is required: the campaign store a run wrote (out/SCRIPT/NAME.db, e.g. out/quickstart/quickstart.db)")
 	}
 	if err == nil {
 		if _, statErr := os.Stat(s.From); statErr != nil {
