@@ -287,11 +287,6 @@ func scriptRelative(thread *starlark.Thread, path string) string {
 	return path
 }
 
-var localKey = runtime.NewKey[*localSets]("fio.local")
-
-// localSets are the local servers a session started; the session stops them.
-type localSets struct{ sets []*fio.Local }
-
 func fioLocalWorkers(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var n, disks = 0, 1
 	var dir starlark.Value = starlark.None
@@ -311,23 +306,11 @@ func fioLocalWorkers(thread *starlark.Thread, b *starlark.Builtin, args starlark
 	default:
 		return nil, fmt.Errorf("dir is a %s; want a directory path or None for a temporary one", dir.Type())
 	}
-	sets, err := runtime.Load(s, localKey, func() (*localSets, error) {
-		ls := &localSets{}
-		s.OnClose(func() {
-			for _, l := range ls.sets {
-				l.Close()
-			}
-		})
-		return ls, nil
-	})
-	if err != nil {
-		return nil, err
-	}
 	l, err := fio.StartLocal(runtime.Context(thread), spec)
 	if err != nil {
 		return nil, err
 	}
-	sets.sets = append(sets.sets, l)
+	s.OnClose(l.Close)
 	out := make([]starlark.Value, len(l.Workers))
 	for i, w := range l.Workers {
 		out[i] = NewWorker(w, "")
