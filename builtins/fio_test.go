@@ -43,7 +43,9 @@ func (p *simPlane) Run(ctx context.Context, ws []fio.Worker, job *fio.Job, progr
 	return &fio.Result{Simulated: true, Aggregate: []fio.Row{row}}, nil
 }
 
-func (p *simPlane) Prepare(context.Context, []fio.Worker, fio.Prep, func(fio.Status)) error { return nil }
+func (p *simPlane) Prepare(context.Context, []fio.Worker, fio.Prep, func(fio.Status)) error {
+	return nil
+}
 
 func targetWith(plane fio.DataPlane) builtins.Deps {
 	return builtins.Deps{OpenTarget: func(context.Context, target.Options) (*target.Target, func(), error) {
