@@ -66,7 +66,7 @@ func versionCmd(st *State, args []string) int {
 	if _, code, done := parseFlags(st, "version", fs, args); done {
 		return code
 	}
-	version, commit, goVersion := "unknown", "unknown (built without VCS stamping)", "unknown"
+	version, commit, goVersion := "unknown", "unknown (built without VCS stamping: go build -buildvcs=true)", "unknown"
 	if info, ok := debug.ReadBuildInfo(); ok {
 		version, goVersion = info.Main.Version, info.GoVersion
 		settings := map[string]string{}
