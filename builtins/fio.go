@@ -321,7 +321,8 @@ func fioLocalWorkers(thread *starlark.Thread, b *starlark.Builtin, args starlark
 var runnerKey = runtime.NewKey[*fio.Runner]("fio.runner")
 
 // plane picks the data plane of the workers: real fio when none is
-// simulated, the target's model when all are, and refuses a mix.
+// simulated, the target's model when all are, and refuses a mix. It says
+// whether the results will be simulated.
 func (m fioModule) plane(thread *starlark.Thread, workers []fio.Worker) (fio.DataPlane, bool, error) {
 	sim := 0
 	for _, w := range workers {
@@ -334,6 +335,12 @@ func (m fioModule) plane(thread *starlark.Thread, workers []fio.Worker) (fio.Dat
 		s, err := runtime.SessionFrom(thread)
 		if err != nil {
 			return nil, false, err
+		}
+		// A measured target a builtin opened (vcenter, or local, whose plane
+		// binds VMs to loopback servers) runs its own workers; otherwise the
+		// session's runner does, without opening a target.
+		if t := openedTarget(s); t != nil && !t.Simulated && t.DataPlane != nil {
+			return t.DataPlane, false, nil
 		}
 		r, err := runtime.Load(s, runnerKey, func() (*fio.Runner, error) { return &fio.Runner{}, nil })
 		return r, false, err

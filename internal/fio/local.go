@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -21,6 +22,7 @@ type Local struct {
 	Workers []Worker
 
 	dir     string
+	bin     string
 	ownDir  bool
 	servers []*exec.Cmd
 	dones   []chan error
@@ -37,9 +39,27 @@ type LocalSpec struct {
 	Binary    string // fio executable; "" = fio on PATH
 }
 
+// NewLocal returns an empty set of local servers whose data files go
+// under dir ("" = a temporary directory removed at Close); Add starts them.
+func NewLocal(dir, binary string) (*Local, error) {
+	bin, err := (&Runner{Binary: binary}).binary()
+	if err != nil {
+		return nil, err
+	}
+	l := &Local{dir: dir, bin: bin, stopped: make(chan struct{})}
+	if l.dir == "" {
+		if l.dir, err = os.MkdirTemp("", "starbench-local-"); err != nil {
+			return nil, err
+		}
+		l.ownDir = true
+	}
+	return l, nil
+}
+
 // StartLocal starts spec.N fio servers on distinct loopback ports and
 // waits until each accepts connections. Its data files are
 // <dir>/local-<i>/disk<j>.dat; fio lays them out on first use.
+// Cancelling ctx stops them (Ctrl-C), as does Close.
 func StartLocal(ctx context.Context, spec LocalSpec) (*Local, error) {
 	if spec.N < 1 || spec.N > 256 {
 		return nil, fmt.Errorf("%d local workers: want 1 to 256", spec.N)
@@ -50,35 +70,19 @@ func StartLocal(ctx context.Context, spec LocalSpec) (*Local, error) {
 	if spec.SizeBytes < 1<<20 {
 		return nil, fmt.Errorf("disk size %d bytes: want at least 1m", spec.SizeBytes)
 	}
-	bin, err := (&Runner{Binary: spec.Binary}).binary()
+	l, err := NewLocal(spec.Dir, spec.Binary)
 	if err != nil {
 		return nil, err
 	}
-	l := &Local{dir: spec.Dir, stopped: make(chan struct{})}
-	if l.dir == "" {
-		if l.dir, err = os.MkdirTemp("", "starbench-local-"); err != nil {
-			return nil, err
-		}
-		l.ownDir = true
-	}
 	for i := 1; i <= spec.N; i++ {
-		name := "local-" + strconv.Itoa(i)
-		wdir := filepath.Join(l.dir, name)
-		if err := os.MkdirAll(wdir, 0o755); err != nil {
+		var disks []Disk
+		for j := 1; j <= spec.Disks; j++ {
+			disks = append(disks, Disk{Name: "disk" + strconv.Itoa(j), SizeBytes: spec.SizeBytes})
+		}
+		if _, err := l.Add(ctx, "local-"+strconv.Itoa(i), disks); err != nil {
 			l.Close()
 			return nil, err
 		}
-		addr, err := l.startServer(ctx, bin)
-		if err != nil {
-			l.Close()
-			return nil, fmt.Errorf("starting fio server for %s: %w", name, err)
-		}
-		w := Worker{Name: name, Addr: addr}
-		for j := 1; j <= spec.Disks; j++ {
-			d := "disk" + strconv.Itoa(j)
-			w.Disks = append(w.Disks, Disk{Name: d, Path: filepath.Join(wdir, d+".dat"), SizeBytes: spec.SizeBytes})
-		}
-		l.Workers = append(l.Workers, w)
 	}
 	go func() {
 		select {
@@ -88,6 +92,29 @@ func StartLocal(ctx context.Context, spec LocalSpec) (*Local, error) {
 		}
 	}()
 	return l, nil
+}
+
+// Add starts one more server, for a worker called name with the given
+// disks; each disk's data file is <dir>/<name>/<disk>.dat (Path is set here).
+func (l *Local) Add(ctx context.Context, name string, disks []Disk) (Worker, error) {
+	if name == "" || strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
+		return Worker{}, fmt.Errorf("worker name %q: want a name usable as a directory", name)
+	}
+	wdir := filepath.Join(l.dir, name)
+	if err := os.MkdirAll(wdir, 0o755); err != nil {
+		return Worker{}, err
+	}
+	addr, err := l.startServer(ctx, l.bin)
+	if err != nil {
+		return Worker{}, fmt.Errorf("starting fio server for %s: %w", name, err)
+	}
+	w := Worker{Name: name, Addr: addr}
+	for _, d := range disks {
+		d.Path = filepath.Join(wdir, d.Name+".dat")
+		w.Disks = append(w.Disks, d)
+	}
+	l.Workers = append(l.Workers, w)
+	return w, nil
 }
 
 // startServer starts one server on a free loopback port, retrying when
