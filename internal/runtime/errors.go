@@ -13,21 +13,24 @@ import (
 const maxFrames = 16
 
 // FormatError renders a script error for a person: the innermost Starlark
-// backtrace (it spans loaded files), each frame with file:line:col, then
-// the message. A builtin's name appears once (`Error in fio.run: ...`)
-// even when the message starts with it, as starlark.UnpackArgs messages do.
-// Errors that are not evaluation errors (syntax errors, missing files)
-// print as they are: they already start with file:line:col.
+// backtrace (it spans loaded files and the callbacks builtins make), each
+// frame with file:line:col, then the message with the context outer
+// levels added (`cannot load lib.star: ...`, a builtin's `setting x=1: ...`).
+// A builtin's name appears once (`Error in fio.run: ...`) even when the
+// message starts with it, as starlark.UnpackArgs messages do. Errors that
+// are not evaluation errors (syntax errors, missing files) print as they
+// are: they already start with file:line:col.
 func FormatError(err error) string {
-	var inner *starlark.EvalError
+	var chain []*starlark.EvalError // outermost first
 	for e := err; e != nil; e = errors.Unwrap(e) {
 		if ee, ok := e.(*starlark.EvalError); ok {
-			inner = ee
+			chain = append(chain, ee)
 		}
 	}
-	if inner == nil {
+	if len(chain) == 0 {
 		return err.Error()
 	}
+	inner := chain[len(chain)-1]
 	stack := inner.CallStack
 	msg := inner.Msg
 	suffix := ""
@@ -36,6 +39,13 @@ func FormatError(err error) string {
 		suffix = " in " + name
 		msg = strings.TrimPrefix(msg, name+": ")
 		stack = stack[:last]
+	}
+	for i := len(chain) - 2; i >= 0; i-- {
+		context, ok := strings.CutSuffix(chain[i].Msg, chain[i+1].Msg)
+		if !ok {
+			break
+		}
+		msg = context + msg
 	}
 	var b strings.Builder
 	if len(stack) > 0 {

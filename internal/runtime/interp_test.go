@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -115,6 +116,46 @@ func TestBacktraceSpansLoadedFiles(t *testing.T) {
 		"  " + filepath.Join(dir, "main.star") + ":2:2: in <toplevel>\n" +
 		"  " + filepath.Join(dir, "lib.star") + ":2:14: in f\n" +
 		"Error: floored division by zero"
+	if errText != want {
+		t.Errorf("error =\n%s\nwant\n%s", errText, want)
+	}
+}
+
+func TestCallbackErrorKeepsTheBuiltinsContext(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"main.star": "def apply(v):\n    fail('cannot apply %d' % v)\n\nsetting(apply)\n",
+	})
+	s := &Session{Ctx: context.Background(), Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
+	in := NewInterp(s, nil, dir, ScriptOptions())
+	// setting calls back into the script and wraps its error, as campaign.run does.
+	in.Predeclared["setting"] = starlark.NewBuiltin("setting", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		if _, err := starlark.Call(thread, args[0], starlark.Tuple{starlark.MakeInt(1)}, nil); err != nil {
+			return nil, fmt.Errorf("setting x=1: %w", err)
+		}
+		return starlark.None, nil
+	})
+	_, err := in.ExecFile(filepath.Join(dir, "main.star"))
+	main := filepath.Join(dir, "main.star")
+	want := "Traceback (most recent call last):\n" +
+		"  " + main + ":4:8: in <toplevel>\n" +
+		"  <builtin>: in setting\n" +
+		"  " + main + ":2:9: in apply\n" +
+		"Error in fail: setting x=1: cannot apply 1"
+	if got := FormatError(err); got != want {
+		t.Errorf("error =\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestErrorWhileLoadingSaysWhichLoad(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"main.star": "load('lib.star', 'x')\n",
+		"lib.star":  "x = 1 // 0\n",
+	})
+	_, errText := run(t, dir, nil)
+	want := "Traceback (most recent call last):\n" +
+		"  " + filepath.Join(dir, "main.star") + ":1:1: in <toplevel>\n" +
+		"  " + filepath.Join(dir, "lib.star") + ":1:7: in <toplevel>\n" +
+		"Error: cannot load lib.star: floored division by zero"
 	if errText != want {
 		t.Errorf("error =\n%s\nwant\n%s", errText, want)
 	}
