@@ -149,6 +149,8 @@ func prepJobs(prep Prep) ([]*Job, error) {
 	default:
 		return nil, fmt.Errorf("prepare method %q: want random, zero or none", prep.Method)
 	}
+	// end_fsync: a disk counts as filled once the data is on it, not in a page cache.
+	data = append(data, Option{Key: "end_fsync", Value: "1"})
 	fill := &Job{Name: "fill", RW: "write", BlockSize: bs, IODepth: 8, BufferCompressPercentage: prep.CompressPercentage, Options: data}
 	jobs := []*Job{fill}
 	if prep.Age {

@@ -174,9 +174,15 @@ func TestPrepareRecordsDiskState(t *testing.T) {
 			}
 		}
 	}
-	res, err := r.Run(context.Background(), l.Workers, shortJob(), nil)
+	// Two clones per disk (numjobs) report under the disk's name and merge into its row.
+	job := shortJob()
+	job.NumJobs = 2
+	res, err := r.Run(context.Background(), l.Workers, job, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(res.Rows) != 2*2*2 {
+		t.Errorf("%d rows with numjobs=2, want 8 (2 workers x 2 disks x 2 directions)", len(res.Rows))
 	}
 	if notes := strings.Join(res.Notes, "\n"); !strings.Contains(notes, "4 disks filled with random data at 256k, aged") {
 		t.Errorf("notes %q do not record the fill", notes)
