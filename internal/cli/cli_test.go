@@ -250,6 +250,7 @@ func TestCompleterCompletesModuleMembersAndGlobals(t *testing.T) {
 		n    int
 	}{
 		{"x = args.g", []string{"et"}, 1},
+		{"vsphere.de", []string{"ploy_workers", "stroy_workers"}, 2},
 		{"js", []string{"on"}, 2},
 		{"math.flo", []string{"or"}, 3},
 		{"nosuch.x", nil, 0},
