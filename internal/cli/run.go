@@ -24,7 +24,7 @@ func runCmd(st *State, args []string) int {
 	fs.StringArrayVar(&sets, "set", nil, "script arg name=value, typed like the script's args.get default; lists comma-separated (repeatable)")
 	fs.StringVar(&out, "out", "", "output directory (default out/SCRIPT, SCRIPT without .star)")
 	tf.add(fs, st)
-	fs.BoolVar(&s.NoProgress, "no-progress", false, "line events instead of progress bars (always so when stdout is not a terminal)")
+	fs.BoolVar(&s.NoProgress, "no-progress", false, "line events instead of progress bars (always so when stderr is not a terminal)")
 	fs.BoolVarP(&s.Verbose, "verbose", "v", false, "print() output starts with the script position")
 	fs.BoolVar(&s.Plan, "plan", false, "print the campaign plan without running it")
 	fs.BoolVar(&s.Fresh, "fresh", false, "ignore stored campaign results and start over")
