@@ -1,0 +1,44 @@
+package vsphere
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"starbench/internal/sim"
+	"starbench/internal/testbed"
+)
+
+// BenchmarkDeploy96Workers deploys 96 workers with 8 data disks each on the
+// 24-host wwt-r640-osa testbed, every simulator call taking 50 ms as a busy
+// vCenter's might, with a pool of 1 and of 8. Run it alone, once:
+//
+//	go test ./internal/vsphere -run XXX -bench Deploy96 -benchtime 1x
+func BenchmarkDeploy96Workers(b *testing.B) {
+	p, err := testbed.Load("wwt-r640-osa")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, size := range []int{1, 8} {
+		b.Run(fmt.Sprintf("pool=%d", size), func(b *testing.B) {
+			_, c := startSim(b, sim.Options{Testbed: p, Latency: 50 * time.Millisecond})
+			ctx := context.Background()
+			spec := WorkerSpec{Prefix: "bench", PerHost: 4, CPUs: 4, MemoryMB: 8192, Disks: 8, DiskSizeGB: 100, Pool: size, IPTimeout: time.Minute}
+			for b.Loop() {
+				ws, err := c.DeployWorkers(ctx, spec)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(ws) != 96 {
+					b.Fatalf("%d workers, want 96", len(ws))
+				}
+				b.StopTimer()
+				if _, err := c.DestroyWorkers(ctx, "bench", 16); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+			}
+		})
+	}
+}
