@@ -181,7 +181,7 @@ func toSeries(c column, vals []any) series.Series {
 	case real:
 		out := make([]float64, len(vals))
 		for i, v := range vals {
-			out[i] = v.(*sql.NullFloat64).Float64
+			out[i] = nanIfNull(*v.(*sql.NullFloat64))
 		}
 		return series.New(out, series.Float, c.name)
 	case boolean:

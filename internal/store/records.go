@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"sort"
 	"strings"
@@ -227,12 +228,24 @@ func (s *Store) CommitRun(ctx context.Context, r Run) error {
 func insertRows(ctx context.Context, tx *sql.Tx, runID int64, rows []fio.Row, aggregate bool) error {
 	for _, r := range rows {
 		_, err := tx.ExecContext(ctx, `INSERT INTO rows VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`, runID, aggregate,
-			r.Worker, r.Disk, r.Direction, r.IOPS, r.MBps, r.LatMeanUs, r.P50Us, r.P95Us, r.P99Us, r.P999Us, r.Errors, r.Simulated)
+			r.Worker, r.Disk, r.Direction, nullable(r.IOPS), nullable(r.MBps), nullable(r.LatMeanUs), nullable(r.P50Us),
+			nullable(r.P95Us), nullable(r.P99Us), nullable(r.P999Us), r.Errors, r.Simulated)
 		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// nullable stores NaN (no I/O measured it) as NULL.
+func nullable(f float64) sql.NullFloat64 { return sql.NullFloat64{Float64: f, Valid: !math.IsNaN(f)} }
+
+// nanIfNull reads NULL back as NaN.
+func nanIfNull(n sql.NullFloat64) float64 {
+	if !n.Valid {
+		return math.NaN()
+	}
+	return n.Float64
 }
 
 // Done returns the status of every stored run.
@@ -273,10 +286,13 @@ func (s *Store) Aggregates(ctx context.Context) ([]Aggregate, error) {
 	var out []Aggregate
 	for rows.Next() {
 		var a Aggregate
-		if err := rows.Scan(&a.Cell, &a.Workload, &a.Repeat, &a.Direction, &a.IOPS, &a.MBps, &a.LatMeanUs,
-			&a.P50Us, &a.P95Us, &a.P99Us, &a.P999Us, &a.Errors, &a.Simulated); err != nil {
+		var m [7]sql.NullFloat64
+		if err := rows.Scan(&a.Cell, &a.Workload, &a.Repeat, &a.Direction, &m[0], &m[1], &m[2],
+			&m[3], &m[4], &m[5], &m[6], &a.Errors, &a.Simulated); err != nil {
 			return nil, err
 		}
+		a.IOPS, a.MBps, a.LatMeanUs, a.P50Us = nanIfNull(m[0]), nanIfNull(m[1]), nanIfNull(m[2]), nanIfNull(m[3])
+		a.P95Us, a.P99Us, a.P999Us = nanIfNull(m[4]), nanIfNull(m[5]), nanIfNull(m[6])
 		out = append(out, a)
 	}
 	return out, rows.Err()

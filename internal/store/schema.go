@@ -68,19 +68,20 @@ CREATE TABLE runs (
 	notes      TEXT    NOT NULL,
 	UNIQUE (cell_id, workload, repeat)
 );
+-- metrics are NULL where no I/O measured them (NaN in Go)
 CREATE TABLE rows (
 	run_id      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
 	aggregate   INTEGER NOT NULL,
 	worker      TEXT    NOT NULL,
 	disk        TEXT    NOT NULL,
 	direction   TEXT    NOT NULL,
-	iops        REAL    NOT NULL,
-	mbps        REAL    NOT NULL,
-	lat_mean_us REAL    NOT NULL,
-	p50_us      REAL    NOT NULL,
-	p95_us      REAL    NOT NULL,
-	p99_us      REAL    NOT NULL,
-	p999_us     REAL    NOT NULL,
+	iops        REAL,
+	mbps        REAL,
+	lat_mean_us REAL,
+	p50_us      REAL,
+	p95_us      REAL,
+	p99_us      REAL,
+	p999_us     REAL,
 	errors      INTEGER NOT NULL,
 	simulated   INTEGER NOT NULL
 );

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -248,5 +249,26 @@ func TestHashFilesAndPath(t *testing.T) {
 	}
 	if _, err := Path("/out", "../etc/passwd"); err == nil {
 		t.Fatal("Path accepted a name with a slash")
+	}
+}
+
+func TestUnmeasuredLatencyIsStoredAsMissing(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTemp(t, Options{Simulated: true})
+	if err := s.SaveCells(ctx, testCells); err != nil {
+		t.Fatal(err)
+	}
+	r := okRun(testCells[0].Label, "4k", 0, 100, true)
+	r.Result.Aggregate = append(r.Result.Aggregate, fio.Row{Direction: "write", IOPS: 0, P99Us: math.NaN(), Simulated: true})
+	if err := s.CommitRun(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	aggs, err := s.Aggregates(ctx)
+	if err != nil || len(aggs) != 2 || !math.IsNaN(aggs[1].P99Us) || aggs[1].IOPS != 0 {
+		t.Fatalf("aggregates %+v (%v), want the write p99 NaN", aggs, err)
+	}
+	f, _ := s.Frame(ctx, "results")
+	if p99 := f.Col("p99_us").Float(); p99[0] != 900 || !math.IsNaN(p99[1]) {
+		t.Fatalf("p99_us = %v, want [900 NaN]", p99)
 	}
 }
