@@ -100,6 +100,7 @@ func TestPercentilesMatchFio(t *testing.T) {
 // TestSingleWorkerCrossCheck runs real fio with one server and one disk:
 // the row's merged percentiles must match fio's own within bin resolution.
 func TestSingleWorkerCrossCheck(t *testing.T) {
+	t.Parallel()
 	l := startLocal(t, 1, 1)
 	job := &Job{Name: "x", RW: "randread", BlockSize: 4096, RuntimeSec: 1, TimeBased: true}
 	clients, _ := checkWorkers(l.Workers)

@@ -36,6 +36,7 @@ func shortJob() *Job {
 }
 
 func TestRunThreeServers(t *testing.T) {
+	t.Parallel()
 	l := startLocal(t, 3, 2)
 	var samples []Status
 	res, err := (&Runner{}).Run(context.Background(), l.Workers, shortJob(), func(s Status) { samples = append(samples, s) })
@@ -80,6 +81,7 @@ func TestRunThreeServers(t *testing.T) {
 }
 
 func TestRunFailsNamingKilledWorker(t *testing.T) {
+	t.Parallel()
 	l := startLocal(t, 3, 1)
 	job := shortJob()
 	job.RuntimeSec = 3
@@ -104,6 +106,7 @@ func TestRunFailsNamingKilledWorker(t *testing.T) {
 }
 
 func TestRunFailsOnDeadServerBeforeStart(t *testing.T) {
+	t.Parallel()
 	l := startLocal(t, 2, 1)
 	ws := append([]Worker(nil), l.Workers...)
 	ws[1].Addr = "127.0.0.1:1" // nothing listens there
@@ -114,6 +117,7 @@ func TestRunFailsOnDeadServerBeforeStart(t *testing.T) {
 }
 
 func TestRunFailsOnJobError(t *testing.T) {
+	t.Parallel()
 	l := startLocal(t, 2, 1)
 	ws := append([]Worker(nil), l.Workers...)
 	ws[0].Disks = []Disk{{Name: "disk1", Path: filepath.Join(t.TempDir(), "missing-dir", "x", "disk1.dat")}}
@@ -127,6 +131,7 @@ func TestRunFailsOnJobError(t *testing.T) {
 }
 
 func TestRunHonoursCancel(t *testing.T) {
+	t.Parallel()
 	l := startLocal(t, 1, 1)
 	job := shortJob()
 	job.RuntimeSec = 30
@@ -143,6 +148,7 @@ func TestRunHonoursCancel(t *testing.T) {
 }
 
 func TestRunTimesOutNamingSilentWorker(t *testing.T) {
+	t.Parallel()
 	l := startLocal(t, 2, 1)
 	// A stopped server accepts connections (the kernel does) but never answers.
 	pgid := l.servers[1].Process.Pid
@@ -157,6 +163,7 @@ func TestRunTimesOutNamingSilentWorker(t *testing.T) {
 }
 
 func TestPrepareRecordsDiskState(t *testing.T) {
+	t.Parallel()
 	l := startLocal(t, 2, 2)
 	r := &Runner{}
 	prep := Prep{Method: "random", BlockSize: 256 << 10, Age: true}
@@ -193,6 +200,7 @@ func TestPrepareRecordsDiskState(t *testing.T) {
 }
 
 func TestLocalCloseStopsServers(t *testing.T) {
+	t.Parallel()
 	needFio(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	l, err := StartLocal(ctx, LocalSpec{N: 3, SizeBytes: 1 << 20, Disks: 1})
