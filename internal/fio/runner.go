@@ -83,6 +83,9 @@ func (r *Runner) Run(ctx context.Context, workers []Worker, job *Job, progress f
 // they are. With Age, a pass of random writes of mixed block sizes follows.
 // The disks' state is recorded for later runs.
 func (r *Runner) Prepare(ctx context.Context, workers []Worker, prep Prep, progress func(Status)) error {
+	if prep.BlockSize == 0 {
+		prep.BlockSize = 256 << 10
+	}
 	jobs, err := prepJobs(prep)
 	if err != nil {
 		return err
@@ -123,9 +126,6 @@ func (r *Runner) Prepare(ctx context.Context, workers []Worker, prep Prep, progr
 // the aging pass when asked.
 func prepJobs(prep Prep) ([]*Job, error) {
 	bs := prep.BlockSize
-	if bs == 0 {
-		bs = 256 << 10
-	}
 	if bs < 512 || bs%512 != 0 {
 		return nil, fmt.Errorf("prepare block size %d: want a multiple of 512 bytes, like 256k", bs)
 	}
@@ -177,7 +177,7 @@ func (r *Runner) diskStateNotes(workers []Worker) []string {
 		for _, d := range w.Disks {
 			s := "not prepared by starbench"
 			if p, ok := r.DiskState(w, d); ok {
-				s = "filled with " + p.Method + " data at " + FormatSize(max(p.BlockSize, 512))
+				s = "filled with " + p.Method + " data at " + FormatSize(p.BlockSize)
 				if p.CompressPercentage > 0 {
 					s += fmt.Sprintf(", %d %% compressible", p.CompressPercentage)
 				}
