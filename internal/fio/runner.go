@@ -81,7 +81,8 @@ func (r *Runner) Run(ctx context.Context, workers []Worker, job *Job, progress f
 // prep.BlockSize: "zero" writes zeros, "random" incompressible data (or
 // data that compresses by CompressPercentage), "none" leaves the disks as
 // they are. With Age, a pass of random writes of mixed block sizes follows.
-// The disks' state is recorded for later runs.
+// The disks' state is recorded for later runs; a disk this runner already
+// prepared the same way is not filled again.
 func (r *Runner) Prepare(ctx context.Context, workers []Worker, prep Prep, progress func(Status)) error {
 	if prep.BlockSize == 0 {
 		prep.BlockSize = 256 << 10
@@ -90,6 +91,7 @@ func (r *Runner) Prepare(ctx context.Context, workers []Worker, prep Prep, progr
 	if err != nil {
 		return err
 	}
+	workers = r.unprepared(workers, prep)
 	var largest int64
 	for _, w := range workers {
 		for _, d := range w.Disks {
@@ -99,6 +101,9 @@ func (r *Runner) Prepare(ctx context.Context, workers []Worker, prep Prep, progr
 	rate := r.PrepareRate
 	if rate <= 0 {
 		rate = 4 << 20
+	}
+	if len(workers) == 0 {
+		return nil
 	}
 	for _, job := range jobs {
 		expect := time.Duration(largest/rate+1) * time.Second
@@ -120,6 +125,25 @@ func (r *Runner) Prepare(ctx context.Context, workers []Worker, prep Prep, progr
 		}
 	}
 	return nil
+}
+
+// unprepared returns the workers with only the disks not already prepared
+// exactly as prep asks, dropping workers left with none.
+func (r *Runner) unprepared(workers []Worker, prep Prep) []Worker {
+	var out []Worker
+	for _, w := range workers {
+		left := w
+		left.Disks = nil
+		for _, d := range w.Disks {
+			if p, ok := r.DiskState(w, d); !ok || p != prep {
+				left.Disks = append(left.Disks, d)
+			}
+		}
+		if len(left.Disks) > 0 {
+			out = append(out, left)
+		}
+	}
+	return out
 }
 
 // prepJobs returns the fio jobs of a preparation: a sequential fill, then
@@ -260,7 +284,7 @@ func (r *Runner) run(ctx context.Context, workers []Worker, job *Job, expect, li
 	}
 
 	out, perr := ParseOutput(stdout.Bytes())
-	said := fioSaid(stderr.Bytes())
+	said := fioSaid(stdout.Bytes(), stderr.Bytes())
 	if perr != nil {
 		if waitErr != nil {
 			return nil, fmt.Errorf("fio failed (%v) on %s%s", waitErr, describeWorkers(workers), said)
@@ -388,6 +412,10 @@ func checkEntries(entries []JobStats, workers []Worker, clients map[string]Clien
 				problems = append(problems, fmt.Sprintf("worker %s (%s) failed on disk %s: fio error %d (%s)", w.Name, w.Addr, e.Name, e.Error, errnoText(e.Error)))
 				continue
 			}
+			if e.Read.TotalIOs+e.Write.TotalIOs == 0 {
+				problems = append(problems, fmt.Sprintf("worker %s (%s) did no I/O on disk %s", w.Name, w.Addr, e.Name))
+				continue
+			}
 			if job.TimeBased && job.RuntimeSec > 0 && e.RuntimeMs < int64(job.RuntimeSec)*900 {
 				problems = append(problems, fmt.Sprintf("worker %s (%s) stopped disk %s after %.1f s of %d s", w.Name, w.Addr, e.Name, float64(e.RuntimeMs)/1000, job.RuntimeSec))
 			}
@@ -447,14 +475,28 @@ func describeWorkers(ws []Worker) string {
 // errnoText names the errno fio reports as a job's error.
 func errnoText(n int) string { return syscall.Errno(n).Error() }
 
-// fioSaid quotes the last lines fio wrote to stderr, for error messages.
-func fioSaid(stderr []byte) string {
-	lines := strings.Split(strings.TrimSpace(string(stderr)), "\n")
-	if len(lines) == 1 && lines[0] == "" {
+// fioSaid quotes what fio reported going wrong, for error messages: the
+// servers' "fio:" lines printed before the JSON and the client's stderr.
+func fioSaid(stdout, stderr []byte) string {
+	var lines []string
+	if i := bytes.IndexByte(stdout, '{'); i >= 0 {
+		stdout = stdout[:i]
+	}
+	for _, l := range strings.Split(string(stdout), "\n") {
+		if strings.Contains(l, "fio: ") {
+			lines = append(lines, strings.TrimSpace(l))
+		}
+	}
+	for _, l := range strings.Split(strings.TrimSpace(string(stderr)), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
 		return ""
 	}
-	if len(lines) > 5 {
-		lines = lines[len(lines)-5:]
+	if len(lines) > 6 {
+		lines = lines[len(lines)-6:]
 	}
 	return "; fio said: " + strings.Join(lines, " | ")
 }

@@ -95,6 +95,7 @@ func TestRunFailsNamingKilledWorker(t *testing.T) {
 	if err == nil {
 		t.Fatalf("run with a killed server succeeded: %+v", res)
 	}
+	t.Log(err)
 	if !strings.Contains(err.Error(), victim.Name) {
 		t.Fatalf("error does not name %s: %v", victim.Name, err)
 	}
@@ -119,14 +120,22 @@ func TestRunFailsOnDeadServerBeforeStart(t *testing.T) {
 func TestRunFailsOnJobError(t *testing.T) {
 	t.Parallel()
 	l := startLocal(t, 2, 1)
+	r := &Runner{}
+	// local-2's file exists; local-1's cannot, and the job may not create it.
+	if err := r.Prepare(context.Background(), l.Workers[1:], Prep{Method: "zero"}, nil); err != nil {
+		t.Fatal(err)
+	}
 	ws := append([]Worker(nil), l.Workers...)
-	ws[0].Disks = []Disk{{Name: "disk1", Path: filepath.Join(t.TempDir(), "missing-dir", "x", "disk1.dat")}}
-	// A read job on a file that cannot exist: fio reports an error for that job.
+	ws[0].Disks = []Disk{{Name: "disk1", Path: filepath.Join(t.TempDir(), "missing-dir", "disk1.dat")}}
 	job := &Job{Name: "r", RW: "read", BlockSize: 4096, RuntimeSec: 1, TimeBased: true, Size: 1 << 20,
-		Options: []Option{{Key: "create_on_open", Value: "0"}, {Key: "allow_file_create", Value: "0"}}}
-	_, err := (&Runner{}).Run(context.Background(), ws, job, nil)
-	if err == nil || !strings.Contains(err.Error(), ws[0].Name) {
-		t.Fatalf("want an error naming %s, got %v", ws[0].Name, err)
+		Options: []Option{{Key: "allow_file_create", Value: "0"}}}
+	_, err := r.Run(context.Background(), ws, job, nil)
+	want := "worker " + ws[0].Name + " (" + ws[0].Addr + ") did no I/O on disk disk1"
+	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "file creation disallowed") {
+		t.Fatalf("want an error containing %q and fio's reason, got %v", want, err)
+	}
+	if strings.Contains(err.Error(), "worker "+ws[1].Name) {
+		t.Errorf("error blames the healthy worker %s: %v", ws[1].Name, err)
 	}
 }
 
@@ -180,6 +189,14 @@ func TestPrepareRecordsDiskState(t *testing.T) {
 				t.Errorf("%s %s state %+v %v, want %+v", w.Name, d.Name, got, ok, prep)
 			}
 		}
+	}
+	// The same preparation again finds nothing to fill: the files stay as they are.
+	before, _ := os.Stat(l.Workers[0].Disks[0].Path)
+	if err := r.Prepare(context.Background(), l.Workers, prep, nil); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := os.Stat(l.Workers[0].Disks[0].Path); !after.ModTime().Equal(before.ModTime()) {
+		t.Errorf("a second identical prepare rewrote %s", l.Workers[0].Disks[0].Path)
 	}
 	// Two clones per disk (numjobs) report under the disk's name and merge into its row.
 	job := shortJob()
