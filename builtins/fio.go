@@ -167,32 +167,21 @@ func fioJob(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, k
 // buildJob sets kwargs on a copy of base and validates the result.
 func buildJob(base *fio.Job, fn string, kwargs []starlark.Tuple) (starlark.Value, error) {
 	j := *base
-	var (
-		name, rw, ioengine                                       = j.Name, j.RW, j.IOEngine
-		bs, size, rate                                           = fioSize{j.BlockSize}, fioSize{j.Size}, fioSize{j.RateBytes}
-		runtimeArg, ramp                                         = fioSeconds{j.RuntimeSec}, fioSeconds{j.RampSec}
-		bssplit                                                  = fioBSSplit(j.BSSplit)
-		percentiles                                              = fioPercentiles(j.Percentiles)
-		options                                                  = fioOptions(j.Options)
-		rwmix, iodepth, numjobs, compress, dedupe                = j.RWMixRead, j.IODepth, j.NumJobs, j.BufferCompressPercentage, j.DedupePercentage
-		rateIOPS                                                 = j.RateIOPS
-		direct                                                   = j.Direct
-		timeBased                                 starlark.Value = starlark.None
-	)
+	bs, size, rate := fioSize{j.BlockSize}, fioSize{j.Size}, fioSize{j.RateBytes}
+	runtimeArg, ramp := fioSeconds{j.RuntimeSec}, fioSeconds{j.RampSec}
+	bssplit, percentiles, options := fioBSSplit(j.BSSplit), fioPercentiles(j.Percentiles), fioOptions(j.Options)
+	var timeBased starlark.Value = starlark.None
 	if err := starlark.UnpackArgs(fn, nil, kwargs,
-		"name?", &name, "rw?", &rw, "bs?", &bs, "bssplit?", &bssplit, "rwmixread?", &rwmix,
-		"iodepth?", &iodepth, "numjobs?", &numjobs, "runtime?", &runtimeArg, "ramp_time?", &ramp,
-		"time_based?", &timeBased, "size?", &size, "direct?", &direct, "ioengine?", &ioengine,
-		"buffer_compress_percentage?", &compress, "dedupe_percentage?", &dedupe,
-		"rate_iops?", &rateIOPS, "rate?", &rate, "percentiles?", &percentiles, "options?", &options); err != nil {
+		"name?", &j.Name, "rw?", &j.RW, "bs?", &bs, "bssplit?", &bssplit, "rwmixread?", &j.RWMixRead,
+		"iodepth?", &j.IODepth, "numjobs?", &j.NumJobs, "runtime?", &runtimeArg, "ramp_time?", &ramp,
+		"time_based?", &timeBased, "size?", &size, "direct?", &j.Direct, "ioengine?", &j.IOEngine,
+		"buffer_compress_percentage?", &j.BufferCompressPercentage, "dedupe_percentage?", &j.DedupePercentage,
+		"rate_iops?", &j.RateIOPS, "rate?", &rate, "percentiles?", &percentiles, "options?", &options); err != nil {
 		return nil, err
 	}
-	j.Name, j.RW, j.IOEngine = name, rw, ioengine
 	j.BlockSize, j.Size, j.RateBytes = bs.n, size.n, rate.n
 	j.RuntimeSec, j.RampSec = runtimeArg.sec, ramp.sec
 	j.BSSplit, j.Percentiles, j.Options = bssplit, percentiles, options
-	j.RWMixRead, j.IODepth, j.NumJobs, j.BufferCompressPercentage, j.DedupePercentage = rwmix, iodepth, numjobs, compress, dedupe
-	j.RateIOPS, j.Direct = rateIOPS, direct
 	// bs and bssplit replace each other, as in a job file.
 	if hasKwarg(kwargs, "bssplit") && !hasKwarg(kwargs, "bs") {
 		j.BlockSize = 0
