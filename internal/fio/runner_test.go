@@ -80,29 +80,37 @@ func TestRunThreeServers(t *testing.T) {
 	}
 }
 
+// TestRunFailsNamingKilledWorker: a server killed mid-run (SIGKILL, or
+// SIGTERM as a shutdown sends) fails the run, and the error names that
+// worker and no other.
 func TestRunFailsNamingKilledWorker(t *testing.T) {
 	t.Parallel()
-	l := startLocal(t, 3, 1)
-	job := shortJob()
-	job.RuntimeSec = 3
-	victim := l.Workers[1]
-	go func() {
-		time.Sleep(1500 * time.Millisecond)
-		// The whole group: the server and the child it forked for the job.
-		_ = syscall.Kill(-l.servers[1].Process.Pid, syscall.SIGKILL)
-	}()
-	res, err := (&Runner{}).Run(context.Background(), l.Workers, job, nil)
-	if err == nil {
-		t.Fatalf("run with a killed server succeeded: %+v", res)
-	}
-	t.Log(err)
-	if !strings.Contains(err.Error(), victim.Name) {
-		t.Fatalf("error does not name %s: %v", victim.Name, err)
-	}
-	for _, w := range []Worker{l.Workers[0], l.Workers[2]} {
-		if strings.Contains(err.Error(), "worker "+w.Name+" ") {
-			t.Errorf("error blames healthy worker %s: %v", w.Name, err)
-		}
+	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			l := startLocal(t, 3, 1)
+			job := shortJob()
+			job.RuntimeSec = 3
+			victim := l.Workers[1]
+			go func() {
+				time.Sleep(1500 * time.Millisecond)
+				// The whole group: the server and the child it forked for the job.
+				_ = syscall.Kill(-l.servers[1].Process.Pid, sig)
+			}()
+			res, err := (&Runner{}).Run(context.Background(), l.Workers, job, nil)
+			if err == nil {
+				t.Fatalf("run with a killed server succeeded: %+v", res)
+			}
+			t.Log(err)
+			if !strings.Contains(err.Error(), "worker "+victim.Name+" ") {
+				t.Fatalf("error does not name %s: %v", victim.Name, err)
+			}
+			for _, w := range []Worker{l.Workers[0], l.Workers[2]} {
+				if strings.Contains(err.Error(), "worker "+w.Name+" ") {
+					t.Errorf("error blames healthy worker %s: %v", w.Name, err)
+				}
+			}
+		})
 	}
 }
 
