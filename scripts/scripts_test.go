@@ -4,6 +4,7 @@ package scripts_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"starbench/internal/cli"
+	"starbench/internal/report"
 )
 
 // starbench runs one command line in process and returns its exit code and output.
@@ -99,6 +101,76 @@ func TestFiguresRedrawEachCampaign(t *testing.T) {
 			}
 			if !strings.Contains(string(html), "SIMULATED") {
 				t.Error("a simulated campaign's report lacks the simulated banner")
+			}
+		})
+	}
+}
+
+// TestCampaignScripts runs every shipped campaign on its embedded testbed
+// with shorter matrices (--set), as the README tells users to, from the
+// repository root.
+func TestCampaignScripts(t *testing.T) {
+	t.Chdir("..")
+	for _, tc := range []struct {
+		script string
+		sets   [][]string // one command line per session, all into one store
+		store  string
+		runs   int
+		// printed are lines the script's tables print; figures the files it saves.
+		printed []string
+		figures []string
+	}{
+		{"quickstart.star", [][]string{nil}, "quickstart", 16,
+			[]string{"Mean of the repeats per policy, compression and workload:"},
+			[]string{"quickstart-4k-rand-read", "quickstart-1m-seq-write"}},
+		{"storagereview_esa.star", [][]string{{"--set", "vms=4"}, {"--set", "vms=4", "--set", "ssds=4"}}, "storagereview-esa", 20,
+			[]string{"StorageReview table", "ssds  policy  1m-seq-write  1m-seq-read  4k-rand-write  4k-rand-read  8k-rand-70-30"},
+			[]string{"storagereview-esa-throughput", "storagereview-esa-iops"}},
+		{"vxrail_oio.star", [][]string{{"--set", "vms=8,16", "--set", "disks=4", "--set", "threads=2,32", "--set", "workloads=4k-rand-read,1m-seq-write"}}, "vxrail-oio", 16,
+			[]string{"Peak per policy and workload"},
+			[]string{"vxrail-oio-4k-rand-read-throughput", "vxrail-oio-4k-rand-read-latency", "vxrail-oio-1m-seq-write-throughput"}},
+		{"wwt_matrix.star", [][]string{{"--set", "per_host=1", "--set", "repeat=1"}}, "wwt-matrix", 40,
+			[]string{"cost of compression (compression False -> True)", "gain of RoCEv2 (rdma False -> True)", "gain of 25 GbE (uplink 10g -> 25g)"},
+			[]string{"wwt-answers", "wwt-general", "wwt-4k", "wwt-32k", "wwt-64k", "wwt-sql"}},
+	} {
+		t.Run(tc.script, func(t *testing.T) {
+			out := t.TempDir()
+			var stderr string
+			for _, sets := range tc.sets {
+				args := append([]string{"run", "scripts/" + tc.script, "--out", out, "--no-progress", "--set", "duration=60"}, sets...)
+				code, _, e := starbench(t, args...)
+				stderr += e
+				if code != 0 {
+					t.Fatalf("starbench %s: exit %d\n%s", strings.Join(args, " "), code, e)
+				}
+			}
+			for _, want := range tc.printed {
+				if !strings.Contains(stderr, want) {
+					t.Errorf("the script printed no %q", want)
+				}
+			}
+			for _, f := range tc.figures {
+				if _, err := os.Stat(filepath.Join(out, "figures", f+".png")); err != nil {
+					t.Errorf("figure %s.png: %v", f, err)
+				}
+			}
+			c, err := report.Load(context.Background(), filepath.Join(out, tc.store+".db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ok := 0
+			for _, r := range c.Runs {
+				if r.Status == "ok" {
+					ok++
+				} else {
+					t.Errorf("run %s failed: %s", r.Key(), r.Error)
+				}
+			}
+			if ok != tc.runs || !c.Simulated || c.CompletedAt == "" {
+				t.Errorf("store: %d ok runs, simulated %v, completed %q; want %d simulated runs, completed", ok, c.Simulated, c.CompletedAt, tc.runs)
+			}
+			if _, err := os.Stat(filepath.Join(out, "report.html")); err != nil {
+				t.Error(err)
 			}
 		})
 	}
