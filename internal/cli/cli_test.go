@@ -74,10 +74,10 @@ func TestRunSyntaxErrorIsOneScreenWithPosition(t *testing.T) {
 }
 
 func TestRunBadBuiltinArgumentShowsPositionAndNameOnce(t *testing.T) {
-	path := writeScript(t, "badarg.star", "def main():\n    return args.get(3, 2)\n\nmain()\n")
+	path := writeScript(t, "badarg.star", "def main():\n    return args.get('repeat')\n\nmain()\n")
 	r := runCLI(t, "", nil, "run", path)
 	q := regexp.QuoteMeta(path)
-	expect(t, r, ExitScriptError, "^$", `^Traceback \(most recent call last\):\n  `+q+`:4:5: in <toplevel>\n  `+q+`:2:20: in main\nError in args.get: for parameter name: got int, want string\n$`)
+	expect(t, r, ExitScriptError, "^$", `^Traceback \(most recent call last\):\n  `+q+`:4:5: in <toplevel>\n  `+q+`:2:20: in main\nError in args.get: missing argument for default\n$`)
 }
 
 func TestRunBadDomainBuiltinArgument(t *testing.T) {

@@ -156,28 +156,53 @@ func (a DeclaredArg) describe() string {
 func DeclaredArgs(files []*syntax.File) map[string]DeclaredArg {
 	out := map[string]DeclaredArg{}
 	for _, f := range files {
-		syntax.Walk(f, func(n syntax.Node) bool {
-			call, ok := n.(*syntax.CallExpr)
-			if !ok || !isArgsGet(call.Fn) || len(call.Args) == 0 {
-				return true
+		walkArgsGets(f, func(call *syntax.CallExpr, name, def syntax.Expr) {
+			lit, ok := name.(*syntax.Literal)
+			if !ok || lit.Token != syntax.STRING {
+				return
 			}
-			name, ok := call.Args[0].(*syntax.Literal)
-			if !ok || name.Token != syntax.STRING {
-				return true
-			}
-			arg := DeclaredArg{Name: name.Value.(string), Default: starlark.None, Pos: call.Lparen}
-			if def := defaultExpr(call.Args[1:]); def != nil {
-				if v, ok := literalValue(def); ok {
-					arg.Default = v
-				}
+			arg := DeclaredArg{Name: lit.Value.(string), Default: starlark.None, Pos: call.Lparen}
+			if v, ok := literalValue(def); ok {
+				arg.Default = v
 			}
 			if _, seen := out[arg.Name]; !seen {
 				out[arg.Name] = arg
 			}
-			return true
 		})
 	}
 	return out
+}
+
+// walkArgsGets calls fn for each args.get call in f with its name and
+// default arguments, positional or keyword (nil when absent).
+func walkArgsGets(f *syntax.File, fn func(call *syntax.CallExpr, name, def syntax.Expr)) {
+	syntax.Walk(f, func(n syntax.Node) bool {
+		call, ok := n.(*syntax.CallExpr)
+		if !ok || !isArgsGet(call.Fn) {
+			return true
+		}
+		var params [2]syntax.Expr // name, default
+		i := 0
+		for _, e := range call.Args {
+			if bin, ok := e.(*syntax.BinaryExpr); ok && bin.Op == syntax.EQ {
+				if id, ok := bin.X.(*syntax.Ident); ok {
+					switch id.Name {
+					case "name":
+						params[0] = bin.Y
+					case "default":
+						params[1] = bin.Y
+					}
+				}
+				continue
+			}
+			if i < len(params) {
+				params[i] = e
+			}
+			i++
+		}
+		fn(call, params[0], params[1])
+		return true
+	})
 }
 
 func isArgsGet(fn syntax.Expr) bool {
@@ -189,24 +214,12 @@ func isArgsGet(fn syntax.Expr) bool {
 	return ok && id.Name == "args"
 }
 
-// defaultExpr returns the default argument of an args.get call, positional or keyword.
-func defaultExpr(rest []syntax.Expr) syntax.Expr {
-	for _, e := range rest {
-		if bin, ok := e.(*syntax.BinaryExpr); ok && bin.Op == syntax.EQ {
-			if id, ok := bin.X.(*syntax.Ident); ok && id.Name == "default" {
-				return bin.Y
-			}
-			continue
-		}
-		return e
-	}
-	return nil
-}
-
 // literalValue evaluates a literal default: numbers, strings, booleans,
 // None, negative numbers and lists or tuples of those.
 func literalValue(e syntax.Expr) (starlark.Value, bool) {
 	switch e := e.(type) {
+	case nil:
+		return nil, false
 	case *syntax.Literal:
 		switch v := e.Value.(type) {
 		case int64:

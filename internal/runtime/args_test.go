@@ -70,7 +70,7 @@ dyn = args.get("dyn", repeat)
 flag = args.get(name = "nameless", default = True)
 `)
 	got := DeclaredArgs([]*syntax.File{f})
-	want := map[string]string{"repeat": "2", "sizes": `["4k", "64k"]`, "offset": "-1.5", "dyn": "None"}
+	want := map[string]string{"repeat": "2", "sizes": `["4k", "64k"]`, "offset": "-1.5", "dyn": "None", "nameless": "True"}
 	if len(got) != len(want) {
 		t.Errorf("declared %v, want the names of %v", got, want)
 	}

@@ -65,6 +65,7 @@ func (p *scriptParser) parse(path string, stmt *syntax.LoadStmt) *syntax.File {
 	p.seen[key] = f
 	p.files = append(p.files, f)
 	p.checkMembers(f)
+	p.checkArgNames(f)
 	for _, s := range f.Stmts {
 		load, ok := s.(*syntax.LoadStmt)
 		if !ok {
@@ -132,5 +133,17 @@ func (p *scriptParser) checkMembers(f *syntax.File) {
 		}
 		p.errs = append(p.errs, errors.New(msg))
 		return true
+	})
+}
+
+// checkArgNames reports args.get calls whose name is not a string literal:
+// --set values are checked against the declared names before the script
+// runs, which needs the names in the source.
+func (p *scriptParser) checkArgNames(f *syntax.File) {
+	walkArgsGets(f, func(call *syntax.CallExpr, name, _ syntax.Expr) {
+		if lit, ok := name.(*syntax.Literal); ok && lit.Token == syntax.STRING {
+			return
+		}
+		p.errs = append(p.errs, fmt.Errorf(`%s: args.get needs its name as a string literal, like args.get("repeat", 2), so --set can be checked before the script runs`, call.Lparen))
 	})
 }

@@ -13,6 +13,8 @@ load("//missing.star", "x")
 print(undefined_name)
 args.gett("x", 1)
 helper()
+n = "dyn"
+args.get(n, 1)
 `,
 		"lib.star": "def helper():\n    return 1\n",
 	})
@@ -24,13 +26,14 @@ helper()
 		main + ":4:6: args has no member gett (did you mean args.get?)",
 		main + ":2:1: cannot load //missing.star: no such file " + filepath.Join(dir, "missing.star"),
 		main + ":1:29: load: name helpr not found in module lib.star (did you mean helper?)",
+		main + `:7:9: args.get needs its name as a string literal, like args.get("repeat", 2), so --set can be checked before the script runs`,
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("errors\n%s\nlack %q", got, want)
 		}
 	}
-	if n := strings.Count(got, "\n") + 1; n != 4 {
-		t.Errorf("got %d errors, want 4:\n%s", n, got)
+	if n := strings.Count(got, "\n") + 1; n != 5 {
+		t.Errorf("got %d errors, want 5:\n%s", n, got)
 	}
 }
 
