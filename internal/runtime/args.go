@@ -19,7 +19,7 @@ func ArgsModule() *Module {
 		Members: []Member{{
 			Name:   "get",
 			Params: "(name, default)",
-			Doc:    "the --set value of name converted to the type of default (int, float, bool, string or list), or default",
+			Doc:    "the --set value of name (a string literal) converted to the type of default (int, float, bool, string or list), or default",
 			Fn:     argsGet,
 		}},
 	}
