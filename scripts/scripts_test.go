@@ -62,7 +62,7 @@ func TestFiguresRedrawEachCampaign(t *testing.T) {
 		{"storagereview-esa", `[("ssds", [4, 8]), ("policy", ["raid1", "raid5"])]`, `["1m-seq-write", "1m-seq-read", "4k-rand-write", "4k-rand-read", "8k-rand-70-30"]`,
 			[]string{"storagereview-esa-throughput", "storagereview-esa-iops"}, []string{"storagereview-esa"}},
 		{"vxrail-oio", `[("policy", ["raid1", "raid5"]), ("vms", [8, 16]), ("disks", [4]), ("threads", [2, 8])]`, `["1m-seq-read", "4k-rand-read"]`,
-			[]string{"vxrail-oio-1m-seq-read-throughput", "vxrail-oio-1m-seq-read-latency", "vxrail-oio-4k-rand-read-throughput", "vxrail-oio-4k-rand-read-latency"},
+			[]string{"vxrail-oio-1m-seq-read-throughput", "vxrail-oio-1m-seq-read-latency", "vxrail-oio-1m-seq-read-hockey", "vxrail-oio-4k-rand-read-throughput", "vxrail-oio-4k-rand-read-latency"},
 			[]string{"vxrail-oio-peak"}},
 		{"wwt-matrix", `[("compression", [False, True]), ("rdma", [False, True]), ("uplink", ["10g", "25g"])]`, `["general", "4k", "sql"]`,
 			[]string{"wwt-answers", "wwt-general", "wwt-4k", "wwt-sql"}, []string{"wwt-answers"}},

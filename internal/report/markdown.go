@@ -36,9 +36,18 @@ func WriteMarkdown(w io.Writer, c *Campaign, figures []Figure, now time.Time) er
 	}
 
 	p("## Plan\n\n")
-	if v.Plan != "" {
-		p("```\n%s\n```\n\n", strings.TrimRight(v.Plan, "\n"))
-	} else {
+	plans := 0
+	for _, s := range v.Sessions {
+		if s.Plan == "" {
+			continue
+		}
+		if len(v.Sessions) > 1 {
+			p("### Session %d%s, %s\n\n", s.ID, optional(" (testbed ", s.Testbed, ")"), s.StartedAt)
+		}
+		p("```\n%s\n```\n\n", strings.TrimRight(s.Plan, "\n"))
+		plans++
+	}
+	if plans == 0 {
 		p("No session recorded a plan.\n\n")
 	}
 

@@ -210,3 +210,30 @@ func TestCollectFiguresSince(t *testing.T) {
 		t.Errorf("figures of the last minute: %v, %v; want sub/new.png only", recent, err)
 	}
 }
+
+func TestPlansOfEverySession(t *testing.T) {
+	dir := t.TempDir()
+	db := writeStore(t, dir, true)
+	s, err := store.Open(context.Background(), db, "wwt", store.Options{Simulated: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.BeginSession(context.Background(), store.Provenance{Script: "scripts/wwt_matrix.star", Target: "embedded",
+		Testbed: "second-testbed", Plan: "the second plan"})
+	s.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := Write(context.Background(), db, dir, "report", time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{files.HTML, files.Markdown} {
+		text := read(t, path)
+		for _, want := range []string{"2 cells x 1 workloads x 2 repeats = 4 runs", "the second plan", "(testbed second-testbed)"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s lacks %q", filepath.Base(path), want)
+			}
+		}
+	}
+}
