@@ -304,6 +304,8 @@ func TestDocListsEveryModule(t *testing.T) {
 	}
 	expect(t, runCLI(t, "", nil, "doc", "args"), ExitOK, `^args: .*\n  args.get\(name, default\)\n`, "^$")
 	expect(t, runCLI(t, "", nil, "doc", "math"), ExitOK, `members: .*floor`, "^$")
+	expect(t, runCLI(t, "", nil, "doc", "args.get"), ExitOK, `^args: .*\n  args.get\(name, default\)\n      the --set value`, "^$")
+	expect(t, runCLI(t, "", nil, "doc", "args.gte"), ExitUsage, "^$", `module args has no member "gte"; members: get`)
 	expect(t, runCLI(t, "", nil, "doc", "nope"), ExitUsage, "^$", `no module "nope"; modules: .*args.*json`)
 	md := runCLI(t, "", nil, "doc", "--markdown")
 	if md.code != ExitOK || md.stdout != runtime.Markdown(builtins.Modules(builtins.Deps{})) {

@@ -38,13 +38,26 @@ func docCmd(st *State, args []string) int {
 	default:
 		return reportUsage(st, usagef("doc", "want at most one MODULE, got %s", strings.Join(pos, " ")))
 	}
+	modName, member, _ := strings.Cut(pos[0], ".")
 	var names []string
 	for _, m := range all {
-		if m.Name == pos[0] {
+		if m.Name != modName {
+			names = append(names, m.Name)
+			continue
+		}
+		if member == "" {
 			runtime.WriteDoc(st.Stdout, []*runtime.Module{m})
 			return ExitOK
 		}
-		names = append(names, m.Name)
+		var members []string
+		for _, mem := range m.Members {
+			if mem.Name == member {
+				runtime.WriteDoc(st.Stdout, []*runtime.Module{{Name: m.Name, Doc: m.Doc, Members: []runtime.Member{mem}}})
+				return ExitOK
+			}
+			members = append(members, mem.Name)
+		}
+		return reportUsage(st, usagef("doc", "module %s has no member %q; members: %s", m.Name, member, strings.Join(members, ", ")))
 	}
 	for _, lib := range runtime.Libraries() {
 		if lib.Name == pos[0] {
