@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -297,5 +298,21 @@ func TestLoadRetriesAFailedInitAndSharesOneInit(t *testing.T) {
 	wg.Wait()
 	if inits != 1 {
 		t.Errorf("init ran %d times, want once", inits)
+	}
+}
+
+func TestFailedLoadIsRetried(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"lib.star": "x = 1 // 0\n"})
+	s := &Session{Script: "<repl>", Ctx: context.Background(), Stdout: io.Discard, Stderr: io.Discard}
+	in := NewInterp(s, nil, dir, REPLOptions())
+	stmt := []byte("load('lib.star', 'x')\n")
+	if _, err := in.Exec(filepath.Join(dir, "<stdin>"), stmt); err == nil {
+		t.Fatal("want the division error")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "lib.star"), []byte("x = 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.Exec(filepath.Join(dir, "<stdin2>"), stmt); err != nil {
+		t.Errorf("the fixed file does not load: %v", err)
 	}
 }

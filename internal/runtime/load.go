@@ -26,8 +26,8 @@ func ResolveLoad(from, module, root string) string {
 }
 
 // loader implements load(): each file runs once per session on the
-// loading thread (so backtraces span files), results and errors are
-// cached, and cycles are reported with the chain of files.
+// loading thread (so backtraces span files), its globals are cached (a
+// failed load is not), and cycles are reported with the chain of files.
 type loader struct {
 	opts        *syntax.FileOptions
 	predeclared starlark.StringDict
@@ -72,5 +72,8 @@ func (l *loader) load(thread *starlark.Thread, module string) (starlark.StringDi
 	e.globals, e.err = starlark.ExecFileOptions(l.opts, thread, path, src, l.predeclared)
 	l.loading = l.loading[:len(l.loading)-1]
 	e.done = true
+	if e.err != nil {
+		delete(l.cache, key) // the REPL may load it again once it is fixed
+	}
 	return e.globals, e.err
 }
