@@ -756,10 +756,11 @@ func (a *actions) Metrics(ctx context.Context, start, end time.Time) ([]store.Ho
 // simulated; rows that do not are as simulated as the target.
 func resultOf(v starlark.Value, simulated bool) (*fio.Result, error) {
 	var rows []map[string]starlark.Value
+	var notes []string
 	strict := true
 	switch v := v.(type) {
 	case *Frame:
-		rows, strict = frameRecords(v), false
+		rows, strict, notes = frameRecords(v), false, v.Notes()
 	case *starlark.Dict:
 		rows = []map[string]starlark.Value{dictFields(v)}
 	case *starlark.List, starlark.Tuple:
@@ -773,7 +774,7 @@ func resultOf(v starlark.Value, simulated bool) (*fio.Result, error) {
 	default:
 		return nil, fmt.Errorf("workload returned a %s; want a frame (as fio.run returns), a dict of metrics such as {\"iops\": 1000}, or a list of such dicts", v.Type())
 	}
-	res := &fio.Result{Simulated: simulated}
+	res := &fio.Result{Simulated: simulated, Notes: notes}
 	for i, fields := range rows {
 		row, err := rowOf(fields, simulated, strict)
 		if err != nil {

@@ -384,6 +384,7 @@ func (m fioModule) run(thread *starlark.Thread, b *starlark.Builtin, args starla
 	}
 	ctx := runtime.Context(thread)
 	var results []*fio.Result
+	var notes []string
 	for range repeat {
 		res, err := plane.Run(ctx, ws, job.Job(), func(st fio.Status) { campaignRunStatus(thread, st) })
 		if err != nil {
@@ -393,12 +394,17 @@ func (m fioModule) run(thread *starlark.Thread, b *starlark.Builtin, args starla
 			return nil, fmt.Errorf("internal error: the data plane returned %s results for %s workers", simulatedWord(res.Simulated), simulatedWord(simulated))
 		}
 		results = append(results, res)
+		for _, n := range res.Notes {
+			if !slices.Contains(notes, n) {
+				notes = append(notes, n)
+			}
+		}
 	}
 	df, err := ResultFrame(results...)
 	if err != nil {
 		return nil, err
 	}
-	return NewFrame(df), nil
+	return NewFrameWithNotes(df, notes), nil
 }
 
 // ResultFrame turns results into one frame: per-disk rows then the

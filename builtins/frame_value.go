@@ -20,6 +20,10 @@ import (
 // they combine and refuse otherwise, join matches rows only of the same kind.
 type Frame struct {
 	df dataframe.DataFrame
+	// notes are what the data plane said of the runs behind the frame
+	// (bottleneck, physical-bound warnings); fio.run's frames carry them,
+	// frames derived from those do not.
+	notes []string
 }
 
 // SimulatedColumn names the bool column that says whether a row is simulated.
@@ -34,6 +38,15 @@ var (
 
 // NewFrame returns the handle of df.
 func NewFrame(df dataframe.DataFrame) *Frame { return &Frame{df: df} }
+
+// NewFrameWithNotes returns the handle of df carrying the data plane's
+// notes of the runs behind it, so a campaign stores them with the run.
+func NewFrameWithNotes(df dataframe.DataFrame, notes []string) *Frame {
+	return &Frame{df: df, notes: notes}
+}
+
+// Notes returns the data plane's notes of the runs behind the frame.
+func (f *Frame) Notes() []string { return f.notes }
 
 // DataFrame returns the frame's table.
 func (f *Frame) DataFrame() dataframe.DataFrame { return f.df }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -160,10 +161,14 @@ func TestCampaignScripts(t *testing.T) {
 			}
 			ok := 0
 			for _, r := range c.Runs {
-				if r.Status == "ok" {
-					ok++
-				} else {
+				if r.Status != "ok" {
 					t.Errorf("run %s failed: %s", r.Key(), r.Error)
+					continue
+				}
+				ok++
+				// The model's notes reach the store, and so the report's bottlenecks.
+				if !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.HasPrefix(n, "bottleneck: ") }) {
+					t.Errorf("run %s stored no bottleneck note: %q", r.Key(), r.Notes)
 				}
 			}
 			if ok != tc.runs || !c.Simulated || c.CompletedAt == "" {
