@@ -72,10 +72,12 @@ func openSimulated(ctx context.Context, opts Options) (*Target, func(), error) {
 		// The model reads cluster settings and disk policies back through
 		// the same API calls the scripts used to set them.
 		t.DataPlane = model.NewPlane(p, c)
-	} else {
-		t.DataPlane = &fio.Runner{}
+		return t, func() { c.Close(); s.Close() }, nil
 	}
-	return t, func() { c.Close(); s.Close() }, nil
+	// Local: every simulated worker VM gets its own fio server on loopback.
+	lp := NewLocalPlane("")
+	t.DataPlane = lp
+	return t, func() { lp.Close(); c.Close(); s.Close() }, nil
 }
 
 // openVCenter connects to the vCenter of opts.VSphere or of the govc environment.
