@@ -55,3 +55,24 @@ func TestRunWritesNoReportWithoutAStore(t *testing.T) {
 		t.Errorf("a script without a campaign got a report (stat: %v)", err)
 	}
 }
+
+func TestRunWritesAReportPerCampaign(t *testing.T) {
+	out := t.TempDir()
+	path := writeScript(t, "two.star", `
+def one(name):
+    c = campaign.new(name, factors = [campaign.factor("a", [1, 2], apply = lambda v: 1)],
+                     workloads = [campaign.workload("w", lambda: {"iops": 100.0})])
+    c.run()
+one("first")
+one("second")
+`)
+	expect(t, runCLI(t, "", nil, "run", path, "--out", out, "--no-progress"), ExitOK, "^$", `report: .*first-report\.html.*\n.*report: .*second-report\.html`)
+	for _, name := range []string{"first-report.html", "first-report.md", "second-report.html", "second-report.md"} {
+		if _, err := os.Stat(filepath.Join(out, name)); err != nil {
+			t.Error(err)
+		}
+	}
+	if html, _ := os.ReadFile(filepath.Join(out, "second-report.html")); !strings.Contains(string(html), "<h1>second</h1>") {
+		t.Error("second-report.html is not the second campaign's report")
+	}
+}
