@@ -41,7 +41,7 @@ func chromium(t *testing.T) string {
 			return p
 		}
 	}
-	if os.Getenv("CI") != "" {
+	if ci := os.Getenv("CI"); ci != "" && ci != "false" && ci != "0" {
 		t.Fatal("chromium is not installed and CI is set: ./test.sh installs it (apt-get install -y chromium)")
 	}
 	t.Skip("chromium is not installed: run ./test.sh (it installs Debian's chromium) or set CHROMIUM to a browser binary")
