@@ -432,9 +432,9 @@ func (c *campaignValue) runMethod(thread *starlark.Thread, b *starlark.Builtin, 
 		return nil, err
 	}
 	if s.Plan {
-		// --plan: print and touch nothing; the script goes on with empty results.
+		// --plan: print the plan and stop the script before anything runs.
 		plan.Write(s.Stdout)
-		return c.emptyResults(ctx, s)
+		return nil, runtime.ErrPlanPrinted
 	}
 	plan.Write(s.Stderr)
 	simulated, err := sessionSimulated(s)
@@ -486,27 +486,6 @@ func (c *campaignValue) runMethod(thread *starlark.Thread, b *starlark.Builtin, 
 	return NewFrame(df), nil
 }
 
-// emptyResults is the results frame of a campaign that has not run: the
-// stored results when a store exists, else no rows.
-func (c *campaignValue) emptyResults(ctx context.Context, s *runtime.Session) (starlark.Value, error) {
-	path, err := c.storePath(s)
-	if err != nil {
-		return nil, err
-	}
-	if st, err := store.OpenReadOnly(ctx, path); err == nil {
-		defer st.Close()
-		df, err := st.Frame(ctx, "results")
-		if err != nil {
-			return nil, err
-		}
-		return NewFrame(df), nil
-	}
-	factors := make([]string, len(c.spec.Factors))
-	for i, f := range c.spec.Factors {
-		factors[i] = f.Name
-	}
-	return NewFrame(store.EmptyFrame("results", factors)), nil
-}
 
 func (c *campaignValue) statsMethod(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {

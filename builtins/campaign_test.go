@@ -3,6 +3,7 @@ package builtins
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -75,17 +76,17 @@ func TestPlanModeTouchesNothing(t *testing.T) {
 	s, out := newTestSession(t, context.Background())
 	s.Plan = true
 	err := execStar(t, s, "plan.star", `
-touched = []
+def touch(v):
+    fail("--plan touched", v)
 c = campaign.new("p", factors = [
-        campaign.factor("policy", ["raid1", "raid6"], apply = lambda v: touched.append(v), cost = "resync"),
-        campaign.factor("compression", [False, True], apply = lambda v: touched.append(v), cost = 10)],
-    workloads = [campaign.workload("w", lambda: touched.append("run"), duration = "2m")], repeat = 2)
-r = c.run()
-assert.eq(len(r), 0)
-assert.eq(touched, [])
+        campaign.factor("policy", ["raid1", "raid6"], apply = touch, cost = "resync"),
+        campaign.factor("compression", [False, True], apply = touch, cost = 10)],
+    workloads = [campaign.workload("w", lambda: touch("run"), duration = "2m")], repeat = 2)
+c.run()
+fail("the script went on after the plan")
 `)
-	if err != nil {
-		t.Fatal(backtrace(err))
+	if !errors.Is(err, runtime.ErrPlanPrinted) {
+		t.Fatalf("want the script stopped with the plan printed, got %v", backtrace(err))
 	}
 	for _, want := range []string{"4 cells x 1 workloads x 2 repeats = 8 runs", "changes: policy 2, compression 3",
 		"estimated duration: 1h16m30s (changes 1h0m30s, preparation 0s, runs 16m0s)"} {

@@ -48,6 +48,12 @@ func (d Deps) open(s *runtime.Session, opts target.Options) (t *target.Target, f
 		if opts.Env == nil {
 			opts.Env = d.env
 		}
+		if s.Plan {
+			// --plan is a dry run: whatever the script targets, the
+			// control plane is the embedded simulator, so nothing real
+			// is touched before the plan is printed.
+			opts.Kind, opts.VSphere = target.Embedded, nil
+		}
 		ctx := s.Ctx
 		if ctx == nil {
 			ctx = context.Background()

@@ -348,3 +348,25 @@ func TestRunSecondInterruptDoesNotWaitForAStuckBuiltin(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// TestRunPlanIsADryRun: --plan on a vcenter target prints the plan without
+// contacting the vCenter (the control plane is the embedded simulator; the
+// URL below answers nothing), runs nothing, writes no store and exits 0.
+func TestRunPlanIsADryRun(t *testing.T) {
+	script := writeScript(t, "plan.star", `
+ws = vsphere.deploy_workers("plan", count = 2, disks = 1, disk_size = "1GiB")
+def touch(v):
+    fail("--plan touched", v)
+c = campaign.new("p", factors = [campaign.factor("compression", [False, True], apply = touch)],
+    workloads = [campaign.workload("w", lambda: touch("run"), duration = "1m")])
+c.run()
+fail("the script went on after the plan")
+`)
+	out := t.TempDir()
+	env := map[string]string{"GOVC_URL": "https://127.0.0.1:1/sdk", "GOVC_USERNAME": "u", "GOVC_PASSWORD": "p"}
+	r := runCLI(t, "", env, "run", script, "--plan", "--target", "vcenter", "--out", out)
+	expect(t, r, ExitOK, `2 cells x 1 workloads x 1 repeats = 2 runs`, `^$`)
+	if entries, _ := os.ReadDir(out); len(entries) != 0 {
+		t.Errorf("--plan wrote %d files into the output directory", len(entries))
+	}
+}

@@ -169,6 +169,9 @@ func checkAndExec(st *State, cmd string, s *runtime.Session) int {
 		fmt.Fprintln(st.Stderr, "starbench: interrupted")
 		return ExitInterrupted
 	}
+	if errors.Is(err, runtime.ErrPlanPrinted) {
+		return ExitOK
+	}
 	if err != nil {
 		fmt.Fprintln(st.Stderr, runtime.FormatError(err))
 		return ExitScriptError

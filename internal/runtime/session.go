@@ -58,6 +58,10 @@ const sessionKey = "starbench.session"
 // an internal error, never the script's fault.
 var ErrNoSession = errors.New("internal error: no starbench session on this thread")
 
+// ErrPlanPrinted stops a script once a campaign printed its plan under
+// --plan: nothing was run, and the command succeeds.
+var ErrPlanPrinted = errors.New("plan printed (--plan): nothing was run")
+
 // SetSession attaches s to thread.
 func SetSession(thread *starlark.Thread, s *Session) { thread.SetLocal(sessionKey, s) }
 

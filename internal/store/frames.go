@@ -227,18 +227,3 @@ func (s *Store) levels(ctx context.Context) ([]string, map[int64]map[string]stri
 	return factors, levels, rows.Err()
 }
 
-// EmptyFrame returns frame name with no rows, factors as its level columns:
-// the shape of a campaign's results before it has run.
-func EmptyFrame(name string, factors []string) dataframe.DataFrame {
-	q := frames[name]
-	var cols []series.Series
-	for _, c := range q.cols {
-		cols = append(cols, toSeries(c, nil))
-		if q.withLevels && c.name == "cell" {
-			for _, f := range factors {
-				cols = append(cols, series.New([]string{}, series.String, f))
-			}
-		}
-	}
-	return dataframe.New(cols...)
-}

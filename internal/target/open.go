@@ -27,7 +27,15 @@ type Options struct {
 	VSphere *vsphere.Options
 	// Latency is added to every call of an embedded simulator (for benchmarks).
 	Latency time.Duration
+	// ExactModel turns off the model's seeded run-to-run noise, so repeats
+	// of a simulated run give identical numbers (tests of the model's
+	// mechanisms). By default repeats spread like real runs, reproducibly.
+	ExactModel bool
 }
+
+// noiseSeed seeds the embedded model's run-to-run noise: the same script
+// gives the same simulated numbers on every machine.
+const noiseSeed = 1
 
 // Open opens the target of opts and returns it with the function that closes it.
 func Open(ctx context.Context, opts Options) (*Target, func(), error) {
@@ -71,7 +79,11 @@ func openSimulated(ctx context.Context, opts Options) (*Target, func(), error) {
 	if kind == Embedded {
 		// The model reads cluster settings and disk policies back through
 		// the same API calls the scripts used to set them.
-		t.DataPlane = model.NewPlane(p, c)
+		var opt []model.Option
+		if !opts.ExactModel {
+			opt = append(opt, model.WithNoise(noiseSeed))
+		}
+		t.DataPlane = model.NewPlane(p, c, opt...)
 		return t, func() { c.Close(); s.Close() }, nil
 	}
 	// Local: every simulated worker VM gets its own fio server on loopback.
