@@ -126,6 +126,7 @@ func Start(opts Options) (*Sim, error) {
 	}
 	svc.RegisterEndpoints = false
 	model.Map().Handler = s.vimHandler
+	model.Map().AddHandler(&taskGate{})
 
 	for _, ref := range model.Map().AllReference("HostNetworkSystem") {
 		model.Map().Put(&hostNetwork{HostNetworkSystem: ref.(*simulator.HostNetworkSystem)})

@@ -378,12 +378,15 @@ func (c *Client) clone(ctx context.Context, p *deployPlan, st deployStep) (*obje
 	}
 	var vm *object.VirtualMachine
 	err := c.do(ctx, "clone "+p.spec.Template+" to", st.name+" on host "+st.hostName, "CloneVM_Task", func(ctx context.Context) error {
-		t, err := p.template.Clone(ctx, p.folder, st.name, spec)
-		if err != nil {
+		if err := ctx.Err(); err != nil {
 			return err
 		}
 		wait, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Minute)
 		defer cancel()
+		t, err := p.template.Clone(wait, p.folder, st.name, spec)
+		if err != nil {
+			return err
+		}
 		info, err := t.WaitForResult(wait)
 		if err == nil {
 			if ref, ok := info.Result.(types.ManagedObjectReference); ok {
