@@ -180,3 +180,23 @@ func TestCampaignScripts(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanPrintsThePublishedMatrix: --plan prints each campaign's whole
+// published matrix and writes no store.
+func TestPlanPrintsThePublishedMatrix(t *testing.T) {
+	t.Chdir("..")
+	for script, want := range map[string]string{
+		"wwt_matrix.star":        "8 cells x 5 workloads x 2 repeats = 80 runs",
+		"vxrail_oio.star":        "60 cells x 7 workloads x 1 repeats = 420 runs",
+		"storagereview_esa.star": "2 cells x 5 workloads x 1 repeats = 10 runs",
+	} {
+		out := t.TempDir()
+		code, stdout, stderr := starbench(t, "run", "scripts/"+script, "--plan", "--out", out, "--no-progress")
+		if code != 0 || !strings.Contains(stdout, want) {
+			t.Errorf("%s --plan: exit %d, want a plan of %q\n%s%s", script, code, want, stdout, stderr)
+		}
+		if dbs, _ := filepath.Glob(filepath.Join(out, "*.db")); len(dbs) > 0 {
+			t.Errorf("%s --plan wrote %v", script, dbs)
+		}
+	}
+}
