@@ -124,24 +124,7 @@ func Start(opts Options) (*Sim, error) {
 	} else {
 		svc.Listen = &url.URL{Host: "127.0.0.1:0", User: s.user}
 	}
-	svc.RegisterEndpoints = false
-	model.Map().Handler = s.vimHandler
-	model.Map().AddHandler(&taskGate{})
-
-	for _, ref := range model.Map().AllReference("HostNetworkSystem") {
-		model.Map().Put(&hostNetwork{HostNetworkSystem: ref.(*simulator.HostNetworkSystem)})
-	}
-	pm := model.Map().Get(*model.ServiceContent.PerfManager)
-	model.Map().Put(&perfManager{PerformanceManager: pm.(*simulator.PerformanceManager), sim: s})
-
-	pbmReg := pbmsim.New()
-	stock := pbmReg.Get(pbmProfileManager).(*pbmsim.ProfileManager)
-	pbmReg.Put(&profileManager{ProfileManager: stock, sim: s})
-	pbmReg.Put(&complianceManager{ManagedObjectReference: pbmComplianceManager, sim: s})
-	svc.RegisterSDK(pbmReg)
-	vsanReg := vsansim.New()
-	vsanReg.Put(newClusterConfigSystem(s))
-	svc.RegisterSDK(vsanReg)
+	s.extend()
 
 	s.server = svc.NewServer()
 	u := *s.server.URL
@@ -150,6 +133,29 @@ func Start(opts Options) (*Sim, error) {
 	x, _ := x509.ParseCertificate(cert.Certificate[0])
 	s.Thumbprint = soap.ThumbprintSHA1(x)
 	return s, nil
+}
+
+// extend installs the extensions: the call hook and task gate, wrapped
+// network systems and performance manager, and the SPBM and vSAN endpoints
+// (registered here rather than by vcsim's global endpoint list).
+func (s *Sim) extend() {
+	m := s.model.Map()
+	m.Handler = s.vimHandler
+	m.AddHandler(&taskGate{})
+	for _, ref := range m.AllReference("HostNetworkSystem") {
+		m.Put(&hostNetwork{HostNetworkSystem: ref.(*simulator.HostNetworkSystem)})
+	}
+	pm := m.Get(*s.model.ServiceContent.PerfManager).(*simulator.PerformanceManager)
+	m.Put(&perfManager{PerformanceManager: pm, sim: s})
+
+	pbmReg := pbmsim.New()
+	stock := pbmReg.Get(pbmProfileManager).(*pbmsim.ProfileManager)
+	pbmReg.Put(&profileManager{ProfileManager: stock, sim: s})
+	pbmReg.Put(&complianceManager{ManagedObjectReference: pbmComplianceManager, sim: s})
+	s.model.Service.RegisterSDK(pbmReg)
+	vsanReg := vsansim.New()
+	vsanReg.Put(newClusterConfigSystem(s))
+	s.model.Service.RegisterSDK(vsanReg)
 }
 
 // Close stops the server and removes the simulator's files.
