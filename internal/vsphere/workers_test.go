@@ -2,6 +2,7 @@ package vsphere
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -187,5 +188,28 @@ func TestDeployWorkersKeepsWhatItMadeWhenAsked(t *testing.T) {
 	s.SetFaults(nil)
 	if left, _ := c.workerVMs(context.Background(), "kept"); len(left) == 0 {
 		t.Errorf("keep_on_failure removed the workers")
+	}
+}
+
+func TestCancelledDeploymentRemovesWhatItMade(t *testing.T) {
+	_, c := startSim(t, sim.Options{Testbed: testbedOf(3, "ESA"), Latency: 20 * time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { // cancel as soon as the first worker exists
+		for ctx.Err() == nil {
+			if vms, _ := c.workerVMs(context.Background(), "cut"); len(vms) > 0 {
+				cancel()
+				return
+			}
+		}
+	}()
+	spec := smallSpec("cut")
+	spec.PerHost, spec.Pool = 4, 2
+	_, err := c.DeployWorkers(ctx, spec)
+	cancel()
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", err)
+	}
+	if left, _ := c.workerVMs(context.Background(), "cut"); len(left) != 0 {
+		t.Errorf("%d workers left after cancelling", len(left))
 	}
 }
