@@ -32,7 +32,7 @@ func NewVSphereModule(deps Deps) *runtime.Module {
 			{Name: "inventory", Params: "()",
 				Doc: "the cluster's hosts, datastores and networks, as frames in a struct", Fn: v.inventory},
 			{Name: "deploy_workers", Params: "(prefix, per_host=None, count=None, template=None, ova=None, cpus=None, memory=None, disks=None, disk_size=None, datastore=None, network=None, policy=None, pool=8, keep_on_failure=False, ip_timeout=\"10m\")",
-				Doc: "clone worker VMs spread evenly over the hosts, with thin data disks, or reuse the set of that prefix", Fn: v.deployWorkers},
+				Doc: "clone worker VMs (from template=, or ova= imported once) evenly over the hosts, with thin data disks; reuses the set of that prefix", Fn: v.deployWorkers},
 			{Name: "workers", Params: "(prefix)",
 				Doc: "the deployed workers named prefix-NN", Fn: v.workers},
 			{Name: "destroy_workers", Params: "(prefix, pool=8)",
@@ -204,7 +204,10 @@ func (v vsphereModule) deployWorkers(thread *starlark.Thread, b *starlark.Builti
 		return nil, err
 	}
 	if ova != "" {
-		return nil, fmt.Errorf("ova= is not supported yet: import the OVA as a template once (govc import.ova -name=T file.ova; govc vm.markastemplate T) and pass template=\"T\"")
+		var err error
+		if ova, err = inputPath(thread, ova); err != nil {
+			return nil, err
+		}
 	}
 	if pool < 1 {
 		return nil, fmt.Errorf("pool=%d: want at least 1 (how many workers are deployed at once)", pool)
@@ -214,7 +217,7 @@ func (v vsphereModule) deployWorkers(thread *starlark.Thread, b *starlark.Builti
 		return nil, err
 	}
 	spec := vsphere.WorkerSpec{
-		Prefix: prefix, Template: template, Datastore: datastore, Network: network, Policy: policy.name,
+		Prefix: prefix, Template: template, OVA: ova, Datastore: datastore, Network: network, Policy: policy.name,
 		Pool: pool, KeepOnFailure: keep, IPTimeout: ipTimeout.d,
 		CPUs: 4, MemoryMB: 8192, Disks: 8, DiskSizeGB: 50,
 	}

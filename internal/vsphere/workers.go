@@ -28,7 +28,8 @@ type WorkerSpec struct {
 	Prefix     string // workers are named Prefix-01, Prefix-02, ...
 	Count      int
 	PerHost    int
-	Template   string // VM template to clone ("" = DefaultTemplate)
+	Template   string // VM template to clone ("" = DefaultTemplate, or the OVA's name)
+	OVA        string // an OVA file imported as the template first, unless it exists
 	CPUs       int
 	MemoryMB   int
 	Disks      int // thin data disks per worker
@@ -102,6 +103,9 @@ func (s *WorkerSpec) fingerprint(datastore string) string {
 // every data disk and checked for compliance. When a worker fails for good,
 // what this call created is removed unless spec.KeepOnFailure.
 func (c *Client) DeployWorkers(ctx context.Context, spec WorkerSpec) ([]Worker, error) {
+	if spec.Template == "" && spec.OVA != "" {
+		spec.Template = TemplateName(spec.OVA)
+	}
 	if spec.Template == "" {
 		spec.Template = DefaultTemplate
 	}
@@ -113,6 +117,11 @@ func (c *Client) DeployWorkers(ctx context.Context, spec WorkerSpec) ([]Worker, 
 	}
 	if err := spec.check(); err != nil {
 		return nil, err
+	}
+	if spec.OVA != "" {
+		if err := c.ImportTemplate(ctx, spec.OVA, spec.Template, spec.Datastore); err != nil {
+			return nil, err
+		}
 	}
 	plan, err := c.plan(ctx, &spec)
 	if err != nil {
@@ -195,15 +204,6 @@ func (c *Client) plan(ctx context.Context, spec *WorkerSpec) (*deployPlan, error
 
 	if p.template, err = c.finder.VirtualMachine(ctx, spec.Template); err != nil {
 		return nil, fmt.Errorf("template %q: %w (give template= the name of a VM template in datacenter %s)", spec.Template, err, c.dc.Name())
-	}
-	devices, err := p.template.Device(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("reading template %s: %w", spec.Template, err)
-	}
-	if spec.Disks > 0 {
-		if _, err := devices.FindSCSIController(""); err != nil {
-			return nil, fmt.Errorf("template %s has no SCSI controller for data disks", spec.Template)
-		}
 	}
 	folders, err := c.dc.Folders(ctx)
 	if err != nil {
@@ -421,9 +421,17 @@ func (c *Client) configure(ctx context.Context, p *deployPlan, name string, vm *
 	dir := path.Dir(mvm.Config.Files.VmPathName) // "[vsanDatastore] uuid"
 	var changes []types.BaseVirtualDeviceConfigSpec
 	if p.spec.Disks > 0 {
-		ctrl, err := devices.FindSCSIController("")
-		if err != nil {
-			return fmt.Errorf("worker %s: %w", name, err)
+		var ctrl types.BaseVirtualController
+		if scsi, err := devices.FindSCSIController(""); err == nil {
+			ctrl = scsi
+		} else { // a template without one (an IDE appliance) gets a paravirtual controller
+			dev, err := devices.CreateSCSIController("pvscsi")
+			if err != nil {
+				return err
+			}
+			devices = append(devices, dev)
+			ctrl = dev.(types.BaseVirtualController)
+			changes = append(changes, &types.VirtualDeviceConfigSpec{Operation: types.VirtualDeviceConfigSpecOperationAdd, Device: dev})
 		}
 		for i := range p.spec.Disks {
 			file := fmt.Sprintf("%s/%s_data%d.vmdk", dir, name, i+1)

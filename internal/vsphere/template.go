@@ -1,0 +1,66 @@
+package vsphere
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/vmware/govmomi/object"
+	"github.com/vmware/govmomi/ovf/importer"
+	"github.com/vmware/govmomi/vim25/mo"
+)
+
+// TemplateName is the template an OVA file becomes: its base name.
+func TemplateName(ova string) string {
+	return strings.TrimSuffix(filepath.Base(ova), filepath.Ext(ova))
+}
+
+// ImportTemplate imports the OVA file at path as the VM template name on the
+// cluster's vSAN datastore (or datastore), unless a VM of that name exists.
+func (c *Client) ImportTemplate(ctx context.Context, path, name, datastore string) error {
+	if _, err := c.finder.VirtualMachine(ctx, name); err == nil {
+		return nil
+	}
+	if _, err := os.Stat(path); err != nil {
+		return fmt.Errorf("ova: %w", err)
+	}
+	p := &deployPlan{spec: &WorkerSpec{Datastore: datastore}}
+	if err := c.pickDatastore(ctx, p); err != nil {
+		return err
+	}
+	folders, err := c.dc.Folders(ctx)
+	if err != nil {
+		return err
+	}
+	pool, err := c.cluster.ResourcePool(ctx)
+	if err != nil {
+		return err
+	}
+	imp := &importer.Importer{
+		Name:         name,
+		Log:          func(string) (int, error) { return 0, nil }, // upload progress is not shown
+		Client:       c.vim,
+		Finder:       c.finder,
+		Datacenter:   c.dc,
+		Datastore:    object.NewDatastore(c.vim, p.datastore),
+		ResourcePool: pool,
+		Folder:       folders.VmFolder,
+		Archive:      &importer.TapeArchive{Path: path, Opener: importer.Opener{Client: c.vim}},
+	}
+	ref, err := imp.Import(ctx, "*.ovf", importer.Options{Name: &name})
+	if err != nil {
+		return fmt.Errorf("importing %s as template %s: %w", path, name, err)
+	}
+	vm := object.NewVirtualMachine(c.vim, *ref)
+	var mvm mo.VirtualMachine
+	if err := vm.Properties(ctx, *ref, []string{"config.template"}, &mvm); err == nil && mvm.Config != nil && mvm.Config.Template {
+		return nil
+	}
+	if err := vm.MarkAsTemplate(ctx); err != nil {
+		return fmt.Errorf("marking %s as a template: %w", name, err)
+	}
+	return nil
+}
+
