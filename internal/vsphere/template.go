@@ -63,4 +63,3 @@ func (c *Client) ImportTemplate(ctx context.Context, path, name, datastore strin
 	}
 	return nil
 }
-
