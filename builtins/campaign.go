@@ -486,7 +486,6 @@ func (c *campaignValue) runMethod(thread *starlark.Thread, b *starlark.Builtin, 
 	return NewFrame(df), nil
 }
 
-
 func (c *campaignValue) statsMethod(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
 		return nil, err

@@ -226,4 +226,3 @@ func (s *Store) levels(ctx context.Context) ([]string, map[int64]map[string]stri
 	}
 	return factors, levels, rows.Err()
 }
-
