@@ -21,8 +21,8 @@ func (s *Sim) shape() error {
 	if err != nil {
 		return fmt.Errorf("simulator: %w", err)
 	}
-	for _, e := range s.model.Map().All("HostSystem") {
-		shapeHost(e.(*simulator.HostSystem), s.Testbed)
+	for i, e := range s.model.Map().All("HostSystem") {
+		shapeHost(e.(*simulator.HostSystem), s.Testbed, i)
 	}
 	for _, ref := range s.model.Map().AllReference("HostNetworkSystem") {
 		ns := ref.(*simulator.HostNetworkSystem)
@@ -53,9 +53,9 @@ func (s *Sim) shape() error {
 	return createTemplate(ctx, c, finder, dc, cluster)
 }
 
-// shapeHost gives a host the profile's CPU, memory and NICs, with a vSAN
-// portgroup whose active NICs are the profile's first uplink choice.
-func shapeHost(h *simulator.HostSystem, p *testbed.Profile) {
+// shapeHost gives host number i the profile's CPU, memory and NICs, with a
+// vSAN portgroup whose active NICs are the profile's first uplink choice.
+func shapeHost(h *simulator.HostSystem, p *testbed.Profile, i int) {
 	cores := int16(p.CPU.Cores())
 	mhz := int32(p.CPU.GHz * 1000)
 	mem := int64(p.MemoryGB) << 30
@@ -85,16 +85,16 @@ func shapeHost(h *simulator.HostSystem, p *testbed.Profile) {
 	network := *cfg.Network
 	var pnics []types.PhysicalNic
 	var keys, names []string
-	for i, n := range p.NICs {
+	for j, n := range p.NICs {
 		speed := types.PhysicalNicLinkInfo{SpeedMb: int32(n.SpeedGbps * 1000), Duplex: true}
 		pnics = append(pnics, types.PhysicalNic{
 			Key:       "key-vim.host.PhysicalNic-" + n.Name,
 			Device:    n.Name,
-			Pci:       fmt.Sprintf("0000:%02x:00.0", 0x3b+i),
+			Pci:       fmt.Sprintf("0000:%02x:00.0", 0x3b+j),
 			Driver:    "nmlx5_core",
 			LinkSpeed: &speed,
 			Spec:      types.PhysicalNicSpec{LinkSpeed: &speed},
-			Mac:       fmt.Sprintf("00:50:56:%02x:%02x:%02x", len(h.Name)%256, i, len(pnics)),
+			Mac:       fmt.Sprintf("00:50:56:%02x:%02x:%02x", i/256, i%256, j),
 		})
 		keys = append(keys, "key-vim.host.PhysicalNic-"+n.Name)
 		names = append(names, n.Name)
@@ -139,7 +139,27 @@ func shapeHost(h *simulator.HostSystem, p *testbed.Profile) {
 			},
 		},
 	}
+	vmk := types.HostVirtualNic{
+		Device: "vmk2", Key: "key-vim.host.VirtualNic-vmk2", Portgroup: VSANPortgrp,
+		Spec: types.HostVirtualNicSpec{
+			Ip:        &types.HostIpConfig{IpAddress: fmt.Sprintf("172.16.%d.%d", i/250, i%250+1), SubnetMask: "255.255.0.0"},
+			Portgroup: VSANPortgrp, Mtu: 9000, NetStackInstanceKey: "defaultTcpipStack",
+		},
+	}
+	network.Vnic = append(append([]types.HostVirtualNic(nil), network.Vnic...), vmk)
 	cfg.Network = &network
+
+	// vSAN traffic is tagged on vmk2, as vCenter reports it.
+	nics := types.HostVirtualNicManagerInfo{}
+	if cfg.VirtualNicManagerInfo != nil {
+		nics.NetConfig = append(nics.NetConfig, cfg.VirtualNicManagerInfo.NetConfig...)
+	}
+	tagged := vmk
+	tagged.Key = "vsan." + vmk.Key
+	nics.NetConfig = append(nics.NetConfig, types.VirtualNicManagerNetConfig{
+		NicType: "vsan", MultiSelectAllowed: true, CandidateVnic: []types.HostVirtualNic{tagged}, SelectedVnic: []string{tagged.Key},
+	})
+	cfg.VirtualNicManagerInfo = &nics
 	h.Config = &cfg
 }
 

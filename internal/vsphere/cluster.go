@@ -1,6 +1,7 @@
 package vsphere
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -42,18 +43,38 @@ type ClusterState struct {
 	Architecture string
 }
 
-// vsanPortgroup finds the portgroup that carries vSAN traffic on a host.
+// vsanPortgroup finds the standard-switch portgroup that carries a host's
+// vSAN traffic: the one of the VMkernel NIC tagged for vSAN, or else the one
+// named like vSAN.
 func vsanPortgroup(h mo.HostSystem) (*types.HostPortGroup, error) {
-	var names []string
-	if h.Config != nil && h.Config.Network != nil {
-		for i, pg := range h.Config.Network.Portgroup {
-			if strings.Contains(strings.ToLower(pg.Spec.Name), "vsan") {
-				return &h.Config.Network.Portgroup[i], nil
+	if h.Config == nil || h.Config.Network == nil {
+		return nil, fmt.Errorf("host %s reports no network configuration", h.Name)
+	}
+	name := ""
+	if info := h.Config.VirtualNicManagerInfo; info != nil {
+		for _, nc := range info.NetConfig {
+			if nc.NicType != string(types.HostVirtualNicManagerNicTypeVsan) {
+				continue
 			}
-			names = append(names, pg.Spec.Name)
+			for _, v := range nc.CandidateVnic {
+				if !slices.Contains(nc.SelectedVnic, v.Key) {
+					continue
+				}
+				if v.Spec.DistributedVirtualPort != nil {
+					return nil, fmt.Errorf("host %s carries vSAN on %s, a distributed switch port: uplink= handles standard switches only", h.Name, v.Device)
+				}
+				name = cmp.Or(v.Portgroup, v.Spec.Portgroup)
+			}
 		}
 	}
-	return nil, fmt.Errorf("host %s has no standard-switch portgroup named like vSAN (it has: %s)", h.Name, strings.Join(names, ", "))
+	var names []string
+	for i, pg := range h.Config.Network.Portgroup {
+		if pg.Spec.Name == name || (name == "" && strings.Contains(strings.ToLower(pg.Spec.Name), "vsan")) {
+			return &h.Config.Network.Portgroup[i], nil
+		}
+		names = append(names, pg.Spec.Name)
+	}
+	return nil, fmt.Errorf("host %s has no standard-switch portgroup for vSAN: no VMkernel NIC is tagged for vSAN and none of its portgroups (%s) is named like vSAN", h.Name, strings.Join(names, ", "))
 }
 
 // architecture reports "ESA" or "OSA".
@@ -85,7 +106,7 @@ func (c *Client) State(ctx context.Context) (ClusterState, error) {
 	if cfg.RdmaConfig != nil {
 		st.RDMA = cfg.RdmaConfig.RdmaEnabled
 	}
-	hosts, err := c.hosts(ctx, "config.network")
+	hosts, err := c.hosts(ctx, "config.network", "config.virtualNicManagerInfo")
 	if err != nil {
 		return ClusterState{}, err
 	}
@@ -218,7 +239,7 @@ func (c *Client) Configure(ctx context.Context, s ClusterSettings) (ClusterState
 // setUplink makes uplink the active NICs of every host's vSAN portgroup,
 // the others standby, and checks each host took it.
 func (c *Client) setUplink(ctx context.Context, uplink string) error {
-	hosts, err := c.hosts(ctx, "config.network", "configManager.networkSystem")
+	hosts, err := c.hosts(ctx, "config.network", "config.virtualNicManagerInfo", "configManager.networkSystem")
 	if err != nil {
 		return err
 	}
@@ -252,7 +273,7 @@ func (c *Client) setUplink(ctx context.Context, uplink string) error {
 			return err
 		}
 	}
-	after, err := c.hosts(ctx, "config.network")
+	after, err := c.hosts(ctx, "config.network", "config.virtualNicManagerInfo")
 	if err != nil {
 		return err
 	}

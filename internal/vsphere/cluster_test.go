@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vmware/govmomi/vim25/mo"
+	"github.com/vmware/govmomi/vim25/types"
+
 	"starbench/internal/model"
 	"starbench/internal/sim"
 )
@@ -115,5 +118,35 @@ func TestHostMetricsShowRecordedLoad(t *testing.T) {
 	}
 	if _, err := c.HostMetrics(ctx, []string{"nohost"}, start, end); err == nil || !strings.Contains(err.Error(), "want one of DC0_C0_H0") {
 		t.Errorf("unknown host: %v", err)
+	}
+}
+
+func TestVSANPortgroupFollowsTheTaggedVMkernelNIC(t *testing.T) {
+	host := func(tagged *types.HostVirtualNic, portgroups ...string) mo.HostSystem {
+		h := mo.HostSystem{ManagedEntity: mo.ManagedEntity{Name: "esx1"}}
+		h.Config = &types.HostConfigInfo{Network: &types.HostNetworkInfo{}}
+		for _, n := range portgroups {
+			h.Config.Network.Portgroup = append(h.Config.Network.Portgroup, types.HostPortGroup{Spec: types.HostPortGroupSpec{Name: n}})
+		}
+		if tagged != nil {
+			h.Config.VirtualNicManagerInfo = &types.HostVirtualNicManagerInfo{NetConfig: []types.VirtualNicManagerNetConfig{
+				{NicType: "vsan", CandidateVnic: []types.HostVirtualNic{*tagged}, SelectedVnic: []string{tagged.Key}},
+			}}
+		}
+		return h
+	}
+	pg, err := vsanPortgroup(host(&types.HostVirtualNic{Key: "vsan.vmk3", Device: "vmk3", Portgroup: "storage-a"}, "vSAN-old", "storage-a"))
+	if err != nil || pg.Spec.Name != "storage-a" {
+		t.Errorf("tagged vmk: got %v, %v; want storage-a", pg, err)
+	}
+	if pg, err := vsanPortgroup(host(nil, "Management", "VSAN Network")); err != nil || pg.Spec.Name != "VSAN Network" {
+		t.Errorf("by name: got %v, %v", pg, err)
+	}
+	dvs := &types.HostVirtualNic{Key: "vsan.vmk1", Device: "vmk1", Spec: types.HostVirtualNicSpec{DistributedVirtualPort: &types.DistributedVirtualSwitchPortConnection{}}}
+	if _, err := vsanPortgroup(host(dvs, "Management")); err == nil || !strings.Contains(err.Error(), "distributed switch") {
+		t.Errorf("vDS: %v", err)
+	}
+	if _, err := vsanPortgroup(host(nil, "Management", "VM Network")); err == nil || !strings.Contains(err.Error(), "(Management, VM Network)") {
+		t.Errorf("none: %v", err)
 	}
 }
