@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sync"
+	"time"
 
 	"starbench/internal/fio"
 	"starbench/internal/testbed"
@@ -21,10 +22,15 @@ type Plane struct {
 	p   *testbed.Profile
 	src StateSource
 
-	mu    sync.Mutex
-	disks map[diskKey]diskData
-	noise *rand.Rand // nil: no noise
+	mu       sync.Mutex
+	disks    map[diskKey]diskData
+	noise    *rand.Rand // nil: no noise
+	hostLoad HostLoadFunc
 }
+
+// HostLoadFunc receives the host CPU a simulated run predicted, with the
+// run's wall-clock window, so the control plane can report it as metrics.
+type HostLoadFunc func(start, end time.Time, cpuPercent float64)
 
 type diskKey struct{ worker, disk string }
 
@@ -44,6 +50,11 @@ type Option func(*Plane)
 // same seed gives the same sequence of results.
 func WithNoise(seed uint64) Option {
 	return func(pl *Plane) { pl.noise = rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)) }
+}
+
+// WithHostLoad reports every run's predicted host CPU to f.
+func WithHostLoad(f HostLoadFunc) Option {
+	return func(pl *Plane) { pl.hostLoad = f }
 }
 
 // NewPlane returns the simulated data plane for a testbed; src reads the
@@ -99,6 +110,7 @@ func (pl *Plane) Run(ctx context.Context, workers []fio.Worker, job *fio.Job, pr
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	start := time.Now()
 	state, err := pl.src.ClusterState(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("reading cluster state: %w", err)
@@ -134,6 +146,9 @@ func (pl *Plane) Run(ctx context.Context, workers []fio.Worker, job *fio.Job, pr
 	}
 	pl.applyNoise(out)
 	pl.recordWrites(workers, job, out)
+	if pl.hostLoad != nil {
+		pl.hostLoad(start, time.Now(), out.CPUPercent)
+	}
 
 	res := &fio.Result{Simulated: true}
 	n := float64(len(in.Disks))

@@ -79,7 +79,19 @@ func openSimulated(ctx context.Context, opts Options) (*Target, func(), error) {
 	if kind == Embedded {
 		// The model reads cluster settings and disk policies back through
 		// the same API calls the scripts used to set them.
-		var opt []model.Option
+		inv, err := c.Inventory(ctx)
+		if err != nil {
+			c.Close()
+			s.Close()
+			return nil, nil, fmt.Errorf("reading the simulated testbed %s: %w", p.Name, err)
+		}
+		// Every host carries vSAN's share of a run (the model's hosts are
+		// symmetric), so host metrics show the predicted CPU on each.
+		opt := []model.Option{model.WithHostLoad(func(start, end time.Time, cpu float64) {
+			for _, h := range inv.Hosts {
+				s.RecordHostCPU(h.Name, start, end, cpu)
+			}
+		})}
 		if !opts.ExactModel {
 			opt = append(opt, model.WithNoise(noiseSeed))
 		}

@@ -2,9 +2,13 @@ package target
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"strings"
 	"testing"
+	"time"
 
+	"starbench/internal/fio"
 	"starbench/internal/model"
 	"starbench/internal/sim"
 	"starbench/internal/testbed"
@@ -65,5 +69,43 @@ func TestOpenRefusesUnknownTargetsAndTestbeds(t *testing.T) {
 	}
 	if _, _, err := Open(context.Background(), Options{Testbed: "nope"}); err == nil || !strings.Contains(err.Error(), "storagereview-r6625-esa") {
 		t.Errorf("unknown testbed: %v", err)
+	}
+}
+
+// TestEmbeddedRunsShowUpInHostMetrics: the CPU the model predicts for a run
+// is what PerformanceManager reports for every host over the run's window.
+func TestEmbeddedRunsShowUpInHostMetrics(t *testing.T) {
+	ctx := context.Background()
+	tg, closeFn, err := Open(ctx, Options{ExactModel: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeFn()
+	workers := []fio.Worker{{Name: "w1", Simulated: true, Disks: []fio.Disk{{Name: "disk1", Path: "/dev/sdb"}}}}
+	if err := tg.DataPlane.Prepare(ctx, workers, fio.Prep{Method: "random", BlockSize: 256 << 10}, nil); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	res, err := tg.DataPlane.Run(ctx, workers, &fio.Job{RW: "randread", BlockSize: 4096, IODepth: 64, NumJobs: 1, RuntimeSec: 60}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	samples, err := tg.VSphere.HostMetrics(ctx, nil, start, time.Now().Add(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var predicted float64
+	for _, n := range res.Notes {
+		fmt.Sscanf(n[strings.Index(n, "host CPU")+len("host CPU "):], "%f", &predicted)
+	}
+	hosts := map[string]bool{}
+	for _, s := range samples {
+		hosts[s.Host] = true
+		if math.Abs(s.CPUPercent-predicted) > 1 {
+			t.Errorf("host %s CPU %.1f %%, the model predicted %.1f %%", s.Host, s.CPUPercent, predicted)
+		}
+	}
+	if predicted <= 2 || len(hosts) != tg.Testbed.Hosts {
+		t.Errorf("predicted CPU %.1f %% from notes %q; samples from %d hosts, want %d", predicted, res.Notes, len(hosts), tg.Testbed.Hosts)
 	}
 }
