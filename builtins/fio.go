@@ -346,6 +346,35 @@ func (m fioModule) plane(thread *starlark.Thread, workers []fio.Worker) (fio.Dat
 	return nil, false, fmt.Errorf("%d of the %d workers are simulated and the rest run fio; simulated and measured results never mix, so run them separately", sim, len(workers))
 }
 
+// current reads simulated worker VMs back from the control plane: a handle
+// is a snapshot, and policy.apply may have changed the disks' policies since,
+// which the model must see.
+func (m fioModule) current(thread *starlark.Thread, workers workersArg) ([]fio.Worker, error) {
+	t, err := m.deps.target(thread)
+	if err != nil {
+		return nil, err
+	}
+	if t.VSphere == nil {
+		return workers.fioWorkers(), nil
+	}
+	ids := make([]string, len(workers))
+	for i, w := range workers {
+		ids[i] = w.VM
+	}
+	vms, err := t.VSphere.WorkersByVM(runtime.Context(thread), ids)
+	if err != nil {
+		return nil, err
+	}
+	if len(vms) != len(ids) {
+		return nil, fmt.Errorf("%d of the %d worker VMs are gone; deploy the workers again", len(ids)-len(vms), len(ids))
+	}
+	out := make([]fio.Worker, len(vms))
+	for i, vm := range vms {
+		out[i] = fioWorker(vm, true)
+	}
+	return out, nil
+}
+
 func (m fioModule) prepare(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var workers workersArg
 	method := "random"
@@ -356,9 +385,14 @@ func (m fioModule) prepare(thread *starlark.Thread, b *starlark.Builtin, args st
 		return nil, err
 	}
 	ws := workers.fioWorkers()
-	plane, _, err := m.plane(thread, ws)
+	plane, simulated, err := m.plane(thread, ws)
 	if err != nil {
 		return nil, err
+	}
+	if simulated {
+		if ws, err = m.current(thread, workers); err != nil {
+			return nil, err
+		}
 	}
 	prep := fio.Prep{Method: method, BlockSize: bs.n, CompressPercentage: compress, Age: age}
 	if err := plane.Prepare(runtime.Context(thread), ws, prep, func(st fio.Status) { campaignRunStatus(thread, st) }); err != nil {
@@ -381,6 +415,11 @@ func (m fioModule) run(thread *starlark.Thread, b *starlark.Builtin, args starla
 	plane, simulated, err := m.plane(thread, ws)
 	if err != nil {
 		return nil, err
+	}
+	if simulated {
+		if ws, err = m.current(thread, workers); err != nil {
+			return nil, err
+		}
 	}
 	ctx := runtime.Context(thread)
 	var results []*fio.Result

@@ -330,16 +330,21 @@ func (v vsphereModule) hostMetrics(thread *starlark.Thread, b *starlark.Builtin,
 func workerList(ws []vsphere.Worker, simulated bool) *starlark.List {
 	out := make([]starlark.Value, len(ws))
 	for i, w := range ws {
-		fw := fio.Worker{Name: w.Name, Host: w.Host, Simulated: simulated}
-		if w.IP != "" {
-			fw.Addr = fmt.Sprintf("%s:%d", w.IP, fioServerPort)
-		}
-		for _, d := range w.Disks {
-			fw.Disks = append(fw.Disks, fio.Disk{Name: d.Name, Path: d.Path, SizeBytes: d.SizeBytes, Policy: d.Policy})
-		}
-		out[i] = NewWorker(fw, w.VM)
+		out[i] = NewWorker(fioWorker(w, simulated), w.VM)
 	}
 	return starlark.NewList(out)
+}
+
+// fioWorker is a deployed worker as the data plane sees it.
+func fioWorker(w vsphere.Worker, simulated bool) fio.Worker {
+	fw := fio.Worker{Name: w.Name, Host: w.Host, Simulated: simulated}
+	if w.IP != "" {
+		fw.Addr = fmt.Sprintf("%s:%d", w.IP, fioServerPort)
+	}
+	for _, d := range w.Disks {
+		fw.Disks = append(fw.Disks, fio.Disk{Name: d.Name, Path: d.Path, SizeBytes: d.SizeBytes, Policy: d.Policy})
+	}
+	return fw
 }
 
 // stringList unpacks a string or a list of strings.
