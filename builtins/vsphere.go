@@ -28,7 +28,7 @@ func NewVSphereModule(deps Deps) *runtime.Module {
 		Doc:  "vSphere inventory and worker VMs",
 		Members: []runtime.Member{
 			{Name: "connect", Params: "(target=None, testbed=None, url=None, username=None, insecure=False, datacenter=None, cluster=None)",
-				Doc: "open the session's target explicitly: a simulated testbed, or a vCenter (password from GOVC_PASSWORD)", Fn: v.connect},
+				Doc: "open the session's target explicitly: a simulated testbed (ignored when the session targets a vCenter), or a vCenter (password from GOVC_PASSWORD)", Fn: v.connect},
 			{Name: "inventory", Params: "()",
 				Doc: "the cluster's hosts, datastores and networks, as frames in a struct", Fn: v.inventory},
 			{Name: "deploy_workers", Params: "(prefix, per_host=None, count=None, template=None, ova=None, cpus=None, memory=None, disks=None, disk_size=None, datastore=None, network=None, policy=None, pool=8, keep_on_failure=False, ip_timeout=\"10m\")",
@@ -95,7 +95,13 @@ func (v vsphereModule) connect(thread *starlark.Thread, b *starlark.Builtin, arg
 		opts.Testbed = s.Testbed
 	}
 	if testbedName != "" && opts.Kind == target.VCenter {
-		return nil, fmt.Errorf("testbed= names a simulated cluster; a vCenter (url= or target=\"vcenter\") is described by its own inventory")
+		if kind != "" || url != "" {
+			return nil, fmt.Errorf("testbed= names a simulated cluster; a vCenter (url= or target=\"vcenter\") is described by its own inventory")
+		}
+		// The script names the testbed it simulates by default; run on a
+		// vCenter, it drives the real cluster unchanged.
+		fmt.Fprintf(s.Stderr, "vsphere.connect: testbed %s stands for the simulated cluster; this session drives the vCenter at GOVC_URL\n", testbedName)
+		opts.Testbed = ""
 	}
 	t, fresh, err := v.deps.open(s, opts)
 	if err != nil {

@@ -48,3 +48,39 @@ func TestSimServeServesUntilInterrupted(t *testing.T) {
 		t.Errorf("exit %d, want 130; stderr: %s", code, stderr.String())
 	}
 }
+
+// TestScriptNamingATestbedDrivesTheVCenterItIsGiven: a campaign script that
+// names its simulated testbed runs unchanged against a vCenter (here the
+// simulator served over HTTPS, trusted through its CA file): the inventory
+// is the vCenter's, not the testbed's.
+func TestScriptNamingATestbedDrivesTheVCenterItIsGiven(t *testing.T) {
+	interrupts := make(chan os.Signal, 1)
+	ready := make(chan struct{})
+	stdout := &signalWriter{on: regexp.MustCompile(`GOVC_TLS_CA_CERTS=\S+\n`), fire: func() { close(ready) }}
+	var stderr syncBuffer
+	done := make(chan int)
+	go func() {
+		done <- Run(&State{Args: []string{"sim", "serve", "--listen", "127.0.0.1:0"}, Stdout: stdout, Stderr: &stderr, Interrupts: interrupts})
+	}()
+	select {
+	case <-ready:
+	case code := <-done:
+		t.Fatalf("sim serve exited %d before serving: %s", code, stderr.String())
+	}
+	defer func() { interrupts <- os.Interrupt; <-done }()
+	env := map[string]string{}
+	for _, m := range regexp.MustCompile(`(GOVC_\w+)=(\S+)`).FindAllStringSubmatch(stdout.String(), -1) {
+		if !strings.HasPrefix(m[2], "<") {
+			env[m[1]] = m[2]
+		}
+	}
+	script := writeScript(t, "real.star", `
+vsphere.connect(testbed = "wwt-r640-osa")  # 24 hosts when simulated
+print("hosts:", len(vsphere.inventory().hosts))
+`)
+	r := runCLI(t, "", env, "run", script, "--out", t.TempDir())
+	expect(t, r, ExitOK, ``, `(?s)testbed wwt-r640-osa stands for the simulated cluster.*hosts: 4\n`)
+	if strings.Contains(r.stderr, env["GOVC_PASSWORD"]) {
+		t.Errorf("the password reached the output:\n%s", r.stderr)
+	}
+}
