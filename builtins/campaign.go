@@ -26,6 +26,7 @@ import (
 	"starbench/internal/store"
 	"starbench/internal/target"
 	"starbench/internal/testbed"
+	"starbench/internal/vsphere"
 )
 
 // NewCampaignModule returns the `campaign` module: matrices of cluster settings, repeated and stored.
@@ -530,6 +531,7 @@ func (c *campaignValue) provenance(s *runtime.Session, simulated bool, plan stri
 	}
 	if t := openedTarget(s); t != nil && t.VSphere != nil && t.VSphere.VIM() != nil {
 		p.VCenterVersion = t.VSphere.VIM().ServiceContent.About.FullName
+		p.ESXiVersions = esxiVersions(s.Ctx, t.VSphere)
 	}
 	// Parsing only finds the files (resolve errors, with no predeclared
 	// names given, do not matter); the script already ran this far.
@@ -540,6 +542,23 @@ func (c *campaignValue) provenance(s *runtime.Session, simulated bool, plan stri
 	}
 	p.Files, _ = store.HashFiles(paths)
 	return p
+}
+
+// esxiVersions lists the distinct ESXi versions of the cluster's hosts;
+// none when the inventory cannot be read (provenance never stops a campaign).
+func esxiVersions(ctx context.Context, c *vsphere.Client) []string {
+	inv, err := c.Inventory(ctx)
+	if err != nil {
+		return nil
+	}
+	var versions []string
+	for _, h := range inv.Hosts {
+		if h.Version != "" && !slices.Contains(versions, h.Version) {
+			versions = append(versions, h.Version)
+		}
+	}
+	slices.Sort(versions)
+	return versions
 }
 
 // openedTarget returns the session's target if a builtin has opened it, and

@@ -284,3 +284,21 @@ assert.eq(store.open(c.store_path()).simulated, False)
 		t.Fatal(backtrace(err))
 	}
 }
+
+// TestProvenanceRecordsTheClusterVersions: a campaign on an opened target
+// records the vCenter's and the ESXi hosts' versions.
+func TestProvenanceRecordsTheClusterVersions(t *testing.T) {
+	s, _ := newTestSession(t, context.Background())
+	err := execStar(t, s, "versions.star", `
+vsphere.inventory()
+c = campaign.new("versions", factors = [campaign.factor("a", [1], apply = lambda v: v)],
+    workloads = [campaign.workload("w", lambda: {"iops": 1})])
+c.run()
+sessions = store.open(c.store_path()).frame("sessions")
+assert.true("vCenter" in sessions["vcenter_version"][0], sessions["vcenter_version"])
+assert.true(sessions["esxi_versions"][0].startswith("VMware ESXi"), sessions["esxi_versions"])
+`)
+	if err != nil {
+		t.Fatal(backtrace(err))
+	}
+}

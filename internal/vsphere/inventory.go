@@ -31,6 +31,7 @@ type Host struct {
 	MemoryGB  float64
 	NICs      []NIC
 	Connected bool
+	Version   string // ESXi product, "VMware ESXi 8.0.2 build-22380479"
 }
 
 // NIC is one physical NIC of a host.
@@ -70,6 +71,9 @@ func (c *Client) Inventory(ctx context.Context) (*Inventory, error) {
 			host.Threads = int(hw.NumCpuThreads)
 			host.GHz = float64(hw.CpuMhz) / 1000
 			host.MemoryGB = float64(hw.MemorySize) / (1 << 30)
+		}
+		if cfg := h.Summary.Config.Product; cfg != nil {
+			host.Version = cfg.FullName
 		}
 		host.NICs = nics(h)
 		inv.Hosts = append(inv.Hosts, host)
