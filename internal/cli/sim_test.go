@@ -10,21 +10,31 @@ import (
 	"testing"
 )
 
-func TestSimServeServesUntilInterrupted(t *testing.T) {
+// serveSim runs `starbench sim serve` on a free loopback port until the
+// returned stop function interrupts it, and returns what it printed.
+func serveSim(t *testing.T) (stdout string, stop func() (code int, stderr string)) {
+	t.Helper()
 	interrupts := make(chan os.Signal, 1)
 	ready := make(chan struct{})
-	stdout := &signalWriter{on: regexp.MustCompile(`GOVC_TLS_CA_CERTS=\S+\n`), fire: func() { close(ready) }}
+	out := &signalWriter{on: regexp.MustCompile(`GOVC_TLS_CA_CERTS=\S+\n`), fire: func() { close(ready) }}
 	var stderr syncBuffer
 	done := make(chan int)
 	go func() {
-		done <- Run(&State{Args: []string{"sim", "serve", "--listen", "127.0.0.1:0"}, Stdout: stdout, Stderr: &stderr, Interrupts: interrupts})
+		done <- Run(&State{Args: []string{"sim", "serve", "--listen", "127.0.0.1:0"}, Stdout: out, Stderr: &stderr, Interrupts: interrupts})
 	}()
 	select {
 	case <-ready:
 	case code := <-done:
 		t.Fatalf("sim serve exited %d before serving: %s", code, stderr.String())
 	}
-	out := stdout.String()
+	return out.String(), func() (int, string) {
+		interrupts <- os.Interrupt
+		return <-done, stderr.String()
+	}
+}
+
+func TestSimServeServesUntilInterrupted(t *testing.T) {
+	out, stop := serveSim(t)
 	url := regexp.MustCompile(`export GOVC_URL=(\S+)`).FindStringSubmatch(out)
 	ca := regexp.MustCompile(`GOVC_TLS_CA_CERTS=(\S+)`).FindStringSubmatch(out)
 	if url == nil || ca == nil {
@@ -43,9 +53,8 @@ func TestSimServeServesUntilInterrupted(t *testing.T) {
 	}
 	resp.Body.Close()
 
-	interrupts <- os.Interrupt
-	if code := <-done; code != ExitInterrupted {
-		t.Errorf("exit %d, want 130; stderr: %s", code, stderr.String())
+	if code, stderr := stop(); code != ExitInterrupted {
+		t.Errorf("exit %d, want 130; stderr: %s", code, stderr)
 	}
 }
 
@@ -54,22 +63,10 @@ func TestSimServeServesUntilInterrupted(t *testing.T) {
 // simulator served over HTTPS, trusted through its CA file): the inventory
 // is the vCenter's, not the testbed's.
 func TestScriptNamingATestbedDrivesTheVCenterItIsGiven(t *testing.T) {
-	interrupts := make(chan os.Signal, 1)
-	ready := make(chan struct{})
-	stdout := &signalWriter{on: regexp.MustCompile(`GOVC_TLS_CA_CERTS=\S+\n`), fire: func() { close(ready) }}
-	var stderr syncBuffer
-	done := make(chan int)
-	go func() {
-		done <- Run(&State{Args: []string{"sim", "serve", "--listen", "127.0.0.1:0"}, Stdout: stdout, Stderr: &stderr, Interrupts: interrupts})
-	}()
-	select {
-	case <-ready:
-	case code := <-done:
-		t.Fatalf("sim serve exited %d before serving: %s", code, stderr.String())
-	}
-	defer func() { interrupts <- os.Interrupt; <-done }()
+	out, stop := serveSim(t)
+	defer stop()
 	env := map[string]string{}
-	for _, m := range regexp.MustCompile(`(GOVC_\w+)=(\S+)`).FindAllStringSubmatch(stdout.String(), -1) {
+	for _, m := range regexp.MustCompile(`(GOVC_\w+)=(\S+)`).FindAllStringSubmatch(out, -1) {
 		if !strings.HasPrefix(m[2], "<") {
 			env[m[1]] = m[2]
 		}
