@@ -72,10 +72,12 @@ func (s *WorkerSpec) check() error {
 	switch {
 	case !prefixRE.MatchString(s.Prefix):
 		return fmt.Errorf("prefix %q is not a valid VM name prefix: want a letter, then letters, digits or '-' (at most 41)", s.Prefix)
+	case s.Count < 0:
+		return fmt.Errorf("count=%d: want 1 or more workers in all", s.Count)
+	case s.PerHost < 0:
+		return fmt.Errorf("per_host=%d: want 1 or more workers on every host", s.PerHost)
 	case (s.Count > 0) == (s.PerHost > 0):
 		return fmt.Errorf("give either count= (workers in all) or per_host= (workers on every host), not %s", map[bool]string{true: "both", false: "neither"}[s.Count > 0])
-	case s.Count < 0 || s.PerHost < 0:
-		return fmt.Errorf("count and per_host must be positive")
 	case s.CPUs < 1 || s.CPUs > 128:
 		return fmt.Errorf("cpus=%d: want 1 to 128", s.CPUs)
 	case s.MemoryMB < 256:
