@@ -131,7 +131,8 @@ func TestCampaignScripts(t *testing.T) {
 			[]string{"Peak per policy and workload"},
 			[]string{"vxrail-oio-4k-rand-read-throughput", "vxrail-oio-4k-rand-read-latency", "vxrail-oio-1m-seq-write-throughput"}},
 		{"wwt_matrix.star", [][]string{{"--set", "per_host=1", "--set", "repeat=1"}}, "wwt-matrix", 40,
-			[]string{"cost of compression (compression False -> True)", "gain of RoCEv2 (rdma False -> True)", "gain of 25 GbE (uplink 10g -> 25g)"},
+			[]string{"cost of compression (compression False -> True)", "gain of RoCEv2 (rdma False -> True)", "gain of 25 GbE (uplink 10g -> 25g)",
+				"host_cpu_change_pts"},
 			[]string{"wwt-answers", "wwt-general", "wwt-4k", "wwt-32k", "wwt-64k", "wwt-sql"}},
 	} {
 		t.Run(tc.script, func(t *testing.T) {
