@@ -938,7 +938,7 @@ func metricsOf(v starlark.Value, start time.Time) ([]store.HostMetric, error) {
 func sampleTime(r map[string]starlark.Value, start time.Time) (time.Time, error) {
 	v, ok := r["at"]
 	if !ok {
-		v, ok = r["time"]
+		v = r["time"]
 	}
 	switch t := v.(type) {
 	case nil:
