@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -494,11 +495,12 @@ func (c *Client) DestroyWorkers(ctx context.Context, prefix string, parallel int
 	return names, c.destroy(ctx, objs, parallel)
 }
 
-// destroy powers off and deletes vms.
+// destroy powers off and deletes vms. When ctx ends first, the VMs not yet
+// removed make it fail: it never reports success for work it did not do.
 func (c *Client) destroy(ctx context.Context, vms []*object.VirtualMachine, parallel int) error {
 	var mu sync.Mutex
 	var errs []error
-	_ = pool(ctx, parallel, len(vms), func(ctx context.Context, i int) error {
+	perr := pool(ctx, parallel, len(vms), func(ctx context.Context, i int) error {
 		vm := vms[i]
 		name := vm.Reference().Value
 		if n, err := vm.ObjectName(ctx); err == nil {
@@ -525,6 +527,9 @@ func (c *Client) destroy(ctx context.Context, vms []*object.VirtualMachine, para
 		}
 		return nil // keep removing the others
 	})
+	if perr != nil && !slices.ContainsFunc(errs, func(e error) bool { return errors.Is(e, perr) }) {
+		errs = append(errs, perr)
+	}
 	return errors.Join(errs...)
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/vim25/types"
 
 	"starbench/internal/sim"
@@ -211,5 +212,27 @@ func TestCancelledDeploymentRemovesWhatItMade(t *testing.T) {
 	}
 	if left, _ := c.workerVMs(context.Background(), "cut"); len(left) != 0 {
 		t.Errorf("%d workers left after cancelling", len(left))
+	}
+}
+
+func TestDestroyCutShortByCancellationFails(t *testing.T) {
+	_, c := startSim(t, sim.Options{Testbed: testbedOf(3, "ESA")})
+	spec := smallSpec("stay")
+	spec.PerHost, spec.Disks = 1, 0
+	workers, err := c.DeployWorkers(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vms []*object.VirtualMachine
+	for _, w := range workers {
+		vms = append(vms, object.NewVirtualMachine(c.vim, types.ManagedObjectReference{Type: "VirtualMachine", Value: w.VM}))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := c.destroy(ctx, vms, 2); !errors.Is(err, context.Canceled) {
+		t.Errorf("destroy with a cancelled context: got %v, want context.Canceled", err)
+	}
+	if left, _ := c.workerVMs(context.Background(), "stay"); len(left) != 3 {
+		t.Errorf("%d workers left, want all 3 (nothing was removed)", len(left))
 	}
 }
