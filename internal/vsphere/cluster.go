@@ -195,8 +195,11 @@ func (c *Client) Configure(ctx context.Context, s ClusterSettings) (ClusterState
 			want.Dedup = *s.Dedup
 		}
 		if want.Dedup && !want.Compression {
-			if s.Compression != nil {
+			switch {
+			case s.Compression != nil && s.Dedup != nil:
 				return prev, fmt.Errorf("dedup=True needs compression=True: vSAN deduplicates only compressed data")
+			case s.Compression != nil:
+				return prev, fmt.Errorf("compression=False needs dedup=False too: cluster %s deduplicates, and vSAN deduplicates only compressed data", c.cluster.Name())
 			}
 			want.Compression = true
 		}

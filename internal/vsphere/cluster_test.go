@@ -75,6 +75,12 @@ func TestConfigureRefusesWhatTheClusterCannotDo(t *testing.T) {
 	if _, err := c2.Configure(ctx, ClusterSettings{Dedup: &on, Compression: &off}); err == nil || !strings.Contains(err.Error(), "needs compression=True") {
 		t.Errorf("dedup without compression: %v", err)
 	}
+	if _, err := c2.Configure(ctx, ClusterSettings{Dedup: &on, Compression: &on}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c2.Configure(ctx, ClusterSettings{Compression: &off}); err == nil || !strings.Contains(err.Error(), "compression=False needs dedup=False too") {
+		t.Errorf("compression off under dedup: got %v, want it to say dedup must go off too", err)
+	}
 }
 
 func TestHostMetricsShowRecordedLoad(t *testing.T) {
