@@ -81,13 +81,6 @@ func (e *Engine) Execute(ctx context.Context, plan *Plan) (sum Summary, err erro
 	if e.Now == nil {
 		e.Now = time.Now
 	}
-	cells := make([]store.Cell, len(plan.Cells))
-	for i, c := range plan.Cells {
-		cells[i] = e.Spec.StoreCell(c, i)
-	}
-	if err := e.Store.SaveCells(ctx, cells); err != nil {
-		return sum, err
-	}
 	defer func() {
 		if rerr := e.restore(context.WithoutCancel(ctx)); rerr != nil {
 			err = errors.Join(err, rerr)
@@ -103,40 +96,60 @@ func (e *Engine) Execute(ctx context.Context, plan *Plan) (sum Summary, err erro
 			err = errors.Join(err, serr)
 		}
 	}()
-
+	cells := make([]store.Cell, len(plan.Cells))
+	for i, c := range plan.Cells {
+		cells[i] = e.Spec.StoreCell(c, i)
+	}
 	e.Progress.Start(e.Spec.Name, plan.Total, plan.Stored, perRun(plan))
+	// Every way out from here stops the progress display (its ticker too):
+	// finish on success, stopped otherwise.
+	err = e.Store.SaveCells(ctx, cells)
+	if err == nil {
+		err = e.steps(ctx, &sum, plan)
+	}
+	if err == nil {
+		err = e.finish(ctx, &sum, plan)
+	}
+	if err != nil {
+		return sum, e.stopped(ctx, &sum, plan, err)
+	}
+	return sum, nil
+}
+
+// steps walks the plan's steps: changes, preparation, runs.
+func (e *Engine) steps(ctx context.Context, sum *Summary, plan *Plan) error {
 	saved := map[int]bool{}
 	for i, st := range plan.Steps {
 		for _, c := range st.Changes {
 			f := e.Spec.Factors[c.Factor]
 			e.Progress.Event("cell %d/%d: %s -> %s", i+1, len(plan.Steps), f.Name, f.Levels[c.To])
-			token, aerr := e.Actions.Apply(ctx, c.Factor, c.To)
-			if aerr != nil {
-				return sum, e.stopped(ctx, &sum, plan, fmt.Errorf("setting %s=%s: %w", f.Name, f.Levels[c.To], aerr))
+			token, err := e.Actions.Apply(ctx, c.Factor, c.To)
+			if err != nil {
+				return fmt.Errorf("setting %s=%s: %w", f.Name, f.Levels[c.To], err)
 			}
 			if !saved[c.Factor] {
-				if serr := e.Store.SaveOriginal(context.WithoutCancel(ctx), f.Name, token); serr != nil {
-					return sum, serr
+				if err := e.Store.SaveOriginal(context.WithoutCancel(ctx), f.Name, token); err != nil {
+					return err
 				}
 				saved[c.Factor] = true
 			}
 		}
 		if st.Prepare {
 			e.Progress.Event("cell %d/%d: preparing disks", i+1, len(plan.Steps))
-			if perr := e.Actions.Prepare(ctx); perr != nil {
-				return sum, e.stopped(ctx, &sum, plan, fmt.Errorf("preparing disks: %w", perr))
+			if err := e.Actions.Prepare(ctx); err != nil {
+				return fmt.Errorf("preparing disks: %w", err)
 			}
 		}
 		for _, k := range st.Runs {
-			if rerr := e.runOne(ctx, &sum, i+1, len(plan.Steps), k); rerr != nil {
-				return sum, e.stopped(ctx, &sum, plan, rerr)
+			if err := e.runOne(ctx, sum, i+1, len(plan.Steps), k); err != nil {
+				return err
 			}
 		}
-		if rerr := e.rerunHighCV(ctx, &sum, i+1, len(plan.Steps), st.Label); rerr != nil {
-			return sum, e.stopped(ctx, &sum, plan, rerr)
+		if err := e.rerunHighCV(ctx, sum, i+1, len(plan.Steps), st.Label); err != nil {
+			return err
 		}
 	}
-	return e.finish(ctx, &sum, plan)
+	return nil
 }
 
 // perRun is the mean estimated run duration of plan (0 when unknown).
@@ -246,10 +259,11 @@ func (e *Engine) stopped(ctx context.Context, sum *Summary, plan *Plan, cause er
 	return cause
 }
 
-func (e *Engine) finish(ctx context.Context, sum *Summary, plan *Plan) (Summary, error) {
+// finish summarises the repeats, marks a complete campaign and says so.
+func (e *Engine) finish(ctx context.Context, sum *Summary, plan *Plan) error {
 	aggs, err := e.Store.Aggregates(ctx)
 	if err != nil {
-		return *sum, err
+		return err
 	}
 	for _, s := range Stats(aggs, e.Spec.CVThreshold) {
 		if s.Flagged {
@@ -260,12 +274,12 @@ func (e *Engine) finish(ctx context.Context, sum *Summary, plan *Plan) (Summary,
 	}
 	after, err := PlanFrom(ctx, e.Spec, e.Store, false)
 	if err != nil {
-		return *sum, err
+		return err
 	}
 	sum.Complete = after.Pending() == 0
 	if sum.Complete {
 		if err := e.Store.MarkCompleted(ctx); err != nil {
-			return *sum, err
+			return err
 		}
 	}
 	msg := fmt.Sprintf("campaign %s: %d runs done now (%d failed), %d of %d stored", e.Spec.Name, sum.Ran, sum.Failed, after.Stored, after.Total)
@@ -273,7 +287,7 @@ func (e *Engine) finish(ctx context.Context, sum *Summary, plan *Plan) (Summary,
 		msg += fmt.Sprintf("; %d cell workloads vary above CV %.3g", len(sum.Flagged), e.Spec.CVThreshold)
 	}
 	e.Progress.Stop("%s", msg)
-	return *sum, nil
+	return nil
 }
 
 // restore puts back every factor the store has an original for, cheapest

@@ -311,3 +311,88 @@ func TestPlanWriteShowsOrderChangesAndEstimate(t *testing.T) {
 		}
 	}
 }
+
+// sessionStatus reads the status the store records for its last session.
+func sessionStatus(t *testing.T, path string) string {
+	t.Helper()
+	st, err := store.OpenReadOnly(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	f, err := st.Frame(context.Background(), "sessions")
+	if err != nil {
+		t.Fatal(err)
+	}
+	status := f.Col("status").Records()
+	return status[len(status)-1]
+}
+
+// TestCancelledBeforeTheFirstRunEndsTheSession: a Ctrl-C before the cells are
+// saved still ends the session as interrupted (not left "running" for the
+// next process to call killed) and says so.
+func TestCancelledBeforeTheFirstRunEndsTheSession(t *testing.T) {
+	s := matrix16()
+	path := filepath.Join(t.TempDir(), "wwt.db")
+	st, err := store.Open(context.Background(), path, s.Name, store.Options{Simulated: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	plan, err := PlanFrom(context.Background(), s, st, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := st.BeginSession(context.Background(), store.Provenance{Script: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out bytes.Buffer
+	e := &Engine{Spec: s, Store: st, Actions: newCluster(s), Progress: progress.New(&out, false), Session: id}
+	if _, err := e.Execute(ctx, plan); !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("err = %v, want an interruption", err)
+	}
+	if got := sessionStatus(t, path); got != store.SessionInterrupted {
+		t.Errorf("session status %q, want %q", got, store.SessionInterrupted)
+	}
+	if !strings.Contains(out.String(), "campaign wwt interrupted") {
+		t.Errorf("progress does not say the campaign stopped:\n%s", out.String())
+	}
+}
+
+// closingCluster loses its store at the first change, so recording the
+// original setting fails.
+type closingCluster struct {
+	*cluster
+	st *store.Store
+}
+
+func (c closingCluster) Apply(ctx context.Context, f, level int) (string, error) {
+	c.st.Close()
+	return c.cluster.Apply(ctx, f, level)
+}
+
+// TestStoreErrorStopsTheProgress: a store that fails mid-campaign stops the
+// progress display with the reason (on a terminal its ticker would run on).
+func TestStoreErrorStopsTheProgress(t *testing.T) {
+	s := matrix16()
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "wwt.db"), s.Name, store.Options{Simulated: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	plan, err := PlanFrom(context.Background(), s, st, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	e := &Engine{Spec: s, Store: st, Actions: closingCluster{newCluster(s), st}, Progress: progress.New(&out, false)}
+	if _, err := e.Execute(context.Background(), plan); err == nil || !strings.Contains(err.Error(), "closed") {
+		t.Fatalf("err = %v, want the closed store's error", err)
+	}
+	if !strings.Contains(out.String(), "campaign wwt stopped: sql: database is closed") {
+		t.Errorf("progress not stopped with the reason:\n%s", out.String())
+	}
+}
