@@ -167,6 +167,11 @@ func fioJob(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, k
 // buildJob sets kwargs on a copy of base and validates the result.
 func buildJob(base *fio.Job, fn string, kwargs []starlark.Tuple) (starlark.Value, error) {
 	j := *base
+	// A raw setting of an option (size=100% from a job file) renders after
+	// the typed fields and would override the value given here.
+	for _, kv := range kwargs {
+		j.DropRaw(rawKeys[string(kv[0].(starlark.String))]...)
+	}
 	bs, size, rate := fioSize{j.BlockSize}, fioSize{j.Size}, fioSize{j.RateBytes}
 	runtimeArg, ramp := fioSeconds{j.RuntimeSec}, fioSeconds{j.RampSec}
 	bssplit, percentiles, options := fioBSSplit(j.BSSplit), fioPercentiles(j.Percentiles), fioOptions(j.Options)
@@ -204,6 +209,16 @@ func buildJob(base *fio.Job, fn string, kwargs []starlark.Tuple) (starlark.Value
 		return nil, err
 	}
 	return NewJobValue(j), nil
+}
+
+// rawKeys are the fio options a fio.job argument sets; bs and bssplit
+// replace each other, as do rwmixread and rwmixwrite.
+var rawKeys = map[string][]string{
+	"rw": {"rw"}, "bs": {"bs", "bssplit"}, "bssplit": {"bs", "bssplit"}, "rwmixread": {"rwmixread", "rwmixwrite"},
+	"iodepth": {"iodepth"}, "numjobs": {"numjobs"}, "runtime": {"runtime"}, "ramp_time": {"ramp_time"},
+	"time_based": {"time_based"}, "size": {"size"}, "direct": {"direct"}, "ioengine": {"ioengine"},
+	"buffer_compress_percentage": {"buffer_compress_percentage"}, "dedupe_percentage": {"dedupe_percentage"},
+	"rate_iops": {"rate_iops"}, "rate": {"rate"}, "percentiles": {"percentile_list"},
 }
 
 func hasKwarg(kwargs []starlark.Tuple, name string) bool {

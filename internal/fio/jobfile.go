@@ -174,6 +174,24 @@ func canonical(key string) string {
 	return key
 }
 
+// DropRaw removes the raw settings of the named options, under any name fio
+// accepts for them, so that a typed value set afterwards is the one fio
+// runs: a raw setting renders after the typed fields and would win.
+func (j *Job) DropRaw(keys ...string) {
+	drop := func(o Option) bool {
+		return slices.ContainsFunc(keys, func(k string) bool { return canonical(k) == canonical(o.Key) })
+	}
+	j.Options = slices.DeleteFunc(slices.Clone(j.Options), drop)
+	if len(j.Options) == 0 {
+		j.Options = nil
+	}
+}
+
+// hasRaw says whether the job sets key as a raw option.
+func (j *Job) hasRaw(key string) bool {
+	return slices.ContainsFunc(j.Options, func(o Option) bool { return canonical(o.Key) == key })
+}
+
 // clearTyped resets the field of a known option to fio's default.
 func (j *Job) clearTyped(key string) {
 	switch key {
@@ -421,7 +439,8 @@ var forbiddenOnWorkers = perDisk
 
 // WorkerFile writes the job file one worker runs: the job under [global]
 // and one section per data disk, named after the disk. A job without a
-// size gets each disk's size, so files are laid out whole.
+// size (typed or raw, like size=50%) gets each disk's size, so files are
+// laid out whole.
 func (j *Job) WorkerFile(disks []Disk) (string, error) {
 	opts := j.Render()
 	for _, o := range opts {
@@ -436,7 +455,7 @@ func (j *Job) WorkerFile(disks []Disk) (string, error) {
 	writeSection(&b, "global", opts)
 	for _, d := range disks {
 		sec := []Option{{Key: "filename", Value: escapeFilename(d.Path)}}
-		if j.Size == 0 && d.SizeBytes > 0 {
+		if j.Size == 0 && !j.hasRaw("size") && d.SizeBytes > 0 {
 			sec = append(sec, Option{Key: "size", Value: strconv.FormatInt(d.SizeBytes, 10)})
 		}
 		writeSection(&b, d.Name, sec)

@@ -164,3 +164,24 @@ func TestSizesAndDurations(t *testing.T) {
 		t.Error("ParseSeconds accepted 500ms")
 	}
 }
+
+// TestWorkerFileKeepsRawSize: a size fio reads but the model cannot type
+// (size=50%) is the job's size; a per-disk size would override it.
+func TestWorkerFileKeepsRawSize(t *testing.T) {
+	j := &Job{Name: "w", RW: "randread", RuntimeSec: 1, Options: []Option{{"size", "50%"}}}
+	text, err := j.WorkerFile([]Disk{{Name: "disk1", Path: "/dev/sdb", SizeBytes: 1 << 30}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "[disk1]\nfilename=/dev/sdb\n"; !strings.HasSuffix(text, want) {
+		t.Fatalf("got\n%s\nwant the disk section to be only\n%s", text, want)
+	}
+}
+
+func TestDropRaw(t *testing.T) {
+	j := JobFromOptions("a", []Option{{"blocksize", "4k,64k"}, {"size", "50%"}, {"norandommap", ""}})
+	j.DropRaw("bs", "size")
+	if !reflect.DeepEqual(j.Options, []Option{{"norandommap", ""}}) {
+		t.Fatalf("options %+v, want only norandommap", j.Options)
+	}
+}
