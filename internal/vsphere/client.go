@@ -89,7 +89,7 @@ func connect(ctx context.Context, opts Options) (*Client, error) {
 	}
 
 	c := &Client{vim: vc, retry: opts.Retry.orDefault(), host: u.Host, policyNames: map[string]string{}}
-	login := &relogin{login: func(ctx context.Context) error {
+	auth := &reauth{login: func(ctx context.Context) error {
 		plain := *vc
 		plain.RoundTripper = sc
 		return session.NewManager(&plain).Login(ctx, user)
@@ -102,10 +102,9 @@ func connect(ctx context.Context, opts Options) (*Client, error) {
 		_, err := session.NewManager(vc).UserSession(context.Background())
 		return err
 	})
-	login.rt = c.keep
-	vc.RoundTripper = login
+	vc.RoundTripper = &relogin{rt: c.keep, auth: auth}
 
-	if err := login.login(ctx); err != nil {
+	if err := auth.login(ctx); err != nil {
 		return nil, fmt.Errorf("cannot log in to %s as %q: %w", u.Host, user.Username(), err)
 	}
 	c.keep.Start()
@@ -115,14 +114,14 @@ func connect(ctx context.Context, opts Options) (*Client, error) {
 		c.Close()
 		return nil, fmt.Errorf("cannot reach the storage policy service of %s: %w", u.Host, err)
 	}
-	pc.RoundTripper = &relogin{rt: pc.Client, login: login.login}
+	pc.RoundTripper = &relogin{rt: pc.Client, auth: auth}
 	c.pbm = pc
 	vsc, err := vsan.NewClient(ctx, vc)
 	if err != nil {
 		c.Close()
 		return nil, fmt.Errorf("cannot reach the vSAN service of %s: %w", u.Host, err)
 	}
-	c.vsan = &relogin{rt: vsc.Client, login: login.login}
+	c.vsan = &relogin{rt: vsc.Client, auth: auth}
 
 	if err := c.locate(ctx, opts.Datacenter, opts.Cluster); err != nil {
 		c.Close()

@@ -15,13 +15,12 @@ import (
 // session is gone (expired, or terminated by an administrator) and repeats
 // the call once.
 type relogin struct {
-	rt    soap.RoundTripper
-	login func(context.Context) error
-
-	mu sync.Mutex
+	rt   soap.RoundTripper
+	auth *reauth
 }
 
 func (r *relogin) RoundTrip(ctx context.Context, req, res soap.HasFault) error {
+	seen := r.auth.generation()
 	err := r.rt.RoundTrip(ctx, req, res)
 	if !(fault.Is(err, &types.NotAuthenticated{}) || (err == nil && missingSession(res))) {
 		return err
@@ -30,14 +29,41 @@ func (r *relogin) RoundTrip(ctx context.Context, req, res soap.HasFault) error {
 	case *methods.LoginBody, *methods.LogoutBody:
 		return err
 	}
-	r.mu.Lock()
-	lerr := r.login(ctx)
-	r.mu.Unlock()
-	if lerr != nil {
+	if lerr := r.auth.renew(ctx, seen); lerr != nil {
 		return err
 	}
 	reset(res)
 	return r.rt.RoundTrip(ctx, req, res)
+}
+
+// reauth logs a client in again for all its endpoints (vim25, SPBM, vSAN):
+// the calls that find the session gone at the same time log in once between
+// them, not once each (every extra login would leave a session behind).
+type reauth struct {
+	login func(context.Context) error
+
+	mu  sync.Mutex
+	gen uint64 // logins since the first
+}
+
+func (a *reauth) generation() uint64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.gen
+}
+
+// renew logs in again unless another call has done so since generation seen.
+func (a *reauth) renew(ctx context.Context, seen uint64) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.gen != seen {
+		return nil
+	}
+	if err := a.login(ctx); err != nil {
+		return err
+	}
+	a.gen++
+	return nil
 }
 
 // missingSession says whether a property retrieval came back with every
