@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -105,19 +106,24 @@ func Solve(p *testbed.Profile, in Input) (*Output, error) {
 	}
 	zMix := fr*z[read] + (1-fr)*z[write]
 
-	n := len(in.Disks) * max(job.NumJobs, 1) * max(job.IODepth, 1)
-	out.Outstanding = n
-	sol := solveMVA(st, n, fr, zMix)
-	if job.RateIOPS > 0 {
-		limit := float64(job.RateIOPS) * float64(len(in.Disks)*max(job.NumJobs, 1))
-		if sol.X > limit {
-			n, sol = rateLimited(st, n, fr, zMix, limit)
-		}
-	}
-
 	meanSize := 0.0
 	for _, s := range sizes {
 		meanSize += float64(s.size) * s.share
+	}
+
+	n := len(in.Disks) * max(job.NumJobs, 1) * max(job.IODepth, 1)
+	out.Outstanding = n
+	sol := solveMVA(st, n, fr, zMix)
+	// fio's rate_iops and rate cap each job (clone): the tighter one holds.
+	perJob := math.Inf(1)
+	if job.RateIOPS > 0 {
+		perJob = float64(job.RateIOPS)
+	}
+	if job.RateBytes > 0 {
+		perJob = math.Min(perJob, float64(job.RateBytes)/meanSize)
+	}
+	if limit := perJob * float64(len(in.Disks)*max(job.NumJobs, 1)); sol.X > limit {
+		n, sol = rateLimited(st, n, fr, zMix, limit)
 	}
 	littleR := float64(n) / sol.X
 	var dirs [2]Direction
@@ -286,6 +292,18 @@ func readShare(job *fio.Job) (float64, error) {
 		mix := job.RWMixRead
 		if mix == 0 {
 			mix = 50 // fio's default
+			// rwmixread=0 (no reads) and rwmixwrite have no typed field;
+			// fio reads them as raw options, so the model does too.
+			for _, o := range job.Options {
+				v, err := strconv.Atoi(o.Value)
+				switch {
+				case err != nil:
+				case o.Key == "rwmixread":
+					mix = v
+				case o.Key == "rwmixwrite":
+					mix = 100 - v
+				}
+			}
 		}
 		if mix < 0 || mix > 100 {
 			return 0, fmt.Errorf("rwmixread %d: want a percentage from 0 to 100", job.RWMixRead)

@@ -341,3 +341,40 @@ func TestBoundsFlagUnpreparedReads(t *testing.T) {
 		t.Errorf("absurd writes: warnings %q, want device, network and CPU", w)
 	}
 }
+
+// TestRateBytesLimit: fio's rate (bytes per second per job) caps a run as
+// rate_iops does; the tighter of the two holds.
+func TestRateBytesLimit(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	job := &fio.Job{RW: "randread", BlockSize: 4096, IODepth: 16, RateBytes: 1 << 20}
+	in := uniformInput(p, Policy{RAID: "raid1"}, job)
+	if got, want := total(solve(t, p, in)), float64(1<<20)/4096*128; math.Abs(got/want-1) > 1e-9 {
+		t.Errorf("rate=1m IOPS %g, want %g", got, want)
+	}
+	job.RateIOPS = 100
+	if got, want := total(solve(t, p, in)), 100.0*128; math.Abs(got/want-1) > 1e-9 {
+		t.Errorf("rate=1m with rate_iops=100: IOPS %g, want %g", got, want)
+	}
+}
+
+// TestRawMixOptions: rwmixread=0 and rwmixwrite stay raw options of a job;
+// the model reads the mix from them as fio does, not fio's default 50/50.
+func TestRawMixOptions(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	for _, c := range []struct {
+		opts []fio.Option
+		want float64
+	}{
+		{[]fio.Option{{Key: "rwmixread", Value: "0"}}, 0},
+		{[]fio.Option{{Key: "rwmixwrite", Value: "100"}}, 0},
+		{[]fio.Option{{Key: "rwmixwrite", Value: "0"}}, 1},
+		{[]fio.Option{{Key: "rwmixread", Value: "0"}, {Key: "rwmixwrite", Value: "25"}}, 0.75},
+		{nil, 0.5},
+	} {
+		in := uniformInput(p, Policy{RAID: "raid1"}, &fio.Job{RW: "randrw", BlockSize: 4096, IODepth: 4, Options: c.opts})
+		out := solve(t, p, in)
+		if got := out.Read.IOPS / total(out); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("%v: read share %g, want %g", c.opts, got, c.want)
+		}
+	}
+}
