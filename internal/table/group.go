@@ -292,7 +292,7 @@ func percentile(stat string) (float64, bool) {
 		return 0, false
 	}
 	p, err := strconv.ParseFloat(rest, 64)
-	if err != nil || p < 0 || p > 100 {
+	if err != nil || !(p >= 0 && p <= 100) { // NaN ("pnan") is no percentile either
 		return 0, false
 	}
 	return p, true

@@ -122,8 +122,10 @@ func TestPercentileAndStd(t *testing.T) {
 			t.Fatalf("p50, p95, std = %v, want %v", got, want)
 		}
 	}
-	if _, err := g.Aggregate([]Agg{{Column: "v", Stat: "median"}}, Skip); err == nil || !strings.Contains(err.Error(), "p50") {
-		t.Fatalf("unknown stat error = %v, want one naming p50", err)
+	for _, stat := range []string{"median", "pnan", "p101", "p-1"} {
+		if _, err := g.Aggregate([]Agg{{Column: "v", Stat: stat}}, Skip); err == nil || !strings.Contains(err.Error(), "p50") {
+			t.Fatalf("stat %q: error = %v, want one naming p50", stat, err)
+		}
 	}
 }
 
