@@ -328,8 +328,12 @@ func frameFilter(f *Frame, thread *starlark.Thread, b *starlark.Builtin, args st
 func condition(v starlark.Value) (string, any, error) {
 	switch v := v.(type) {
 	case starlark.Tuple:
-		op, ok := starlark.AsString(v.Index(0))
-		if len(v) != 2 || !ok {
+		var op string
+		ok := len(v) == 2
+		if ok {
+			op, ok = starlark.AsString(v[0])
+		}
+		if !ok {
 			return "", nil, fmt.Errorf("a tuple condition is (op, value), e.g. (\">\", 1000)")
 		}
 		x, err := toGo(v[1])
