@@ -2,6 +2,7 @@ package target
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"starbench/internal/fio"
@@ -61,26 +62,28 @@ func (p *LocalPlane) bind(ctx context.Context, workers []fio.Worker) ([]fio.Work
 			out[i] = w
 			continue
 		}
+		limit := p.MaxDiskBytes
+		if limit <= 0 {
+			limit = 64 << 20
+		}
+		disks := make([]fio.Disk, len(w.Disks))
+		for j, d := range w.Disks {
+			d.SizeBytes = min(d.SizeBytes, limit)
+			if d.SizeBytes <= 0 {
+				d.SizeBytes = limit
+			}
+			disks[j] = d
+		}
+		// A worker destroyed and deployed again under its name with other
+		// disks gets a server with those disks, not the old layout.
 		b, ok := p.bound[w.Name]
-		if !ok {
+		if !ok || !sameDisks(b.Disks, disks) {
 			if p.local == nil {
 				l, err := fio.NewLocal(p.dir, p.Runner.Binary)
 				if err != nil {
 					return nil, err
 				}
 				p.local = l
-			}
-			limit := p.MaxDiskBytes
-			if limit <= 0 {
-				limit = 64 << 20
-			}
-			disks := make([]fio.Disk, len(w.Disks))
-			for j, d := range w.Disks {
-				d.SizeBytes = min(d.SizeBytes, limit)
-				if d.SizeBytes <= 0 {
-					d.SizeBytes = limit
-				}
-				disks[j] = d
 			}
 			var err error
 			if b, err = p.local.Add(ctx, w.Name, disks); err != nil {
@@ -92,6 +95,14 @@ func (p *LocalPlane) bind(ctx context.Context, workers []fio.Worker) ([]fio.Work
 		out[i] = b
 	}
 	return out, nil
+}
+
+// sameDisks says whether a bound worker's data files stand for disks: the
+// same names and (capped) sizes, in order.
+func sameDisks(bound, disks []fio.Disk) bool {
+	return slices.EqualFunc(bound, disks, func(a, b fio.Disk) bool {
+		return a.Name == b.Name && a.SizeBytes == b.SizeBytes
+	})
 }
 
 // Close stops every local server the plane started.

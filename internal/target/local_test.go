@@ -47,3 +47,30 @@ func TestLocalPlaneBindsVMsToLocalServers(t *testing.T) {
 		t.Fatalf("disk state %+v %v: the fill before the run is not recorded", st, ok)
 	}
 }
+
+// TestLocalPlaneRebindsAWorkerRedeployedWithOtherDisks: a worker destroyed
+// and deployed again under its name with more disks runs on all of them.
+func TestLocalPlaneRebindsAWorkerRedeployedWithOtherDisks(t *testing.T) {
+	if _, err := exec.LookPath("fio"); err != nil {
+		t.Skip("fio is not installed (apt-get install -y fio)")
+	}
+	p := NewLocalPlane(t.TempDir())
+	defer p.Close()
+	ctx := context.Background()
+	vm := fio.Worker{Name: "w-01", Host: "esx-01", Disks: []fio.Disk{{Name: "disk1", Path: "/dev/sdb", SizeBytes: 10 << 30}}}
+	first, err := p.bind(ctx, []fio.Worker{vm})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, err := p.bind(ctx, []fio.Worker{vm}); err != nil || again[0].Addr != first[0].Addr {
+		t.Fatalf("the same worker again: %+v, %v; want the server it has", again, err)
+	}
+	vm.Disks = append(vm.Disks, fio.Disk{Name: "disk2", Path: "/dev/sdc", SizeBytes: 10 << 30})
+	redeployed, err := p.bind(ctx, []fio.Worker{vm})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(redeployed[0].Disks); got != 2 {
+		t.Errorf("redeployed with 2 disks, bound to %d", got)
+	}
+}
