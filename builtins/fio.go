@@ -187,6 +187,11 @@ func buildJob(base *fio.Job, fn string, kwargs []starlark.Tuple) (starlark.Value
 	j.BlockSize, j.Size, j.RateBytes = bs.n, size.n, rate.n
 	j.RuntimeSec, j.RampSec = runtimeArg.sec, ramp.sec
 	j.BSSplit, j.Percentiles, j.Options = bssplit, percentiles, options
+	// rwmixread=0 (no reads) has no typed form: left out, fio would run its
+	// default 50/50, so it goes to fio as a raw option.
+	if hasKwarg(kwargs, "rwmixread") && j.RWMixRead == 0 {
+		j.Options = append(slices.Clone(j.Options), fio.Option{Key: "rwmixread", Value: "0"})
+	}
 	// bs and bssplit replace each other, as in a job file.
 	if hasKwarg(kwargs, "bssplit") && !hasKwarg(kwargs, "bs") {
 		j.BlockSize = 0
