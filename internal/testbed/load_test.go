@@ -79,6 +79,7 @@ func TestLoadErrorsNameTheFieldAndTheFix(t *testing.T) {
 		{`"hosts": 4`, `"hostz": 4`, `unknown field "hostz"`},
 		{`"model": {}`, `"model": {"noise_cv": {"value": 0.1}}`, `model.noise_cv.source: missing`},
 		{`"model": {}`, `"model": {"nic_efficiency": {"value": 2, "source": "x"}}`, `model.nic_efficiency.value: 2; want a share of line rate in (0, 1]`},
+		{`"model": {}`, `"model": {"noise_cv": {"value": 0.5, "source": "x"}}`, `model.noise_cv.value: 0.5; want below 0.33`},
 		{`"read_iops": 1100000,`, ``, `storage.capacity: want read_mbps, write_mbps, read_iops`},
 	}
 	for _, c := range cases {

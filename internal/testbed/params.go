@@ -195,6 +195,10 @@ func (m *ModelParams) validate() []error {
 	if m.MaxCompressionSavings.Value >= 1 {
 		errs = append(errs, fmt.Errorf("model.max_compression_savings.value: %g; want a share below 1", m.MaxCompressionSavings.Value))
 	}
+	// The model draws noise up to 3 standard deviations either way.
+	if m.NoiseCV.Value*3 >= 1 {
+		errs = append(errs, fmt.Errorf("model.noise_cv.value: %g; want below 0.33, so a run 3 standard deviations slow still has throughput above 0", m.NoiseCV.Value))
+	}
 	if m.DestageIOBytes.Value < 4096 {
 		errs = append(errs, fmt.Errorf("model.destage_io_bytes.value: %g; want at least 4096", m.DestageIOBytes.Value))
 	}
