@@ -146,32 +146,47 @@ func (r *Runner) unprepared(workers []Worker, prep Prep) []Worker {
 	return out
 }
 
-// prepJobs returns the fio jobs of a preparation: a sequential fill, then
-// the aging pass when asked.
-func prepJobs(prep Prep) ([]*Job, error) {
-	bs := prep.BlockSize
-	if bs < 512 || bs%512 != 0 {
-		return nil, fmt.Errorf("prepare block size %d: want a multiple of 512 bytes, like 256k", bs)
+// Validate says what is wrong with a preparation. Every data plane checks
+// it the same way, so a script the model accepts runs on real fio too. A
+// BlockSize of 0 means the default, 256k.
+func (prep Prep) Validate() error {
+	if bs := prep.BlockSize; bs != 0 && (bs < 512 || bs%512 != 0) {
+		return fmt.Errorf("prepare block size %d: want a multiple of 512 bytes, like 256k", bs)
 	}
 	if prep.CompressPercentage < 0 || prep.CompressPercentage > 100 {
-		return nil, fmt.Errorf("compress percentage %d: want 0 to 100", prep.CompressPercentage)
+		return fmt.Errorf("compress percentage %d: want 0 to 100", prep.CompressPercentage)
 	}
-	var data []Option
 	switch prep.Method {
 	case "none":
 		if prep.Age {
-			return nil, fmt.Errorf("aging needs a fill first; use method random or zero with age")
+			return fmt.Errorf("aging needs a fill first; use method random or zero with age")
 		}
-		return nil, nil
 	case "zero":
 		if prep.CompressPercentage != 0 {
-			return nil, fmt.Errorf("a zero fill always compresses fully; give a compress percentage only with method random")
+			return fmt.Errorf("a zero fill always compresses fully; give a compress percentage only with method random")
 		}
+	case "random":
+	default:
+		return fmt.Errorf("prepare method %q: want random, zero or none", prep.Method)
+	}
+	return nil
+}
+
+// prepJobs returns the fio jobs of a preparation: a sequential fill, then
+// the aging pass when asked.
+func prepJobs(prep Prep) ([]*Job, error) {
+	if err := prep.Validate(); err != nil {
+		return nil, err
+	}
+	bs := prep.BlockSize
+	var data []Option
+	switch prep.Method {
+	case "none":
+		return nil, nil
+	case "zero":
 		data = []Option{{Key: "zero_buffers"}}
 	case "random":
 		data = []Option{{Key: "refill_buffers"}}
-	default:
-		return nil, fmt.Errorf("prepare method %q: want random, zero or none", prep.Method)
 	}
 	// end_fsync: a disk counts as filled once the data is on it, not in a page cache.
 	data = append(data, Option{Key: "end_fsync", Value: "1"})

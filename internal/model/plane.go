@@ -73,19 +73,17 @@ func (pl *Plane) Prepare(ctx context.Context, workers []fio.Worker, prep fio.Pre
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if err := prep.Validate(); err != nil {
+		return err
+	}
 	var data diskData
 	switch prep.Method {
 	case "none":
 		return nil
 	case "zero":
 		data = diskData{written: 1, compressPct: 100}
-	case "random":
-		if prep.CompressPercentage < 0 || prep.CompressPercentage > 100 {
-			return fmt.Errorf("prep compress percentage %d: want 0 to 100", prep.CompressPercentage)
-		}
+	default: // random
 		data = diskData{written: 1, compressPct: float64(prep.CompressPercentage)}
-	default:
-		return fmt.Errorf("prep method %q: want none, zero or random", prep.Method)
 	}
 	pl.mu.Lock()
 	for _, w := range workers {

@@ -136,8 +136,19 @@ func TestPlaneReadsStateAndPolicies(t *testing.T) {
 func TestPlaneErrors(t *testing.T) {
 	pl, _ := newTestPlane(t)
 	ctx := context.Background()
-	if err := pl.Prepare(ctx, workers(1, 1, ""), fio.Prep{Method: "ones"}, nil); err == nil || err.Error() != `prep method "ones": want none, zero or random` {
+	if err := pl.Prepare(ctx, workers(1, 1, ""), fio.Prep{Method: "ones"}, nil); err == nil || err.Error() != `prepare method "ones": want random, zero or none` {
 		t.Errorf("bad prep: %v", err)
+	}
+	// What real fio refuses, the model refuses too: a script checked on the
+	// embedded target must not fail on a vCenter.
+	for prep, want := range map[fio.Prep]string{
+		{Method: "zero", CompressPercentage: 50}: "a zero fill always compresses fully",
+		{Method: "none", Age: true}:              "aging needs a fill first",
+		{Method: "random", BlockSize: 1000}:      "prepare block size 1000: want a multiple of 512 bytes",
+	} {
+		if err := pl.Prepare(ctx, workers(1, 1, ""), prep, nil); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%+v: %v, want an error containing %q", prep, err, want)
+		}
 	}
 	if _, err := pl.Run(ctx, workers(2, 0, ""), &fio.Job{RW: "read"}, nil); err == nil || !strings.Contains(err.Error(), "no data disks") {
 		t.Errorf("no disks: %v", err)
