@@ -679,17 +679,17 @@ func (a *actions) Restore(ctx context.Context, f int, token string) error {
 	case kind == "level":
 		i, err := strconv.Atoi(body)
 		if err != nil || i < 0 || i >= len(fac.levels) {
-			return fmt.Errorf("the store's original setting %q is not a level of %s; set it back by hand", token, fac.spec.Name)
+			return fmt.Errorf("%w: the store's original setting %q is not a level of %s; set it back by hand", campaign.ErrUnrestorable, token, fac.spec.Name)
 		}
 		v = fac.levels[i]
 	case kind == "json":
 		dec, err := starlark.Call(th, json.Module.Members["decode"], starlark.Tuple{starlark.String(body)}, nil)
 		if err != nil {
-			return err
+			return fmt.Errorf("%w: the store's original setting %q: %v; set it back by hand", campaign.ErrUnrestorable, token, err)
 		}
 		v = dec
 	default:
-		return fmt.Errorf("the setting %s had before the campaign was known only to an earlier process that stopped; set it back by hand", fac.spec.Name)
+		return fmt.Errorf("%w: the setting %s had before the campaign was known only to an earlier process that stopped; set it back by hand", campaign.ErrUnrestorable, fac.spec.Name)
 	}
 	fn := fac.apply
 	if fac.restore != nil {

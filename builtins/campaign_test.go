@@ -302,3 +302,30 @@ assert.true(sessions["esxi_versions"][0].startswith("VMware ESXi"), sessions["es
 		t.Fatal(backtrace(err))
 	}
 }
+
+// TestOriginalOfADeadProcessReportedOnce: a setting only a killed process
+// knew (a memo token) cannot be restored; the next run says so, and the run
+// after it is not failed by it again.
+func TestOriginalOfADeadProcessReportedOnce(t *testing.T) {
+	s, _ := newTestSession(t, context.Background())
+	st, err := store.Open(context.Background(), filepath.Join(s.OutDir, "memo.db"), "memo", store.Options{Simulated: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SaveOriginal(context.Background(), "a", "memo:1:a"); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	src := `
+c = campaign.new("memo", factors = [campaign.factor("a", [1], apply = lambda v: v)],
+    workloads = [campaign.workload("w", lambda: {"iops": 1})])
+c.run()
+`
+	err = execStar(t, s, "memo.star", src)
+	if err == nil || !strings.Contains(err.Error(), "known only to an earlier process that stopped; set it back by hand") {
+		t.Fatalf("first run: err = %v, want the lost setting named", err)
+	}
+	if err := execStar(t, s, "memo.star", src); err != nil {
+		t.Fatalf("second run: %v; the lost setting was reported already", backtrace(err))
+	}
+}

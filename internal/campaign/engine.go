@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"starbench/internal/fio"
@@ -17,7 +19,8 @@ type Actions interface {
 	// Apply sets factor to level and returns a token that restores the
 	// setting the cluster had before this change.
 	Apply(ctx context.Context, factor, level int) (token string, err error)
-	// Restore puts factor back as token (from the campaign's first Apply) says.
+	// Restore puts factor back as token (from the campaign's first Apply)
+	// says. An error wrapping ErrUnrestorable says no later attempt can do it.
 	Restore(ctx context.Context, factor int, token string) error
 	// Prepare fills the workers' disks before measuring.
 	Prepare(ctx context.Context) error
@@ -71,6 +74,12 @@ type Summary struct {
 
 // ErrInterrupted is wrapped by Execute's error when the context was cancelled.
 var ErrInterrupted = errors.New("campaign interrupted")
+
+// ErrUnrestorable marks a Restore error that no later attempt can cure (the
+// token was known only to a process that is gone, or names no level any
+// more): the engine reports it once and forgets the original, instead of
+// failing every later run of the campaign with it.
+var ErrUnrestorable = errors.New("no process can restore this setting")
 
 // Execute runs plan: it saves the cells, walks the steps (changes,
 // preparation, runs; each run committed when it completes) and, at the end
@@ -291,7 +300,9 @@ func (e *Engine) finish(ctx context.Context, sum *Summary, plan *Plan) error {
 }
 
 // restore puts back every factor the store has an original for, cheapest
-// first, and forgets the originals once all are back.
+// first, and forgets each original once it is restored or can never be.
+// Originals of factors the campaign no longer declares are reported, not
+// dropped silently.
 func (e *Engine) restore(ctx context.Context) error {
 	originals, err := e.Store.Originals(ctx)
 	if err != nil || len(originals) == 0 {
@@ -305,14 +316,27 @@ func (e *Engine) restore(ctx context.Context) error {
 		if !ok {
 			continue
 		}
-		if err := e.Actions.Restore(ctx, order[i], token); err != nil {
+		delete(originals, f.Name)
+		err := e.Actions.Restore(ctx, order[i], token)
+		switch {
+		case err == nil:
+			e.Progress.Event("restored %s", f.Name)
+		case errors.Is(err, ErrUnrestorable):
 			errs = append(errs, fmt.Errorf("restoring %s: %w", f.Name, err))
-			continue
+		default:
+			errs = append(errs, fmt.Errorf("restoring %s: %w", f.Name, err))
+			continue // kept: the next run of the campaign tries again
 		}
-		e.Progress.Event("restored %s", f.Name)
+		if err := e.Store.ForgetOriginal(ctx, f.Name); err != nil {
+			errs = append(errs, err)
+		}
 	}
-	if len(errs) > 0 {
-		return errors.Join(errs...)
+	for _, name := range slices.Sorted(maps.Keys(originals)) {
+		errs = append(errs, fmt.Errorf("restoring %s: %w: campaign %s declares no factor %s any more; its setting from before the campaign (%s) is not restored: set it back by hand",
+			name, ErrUnrestorable, e.Spec.Name, name, originals[name]))
+		if err := e.Store.ForgetOriginal(ctx, name); err != nil {
+			errs = append(errs, err)
+		}
 	}
-	return e.Store.ClearOriginals(ctx)
+	return errors.Join(errs...)
 }

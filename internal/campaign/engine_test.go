@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -49,6 +50,12 @@ func (c *cluster) Apply(ctx context.Context, f, level int) (string, error) {
 func (c *cluster) Restore(ctx context.Context, f int, token string) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
+	}
+	switch token {
+	case "lost":
+		return fmt.Errorf("%w: known only to a process that stopped", ErrUnrestorable)
+	case "unreachable":
+		return errors.New("vCenter does not answer")
 	}
 	c.settings[c.spec.Factors[f].Name] = token
 	c.log = append(c.log, "restore "+c.spec.Factors[f].Name+"="+token)
@@ -394,5 +401,35 @@ func TestStoreErrorStopsTheProgress(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "campaign wwt stopped: sql: database is closed") {
 		t.Errorf("progress not stopped with the reason:\n%s", out.String())
+	}
+}
+
+// TestUnrestorableOriginalsReportedOnce: an original no process can restore
+// (or of a factor the campaign dropped) fails the run that finds it, once,
+// and is forgotten; one that failed for a passing reason is kept and retried.
+func TestUnrestorableOriginalsReportedOnce(t *testing.T) {
+	s := matrix16()
+	path := filepath.Join(t.TempDir(), "wwt.db")
+	st, err := store.Open(context.Background(), path, s.Name, store.Options{Simulated: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for factor, token := range map[string]string{"policy": "lost", "rdma": "unreachable", "dedup": "level:1"} {
+		if err := st.SaveOriginal(context.Background(), factor, token); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	c := newCluster(s)
+	_, err, _ = execute(t, context.Background(), path, s, c, store.Options{Simulated: true}, false)
+	for _, want := range []string{"restoring policy: no process can restore this setting", "restoring rdma: vCenter does not answer",
+		"restoring dedup: no process can restore this setting: campaign wwt declares no factor dedup any more; its setting from before the campaign (level:1) is not restored"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("first run: err = %v, want %q", err, want)
+		}
+	}
+	_, err, _ = execute(t, context.Background(), path, s, c, store.Options{Simulated: true}, false)
+	if err == nil || strings.Contains(err.Error(), "policy") || strings.Contains(err.Error(), "dedup") || !strings.Contains(err.Error(), "restoring rdma") {
+		t.Errorf("second run: err = %v, want only rdma's restore retried", err)
 	}
 }

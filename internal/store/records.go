@@ -324,8 +324,9 @@ func (s *Store) Originals(ctx context.Context) (map[string]string, error) {
 	return out, rows.Err()
 }
 
-// ClearOriginals forgets the restore tokens once the cluster is restored.
-func (s *Store) ClearOriginals(ctx context.Context) error {
-	_, err := s.db.ExecContext(ctx, `DELETE FROM originals`)
+// ForgetOriginal forgets factor's restore token once it is restored (or
+// never can be).
+func (s *Store) ForgetOriginal(ctx context.Context, factor string) error {
+	_, err := s.db.ExecContext(ctx, `DELETE FROM originals WHERE factor = ?`, factor)
 	return err
 }

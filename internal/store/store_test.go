@@ -232,11 +232,11 @@ func TestOriginalsFirstRecordWins(t *testing.T) {
 	if err != nil || got["compression"] != "level:0" {
 		t.Fatalf("originals = %v (%v)", got, err)
 	}
-	if err := s.ClearOriginals(ctx); err != nil {
+	if err := s.ForgetOriginal(ctx, "compression"); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := s.Originals(ctx); len(got) != 0 {
-		t.Fatalf("after clear: %v", got)
+		t.Fatalf("after forgetting: %v", got)
 	}
 }
 
