@@ -35,9 +35,9 @@ func (p policyModule) vsan(thread *starlark.Thread, b *starlark.Builtin, args st
 	}
 	if ftt != starlark.None {
 		if err := starlark.AsInt(ftt, &spec.FTT); err != nil || spec.FTT < 0 {
-			return nil, fmt.Errorf("ftt=%s: want the number of host failures to tolerate (0 to 3)", ftt)
+			return nil, fmt.Errorf("ftt=%s: want the number of host failures to tolerate (1 to 3)", ftt)
 		}
-		if spec.FTT == 0 && spec.RAID == "raid1" {
+		if spec.FTT == 0 { // PolicySpec reads 0 as "what raid= implies"
 			return nil, fmt.Errorf("ftt=0 keeps a single copy of every object: starbench does not benchmark unprotected data; want ftt 1 to 3")
 		}
 	}
