@@ -77,28 +77,39 @@ func vsanPortgroup(h mo.HostSystem) (*types.HostPortGroup, error) {
 	return nil, fmt.Errorf("host %s has no standard-switch portgroup for vSAN: no VMkernel NIC is tagged for vSAN and none of its portgroups (%s) is named like vSAN", h.Name, strings.Join(names, ", "))
 }
 
-// architecture reports "ESA" or "OSA".
-func (c *Client) architecture(ctx context.Context) (string, error) {
+// vsanConfig reads the cluster's vSAN configuration.
+func (c *Client) vsanConfig(ctx context.Context) (*vsanext.ConfigInfoEx, error) {
 	cfg, err := vsanext.GetConfig(ctx, c.vsan, c.cluster.Reference())
 	if err != nil {
-		return "", fmt.Errorf("reading the vSAN configuration of cluster %s: %w", c.cluster.Name(), err)
+		return nil, fmt.Errorf("reading the vSAN configuration of cluster %s: %w", c.cluster.Name(), err)
 	}
+	return cfg, nil
+}
+
+// architectureOf is "ESA" or "OSA".
+func architectureOf(cfg *vsanext.ConfigInfoEx) string {
 	if cfg.VsanEsaEnabled != nil && *cfg.VsanEsaEnabled {
-		return "ESA", nil
+		return "ESA"
 	}
-	return "OSA", nil
+	return "OSA"
+}
+
+// architecture reports "ESA" or "OSA".
+func (c *Client) architecture(ctx context.Context) (string, error) {
+	cfg, err := c.vsanConfig(ctx)
+	if err != nil {
+		return "", err
+	}
+	return architectureOf(cfg), nil
 }
 
 // State reads the cluster's settings.
 func (c *Client) State(ctx context.Context) (ClusterState, error) {
-	cfg, err := vsanext.GetConfig(ctx, c.vsan, c.cluster.Reference())
+	cfg, err := c.vsanConfig(ctx)
 	if err != nil {
-		return ClusterState{}, fmt.Errorf("reading the vSAN configuration of cluster %s: %w", c.cluster.Name(), err)
+		return ClusterState{}, err
 	}
-	st := ClusterState{Architecture: "OSA"}
-	if cfg.VsanEsaEnabled != nil && *cfg.VsanEsaEnabled {
-		st.Architecture = "ESA"
-	}
+	st := ClusterState{Architecture: architectureOf(cfg)}
 	if de := cfg.DataEfficiencyConfig; de != nil {
 		st.Dedup = de.DedupEnabled
 		st.Compression = de.CompressionEnabled != nil && *de.CompressionEnabled

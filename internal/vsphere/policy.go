@@ -333,12 +333,7 @@ var ComplianceTimeout = 30 * time.Minute
 // waitCompliant polls SPBM until every data disk of workers complies with
 // profile, or fails naming the disks that do not.
 func (c *Client) waitCompliant(ctx context.Context, workers []Worker, profile, name string) error {
-	var entities []pbmtypes.PbmServerObjectRef
-	for _, w := range workers {
-		for _, d := range w.Disks {
-			entities = append(entities, diskEntity(w.VM, d.Key))
-		}
-	}
+	entities := diskEntities(workers)
 	deadline := time.Now().Add(ComplianceTimeout)
 	wait := time.Second
 	for {
@@ -386,14 +381,20 @@ func diskEntity(vm string, key int32) pbmtypes.PbmServerObjectRef {
 	}
 }
 
-// readPolicies fills in the policy name of every data disk of workers.
-func (c *Client) readPolicies(ctx context.Context, workers []Worker) error {
-	var entities []pbmtypes.PbmServerObjectRef
+// diskEntities are the data disks of workers as SPBM names them.
+func diskEntities(workers []Worker) []pbmtypes.PbmServerObjectRef {
+	var out []pbmtypes.PbmServerObjectRef
 	for _, w := range workers {
 		for _, d := range w.Disks {
-			entities = append(entities, diskEntity(w.VM, d.Key))
+			out = append(out, diskEntity(w.VM, d.Key))
 		}
 	}
+	return out
+}
+
+// readPolicies fills in the policy name of every data disk of workers.
+func (c *Client) readPolicies(ctx context.Context, workers []Worker) error {
+	entities := diskEntities(workers)
 	assigned := map[string]string{}
 	for start := 0; start < len(entities); start += 1000 {
 		res, err := c.pbm.QueryAssociatedProfiles(ctx, entities[start:min(start+1000, len(entities))])
@@ -413,7 +414,7 @@ func (c *Client) readPolicies(ctx context.Context, workers []Worker) error {
 	for i := range workers {
 		for j := range workers[i].Disks {
 			d := &workers[i].Disks[j]
-			d.Policy = names[assigned[fmt.Sprintf("%s:%d", workers[i].VM, d.Key)]]
+			d.Policy = names[assigned[diskEntity(workers[i].VM, d.Key).Key]]
 		}
 	}
 	return nil
