@@ -843,9 +843,12 @@ func frameRecords(f *Frame) []map[string]starlark.Value {
 var rowNumbers = []string{"iops", "mbps", "lat_mean_us", "p50_us", "p95_us", "p99_us", "p999_us", "errors"}
 
 // rowOf reads one result row; strict rejects unknown keys (a typo in a
-// script's dict), frames may carry extra columns.
+// script's dict), frames may carry extra columns. A metric the row does not
+// give is NaN (stored as missing), never a measured 0.
 func rowOf(fields map[string]starlark.Value, simulated, strict bool) (fio.Row, error) {
-	row := fio.Row{Direction: "all", Simulated: simulated}
+	nan := math.NaN()
+	row := fio.Row{Direction: "all", Simulated: simulated, IOPS: nan, MBps: nan, LatMeanUs: nan,
+		P50Us: nan, P95Us: nan, P99Us: nan, P999Us: nan}
 	nums := map[string]*float64{"iops": &row.IOPS, "mbps": &row.MBps, "lat_mean_us": &row.LatMeanUs,
 		"p50_us": &row.P50Us, "p95_us": &row.P95Us, "p99_us": &row.P99Us, "p999_us": &row.P999Us}
 	strs := map[string]*string{"worker": &row.Worker, "disk": &row.Disk, "direction": &row.Direction}
