@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/vmware/govmomi/fault"
 	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/property"
 	"github.com/vmware/govmomi/view"
@@ -380,6 +381,7 @@ func (c *Client) clone(ctx context.Context, p *deployPlan, st deployStep) (*obje
 		Location: types.VirtualMachineRelocateSpec{Host: &host, Pool: &pool, Datastore: &ds},
 	}
 	var vm *object.VirtualMachine
+	taken := false
 	err := c.do(ctx, "clone "+p.spec.Template+" to", st.name+" on host "+st.hostName, "CloneVM_Task", func(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -397,6 +399,10 @@ func (c *Client) clone(ctx context.Context, p *deployPlan, st deployStep) (*obje
 				return nil
 			}
 		}
+		if fault.Is(err, &types.DuplicateName{}) {
+			taken = true // by a VM that is not ours (a template, say): never remove it
+			return err
+		}
 		// A clone that failed late may leave its VM behind; remove it before trying again.
 		if left, ferr := c.finder.VirtualMachine(wait, st.name); ferr == nil {
 			if err == nil {
@@ -410,6 +416,9 @@ func (c *Client) clone(ctx context.Context, p *deployPlan, st deployStep) (*obje
 		}
 		return err
 	})
+	if taken {
+		return nil, fmt.Errorf("a VM or template named %s exists outside the worker set (templates are not reused as workers): rename it or use another prefix: %w", st.name, err)
+	}
 	return vm, err
 }
 

@@ -236,3 +236,42 @@ func TestDestroyCutShortByCancellationFails(t *testing.T) {
 		t.Errorf("%d workers left, want all 3 (nothing was removed)", len(left))
 	}
 }
+
+// TestDeployNeverRemovesAVMItDidNotCreate: a template named like a worker
+// makes the clone fail, and the cleanup must leave the template alone.
+func TestDeployNeverRemovesAVMItDidNotCreate(t *testing.T) {
+	_, c := startSim(t, sim.Options{Testbed: testbedOf(3, "ESA")})
+	ctx := context.Background()
+	tmpl, err := c.finder.VirtualMachine(ctx, DefaultTemplate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	folders, err := c.dc.Folders(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp, err := c.cluster.ResourcePool(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := rp.Reference()
+	task, err := tmpl.Clone(ctx, folders.VmFolder, "gold-01", types.VirtualMachineCloneSpec{Location: types.VirtualMachineRelocateSpec{Pool: &pool}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := task.WaitForResult(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := object.NewVirtualMachine(c.vim, info.Result.(types.ManagedObjectReference)).MarkAsTemplate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	spec := smallSpec("gold")
+	spec.PerHost, spec.Disks = 1, 0
+	if _, err := c.DeployWorkers(ctx, spec); err == nil || !strings.Contains(err.Error(), "named gold-01 exists outside the worker set") {
+		t.Errorf("deploy over a template named gold-01: got %v, want a refusal naming it", err)
+	}
+	if _, err := c.finder.VirtualMachine(ctx, "gold-01"); err != nil {
+		t.Errorf("the template gold-01 was removed: %v", err)
+	}
+}
