@@ -3,6 +3,7 @@ package report
 import (
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -178,8 +179,10 @@ func TestNumberFormats(t *testing.T) {
 			t.Errorf("number(%v) = %q; want %q", x, got, want)
 		}
 	}
-	if got := latency(1500); got != "1.50 ms" {
-		t.Errorf("latency(1500) = %q", got)
+	for us, want := range map[float64]string{1500: "1.50 ms", 420.4: "420 µs", math.NaN(): "n/a"} {
+		if got := latency(us); got != want {
+			t.Errorf("latency(%v) = %q; want %q", us, got, want)
+		}
 	}
 }
 

@@ -258,8 +258,12 @@ func group(digits string) string {
 // percent formats a fraction as a percentage with one decimal.
 func percent(x float64) string { return fmt.Sprintf("%.1f %%", 100*x) }
 
-// latency formats microseconds, switching to milliseconds from 1 ms.
+// latency formats microseconds, switching to milliseconds from 1 ms; "n/a"
+// where no I/O measured it.
 func latency(us float64) string {
+	if math.IsNaN(us) || math.IsInf(us, 0) {
+		return "n/a"
+	}
 	if us >= 1000 {
 		return fmt.Sprintf("%.2f ms", us/1000)
 	}
