@@ -185,10 +185,14 @@ func concatFrames(args starlark.Tuple) (starlark.Value, error) {
 		}
 	}
 	if withSim > 0 && withSim < len(dfs) {
-		return nil, fmt.Errorf("some frames have a %q column and some do not; rows would not say whether they are simulated (add the column with with_column(%q, False) to measured frames)", SimulatedColumn, SimulatedColumn)
+		return nil, errSimulatedColumn
 	}
 	return result(table.Concat(dfs...))
 }
+
+// errSimulatedColumn refuses to combine frames of which only some say
+// whether their rows are simulated.
+var errSimulatedColumn = fmt.Errorf("some frames have a %q column and some do not; rows would not say whether they are simulated (add the column with with_column(%q, False) to measured frames)", SimulatedColumn, SimulatedColumn)
 
 func noArgs(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) error {
 	return starlark.UnpackArgs(b.Name(), args, kwargs)
@@ -530,7 +534,10 @@ func frameJoin(f *Frame, thread *starlark.Thread, b *starlark.Builtin, args star
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "other", &other, "on", &on, "how?", &how); err != nil {
 		return nil, err
 	}
-	if f.hasColumn(SimulatedColumn) && other.hasColumn(SimulatedColumn) && !slices.Contains(on, SimulatedColumn) {
+	if f.hasColumn(SimulatedColumn) != other.hasColumn(SimulatedColumn) {
+		return nil, errSimulatedColumn // a row would mix the two frames' kinds under one label
+	}
+	if f.hasColumn(SimulatedColumn) && !slices.Contains(on, SimulatedColumn) {
 		on = append(on, SimulatedColumn) // simulated rows join only simulated rows
 	}
 	return result(table.Join(f.df, other.df, on, how))
