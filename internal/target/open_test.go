@@ -96,7 +96,9 @@ func TestEmbeddedRunsShowUpInHostMetrics(t *testing.T) {
 	}
 	var predicted float64
 	for _, n := range res.Notes {
-		fmt.Sscanf(n[strings.Index(n, "host CPU")+len("host CPU "):], "%f", &predicted)
+		if _, after, ok := strings.Cut(n, "host CPU "); ok {
+			fmt.Sscanf(after, "%f", &predicted)
+		}
 	}
 	hosts := map[string]bool{}
 	for _, s := range samples {
