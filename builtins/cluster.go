@@ -59,6 +59,9 @@ func (c clusterModule) configure(thread *starlark.Thread, b *starlark.Builtin, a
 		}
 		s.Uplink = strings.Join(names, ",")
 	}
+	if uplink != starlark.None && strings.TrimSpace(s.Uplink) == "" {
+		return nil, fmt.Errorf("uplink=%s names no NIC: want a speed like \"25g\", NIC names like \"vmnic2,vmnic3\", or None to leave it as it is", uplink)
+	}
 	t, err := c.deps.target(thread)
 	if err != nil {
 		return nil, err
