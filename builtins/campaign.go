@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"os/exec"
@@ -393,9 +394,13 @@ func (c *campaignValue) plan(ctx context.Context, s *runtime.Session) (*campaign
 	}
 	var st *store.Store
 	if !s.Fresh {
-		if st, err = store.OpenReadOnly(ctx, path); err != nil {
+		st, err = store.OpenReadOnly(ctx, path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
 			st = nil // no store yet: nothing is done
-		} else {
+		case err != nil:
+			return nil, err
+		default:
 			defer st.Close()
 		}
 	}
