@@ -58,7 +58,7 @@ func (p *PolicySpec) Normalize() error {
 	case p.FTT == 0:
 		p.FTT = ftt
 	case p.RAID == "raid1" && (p.FTT < 0 || p.FTT > 3):
-		return fmt.Errorf("raid1 with ftt=%d: want ftt 0 to 3", p.FTT)
+		return fmt.Errorf("raid1 with ftt=%d: want ftt 1 to 3", p.FTT)
 	case p.RAID == "raid5" && p.FTT != 1:
 		return fmt.Errorf("raid5 tolerates exactly 1 failure, not ftt=%d (use raid6 for 2, or raid1 with ftt=%d)", p.FTT, p.FTT)
 	case p.RAID == "raid6" && p.FTT != 2:

@@ -21,6 +21,7 @@ func TestPolicyValidationNamesTheFix(t *testing.T) {
 		{PolicySpec{Name: "p", RAID: "raid1", FTT: 2}, "raid1 with ftt=2 needs at least 5 hosts"},
 		{PolicySpec{Name: "p", RAID: "raid5", FTT: 2}, "raid5 tolerates exactly 1 failure"},
 		{PolicySpec{Name: "p", RAID: "raid1", StripeWidth: 13}, "want 1 to 12"},
+		{PolicySpec{Name: "p", RAID: "raid1", FTT: 4}, "raid1 with ftt=4: want ftt 1 to 3"},
 		{PolicySpec{Name: "", RAID: "raid1"}, "needs a name"},
 	} {
 		_, err := c.SetPolicy(ctx, tc.spec)
