@@ -6,6 +6,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"go.starlark.net/starlark"
@@ -226,43 +227,27 @@ func collect(f *Frame, x, y string, series starlark.Value, errCol string) (*poin
 		return nil, errNoRows
 	}
 	p := &points{xCol: xc, ys: map[[2]int][]float64{}, errs: map[[2]int]float64{}}
-	xi, si := map[string]int{}, map[string]int{}
+	xcat, scat := newCategories(xc), newCategories(sc)
 	for row := range f.Len() {
-		xl := label(xc, row)
-		i, ok := xi[xl]
-		if !ok {
-			i = len(p.xs)
-			xi[xl] = i
-			p.xs = append(p.xs, xl)
-			p.xFirst = append(p.xFirst, row)
-		}
-		sl := ""
-		if sc != nil {
-			sl = label(sc, row)
-		}
-		s, ok := si[sl]
-		if !ok {
-			s = len(p.series)
-			si[sl] = s
-			p.series = append(p.series, sl)
-		}
-		k := [2]int{i, s}
+		k := [2]int{xcat.of(row), scat.of(row)}
 		p.ys[k] = append(p.ys[k], yc.Float(row))
 		if ec != nil {
 			if len(p.ys[k]) > 1 {
-				return nil, fmt.Errorf("several rows for %s=%s%s; with err= give one row per point (group_by(...).agg first)", x, xl, seriesText(seriesName, sl))
+				return nil, fmt.Errorf("several rows for %s=%s%s; with err= give one row per point (group_by(...).agg first)",
+					x, exactLabel(xc, row), seriesText(seriesName, sc, row))
 			}
 			p.errs[k] = ec.Float(row)
 		}
 	}
+	p.xs, p.xFirst, p.series = xcat.names(), xcat.first, scat.names()
 	return p, nil
 }
 
-func seriesText(name, value string) string {
-	if name == "" {
+func seriesText(name string, c *table.Column, row int) string {
+	if c == nil {
 		return ""
 	}
-	return ", " + name + "=" + value
+	return ", " + name + "=" + exactLabel(c, row)
 }
 
 // label is the text of a category value.
@@ -274,6 +259,76 @@ func label(c *table.Column, i int) string {
 		return plots.FormatValue(c.Floats[i], "")
 	}
 	return fmt.Sprint(c.Value(i))
+}
+
+// exactLabel is the text of a value with every digit it has: label rounds
+// floats to 3 significant digits, so 1000 and 1004 both read "1k".
+func exactLabel(c *table.Column, i int) string {
+	if c.Kind == table.Float && !c.IsNA(i) {
+		return strconv.FormatFloat(c.Floats[i]+0, 'f', -1, 64) // +0: -0 reads 0
+	}
+	return label(c, i)
+}
+
+// valueNames names the values of a column of distinct values (group keys).
+func valueNames(c *table.Column) []string {
+	cat := newCategories(c)
+	for row := range c.Len() {
+		cat.of(row)
+	}
+	return cat.names()
+}
+
+// categories numbers the distinct values of a column (x, series) in order
+// of first appearance. Values are told apart exactly, not by their rounded
+// label, so distinct values never merge into one point or series; a nil
+// column is one unnamed category.
+type categories struct {
+	col   *table.Column
+	index map[string]int
+	first []int // first row of each category
+}
+
+func newCategories(c *table.Column) *categories {
+	return &categories{col: c, index: map[string]int{}}
+}
+
+// of returns the category of row.
+func (c *categories) of(row int) int {
+	key := ""
+	if c.col != nil {
+		key = exactLabel(c.col, row)
+		if c.col.IsNA(row) {
+			key = "\x00NA" // apart from a string "NA"
+		}
+	}
+	i, ok := c.index[key]
+	if !ok {
+		i = len(c.first)
+		c.index[key] = i
+		c.first = append(c.first, row)
+	}
+	return i
+}
+
+// names returns the label of each category; categories whose labels
+// coincide are named exactly instead.
+func (c *categories) names() []string {
+	names := make([]string, len(c.first))
+	if c.col == nil {
+		return names
+	}
+	seen := map[string]int{}
+	for i, row := range c.first {
+		names[i] = label(c.col, row)
+		seen[names[i]]++
+	}
+	for i, row := range c.first {
+		if seen[names[i]] > 1 {
+			names[i] = exactLabel(c.col, row)
+		}
+	}
+	return names
 }
 
 // series turns points into one plots.Series per series: mean of repeats,
@@ -485,17 +540,11 @@ func xySeries(f *Frame, x, y string, seriesV, labelV starlark.Value) ([]plots.Se
 		return nil, errNoRows
 	}
 	var out []plots.Series
-	index := map[string]int{}
+	cat := newCategories(sc)
 	for row := range f.Len() {
-		name := ""
-		if sc != nil {
-			name = label(sc, row)
-		}
-		i, ok := index[name]
-		if !ok {
-			i = len(out)
-			index[name] = i
-			out = append(out, plots.Series{Name: name})
+		i := cat.of(row)
+		if i == len(out) {
+			out = append(out, plots.Series{})
 		}
 		s := &out[i]
 		s.X = append(s.X, xc.Float(row))
@@ -503,6 +552,9 @@ func xySeries(f *Frame, x, y string, seriesV, labelV starlark.Value) ([]plots.Se
 		if lc != nil {
 			s.Labels = append(s.Labels, label(lc, row))
 		}
+	}
+	for i, name := range cat.names() {
+		out[i].Name = name
 	}
 	return out, nil
 }
@@ -579,14 +631,13 @@ func plotHeatmap(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 		return nil, err
 	}
 	cols := table.ReadAll(wide)
-	rows := make([]string, wide.Nrow())
+	rows := valueNames(cols[0])
 	values := make([][]float64, wide.Nrow())
 	var names []string
 	for _, col := range cols[1:] {
 		names = append(names, col.Name)
 	}
 	for r := range rows {
-		rows[r] = label(cols[0], r)
 		for _, col := range cols[1:] {
 			values[r] = append(values[r], col.Float(r))
 		}
@@ -630,6 +681,7 @@ func plotFacets(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 		return nil, err
 	}
 	keys := g.Keys()[0]
+	names := valueNames(keys)
 	var figs []*plots.Figure
 	for i, rows := range g.Rows() {
 		if err := runtime.Context(thread).Err(); err != nil {
@@ -639,7 +691,7 @@ func plotFacets(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 		if err != nil {
 			return nil, err
 		}
-		name := label(keys, i)
+		name := names[i]
 		if keys.Kind != table.String {
 			name = by + " = " + name
 		}
