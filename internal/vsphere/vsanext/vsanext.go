@@ -7,6 +7,7 @@ package vsanext
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 
 	"github.com/vmware/govmomi/vim25/soap"
@@ -86,6 +87,9 @@ func Reconfigure(ctx context.Context, rt soap.RoundTripper, cluster vim.ManagedO
 	if err := rt.RoundTrip(ctx, &req, &res); err != nil {
 		return vim.ManagedObjectReference{}, err
 	}
+	if res.Res == nil {
+		return vim.ManagedObjectReference{}, errNoResponse("VsanClusterReconfig")
+	}
 	return res.Res.Returnval, nil
 }
 
@@ -99,5 +103,13 @@ func GetConfig(ctx context.Context, rt soap.RoundTripper, cluster vim.ManagedObj
 	if err := rt.RoundTrip(ctx, &req, &res); err != nil {
 		return nil, err
 	}
+	if res.Res == nil {
+		return nil, errNoResponse("VsanClusterGetConfig")
+	}
 	return &res.Res.Returnval, nil
+}
+
+// errNoResponse is a call answered with neither a result nor a fault.
+func errNoResponse(method string) error {
+	return fmt.Errorf("the vSAN service answered %s with neither a result nor a fault: is the vSAN health service of this vCenter running?", method)
 }
