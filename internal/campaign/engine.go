@@ -241,14 +241,19 @@ func (e *Engine) rerunHighCV(ctx context.Context, sum *Summary, cell, cells int,
 		if !flagged[Pair{label, w.Name}] {
 			continue
 		}
+		var extra []store.RunKey
 		for r := e.Spec.Repeat; r < 2*e.Spec.Repeat; r++ {
 			k := store.RunKey{Cell: label, Workload: w.Name, Repeat: r}
-			if _, ok := done[k]; ok {
-				continue
+			if _, ok := done[k]; !ok {
+				extra = append(extra, k)
 			}
-			if r == e.Spec.Repeat {
-				e.Progress.Event("cell %d/%d: %s varies above CV %.3g; %d more repeats", cell, cells, w.Name, e.Spec.CVThreshold, e.Spec.Repeat)
-			}
+		}
+		if len(extra) == 0 {
+			continue
+		}
+		e.Progress.Event("cell %d/%d: %s varies above CV %.3g; %d more repeats", cell, cells, w.Name, e.Spec.CVThreshold, len(extra))
+		e.Progress.AddRuns(len(extra))
+		for _, k := range extra {
 			if err := e.runOne(ctx, sum, cell, cells, k); err != nil {
 				return err
 			}

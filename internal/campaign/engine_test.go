@@ -259,6 +259,9 @@ func TestHighCVFlaggedAndRerunOnce(t *testing.T) {
 	if !strings.Contains(out, "varies above CV 0.05; 3 more repeats") {
 		t.Errorf("no re-run event:\n%s", out)
 	}
+	if !strings.Contains(out, "run 27/27 ok") {
+		t.Errorf("the extra repeats are not counted in the campaign's runs:\n%s", out)
+	}
 	// A restart neither repeats the extra runs nor misses them.
 	sum, err, _ = execute(t, context.Background(), path, s, c, store.Options{Simulated: true}, false)
 	if err != nil || sum.Ran != 0 || !sum.Complete {

@@ -78,6 +78,15 @@ func (b *Bar) tick(stop chan struct{}) {
 	}
 }
 
+// AddRuns adds n runs the campaign decided on after Start (extra repeats of
+// a result that varies too much).
+func (b *Bar) AddRuns(n int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.total += n
+	b.draw()
+}
+
 // Event reports something that happened (a setting changed, disks prepared).
 func (b *Bar) Event(format string, args ...any) {
 	b.mu.Lock()
@@ -212,6 +221,6 @@ func (b *Bar) draw() {
 }
 
 func bar(frac float64) string {
-	n := int(frac * width)
+	n := int(min(1, max(0, frac)) * width)
 	return "[" + strings.Repeat("#", n) + strings.Repeat(".", width-n) + "]"
 }

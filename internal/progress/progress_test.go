@@ -94,6 +94,33 @@ func TestTerminalModeRedrawsTwoBars(t *testing.T) {
 	}
 }
 
+// TestRunsAddedAfterStart: extra repeats decided during the campaign count
+// in its total; a bar past its total (more runs than announced) is drawn
+// full instead of panicking.
+func TestRunsAddedAfterStart(t *testing.T) {
+	bar, out, _ := newBar(false)
+	bar.Start("wwt", 1, 0, 0)
+	bar.RunStart(1, 1, "a", 0)
+	bar.RunEnd("ok")
+	bar.AddRuns(1)
+	bar.RunStart(1, 1, "a #2", 0)
+	bar.RunEnd("ok")
+	if !strings.Contains(out.String(), "run 2/2 ok") {
+		t.Errorf("the added run is not counted:\n%s", out)
+	}
+	tty, out, _ := newBar(true)
+	tty.Start("wwt", 1, 0, 0)
+	defer tty.Stop("done")
+	for range 2 {
+		tty.RunStart(1, 1, "a", 0)
+		tty.RunEnd("ok")
+	}
+	tty.RunStart(1, 1, "a", 0) // 2 of 1 done: drawn, not a panic
+	if !strings.Contains(out.String(), "[##############################] 2/1 runs") {
+		t.Errorf("a bar past its total is not drawn full:\n%q", out)
+	}
+}
+
 func TestIsTerminal(t *testing.T) {
 	if IsTerminal(&bytes.Buffer{}) {
 		t.Fatal("a buffer is a terminal")
