@@ -766,12 +766,9 @@ func resultOf(v starlark.Value, simulated bool) (*fio.Result, error) {
 	case *starlark.Dict:
 		rows = []map[string]starlark.Value{dictFields(v)}
 	case *starlark.List, starlark.Tuple:
-		for _, x := range iterate(v.(starlark.Iterable)) {
-			d, ok := x.(*starlark.Dict)
-			if !ok {
-				return nil, fmt.Errorf("workload returned a list holding a %s; want dicts of metrics such as {\"iops\": 1000}", x.Type())
-			}
-			rows = append(rows, dictFields(d))
+		var err error
+		if rows, err = dictRecords(v.(starlark.Iterable), "workload", "dicts of metrics such as {\"iops\": 1000}"); err != nil {
+			return nil, err
 		}
 	default:
 		return nil, fmt.Errorf("workload returned a %s; want a frame (as fio.run returns), a dict of metrics such as {\"iops\": 1000}, or a list of such dicts", v.Type())
@@ -804,6 +801,20 @@ func simulatedWord(simulated bool) string {
 		return "simulated"
 	}
 	return "measured"
+}
+
+// dictRecords reads the list of dicts what (a script callable) returned;
+// want says what each dict should hold.
+func dictRecords(list starlark.Iterable, what, want string) ([]map[string]starlark.Value, error) {
+	var rows []map[string]starlark.Value
+	for _, x := range iterate(list) {
+		d, ok := x.(*starlark.Dict)
+		if !ok {
+			return nil, fmt.Errorf("%s returned a list holding a %s; want %s", what, x.Type(), want)
+		}
+		rows = append(rows, dictFields(d))
+	}
+	return rows, nil
 }
 
 func dictFields(d *starlark.Dict) map[string]starlark.Value {
@@ -900,12 +911,9 @@ func metricsOf(v starlark.Value, start time.Time) ([]store.HostMetric, error) {
 	case *Frame:
 		rows = frameRecords(v)
 	case *starlark.List, starlark.Tuple:
-		for _, x := range iterate(v.(starlark.Iterable)) {
-			d, ok := x.(*starlark.Dict)
-			if !ok {
-				return nil, fmt.Errorf("metrics returned a list holding a %s; want dicts with host, metric, value", x.Type())
-			}
-			rows = append(rows, dictFields(d))
+		var err error
+		if rows, err = dictRecords(v.(starlark.Iterable), "metrics", "dicts with host, metric, value"); err != nil {
+			return nil, err
 		}
 	default:
 		return nil, fmt.Errorf("metrics returned a %s; want a frame or a list of dicts with host, metric, value", v.Type())
