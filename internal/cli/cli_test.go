@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 
 	"starbench/builtins"
 	"starbench/internal/runtime"
+	"starbench/internal/target"
 )
 
 // result is what one in-process command run produced.
@@ -368,5 +370,25 @@ fail("the script went on after the plan")
 	expect(t, r, ExitOK, `2 cells x 1 workloads x 1 repeats = 2 runs`, `^$`)
 	if entries, _ := os.ReadDir(out); len(entries) != 0 {
 		t.Errorf("--plan wrote %d files into the output directory", len(entries))
+	}
+}
+
+// TestRunPanicInABuiltinStillCleansUp: a builtin that panics (a bug) ends
+// the run with exit 1 and an internal-error note, after the session's
+// cleanup ran, instead of killing the process with the cluster's workers
+// still deployed.
+func TestRunPanicInABuiltinStillCleansUp(t *testing.T) {
+	path := writeScript(t, "panics.star", "vsphere.inventory()\n")
+	closed := false
+	var stderr bytes.Buffer
+	code := Run(&State{Args: []string{"run", path, "--out", t.TempDir()}, Stdout: io.Discard, Stderr: &stderr,
+		OpenTarget: func(context.Context, target.Options) (*target.Target, func(), error) {
+			return &target.Target{}, func() { closed = true }, nil // no vSphere client: the builtin dereferences nil
+		}})
+	if code != ExitScriptError || !strings.Contains(stderr.String(), "starbench: internal error") {
+		t.Errorf("exit %d, stderr:\n%s\nwant 1 and an internal error", code, stderr.String())
+	}
+	if !closed {
+		t.Error("the session's cleanup did not run")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -138,9 +139,17 @@ func execScript(st *State, cmd string, s *runtime.Session) int {
 	s.Ctx, s.Stdout, s.Stderr = ctx, st.Stdout, st.Stderr
 	done := make(chan int, 1)
 	go func() {
-		code := checkAndExec(st, cmd, s)
-		s.Close()
-		done <- code
+		code := ExitScriptError
+		// A panic in a builtin is a bug, but the session's cleanup (workers
+		// deployed on a vCenter, open stores) must run all the same.
+		defer func() {
+			if r := recover(); r != nil {
+				fmt.Fprintf(st.Stderr, "starbench: internal error (please report it): %v\n%s", r, debug.Stack())
+			}
+			s.Close()
+			done <- code
+		}()
+		code = checkAndExec(st, cmd, s)
 	}()
 	select {
 	case code := <-done:
