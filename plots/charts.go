@@ -46,6 +46,12 @@ func (o Options) check(series []Series) error {
 		return fmt.Errorf("a categorical X axis cannot be logarithmic")
 	}
 	for _, s := range series {
+		if s.Err != nil && len(s.Err) != len(s.Y) {
+			return fmt.Errorf("series %q has %d error values for %d values", s.Name, len(s.Err), len(s.Y))
+		}
+		if s.Labels != nil && len(s.Labels) != len(s.Y) {
+			return fmt.Errorf("series %q has %d labels for %d values", s.Name, len(s.Labels), len(s.Y))
+		}
 		for i := range s.Y {
 			if o.LogX && i < len(s.X) && !(s.X[i] > 0) && !math.IsNaN(s.X[i]) {
 				return fmt.Errorf("series %q has x = %v; a logarithmic x axis needs values above 0", s.Name, s.X[i])
@@ -98,9 +104,6 @@ func Bars(categories []string, series []Series, o Options) (*Figure, error) {
 	for _, s := range series {
 		if len(s.Y) != len(categories) {
 			return nil, fmt.Errorf("series %q has %d values for %d categories", s.Name, len(s.Y), len(categories))
-		}
-		if s.Err != nil && len(s.Err) != len(s.Y) {
-			return nil, fmt.Errorf("series %q has %d error values for %d values", s.Name, len(s.Err), len(s.Y))
 		}
 		if o.LogY {
 			return nil, fmt.Errorf("bars start at zero and cannot use a logarithmic y axis")

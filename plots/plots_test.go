@@ -250,3 +250,17 @@ func TestLogScalesRejectNonPositive(t *testing.T) {
 		t.Errorf("log bars: no error")
 	}
 }
+
+func TestSeriesLengthsAreChecked(t *testing.T) {
+	short := []Series{{Name: "a", X: []float64{1, 2}, Y: []float64{1, 2}, Err: []float64{0.5}}}
+	if _, err := Bars([]string{"x", "y"}, short, Options{}); err == nil || !strings.Contains(err.Error(), "1 error values for 2 values") {
+		t.Errorf("bars with a short err: %v", err)
+	}
+	if _, err := Lines(short, Options{}); err == nil || !strings.Contains(err.Error(), "1 error values for 2 values") {
+		t.Errorf("lines with a short err: %v", err)
+	}
+	labels := []Series{{Name: "a", X: []float64{1, 2}, Y: []float64{1, 2}, Labels: []string{"1"}}}
+	if _, err := Hockey(labels, Options{}); err == nil || !strings.Contains(err.Error(), "1 labels for 2 values") {
+		t.Errorf("hockey with a short label list: %v", err)
+	}
+}
