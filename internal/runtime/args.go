@@ -117,7 +117,7 @@ func inferSet(raw string) starlark.Value {
 	if strings.Contains(s, ",") {
 		var elems []starlark.Value
 		for _, part := range strings.Split(s, ",") {
-			elems = append(elems, inferSet(part))
+			elems = append(elems, inferSet(strings.TrimSpace(part)))
 		}
 		return starlark.NewList(elems)
 	}

@@ -34,6 +34,7 @@ func TestConvertSet(t *testing.T) {
 		{"1.5", starlark.None, "1.5"},
 		{"false", starlark.None, "False"},
 		{"1,on", starlark.None, `[1, "on"]`},
+		{"raid1, raid5", starlark.None, `["raid1", "raid5"]`},
 		{"raid5", starlark.None, `"raid5"`},
 		{"x", starlark.NewDict(0), "error: a default of type dict cannot be set"},
 	} {
