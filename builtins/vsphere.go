@@ -99,9 +99,12 @@ func (v vsphereModule) connect(thread *starlark.Thread, b *starlark.Builtin, arg
 			return nil, fmt.Errorf("testbed= names a simulated cluster; a vCenter (url= or target=\"vcenter\") is described by its own inventory")
 		}
 		// The script names the testbed it simulates by default; run on a
-		// vCenter, it drives the real cluster unchanged.
-		fmt.Fprintf(s.Stderr, "vsphere.connect: testbed %s stands for the simulated cluster; this session drives the vCenter at GOVC_URL\n", testbedName)
-		opts.Testbed = ""
+		// vCenter, it drives the real cluster unchanged. A --plan dry run
+		// simulates that testbed instead of touching the vCenter.
+		if !s.Plan {
+			fmt.Fprintf(s.Stderr, "vsphere.connect: testbed %s stands for the simulated cluster; this session drives the vCenter at GOVC_URL\n", testbedName)
+			opts.Testbed = ""
+		}
 	}
 	t, fresh, err := v.deps.open(s, opts)
 	if err != nil {

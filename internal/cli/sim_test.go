@@ -81,3 +81,15 @@ print("hosts:", len(vsphere.inventory().hosts))
 		t.Errorf("the password reached the output:\n%s", r.stderr)
 	}
 }
+
+// TestPlanOnAVCenterSimulatesTheNamedTestbed: a --plan dry run of a script
+// that names its testbed plans on that testbed, not on the default one.
+func TestPlanOnAVCenterSimulatesTheNamedTestbed(t *testing.T) {
+	script := writeScript(t, "plan.star", `
+vsphere.connect(testbed = "wwt-r640-osa")
+print("hosts:", len(vsphere.inventory().hosts))
+`)
+	env := map[string]string{"GOVC_URL": "https://127.0.0.1:1/sdk", "GOVC_USERNAME": "u", "GOVC_PASSWORD": "p"}
+	r := runCLI(t, "", env, "run", script, "--plan", "--out", t.TempDir())
+	expect(t, r, ExitOK, ``, `hosts: 24\n`)
+}
