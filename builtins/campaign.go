@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"os"
 	"os/exec"
@@ -394,13 +393,13 @@ func (c *campaignValue) plan(ctx context.Context, s *runtime.Session) (*campaign
 	}
 	var st *store.Store
 	if !s.Fresh {
-		st, err = store.OpenReadOnly(ctx, path)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			st = nil // no store yet: nothing is done
-		case err != nil:
-			return nil, err
-		default:
+		// No store yet means nothing is done. Other errors are not final
+		// either: a store a killed process left with a hot journal opens
+		// only for a writer, which recovers it (and refuses a file that
+		// is no store); c.run() plans again under the writer's lock.
+		if st, err = store.OpenReadOnly(ctx, path); err != nil {
+			st = nil
+		} else {
 			defer st.Close()
 		}
 	}

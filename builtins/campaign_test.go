@@ -326,20 +326,3 @@ c.run()
 		t.Fatalf("second run: %v; the lost setting was reported already", backtrace(err))
 	}
 }
-
-// TestPlanRefusesWhatIsNoStore: a file in the store's place that is no
-// campaign store is reported, not planned over as if nothing were done.
-func TestPlanRefusesWhatIsNoStore(t *testing.T) {
-	s, _ := newTestSession(t, context.Background())
-	if err := os.WriteFile(filepath.Join(s.OutDir, "junk.db"), []byte("not sqlite"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	err := execStar(t, s, "junk.star", `
-c = campaign.new("junk", factors = [campaign.factor("a", [1], apply = lambda v: v)],
-    workloads = [campaign.workload("w", lambda: {"iops": 1})])
-c.plan()
-`)
-	if err == nil || !strings.Contains(err.Error(), "junk.db") {
-		t.Fatalf("err = %v, want the file that is no campaign store named", err)
-	}
-}
