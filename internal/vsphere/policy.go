@@ -112,8 +112,13 @@ func (c *Client) Validate(ctx context.Context, spec *PolicySpec) error {
 	return nil
 }
 
-// SetPolicy creates the policy of spec, or updates the policy of that name,
-// after checking it against the cluster. It returns the policy's id.
+// policyMarker starts the description of every policy starbench makes; it
+// updates no other.
+const policyMarker = "starbench:"
+
+// SetPolicy creates the policy of spec, or updates the policy of that name
+// if starbench made it, after checking it against the cluster. It returns
+// the policy's id.
 func (c *Client) SetPolicy(ctx context.Context, spec PolicySpec) (string, error) {
 	if err := c.Validate(ctx, &spec); err != nil {
 		return "", err
@@ -125,9 +130,17 @@ func (c *Client) SetPolicy(ctx context.Context, spec PolicySpec) (string, error)
 	if err != nil {
 		return "", err
 	}
-	desc := fmt.Sprintf("starbench: %s ftt=%d stripe_width=%d", spec.RAID, spec.FTT, spec.StripeWidth)
+	desc := fmt.Sprintf("%s %s ftt=%d stripe_width=%d", policyMarker, spec.RAID, spec.FTT, spec.StripeWidth)
 	if id, ok := profiles[spec.Name]; ok {
-		err := c.pbm.UpdateProfile(ctx, pbmtypes.PbmProfileId{UniqueId: id}, pbmtypes.PbmCapabilityProfileUpdateSpec{
+		// Updating a policy changes every VM that uses it: only starbench's own.
+		content, err := c.pbm.RetrieveContent(ctx, []pbmtypes.PbmProfileId{{UniqueId: id}})
+		if err != nil {
+			return "", fmt.Errorf("reading storage policy %q: %w", spec.Name, err)
+		}
+		if len(content) == 0 || !strings.HasPrefix(content[0].GetPbmProfile().Description, policyMarker) {
+			return "", fmt.Errorf("storage policy %q exists and starbench did not make it; updating it would change every VM that uses it: give the policy another name", spec.Name)
+		}
+		err = c.pbm.UpdateProfile(ctx, pbmtypes.PbmProfileId{UniqueId: id}, pbmtypes.PbmCapabilityProfileUpdateSpec{
 			Description: desc, Constraints: constraints,
 		})
 		if err != nil {
