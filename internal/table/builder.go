@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/go-gota/gota/dataframe"
@@ -168,7 +169,7 @@ func ReadCSV(r io.Reader, types map[string]Kind) (dataframe.DataFrame, error) {
 		return dataframe.DataFrame{}, err
 	}
 	for name := range types {
-		if !contains(header, name) {
+		if !slices.Contains(header, name) {
 			return dataframe.DataFrame{}, fmt.Errorf("types names column %q, which the CSV does not have; its columns are %v", name, header)
 		}
 	}
@@ -198,15 +199,6 @@ func ReadCSV(r io.Reader, types map[string]Kind) (dataframe.DataFrame, error) {
 		c.dropNoNA()
 	}
 	return NewFrame(cols...)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // appendText parses cell as a value of c's kind and appends it.

@@ -189,11 +189,11 @@ func subsetOrNA(c *Column, idx []int) *Column {
 	for i, j := range idx {
 		safe[i] = max(j, 0)
 	}
-	out := &Column{Name: c.Name, Kind: c.Kind}
+	var out *Column
 	if c.Len() > 0 {
 		out = c.Subset(safe)
 	} else {
-		out = NAColumn(c.Name, c.Kind, len(idx))
+		out = NAColumn(c.Name, c.Kind, len(idx)) // no rows: every j is -1
 	}
 	for i, j := range idx {
 		if j < 0 {
