@@ -174,6 +174,9 @@ func compareTo(c *Column, v any) (func(int) int, error) {
 		return func(i int) int { return compareBool(c.Bools[i], x) }, nil
 	case int, float64:
 		f := toFloat(x)
+		if math.IsNaN(f) {
+			return nil, fmt.Errorf("column %q: NaN equals and orders with nothing; missing values are None (find them with a function of the row)", c.Name)
+		}
 		switch c.Kind {
 		case Int:
 			return func(i int) int { return cmpOrdered(float64(c.Ints[i]), f) }, nil

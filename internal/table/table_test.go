@@ -187,6 +187,11 @@ func TestMatch(t *testing.T) {
 	if _, err := Match(c, "=>", 1); err == nil || !strings.Contains(err.Error(), ">=") {
 		t.Fatalf("bad op err = %v", err)
 	}
+	for _, op := range []string{"==", "!=", ">="} {
+		if got, err := Match(c, op, math.NaN()); err == nil || !strings.Contains(err.Error(), "NaN") {
+			t.Errorf("iops %s NaN = %v, %v; want an error (NaN compared equal to every value)", op, got, err)
+		}
+	}
 }
 
 func TestPivot(t *testing.T) {
