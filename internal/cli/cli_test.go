@@ -116,6 +116,8 @@ func TestRunUsageErrors(t *testing.T) {
 		{[]string{"report", path}, nil, "--from DB is required"},
 		{[]string{"report", path, "--from", "missing.db"}, nil, "--from missing.db: no such store file"},
 		{[]string{"repl", "x.star"}, nil, "takes no arguments"},
+		{[]string{"sim", "start", "now"}, nil, "want 'sim serve', got 'sim start now'"},
+		{[]string{"sim"}, nil, "want 'sim serve', got 'sim'"},
 		{[]string{}, nil, "Usage:"},
 	} {
 		r := runCLI(t, "", tc.env, tc.args...)

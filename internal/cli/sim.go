@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"starbench/internal/sim"
 )
@@ -19,7 +20,7 @@ func simCmd(st *State, args []string) int {
 		return code
 	}
 	if len(pos) != 1 || pos[0] != "serve" {
-		return reportUsage(st, usagef("sim", "want 'sim serve', got 'sim %v'", pos))
+		return reportUsage(st, usagef("sim", "want 'sim serve', got '%s'", strings.Join(append([]string{"sim"}, pos...), " ")))
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
