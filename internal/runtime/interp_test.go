@@ -316,3 +316,18 @@ func TestFailedLoadIsRetried(t *testing.T) {
 		t.Errorf("the fixed file does not load: %v", err)
 	}
 }
+
+// TestLoadAfterAPanickedInit: an init that panics (a bug, recovered by the
+// command) leaves no half-made value behind; the next Load runs init again
+// instead of waiting forever for the first.
+func TestLoadAfterAPanickedInit(t *testing.T) {
+	s := &Session{}
+	k := NewKey[int]("k")
+	func() {
+		defer func() { _ = recover() }()
+		Load(s, k, func() (int, error) { panic("init bug") })
+	}()
+	if v, err := Load(s, k, func() (int, error) { return 3, nil }); err != nil || v != 3 {
+		t.Errorf("Load after a panicked init = %d, %v; want 3", v, err)
+	}
+}

@@ -122,18 +122,27 @@ func Load[T any](s *Session, k *Key[T], init func() (T, error)) (T, error) {
 		pending := &loading{done: make(chan struct{})}
 		s.values[k] = pending
 		s.mu.Unlock()
+		return runInit(s, k, pending, init)
+	}
+}
 
-		v, err := init()
+// runInit runs the init of k and records its value. An init that fails or
+// panics leaves no value, and whoever waits for it tries again.
+func runInit[T any](s *Session, k *Key[T], pending *loading, init func() (T, error)) (v T, err error) {
+	ok := false
+	defer func() {
 		s.mu.Lock()
-		if err != nil {
-			delete(s.values, k)
-		} else {
+		if ok && err == nil {
 			s.values[k] = loadedValue{v}
+		} else {
+			delete(s.values, k)
 		}
 		s.mu.Unlock()
 		close(pending.done)
-		return v, err
-	}
+	}()
+	v, err = init()
+	ok = true
+	return v, err
 }
 
 // loading marks a value whose init is running; done closes when it ends.
