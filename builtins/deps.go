@@ -63,7 +63,6 @@ func (d Deps) open(s *runtime.Session, opts target.Options) (t *target.Target, f
 		t, closeFn, err = open(ctx, opts)
 		return t, err
 	})
-	// Load holds the session's lock while it opens, so OnClose must wait.
 	if err == nil && closeFn != nil {
 		s.OnClose(closeFn)
 	}

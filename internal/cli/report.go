@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -16,9 +17,17 @@ import (
 // and report.md for one campaign, NAME-report.* for each of several. The
 // reports embed the figures saved since start.
 func writeReports(st *State, s *runtime.Session, start time.Time) error {
-	stores, err := filepath.Glob(filepath.Join(s.OutDir, "*.db"))
+	all, err := filepath.Glob(filepath.Join(s.OutDir, "*.db"))
 	if err != nil {
 		return err
+	}
+	// Only the stores this run wrote: an older store in the same folder
+	// (perhaps measured) must not get this run's figures in its report.
+	var stores []string
+	for _, db := range all {
+		if writtenSince(db, start) {
+			stores = append(stores, db)
+		}
 	}
 	for _, db := range stores {
 		base := "report"
@@ -30,6 +39,17 @@ func writeReports(st *State, s *runtime.Session, start time.Time) error {
 		}
 	}
 	return nil
+}
+
+// writtenSince says whether the SQLite store db (or its write-ahead log)
+// changed at or after start.
+func writtenSince(db string, start time.Time) bool {
+	for _, f := range []string{db, db + "-wal"} {
+		if info, err := os.Stat(f); err == nil && !info.ModTime().Before(start) {
+			return true
+		}
+	}
+	return false
 }
 
 // writeReport writes the report of the store db into outDir as base.html

@@ -76,3 +76,25 @@ one("second")
 		t.Error("second-report.html is not the second campaign's report")
 	}
 }
+
+// TestRunReportsOnlyTheStoresItWrote: an older store in the output folder
+// (it could hold measured runs) gets no report of this run's figures.
+func TestRunReportsOnlyTheStoresItWrote(t *testing.T) {
+	out := t.TempDir()
+	script := func(name string) string {
+		return writeScript(t, name+".star", `
+c = campaign.new("`+name+`", factors = [campaign.factor("a", [1], apply = lambda v: 1)],
+                 workloads = [campaign.workload("w", lambda: {"iops": 100.0})])
+c.run()
+`)
+	}
+	expect(t, runCLI(t, "", nil, "run", script("older"), "--out", out, "--no-progress"), ExitOK, "^$", `report: .*report\.html`)
+	r := runCLI(t, "", nil, "run", script("newer"), "--out", out, "--no-progress")
+	expect(t, r, ExitOK, "^$", `report: \S+/report\.html`)
+	if strings.Contains(r.stderr, "older") {
+		t.Errorf("the second run reported on the older store:\n%s", r.stderr)
+	}
+	if html, _ := os.ReadFile(filepath.Join(out, "report.html")); !strings.Contains(string(html), "<h1>newer</h1>") {
+		t.Error("report.html is not the newer campaign's report")
+	}
+}

@@ -54,7 +54,7 @@ func ConvertSet(raw string, like starlark.Value) (starlark.Value, error) {
 	case starlark.NoneType:
 		return inferSet(raw), nil
 	case starlark.Int:
-		n, err := strconv.ParseInt(strings.TrimSpace(raw), 0, 64)
+		n, err := strconv.ParseInt(strings.TrimSpace(raw), 10, 64)
 		if err != nil {
 			return nil, fmt.Errorf("want an int like %s, got %q", like, raw)
 		}
