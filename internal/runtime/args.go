@@ -54,7 +54,7 @@ func ConvertSet(raw string, like starlark.Value) (starlark.Value, error) {
 	case starlark.NoneType:
 		return inferSet(raw), nil
 	case starlark.Int:
-		n, err := strconv.ParseInt(strings.TrimSpace(raw), 10, 64)
+		n, err := parseIntSet(raw)
 		if err != nil {
 			return nil, fmt.Errorf("want an int like %s, got %q", like, raw)
 		}
@@ -109,6 +109,17 @@ func convertList(raw string, like starlark.Indexable) ([]starlark.Value, error) 
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// parseIntSet reads an int as users type it: decimal (a leading zero too,
+// "010" is 10, not octal 8), or hex, octal and binary with 0x, 0o, 0b.
+func parseIntSet(raw string) (int64, error) {
+	s := strings.TrimSpace(raw)
+	digits := strings.TrimLeft(s, "+-")
+	if len(digits) > 1 && digits[0] == '0' && digits[1] >= '0' && digits[1] <= '9' {
+		return strconv.ParseInt(s, 10, 64)
+	}
+	return strconv.ParseInt(s, 0, 64)
 }
 
 // inferSet types raw by its look: int, float, true/false, a comma list, or a string.

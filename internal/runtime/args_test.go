@@ -19,6 +19,8 @@ func TestConvertSet(t *testing.T) {
 	}{
 		{"3", starlark.MakeInt(2), "3"},
 		{"0x10", starlark.MakeInt(2), "16"},
+		{"010", starlark.MakeInt(2), "10"},
+		{"-007", starlark.MakeInt(2), "-7"},
 		{"three", starlark.MakeInt(2), "error: want an int like 2, got \"three\""},
 		{"2.5", starlark.Float(1), "2.5"},
 		{"4", starlark.Float(1), "4.0"},
