@@ -115,23 +115,28 @@ func (pl *Plane) Run(ctx context.Context, workers []fio.Worker, job *fio.Job, pr
 	}
 	in := Input{State: state, Job: job}
 	var notes []string
+	// Policies come from the control plane, read before taking the lock
+	// so that concurrent runs do not wait on each other's lookups.
 	policies := map[string]Policy{}
+	for _, w := range workers {
+		for _, d := range w.Disks {
+			if _, ok := policies[d.Policy]; ok {
+				continue
+			}
+			pol := defaultPolicy
+			if d.Policy == "" {
+				notes = append(notes, "disks without a storage policy modelled as raid1 ftt 1 (vSAN default)")
+			} else if pol, err = pl.src.Policy(ctx, d.Policy); err != nil {
+				return nil, fmt.Errorf("disk %s of %s: policy %q: %w", d.Name, w.Name, d.Policy, err)
+			}
+			policies[d.Policy] = pol
+		}
+	}
 	pl.mu.Lock()
 	for _, w := range workers {
 		for _, d := range w.Disks {
-			pol, ok := policies[d.Policy]
-			if !ok {
-				if d.Policy == "" {
-					pol = defaultPolicy
-					notes = append(notes, "disks without a storage policy modelled as raid1 ftt 1 (vSAN default)")
-				} else if pol, err = pl.src.Policy(ctx, d.Policy); err != nil {
-					pl.mu.Unlock()
-					return nil, fmt.Errorf("disk %s of %s: policy %q: %w", d.Name, w.Name, d.Policy, err)
-				}
-				policies[d.Policy] = pol
-			}
 			data := pl.disks[diskKey{w.Name, d.Name}]
-			in.Disks = append(in.Disks, DiskLoad{Policy: pol, Written: data.written, CompressPercentage: int(math.Round(data.compressPct))})
+			in.Disks = append(in.Disks, DiskLoad{Policy: policies[d.Policy], Written: data.written, CompressPercentage: int(math.Round(data.compressPct))})
 		}
 	}
 	pl.mu.Unlock()

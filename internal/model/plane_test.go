@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"starbench/internal/fio"
 )
@@ -213,5 +214,50 @@ func TestPlaneConcurrentUse(t *testing.T) {
 		if err := <-errs; err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// slowSource answers policy lookups only when released, as a slow vCenter would.
+type slowSource struct {
+	memSource
+	entered, release chan struct{}
+}
+
+func (s *slowSource) Policy(ctx context.Context, name string) (Policy, error) {
+	s.entered <- struct{}{}
+	<-s.release
+	return s.memSource.Policy(ctx, name)
+}
+
+// A run waiting on the control plane for a policy does not hold up other
+// cells: the plane's lock is not held across the lookup.
+func TestPlanePolicyLookupDoesNotBlockOthers(t *testing.T) {
+	src := &slowSource{memSource: memSource{policies: map[string]Policy{"r5": {RAID: "raid5", FTT: 1}}},
+		entered: make(chan struct{}), release: make(chan struct{})}
+	pl := NewPlane(mustLoad(t, "storagereview-r6625-esa"), src)
+	ctx := context.Background()
+	ran := make(chan error, 1)
+	go func() {
+		_, err := pl.Run(ctx, workers(2, 1, "r5"), &fio.Job{RW: "randread", BlockSize: 4096, IODepth: 2}, nil)
+		ran <- err
+	}()
+	<-src.entered
+	prepared := make(chan error, 1)
+	go func() { prepared <- pl.Prepare(ctx, workers(2, 1, ""), fio.Prep{Method: "random"}, nil) }()
+	select {
+	case err := <-prepared:
+		if err != nil {
+			t.Error(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("Prepare waited for another run's policy lookup")
+		close(src.release)
+		<-prepared
+		<-ran
+		return
+	}
+	close(src.release)
+	if err := <-ran; err != nil {
+		t.Error(err)
 	}
 }
