@@ -160,7 +160,24 @@ func Solve(p *testbed.Profile, in Input) (*Output, error) {
 		}
 	}
 	out.Notes = append(out.Notes, rangeNotes(p, n, sizes)...)
+	out.Notes = append(out.Notes, rawSizeNotes(job)...)
 	return out, nil
+}
+
+// rawSizeNotes flags block-size options the model cannot read (per-direction
+// sizes like bs=4k,64k, or ranges): it ran fio's default 4k instead.
+func rawSizeNotes(job *fio.Job) []string {
+	if job.BlockSize > 0 || len(job.BSSplit) > 0 {
+		return nil
+	}
+	var notes []string
+	for _, o := range job.Options {
+		switch o.Key {
+		case "bs", "blocksize", "bssplit", "bsrange", "blocksize_range":
+			notes = append(notes, fmt.Sprintf("%s=%s is not one block size or a bssplit the model reads: modelled as 4k I/Os", o.Key, o.Value))
+		}
+	}
+	return notes
 }
 
 // accountCosts averages the per-I/O costs of each direction over the disks

@@ -378,3 +378,20 @@ func TestRawMixOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestRawBlockSizeNoted: a block size the model cannot read (one per
+// direction, a range) is not silently run as 4k: the notes say so.
+func TestRawBlockSizeNoted(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	job := &fio.Job{RW: "randrw", IODepth: 4, Options: []fio.Option{{Key: "bs", Value: "4k,64k"}}}
+	out := solve(t, p, uniformInput(p, Policy{RAID: "raid1"}, job))
+	if notes := strings.Join(out.Notes, "\n"); !strings.Contains(notes, "bs=4k,64k is not one block size or a bssplit the model reads: modelled as 4k I/Os") {
+		t.Errorf("notes %q do not flag bs=4k,64k", notes)
+	}
+	job = &fio.Job{RW: "randrw", IODepth: 4, BlockSize: 8192}
+	for _, n := range solve(t, p, uniformInput(p, Policy{RAID: "raid1"}, job)).Notes {
+		if strings.Contains(n, "block size or a bssplit") {
+			t.Errorf("a typed block size flagged: %q", n)
+		}
+	}
+}
