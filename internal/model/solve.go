@@ -122,9 +122,13 @@ func Solve(p *testbed.Profile, in Input) (*Output, error) {
 	if job.RateBytes > 0 {
 		perJob = math.Min(perJob, float64(job.RateBytes)/meanSize)
 	}
+	x := sol.X // throughput; a rate limit holds it below what the network carries
 	if limit := perJob * float64(len(in.Disks)*max(job.NumJobs, 1)); sol.X > limit {
 		n, sol = rateLimited(st, n, fr, zMix, limit)
+		x = math.Min(sol.X, limit)
 	}
+	// Latency is that of the population's own throughput: the idle gaps fio
+	// leaves between rate-limited I/Os are not part of any I/O's latency.
 	littleR := float64(n) / sol.X
 	var dirs [2]Direction
 	var resp [2]float64
@@ -139,7 +143,7 @@ func Solve(p *testbed.Profile, in Input) (*Output, error) {
 			continue
 		}
 		d := &dirs[dir]
-		d.IOPS = sol.X * share[dir]
+		d.IOPS = x * share[dir]
 		d.MBps = d.IOPS * meanSize / 1e6
 		d.LatMeanUs = resp[dir] * scale * 1e6
 		d.P50Us, d.P95Us, d.P99Us, d.P999Us = percentiles(st, sol, n, dir, z[dir], scale)
@@ -147,7 +151,7 @@ func Solve(p *testbed.Profile, in Input) (*Output, error) {
 	out.Read, out.Write = dirs[read], dirs[write]
 
 	for k := range st {
-		u := sol.X * st[k].demand(fr) / st[k].Servers
+		u := x * st[k].demand(fr) / st[k].Servers
 		out.Stations = append(out.Stations, StationUse{st[k].Name, u})
 		if u > out.BottleneckUtil {
 			out.Bottleneck, out.BottleneckUtil = st[k].Name, u
@@ -252,7 +256,7 @@ func stations(p *testbed.Profile, cost [2]opCost, linkBps, fr float64) []station
 }
 
 // rateLimited finds the smallest population that reaches a fio rate limit
-// and returns the network at that population with throughput at the limit.
+// and returns the network at that population.
 func rateLimited(st []station, n int, fr, z, limit float64) (int, solution) {
 	lo, hi := 1, n
 	for lo < hi {
@@ -263,9 +267,7 @@ func rateLimited(st []station, n int, fr, z, limit float64) (int, solution) {
 			lo = mid + 1
 		}
 	}
-	sol := solveMVA(st, lo, fr, z)
-	sol.X = math.Min(sol.X, limit)
-	return lo, sol
+	return lo, solveMVA(st, lo, fr, z)
 }
 
 // percentiles fits a Gamma to the queueing part of the response time

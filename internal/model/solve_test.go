@@ -395,3 +395,24 @@ func TestRawBlockSizeNoted(t *testing.T) {
 		}
 	}
 }
+
+// TestRateLimitLatency: a rate far below what one I/O at a time reaches
+// leaves the latency of an unloaded I/O; the idle time between I/Os is not
+// latency (it was: rate_iops=100 at iodepth 1 gave 10 ms).
+func TestRateLimitLatency(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	one := func(rate int) *Output {
+		job := &fio.Job{RW: "randread", BlockSize: 4096, IODepth: 1, RateIOPS: rate}
+		return solve(t, p, Input{Disks: []DiskLoad{{Policy: Policy{RAID: "raid1"}, Written: 1}}, Job: job})
+	}
+	free, limited := one(0), one(100)
+	if got := total(limited); math.Abs(got-100) > 1e-9 {
+		t.Errorf("rate_iops=100: IOPS %g, want 100", got)
+	}
+	if r := limited.Read.LatMeanUs / free.Read.LatMeanUs; math.Abs(r-1) > 0.01 {
+		t.Errorf("rate_iops=100 latency %.0f us, want the unloaded %.0f us", limited.Read.LatMeanUs, free.Read.LatMeanUs)
+	}
+	if limited.BottleneckUtil >= free.BottleneckUtil {
+		t.Errorf("rate-limited bottleneck at %.3f, not below the free run's %.3f", limited.BottleneckUtil, free.BottleneckUtil)
+	}
+}
