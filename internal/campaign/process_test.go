@@ -22,7 +22,8 @@ import (
 // The tests here run the real starbench binary on the embedded target and
 // stop it the hard way (SIGKILL) and the polite way (SIGINT).
 
-// processScript is a 2x2 campaign of 80 runs whose workloads are Starlark
+// processScript is a 2x2 campaign of 320 runs (so twelve kills, each a few
+// runs apart, cannot outlast it even on a loaded machine) whose workloads are Starlark
 // busy loops, so a signal lands in every phase: applying, running,
 // committing, restoring. configure prints each change, like a cluster log.
 const processScript = `
@@ -46,12 +47,12 @@ c = campaign.new("proc",
         campaign.factor("uplink", ["25g", "10g"], apply = lambda v: configure(uplink = v), cost = "cheap"),
     ],
     workloads = [campaign.workload("a", work), campaign.workload("b", work)],
-    repeat = 10,
+    repeat = 40,
 )
 c.run()
 `
 
-const processRuns = 4 * 2 * 10
+const processRuns = 4 * 2 * 40
 
 var (
 	buildOnce sync.Once
