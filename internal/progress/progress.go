@@ -23,12 +23,15 @@ func IsTerminal(w io.Writer) bool {
 // Bar reports a campaign's progress to one writer. Its methods are safe to
 // call from several goroutines.
 type Bar struct {
-	mu    sync.Mutex
-	w     io.Writer
-	tty   bool
-	now   func() time.Time
-	drawn bool // the two bar lines are on screen (tty mode)
-	stop  chan struct{}
+	mu  sync.Mutex
+	w   io.Writer
+	tty bool
+	now func() time.Time
+	// redrawEvery is how often the bars are redrawn between events (tty
+	// mode) so the elapsed time moves; 0 redraws only on events.
+	redrawEvery time.Duration
+	drawn       bool // the two bar lines are on screen (tty mode)
+	stop        chan struct{}
 
 	name              string
 	total, done       int // runs of the campaign, runs stored
@@ -45,7 +48,7 @@ type Bar struct {
 
 // New returns a bar writing to w: bars redrawn in place when tty, lines otherwise.
 func New(w io.Writer, tty bool) *Bar {
-	return &Bar{w: w, tty: tty, now: time.Now}
+	return &Bar{w: w, tty: tty, now: time.Now, redrawEvery: 500 * time.Millisecond}
 }
 
 // Start begins a campaign of total runs of which done are already stored;
@@ -58,13 +61,15 @@ func (b *Bar) Start(name string, total, done int, perRun time.Duration) {
 		b.line("campaign %s: %d of %d runs stored, %d to run", name, done, total, total-done)
 		return
 	}
-	b.stop = make(chan struct{})
-	go b.tick(b.stop)
+	if b.redrawEvery > 0 {
+		b.stop = make(chan struct{})
+		go b.tick(b.stop)
+	}
 	b.draw()
 }
 
 func (b *Bar) tick(stop chan struct{}) {
-	t := time.NewTicker(500 * time.Millisecond)
+	t := time.NewTicker(b.redrawEvery)
 	defer t.Stop()
 	for {
 		select {
