@@ -258,6 +258,9 @@ func TestSIGINTStopsGracefullyRestoresAndResumes(t *testing.T) {
 	bin, dir := buildStarbench(t), t.TempDir()
 	p := startCampaign(t, bin, dir)
 	for storedCount(t, dir) < 5 {
+		if p.exited() {
+			t.Fatalf("the campaign ended before it was interrupted (exit %d):\n%s", p.exitCode(), p.stderr.String())
+		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	// A second process on the same campaign is refused while the first runs.
