@@ -213,15 +213,11 @@ func collect(f *Frame, x, y string, series starlark.Value, errCol string) (*poin
 	if err != nil {
 		return nil, err
 	}
-	if seriesName != "" {
-		if sc, err = table.Read(f.df, seriesName); err != nil {
-			return nil, err
-		}
+	if sc, err = optionalColumn(f, seriesName); err != nil {
+		return nil, err
 	}
-	if errCol != "" {
-		if ec, err = table.Read(f.df, errCol); err != nil {
-			return nil, err
-		}
+	if ec, err = optionalColumn(f, errCol); err != nil {
+		return nil, err
 	}
 	if f.Len() == 0 {
 		return nil, errNoRows
@@ -526,15 +522,11 @@ func xySeries(f *Frame, x, y string, seriesV, labelV starlark.Value) ([]plots.Se
 		return nil, err
 	}
 	var sc, lc *table.Column
-	if seriesName != "" {
-		if sc, err = table.Read(f.df, seriesName); err != nil {
-			return nil, err
-		}
+	if sc, err = optionalColumn(f, seriesName); err != nil {
+		return nil, err
 	}
-	if labelName != "" {
-		if lc, err = table.Read(f.df, labelName); err != nil {
-			return nil, err
-		}
+	if lc, err = optionalColumn(f, labelName); err != nil {
+		return nil, err
 	}
 	if f.Len() == 0 {
 		return nil, errNoRows
@@ -703,4 +695,12 @@ func plotFacets(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 		figs = append(figs, v.(*Figure).fig)
 	}
 	return c.finish(plots.Facets(c.title, figs, cols, sharedY))
+}
+
+// optionalColumn reads column name of f; an empty name means none (nil).
+func optionalColumn(f *Frame, name string) (*table.Column, error) {
+	if name == "" {
+		return nil, nil
+	}
+	return table.Read(f.df, name)
 }
