@@ -203,10 +203,17 @@ func accountCosts(p *testbed.Profile, cm costModel, disks []DiskLoad, sizes []si
 			return cost, err
 		}
 		w := float64(counts[d]) / float64(len(disks))
+		dm := cm // a policy's compression rule overrides the cluster's
+		switch d.Policy.Compression {
+		case On:
+			dm.compress = true
+		case Off:
+			dm.compress = false
+		}
 		for _, s := range sizes {
 			b := float64(s.size)
-			cost[read].add(cm.readCost(b, d.Written, d.CompressPercentage), w*s.share)
-			cost[write].add(cm.writeCost(b, lay, job.BufferCompressPercentage, job.DedupePercentage), w*s.share)
+			cost[read].add(dm.readCost(b, d.Written, d.CompressPercentage), w*s.share)
+			cost[write].add(dm.writeCost(b, lay, job.BufferCompressPercentage, job.DedupePercentage), w*s.share)
 		}
 	}
 	return cost, nil

@@ -416,3 +416,27 @@ func TestRateLimitLatency(t *testing.T) {
 		t.Errorf("rate-limited bottleneck at %.3f, not below the free run's %.3f", limited.BottleneckUtil, free.BottleneckUtil)
 	}
 }
+
+// A policy's compression rule (vSAN ESA's per-policy space efficiency)
+// overrides the cluster setting, both ways.
+func TestPolicyCompressionOverridesTheCluster(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	job := &fio.Job{RW: "randwrite", BlockSize: 4096, IODepth: 16, NumJobs: 1}
+	run := func(cluster bool, rule Override) *Output {
+		disks := make([]DiskLoad, 32)
+		for i := range disks {
+			disks[i] = DiskLoad{Policy: Policy{RAID: "raid1", FTT: 1, Compression: rule}, Written: 1}
+		}
+		return solve(t, p, Input{State: ClusterState{Compression: cluster, Uplink: "100g"}, Job: job, Disks: disks})
+	}
+	off, on := run(false, Inherit), run(true, Inherit)
+	if on.CPUPercent <= off.CPUPercent {
+		t.Fatalf("cluster compression costs no CPU: %.2f %% vs %.2f %%", on.CPUPercent, off.CPUPercent)
+	}
+	if got := run(false, On); got.CPUPercent != on.CPUPercent || total(got) != total(on) {
+		t.Errorf("a policy with compression on a cluster without: %.2f %% CPU, %.0f IOPS; want the cluster-on figures %.2f %%, %.0f", got.CPUPercent, total(got), on.CPUPercent, total(on))
+	}
+	if got := run(true, Off); got.CPUPercent != off.CPUPercent || total(got) != total(off) {
+		t.Errorf("a policy with compression off on a cluster with it: %.2f %% CPU, %.0f IOPS; want the cluster-off figures %.2f %%, %.0f", got.CPUPercent, total(got), off.CPUPercent, total(off))
+	}
+}

@@ -18,7 +18,20 @@ type Policy struct {
 	RAID        string // "raid1", "raid5", "raid6"
 	FTT         int
 	StripeWidth int
+	// Compression is the policy's space-efficiency rule (vSAN ESA sets
+	// compression per policy); Inherit leaves it to the cluster setting.
+	Compression Override
 }
+
+// Override is a policy rule that may override a cluster-wide setting.
+type Override int8
+
+// The values of an Override.
+const (
+	Inherit Override = iota // the cluster's setting holds
+	On
+	Off
+)
 
 // StateSource reads the cluster's state through the control plane (vcsim or a
 // real vCenter), so the model sees exactly what the scripts configured.

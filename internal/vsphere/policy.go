@@ -260,6 +260,11 @@ func (c *Client) Policy(ctx context.Context, name string) (model.Policy, error) 
 								p.StripeWidth = toInt(pi.Value)
 							case capReplica:
 								erasure = pi.Value == replicaErasure
+							case capEfficiency:
+								p.Compression = model.Off
+								if pi.Value == efficiencyOn {
+									p.Compression = model.On
+								}
 							}
 						}
 					}

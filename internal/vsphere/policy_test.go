@@ -122,3 +122,23 @@ func TestPolicyCreateUpdateReadBackAndApply(t *testing.T) {
 		t.Errorf("unknown policy: got %v, want the known names listed", err)
 	}
 }
+
+// TestPolicyCompressionReadsBack: a policy's space-efficiency rule reaches
+// the model as its compression override; none leaves it to the cluster.
+func TestPolicyCompressionReadsBack(t *testing.T) {
+	_, c := startSim(t, sim.Options{Testbed: testbedOf(4, "ESA")})
+	ctx := context.Background()
+	on, off := true, false
+	for _, tc := range []struct {
+		name string
+		rule *bool
+		want model.Override
+	}{{"plain", nil, model.Inherit}, {"packed", &on, model.On}, {"raw", &off, model.Off}} {
+		if _, err := c.SetPolicy(ctx, PolicySpec{Name: tc.name, RAID: "raid1", Compression: tc.rule}); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := c.Policy(ctx, tc.name); err != nil || got.Compression != tc.want {
+			t.Errorf("policy %s: compression read back %v (err %v), want %v", tc.name, got.Compression, err, tc.want)
+		}
+	}
+}
