@@ -2,6 +2,7 @@ package builtins
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -593,6 +594,27 @@ func frameDescribe(f *Frame, thread *starlark.Thread, b *starlark.Builtin, args 
 		return nil, err
 	}
 	return result(carrySimulated(f, df))
+}
+
+func frameShow(f *Frame, thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var title string
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "title?", &title); err != nil {
+		return nil, err
+	}
+	s, err := runtime.SessionFrom(thread)
+	if err != nil {
+		return nil, err
+	}
+	if s.Stdout == nil {
+		return nil, errors.New("internal error: the session has no standard output")
+	}
+	if title != "" {
+		title = "\n" + title + "\n"
+	}
+	if _, err := fmt.Fprintf(s.Stdout, "%s%s\n", title, f.String()); err != nil {
+		return nil, fmt.Errorf("writing the table: %w", err)
+	}
+	return starlark.None, nil
 }
 
 func frameToCSV(f *Frame, thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

@@ -199,6 +199,7 @@ var frameMethods = []struct {
 	{"rename", "(**names)", "columns renamed old=new", frameRename},
 	{"rows", "()", "the rows as a list of dicts", frameRowsMethod},
 	{"select", "(*columns)", "only the named columns, in that order (simulated stays)", frameSelect},
+	{"show", "(title=None)", "prints the table (under title) to standard output, where results go; print() goes to stderr", frameShow},
 	{"sort", "(*keys, desc=False)", "rows sorted by keys (\"-col\" for descending); stable; None last", frameSort},
 	{"tail", "(n=5)", "the last n rows", frameTail},
 	{"to_csv", "(path=None)", "CSV text, or written to path (relative to the output directory); returns the text or the path", frameToCSV},

@@ -137,18 +137,19 @@ func TestCampaignScripts(t *testing.T) {
 	} {
 		t.Run(tc.script, func(t *testing.T) {
 			out := t.TempDir()
-			var stderr string
+			var stdout string
 			for _, sets := range tc.sets {
 				args := append([]string{"run", "scripts/" + tc.script, "--out", out, "--no-progress", "--set", "duration=60"}, sets...)
-				code, _, e := starbench(t, args...)
-				stderr += e
+				code, o, e := starbench(t, args...)
+				stdout += o
 				if code != 0 {
 					t.Fatalf("starbench %s: exit %d\n%s", strings.Join(args, " "), code, e)
 				}
 			}
+			// Results go to standard output (print() chatter goes to stderr).
 			for _, want := range tc.printed {
-				if !strings.Contains(stderr, want) {
-					t.Errorf("the script printed no %q", want)
+				if !strings.Contains(stdout, want) {
+					t.Errorf("the script printed no %q on stdout", want)
 				}
 			}
 			for _, f := range tc.figures {
