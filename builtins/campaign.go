@@ -458,6 +458,7 @@ func (c *campaignValue) runMethod(thread *starlark.Thread, b *starlark.Builtin, 
 		return nil, err
 	}
 	defer st.Close()
+	s.Wrote(path)
 	// Plan again under the lock: another process may have added runs meanwhile.
 	if plan, err = campaign.PlanFrom(ctx, &c.spec, st, s.RerunFailed); err != nil {
 		return nil, err

@@ -102,6 +102,9 @@ func saveFigure(thread *starlark.Thread, fig *plots.Figure, path, size string, d
 	if err := fig.Save(out, sz, dpi); err != nil {
 		return "", err
 	}
+	if s, err := runtime.SessionFrom(thread); err == nil {
+		s.Wrote(out)
+	}
 	return out, nil
 }
 

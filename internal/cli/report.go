@@ -3,30 +3,23 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"starbench/internal/report"
 	"starbench/internal/runtime"
 )
 
 // writeReports writes the HTML and Markdown report of every campaign store
-// in the session's output directory (after `starbench run`): report.html
-// and report.md for one campaign, NAME-report.* for each of several. The
-// reports embed the figures saved since start.
-func writeReports(st *State, s *runtime.Session, start time.Time) error {
-	all, err := filepath.Glob(filepath.Join(s.OutDir, "*.db"))
-	if err != nil {
-		return err
-	}
-	// Only the stores this run wrote: an older store in the same folder
-	// (perhaps measured) must not get this run's figures in its report.
+// the session wrote (after `starbench run`): report.html and report.md for
+// one campaign, NAME-report.* for each of several. The reports embed the
+// figures the session saved. An older store in the same folder (perhaps
+// measured) gets no report of this run's figures.
+func writeReports(st *State, s *runtime.Session) error {
 	var stores []string
-	for _, db := range all {
-		if writtenSince(db, start) {
-			stores = append(stores, db)
+	for _, f := range s.Written() {
+		if filepath.Ext(f) == ".db" {
+			stores = append(stores, f)
 		}
 	}
 	for _, db := range stores {
@@ -34,28 +27,18 @@ func writeReports(st *State, s *runtime.Session, start time.Time) error {
 		if len(stores) > 1 {
 			base = strings.TrimSuffix(filepath.Base(db), ".db") + "-report"
 		}
-		if err := writeReport(st, db, s.OutDir, base, start); err != nil {
+		if err := writeReport(st, s, db, base); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// writtenSince says whether the SQLite store db (or its write-ahead log)
-// changed at or after start.
-func writtenSince(db string, start time.Time) bool {
-	for _, f := range []string{db, db + "-wal"} {
-		if info, err := os.Stat(f); err == nil && !info.ModTime().Before(start) {
-			return true
-		}
-	}
-	return false
-}
-
-// writeReport writes the report of the store db into outDir as base.html
-// and base.md, with the figures saved since start, and says where.
-func writeReport(st *State, db, outDir, base string, start time.Time) error {
-	files, err := report.Write(context.Background(), db, outDir, base, start)
+// writeReport writes the report of the store db into the session's output
+// directory as base.html and base.md, with the figures the session saved,
+// and says where.
+func writeReport(st *State, s *runtime.Session, db, base string) error {
+	files, err := report.Write(context.Background(), db, s.OutDir, base, s.Written())
 	if err != nil {
 		return fmt.Errorf("writing the report of %s: %w", db, err)
 	}

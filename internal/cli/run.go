@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	"starbench/builtins"
 	"starbench/internal/runtime"
@@ -48,12 +47,11 @@ func runCmd(st *State, args []string) int {
 		return reportUsage(st, err)
 	}
 	s.Script, s.OutDir, s.Target, s.Testbed = path, outDir(out, path), tf.target, tf.testbed
-	start := time.Now()
 	code = execScript(st, "run", s)
 	// A campaign that stopped on a script error still gets the report of
 	// what it stored; an interrupted one and a --plan do not.
 	if (code == ExitOK || code == ExitScriptError) && !s.Plan {
-		if err := writeReports(st, s, start); err != nil {
+		if err := writeReports(st, s); err != nil {
 			fmt.Fprintf(st.Stderr, "starbench: %v\n", err)
 			return ExitScriptError
 		}
@@ -90,10 +88,9 @@ func reportCmd(st *State, args []string) int {
 		return reportUsage(st, err)
 	}
 	s.Script, s.OutDir = path, outDir(out, path)
-	start := time.Now()
 	code = execScript(st, "report", s)
 	if code == ExitOK {
-		if err := writeReport(st, s.From, s.OutDir, "report", start); err != nil {
+		if err := writeReport(st, s, s.From, "report"); err != nil {
 			fmt.Fprintf(st.Stderr, "starbench: %v\n", err)
 			return ExitScriptError
 		}

@@ -74,7 +74,7 @@ func BenchmarkWrite(b *testing.B) {
 	path := benchStore(b)
 	out := b.TempDir()
 	for b.Loop() {
-		if _, err := Write(context.Background(), path, out, "report", time.Time{}); err != nil {
+		if _, err := Write(context.Background(), path, out, "report", nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -91,8 +91,9 @@ func TestReportRendersInChromium(t *testing.T) {
 	browser := chromium(t)
 	dir := t.TempDir()
 	db := writeStore(t, dir, true)
-	saveFigure(t, filepath.Join(dir, "figures", "cost-of-compression.png"))
-	files, err := Write(context.Background(), db, dir, "report", time.Time{})
+	fig := filepath.Join(dir, "figures", "cost-of-compression.png")
+	saveFigure(t, fig)
+	files, err := Write(context.Background(), db, dir, "report", []string{fig})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,13 +5,11 @@ import (
 	"encoding/base64"
 	"fmt"
 	"html/template"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"starbench/plots"
 )
@@ -30,47 +28,34 @@ var mediaTypes = map[string]string{".png": "image/png", ".svg": "image/svg+xml"}
 // maxFigureBytes keeps one runaway image from making the report unusable.
 const maxFigureBytes = 16 << 20
 
-// CollectFigures returns the PNG and SVG images under dir (recursively, in
-// path order) written at or after since (zero: all of them), as embeddable
-// figures titled by their file names.
-func CollectFigures(dir string, since time.Time) ([]Figure, error) {
+// CollectFigures returns the PNG and SVG images among paths (the files a
+// session wrote; other files are skipped), as embeddable figures titled by
+// their file names and linked relative to dir.
+func CollectFigures(dir string, paths []string) ([]Figure, error) {
 	var out []Figure
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() || strings.HasPrefix(d.Name(), ".") {
-			return nil
-		}
+	for _, path := range paths {
 		mt, ok := mediaTypes[strings.ToLower(filepath.Ext(path))]
 		if !ok {
-			return nil
+			continue
 		}
-		info, err := d.Info()
+		info, err := os.Stat(path)
 		if err != nil {
-			return err
-		}
-		if info.ModTime().Before(since) {
-			return nil
+			return nil, err
 		}
 		if info.Size() > maxFigureBytes {
-			return fmt.Errorf("figure %s is %d MB; embed at most %d MB (save it smaller or at a lower dpi)", path, info.Size()>>20, maxFigureBytes>>20)
+			return nil, fmt.Errorf("figure %s is %d MB; embed at most %d MB (save it smaller or at a lower dpi)", path, info.Size()>>20, maxFigureBytes>>20)
 		}
 		b, err := os.ReadFile(path)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		rel, err := filepath.Rel(dir, path)
-		if err != nil {
-			return err
+		if err != nil || strings.HasPrefix(rel, "..") {
+			rel = path // outside the output directory: linked as it is
 		}
 		out = append(out, Figure{Title: figureTitle(rel), Path: filepath.ToSlash(rel), DataURI: dataURI(mt, b)})
-		return nil
-	})
-	if os.IsNotExist(err) {
-		return nil, nil
 	}
-	return out, err
+	return out, nil
 }
 
 // figureTitle turns "figures/wwt_4k-iops.png" into "wwt 4k iops".

@@ -30,15 +30,15 @@ func WriteHTML(w io.Writer, c *Campaign, figures []Figure, now time.Time) error 
 type Files struct{ HTML, Markdown string }
 
 // Write reads the store at storePath and writes BASE.html and BASE.md into
-// outDir. The HTML embeds an overview chart and the PNG and SVG images
-// under outDir written since figuresSince (the figures the session's script
-// saved; zero: all); the Markdown links those images by relative path.
-func Write(ctx context.Context, storePath, outDir, base string, figuresSince time.Time) (Files, error) {
+// outDir. The HTML embeds an overview chart and the PNG and SVG images among
+// figurePaths (the figures the session's script saved); the Markdown links
+// those images by their path relative to outDir.
+func Write(ctx context.Context, storePath, outDir, base string, figurePaths []string) (Files, error) {
 	c, err := Load(ctx, storePath)
 	if err != nil {
 		return Files{}, err
 	}
-	figures, err := CollectFigures(outDir, figuresSince)
+	figures, err := CollectFigures(outDir, figurePaths)
 	if err != nil {
 		return Files{}, err
 	}

@@ -78,8 +78,9 @@ func saveFigure(t *testing.T, path string) {
 func TestWriteSimulated(t *testing.T) {
 	dir := t.TempDir()
 	db := writeStore(t, dir, true)
-	saveFigure(t, filepath.Join(dir, "figures", "cost-of-compression.png"))
-	files, err := Write(context.Background(), db, dir, "report", time.Time{})
+	fig := filepath.Join(dir, "figures", "cost-of-compression.png")
+	saveFigure(t, fig)
+	files, err := Write(context.Background(), db, dir, "report", []string{fig})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +132,7 @@ func TestWriteSimulated(t *testing.T) {
 func TestWriteMeasuredHasNoSimulatedBanner(t *testing.T) {
 	dir := t.TempDir()
 	db := writeStore(t, dir, false)
-	files, err := Write(context.Background(), db, dir, "wwt-report", time.Time{})
+	files, err := Write(context.Background(), db, dir, "wwt-report", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,22 +196,19 @@ func read(t *testing.T, path string) string {
 	return string(b)
 }
 
-func TestCollectFiguresSince(t *testing.T) {
+// TestCollectFiguresOfTheSession: only the images the session wrote are
+// embedded (not other files, not other images in the folder), linked
+// relative to the output directory.
+func TestCollectFiguresOfTheSession(t *testing.T) {
 	dir := t.TempDir()
-	saveFigure(t, filepath.Join(dir, "old.png"))
-	saveFigure(t, filepath.Join(dir, "sub", "new.png"))
-	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("not a figure"), 0o644)
-	hourAgo := time.Now().Add(-time.Hour)
-	if err := os.Chtimes(filepath.Join(dir, "old.png"), hourAgo, hourAgo); err != nil {
-		t.Fatal(err)
-	}
-	all, err := CollectFigures(dir, time.Time{})
-	if err != nil || len(all) != 2 || all[0].Path != "old.png" || all[1].Path != "sub/new.png" {
-		t.Fatalf("all figures: %v, %v; want old.png and sub/new.png", all, err)
-	}
-	recent, err := CollectFigures(dir, time.Now().Add(-time.Minute))
-	if err != nil || len(recent) != 1 || recent[0].Path != "sub/new.png" {
-		t.Errorf("figures of the last minute: %v, %v; want sub/new.png only", recent, err)
+	old, fresh := filepath.Join(dir, "old.png"), filepath.Join(dir, "sub", "new.png")
+	saveFigure(t, old)
+	saveFigure(t, fresh)
+	notes := filepath.Join(dir, "notes.txt")
+	os.WriteFile(notes, []byte("not a figure"), 0o644)
+	got, err := CollectFigures(dir, []string{fresh, notes, filepath.Join(dir, "results.db")})
+	if err != nil || len(got) != 1 || got[0].Path != "sub/new.png" || got[0].Title != "new" {
+		t.Fatalf("figures: %+v, %v; want sub/new.png only", got, err)
 	}
 }
 
@@ -227,7 +225,7 @@ func TestPlansOfEverySession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := Write(context.Background(), db, dir, "report", time.Time{})
+	files, err := Write(context.Background(), db, dir, "report", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

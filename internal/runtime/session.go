@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sync"
 
 	"go.starlark.net/starlark"
@@ -50,6 +51,7 @@ type Session struct {
 	mu      sync.Mutex
 	values  map[any]any
 	closers []func()
+	written []string
 }
 
 const sessionKey = "starbench.session"
@@ -160,6 +162,24 @@ func (s *Session) EnsureOutDir() (string, error) {
 		return "", fmt.Errorf("cannot create output directory: %w", err)
 	}
 	return s.OutDir, nil
+}
+
+// Wrote records that the session wrote the file at path (a figure, a
+// campaign store), so what it wrote is known without guessing from file
+// times, e.g. which figures a report embeds.
+func (s *Session) Wrote(path string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !slices.Contains(s.written, path) {
+		s.written = append(s.written, path)
+	}
+}
+
+// Written returns the files the session wrote, in the order first written.
+func (s *Session) Written() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.written)
 }
 
 // OnClose registers f to run when the session ends (last registered, first run).
