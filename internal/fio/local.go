@@ -130,7 +130,7 @@ func (l *Local) startServer(ctx context.Context, bin string) (string, error) {
 		var stderr bytes.Buffer
 		cmd := exec.Command(bin, "--server=ip:127.0.0.1,"+strconv.Itoa(port))
 		cmd.Stdout, cmd.Stderr = nil, &stderr
-		cmd.SysProcAttr = ownGroup()
+		cmd.SysProcAttr, cmd.WaitDelay = ownGroup(), pipeGrace
 		if err := cmd.Start(); err != nil {
 			return "", err
 		}

@@ -12,6 +12,10 @@ func ownGroup() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }
 
+// pipeGrace bounds how long Wait reads a fio's output after it exited: a
+// child it forked may hold the pipes open, and must not hang the caller.
+const pipeGrace = 2 * time.Second
+
 // stopGroup asks a fio process group to stop with sig (SIGINT makes a
 // client tell its servers to quit; SIGTERM ends a server and its jobs),
 // kills it if it lingers, and waits for it.

@@ -272,7 +272,7 @@ func (r *Runner) run(ctx context.Context, workers []Worker, job *Job, expect, li
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.SysProcAttr = ownGroup()
+	cmd.SysProcAttr, cmd.WaitDelay = ownGroup(), pipeGrace
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting fio: %w", err)
@@ -294,8 +294,13 @@ func (r *Runner) run(ctx context.Context, workers []Worker, job *Job, expect, li
 	case <-timer.C:
 		stopGroup(cmd, done, syscall.SIGINT)
 		late := unreported(stdout.Bytes(), workers, clients)
-		return nil, fmt.Errorf("no result within %s (the job's %s plus a margin of %s): %s did not finish",
-			limit.Round(time.Second), expect, r.margin(), describeWorkers(late))
+		msg := fmt.Sprintf("no result within %s (the job's %s plus a margin of %s)", limit.Round(time.Second), expect, r.margin())
+		// fio's client can wait forever on a server that died: name the
+		// workers whose server no longer answers.
+		if err := r.dialAll(ctx, late); err != nil {
+			return nil, fmt.Errorf("%s: %w", msg, err)
+		}
+		return nil, fmt.Errorf("%s: %s did not finish", msg, describeWorkers(late))
 	}
 
 	out, perr := ParseOutput(stdout.Bytes())

@@ -6,11 +6,35 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 )
+
+// killTree sends sig to pid and every process descended from it.
+func killTree(pid int, sig syscall.Signal) {
+	for _, child := range childrenOf(pid) {
+		killTree(child, sig)
+	}
+	_ = syscall.Kill(pid, sig)
+}
+
+// childrenOf lists the children of pid from /proc.
+func childrenOf(pid int) []int {
+	tasks, _ := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*", "children"))
+	var kids []int
+	for _, t := range tasks {
+		b, _ := os.ReadFile(t)
+		for _, f := range strings.Fields(string(b)) {
+			if k, err := strconv.Atoi(f); err == nil {
+				kids = append(kids, k)
+			}
+		}
+	}
+	return kids
+}
 
 // needFio skips when fio is missing; test.sh installs it, so CI always runs these.
 func needFio(t testing.TB) {
@@ -94,8 +118,10 @@ func TestRunFailsNamingKilledWorker(t *testing.T) {
 			victim := l.Workers[1]
 			go func() {
 				time.Sleep(1500 * time.Millisecond)
-				// The whole group: the server and the child it forked for the job.
-				_ = syscall.Kill(-l.servers[1].Process.Pid, sig)
+				// As when the worker VM dies: the server and every process it
+				// forked for the job (fio's job process may leave the server's
+				// process group, keeping the port open and the client waiting).
+				killTree(l.servers[1].Process.Pid, sig)
 			}()
 			res, err := (&Runner{}).Run(context.Background(), l.Workers, job, nil)
 			if err == nil {
