@@ -1,7 +1,11 @@
 package fio
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -18,16 +22,41 @@ const pipeGrace = 2 * time.Second
 
 // stopGroup asks a fio process group to stop with sig (SIGINT makes a
 // client tell its servers to quit; SIGTERM ends a server and its jobs),
-// kills it if it lingers, and waits for it.
+// kills it if it lingers, and waits for it. Processes fio forked that left
+// the group (a server's job process can) are signalled too, so none is
+// orphaned.
 func stopGroup(cmd *exec.Cmd, done <-chan error, sig syscall.Signal) {
 	pgid := cmd.Process.Pid
-	_ = syscall.Kill(-pgid, sig)
+	tree := descendants(pgid)
+	signal := func(sig syscall.Signal) {
+		_ = syscall.Kill(-pgid, sig)
+		for _, pid := range tree {
+			_ = syscall.Kill(pid, sig)
+		}
+	}
+	signal(sig)
 	select {
 	case <-done:
 	case <-time.After(2 * time.Second):
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		signal(syscall.SIGKILL)
 		<-done
 	}
-	// Children fio forked may outlive the leader; the group still names them.
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	// Children fio forked may outlive the leader.
+	signal(syscall.SIGKILL)
+}
+
+// descendants lists every process descended from pid, from /proc.
+func descendants(pid int) []int {
+	tasks, _ := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*", "children"))
+	var out []int
+	for _, t := range tasks {
+		b, _ := os.ReadFile(t)
+		for _, f := range strings.Fields(string(b)) {
+			if child, err := strconv.Atoi(f); err == nil {
+				out = append(out, child)
+				out = append(out, descendants(child)...)
+			}
+		}
+	}
+	return out
 }

@@ -15,25 +15,10 @@ import (
 
 // killTree sends sig to pid and every process descended from it.
 func killTree(pid int, sig syscall.Signal) {
-	for _, child := range childrenOf(pid) {
-		killTree(child, sig)
+	for _, p := range descendants(pid) {
+		_ = syscall.Kill(p, sig)
 	}
 	_ = syscall.Kill(pid, sig)
-}
-
-// childrenOf lists the children of pid from /proc.
-func childrenOf(pid int) []int {
-	tasks, _ := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*", "children"))
-	var kids []int
-	for _, t := range tasks {
-		b, _ := os.ReadFile(t)
-		for _, f := range strings.Fields(string(b)) {
-			if k, err := strconv.Atoi(f); err == nil {
-				kids = append(kids, k)
-			}
-		}
-	}
-	return kids
 }
 
 // needFio skips when fio is missing; test.sh installs it, so CI always runs these.
@@ -272,5 +257,43 @@ func TestLocalCloseStopsServers(t *testing.T) {
 	l.Close()
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("temporary data directory %s left behind: %v", dir, err)
+	}
+}
+
+// TestLocalCloseLeavesNoJobProcesses: closing local workers in the middle
+// of a run stops the servers and every process they forked for the job.
+func TestLocalCloseLeavesNoJobProcesses(t *testing.T) {
+	t.Parallel()
+	l := startLocal(t, 2, 1)
+	job := shortJob()
+	job.RuntimeSec = 10
+	go (&Runner{}).Run(context.Background(), l.Workers, job, nil)
+	var tree []int
+	for deadline := time.Now().Add(8 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		tree = nil
+		for _, cmd := range l.servers {
+			tree = append(tree, descendants(cmd.Process.Pid)...)
+		}
+		if len(tree) >= len(l.servers) {
+			break
+		}
+	}
+	if len(tree) < len(l.servers) {
+		t.Fatalf("the servers forked no job processes (%v): the run did not start", tree)
+	}
+	l.Close()
+	// A killed process takes a moment to exit: wait for each to be gone
+	// (or a zombie), within a bound.
+	alive := func(pid int) bool {
+		stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+		return err == nil && !strings.Contains(string(stat), ") Z ")
+	}
+	for _, pid := range tree {
+		for deadline := time.Now().Add(5 * time.Second); alive(pid) && time.Now().Before(deadline); {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if alive(pid) {
+			t.Errorf("job process %d outlived Close", pid)
+		}
 	}
 }
