@@ -200,11 +200,7 @@ type points struct {
 }
 
 func collect(f *Frame, x, y string, series starlark.Value, errCol string) (*points, error) {
-	xc, err := table.Read(f.df, x)
-	if err != nil {
-		return nil, err
-	}
-	yc, err := table.Read(f.df, y)
+	xc, yc, err := xyColumns(f, x, y)
 	if err != nil {
 		return nil, err
 	}
@@ -503,11 +499,7 @@ func sortByX(s *plots.Series) {
 
 // xySeries returns one series of raw (x, y) rows per value of the series column.
 func xySeries(f *Frame, x, y string, seriesV, labelV starlark.Value) ([]plots.Series, error) {
-	xc, err := table.Read(f.df, x)
-	if err != nil {
-		return nil, err
-	}
-	yc, err := table.Read(f.df, y)
+	xc, yc, err := xyColumns(f, x, y)
 	if err != nil {
 		return nil, err
 	}
@@ -698,6 +690,17 @@ func plotFacets(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 		figs = append(figs, v.(*Figure).fig)
 	}
 	return c.finish(plots.Facets(c.title, figs, cols, sharedY))
+}
+
+// xyColumns reads the x and y columns of f.
+func xyColumns(f *Frame, x, y string) (xc, yc *table.Column, err error) {
+	if xc, err = table.Read(f.df, x); err != nil {
+		return nil, nil, err
+	}
+	if yc, err = table.Read(f.df, y); err != nil {
+		return nil, nil, err
+	}
+	return xc, yc, nil
 }
 
 // optionalColumn reads column name of f; an empty name means none (nil).
