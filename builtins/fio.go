@@ -521,49 +521,41 @@ func ResultFrame(results ...*fio.Result) (dataframe.DataFrame, error) {
 // fioSize unpacks a size: bytes as an int, or text like "4k" or "64MiB".
 type fioSize struct{ n int64 }
 
-func (s *fioSize) Unpack(v starlark.Value) error {
-	if i, ok := v.(starlark.Int); ok {
-		n, ok := i.Int64()
-		if !ok || n < 0 {
-			return fmt.Errorf("got %s, want a size in bytes (0 or more) or text like \"4k\"", i)
-		}
-		s.n = n
-		return nil
-	}
-	text, ok := starlark.AsString(v)
-	if !ok {
-		return fmt.Errorf("got %s, want a size like 4096 or \"4k\"", v.Type())
-	}
-	n, err := fio.ParseSize(text)
-	if err != nil {
-		return err
-	}
-	s.n = n
-	return nil
+func (s *fioSize) Unpack(v starlark.Value) (err error) {
+	s.n, err = intOrText(v, math.MaxInt64, fio.ParseSize,
+		"want a size in bytes (0 or more) or text like \"4k\"", "want a size like 4096 or \"4k\"")
+	return err
 }
 
 // fioSeconds unpacks a whole-second duration: an int, or text like "30s" or "2m".
 type fioSeconds struct{ sec int }
 
 func (s *fioSeconds) Unpack(v starlark.Value) error {
+	parse := func(text string) (int64, error) {
+		n, err := fio.ParseSeconds(text)
+		return int64(n), err
+	}
+	n, err := intOrText(v, math.MaxInt32, parse,
+		"want a number of seconds (0 or more) or text like \"2m\"", "want seconds like 60 or text like \"2m\"")
+	s.sec = int(n)
+	return err
+}
+
+// intOrText unpacks an int from 0 to max, or text that parse reads; the
+// messages say what was wanted of an int out of range and of another type.
+func intOrText(v starlark.Value, max int64, parse func(string) (int64, error), badInt, badType string) (int64, error) {
 	if i, ok := v.(starlark.Int); ok {
 		n, ok := i.Int64()
-		if !ok || n < 0 || n > math.MaxInt32 {
-			return fmt.Errorf("got %s, want a number of seconds (0 or more) or text like \"2m\"", i)
+		if !ok || n < 0 || n > max {
+			return 0, fmt.Errorf("got %s, %s", i, badInt)
 		}
-		s.sec = int(n)
-		return nil
+		return n, nil
 	}
 	text, ok := starlark.AsString(v)
 	if !ok {
-		return fmt.Errorf("got %s, want seconds like 60 or text like \"2m\"", v.Type())
+		return 0, fmt.Errorf("got %s, %s", v.Type(), badType)
 	}
-	n, err := fio.ParseSeconds(text)
-	if err != nil {
-		return err
-	}
-	s.sec = n
-	return nil
+	return parse(text)
 }
 
 // fioBSSplit unpacks block-size shares: {"4k": 70, "64k": 30} or "4k/70:64k/30".
