@@ -59,6 +59,7 @@ type Option struct{ Key, Value string }
 
 // Row is one line of results: one worker's disk and direction, or an aggregate.
 type Row struct {
+	Job       string // fio's job name (the job file's section); "" for a one-job workload's rows
 	Worker    string // "" for the aggregate row ("all")
 	Disk      string
 	Direction string // "read" or "write"
@@ -78,9 +79,25 @@ type Result struct {
 	Rows      []Row
 	Aggregate []Row
 	Simulated bool
+	// Samples is the run over time: one entry per job, direction and
+	// interval, on one time axis across all workers; nil when the data
+	// plane took none.
+	Samples []Sample
 	// Notes carry what the data plane wants shown beside the numbers
 	// (bottleneck, physical-bound warnings, model version).
 	Notes []string
+}
+
+// Sample is one interval of a run across all workers, as fio's per-interval
+// logs report it: the interval ending TS seconds after the measurement began.
+type Sample struct {
+	Job       string // fio's job name; "" for a one-job workload
+	Direction string // "read", "write" or "trim"
+	TS        float64
+	IOPS      float64
+	MBps      float64 // 10^6 bytes per second
+	LatMeanUs float64
+	P99Us     float64
 }
 
 // Prep says how data disks were filled before measuring.
