@@ -79,6 +79,9 @@ type Result struct {
 	Rows      []Row
 	Aggregate []Row
 	Simulated bool
+	// Model and Testbed name what made a simulated result: the model version
+	// and the testbed profile actually used; both "" for measured results.
+	Model, Testbed string
 	// Samples is the run over time: one entry per job, direction and
 	// interval, on one time axis across all workers; nil when the data
 	// plane took none.
@@ -86,6 +89,15 @@ type Result struct {
 	// Notes carry what the data plane wants shown beside the numbers
 	// (bottleneck, physical-bound warnings, model version).
 	Notes []string
+	// Artifacts are files of the run worth keeping with its results, such
+	// as the rendered job file and fio's raw output.
+	Artifacts []Artifact
+}
+
+// Artifact is one named file of a run.
+type Artifact struct {
+	Name    string // e.g. "job.fio", "fio-output.json"
+	Content []byte
 }
 
 // Sample is one interval of a run across all workers, as fio's per-interval
