@@ -135,6 +135,7 @@ func (p *Profile) Validate() error {
 			}
 		}
 	}
+	p.validateNetwork(bad)
 	w := p.Workers
 	if w.PerHost < 1 || w.CPUs < 1 || w.MemoryMB < 1 || w.DataDisks < 1 || w.DiskSizeGB < 1 {
 		bad("workers", "want per_host, cpus, memory_mb, data_disks and disk_size_gb all at least 1")

@@ -27,6 +27,9 @@ type Profile struct {
 	Uplinks []Uplink `json:"uplinks"`
 	// RDMACapable says whether every host's vSAN NICs can run RoCEv2.
 	RDMACapable bool `json:"rdma_capable"`
+	// VSANNetwork is the switch carrying the vSAN vmkernel NIC (nil: a
+	// standard switch; see Network).
+	VSANNetwork *VSANNetwork `json:"vsan_network,omitempty"`
 
 	// Workers is the report's worker VM layout, the default for deploy_workers.
 	Workers WorkerLayout `json:"workers"`
