@@ -5,10 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,8 +22,6 @@ import (
 	"starbench/internal/runtime"
 	"starbench/internal/store"
 	"starbench/internal/target"
-	"starbench/internal/testbed"
-	"starbench/internal/vsphere"
 )
 
 // NewCampaignModule returns the `campaign` module: matrices of cluster settings, repeated and stored.
@@ -391,19 +386,7 @@ func (c *campaignValue) plan(ctx context.Context, s *runtime.Session) (*campaign
 	if err != nil {
 		return nil, err
 	}
-	var st *store.Store
-	if !s.Fresh {
-		// No store yet means nothing is done. Other errors are not final
-		// either: a store a killed process left with a hot journal opens
-		// only for a writer, which recovers it (and refuses a file that
-		// is no store); c.run() plans again under the writer's lock.
-		if st, err = store.OpenReadOnly(ctx, path); err != nil {
-			st = nil
-		} else {
-			defer st.Close()
-		}
-	}
-	return campaign.PlanFrom(ctx, &c.spec, st, s.RerunFailed)
+	return campaign.StoredPlan(ctx, &c.spec, path, s.Fresh, s.RerunFailed)
 }
 
 func (c *campaignValue) planMethod(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -453,22 +436,6 @@ func (c *campaignValue) runMethod(thread *starlark.Thread, b *starlark.Builtin, 
 	if err != nil {
 		return nil, err
 	}
-	st, err := store.Open(ctx, path, c.spec.Name, store.Options{Simulated: simulated, Fresh: s.Fresh})
-	if err != nil {
-		return nil, err
-	}
-	defer st.Close()
-	s.Wrote(path)
-	// Plan again under the lock: another process may have added runs meanwhile.
-	if plan, err = campaign.PlanFrom(ctx, &c.spec, st, s.RerunFailed); err != nil {
-		return nil, err
-	}
-	var sb strings.Builder
-	plan.Write(&sb)
-	session, err := st.BeginSession(ctx, c.provenance(s, simulated, sb.String()))
-	if err != nil {
-		return nil, err
-	}
 	tty := !s.NoProgress && progress.IsTerminal(s.Stderr)
 	bar := progress.New(s.Stderr, tty)
 	holder, _ := runtime.Load(s, runBarKey, func() (*runBar, error) { return &runBar{}, nil })
@@ -481,15 +448,13 @@ func (c *campaignValue) runMethod(thread *starlark.Thread, b *starlark.Builtin, 
 		defer func() { thread.Print = plain }()
 	}
 	act := &actions{c: c, thread: thread, session: s, simulated: simulated, first: map[int]original{}}
-	eng := &campaign.Engine{Spec: &c.spec, Store: st, Actions: act, Progress: bar, Session: session}
-	if _, err := eng.Execute(ctx, plan); err != nil {
-		return nil, err
-	}
-	df, err := st.Frame(ctx, "results")
+	_, err = campaign.Run(ctx, &c.spec, campaign.RunOptions{Path: path, Simulated: simulated, Fresh: s.Fresh,
+		RerunFailed: s.RerunFailed, Actions: act, Progress: bar, Origin: c.origin(s, simulated),
+		Opened: func() { s.Wrote(path) }})
 	if err != nil {
 		return nil, err
 	}
-	return NewFrame(df), nil
+	return storeFrame(ctx, path, "results", c.spec.CVThreshold)
 }
 
 func (c *campaignValue) statsMethod(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -524,46 +489,19 @@ func sessionSimulated(s *runtime.Session) (bool, error) {
 	return false, fmt.Errorf("target %q runs no campaign; want embedded, vcenter or local (starbench report reads stores with store.current())", s.Target)
 }
 
-// provenance says where this session's results come from; never credentials.
-func (c *campaignValue) provenance(s *runtime.Session, simulated bool, plan string) store.Provenance {
-	p := store.Provenance{Script: s.Script, Sets: s.Set, Target: s.Target, Testbed: s.Testbed, Plan: plan,
-		ToolVersion: toolVersion(), FioVersion: "none (simulated data plane)"}
-	if p.Testbed == "" && simulated {
-		p.Testbed = testbed.Default
-	}
-	if !simulated {
-		p.FioVersion = fioVersion()
-	}
-	if t := openedTarget(s); t != nil && t.VSphere != nil && t.VSphere.VIM() != nil {
-		p.VCenterVersion = t.VSphere.VIM().ServiceContent.About.FullName
-		p.ESXiVersions = esxiVersions(s.Ctx, t.VSphere)
+// origin says where this session's results come from.
+func (c *campaignValue) origin(s *runtime.Session, simulated bool) campaign.Origin {
+	o := campaign.Origin{Script: s.Script, Sets: s.Set, Target: s.Target, Testbed: s.Testbed, Simulated: simulated}
+	if t := openedTarget(s); t != nil {
+		o.VSphere = t.VSphere
 	}
 	// Parsing only finds the files (resolve errors, with no predeclared
 	// names given, do not matter); the script already ran this far.
 	script, _ := runtime.ParseScript(s.Script, filepath.Dir(s.Script), runtime.ScriptOptions(), nil)
-	var paths []string
 	for _, f := range script.Files {
-		paths = append(paths, f.Path)
+		o.Files = append(o.Files, f.Path)
 	}
-	p.Files, _ = store.HashFiles(paths)
-	return p
-}
-
-// esxiVersions lists the distinct ESXi versions of the cluster's hosts;
-// none when the inventory cannot be read (provenance never stops a campaign).
-func esxiVersions(ctx context.Context, c *vsphere.Client) []string {
-	inv, err := c.Inventory(ctx)
-	if err != nil {
-		return nil
-	}
-	var versions []string
-	for _, h := range inv.Hosts {
-		if h.Version != "" && !slices.Contains(versions, h.Version) {
-			versions = append(versions, h.Version)
-		}
-	}
-	slices.Sort(versions)
-	return versions
+	return o
 }
 
 // openedTarget returns the session's target if a builtin has opened it, and
@@ -577,28 +515,6 @@ func openedTarget(s *runtime.Session) *target.Target {
 }
 
 var errNotOpened = errors.New("target not opened")
-
-func toolVersion() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	v := info.Main.Version
-	for _, s := range info.Settings {
-		if s.Key == "vcs.revision" {
-			v += " " + s.Value
-		}
-	}
-	return v
-}
-
-func fioVersion() string {
-	out, err := exec.Command("fio", "--version").Output()
-	if err != nil {
-		return "unknown (" + err.Error() + ")"
-	}
-	return strings.TrimSpace(string(out))
-}
 
 // actions implements campaign.Actions with the script's callables, run on
 // the thread that called c.run().
@@ -637,20 +553,18 @@ type original struct {
 	value starlark.Value
 }
 
-// token turns what apply returned (the setting it replaced) into text the
-// store keeps, so that even a later process can restore it: "level:N" for
-// one of the factor's levels, "json:..." for a JSON value, and
-// "memo:PID:FACTOR" for anything else (restorable by this process only).
+// token turns what apply returned (the setting it replaced) into a restore
+// token (see campaign.LevelToken).
 func (a *actions) token(fac *factorValue, prev starlark.Value) string {
 	for i, l := range fac.levels {
 		if eq, err := starlark.Equal(prev, l); err == nil && eq {
-			return "level:" + strconv.Itoa(i)
+			return campaign.LevelToken(i)
 		}
 	}
 	if enc, err := starlark.Call(a.thread, json.Module.Members["encode"], starlark.Tuple{prev}, nil); err == nil {
-		return "json:" + string(enc.(starlark.String))
+		return campaign.JSONToken(string(enc.(starlark.String)))
 	}
-	return fmt.Sprintf("memo:%d:%s", os.Getpid(), fac.spec.Name)
+	return campaign.MemoToken(fac.spec.Name)
 }
 
 // settingOf picks factor's entry out of a previous state that holds several
@@ -671,30 +585,24 @@ func settingOf(factor string, prev starlark.Value) starlark.Value {
 
 func (a *actions) Restore(ctx context.Context, f int, token string) error {
 	fac := a.c.factors[f]
-	var v starlark.Value
-	kind, body, _ := strings.Cut(token, ":")
 	// A fresh thread: the script's may be cancelled (Ctrl-C), and restoring
 	// must still run, under ctx.
 	th := &starlark.Thread{Name: "restore " + fac.spec.Name, Print: a.thread.Print, Load: a.thread.Load}
 	runtime.SetSession(th, a.session)
 	runtime.SetThreadContext(th, ctx)
-	switch first, ok := a.first[f]; {
-	case ok && first.token == token:
+	var v starlark.Value
+	if first, ok := a.first[f]; ok && first.token == token {
 		v = first.value // as apply returned it, not a JSON round trip
-	case kind == "level":
-		i, err := strconv.Atoi(body)
-		if err != nil || i < 0 || i >= len(fac.levels) {
-			return fmt.Errorf("%w: the store's original setting %q is not a level of %s; set it back by hand", campaign.ErrUnrestorable, token, fac.spec.Name)
-		}
-		v = fac.levels[i]
-	case kind == "json":
-		dec, err := starlark.Call(th, json.Module.Members["decode"], starlark.Tuple{starlark.String(body)}, nil)
+	} else {
+		t, err := campaign.ParseToken(fac.spec, token)
 		if err != nil {
-			return fmt.Errorf("%w: the store's original setting %q: %v; set it back by hand", campaign.ErrUnrestorable, token, err)
+			return err
 		}
-		v = dec
-	default:
-		return fmt.Errorf("%w: the setting %s had before the campaign was known only to an earlier process that stopped; set it back by hand", campaign.ErrUnrestorable, fac.spec.Name)
+		if !t.IsJSON {
+			v = fac.levels[t.Level]
+		} else if v, err = starlark.Call(th, json.Module.Members["decode"], starlark.Tuple{starlark.String(t.JSON)}, nil); err != nil {
+			return campaign.BadJSONToken(token, err)
+		}
 	}
 	fn := fac.apply
 	if fac.restore != nil {
@@ -753,47 +661,21 @@ func (a *actions) Metrics(ctx context.Context, start, end time.Time) ([]store.Ho
 }
 
 // resultOf reads what a workload returned: a frame (as fio.run returns), a
-// dict of aggregate metrics, or a list of row dicts. Rows whose worker is ""
-// or "all" (or missing) are aggregates. Rows say whether they are
-// simulated; rows that do not are as simulated as the target.
+// dict of aggregate metrics, or a list of row dicts (see campaign.ResultOf).
 func resultOf(v starlark.Value, simulated bool) (*fio.Result, error) {
-	var rows []map[string]starlark.Value
-	var notes []string
-	strict := true
 	switch v := v.(type) {
 	case *Frame:
-		rows, strict, notes = frameRecords(v), false, v.Notes()
+		return campaign.ResultOf(frameRecords(v), simulated, false, v.Notes())
 	case *starlark.Dict:
-		rows = []map[string]starlark.Value{dictFields(v)}
+		return campaign.ResultOf([]campaign.Record{dictFields(v)}, simulated, true, nil)
 	case *starlark.List, starlark.Tuple:
-		var err error
-		if rows, err = dictRecords(v.(starlark.Iterable), "workload", "dicts of metrics such as {\"iops\": 1000}"); err != nil {
+		rows, err := dictRecords(v.(starlark.Iterable), "workload", "dicts of metrics such as {\"iops\": 1000}")
+		if err != nil {
 			return nil, err
 		}
-	default:
-		return nil, fmt.Errorf("workload returned a %s; want a frame (as fio.run returns), a dict of metrics such as {\"iops\": 1000}, or a list of such dicts", v.Type())
+		return campaign.ResultOf(rows, simulated, true, nil)
 	}
-	res := &fio.Result{Simulated: simulated, Notes: notes}
-	for i, fields := range rows {
-		row, err := rowOf(fields, simulated, strict)
-		if err != nil {
-			return nil, fmt.Errorf("workload result row %d: %w", i+1, err)
-		}
-		if row.Simulated != simulated {
-			return nil, fmt.Errorf("workload result row %d is %s but this session's results are %s; simulated and measured results never mix",
-				i+1, simulatedWord(row.Simulated), simulatedWord(simulated))
-		}
-		if row.Worker == "" || row.Worker == "all" {
-			row.Worker = ""
-			res.Aggregate = append(res.Aggregate, row)
-		} else {
-			res.Rows = append(res.Rows, row)
-		}
-	}
-	if len(res.Aggregate) == 0 {
-		return nil, fmt.Errorf("workload results have no aggregate row (worker \"\" or \"all\"); a campaign stores one per direction")
-	}
-	return res, nil
+	return nil, fmt.Errorf("workload returned a %s; want a frame (as fio.run returns), a dict of metrics such as {\"iops\": 1000}, or a list of such dicts", v.Type())
 }
 
 func simulatedWord(simulated bool) string {
@@ -805,8 +687,8 @@ func simulatedWord(simulated bool) string {
 
 // dictRecords reads the list of dicts what (a script callable) returned;
 // want says what each dict should hold.
-func dictRecords(list starlark.Iterable, what, want string) ([]map[string]starlark.Value, error) {
-	var rows []map[string]starlark.Value
+func dictRecords(list starlark.Iterable, what, want string) ([]campaign.Record, error) {
+	var rows []campaign.Record
 	for _, x := range iterate(list) {
 		d, ok := x.(*starlark.Dict)
 		if !ok {
@@ -817,23 +699,46 @@ func dictRecords(list starlark.Iterable, what, want string) ([]map[string]starla
 	return rows, nil
 }
 
-func dictFields(d *starlark.Dict) map[string]starlark.Value {
-	out := map[string]starlark.Value{}
+func dictFields(d *starlark.Dict) campaign.Record {
+	out := campaign.Record{}
 	for _, item := range d.Items() {
 		k, ok := starlark.AsString(item[0])
 		if !ok {
 			k = item[0].String()
 		}
-		out[k] = item[1]
+		out[k] = goValue(item[1])
 	}
 	return out
 }
 
-func frameRecords(f *Frame) []map[string]starlark.Value {
+// goValue translates one value of a record (see campaign.Record).
+func goValue(v starlark.Value) any {
+	switch v := v.(type) {
+	case starlark.NoneType:
+		return nil
+	case starlark.Int:
+		if n, ok := v.Int64(); ok {
+			return n
+		}
+		f, _ := starlark.AsFloat(v)
+		return f
+	case starlark.Float:
+		return float64(v)
+	case starlark.String:
+		return string(v)
+	case starlark.Bool:
+		return bool(v)
+	case starlarktime.Time:
+		return time.Time(v)
+	}
+	return campaign.Other(v.Type())
+}
+
+func frameRecords(f *Frame) []campaign.Record {
 	df := f.DataFrame()
-	rows := make([]map[string]starlark.Value, df.Nrow())
+	rows := make([]campaign.Record, df.Nrow())
 	for i := range rows {
-		rows[i] = map[string]starlark.Value{}
+		rows[i] = campaign.Record{}
 	}
 	for _, name := range df.Names() {
 		col := df.Col(name)
@@ -841,143 +746,37 @@ func frameRecords(f *Frame) []map[string]starlark.Value {
 			e := col.Elem(i)
 			switch col.Type() {
 			case "float":
-				rows[i][name] = starlark.Float(e.Float())
+				rows[i][name] = e.Float()
 			case "int":
 				n, _ := e.Int()
-				rows[i][name] = starlark.MakeInt(n)
+				rows[i][name] = int64(n)
 			case "bool":
 				b, _ := e.Bool()
-				rows[i][name] = starlark.Bool(b)
+				rows[i][name] = b
 			default:
-				rows[i][name] = starlark.String(e.String())
+				rows[i][name] = e.String()
 			}
 		}
 	}
 	return rows
 }
 
-var rowNumbers = []string{"iops", "mbps", "lat_mean_us", "p50_us", "p95_us", "p99_us", "p999_us", "errors"}
-
-// rowOf reads one result row; strict rejects unknown keys (a typo in a
-// script's dict), frames may carry extra columns. A metric the row does not
-// give is NaN (stored as missing), never a measured 0.
-func rowOf(fields map[string]starlark.Value, simulated, strict bool) (fio.Row, error) {
-	nan := math.NaN()
-	row := fio.Row{Direction: "all", Simulated: simulated, IOPS: nan, MBps: nan, LatMeanUs: nan,
-		P50Us: nan, P95Us: nan, P99Us: nan, P999Us: nan}
-	nums := map[string]*float64{"iops": &row.IOPS, "mbps": &row.MBps, "lat_mean_us": &row.LatMeanUs,
-		"p50_us": &row.P50Us, "p95_us": &row.P95Us, "p99_us": &row.P99Us, "p999_us": &row.P999Us}
-	strs := map[string]*string{"worker": &row.Worker, "disk": &row.Disk, "direction": &row.Direction}
-	for k, v := range fields {
-		switch {
-		case nums[k] != nil || k == "errors":
-			f, ok := starlark.AsFloat(v)
-			if !ok {
-				return row, fmt.Errorf("%s is a %s; want a number", k, v.Type())
-			}
-			if k == "errors" {
-				row.Errors = int(f)
-			} else {
-				*nums[k] = f
-			}
-		case strs[k] != nil:
-			s, ok := starlark.AsString(v)
-			if !ok {
-				return row, fmt.Errorf("%s is a %s; want a string", k, v.Type())
-			}
-			*strs[k] = s
-		case k == "simulated":
-			b, ok := v.(starlark.Bool)
-			if !ok {
-				return row, fmt.Errorf("simulated is a %s; want True or False", v.Type())
-			}
-			row.Simulated = bool(b)
-		case strict:
-			return row, fmt.Errorf("unknown metric %q; want some of %s, worker, disk, direction, simulated", k, strings.Join(rowNumbers, ", "))
-		}
-	}
-	return row, nil
-}
-
-// metricsOf reads host metrics: a frame or a list of dicts, long (host,
-// metric, value) or wide (host and one numeric column per metric, as
-// vsphere.host_metrics gives), with an optional time in at or time (the
-// run's start when missing).
+// metricsOf reads host metrics from a frame or a list of dicts (see
+// campaign.HostMetricsOf).
 func metricsOf(v starlark.Value, start time.Time) ([]store.HostMetric, error) {
-	var rows []map[string]starlark.Value
 	switch v := v.(type) {
 	case starlark.NoneType:
 		return nil, nil
 	case *Frame:
-		rows = frameRecords(v)
+		return campaign.HostMetricsOf(frameRecords(v), start)
 	case *starlark.List, starlark.Tuple:
-		var err error
-		if rows, err = dictRecords(v.(starlark.Iterable), "metrics", "dicts with host, metric, value"); err != nil {
+		rows, err := dictRecords(v.(starlark.Iterable), "metrics", "dicts with host, metric, value")
+		if err != nil {
 			return nil, err
 		}
-	default:
-		return nil, fmt.Errorf("metrics returned a %s; want a frame or a list of dicts with host, metric, value", v.Type())
+		return campaign.HostMetricsOf(rows, start)
 	}
-	var out []store.HostMetric
-	for i, r := range rows {
-		host, ok := starlark.AsString(r["host"])
-		if !ok {
-			return nil, fmt.Errorf("metrics row %d has no host (a string); got %v", i+1, keysOf(r))
-		}
-		at, err := sampleTime(r, start)
-		if err != nil {
-			return nil, fmt.Errorf("metrics row %d: %w", i+1, err)
-		}
-		if _, long := r["metric"]; long {
-			metric, ok1 := starlark.AsString(r["metric"])
-			value, ok2 := starlark.AsFloat(r["value"])
-			if !ok1 || !ok2 {
-				return nil, fmt.Errorf("metrics row %d needs metric (a string) and value (a number); got %v", i+1, keysOf(r))
-			}
-			out = append(out, store.HostMetric{Host: host, Metric: metric, At: at, Value: value})
-			continue
-		}
-		for _, k := range keysOf(r) {
-			if k == "host" || k == "at" || k == "time" || k == "simulated" {
-				continue
-			}
-			if value, ok := starlark.AsFloat(r[k]); ok {
-				out = append(out, store.HostMetric{Host: host, Metric: k, At: at, Value: value})
-			}
-		}
-	}
-	return out, nil
-}
-
-// sampleTime reads a metric row's time from at or time: a time value or
-// RFC 3339 text; start when there is none.
-func sampleTime(r map[string]starlark.Value, start time.Time) (time.Time, error) {
-	v, ok := r["at"]
-	if !ok {
-		v = r["time"]
-	}
-	switch t := v.(type) {
-	case nil:
-		return start, nil
-	case starlarktime.Time:
-		return time.Time(t), nil
-	case starlark.String:
-		parsed, err := time.Parse(time.RFC3339Nano, string(t))
-		if err != nil {
-			return time.Time{}, fmt.Errorf("time %q is not an RFC 3339 time", string(t))
-		}
-		return parsed, nil
-	}
-	return time.Time{}, fmt.Errorf("time is a %s; want a time", v.Type())
-}
-
-func keysOf(m map[string]starlark.Value) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
+	return nil, fmt.Errorf("metrics returned a %s; want a frame or a list of dicts with host, metric, value", v.Type())
 }
 
 // runBar holds the progress bar of the campaign running in a session, if any.

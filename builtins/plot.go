@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"go.starlark.net/starlark"
+	"gonum.org/v1/gonum/stat"
 
 	"starbench/internal/runtime"
 	"starbench/internal/table"
@@ -357,22 +358,13 @@ func (p *points) toSeries(autoErr bool) []plots.Series {
 // meanStd returns the mean and sample standard deviation; any missing
 // value makes both missing, and no values give missing.
 func meanStd(vals []float64) (float64, float64) {
-	if len(vals) == 0 {
+	switch len(vals) {
+	case 0:
 		return math.NaN(), math.NaN()
+	case 1:
+		return vals[0], math.NaN()
 	}
-	sum := 0.0
-	for _, v := range vals {
-		sum += v
-	}
-	mean := sum / float64(len(vals))
-	if len(vals) < 2 || math.IsNaN(mean) {
-		return mean, math.NaN()
-	}
-	ss := 0.0
-	for _, v := range vals {
-		ss += (v - mean) * (v - mean)
-	}
-	return mean, math.Sqrt(ss / float64(len(vals)-1))
+	return stat.MeanStdDev(vals, nil)
 }
 
 // errArg reads err=: None (std of repeats), False (none) or a column name.

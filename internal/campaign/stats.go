@@ -1,10 +1,9 @@
 package campaign
 
 import (
-	"math"
-
 	"github.com/go-gota/gota/dataframe"
 	"github.com/go-gota/gota/series"
+	"gonum.org/v1/gonum/stat"
 
 	"starbench/internal/store"
 )
@@ -59,18 +58,10 @@ func Stats(aggs []store.Aggregate, threshold float64) []Stat {
 
 // meanStd returns the mean and the sample standard deviation (0 for one value).
 func meanStd(xs []float64) (mean, std float64) {
-	for _, x := range xs {
-		mean += x
-	}
-	mean /= float64(len(xs))
 	if len(xs) < 2 {
-		return mean, 0
+		return stat.Mean(xs, nil), 0
 	}
-	var ss float64
-	for _, x := range xs {
-		ss += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(ss / float64(len(xs)-1))
+	return stat.MeanStdDev(xs, nil)
 }
 
 // StatsFrame returns stats as a frame, one row per cell, workload and direction.

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // view is what both report formats show, derived once from a Campaign.
@@ -161,10 +163,8 @@ func (v *view) summariseStats() {
 	}
 	if len(cvs) > 0 {
 		slices.Sort(cvs)
-		v.Spread.MedianCV = cvs[len(cvs)/2]
-		if len(cvs)%2 == 0 {
-			v.Spread.MedianCV = (cvs[len(cvs)/2-1] + cvs[len(cvs)/2]) / 2
-		}
+		// The empirical median: the lower middle of an even count.
+		v.Spread.MedianCV = stat.Quantile(0.5, stat.Empirical, cvs, nil)
 	}
 	for _, w := range v.Workloads {
 		stats := byWorkload[w]

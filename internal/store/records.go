@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"sort"
 	"strings"
 	"time"
 
@@ -72,12 +71,7 @@ func (s *Store) BeginSession(ctx context.Context, p Provenance) (int64, error) {
 				return err
 			}
 		}
-		names := make([]string, 0, len(p.Sets))
-		for n := range p.Sets {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
+		for _, n := range p.SortedSets() {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO session_sets VALUES (?,?,?)`, id, n, p.Sets[n]); err != nil {
 				return err
 			}

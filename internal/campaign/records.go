@@ -1,0 +1,198 @@
+package campaign
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"starbench/internal/fio"
+	"starbench/internal/store"
+)
+
+// Record is one row a script's workload or metrics function returned, as
+// Go values: int64 or float64 for numbers, string, bool, time.Time, nil for
+// None, and Other for a value of any other type.
+type Record map[string]any
+
+// Other stands for a value a record cannot hold, by its type's name (as the
+// script's language calls it: "list", "struct").
+type Other string
+
+// typeName names v's type as the script would.
+func typeName(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "NoneType"
+	case int64:
+		return "int"
+	case float64:
+		return "float"
+	case string:
+		return "string"
+	case bool:
+		return "bool"
+	case time.Time:
+		return "time"
+	case Other:
+		return string(v)
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func asFloat(v any) (float64, bool) {
+	switch v := v.(type) {
+	case int64:
+		return float64(v), true
+	case float64:
+		return v, true
+	}
+	return 0, false
+}
+
+// RowMetrics are the metrics a result row may give, as stored.
+var RowMetrics = []string{"iops", "mbps", "lat_mean_us", "p50_us", "p95_us", "p99_us", "p999_us", "errors"}
+
+// ResultOf shapes the rows a workload returned into a result. Rows whose
+// worker is "" or "all" (or missing) are aggregates; rows that do not say
+// whether they are simulated are as simulated as the session, and a row of
+// the other kind is refused. strict refuses unknown keys (a typo in a
+// script's dict); frames may carry extra columns. A metric a row does not
+// give is NaN (stored as missing), never a measured 0.
+func ResultOf(records []Record, simulated, strict bool, notes []string) (*fio.Result, error) {
+	res := &fio.Result{Simulated: simulated, Notes: notes}
+	for i, fields := range records {
+		row, err := rowOf(fields, simulated, strict)
+		if err != nil {
+			return nil, fmt.Errorf("workload result row %d: %w", i+1, err)
+		}
+		if row.Simulated != simulated {
+			return nil, fmt.Errorf("workload result row %d is %s but this session's results are %s; simulated and measured results never mix",
+				i+1, kind(row.Simulated), kind(simulated))
+		}
+		if row.Worker == "" || row.Worker == "all" {
+			row.Worker = ""
+			res.Aggregate = append(res.Aggregate, row)
+		} else {
+			res.Rows = append(res.Rows, row)
+		}
+	}
+	if len(res.Aggregate) == 0 {
+		return nil, fmt.Errorf("workload results have no aggregate row (worker \"\" or \"all\"); a campaign stores one per direction")
+	}
+	return res, nil
+}
+
+func kind(simulated bool) string {
+	if simulated {
+		return "simulated"
+	}
+	return "measured"
+}
+
+func rowOf(fields Record, simulated, strict bool) (fio.Row, error) {
+	nan := math.NaN()
+	row := fio.Row{Direction: "all", Simulated: simulated, IOPS: nan, MBps: nan, LatMeanUs: nan,
+		P50Us: nan, P95Us: nan, P99Us: nan, P999Us: nan}
+	nums := map[string]*float64{"iops": &row.IOPS, "mbps": &row.MBps, "lat_mean_us": &row.LatMeanUs,
+		"p50_us": &row.P50Us, "p95_us": &row.P95Us, "p99_us": &row.P99Us, "p999_us": &row.P999Us}
+	strs := map[string]*string{"worker": &row.Worker, "disk": &row.Disk, "direction": &row.Direction}
+	for _, k := range sortedKeys(fields) {
+		v := fields[k]
+		switch {
+		case nums[k] != nil || k == "errors":
+			f, ok := asFloat(v)
+			if !ok {
+				return row, fmt.Errorf("%s is a %s; want a number", k, typeName(v))
+			}
+			if k == "errors" {
+				row.Errors = int(f)
+			} else {
+				*nums[k] = f
+			}
+		case strs[k] != nil:
+			s, ok := v.(string)
+			if !ok {
+				return row, fmt.Errorf("%s is a %s; want a string", k, typeName(v))
+			}
+			*strs[k] = s
+		case k == "simulated":
+			b, ok := v.(bool)
+			if !ok {
+				return row, fmt.Errorf("simulated is a %s; want True or False", typeName(v))
+			}
+			row.Simulated = b
+		case strict:
+			return row, fmt.Errorf("unknown metric %q; want some of %s, worker, disk, direction, simulated", k, strings.Join(RowMetrics, ", "))
+		}
+	}
+	return row, nil
+}
+
+// HostMetricsOf reads host metrics: rows long (host, metric, value) or wide
+// (host and one numeric column per metric, as vsphere.host_metrics gives),
+// with an optional time in at or time (start when missing).
+func HostMetricsOf(records []Record, start time.Time) ([]store.HostMetric, error) {
+	var out []store.HostMetric
+	for i, r := range records {
+		host, ok := r["host"].(string)
+		if !ok {
+			return nil, fmt.Errorf("metrics row %d has no host (a string); got %v", i+1, sortedKeys(r))
+		}
+		at, err := sampleTime(r, start)
+		if err != nil {
+			return nil, fmt.Errorf("metrics row %d: %w", i+1, err)
+		}
+		if _, long := r["metric"]; long {
+			metric, ok1 := r["metric"].(string)
+			value, ok2 := asFloat(r["value"])
+			if !ok1 || !ok2 {
+				return nil, fmt.Errorf("metrics row %d needs metric (a string) and value (a number); got %v", i+1, sortedKeys(r))
+			}
+			out = append(out, store.HostMetric{Host: host, Metric: metric, At: at, Value: value})
+			continue
+		}
+		for _, k := range sortedKeys(r) {
+			if k == "host" || k == "at" || k == "time" || k == "simulated" {
+				continue
+			}
+			if value, ok := asFloat(r[k]); ok {
+				out = append(out, store.HostMetric{Host: host, Metric: k, At: at, Value: value})
+			}
+		}
+	}
+	return out, nil
+}
+
+// sampleTime reads a metric row's time from at or time: a time or RFC 3339
+// text; start when there is none.
+func sampleTime(r Record, start time.Time) (time.Time, error) {
+	v, ok := r["at"]
+	if !ok {
+		v, ok = r["time"]
+	}
+	if !ok {
+		return start, nil
+	}
+	switch t := v.(type) {
+	case time.Time:
+		return t, nil
+	case string:
+		parsed, err := time.Parse(time.RFC3339Nano, t)
+		if err != nil {
+			return time.Time{}, fmt.Errorf("time %q is not an RFC 3339 time", t)
+		}
+		return parsed, nil
+	}
+	return time.Time{}, fmt.Errorf("time is a %s; want a time", typeName(v))
+}
+
+func sortedKeys(r Record) []string {
+	keys := make([]string, 0, len(r))
+	for k := range r {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

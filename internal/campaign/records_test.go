@@ -1,0 +1,90 @@
+package campaign
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestResultOfShapesRows(t *testing.T) {
+	res, err := ResultOf([]Record{
+		{"iops": int64(1000), "direction": "read"},
+		{"worker": "all", "iops": 500.0, "direction": "write", "errors": int64(2)},
+		{"worker": "w1", "iops": 250.0, "direction": "write"},
+	}, true, true, []string{"note"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Aggregate) != 2 || len(res.Rows) != 1 || res.Aggregate[1].Worker != "" || res.Aggregate[1].Errors != 2 {
+		t.Fatalf("result %+v", res)
+	}
+	if a := res.Aggregate[0]; a.IOPS != 1000 || !math.IsNaN(a.MBps) || !math.IsNaN(a.P99Us) || !a.Simulated {
+		t.Fatalf("aggregate %+v: want iops 1000, metrics not given NaN, simulated", a)
+	}
+	for _, tc := range []struct {
+		rec    Record
+		strict bool
+		want   string
+	}{
+		{Record{"iosp": 1.0}, true, `unknown metric "iosp"`},
+		{Record{"iops": "fast"}, false, "iops is a string; want a number"},
+		{Record{"iops": 1.0, "simulated": false}, false, "measured but this session's results are simulated"},
+		{Record{"worker": "w1", "iops": 1.0}, false, "no aggregate row"},
+		{Record{"direction": Other("list")}, false, "direction is a list; want a string"},
+	} {
+		if _, err := ResultOf([]Record{tc.rec}, true, tc.strict, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: err = %v, want %q", tc.rec, err, tc.want)
+		}
+	}
+	// A frame's extra columns are kept out of the row, not refused.
+	if _, err := ResultOf([]Record{{"iops": 1.0, "bs": "4k"}}, true, false, nil); err != nil {
+		t.Errorf("extra column refused when not strict: %v", err)
+	}
+}
+
+func TestHostMetricsOfLongAndWide(t *testing.T) {
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	at := start.Add(time.Minute)
+	got, err := HostMetricsOf([]Record{
+		{"host": "esx1", "metric": "cpu", "value": int64(40)},
+		{"host": "esx2", "time": at, "cpu_percent": 55.5, "memory_percent": 20.0, "simulated": true},
+		{"host": "esx3", "at": "2026-01-02T03:06:05Z", "metric": "cpu", "value": 1.0},
+	}, start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 4 || got[0].At != start || got[0].Value != 40 || got[1].Metric != "cpu_percent" || got[1].At != at ||
+		got[2].Metric != "memory_percent" || got[3].At != start.Add(2*time.Minute) {
+		t.Fatalf("metrics %+v", got)
+	}
+	for _, tc := range []struct {
+		rec  Record
+		want string
+	}{
+		{Record{"metric": "cpu", "value": 1.0}, "has no host"},
+		{Record{"host": "h", "metric": "cpu"}, "needs metric (a string) and value (a number)"},
+		{Record{"host": "h", "at": "yesterday", "cpu": 1.0}, `time "yesterday" is not an RFC 3339 time`},
+		{Record{"host": "h", "time": nil, "cpu": 1.0}, "time is a NoneType; want a time"},
+	} {
+		if _, err := HostMetricsOf([]Record{tc.rec}, start); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: err = %v, want %q", tc.rec, err, tc.want)
+		}
+	}
+}
+
+func TestRestoreTokensRoundTrip(t *testing.T) {
+	f := Factor{Name: "uplink", Levels: []string{"10g", "25g"}}
+	if tok, err := ParseToken(f, LevelToken(1)); err != nil || tok.Level != 1 || tok.IsJSON {
+		t.Errorf("level token: %+v %v", tok, err)
+	}
+	if tok, err := ParseToken(f, JSONToken(`{"a": 1}`)); err != nil || !tok.IsJSON || tok.JSON != `{"a": 1}` {
+		t.Errorf("json token: %+v %v", tok, err)
+	}
+	for _, bad := range []string{LevelToken(2), "level:x", MemoToken("uplink"), "garbage"} {
+		if _, err := ParseToken(f, bad); !errors.Is(err, ErrUnrestorable) {
+			t.Errorf("%s: err = %v, want ErrUnrestorable", bad, err)
+		}
+	}
+}

@@ -1,0 +1,190 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"sort"
+	"strings"
+)
+
+// Info is what a store says about its campaign as a whole.
+type Info struct {
+	Name      string
+	Simulated bool
+	CreatedAt string
+	// CompletedAt is "" while planned runs are missing.
+	CompletedAt string
+}
+
+// Info reads the campaign row.
+func (s *Store) Info(ctx context.Context) (Info, error) {
+	var in Info
+	var completed sql.NullString
+	err := s.db.QueryRowContext(ctx, `SELECT name, simulated, created_at, completed_at FROM campaign WHERE id = 1`).
+		Scan(&in.Name, &in.Simulated, &in.CreatedAt, &completed)
+	in.CompletedAt = completed.String
+	return in, err
+}
+
+// Cells returns every cell in execution order, each with its levels in the
+// order the campaign declared its factors.
+func (s *Store) Cells(ctx context.Context) ([]Cell, error) {
+	var cells []Cell
+	err := s.each(ctx, `SELECT c.label, c.position, l.factor, l.level FROM cells c
+		LEFT JOIN cell_levels l ON l.cell_id = c.id ORDER BY c.position, c.id, l.rowid`, func(rows *sql.Rows) error {
+		var label string
+		var position int
+		var factor, level sql.NullString
+		if err := rows.Scan(&label, &position, &factor, &level); err != nil {
+			return err
+		}
+		if n := len(cells); n == 0 || cells[n-1].Label != label {
+			cells = append(cells, Cell{Label: label, Position: position})
+		}
+		if factor.Valid {
+			c := &cells[len(cells)-1]
+			c.Levels = append(c.Levels, Level{Factor: factor.String, Value: level.String})
+		}
+		return nil
+	})
+	return cells, err
+}
+
+// Factors returns the factor names of the store's cells in declaration order.
+func Factors(cells []Cell) []string {
+	var names []string
+	seen := map[string]bool{}
+	for _, c := range cells {
+		for _, l := range c.Levels {
+			if !seen[l.Factor] {
+				seen[l.Factor] = true
+				names = append(names, l.Factor)
+			}
+		}
+	}
+	return names
+}
+
+// RunRecord is one stored run as a reader sees it.
+type RunRecord struct {
+	RunKey
+	ID                 int64
+	Status, Error      string
+	StartedAt, EndedAt string
+	Seconds            float64
+	Simulated          bool
+	// Notes are what the data plane said about the run, one per line.
+	Notes []string
+}
+
+// Runs returns every stored run in execution order.
+func (s *Store) Runs(ctx context.Context) ([]RunRecord, error) {
+	var out []RunRecord
+	err := s.each(ctx, `SELECT r.id, c.label, r.workload, r.repeat, r.status, r.error, r.started_at, r.ended_at,
+		(julianday(r.ended_at) - julianday(r.started_at)) * 86400.0, r.simulated, r.notes
+		FROM runs r JOIN cells c ON c.id = r.cell_id ORDER BY c.position, r.workload, r.repeat`, func(rows *sql.Rows) error {
+		var r RunRecord
+		var seconds sql.NullFloat64
+		var notes string
+		if err := rows.Scan(&r.ID, &r.Cell, &r.Workload, &r.Repeat, &r.Status, &r.Error, &r.StartedAt, &r.EndedAt,
+			&seconds, &r.Simulated, &notes); err != nil {
+			return err
+		}
+		r.Seconds = seconds.Float64
+		if notes != "" {
+			r.Notes = strings.Split(notes, "\n")
+		}
+		out = append(out, r)
+		return nil
+	})
+	return out, err
+}
+
+// SessionRecord is one process that wrote to the store, with its provenance.
+type SessionRecord struct {
+	Provenance
+	ID                 int64
+	StartedAt, EndedAt string // EndedAt is "" while running or after a kill
+	Status             string
+	PID                int
+	Simulated          bool
+}
+
+// Sessions returns every session in the order they began, with their input
+// files and --set values.
+func (s *Store) Sessions(ctx context.Context) ([]SessionRecord, error) {
+	var out []SessionRecord
+	err := s.each(ctx, `SELECT id, started_at, COALESCE(ended_at, ''), status, pid, script, tool_version,
+		fio_version, vcenter_version, esxi_versions, testbed, target, simulated, plan FROM sessions ORDER BY id`, func(rows *sql.Rows) error {
+		var r SessionRecord
+		var esxi string
+		if err := rows.Scan(&r.ID, &r.StartedAt, &r.EndedAt, &r.Status, &r.PID, &r.Script, &r.ToolVersion, &r.FioVersion,
+			&r.VCenterVersion, &esxi, &r.Testbed, &r.Target, &r.Simulated, &r.Plan); err != nil {
+			return err
+		}
+		if esxi != "" {
+			r.ESXiVersions = strings.Split(esxi, ",")
+		}
+		r.Sets = map[string]string{}
+		out = append(out, r)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	byID := map[int64]*SessionRecord{}
+	for i := range out {
+		byID[out[i].ID] = &out[i]
+	}
+	err = s.each(ctx, `SELECT session_id, path, sha256, bytes FROM session_files ORDER BY session_id, path`, func(rows *sql.Rows) error {
+		var id int64
+		var f File
+		if err := rows.Scan(&id, &f.Path, &f.SHA256, &f.Bytes); err != nil {
+			return err
+		}
+		if r := byID[id]; r != nil {
+			r.Files = append(r.Files, f)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = s.each(ctx, `SELECT session_id, name, value FROM session_sets`, func(rows *sql.Rows) error {
+		var id int64
+		var name, value string
+		if err := rows.Scan(&id, &name, &value); err != nil {
+			return err
+		}
+		if r := byID[id]; r != nil {
+			r.Sets[name] = value
+		}
+		return nil
+	})
+	return out, err
+}
+
+// SortedSets returns p's --set names in order.
+func (p Provenance) SortedSets() []string {
+	names := make([]string, 0, len(p.Sets))
+	for n := range p.Sets {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// each runs query and calls f for every row.
+func (s *Store) each(ctx context.Context, query string, f func(*sql.Rows) error) error {
+	rows, err := s.db.QueryContext(ctx, query)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := f(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
