@@ -1,6 +1,7 @@
 package model
 
 import (
+	"context"
 	"encoding/csv"
 	"math"
 	"os"
@@ -79,7 +80,7 @@ func predictCell(t testing.TB, base *testbed.Profile, c calibrationCell) float64
 		disks[i] = DiskLoad{Policy: Policy{RAID: c.policy, FTT: 1}, Written: 1}
 	}
 	// vSAN ESA's default policies compress; fio's buffers are incompressible.
-	out, err := Solve(&p, Input{State: ClusterState{Compression: true}, Disks: disks, Job: job})
+	out, err := Solve(context.Background(), &p, Input{State: ClusterState{Compression: true}, Disks: disks, Job: job})
 	if err != nil {
 		t.Fatal(err)
 	}

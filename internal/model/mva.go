@@ -1,6 +1,10 @@
 package model
 
-import "math"
+import (
+	"context"
+	"fmt"
+	"math"
+)
 
 // station is one kind of resource in the closed network. Copies identical
 // copies (one per host, device or disk group) share the load evenly; D is
@@ -43,13 +47,67 @@ type solution struct {
 }
 
 // solveMVA solves the network with n customers, read share fr and a pure
-// delay z (seconds) per I/O.
-func solveMVA(st []station, n int, fr, z float64) solution {
-	if n <= exactBound {
-		return exactMVA(st, n, fr, z)
+// delay z (seconds) per I/O. Every demand must be finite and at least 0,
+// and so must the solution: a non-finite number is an error, never a
+// result (a NaN reaching the percentile fit would hang it).
+func solveMVA(ctx context.Context, st []station, n int, fr, z float64) (solution, error) {
+	if n < 1 {
+		return solution{}, fmt.Errorf("%d outstanding I/Os: want at least 1", n)
 	}
-	return schweitzerMVA(st, n, fr, z)
+	if err := checkStations(st, z); err != nil {
+		return solution{}, err
+	}
+	var sol solution
+	var err error
+	if n <= exactBound {
+		sol, err = exactMVA(ctx, st, n, fr, z)
+	} else {
+		sol, err = schweitzerMVA(ctx, st, n, fr, z)
+	}
+	if err != nil {
+		return solution{}, err
+	}
+	if !finite(sol.X) || sol.X <= 0 {
+		return solution{}, fmt.Errorf("the network gives throughput %g at %d outstanding I/Os: want a finite number above 0", sol.X, n)
+	}
+	for k, q := range sol.Q {
+		if !finite(q) || q < 0 {
+			return solution{}, fmt.Errorf("station %s: queue length %g at %d outstanding I/Os: want a finite number of at least 0", st[k].Name, q, n)
+		}
+	}
+	return sol, nil
 }
+
+// checkStations refuses demands and delays that are not finite numbers of
+// at least 0, naming the station.
+func checkStations(st []station, z float64) error {
+	if !finite(z) || z < 0 {
+		return fmt.Errorf("fixed delay %g s per I/O: want a finite number of at least 0", z)
+	}
+	for _, s := range st {
+		if !finite(s.Servers) || s.Servers < 1 || s.Copies < 1 {
+			return fmt.Errorf("station %s: %d copies of %g servers: want at least 1 of each", s.Name, s.Copies, s.Servers)
+		}
+		for _, d := range s.D {
+			if !finite(d) || d < 0 {
+				return fmt.Errorf("station %s: demand %g s per I/O: want a finite number of at least 0 (check the testbed's rates)", s.Name, d)
+			}
+		}
+		if s.Busy != nil {
+			for _, d := range s.Busy {
+				if !finite(d) || d < 0 {
+					return fmt.Errorf("station %s: busy demand %g s per I/O: want a finite number of at least 0", s.Name, d)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// checkEvery is how many MVA steps run between looks at the context.
+const checkEvery = 256
 
 // queueAndDelay splits each station's mixed demand by Seidmann's
 // approximation and returns the queue parts and the total delay.
@@ -62,11 +120,16 @@ func queueAndDelay(st []station, fr, z float64) ([]float64, float64) {
 	return dq, z
 }
 
-func exactMVA(st []station, n int, fr, z float64) solution {
+func exactMVA(ctx context.Context, st []station, n int, fr, z float64) (solution, error) {
 	dq, zz := queueAndDelay(st, fr, z)
 	q := make([]float64, len(st))
 	var x float64
 	for i := 1; i <= n; i++ {
+		if i%checkEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return solution{}, err
+			}
+		}
 		r := zz
 		for k := range st {
 			r += float64(st[k].Copies) * dq[k] * (1 + q[k])
@@ -76,13 +139,13 @@ func exactMVA(st []station, n int, fr, z float64) solution {
 			q[k] = x * dq[k] * (1 + q[k])
 		}
 	}
-	return solution{X: x, Q: q}
+	return solution{X: x, Q: q}, nil
 }
 
 // schweitzerMVA approximates Q(n-1) by Q(n)(n-1)/n and iterates to a fixed
 // point, starting from the balanced-job-bounds guess of all customers
 // queued at the bottleneck.
-func schweitzerMVA(st []station, n int, fr, z float64) solution {
+func schweitzerMVA(ctx context.Context, st []station, n int, fr, z float64) (solution, error) {
 	dq, zz := queueAndDelay(st, fr, z)
 	q := make([]float64, len(st))
 	var total float64
@@ -97,7 +160,12 @@ func schweitzerMVA(st []station, n int, fr, z float64) solution {
 	nf := float64(n)
 	shrink := (nf - 1) / nf
 	var x float64
-	for range 500 {
+	for it := range 500 {
+		if it%16 == 0 {
+			if err := ctx.Err(); err != nil {
+				return solution{}, err
+			}
+		}
 		r := zz
 		for k := range st {
 			r += float64(st[k].Copies) * dq[k] * (1 + shrink*q[k])
@@ -109,11 +177,11 @@ func schweitzerMVA(st []station, n int, fr, z float64) solution {
 			delta = math.Max(delta, math.Abs(next-q[k]))
 			q[k] = next
 		}
-		if delta < 1e-6*nf {
+		if !(delta >= 1e-6*nf) { // converged, or NaN: solveMVA refuses the latter
 			break
 		}
 	}
-	return solution{X: x, Q: q}
+	return solution{X: x, Q: q}, nil
 }
 
 // residence is the mean time one I/O of direction dir spends at each

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -17,7 +18,7 @@ func TestExactMVABalancedNetwork(t *testing.T) {
 		{Name: "b", Copies: 2, Servers: 1, D: [2]float64{d, d}}, // two copies = two stations
 	}
 	for _, n := range []int{1, 2, 7, 100} {
-		got := exactMVA(st, n, 1, 0).X
+		got := mustMVA(t, st, n, 1, 0).X
 		want := float64(n) / (d * float64(n+3-1))
 		if math.Abs(got/want-1) > 1e-12 {
 			t.Errorf("N=%d: X=%g, want %g", n, got, want)
@@ -29,10 +30,10 @@ func TestExactMVABalancedNetwork(t *testing.T) {
 // At N=1 the response is D + Z; at large N throughput tends to 1/D.
 func TestExactMVALimits(t *testing.T) {
 	st := []station{{Name: "q", Copies: 1, Servers: 1, D: [2]float64{1e-3, 1e-3}}}
-	if x := exactMVA(st, 1, 1, 4e-3).X; math.Abs(x-200) > 1e-9 {
+	if x := mustMVA(t, st, 1, 1, 4e-3).X; math.Abs(x-200) > 1e-9 {
 		t.Errorf("N=1: X=%g, want 200", x)
 	}
-	if x := exactMVA(st, 1000, 1, 4e-3).X; math.Abs(x/1000-1) > 1e-3 {
+	if x := mustMVA(t, st, 1000, 1, 4e-3).X; math.Abs(x/1000-1) > 1e-3 {
 		t.Errorf("N=1000: X=%g, want about 1000", x)
 	}
 }
@@ -44,7 +45,8 @@ func TestSchweitzerAgreesWithExact(t *testing.T) {
 		cost := costsFor(t, p, in)
 		st := stations(p, cost, 11.75e9, 0.7)
 		for _, n := range []int{64, 512, 4096, 16384} {
-			ex, sw := exactMVA(st, n, 0.7, 1e-4), schweitzerMVA(st, n, 0.7, 1e-4)
+			ex, _ := exactMVA(context.Background(), st, n, 0.7, 1e-4)
+			sw, _ := schweitzerMVA(context.Background(), st, n, 0.7, 1e-4)
 			if math.Abs(sw.X/ex.X-1) > 0.02 {
 				t.Errorf("%s N=%d: Schweitzer X=%g, exact %g (more than 2 %% apart)", rw, n, sw.X, ex.X)
 			}
@@ -89,7 +91,7 @@ func benchCell(b *testing.B, n int) {
 	in := uniformInput(p, Policy{RAID: "raid5"}, &fio.Job{RW: "randrw", RWMixRead: 70, BlockSize: 8192, IODepth: n / 128})
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Solve(p, in); err != nil {
+		if _, err := Solve(context.Background(), p, in); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -110,6 +112,6 @@ func BenchmarkExactMVAN65536(b *testing.B) {
 	in := uniformInput(p, Policy{RAID: "raid5"}, &fio.Job{RW: "randrw", RWMixRead: 70, BlockSize: 8192})
 	st := stations(p, costsFor(b, p, in), 11.75e9, 0.7)
 	for b.Loop() {
-		exactMVA(st, 65536, 0.7, 1e-4)
+		exactMVA(context.Background(), st, 65536, 0.7, 1e-4)
 	}
 }

@@ -143,7 +143,7 @@ func (pl *Plane) Run(ctx context.Context, workers []fio.Worker, job *fio.Job, pr
 	if len(in.Disks) == 0 {
 		return nil, fmt.Errorf("the workers have no data disks: give each worker at least one disk")
 	}
-	out, err := Solve(pl.p, in)
+	out, err := Solve(ctx, pl.p, in)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -59,8 +60,9 @@ type Output struct {
 	Notes            []string // fallbacks, inputs outside the calibrated range
 }
 
-// Solve predicts what fio would report for one cell. It is deterministic.
-func Solve(p *testbed.Profile, in Input) (*Output, error) {
+// Solve predicts what fio would report for one cell. It is deterministic,
+// and it stops early with ctx's error when ctx is cancelled.
+func Solve(ctx context.Context, p *testbed.Profile, in Input) (*Output, error) {
 	job := in.Job
 	if job == nil {
 		return nil, fmt.Errorf("no job")
@@ -113,7 +115,10 @@ func Solve(p *testbed.Profile, in Input) (*Output, error) {
 
 	n := len(in.Disks) * max(job.NumJobs, 1) * max(job.IODepth, 1)
 	out.Outstanding = n
-	sol := solveMVA(st, n, fr, zMix)
+	sol, err := solveMVA(ctx, st, n, fr, zMix)
+	if err != nil {
+		return nil, err
+	}
 	// fio's rate_iops and rate cap each job (clone): the tighter one holds.
 	perJob := math.Inf(1)
 	if job.RateIOPS > 0 {
@@ -124,7 +129,9 @@ func Solve(p *testbed.Profile, in Input) (*Output, error) {
 	}
 	x := sol.X // throughput; a rate limit holds it below what the network carries
 	if limit := perJob * float64(len(in.Disks)*max(job.NumJobs, 1)); sol.X > limit {
-		n, sol = rateLimited(st, n, fr, zMix, limit)
+		if n, sol, err = rateLimited(ctx, st, n, fr, zMix, limit); err != nil {
+			return nil, err
+		}
 		x = math.Min(sol.X, limit)
 	}
 	// Latency is that of the population's own throughput: the idle gaps fio
@@ -146,7 +153,9 @@ func Solve(p *testbed.Profile, in Input) (*Output, error) {
 		d.IOPS = x * share[dir]
 		d.MBps = d.IOPS * meanSize / 1e6
 		d.LatMeanUs = resp[dir] * scale * 1e6
-		d.P50Us, d.P95Us, d.P99Us, d.P999Us = percentiles(st, sol, n, dir, z[dir], scale)
+		if d.P50Us, d.P95Us, d.P99Us, d.P999Us, err = percentiles(st, sol, n, dir, z[dir], scale); err != nil {
+			return nil, err
+		}
 	}
 	out.Read, out.Write = dirs[read], dirs[write]
 
@@ -264,23 +273,29 @@ func stations(p *testbed.Profile, cost [2]opCost, linkBps, fr float64) []station
 
 // rateLimited finds the smallest population that reaches a fio rate limit
 // and returns the network at that population.
-func rateLimited(st []station, n int, fr, z, limit float64) (int, solution) {
+func rateLimited(ctx context.Context, st []station, n int, fr, z, limit float64) (int, solution, error) {
 	lo, hi := 1, n
 	for lo < hi {
 		mid := (lo + hi) / 2
-		if solveMVA(st, mid, fr, z).X >= limit {
+		sol, err := solveMVA(ctx, st, mid, fr, z)
+		if err != nil {
+			return 0, solution{}, err
+		}
+		if sol.X >= limit {
 			hi = mid
 		} else {
 			lo = mid + 1
 		}
 	}
-	return lo, solveMVA(st, lo, fr, z)
+	sol, err := solveMVA(ctx, st, lo, fr, z)
+	return lo, sol, err
 }
 
 // percentiles fits a Gamma to the queueing part of the response time
 // (exponential residence per station, variances summed) shifted by the
-// fixed delays.
-func percentiles(st []station, sol solution, n, dir int, z, scale float64) (p50, p95, p99, p999 float64) {
+// fixed delays. A non-finite moment is an error: gonum's Gamma quantile
+// does not return on NaN.
+func percentiles(st []station, sol solution, n, dir int, z, scale float64) (p50, p95, p99, p999 float64, err error) {
 	shrink := float64(n-1) / float64(n)
 	fixed, mean, variance := z, 0.0, 0.0
 	for k := range st {
@@ -290,14 +305,19 @@ func percentiles(st []station, sol solution, n, dir int, z, scale float64) (p50,
 		variance += q * q
 	}
 	fixed, mean, variance = fixed*scale, mean*scale, variance*scale*scale
-	if variance <= 0 {
+	if !finite(fixed) || !finite(mean) || !finite(variance) || fixed < 0 || mean < 0 {
+		return 0, 0, 0, 0, fmt.Errorf("latency of %s: fixed part %g s, queueing mean %g s, variance %g: want finite numbers of at least 0", dirName[dir], fixed, mean, variance)
+	}
+	if variance <= 0 || mean <= 0 {
 		v := (fixed + mean) * 1e6
-		return v, v, v, v
+		return v, v, v, v, nil
 	}
 	g := distuv.Gamma{Alpha: mean * mean / variance, Beta: mean / variance}
 	at := func(p float64) float64 { return (fixed + g.Quantile(p)) * 1e6 }
-	return at(0.50), at(0.95), at(0.99), at(0.999)
+	return at(0.50), at(0.95), at(0.99), at(0.999), nil
 }
+
+var dirName = [2]string{"reads", "writes"}
 
 func sum(xs []float64) float64 {
 	var s float64

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"context"
 	"math"
 	"reflect"
 	"strings"
@@ -12,7 +13,7 @@ import (
 
 func solve(t *testing.T, p *testbed.Profile, in Input) *Output {
 	t.Helper()
-	out, err := Solve(p, in)
+	out, err := Solve(context.Background(), p, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +294,7 @@ func TestSolveErrors(t *testing.T) {
 	for _, c := range cases {
 		in := uniformInput(p, Policy{RAID: "raid1"}, &c.job)
 		in.State = c.state
-		_, err := Solve(p, in)
+		_, err := Solve(context.Background(), p, in)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: error %v, want %q", c.job, err, c.want)
 		}
