@@ -34,8 +34,8 @@ func NewCampaignModule(deps Deps) *runtime.Module {
 				Doc: "a cluster setting to vary: apply(level) sets it and returns the setting it replaced", Fn: campaignFactor},
 			{Name: "workload", Params: "(name, run, duration=None, warmup=None)",
 				Doc: "a measurement: run is a fio.job (run on the campaign's workers; duration defaults to its runtime) or a callable returning results", Fn: campaignWorkload},
-			{Name: "new", Params: "(name, factors, workloads, repeat=1, workers=None, prepare=None, prepare_cost=None, metrics=None, cv_threshold=0.05, rerun_high_cv=False)",
-				Doc: "a campaign: every cell of the factors' matrix runs every workload repeat times into out/NAME.db",
+			{Name: "new", Params: "(name, factors=[], workloads=[], repeat=1, workers=None, prepare=None, prepare_cost=None, metrics=None, cv_threshold=0.05, rerun_high_cv=False)",
+				Doc: "a campaign: every cell of the factors' matrix (one baseline cell with no factors) runs every workload repeat times into out/NAME.db",
 				Fn: func(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
 					return newCampaign(deps, th, b, args, kw)
 				}},
@@ -285,11 +285,11 @@ func (c *campaignValue) Attr(name string) (starlark.Value, error) {
 
 func newCampaign(deps Deps, thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	c := &campaignValue{deps: deps, workers: starlark.None}
-	var factors, workloads starlark.Iterable
+	var factors, workloads starlark.Iterable = starlark.NewList(nil), starlark.NewList(nil)
 	var prepare, prepareCost, metrics starlark.Value = starlark.None, starlark.None, starlark.None
 	c.spec.Repeat = 1
 	cv := starlark.Value(starlark.Float(0.05))
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &c.spec.Name, "factors", &factors, "workloads", &workloads,
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &c.spec.Name, "factors?", &factors, "workloads?", &workloads,
 		"repeat?", &c.spec.Repeat, "workers?", &c.workers, "prepare?", &prepare, "prepare_cost?", &prepareCost,
 		"metrics?", &metrics, "cv_threshold?", &cv, "rerun_high_cv?", &c.spec.RerunHighCV); err != nil {
 		return nil, err

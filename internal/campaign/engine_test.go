@@ -294,7 +294,6 @@ func TestValidateSaysWhatIsWrong(t *testing.T) {
 		mut  func(*Spec)
 		want string
 	}{
-		{func(s *Spec) { s.Factors = nil }, "no factors"},
 		{func(s *Spec) { s.Workloads = nil }, "no workloads"},
 		{func(s *Spec) { s.Repeat = 0 }, "want 1 or more"},
 		{func(s *Spec) { s.Factors[1].Name = "compression" }, "declared twice"},
@@ -434,5 +433,34 @@ func TestUnrestorableOriginalsReportedOnce(t *testing.T) {
 	_, err, _ = execute(t, context.Background(), path, s, c, store.Options{Simulated: true}, false)
 	if err == nil || strings.Contains(err.Error(), "policy") || strings.Contains(err.Error(), "dedup") || !strings.Contains(err.Error(), "restoring rdma") {
 		t.Errorf("second run: err = %v, want only rdma's restore retried", err)
+	}
+}
+
+// TestNoFactorsRunsTheBaseline: a campaign with no factors is one cell, the
+// cluster as it is, running every workload repeat times; nothing is changed
+// or restored, and a restart resumes.
+func TestNoFactorsRunsTheBaseline(t *testing.T) {
+	s := matrix16()
+	s.Factors = nil
+	c := newCluster(s)
+	path := filepath.Join(t.TempDir(), "base.db")
+	var b bytes.Buffer
+	NewPlan(s, nil, false, nil).Write(&b)
+	if !strings.Contains(b.String(), "1 cells x 2 workloads x 2 repeats = 4 runs") || !strings.Contains(b.String(), "factors: none") {
+		t.Errorf("plan:\n%s", b.String())
+	}
+	sum, err, _ := execute(t, context.Background(), path, s, c, store.Options{Simulated: true}, false)
+	if err != nil || sum.Ran != 4 || !sum.Complete {
+		t.Fatalf("%+v %v", sum, err)
+	}
+	if got := strings.Join(c.log, ","); got != "prepare" {
+		t.Errorf("cluster log %q, want only the preparation", got)
+	}
+	done := storedRuns(t, path)
+	if len(done) != 4 || done[store.RunKey{Cell: BaselineLabel, Workload: "64k", Repeat: 1}] != store.StatusOK {
+		t.Fatalf("stored %v", done)
+	}
+	if sum, err, _ = execute(t, context.Background(), path, s, c, store.Options{Simulated: true}, false); err != nil || sum.Ran != 0 {
+		t.Fatalf("restart: %+v %v", sum, err)
 	}
 }

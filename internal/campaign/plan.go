@@ -164,7 +164,11 @@ func (p *Plan) Write(w io.Writer) {
 		}
 	}
 	fmt.Fprintf(w, "; %d to run\n", p.Pending())
-	fmt.Fprintln(w, "factors, most expensive to change first:")
+	if len(s.Factors) == 0 {
+		fmt.Fprintln(w, "factors: none (one cell, the baseline: the cluster as it is)")
+	} else {
+		fmt.Fprintln(w, "factors, most expensive to change first:")
+	}
 	for _, f := range costOrder(s) {
 		fac := s.Factors[f]
 		extra := ""
@@ -198,7 +202,9 @@ func (p *Plan) Write(w io.Writer) {
 	for _, f := range costOrder(s) {
 		cs = append(cs, fmt.Sprintf("%s %d", s.Factors[f].Name, counts[s.Factors[f].Name]))
 	}
-	fmt.Fprintf(w, "changes: %s\n", strings.Join(cs, ", "))
+	if len(cs) > 0 {
+		fmt.Fprintf(w, "changes: %s\n", strings.Join(cs, ", "))
+	}
 	e := p.Estimate()
 	runs := e.Runs.Round(time.Second).String()
 	if !e.RunsKnown {

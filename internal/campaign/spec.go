@@ -58,9 +58,6 @@ type Spec struct {
 
 // Validate says what is wrong with s, if anything.
 func (s *Spec) Validate() error {
-	if len(s.Factors) == 0 {
-		return fmt.Errorf("campaign %q has no factors: declare at least one with c.factor(name, levels, apply=...)", s.Name)
-	}
 	if len(s.Workloads) == 0 {
 		return fmt.Errorf("campaign %q has no workloads: declare at least one with c.workload(name, job)", s.Name)
 	}
@@ -120,8 +117,15 @@ func CheckFactorName(name string) error {
 // Cell is one combination of levels: Levels[i] indexes Spec.Factors[i].Levels.
 type Cell struct{ Levels []int }
 
-// Label names c as "factor=level ..." in declaration order; stores key cells by it.
+// BaselineLabel names the one cell of a campaign with no factors.
+const BaselineLabel = "baseline"
+
+// Label names c as "factor=level ..." in declaration order, or BaselineLabel
+// when the campaign has no factors; stores key cells by it.
 func (s *Spec) Label(c Cell) string {
+	if len(s.Factors) == 0 {
+		return BaselineLabel
+	}
 	parts := make([]string, len(s.Factors))
 	for i, f := range s.Factors {
 		parts[i] = f.Name + "=" + f.Levels[c.Levels[i]]
