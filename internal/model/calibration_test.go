@@ -80,7 +80,7 @@ func predictCell(t testing.TB, base *testbed.Profile, c calibrationCell) float64
 		disks[i] = DiskLoad{Policy: Policy{RAID: c.policy, FTT: 1}, Written: 1}
 	}
 	// vSAN ESA's default policies compress; fio's buffers are incompressible.
-	out, err := Solve(context.Background(), &p, Input{State: ClusterState{Compression: true}, Disks: disks, Job: job})
+	out, err := Solve(context.Background(), &p, Input{State: ClusterState{Compression: true}, Jobs: []JobLoad{{Job: job, Disks: disks}}})
 	if err != nil {
 		t.Fatal(err)
 	}

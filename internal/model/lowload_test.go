@@ -133,7 +133,7 @@ func TestSolveOneOutstandingIO(t *testing.T) {
 	p := mustLoad(t, "storagereview-r6625-esa")
 	for _, rw := range []string{"randread", "randwrite"} {
 		job := &fio.Job{RW: rw, BlockSize: 4096, IODepth: 1}
-		out := solve(t, p, Input{Disks: []DiskLoad{{Policy: Policy{RAID: "raid1"}, Written: 1}}, Job: job})
+		out := solve(t, p, Input{Jobs: []JobLoad{{Job: job, Disks: []DiskLoad{{Policy: Policy{RAID: "raid1"}, Written: 1}}}}})
 		d := out.Read
 		if rw == "randwrite" {
 			d = out.Write

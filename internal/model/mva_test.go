@@ -58,11 +58,11 @@ func TestSchweitzerAgreesWithExact(t *testing.T) {
 func costsFor(t testing.TB, p *testbed.Profile, in Input) [2]opCost {
 	t.Helper()
 	cm := newCostModel(p, false, false, false)
-	lay, err := policyLayout(p, in.Disks[0].Policy)
+	lay, err := policyLayout(p, in.Jobs[0].Disks[0].Policy)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := float64(in.Job.BlockSize)
+	b := float64(in.Jobs[0].Job.BlockSize)
 	return [2]opCost{cm.readCost(b, 1, 0), cm.writeCost(b, lay, 0, 0)}
 }
 
@@ -78,11 +78,7 @@ func mustLoad(t testing.TB, name string) *testbed.Profile {
 // uniformInput runs job on every worker disk of the profile's layout, all
 // prepared with incompressible random data.
 func uniformInput(p *testbed.Profile, pol Policy, job *fio.Job) Input {
-	disks := make([]DiskLoad, p.Hosts*p.Workers.PerHost*p.Workers.DataDisks)
-	for i := range disks {
-		disks[i] = DiskLoad{Policy: pol, Written: 1}
-	}
-	return Input{Disks: disks, Job: job}
+	return UniformInput(p, p.Hosts*p.Workers.PerHost, p.Workers.DataDisks, pol, job)
 }
 
 // benchCell solves one cell with n outstanding I/Os (128 disks x iodepth).

@@ -113,7 +113,8 @@ func (pl *Plane) Run(ctx context.Context, workers []fio.Worker, job *fio.Job, pr
 	if err != nil {
 		return nil, fmt.Errorf("reading cluster state: %w", err)
 	}
-	in := Input{State: state, Job: job}
+	in := Input{State: state}
+	jl := JobLoad{Job: job}
 	var notes []string
 	// Policies come from the control plane, read before taking the lock
 	// so that concurrent runs do not wait on each other's lookups.
@@ -133,14 +134,16 @@ func (pl *Plane) Run(ctx context.Context, workers []fio.Worker, job *fio.Job, pr
 		}
 	}
 	pl.mu.Lock()
-	for _, w := range workers {
+	for v, w := range workers {
+		in.VMs = append(in.VMs, VM{Name: w.Name, Host: w.Host})
 		for _, d := range w.Disks {
 			data := pl.disks[diskKey{w.Name, d.Name}]
-			in.Disks = append(in.Disks, DiskLoad{Policy: policies[d.Policy], Written: data.written, CompressPercentage: int(math.Round(data.compressPct))})
+			jl.Disks = append(jl.Disks, DiskLoad{VM: v, Policy: policies[d.Policy], Written: data.written, CompressPercentage: int(math.Round(data.compressPct))})
 		}
 	}
 	pl.mu.Unlock()
-	if len(in.Disks) == 0 {
+	in.Jobs = []JobLoad{jl}
+	if len(jl.Disks) == 0 {
 		return nil, fmt.Errorf("the workers have no data disks: give each worker at least one disk")
 	}
 	out, err := Solve(ctx, pl.p, in)
@@ -154,7 +157,7 @@ func (pl *Plane) Run(ctx context.Context, workers []fio.Worker, job *fio.Job, pr
 	}
 
 	res := &fio.Result{Simulated: true}
-	n := float64(len(in.Disks))
+	n := float64(len(jl.Disks))
 	dirs := []struct {
 		name string
 		d    Direction

@@ -17,23 +17,6 @@ import (
 // Version names the model; results carry it so a change of model is visible.
 const Version = "starbench-model/1"
 
-// DiskLoad is one data disk a job runs on, as the model sees it.
-type DiskLoad struct {
-	Policy Policy
-	// Written is the share of the disk's blocks that hold data: 0 for a disk
-	// never written (reads cost metadata only), 1 after a full prepare.
-	Written float64
-	// CompressPercentage is the compressibility of the data on the disk.
-	CompressPercentage int
-}
-
-// Input is one cell: a job on some disks of a cluster in some state.
-type Input struct {
-	State ClusterState
-	Disks []DiskLoad // one entry per worker disk the job runs on
-	Job   *fio.Job
-}
-
 // Direction is fio's summary of one direction.
 type Direction struct {
 	IOPS, MBps                             float64
@@ -58,18 +41,29 @@ type Output struct {
 	Stations         []StationUse
 	RDMA             bool     // RDMA in effect (not only requested)
 	Notes            []string // fallbacks, inputs outside the calibrated range
+	// Jobs are the per-job results, in the order of Input.Jobs; Read and
+	// Write above are all jobs together.
+	Jobs []JobOutput
+}
+
+// JobOutput is one job's share of a cell.
+type JobOutput struct {
+	Name        string
+	Outstanding int
+	Read, Write Direction
 }
 
 // Solve predicts what fio would report for one cell. It is deterministic,
 // and it stops early with ctx's error when ctx is cancelled.
 func Solve(ctx context.Context, p *testbed.Profile, in Input) (*Output, error) {
-	job := in.Job
-	if job == nil {
-		return nil, fmt.Errorf("no job")
+	if err := in.check(); err != nil {
+		return nil, err
 	}
-	if len(in.Disks) == 0 {
-		return nil, fmt.Errorf("no disks: a job needs at least one worker disk")
+	if len(in.Jobs) > 1 {
+		return nil, fmt.Errorf("%d concurrent jobs: the model solves one job at a time", len(in.Jobs))
 	}
+	jl := in.Jobs[0]
+	job, disks := jl.Job, jl.Disks
 	fr, err := readShare(job)
 	if err != nil {
 		return nil, err
@@ -93,7 +87,7 @@ func Solve(ctx context.Context, p *testbed.Profile, in Input) (*Output, error) {
 	}
 	cm := newCostModel(p, rdma, in.State.Compression, in.State.Dedup)
 
-	cost, err := accountCosts(p, cm, in.Disks, sizes, job)
+	cost, err := accountCosts(p, cm, disks, sizes, job)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +107,7 @@ func Solve(ctx context.Context, p *testbed.Profile, in Input) (*Output, error) {
 		meanSize += float64(s.size) * s.share
 	}
 
-	n := len(in.Disks) * max(job.NumJobs, 1) * max(job.IODepth, 1)
+	n := len(disks) * max(job.NumJobs, 1) * max(job.IODepth, 1)
 	out.Outstanding = n
 	sol, err := solveMVA(ctx, st, n, fr, zMix)
 	if err != nil {
@@ -128,7 +122,7 @@ func Solve(ctx context.Context, p *testbed.Profile, in Input) (*Output, error) {
 		perJob = math.Min(perJob, float64(job.RateBytes)/meanSize)
 	}
 	x := sol.X // throughput; a rate limit holds it below what the network carries
-	if limit := perJob * float64(len(in.Disks)*max(job.NumJobs, 1)); sol.X > limit {
+	if limit := perJob * float64(len(disks)*max(job.NumJobs, 1)); sol.X > limit {
 		if n, sol, err = rateLimited(ctx, st, n, fr, zMix, limit); err != nil {
 			return nil, err
 		}
@@ -158,6 +152,7 @@ func Solve(ctx context.Context, p *testbed.Profile, in Input) (*Output, error) {
 		}
 	}
 	out.Read, out.Write = dirs[read], dirs[write]
+	out.Jobs = []JobOutput{{Name: jl.Name, Outstanding: n, Read: dirs[read], Write: dirs[write]}}
 
 	for k := range st {
 		u := x * st[k].demand(fr) / st[k].Servers

@@ -77,8 +77,8 @@ func TestUnwrittenReadsAreMetadataOnly(t *testing.T) {
 	}
 	in := uniformInput(p, Policy{RAID: "raid1"}, &fio.Job{RW: "read", BlockSize: 1 << 20, IODepth: 8})
 	prepared := solve(t, p, in)
-	for i := range in.Disks {
-		in.Disks[i].Written = 0
+	for i := range in.Jobs[0].Disks {
+		in.Jobs[0].Disks[i].Written = 0
 	}
 	empty := solve(t, p, in)
 	if empty.Read.MBps < 1.5*prepared.Read.MBps || util(empty, "ssd-capacity") != 0 {
@@ -233,9 +233,9 @@ func TestOutputConsistency(t *testing.T) {
 		p := mustLoad(t, name)
 		pol := Policy{RAID: "raid5"}
 		in := uniformInput(p, pol, &fio.Job{RW: "randrw", RWMixRead: 70, BSSplit: []fio.BSSplit{{Size: 4096, Percent: 50}, {Size: 65536, Percent: 50}}, IODepth: 16})
-		for i := range in.Disks { // disks in several states
-			in.Disks[i].Written = float64(i%3) / 2
-			in.Disks[i].CompressPercentage = 25 * (i % 4)
+		for i := range in.Jobs[0].Disks { // disks in several states
+			in.Jobs[0].Disks[i].Written = float64(i%3) / 2
+			in.Jobs[0].Disks[i].CompressPercentage = 25 * (i % 4)
 		}
 		a := solve(t, p, in)
 		for range 5 {
@@ -329,8 +329,8 @@ func TestCalibratedRangeFlags(t *testing.T) {
 func TestBoundsFlagUnpreparedReads(t *testing.T) {
 	p := mustLoad(t, "storagereview-r6625-esa")
 	in := uniformInput(p, Policy{RAID: "raid1"}, &fio.Job{RW: "read", BlockSize: 1 << 20, IODepth: 64})
-	for i := range in.Disks {
-		in.Disks[i].Written = 0
+	for i := range in.Jobs[0].Disks {
+		in.Jobs[0].Disks[i].Written = 0
 	}
 	p.Model.HostReadByteCycles.Value = 0 // an implausibly fast software path, as a cache would look
 	out := solve(t, p, in)
@@ -404,7 +404,7 @@ func TestRateLimitLatency(t *testing.T) {
 	p := mustLoad(t, "storagereview-r6625-esa")
 	one := func(rate int) *Output {
 		job := &fio.Job{RW: "randread", BlockSize: 4096, IODepth: 1, RateIOPS: rate}
-		return solve(t, p, Input{Disks: []DiskLoad{{Policy: Policy{RAID: "raid1"}, Written: 1}}, Job: job})
+		return solve(t, p, Input{Jobs: []JobLoad{{Job: job, Disks: []DiskLoad{{Policy: Policy{RAID: "raid1"}, Written: 1}}}}})
 	}
 	free, limited := one(0), one(100)
 	if got := total(limited); math.Abs(got-100) > 1e-9 {
@@ -428,7 +428,7 @@ func TestPolicyCompressionOverridesTheCluster(t *testing.T) {
 		for i := range disks {
 			disks[i] = DiskLoad{Policy: Policy{RAID: "raid1", FTT: 1, Compression: rule}, Written: 1}
 		}
-		return solve(t, p, Input{State: ClusterState{Compression: cluster, Uplink: "100g"}, Job: job, Disks: disks})
+		return solve(t, p, Input{State: ClusterState{Compression: cluster, Uplink: "100g"}, Jobs: []JobLoad{{Job: job, Disks: disks}}})
 	}
 	off, on := run(false, Inherit), run(true, Inherit)
 	if on.CPUPercent <= off.CPUPercent {

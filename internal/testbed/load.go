@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -99,6 +100,20 @@ func (p *Profile) Validate() error {
 	if p.CPU.GHz <= 0 || p.CPU.GHz > 10 {
 		bad("cpu.ghz", "%g; want the base clock in GHz, e.g. 3.1", p.CPU.GHz)
 	}
+	if p.CPU.ThreadsPerCore < 0 || p.CPU.ThreadsPerCore > 8 {
+		bad("cpu.threads_per_core", "%d; want 1 (no SMT), 2 (SMT, Hyper-Threading) or up to 8", p.CPU.ThreadsPerCore)
+	}
+	if p.CPU.AllCoreGHz < 0 || p.CPU.AllCoreGHz > 10 {
+		bad("cpu.all_core_ghz", "%g; want the all-core turbo clock in GHz, or leave it out", p.CPU.AllCoreGHz)
+	}
+	if p.MemoryChannels < 0 || p.MemoryChannels > 64 || p.MemoryMTs < 0 || p.MemoryMTs > 20000 {
+		bad("memory_channels", "%d channels at %d MT/s; want the populated DDR channels per host (e.g. 12) and their rate (e.g. 4800), or leave both out", p.MemoryChannels, p.MemoryMTs)
+	} else if (p.MemoryChannels == 0) != (p.MemoryMTs == 0) {
+		bad("memory_mts", "give memory_channels and memory_mts together (have %d and %d)", p.MemoryChannels, p.MemoryMTs)
+	}
+	if p.MTU != 0 && (p.MTU < 1280 || p.MTU > 9216) {
+		bad("mtu", "%d; want the vSAN network's MTU, 1500 or 9000, or leave it out for 1500", p.MTU)
+	}
 	s := p.Storage
 	if s.CapacityDevices < 1 {
 		bad("storage.capacity_devices", "%d; want the number of capacity devices per host, at least 1", s.CapacityDevices)
@@ -120,6 +135,7 @@ func (p *Profile) Validate() error {
 		if n.Name == "" || n.SpeedGbps <= 0 {
 			bad(fmt.Sprintf("nics[%d]", i), "want a name (vmnic0) and speed_gbps above 0")
 		}
+		validPCIe(fmt.Sprintf("nics[%d]", i), n.PCIeGen, n.PCIeLanes, bad)
 		nics[n.Name] = n
 	}
 	if len(p.Uplinks) == 0 {
@@ -140,6 +156,11 @@ func (p *Profile) Validate() error {
 	if w.PerHost < 1 || w.CPUs < 1 || w.MemoryMB < 1 || w.DataDisks < 1 || w.DiskSizeGB < 1 {
 		bad("workers", "want per_host, cpus, memory_mb, data_disks and disk_size_gb all at least 1")
 	}
+	switch w.Controller {
+	case "", PVSCSI, LSILogic, VNVMe:
+	default:
+		bad("workers.controller", "%q; want %q, %q or %q", w.Controller, PVSCSI, LSILogic, VNVMe)
+	}
 	errs = append(errs, p.Model.validate()...)
 	return errors.Join(errs...)
 }
@@ -150,6 +171,16 @@ func validDevice(field string, d Device, bad func(string, string, ...any)) {
 	}
 	if d.Source == "" {
 		bad(field+".source", "missing; say where the rates come from (a datasheet)")
+	}
+	validPCIe(field, d.PCIeGen, d.PCIeLanes, bad)
+}
+
+func validPCIe(field string, gen, lanes int, bad func(string, string, ...any)) {
+	if gen == 0 && lanes == 0 {
+		return
+	}
+	if gen < 1 || gen > 6 || !slices.Contains([]int{1, 2, 4, 8, 16}, lanes) {
+		bad(field+".pcie_gen", "gen %d x%d; want a PCIe generation 1-6 and 1, 2, 4, 8 or 16 lanes (e.g. 4 and 4 for a Gen4 x4 NVMe), or leave both out", gen, lanes)
 	}
 }
 

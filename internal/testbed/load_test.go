@@ -1,6 +1,7 @@
 package testbed
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -42,6 +43,16 @@ func TestShippedHardware(t *testing.T) {
 	if wwt.Hosts != 24 || wwt.Storage.DiskGroups != 2 || !wwt.RDMACapable || len(wwt.Uplinks) != 2 {
 		t.Errorf("wwt: hosts %d groups %d rdma %v uplinks %d", wwt.Hosts, wwt.Storage.DiskGroups, wwt.RDMACapable, len(wwt.Uplinks))
 	}
+	if sr.CPU.Threads() != 256 || sr.CPU.Clock() != 3.1 || sr.Calibration == "" {
+		t.Errorf("storagereview: threads %d clock %g calibration %q", sr.CPU.Threads(), sr.CPU.Clock(), sr.Calibration)
+	}
+	if bw := wwt.MemoryBytesPerSec(); math.Abs(bw-12*2933e6*8) > 1 || wwt.Calibration != "" || wwt.Workers.Controller != LSILogic {
+		t.Errorf("wwt: memory %g B/s, calibration %q, controller %q", bw, wwt.Calibration, wwt.Workers.Controller)
+	}
+	// A Gen4 x4 NVMe link carries about 7.9 GB/s; a Gen3 x8 NIC slot too.
+	if g4, g3 := PCIeBytesPerSec(4, 4), PCIeBytesPerSec(3, 8); math.Abs(g4/7.877e9-1) > 0.001 || math.Abs(g3/g4-1) > 1e-9 || PCIeBytesPerSec(0, 4) != 0 {
+		t.Errorf("PCIe Gen4 x4 %g, Gen3 x8 %g B/s", g4, g3)
+	}
 	if wwt.Model.LargeWriteBytes.Value != 0 {
 		t.Errorf("OSA defaults should disable the large-write bypass")
 	}
@@ -81,6 +92,12 @@ func TestLoadErrorsNameTheFieldAndTheFix(t *testing.T) {
 		{`"model": {}`, `"model": {"nic_efficiency": {"value": 2, "source": "x"}}`, `model.nic_efficiency.value: 2; want a share of line rate in (0, 1]`},
 		{`"model": {}`, `"model": {"noise_cv": {"value": 0.5, "source": "x"}}`, `model.noise_cv.value: 0.5; want below 0.33`},
 		{`"read_iops": 1100000,`, ``, `storage.capacity: want read_mbps, write_mbps, read_iops`},
+		{`"threads_per_core": 2`, `"threads_per_core": 9`, `cpu.threads_per_core: 9; want 1 (no SMT), 2`},
+		{`"memory_mts": 4800,`, ``, `memory_mts: give memory_channels and memory_mts together`},
+		{`"pcie_lanes": 4,`, `"pcie_lanes": 3,`, `storage.capacity.pcie_gen: gen 4 x3; want a PCIe generation 1-6`},
+		{`"card": "nic1", "pcie_gen": 4`, `"card": "nic1", "pcie_gen": 7`, `nics[0].pcie_gen: gen 7 x16`},
+		{`"disk_size_gb": 50}`, `"disk_size_gb": 50, "controller": "buslogic"}`, `workers.controller: "buslogic"; want "pvscsi", "lsilogic" or "nvme"`},
+		{`"rdma_capable": false,`, `"rdma_capable": false, "mtu": 100,`, `mtu: 100; want the vSAN network's MTU`},
 	}
 	for _, c := range cases {
 		s := strings.Replace(string(base), c.from, c.to, 1)
