@@ -19,9 +19,9 @@ func NewClusterModule(deps Deps) *runtime.Module {
 		Doc:  "vSAN cluster settings",
 		Members: []runtime.Member{
 			{Name: "configure", Params: "(compression=None, dedup=None, rdma=None, uplink=None)",
-				Doc: "apply and verify cluster settings (None leaves one as it is); returns the settings they replaced", Fn: c.configure},
+				Doc: "apply and verify cluster settings (None leaves one as it is; uplink= a speed, NIC names or a LAG, set on the vSAN portgroup of a distributed switch or host by host on standard ones); a failure sets back what changed; returns the settings they replaced", Fn: c.configure},
 			{Name: "state", Params: "()",
-				Doc: "the cluster's settings: compression, dedup, rdma, uplink, active_nics, standby_nics, architecture", Fn: c.state},
+				Doc: "the cluster's settings: compression, dedup, rdma, uplink, active_nics, standby_nics, lag, switch, architecture", Fn: c.state},
 		},
 	}
 }
@@ -55,7 +55,7 @@ func (c clusterModule) configure(thread *starlark.Thread, b *starlark.Builtin, a
 	default:
 		names, err := stringList(uplink, "uplink")
 		if err != nil {
-			return nil, fmt.Errorf("uplink: want a speed like \"25g\", NIC names like \"vmnic2,vmnic3\" or a list of them; got %s", uplink.Type())
+			return nil, fmt.Errorf("uplink: want a speed like \"25g\", NIC names like \"vmnic2,vmnic3\" or a list of them, or a LAG's name; got %s", uplink.Type())
 		}
 		s.Uplink = strings.Join(names, ",")
 	}
@@ -98,6 +98,8 @@ func stateStruct(st vsphere.ClusterState) *starlarkstruct.Struct {
 		"uplink":       starlark.String(st.Uplink),
 		"active_nics":  strList(st.ActiveNICs),
 		"standby_nics": strList(st.StandbyNICs),
+		"lag":          starlark.String(st.LAG),
+		"switch":       starlark.String(st.Switch),
 		"architecture": starlark.String(st.Architecture),
 	})
 }

@@ -8,14 +8,17 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 )
 
-// taskGate runs the bodies of the tasks that create, resize or delete disks
-// one at a time. vcsim copies a datastore's whole state without its lock
-// while resolving vSAN paths, and another task updating the datastore's free
-// space at that moment is a data race (go test -race reports it). The task
-// bodies take microseconds; the calls around them, with their latency, still
-// run in parallel.
+// taskGate sees every task before the simulator starts running it. It fails
+// the tasks an injected fault names, holds the tasks a Hold names, and runs
+// the bodies of the tasks that create, resize or delete disks one at a time:
+// vcsim copies a datastore's whole state without its lock while resolving
+// vSAN paths, and another task updating the datastore's free space at that
+// moment is a data race (go test -race reports it). The task bodies take
+// microseconds; the calls around them, with their latency, still run in
+// parallel.
 type taskGate struct {
-	mu sync.Mutex
+	sim *Sim
+	mu  sync.Mutex
 }
 
 // gatedTasks are the tasks (as vcsim names them) whose bodies touch
@@ -30,14 +33,39 @@ func (g *taskGate) Reference() types.ManagedObjectReference { return taskGateRef
 // PutObject wraps a new task's body before the simulator starts running it.
 func (g *taskGate) PutObject(_ *simulator.Context, obj mo.Reference) {
 	t, ok := obj.(*simulator.Task)
-	if !ok || !gatedTasks[t.Info.Name] {
+	if !ok {
+		return
+	}
+	name := t.Info.Name
+	var fault types.BaseMethodFault
+	var hold chan bool
+	if g.sim != nil {
+		fault = g.sim.faults.pickTask(name)
+		hold = g.sim.holds.take(name, t.Self)
+	}
+	if fault == nil && hold == nil && !gatedTasks[name] {
 		return
 	}
 	body := t.Execute
-	t.Execute = func(t *simulator.Task) (types.AnyType, types.BaseMethodFault) {
+	run := func(t *simulator.Task) (types.AnyType, types.BaseMethodFault) {
+		if !gatedTasks[name] {
+			return body(t)
+		}
 		g.mu.Lock()
 		defer g.mu.Unlock()
 		return body(t)
+	}
+	t.Execute = func(t *simulator.Task) (types.AnyType, types.BaseMethodFault) {
+		if hold != nil && <-hold {
+			if name == "CloneVm" { // cancelled late: the clone is there
+				_, _ = run(t)
+			}
+			return nil, &types.RequestCanceled{}
+		}
+		if fault != nil {
+			return nil, fault
+		}
+		return run(t)
 	}
 }
 

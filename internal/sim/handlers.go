@@ -15,6 +15,9 @@ func (s *Sim) vimHandler(ctx *simulator.Context, m *simulator.Method) (mo.Refere
 	if f := s.faults.pick(m.Name); f != nil {
 		return nil, f
 	}
+	if m.Name == "CancelTask" && s.holds.cancel(m.This) {
+		return &cancelAccepted{m.This}, nil
+	}
 	vm, ok := ctx.Map.Get(m.This).(*simulator.VirtualMachine)
 	if !ok {
 		return nil, nil

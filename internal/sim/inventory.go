@@ -21,14 +21,11 @@ func (s *Sim) shape() error {
 	if err != nil {
 		return fmt.Errorf("simulator: %w", err)
 	}
+	var hosts []*simulator.HostSystem
 	for i, e := range s.model.Map().All("HostSystem") {
-		shapeHost(e.(*simulator.HostSystem), s.Testbed, i)
-	}
-	for _, ref := range s.model.Map().AllReference("HostNetworkSystem") {
-		ns := ref.(*simulator.HostNetworkSystem)
-		ns.NetworkInfo.Pnic = ns.Host.Config.Network.Pnic
-		ns.NetworkInfo.Vswitch = ns.Host.Config.Network.Vswitch
-		ns.NetworkInfo.Portgroup = ns.Host.Config.Network.Portgroup
+		h := e.(*simulator.HostSystem)
+		shapeHost(h, s.Testbed, i)
+		hosts = append(hosts, h)
 	}
 
 	finder := find.NewFinder(c, true)
@@ -37,6 +34,19 @@ func (s *Sim) shape() error {
 		return fmt.Errorf("simulator: %w", err)
 	}
 	finder.SetDatacenter(dc)
+	if s.Testbed.Network().Switch == testbed.DistributedSwitch {
+		if err := s.createDVS(ctx, c, dc, hosts); err != nil {
+			return fmt.Errorf("simulator: %w", err)
+		}
+	}
+	for _, ref := range s.model.Map().AllReference("HostNetworkSystem") {
+		ns := ref.(*simulator.HostNetworkSystem)
+		ns.NetworkInfo.Pnic = ns.Host.Config.Network.Pnic
+		ns.NetworkInfo.Vswitch = ns.Host.Config.Network.Vswitch
+		ns.NetworkInfo.Portgroup = ns.Host.Config.Network.Portgroup
+		ns.NetworkInfo.ProxySwitch = ns.Host.Config.Network.ProxySwitch
+		ns.NetworkInfo.Vnic = ns.Host.Config.Network.Vnic
+	}
 	cluster, err := finder.ClusterComputeResource(ctx, Cluster)
 	if err != nil {
 		return fmt.Errorf("simulator: %w", err)
@@ -52,6 +62,9 @@ func (s *Sim) shape() error {
 	}
 	return createTemplate(ctx, c, finder, dc, cluster)
 }
+
+// vsanVmk is the VMkernel NIC of every host tagged for vSAN traffic.
+const vsanVmk = "vmk2"
 
 // shapeHost gives host number i the profile's CPU, memory and NICs, with a
 // vSAN portgroup whose active NICs are the profile's first uplink choice.
@@ -101,12 +114,18 @@ func shapeHost(h *simulator.HostSystem, p *testbed.Profile, i int) {
 	}
 	network.Pnic = pnics
 
+	// A standard switch carries the VM network, and vSAN unless a
+	// distributed switch does (createDVS moves it there).
+	vsanPG, vswitchName := VSANPortgrp, "vSwitch0"
+	if net := p.Network(); net.Switch == testbed.StandardSwitch {
+		vsanPG, vswitchName = net.Portgroup, net.Name
+	}
 	vswitch := types.HostVirtualSwitch{
-		Name:      "vSwitch0",
-		Key:       "key-vim.host.VirtualSwitch-vSwitch0",
+		Name:      vswitchName,
+		Key:       "key-vim.host.VirtualSwitch-" + vswitchName,
 		NumPorts:  1536,
 		Mtu:       9000,
-		Portgroup: []string{"key-vim.host.PortGroup-" + VMNetwork, "key-vim.host.PortGroup-" + VSANPortgrp},
+		Portgroup: []string{"key-vim.host.PortGroup-" + VMNetwork, "key-vim.host.PortGroup-" + vsanPG},
 		Pnic:      keys,
 		Spec: types.HostVirtualSwitchSpec{
 			NumPorts: 1536,
@@ -131,25 +150,25 @@ func shapeHost(h *simulator.HostSystem, p *testbed.Profile, i int) {
 			},
 		},
 		{
-			Key:     "key-vim.host.PortGroup-" + VSANPortgrp,
+			Key:     "key-vim.host.PortGroup-" + vsanPG,
 			Vswitch: vswitch.Key,
 			Spec: types.HostPortGroupSpec{
-				Name: VSANPortgrp, VswitchName: vswitch.Name,
+				Name: vsanPG, VswitchName: vswitch.Name,
 				Policy: types.HostNetworkPolicy{NicTeaming: teaming(active, standby)},
 			},
 		},
 	}
 	vmk := types.HostVirtualNic{
-		Device: "vmk2", Key: "key-vim.host.VirtualNic-vmk2", Portgroup: VSANPortgrp,
+		Device: vsanVmk, Key: "key-vim.host.VirtualNic-" + vsanVmk, Portgroup: vsanPG,
 		Spec: types.HostVirtualNicSpec{
 			Ip:        &types.HostIpConfig{IpAddress: fmt.Sprintf("172.16.%d.%d", i/250, i%250+1), SubnetMask: "255.255.0.0"},
-			Portgroup: VSANPortgrp, Mtu: 9000, NetStackInstanceKey: "defaultTcpipStack",
+			Portgroup: vsanPG, Mtu: 9000, NetStackInstanceKey: "defaultTcpipStack",
 		},
 	}
 	network.Vnic = append(append([]types.HostVirtualNic(nil), network.Vnic...), vmk)
 	cfg.Network = &network
 
-	// vSAN traffic is tagged on vmk2, as vCenter reports it.
+	// vSAN traffic is tagged on the vmkernel NIC, as vCenter reports it.
 	nics := types.HostVirtualNicManagerInfo{}
 	if cfg.VirtualNicManagerInfo != nil {
 		nics.NetConfig = append(nics.NetConfig, cfg.VirtualNicManagerInfo.NetConfig...)

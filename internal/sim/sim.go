@@ -69,6 +69,7 @@ type Sim struct {
 	policies *diskPolicies
 	load     *hostLoad
 	guest    *guestIPs
+	holds    holds
 }
 
 // Start creates the simulated inventory of opts.Testbed and serves it.
@@ -141,7 +142,7 @@ func Start(opts Options) (*Sim, error) {
 func (s *Sim) extend() {
 	m := s.model.Map()
 	m.Handler = s.vimHandler
-	m.AddHandler(&taskGate{})
+	m.AddHandler(&taskGate{sim: s})
 	for _, ref := range m.AllReference("HostNetworkSystem") {
 		m.Put(&hostNetwork{HostNetworkSystem: ref.(*simulator.HostNetworkSystem)})
 	}

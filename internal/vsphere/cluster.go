@@ -1,16 +1,10 @@
 package vsphere
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"slices"
-	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/vmware/govmomi/object"
-	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
 	vsantypes "github.com/vmware/govmomi/vsan/types"
 
@@ -25,7 +19,8 @@ type ClusterSettings struct {
 	Dedup       *bool
 	RDMA        *bool
 	// Uplink picks the vSAN portgroup's active NICs: a link speed ("10g",
-	// "25g") naming the NICs of that speed, or NIC names ("vmnic2,vmnic3").
+	// "25g") naming the NICs of that speed, NIC names ("vmnic2,vmnic3"), or
+	// on a distributed switch a LAG's name.
 	Uplink string
 }
 
@@ -39,42 +34,12 @@ type ClusterState struct {
 	Uplink      string
 	ActiveNICs  []string
 	StandbyNICs []string
+	// LAG is the link aggregation group carrying vSAN, "" when none does.
+	LAG string
+	// Switch says which switch and portgroup carry vSAN.
+	Switch string
 	// Architecture is "ESA" or "OSA".
 	Architecture string
-}
-
-// vsanPortgroup finds the standard-switch portgroup that carries a host's
-// vSAN traffic: the one of the VMkernel NIC tagged for vSAN, or else the one
-// named like vSAN.
-func vsanPortgroup(h mo.HostSystem) (*types.HostPortGroup, error) {
-	if h.Config == nil || h.Config.Network == nil {
-		return nil, fmt.Errorf("host %s reports no network configuration", h.Name)
-	}
-	name := ""
-	if info := h.Config.VirtualNicManagerInfo; info != nil {
-		for _, nc := range info.NetConfig {
-			if nc.NicType != string(types.HostVirtualNicManagerNicTypeVsan) {
-				continue
-			}
-			for _, v := range nc.CandidateVnic {
-				if !slices.Contains(nc.SelectedVnic, v.Key) {
-					continue
-				}
-				if v.Spec.DistributedVirtualPort != nil {
-					return nil, fmt.Errorf("host %s carries vSAN on %s, a distributed switch port: uplink= handles standard switches only", h.Name, v.Device)
-				}
-				name = cmp.Or(v.Portgroup, v.Spec.Portgroup)
-			}
-		}
-	}
-	var names []string
-	for i, pg := range h.Config.Network.Portgroup {
-		if pg.Spec.Name == name || (name == "" && strings.Contains(strings.ToLower(pg.Spec.Name), "vsan")) {
-			return &h.Config.Network.Portgroup[i], nil
-		}
-		names = append(names, pg.Spec.Name)
-	}
-	return nil, fmt.Errorf("host %s has no standard-switch portgroup for vSAN: no VMkernel NIC is tagged for vSAN and none of its portgroups (%s) is named like vSAN", h.Name, strings.Join(names, ", "))
 }
 
 // vsanConfig reads the cluster's vSAN configuration.
@@ -117,61 +82,10 @@ func (c *Client) State(ctx context.Context) (ClusterState, error) {
 	if cfg.RdmaConfig != nil {
 		st.RDMA = cfg.RdmaConfig.RdmaEnabled
 	}
-	hosts, err := c.hosts(ctx, "config.network", "config.virtualNicManagerInfo")
-	if err != nil {
+	if err := c.uplinkState(ctx, &st); err != nil {
 		return ClusterState{}, err
 	}
-	for _, h := range hosts {
-		pg, err := vsanPortgroup(h)
-		if err != nil {
-			return ClusterState{}, err
-		}
-		active, standby := nicOrder(pg.Spec.Policy.NicTeaming)
-		if len(active) == 0 {
-			active, standby = vswitchOrder(h, pg.Spec.VswitchName)
-		}
-		if st.ActiveNICs == nil {
-			st.ActiveNICs, st.StandbyNICs = active, standby
-			st.Uplink = uplinkName(h, active)
-		} else if !slices.Equal(st.ActiveNICs, active) {
-			return ClusterState{}, fmt.Errorf("the hosts of cluster %s disagree on the vSAN uplinks: %s uses %s, %s uses %s",
-				c.cluster.Name(), hosts[0].Name, strings.Join(st.ActiveNICs, "+"), h.Name, strings.Join(active, "+"))
-		}
-	}
 	return st, nil
-}
-
-func nicOrder(t *types.HostNicTeamingPolicy) (active, standby []string) {
-	if t == nil || t.NicOrder == nil {
-		return nil, nil
-	}
-	return t.NicOrder.ActiveNic, t.NicOrder.StandbyNic
-}
-
-// vswitchOrder is the NIC order a portgroup inherits from its switch.
-func vswitchOrder(h mo.HostSystem, vswitch string) (active, standby []string) {
-	for _, vs := range h.Config.Network.Vswitch {
-		if vs.Name == vswitch && vs.Spec.Policy != nil {
-			return nicOrder(vs.Spec.Policy.NicTeaming)
-		}
-	}
-	return nil, nil
-}
-
-// uplinkName is "25g" when all active NICs run at 25 Gb/s, else their names.
-func uplinkName(h mo.HostSystem, active []string) string {
-	speeds := map[float64]bool{}
-	for _, n := range nics(h) {
-		if slices.Contains(active, n.Name) {
-			speeds[n.SpeedGbps] = true
-		}
-	}
-	if len(speeds) == 1 {
-		for s := range speeds {
-			return strconv.FormatFloat(s, 'f', -1, 64) + "g"
-		}
-	}
-	return strings.Join(active, ",")
 }
 
 // ClusterState is the cluster's state as the data-plane model sees it.
@@ -222,21 +136,33 @@ func (c *Client) Configure(ctx context.Context, s ClusterSettings) (ClusterState
 		want.RDMA = *s.RDMA
 		spec.RdmaConfig = &vsanext.RdmaConfig{RdmaEnabled: want.RDMA}
 	}
-	if spec.DataEfficiencyConfig != nil || spec.RdmaConfig != nil {
-		err := c.do(ctx, "reconfigure vSAN of cluster", c.cluster.Name(), "VsanClusterReconfig", func(ctx context.Context) error {
-			ref, err := vsanext.Reconfigure(ctx, c.vsan, c.cluster.Reference(), spec)
-			if err != nil {
-				return err
-			}
-			return object.NewTask(c.vim, ref).Wait(ctx)
-		})
-		if err != nil {
+	// The uplinks go first: they can be set back exactly if vSAN then
+	// refuses its part, so a failed call leaves the cluster as it was.
+	undoUplink := func(context.Context) error { return nil }
+	if s.Uplink != "" {
+		if undoUplink, err = c.setUplink(ctx, s.Uplink); err != nil {
 			return prev, err
 		}
 	}
-	if s.Uplink != "" {
-		if err := c.setUplink(ctx, s.Uplink); err != nil {
-			return prev, err
+	if spec.DataEfficiencyConfig != nil || spec.RdmaConfig != nil {
+		err := c.do(ctx, "reconfigure vSAN of cluster", c.cluster.Name(), "VsanClusterReconfig", func(ctx context.Context) error {
+			_, err := waitTask(ctx, func() (*object.Task, error) {
+				ref, err := vsanext.Reconfigure(ctx, c.vsan, c.cluster.Reference(), spec)
+				if err != nil {
+					return nil, err
+				}
+				return object.NewTask(c.vim, ref), nil
+			})
+			return err
+		})
+		if err != nil {
+			if s.Uplink == "" {
+				return prev, err
+			}
+			if uerr := undoUplink(context.WithoutCancel(ctx)); uerr != nil {
+				return prev, fmt.Errorf("%w; setting the vSAN uplinks back to %s failed too: %v", err, prev.Uplink, uerr)
+			}
+			return prev, fmt.Errorf("%w (the vSAN uplinks were set back to %s)", err, prev.Uplink)
 		}
 	}
 	got, err := c.State(ctx)
@@ -248,93 +174,4 @@ func (c *Client) Configure(ctx context.Context, s ClusterSettings) (ClusterState
 			c.cluster.Name(), want.Compression, want.Dedup, want.RDMA, got.Compression, got.Dedup, got.RDMA)
 	}
 	return prev, nil
-}
-
-// setUplink makes uplink the active NICs of every host's vSAN portgroup,
-// the others standby, and checks each host took it.
-func (c *Client) setUplink(ctx context.Context, uplink string) error {
-	hosts, err := c.hosts(ctx, "config.network", "config.virtualNicManagerInfo", "configManager.networkSystem")
-	if err != nil {
-		return err
-	}
-	for _, h := range hosts {
-		active, err := resolveUplink(h, uplink)
-		if err != nil {
-			return err
-		}
-		pg, err := vsanPortgroup(h)
-		if err != nil {
-			return err
-		}
-		var standby []string
-		for _, n := range nics(h) {
-			if !slices.Contains(active, n.Name) {
-				standby = append(standby, n.Name)
-			}
-		}
-		spec := pg.Spec
-		teaming := types.HostNicTeamingPolicy{}
-		if spec.Policy.NicTeaming != nil {
-			teaming = *spec.Policy.NicTeaming
-		}
-		teaming.NicOrder = &types.HostNicOrderPolicy{ActiveNic: active, StandbyNic: standby}
-		spec.Policy.NicTeaming = &teaming
-		ns := object.NewHostNetworkSystem(c.vim, *h.ConfigManager.NetworkSystem)
-		err = c.do(ctx, "set the vSAN uplinks of host", h.Name, "UpdatePortGroup", func(ctx context.Context) error {
-			return ns.UpdatePortGroup(ctx, spec.Name, spec)
-		})
-		if err != nil {
-			return err
-		}
-	}
-	after, err := c.hosts(ctx, "config.network", "config.virtualNicManagerInfo")
-	if err != nil {
-		return err
-	}
-	for _, h := range after {
-		pg, err := vsanPortgroup(h)
-		if err != nil {
-			return err
-		}
-		want, _ := resolveUplink(h, uplink)
-		if got, _ := nicOrder(pg.Spec.Policy.NicTeaming); !slices.Equal(got, want) {
-			return fmt.Errorf("host %s did not take uplink %q: its vSAN portgroup's active NICs are %s", h.Name, uplink, strings.Join(got, ", "))
-		}
-	}
-	return nil
-}
-
-// resolveUplink turns "25g" or "vmnic2,vmnic3" into NIC names of host h.
-func resolveUplink(h mo.HostSystem, uplink string) ([]string, error) {
-	have := nics(h)
-	var names, described []string
-	for _, n := range have {
-		names = append(names, n.Name)
-		described = append(described, fmt.Sprintf("%s %sg", n.Name, strconv.FormatFloat(n.SpeedGbps, 'f', -1, 64)))
-	}
-	lower := strings.ToLower(strings.TrimSpace(uplink))
-	if speed, ok := strings.CutSuffix(lower, "g"); ok {
-		if gbps, err := strconv.ParseFloat(speed, 64); err == nil {
-			var out []string
-			for _, n := range have {
-				if n.SpeedGbps == gbps {
-					out = append(out, n.Name)
-				}
-			}
-			if len(out) == 0 {
-				return nil, fmt.Errorf("uplink %q: host %s has no %s GbE NIC (it has %s)", uplink, h.Name, speed, strings.Join(described, ", "))
-			}
-			return out, nil
-		}
-	}
-	var out []string
-	for _, n := range strings.Split(uplink, ",") {
-		n = strings.TrimSpace(n)
-		if !slices.Contains(names, n) {
-			return nil, fmt.Errorf("uplink %q: host %s has no NIC %q; want a speed like \"10g\" or \"25g\", or NIC names from %s", uplink, h.Name, n, strings.Join(described, ", "))
-		}
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out, nil
 }

@@ -5,6 +5,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vmware/govmomi/property"
+	"github.com/vmware/govmomi/session"
+	"github.com/vmware/govmomi/view"
+	"github.com/vmware/govmomi/vim25"
+	"github.com/vmware/govmomi/vim25/mo"
+	"github.com/vmware/govmomi/vim25/soap"
+	"github.com/vmware/govmomi/vim25/types"
+
 	"starbench/internal/sim"
 	"starbench/internal/testbed"
 )
@@ -51,4 +59,45 @@ func startSim(t testing.TB, opts sim.Options) (*sim.Sim, *Client) {
 	}
 	t.Cleanup(c.Close)
 	return s, c
+}
+
+// independentClient logs in to s with a client of its own, to check what
+// the client under test did without trusting its reading of it.
+func independentClient(t testing.TB, s *sim.Sim) *vim25.Client {
+	t.Helper()
+	ctx := context.Background()
+	u := *s.URL
+	u.User = s.Userinfo()
+	sc := soap.NewClient(&u, true)
+	c, err := vim25.NewClient(ctx, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := session.NewManager(c).Login(ctx, s.Userinfo()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = session.NewManager(c).Logout(context.Background()) })
+	return c
+}
+
+// propertyOf reads one property of ref into dst through c.
+func propertyOf(ctx context.Context, c *vim25.Client, ref types.ManagedObjectReference, prop string, dst any) error {
+	return property.DefaultCollector(c).RetrieveOne(ctx, ref, []string{prop}, dst)
+}
+
+// hostNetworks reads every host's network through an independent client.
+func hostNetworks(t testing.TB, s *sim.Sim) []mo.HostSystem {
+	t.Helper()
+	c := independentClient(t, s)
+	ctx := context.Background()
+	v, err := view.NewManager(c).CreateContainerView(ctx, c.ServiceContent.RootFolder, []string{"HostSystem"}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Destroy(ctx)
+	var hosts []mo.HostSystem
+	if err := v.Retrieve(ctx, []string{"HostSystem"}, []string{"name", "config.network", "config.virtualNicManagerInfo"}, &hosts); err != nil {
+		t.Fatal(err)
+	}
+	return hosts
 }
