@@ -21,7 +21,7 @@ import (
 func dvsUplink(j int) string { return "Uplink " + strconv.Itoa(j+1) }
 
 // Uplink port keys: standalone uplinks 100+j, the m-th port of LAG l 200+10l+m.
-func uplinkKey(j int) string    { return strconv.Itoa(100 + j) }
+func uplinkKey(j int) string     { return strconv.Itoa(100 + j) }
 func lagPortKey(l, m int) string { return strconv.Itoa(200 + 10*l + m) }
 
 // createDVS builds the testbed's distributed switch as production vSAN
