@@ -381,7 +381,7 @@ func frameSort(f *Frame, thread *starlark.Thread, b *starlark.Builtin, args star
 		}
 		keys[i] = table.SortKey{Column: name, Desc: minus != desc}
 	}
-	return result(table.Sort(f.df, keys))
+	return result(table.Sort(runtime.Context(thread), f.df, keys))
 }
 
 func frameHead(f *Frame, thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -541,7 +541,7 @@ func frameJoin(f *Frame, thread *starlark.Thread, b *starlark.Builtin, args star
 	if f.hasColumn(SimulatedColumn) && !slices.Contains(on, SimulatedColumn) {
 		on = append(on, SimulatedColumn) // simulated rows join only simulated rows
 	}
-	return result(table.Join(f.df, other.df, on, how))
+	return result(table.Join(runtime.Context(thread), f.df, other.df, on, how))
 }
 
 func framePivot(f *Frame, thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -555,7 +555,7 @@ func framePivot(f *Frame, thread *starlark.Thread, b *starlark.Builtin, args sta
 	if err != nil {
 		return nil, err
 	}
-	df, err := table.Pivot(f.df, index, columns, values, agg, policy)
+	df, err := table.Pivot(runtime.Context(thread), f.df, index, columns, values, agg, policy)
 	if err != nil {
 		return nil, err
 	}
@@ -663,7 +663,7 @@ func frameGroupBy(f *Frame, thread *starlark.Thread, b *starlark.Builtin, args s
 	if err != nil {
 		return nil, err
 	}
-	g, err := table.GroupBy(f.df, keys...)
+	g, err := table.GroupBy(runtime.Context(thread), f.df, keys...)
 	if err != nil {
 		return nil, err
 	}

@@ -100,7 +100,7 @@ func saveFigure(thread *starlark.Thread, fig *plots.Figure, path, size string, d
 	if err != nil {
 		return "", err
 	}
-	if err := fig.Save(out, sz, dpi); err != nil {
+	if err := fig.Save(runtime.Context(thread), out, sz, dpi); err != nil {
 		return "", err
 	}
 	if s, err := runtime.SessionFrom(thread); err == nil {
@@ -208,6 +208,9 @@ func collect(f *Frame, x, y string, series starlark.Value, errCol string) (*poin
 	if !yc.Numeric() {
 		return nil, fmt.Errorf("column %q holds %ss; y must be numeric", y, yc.Kind)
 	}
+	if err := checkFinite(yc, xc); err != nil {
+		return nil, err
+	}
 	var sc, ec *table.Column
 	seriesName, err := optString(series, "series", "")
 	if err != nil {
@@ -218,6 +221,11 @@ func collect(f *Frame, x, y string, series starlark.Value, errCol string) (*poin
 	}
 	if ec, err = optionalColumn(f, errCol); err != nil {
 		return nil, err
+	}
+	if ec != nil {
+		if err := checkFinite(ec, xc); err != nil {
+			return nil, err
+		}
 	}
 	if f.Len() == 0 {
 		return nil, errNoRows
@@ -499,6 +507,9 @@ func xySeries(f *Frame, x, y string, seriesV, labelV starlark.Value) ([]plots.Se
 		if !c.Numeric() {
 			return nil, fmt.Errorf("column %q holds %ss; x and y must be numeric", c.Name, c.Kind)
 		}
+		if err := checkFinite(c, nil); err != nil {
+			return nil, err
+		}
 	}
 	seriesName, err := optString(seriesV, "series", "")
 	if err != nil {
@@ -578,7 +589,7 @@ func plotHockey(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 			order = name
 		}
 	}
-	df, err := table.Sort(f.df, []table.SortKey{{Column: order}})
+	df, err := table.Sort(runtime.Context(thread), f.df, []table.SortKey{{Column: order}})
 	if err != nil {
 		return nil, err
 	}
@@ -605,7 +616,12 @@ func plotHeatmap(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 	if err != nil {
 		return nil, err
 	}
-	wide, err := table.Pivot(f.df, []string{y}, x, value, agg, table.Propagate)
+	if vc, err := table.Read(f.df, value); err != nil {
+		return nil, err
+	} else if err := checkFinite(vc, nil); err != nil {
+		return nil, err
+	}
+	wide, err := table.Pivot(runtime.Context(thread), f.df, []string{y}, x, value, agg, table.Propagate)
 	if err != nil {
 		return nil, err
 	}
@@ -655,7 +671,7 @@ func plotFacets(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 	if _, mixed := f.Simulated(); mixed {
 		return nil, errMixed
 	}
-	g, err := table.GroupBy(f.df, by)
+	g, err := table.GroupBy(runtime.Context(thread), f.df, by)
 	if err != nil {
 		return nil, err
 	}
@@ -682,6 +698,29 @@ func plotFacets(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 		figs = append(figs, v.(*Figure).fig)
 	}
 	return c.finish(plots.Facets(c.title, figs, cols, sharedY))
+}
+
+// checkFinite refuses a column holding an infinite value, naming the row
+// (and its value of the column by, when given): no axis reaches infinity.
+func checkFinite(c, by *table.Column) error {
+	if c.Kind != table.Float {
+		return nil
+	}
+	for row, v := range c.Floats {
+		if math.IsInf(v, 0) {
+			where := fmt.Sprintf("row %d", row+1)
+			if by != nil {
+				where += fmt.Sprintf(", %s=%s", by.Name, exactLabel(by, row))
+			}
+			op := "<"
+			if v < 0 {
+				op = ">"
+			}
+			return fmt.Errorf("column %q is %v in %s; a figure needs finite values: filter such rows out (filter(%s=(%q, float(\"%v\")))) or find what produced them",
+				c.Name, v, where, c.Name, op, strings.ToLower(fmt.Sprint(v)))
+		}
+	}
+	return nil
 }
 
 // xyColumns reads the x and y columns of f.

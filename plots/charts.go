@@ -42,6 +42,9 @@ func (o Options) check(series []Series) error {
 	if len(series) == 0 {
 		return fmt.Errorf("nothing to plot: no series")
 	}
+	if err := checkFinite(series, o.Categories); err != nil {
+		return err
+	}
 	if o.LogX && o.Categories != nil {
 		return fmt.Errorf("a categorical X axis cannot be logarithmic")
 	}
@@ -65,6 +68,51 @@ func (o Options) check(series []Series) error {
 		}
 	}
 	return nil
+}
+
+// checkFinite refuses infinite values: an axis cannot reach them (gonum's
+// tick and range code never ends on them). NaN is a missing value, drawn
+// as a gap. categories name the points of bars and categorical lines.
+func checkFinite(series []Series, categories []string) error {
+	for _, s := range series {
+		for i := range s.Y {
+			at := pointName(s, i, categories)
+			for _, v := range []struct {
+				what string
+				x    float64
+			}{{"y", s.Y[i]}, {"x", valueAt(s.X, i)}, {"the error", valueAt(s.Err, i)}} {
+				if math.IsInf(v.x, 0) {
+					return fmt.Errorf("%s is %v%s; a figure needs finite values (filter the row out, or find what produced it)", v.what, v.x, at)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// pointName says which point i of s is, for error messages.
+func pointName(s Series, i int, categories []string) string {
+	var parts []string
+	if s.Name != "" {
+		parts = append(parts, fmt.Sprintf("series %q", s.Name))
+	}
+	switch {
+	case i < len(categories):
+		parts = append(parts, fmt.Sprintf("category %q", categories[i]))
+	case i < len(s.Labels):
+		parts = append(parts, fmt.Sprintf("point %q", s.Labels[i]))
+	default:
+		parts = append(parts, fmt.Sprintf("point %d", i+1))
+	}
+	return " at " + strings.Join(parts, ", ")
+}
+
+// valueAt returns v[i], NaN when v is too short (no such value).
+func valueAt(v []float64, i int) float64 {
+	if i < len(v) {
+		return v[i]
+	}
+	return math.NaN()
 }
 
 // newFigure returns a one-panel figure with the house axes for o.
@@ -98,6 +146,7 @@ func axisLabel(label, unit string) string {
 // Bars draws one bar per category and series: grouped side by side, or
 // stacked when o.Stacked; series with Err get error bars.
 func Bars(categories []string, series []Series, o Options) (*Figure, error) {
+	o.Categories = categories
 	if err := o.check(series); err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package plots
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"image/color"
 	"io"
@@ -63,9 +64,10 @@ func (f *Figure) addLegend(name string, thumb plot.Thumbnailer) {
 
 const margin = vg.Length(6)
 
-// Draw draws the figure on c: header (title, simulated stamp), panels, and
-// the legend or colour scale in a column to the right of the data.
-func (f *Figure) Draw(c draw.Canvas) {
+// draw draws the figure on c: header (title, simulated stamp), panels, and
+// the legend or colour scale in a column to the right of the data. It
+// stops before the next panel once ctx ends.
+func (f *Figure) draw(ctx context.Context, c draw.Canvas) {
 	c.SetColor(color.White)
 	c.Fill(c.Rectangle.Path())
 	c = padded(c, margin)
@@ -94,6 +96,9 @@ func (f *Figure) Draw(c draw.Canvas) {
 	}
 	canvases := plot.Align(grid, tiles, c)
 	for i, pn := range f.panels {
+		if ctx.Err() != nil {
+			return
+		}
 		pn.p.Draw(canvases[i/f.cols][i%f.cols])
 	}
 }
@@ -251,11 +256,11 @@ func ParseSize(s string) (Size, error) {
 var Formats = []string{"png", "svg", "pdf"}
 
 // Save writes the figure to path in the format its extension names (.png,
-// .svg, .pdf); dpi applies to PNG.
-func (f *Figure) Save(path string, size Size, dpi int) error {
+// .svg, .pdf); dpi applies to PNG. It returns when ctx ends, see Write.
+func (f *Figure) Save(ctx context.Context, path string, size Size, dpi int) error {
 	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
 	var buf bytes.Buffer
-	if err := f.Write(&buf, format, size, dpi); err != nil {
+	if err := f.Write(ctx, &buf, format, size, dpi); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -265,8 +270,30 @@ func (f *Figure) Save(path string, size Size, dpi int) error {
 }
 
 // Write writes the figure as format (png, svg or pdf). gonum/plot reports
-// some bad input by panicking; Write returns that as an error.
-func (f *Figure) Write(w io.Writer, format string, size Size, dpi int) (err error) {
+// some bad input by panicking; Write returns that as an error. When ctx
+// ends, Write returns its error at once and writes nothing; the drawing
+// stops at the next panel.
+func (f *Figure) Write(ctx context.Context, w io.Writer, format string, size Size, dpi int) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	done := make(chan error, 1)
+	go func() { done <- f.render(ctx, &buf, format, size, dpi) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(buf.Bytes())
+		return err
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+// render draws the figure as format into w.
+func (f *Figure) render(ctx context.Context, w io.Writer, format string, size Size, dpi int) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("cannot draw the figure: %v", r)
@@ -288,7 +315,10 @@ func (f *Figure) Write(w io.Writer, format string, size Size, dpi int) (err erro
 	default:
 		return fmt.Errorf("cannot save a figure as %q; use a .png, .svg or .pdf file name", format)
 	}
-	f.Draw(draw.New(cw))
+	f.draw(ctx, draw.New(cw))
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	_, err = cw.WriteTo(w)
 	return err
 }

@@ -23,7 +23,10 @@ func Heatmap(rows, cols []string, values [][]float64, unit string, o Options) (*
 		if len(row) != len(cols) {
 			return nil, fmt.Errorf("row %q has %d values for %d columns", rows[r], len(row), len(cols))
 		}
-		for _, v := range row {
+		for ci, v := range row {
+			if math.IsInf(v, 0) {
+				return nil, fmt.Errorf("cell %q, %q is %v; a heatmap needs finite values (filter the row out, or find what produced it)", rows[r], cols[ci], v)
+			}
 			if !math.IsNaN(v) {
 				lo, hi = min(lo, v), max(hi, v)
 			}

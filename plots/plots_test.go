@@ -2,9 +2,12 @@ package plots
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"flag"
 	"image"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,7 +26,7 @@ func golden(t *testing.T, name string, f *Figure, err error) {
 		t.Fatal(err)
 	}
 	var got bytes.Buffer
-	if err := f.Write(&got, "png", DefaultSize, 96); err != nil {
+	if err := f.Write(context.Background(), &got, "png", DefaultSize, 96); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join("testdata", name+".png")
@@ -191,7 +194,7 @@ func TestSaveFormats(t *testing.T) {
 	dir := t.TempDir()
 	for ext, magic := range map[string]string{"png": "\x89PNG", "svg": "<?xml", "pdf": "%PDF"} {
 		path := filepath.Join(dir, "sub", "fig."+ext)
-		if err := f.Save(path, DefaultSize, 72); err != nil {
+		if err := f.Save(context.Background(), path, DefaultSize, 72); err != nil {
 			t.Fatal(err)
 		}
 		b, _ := os.ReadFile(path)
@@ -202,7 +205,7 @@ func TestSaveFormats(t *testing.T) {
 			t.Errorf("svg lacks the simulated stamp")
 		}
 	}
-	if err := f.Save(filepath.Join(dir, "fig.gif"), DefaultSize, 72); err == nil || !strings.Contains(err.Error(), ".png, .svg or .pdf") {
+	if err := f.Save(context.Background(), filepath.Join(dir, "fig.gif"), DefaultSize, 72); err == nil || !strings.Contains(err.Error(), ".png, .svg or .pdf") {
 		t.Errorf("gif err = %v", err)
 	}
 }
@@ -262,5 +265,49 @@ func TestSeriesLengthsAreChecked(t *testing.T) {
 	labels := []Series{{Name: "a", X: []float64{1, 2}, Y: []float64{1, 2}, Labels: []string{"1"}}}
 	if _, err := Hockey(labels, Options{}); err == nil || !strings.Contains(err.Error(), "1 labels for 2 values") {
 		t.Errorf("hockey with a short label list: %v", err)
+	}
+}
+
+// TestInfiniteValuesAreRefused: an axis cannot reach an infinite value
+// (gonum's ticks never end on one), so every chart refuses it by name.
+func TestInfiniteValuesAreRefused(t *testing.T) {
+	inf := math.Inf(1)
+	_, err := Bars([]string{"a", "b"}, []Series{{Name: "s", Y: []float64{1, inf}}}, Options{})
+	if err == nil || !strings.Contains(err.Error(), `y is +Inf at series "s", category "b"`) {
+		t.Errorf("bars with +Inf: %v", err)
+	}
+	_, err = Bars([]string{"a"}, []Series{{Y: []float64{1}, Err: []float64{inf}}}, Options{})
+	if err == nil || !strings.Contains(err.Error(), `the error is +Inf at category "a"`) {
+		t.Errorf("bars with an infinite error bar: %v", err)
+	}
+	_, err = Hockey([]Series{{Name: "h", X: []float64{1, math.Inf(-1)}, Y: []float64{1, 2}, Labels: []string{"1", "4"}}}, Options{})
+	if err == nil || !strings.Contains(err.Error(), `x is -Inf at series "h", point "4"`) {
+		t.Errorf("hockey with -Inf: %v", err)
+	}
+	_, err = Heatmap([]string{"r"}, []string{"c1", "c2"}, [][]float64{{1, inf}}, "", Options{})
+	if err == nil || !strings.Contains(err.Error(), `cell "r", "c2" is +Inf`) {
+		t.Errorf("heatmap with +Inf: %v", err)
+	}
+}
+
+// TestWriteHonoursCancellation: a cancelled drawing returns the context's
+// error and writes nothing.
+func TestWriteHonoursCancellation(t *testing.T) {
+	f, err := Bars([]string{"a"}, []Series{{Y: []float64{1}}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var buf bytes.Buffer
+	if err := f.Write(ctx, &buf, "png", DefaultSize, 72); !errors.Is(err, context.Canceled) || buf.Len() > 0 {
+		t.Errorf("cancelled Write: err %v, %d bytes written", err, buf.Len())
+	}
+	path := filepath.Join(t.TempDir(), "f.png")
+	if err := f.Save(ctx, path, DefaultSize, 72); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled Save: %v", err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("a cancelled Save left %s (%v)", path, err)
 	}
 }

@@ -108,6 +108,9 @@ type unitTicks struct {
 }
 
 func (t unitTicks) Ticks(min, max float64) []plot.Tick {
+	if math.IsInf(min, 0) || math.IsInf(max, 0) || math.IsNaN(min) || math.IsNaN(max) {
+		return nil // gonum's tickers never return on these
+	}
 	var ticks []plot.Tick
 	if t.log {
 		ticks = plot.LogTicks{Prec: -1}.Ticks(min, max)

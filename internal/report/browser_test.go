@@ -125,12 +125,13 @@ func TestReportRendersInChromium(t *testing.T) {
 	t.Logf("screenshot for review: %s", shot)
 }
 
-// screenshotPath is where the screenshot goes: $STARBENCH_SCREENSHOTS, else
-// out/screenshots under the repository root (ignored by git).
+// screenshotPath is where the screenshot goes: $STARBENCH_SCREENSHOTS to
+// keep it for review, else a temporary directory (tests write nothing into
+// the source tree).
 func screenshotPath(t *testing.T) string {
 	dir := os.Getenv("STARBENCH_SCREENSHOTS")
 	if dir == "" {
-		dir = filepath.Join("..", "..", "out", "screenshots")
+		dir = t.TempDir()
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)

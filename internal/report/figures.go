@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"fmt"
 	"html/template"
@@ -74,7 +75,7 @@ const maxOverviewCells = 24
 // Overview draws mean IOPS (reads and writes together) per cell and
 // workload with the repeats' standard deviation, as a PNG figure. It
 // returns false when there is nothing to draw or too many cells to read.
-func Overview(c *Campaign) (Figure, bool, error) {
+func Overview(ctx context.Context, c *Campaign) (Figure, bool, error) {
 	var cells []string
 	for _, cell := range c.Cells {
 		cells = append(cells, cell.Label)
@@ -117,7 +118,7 @@ func Overview(c *Campaign) (Figure, bool, error) {
 		return Figure{}, false, err
 	}
 	var buf bytes.Buffer
-	if err := fig.Write(&buf, "png", plots.DefaultSize, 150); err != nil {
+	if err := fig.Write(ctx, &buf, "png", plots.DefaultSize, 150); err != nil {
 		return Figure{}, false, err
 	}
 	return Figure{Title: title, DataURI: dataURI("image/png", buf.Bytes())}, true, nil

@@ -43,7 +43,7 @@ func Write(ctx context.Context, storePath, outDir, base string, figurePaths []st
 		return Files{}, err
 	}
 	all := figures
-	if overview, ok, err := Overview(c); err != nil {
+	if overview, ok, err := Overview(ctx, c); err != nil {
 		return Files{}, err
 	} else if ok {
 		all = append([]Figure{overview}, figures...)

@@ -70,7 +70,7 @@ func saveFigure(t *testing.T, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := fig.Save(path, plots.Size{Width: 200, Height: 120}, 72); err != nil {
+	if err := fig.Save(context.Background(), path, plots.Size{Width: 200, Height: 120}, 72); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -162,14 +162,14 @@ func TestLoadRefusesWhatIsNoStore(t *testing.T) {
 
 func TestOverviewSkipsWhatCannotBeRead(t *testing.T) {
 	c := &Campaign{}
-	if _, ok, err := Overview(c); ok || err != nil {
+	if _, ok, err := Overview(context.Background(), c); ok || err != nil {
 		t.Errorf("empty campaign: ok=%v err=%v; want no overview", ok, err)
 	}
 	for i := range maxOverviewCells + 1 {
 		c.Cells = append(c.Cells, Cell{Label: strings.Repeat("x", i+1)})
 	}
 	c.Stats = []Stat{{}}
-	if _, ok, _ := Overview(c); ok {
+	if _, ok, _ := Overview(context.Background(), c); ok {
 		t.Errorf("%d cells: drew an overview; want none beyond %d", len(c.Cells), maxOverviewCells)
 	}
 }

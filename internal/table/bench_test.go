@@ -1,6 +1,7 @@
 package table
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -55,7 +56,7 @@ func BenchmarkGroupMean(b *testing.B) {
 	b.Run("table", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			g, err := GroupBy(df, "policy")
+			g, err := GroupBy(context.Background(), df, "policy")
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -72,7 +73,7 @@ func BenchmarkGroupMultiKey(b *testing.B) {
 	df := benchFrame()
 	b.ReportAllocs()
 	for b.Loop() {
-		g, err := GroupBy(df, "policy", "workload", "bs")
+		g, err := GroupBy(context.Background(), df, "policy", "workload", "bs")
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -96,7 +97,7 @@ func BenchmarkSort(b *testing.B) {
 	b.Run("table", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := Sort(df, []SortKey{{Column: "policy"}, {Column: "iops", Desc: true}}); err != nil {
+			if _, err := Sort(context.Background(), df, []SortKey{{Column: "policy"}, {Column: "iops", Desc: true}}); err != nil {
 				b.Fatal(err)
 			}
 		}

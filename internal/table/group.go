@@ -1,6 +1,7 @@
 package table
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -35,6 +36,7 @@ func ParseNaNPolicy(s string) (NaNPolicy, error) {
 // order (missing keys last), so results are deterministic, and keys are
 // compared as typed tuples, so ("x_y", "z") and ("x", "y_z") never collide.
 type Groups struct {
+	ctx   context.Context // Aggregate stops when it ends
 	df    dataframe.DataFrame
 	keys  []*Column
 	group []int32 // group of each row
@@ -42,15 +44,19 @@ type Groups struct {
 	size  []int   // rows in each group
 }
 
-// GroupBy splits df by the values of the key columns.
-func GroupBy(df dataframe.DataFrame, keys ...string) (*Groups, error) {
+// GroupBy splits df by the values of the key columns. It stops with ctx's
+// error when ctx ends, and so do the Groups' aggregations.
+func GroupBy(ctx context.Context, df dataframe.DataFrame, keys ...string) (*Groups, error) {
 	if len(keys) == 0 {
 		return nil, fmt.Errorf("group by needs at least one key column")
 	}
-	g := &Groups{df: df}
+	g := &Groups{ctx: ctx, df: df}
 	var codes []int32
 	card := 0
 	for _, name := range keys {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		c, err := Read(df, name)
 		if err != nil {
 			return nil, err
@@ -62,6 +68,9 @@ func GroupBy(df dataframe.DataFrame, keys ...string) (*Groups, error) {
 			continue
 		}
 		codes, card = combine(codes, kc, kn)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	// Number the groups in sorted key order.
 	first := make([]int, card)
@@ -239,6 +248,9 @@ func (a Agg) Name() string {
 func (g *Groups) Aggregate(aggs []Agg, nan NaNPolicy) (dataframe.DataFrame, error) {
 	cols := g.Keys()
 	for _, a := range aggs {
+		if err := g.ctx.Err(); err != nil {
+			return dataframe.DataFrame{}, err
+		}
 		src, err := Read(g.df, a.Column)
 		if err != nil {
 			return dataframe.DataFrame{}, err

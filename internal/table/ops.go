@@ -1,6 +1,7 @@
 package table
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -15,15 +16,21 @@ type SortKey struct {
 }
 
 // SortOrder returns the row order that sorts df by keys: stable, and missing
-// values last whatever the direction.
-func SortOrder(df dataframe.DataFrame, keys []SortKey) ([]int, error) {
+// values last whatever the direction. It stops with ctx's error when ctx ends.
+func SortOrder(ctx context.Context, df dataframe.DataFrame, keys []SortKey) ([]int, error) {
 	ranks := make([][]int32, len(keys))
 	for i, k := range keys {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		c, err := Read(df, k.Column)
 		if err != nil {
 			return nil, err
 		}
 		ranks[i] = rank(c, k.Desc)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	order := make([]int, df.Nrow())
 	for i := range order {
@@ -101,8 +108,8 @@ func rank(c *Column, desc bool) []int32 {
 }
 
 // Sort returns df sorted by keys (see SortOrder).
-func Sort(df dataframe.DataFrame, keys []SortKey) (dataframe.DataFrame, error) {
-	order, err := SortOrder(df, keys)
+func Sort(ctx context.Context, df dataframe.DataFrame, keys []SortKey) (dataframe.DataFrame, error) {
+	order, err := SortOrder(ctx, df, keys)
 	if err != nil {
 		return dataframe.DataFrame{}, err
 	}

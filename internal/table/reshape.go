@@ -1,6 +1,7 @@
 package table
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
@@ -10,20 +11,21 @@ import (
 // Pivot turns a long frame wide: one row per distinct index tuple, one column
 // per distinct value of the columns column (sorted, named by the value), cells
 // from values. With stat "" every cell must come from at most one row;
-// otherwise stat (see Agg) combines the rows of a cell. Empty cells are missing.
-func Pivot(df dataframe.DataFrame, index []string, columns, values, stat string, nan NaNPolicy) (dataframe.DataFrame, error) {
+// otherwise stat (see Agg) combines the rows of a cell. Empty cells are
+// missing. It stops with ctx's error when ctx ends.
+func Pivot(ctx context.Context, df dataframe.DataFrame, index []string, columns, values, stat string, nan NaNPolicy) (dataframe.DataFrame, error) {
 	if len(index) == 0 {
 		return dataframe.DataFrame{}, fmt.Errorf("pivot needs at least one index column")
 	}
-	rows, err := GroupBy(df, index...)
+	rows, err := GroupBy(ctx, df, index...)
 	if err != nil {
 		return dataframe.DataFrame{}, err
 	}
-	cols, err := GroupBy(df, columns)
+	cols, err := GroupBy(ctx, df, columns)
 	if err != nil {
 		return dataframe.DataFrame{}, err
 	}
-	cells, err := GroupBy(df, append(slices.Clone(index), columns)...)
+	cells, err := GroupBy(ctx, df, append(slices.Clone(index), columns)...)
 	if err != nil {
 		return dataframe.DataFrame{}, err
 	}
@@ -93,10 +95,11 @@ func put(dst *Column, i int, src *Column, j int) {
 }
 
 // Join matches rows of left and right with equal values in the on columns.
-// how is "inner", "left" or "outer"; missing keys never match. The result has
+// how is "inner", "left" or "outer"; missing keys never match. It stops
+// with ctx's error when ctx ends. The result has
 // the left columns, then right's other columns (suffixed "_right" when the
 // name is taken).
-func Join(left, right dataframe.DataFrame, on []string, how string) (dataframe.DataFrame, error) {
+func Join(ctx context.Context, left, right dataframe.DataFrame, on []string, how string) (dataframe.DataFrame, error) {
 	if how != "inner" && how != "left" && how != "outer" {
 		return dataframe.DataFrame{}, fmt.Errorf("how=%q; want \"inner\", \"left\" or \"outer\"", how)
 	}
@@ -108,6 +111,9 @@ func Join(left, right dataframe.DataFrame, on []string, how string) (dataframe.D
 	card := 0
 	keyNA := make([]bool, nl+right.Nrow())
 	for _, name := range on {
+		if err := ctx.Err(); err != nil {
+			return dataframe.DataFrame{}, err
+		}
 		lc, err := Read(left, name)
 		if err != nil {
 			return dataframe.DataFrame{}, fmt.Errorf("left frame: %w", err)
@@ -139,6 +145,9 @@ func Join(left, right dataframe.DataFrame, on []string, how string) (dataframe.D
 	var li, ri []int // row pairs; -1 is no row
 	matched := make([]bool, right.Nrow())
 	for l := range nl {
+		if l%checkEvery == 0 && ctx.Err() != nil {
+			return dataframe.DataFrame{}, ctx.Err()
+		}
 		var hits []int
 		if !keyNA[l] {
 			hits = byKey[codes[l]]
@@ -182,6 +191,9 @@ func Join(left, right dataframe.DataFrame, on []string, how string) (dataframe.D
 	}
 	return NewFrame(out...)
 }
+
+// checkEvery is how many rows a long loop goes between looks at its context.
+const checkEvery = 1 << 14
 
 // subsetOrNA picks rows idx of c; -1 gives a missing value.
 func subsetOrNA(c *Column, idx []int) *Column {

@@ -2,6 +2,8 @@ package table
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"math"
 	"reflect"
 	"strings"
@@ -43,7 +45,7 @@ func TestGroupKeysNeverCollide(t *testing.T) {
 			b.EndRow()
 		}
 	})
-	g, err := GroupBy(df, "a", "b")
+	g, err := GroupBy(context.Background(), df, "a", "b")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +67,7 @@ func TestGroupOrderSortedAndMissingLast(t *testing.T) {
 			b.EndRow()
 		}
 	})
-	g, _ := GroupBy(df, "k")
+	g, _ := GroupBy(context.Background(), df, "k")
 	out, err := g.Aggregate([]Agg{{Column: "v", Stat: "count"}}, Skip)
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +86,7 @@ func TestAggregateNaNPolicyAndKinds(t *testing.T) {
 			b.EndRow()
 		}
 	})
-	g, _ := GroupBy(df, "g")
+	g, _ := GroupBy(context.Background(), df, "g")
 	aggs := []Agg{{Column: "n", Stat: "sum"}, {Column: "n", Stat: "mean"}, {Column: "n", Stat: "max"}, {Column: "n", Stat: "count"}}
 	skip, err := g.Aggregate(aggs, Skip)
 	if err != nil {
@@ -110,7 +112,7 @@ func TestPercentileAndStd(t *testing.T) {
 			b.EndRow()
 		}
 	})
-	g, _ := GroupBy(df, "g")
+	g, _ := GroupBy(context.Background(), df, "g")
 	out, err := g.Aggregate([]Agg{{Column: "v", Stat: "p50"}, {Column: "v", Stat: "p95"}, {Column: "v", Stat: "std"}}, Skip)
 	if err != nil {
 		t.Fatal(err)
@@ -150,7 +152,7 @@ func TestSameRefusesMixedGroups(t *testing.T) {
 			b.EndRow()
 		}
 	})
-	g, _ := GroupBy(df, "g")
+	g, _ := GroupBy(context.Background(), df, "g")
 	_, err := g.Aggregate([]Agg{{Column: "simulated", Stat: "same", As: "simulated"}}, Skip)
 	if err == nil || !strings.Contains(err.Error(), "different values") {
 		t.Fatalf("err = %v, want different values", err)
@@ -165,7 +167,7 @@ func TestSortDescendingKeepsMissingLast(t *testing.T) {
 			b.EndRow()
 		}
 	})
-	out, err := Sort(df, []SortKey{{Column: "v", Desc: true}, {Column: "i", Desc: true}})
+	out, err := Sort(context.Background(), df, []SortKey{{Column: "v", Desc: true}, {Column: "i", Desc: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,10 +208,10 @@ func TestPivot(t *testing.T) {
 			b.EndRow()
 		}
 	})
-	if _, err := Pivot(df, []string{"policy"}, "workload", "iops", "", Skip); err == nil || !strings.Contains(err.Error(), "agg=") {
+	if _, err := Pivot(context.Background(), df, []string{"policy"}, "workload", "iops", "", Skip); err == nil || !strings.Contains(err.Error(), "agg=") {
 		t.Fatalf("duplicate cell err = %v", err)
 	}
-	out, err := Pivot(df, []string{"policy"}, "workload", "iops", "max", Skip)
+	out, err := Pivot(context.Background(), df, []string{"policy"}, "workload", "iops", "max", Skip)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,14 +239,14 @@ func TestJoinAndConcat(t *testing.T) {
 			b.EndRow()
 		}
 	})
-	inner, err := Join(left, right, []string{"policy"}, "inner")
+	inner, err := Join(context.Background(), left, right, []string{"policy"}, "inner")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, want := rows(t, inner), [][]any{{"raid1", 5, 1}, {"raid1", 5, 1}, {"raid5", 5, 1}}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("inner = %v, want %v", got, want)
 	}
-	outer, _ := Join(left, right, []string{"policy"}, "outer")
+	outer, _ := Join(context.Background(), left, right, []string{"policy"}, "outer")
 	if got := outer.Nrow(); got != 5 {
 		t.Fatalf("outer has %d rows, want 5", got)
 	}
@@ -341,6 +343,38 @@ func TestUnits(t *testing.T) {
 	} {
 		if m, u := SplitUnit(c.col); m != c.measure || u != c.unit {
 			t.Errorf("SplitUnit(%q) = %q, %q; want %q, %q", c.col, m, u, c.measure, c.unit)
+		}
+	}
+}
+
+// TestLongOperationsHonourCancellation: grouping, aggregating, sorting,
+// pivoting and joining stop with the context's error once it is cancelled.
+func TestLongOperationsHonourCancellation(t *testing.T) {
+	df := frame(t, func(b *Builder) {
+		for i := range 100 {
+			b.Set("k", i%7)
+			b.Set("c", i%3)
+			b.Set("v", float64(i))
+			b.EndRow()
+		}
+	})
+	live, cancel := context.WithCancel(context.Background())
+	g, err := GroupBy(live, df, "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if _, err := g.Aggregate([]Agg{{Column: "v", Stat: "mean"}}, Propagate); !errors.Is(err, context.Canceled) {
+		t.Errorf("Aggregate after cancel: %v", err)
+	}
+	for name, run := range map[string]func() error{
+		"GroupBy": func() error { _, err := GroupBy(live, df, "k", "c"); return err },
+		"Sort":    func() error { _, err := Sort(live, df, []SortKey{{Column: "v"}}); return err },
+		"Pivot":   func() error { _, err := Pivot(live, df, []string{"k"}, "c", "v", "mean", Skip); return err },
+		"Join":    func() error { _, err := Join(live, df, df, []string{"k"}, "inner"); return err },
+	} {
+		if err := run(); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s with a cancelled context: %v", name, err)
 		}
 	}
 }
