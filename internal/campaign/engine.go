@@ -242,7 +242,7 @@ func (e *Engine) rerunHighCV(ctx context.Context, sum *Summary, cell, cells int,
 			continue
 		}
 		var extra []store.RunKey
-		for r := e.Spec.Repeat; r < 2*e.Spec.Repeat; r++ {
+		for r := e.Spec.Repeat + 1; r <= 2*e.Spec.Repeat; r++ {
 			k := store.RunKey{Cell: label, Workload: w.Name, Repeat: r}
 			if _, ok := done[k]; !ok {
 				extra = append(extra, k)

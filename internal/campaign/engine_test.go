@@ -238,7 +238,7 @@ func TestHighCVFlaggedAndRerunOnce(t *testing.T) {
 	c := newCluster(s)
 	c.iops = func(k store.RunKey) float64 {
 		if k.Cell == noisy && k.Workload == "4k" {
-			return []float64{100, 150, 80, 120, 90, 110}[k.Repeat]
+			return []float64{100, 150, 80, 120, 90, 110}[k.Repeat-1]
 		}
 		return 1000 + float64(k.Repeat) // CV about 0.1%
 	}
@@ -272,7 +272,7 @@ func TestHighCVFlaggedAndRerunOnce(t *testing.T) {
 func TestStatsMeanStdCV(t *testing.T) {
 	var aggs []store.Aggregate
 	for i, v := range []float64{90, 100, 110} {
-		a := store.Aggregate{RunKey: store.RunKey{Cell: "x", Workload: "4k", Repeat: i}}
+		a := store.Aggregate{RunKey: store.RunKey{Cell: "x", Workload: "4k", Repeat: i + 1}}
 		a.Direction, a.IOPS = "read", v
 		aggs = append(aggs, a)
 	}

@@ -54,7 +54,7 @@ func NewPlan(s *Spec, done map[store.RunKey]string, rerunFailed bool, extra map[
 			if extra[Pair{label, w.Name}] {
 				repeats *= 2
 			}
-			for r := range repeats {
+			for r := 1; r <= repeats; r++ {
 				k := store.RunKey{Cell: label, Workload: w.Name, Repeat: r}
 				p.Total++
 				switch done[k] {

@@ -14,7 +14,8 @@ type Stat struct {
 	N                         int
 	MeanIOPS, StdIOPS, CV     float64 // sample standard deviation; CV = std / mean
 	MeanMBps, StdMBps         float64
-	MeanP99Us                 float64
+	// MeanLatUs is the mean of fio's lat (submission to completion), µs.
+	MeanLatUs, MeanP95Us, MeanP99Us float64
 	// Flagged is set when CV exceeds the campaign's threshold.
 	Flagged bool
 	// Simulated says the repeats are model results, not measurements.
@@ -39,14 +40,18 @@ func Stats(aggs []store.Aggregate, threshold float64) []Stat {
 		g := groups[k]
 		iops := make([]float64, len(g))
 		mbps := make([]float64, len(g))
+		lat := make([]float64, len(g))
+		p95 := make([]float64, len(g))
 		p99 := make([]float64, len(g))
 		for i, a := range g {
-			iops[i], mbps[i], p99[i] = a.IOPS, a.MBps, a.P99Us
+			iops[i], mbps[i], lat[i], p95[i], p99[i] = a.IOPS, a.MBps, a.LatMeanUs, a.P95Us, a.P99Us
 		}
 		st := Stat{Cell: k.cell, Workload: k.workload, Direction: k.direction, N: len(g), Simulated: g[0].Simulated}
 		st.MeanIOPS, st.StdIOPS = meanStd(iops)
 		st.MeanMBps, st.StdMBps = meanStd(mbps)
-		st.MeanP99Us, _ = meanStd(p99)
+		st.MeanLatUs = stat.Mean(lat, nil)
+		st.MeanP95Us = stat.Mean(p95, nil)
+		st.MeanP99Us = stat.Mean(p99, nil)
 		if st.MeanIOPS > 0 {
 			st.CV = st.StdIOPS / st.MeanIOPS
 		}
@@ -69,11 +74,13 @@ func StatsFrame(stats []Stat) dataframe.DataFrame {
 	n := len(stats)
 	cell, workload, direction := make([]string, n), make([]string, n), make([]string, n)
 	count := make([]int, n)
-	mean, std, cv, mbps, mbpsStd, p99 := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	mean, std, cv, mbps, mbpsStd := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	lat, p95, p99 := make([]float64, n), make([]float64, n), make([]float64, n)
 	flagged, simulated := make([]bool, n), make([]bool, n)
 	for i, s := range stats {
 		cell[i], workload[i], direction[i], count[i] = s.Cell, s.Workload, s.Direction, s.N
-		mean[i], std[i], cv[i], mbps[i], mbpsStd[i], p99[i] = s.MeanIOPS, s.StdIOPS, s.CV, s.MeanMBps, s.StdMBps, s.MeanP99Us
+		mean[i], std[i], cv[i], mbps[i], mbpsStd[i] = s.MeanIOPS, s.StdIOPS, s.CV, s.MeanMBps, s.StdMBps
+		lat[i], p95[i], p99[i] = s.MeanLatUs, s.MeanP95Us, s.MeanP99Us
 		flagged[i], simulated[i] = s.Flagged, s.Simulated
 	}
 	return dataframe.New(
@@ -86,6 +93,8 @@ func StatsFrame(stats []Stat) dataframe.DataFrame {
 		series.New(cv, series.Float, "iops_cv"),
 		series.New(mbps, series.Float, "mbps_mean"),
 		series.New(mbpsStd, series.Float, "mbps_std"),
+		series.New(lat, series.Float, "lat_mean_us_mean"),
+		series.New(p95, series.Float, "p95_us_mean"),
 		series.New(p99, series.Float, "p99_us_mean"),
 		series.New(flagged, series.Bool, "flagged"),
 		series.New(simulated, series.Bool, "simulated"),
@@ -102,7 +111,7 @@ func flaggedBase(spec *Spec, aggs []store.Aggregate) map[Pair]bool {
 	}
 	var base []store.Aggregate
 	for _, a := range aggs {
-		if a.Repeat < spec.Repeat {
+		if a.Repeat <= spec.Repeat {
 			base = append(base, a)
 		}
 	}

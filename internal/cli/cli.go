@@ -69,6 +69,7 @@ func commands() []command {
 		{"check", "SCRIPT [--set name=value ...]", "parse and resolve a script without running it", checkCmd},
 		{"repl", "[--target T] [--testbed NAME]", "interactive Starlark with the same modules as run", replCmd},
 		{"report", "SCRIPT --from DB [--out DIR]", "run a figures script on a stored campaign (no cluster), then write report.html and report.md", reportCmd},
+		{"export", "DB --csv DIR", "write a campaign store's datasets (results_wide, cell_summary, runs, ...) as CSV files", exportCmd},
 		{"doc", "[MODULE[.MEMBER]] [--markdown]", "reference of the builtins", docCmd},
 		{"sim", "serve [--testbed NAME] [--listen 127.0.0.1:PORT]", "serve a testbed's simulated vCenter until Ctrl-C", simCmd},
 		{"version", "", "print version, commit and Go version", versionCmd},

@@ -37,7 +37,7 @@ func benchStore(b *testing.B) string {
 	start := time.Date(2026, 12, 2, 15, 0, 0, 0, time.UTC)
 	for _, c := range cells {
 		for w := range 5 {
-			for rep := range 2 {
+			for rep := 1; rep <= 2; rep++ {
 				res := &fio.Result{Simulated: true, Notes: []string{"simulated by mva on testbed vxrail-ve660-esa", "bottleneck: host CPU at 95 %"}}
 				for _, dir := range []string{"read", "write"} {
 					res.Aggregate = append(res.Aggregate, fio.Row{Direction: dir, IOPS: float64(100000 + rep*1000), P99Us: 900, Simulated: true})

@@ -5,10 +5,11 @@ import (
 	_ "embed"
 	"html/template"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"starbench/internal/atomicfile"
 )
 
 //go:embed report.html.tmpl
@@ -50,36 +51,11 @@ func Write(ctx context.Context, storePath, outDir, base string, figurePaths []st
 	}
 	now := time.Now()
 	files := Files{HTML: filepath.Join(outDir, base+".html"), Markdown: filepath.Join(outDir, base+".md")}
-	if err := writeFile(files.HTML, func(w io.Writer) error { return WriteHTML(w, c, all, now) }); err != nil {
+	if err := atomicfile.Write(files.HTML, func(w io.Writer) error { return WriteHTML(w, c, all, now) }); err != nil {
 		return Files{}, err
 	}
-	if err := writeFile(files.Markdown, func(w io.Writer) error { return WriteMarkdown(w, c, figures, now) }); err != nil {
+	if err := atomicfile.Write(files.Markdown, func(w io.Writer) error { return WriteMarkdown(w, c, figures, now) }); err != nil {
 		return Files{}, err
 	}
 	return files, nil
-}
-
-// writeFile writes path through a temporary file, so a reader never sees
-// half a report.
-func writeFile(path string, write func(io.Writer) error) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if err := write(f); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }

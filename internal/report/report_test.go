@@ -56,11 +56,11 @@ func writeStore(t *testing.T, dir string, simulated bool) string {
 		}
 	}
 	model := "simulated by mva-1 on testbed wwt-r640-osa"
-	commit(testCells[0].Label, 0, 100000, []string{model, "bottleneck: host CPU at 97 %"}, nil)
-	commit(testCells[0].Label, 1, 102000, []string{model, "bottleneck: host CPU at 97 %"}, nil)
-	commit(testCells[1].Label, 0, 80000, []string{model, "bottleneck: network at 91 %", "read 99999 MB/s exceeds the capacity devices' 5000 MB/s"}, nil)
-	commit(testCells[1].Label, 1, 60000, []string{model, "bottleneck: network at 91 %"}, nil)
-	commit(testCells[1].Label, 2, 0, nil, errors.New(`worker <w1> died`))
+	commit(testCells[0].Label, 1, 100000, []string{model, "bottleneck: host CPU at 97 %"}, nil)
+	commit(testCells[0].Label, 2, 102000, []string{model, "bottleneck: host CPU at 97 %"}, nil)
+	commit(testCells[1].Label, 1, 80000, []string{model, "bottleneck: network at 91 %", "read 99999 MB/s exceeds the capacity devices' 5000 MB/s"}, nil)
+	commit(testCells[1].Label, 2, 60000, []string{model, "bottleneck: network at 91 %"}, nil)
+	commit(testCells[1].Label, 3, 0, nil, errors.New(`worker <w1> died`))
 	return path
 }
 

@@ -92,7 +92,7 @@ func (v *view) summariseRuns() {
 		levels[c.Label] = c.Levels
 	}
 	for _, r := range v.Runs {
-		v.Repeats = max(v.Repeats, r.Repeat+1)
+		v.Repeats = max(v.Repeats, r.Repeat)
 		if r.Status != "ok" {
 			v.Failed++
 			v.FailedRuns = append(v.FailedRuns, r)

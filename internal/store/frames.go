@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/go-gota/gota/dataframe"
@@ -14,9 +15,9 @@ import (
 var FrameNames = []string{"results", "rows", "runs", "metrics", "cells", "sessions", "files", "sets"}
 
 // ReservedColumns are column names of the frames; a factor may not take one.
-var ReservedColumns = []string{"run_id", "cell", "position", "workload", "repeat", "status", "error",
+var ReservedColumns = slices.Concat([]string{"run_id", "cell", "position", "workload", "repeat", "status", "error",
 	"started_at", "ended_at", "seconds", "simulated", "worker", "disk", "direction", "iops", "mbps",
-	"lat_mean_us", "p50_us", "p95_us", "p99_us", "p999_us", "errors", "host", "metric", "at", "value"}
+	"lat_mean_us", "p50_us", "p95_us", "p99_us", "p999_us", "errors", "host", "metric", "at", "value"}, reservedDatasetColumns)
 
 type colKind int
 

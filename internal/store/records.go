@@ -128,7 +128,7 @@ func (s *Store) SaveCells(ctx context.Context, cells []Cell) error {
 				}
 			}
 		}
-		return nil
+		return refreshViews(ctx, tx)
 	})
 }
 
@@ -136,10 +136,10 @@ func (s *Store) SaveCells(ctx context.Context, cells []Cell) error {
 type RunKey struct {
 	Cell     string
 	Workload string
-	Repeat   int
+	Repeat   int // from 1
 }
 
-func (k RunKey) String() string { return fmt.Sprintf("%s / %s #%d", k.Cell, k.Workload, k.Repeat+1) }
+func (k RunKey) String() string { return fmt.Sprintf("%s / %s #%d", k.Cell, k.Workload, k.Repeat) }
 
 // Run statuses.
 const (

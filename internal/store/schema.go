@@ -99,6 +99,13 @@ CREATE TABLE originals (
 	token  TEXT NOT NULL
 );
 `,
+	// v2: repeats are numbered from 1, as progress lines, reports and frames
+	// show them (v1 stored them from 0). Two steps, so that no row takes a
+	// number another still holds (runs are unique per cell, workload and repeat).
+	`
+UPDATE runs SET repeat = -(repeat + 1);
+UPDATE runs SET repeat = -repeat;
+`,
 }
 
 // SchemaVersion is the schema version this build writes.

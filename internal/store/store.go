@@ -139,6 +139,9 @@ func (s *Store) init(ctx context.Context, opt Options) error {
 		return err
 	}
 	return s.tx(ctx, func(tx *sql.Tx) error {
+		if err := refreshViews(ctx, tx); err != nil {
+			return err
+		}
 		var simulated bool
 		err := tx.QueryRowContext(ctx, `SELECT simulated FROM campaign WHERE id = 1`).Scan(&simulated)
 		switch {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -270,5 +271,40 @@ func TestUnmeasuredLatencyIsStoredAsMissing(t *testing.T) {
 	f, _ := s.Frame(ctx, "results")
 	if p99 := f.Col("p99_us").Float(); p99[0] != 900 || !math.IsNaN(p99[1]) {
 		t.Fatalf("p99_us = %v, want [900 NaN]", p99)
+	}
+}
+
+// TestMigrationNumbersRepeatsFromOne: a store written with repeats from 0
+// (schema v1) reads with repeats from 1 once a writer opens it.
+func TestMigrationNumbersRepeatsFromOne(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "old.db")
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{migrations[0], `PRAGMA user_version = 1`,
+		`INSERT INTO campaign VALUES (1, 'old', 1, '2026-01-01T00:00:00Z', NULL)`,
+		`INSERT INTO cells VALUES (1, 'a=x', 0)`, `INSERT INTO cell_levels VALUES (1, 'a', 'x')`,
+		`INSERT INTO runs (cell_id, workload, repeat, status, error, started_at, ended_at, simulated, notes) VALUES
+			(1, 'w', 0, 'ok', '', '', '', 1, ''), (1, 'w', 1, 'ok', '', '', '', 1, ''), (1, 'w', 2, 'failed', 'x', '', '', 1, '')`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	s, err := Open(ctx, path, "old", Options{Simulated: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	done, err := s.Done(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[RunKey]string{{"a=x", "w", 1}: StatusOK, {"a=x", "w", 2}: StatusOK, {"a=x", "w", 3}: StatusFailed}
+	if !maps.Equal(done, want) {
+		t.Fatalf("after migration %v, want %v", done, want)
 	}
 }
