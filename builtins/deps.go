@@ -48,6 +48,7 @@ func (d Deps) open(s *runtime.Session, opts target.Options) (t *target.Target, f
 		if opts.Env == nil {
 			opts.Env = d.env
 		}
+		opts.ExactModel = opts.ExactModel || s.NoNoise
 		if s.Plan {
 			// --plan is a dry run: whatever the script targets, the
 			// control plane is the embedded simulator, so nothing real

@@ -26,7 +26,13 @@ type Plane struct {
 	disks    map[diskKey]diskData
 	noise    *rand.Rand // nil: no noise
 	hostLoad HostLoadFunc
+	observe  ObserveFunc
 }
+
+// ObserveFunc receives every cell a Plane solves: the profile, the input it
+// built from the workers, disks and cluster state, and the model's output
+// before noise.
+type ObserveFunc func(p *testbed.Profile, in Input, out Output)
 
 // HostLoadFunc receives the host CPU a simulated run predicted, with the
 // run's wall-clock window, so the control plane can report it as metrics.
@@ -55,6 +61,12 @@ func WithNoise(seed uint64) Option {
 // WithHostLoad reports every run's predicted host CPU to f.
 func WithHostLoad(f HostLoadFunc) Option {
 	return func(pl *Plane) { pl.hostLoad = f }
+}
+
+// WithObserver shows every solved cell to f (calibration and diagnostics:
+// the inputs a campaign really produced).
+func WithObserver(f ObserveFunc) Option {
+	return func(pl *Plane) { pl.observe = f }
 }
 
 // NewPlane returns the simulated data plane for a testbed; src reads the
@@ -149,6 +161,9 @@ func (pl *Plane) Run(ctx context.Context, workers []fio.Worker, job *fio.Job, pr
 	out, err := Solve(ctx, pl.p, in)
 	if err != nil {
 		return nil, err
+	}
+	if pl.observe != nil {
+		pl.observe(pl.p, in, *out)
 	}
 	pl.applyNoise(out)
 	pl.recordWrites(workers, job, out)

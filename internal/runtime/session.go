@@ -36,6 +36,9 @@ type Session struct {
 	NoProgress bool
 	// Testbed names the simulated cluster profile ("" = the target's default).
 	Testbed string
+	// NoNoise turns off the simulated data plane's seeded run-to-run noise:
+	// repeats of a simulated run give identical numbers.
+	NoNoise bool
 	// Set holds the --set values as typed on the command line, by name;
 	// scripts read them typed through args.get(name, default).
 	Set map[string]string

@@ -103,8 +103,12 @@ type ModelParams struct {
 	CalibratedMaxOutstanding Param `json:"calibrated_max_outstanding"`
 }
 
+// FittedToStorageReview starts the source of every parameter fitted to the
+// StorageReview table (the fit test refits exactly these).
+const FittedToStorageReview = "fitted to storagereview-esa-8u2.csv"
+
 const (
-	srFit  = "fitted to storagereview-esa-8u2.csv, jointly over all 20 cells; mostly set by"
+	srFit  = FittedToStorageReview + ", jointly over all 20 cells; mostly set by"
 	worlds = "assumption: only worlds x op cycles is fitted; the split sets the latency at low load"
 )
 
