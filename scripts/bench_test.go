@@ -1,0 +1,163 @@
+package scripts_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.starlark.net/starlark"
+
+	"starbench/builtins"
+	"starbench/internal/cli"
+	"starbench/internal/fio"
+	"starbench/internal/model"
+	"starbench/internal/runtime"
+	"starbench/internal/testbed"
+)
+
+// The what-if benchmarks: how fast the embedded default answers questions
+// at the size of the published campaigns. Run them alone, e.g.
+//
+//	go test ./scripts -run XXX -bench . -benchtime 1x            (the WWT matrix once)
+//	go test ./scripts -run XXX -bench SimulatedRun -benchtime 200x
+//
+// BenchmarkSimulatedRun reports its own baseline: the model's solve time for
+// the same input, measured in the same run (solve-us), and the run's cost
+// as a multiple of it (x-solve).
+
+// BenchmarkWWTMatrix runs scripts/wwt_matrix.star whole (96 workers x 8
+// disks per worker set, 80 runs, tables, figures and report) as
+// `starbench run` does.
+func BenchmarkWWTMatrix(b *testing.B) {
+	b.Chdir("..")
+	for b.Loop() {
+		out := b.TempDir()
+		var stderr bytes.Buffer
+		code := cli.Run(&cli.State{Args: []string{"run", "scripts/wwt_matrix.star", "--out", out, "--no-progress", "--set", "duration=60"},
+			Env: map[string]string{}, Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &stderr})
+		if code != 0 {
+			b.Fatalf("wwt_matrix.star: exit %d\n%s", code, stderr.String())
+		}
+	}
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/matrix")
+	b.ReportMetric(0, "ns/op")
+}
+
+// simulatedRunSetup deploys the WWT general fleet (96 workers x 8 disks on
+// wwt-r640-osa, RAID6 FTT2), prepares it, and defines bench(name, n): a
+// campaign of one cell whose workload is the WWT "general" mix on that
+// fleet, repeated n times, with host metrics per run as the WWT matrix
+// records them.
+const simulatedRunSetup = `
+vsphere.connect(testbed = "wwt-r640-osa")
+raid6 = policy.vsan("bench-raid6-ftt2", raid = "raid6", ftt = 2)
+workers = vsphere.deploy_workers("bench", per_host = 4, cpus = 4, disks = 8, disk_size = "100GiB", policy = raid6)
+fio.prepare(workers, method = "random", bs = "256k")
+job = fio.job(name = "general", rw = "randrw", rwmixread = 70, iodepth = 8, runtime = 60, time_based = True,
+    bssplit = {"4k": 20, "8k": 20, "16k": 10, "32k": 20, "64k": 20, "256k": 10})
+
+def bench(name, n):
+    c = campaign.new(name,
+        factors = [campaign.factor("compression", [False], apply = lambda level: cluster.configure(compression = level))],
+        workloads = [campaign.workload("general", lambda: fio.run(workers, job), duration = 60)],
+        repeat = n,
+        metrics = lambda start, end: vsphere.host_metrics(None, start, end),
+        cv_threshold = 0)
+    return c.run()
+`
+
+// simulatedRun is the session simulatedRunSetup ran in, kept for the whole
+// benchmark process: deploying the fleet takes seconds, a run milliseconds.
+var simulatedRun struct {
+	once    sync.Once
+	session *runtime.Session
+	thread  *starlark.Thread
+	bench   starlark.Callable
+	err     error
+	count   int
+}
+
+// TestMain ends the session of BenchmarkSimulatedRun, if one ran.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if s := simulatedRun.session; s != nil {
+		s.Close()
+		os.RemoveAll(s.OutDir)
+	}
+	os.Exit(code)
+}
+
+func simulatedRunSession(b *testing.B) (*starlark.Thread, starlark.Callable) {
+	simulatedRun.once.Do(func() {
+		out, err := os.MkdirTemp("", "starbench-bench-")
+		if err != nil {
+			simulatedRun.err = err
+			return
+		}
+		s := &runtime.Session{Ctx: context.Background(), Script: "bench.star", OutDir: out,
+			Target: "embedded", Stdout: io.Discard, Stderr: io.Discard, NoProgress: true}
+		simulatedRun.session = s
+		in := runtime.NewInterp(s, builtins.Modules(builtins.Deps{}), ".", runtime.ScriptOptions())
+		var globals starlark.StringDict
+		globals, err = in.Exec("bench.star", []byte(simulatedRunSetup))
+		if err != nil {
+			simulatedRun.err = err
+			return
+		}
+		simulatedRun.thread, simulatedRun.bench = in.Thread, globals["bench"].(starlark.Callable)
+	})
+	if simulatedRun.err != nil {
+		b.Fatal(runtime.FormatError(simulatedRun.err))
+	}
+	return simulatedRun.thread, simulatedRun.bench
+}
+
+// BenchmarkSimulatedRun is the cost of one more run of a simulated campaign
+// at 96 workers x 8 disks: fio.run through the control plane and the model,
+// the store commit of its 1,538 rows, host metrics and progress. One
+// campaign of b.N runs; the fleet is deployed once, outside the timing.
+func BenchmarkSimulatedRun(b *testing.B) {
+	thread, bench := simulatedRunSession(b)
+	simulatedRun.count++
+	name := fmt.Sprintf("bench-%d", simulatedRun.count)
+	b.ResetTimer()
+	if _, err := starlark.Call(thread, bench, starlark.Tuple{starlark.String(name), starlark.MakeInt(b.N)}, nil); err != nil {
+		b.Fatal(runtime.FormatError(err))
+	}
+	b.StopTimer()
+	perRun := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+	solve := solveTime(b)
+	b.ReportMetric(perRun/1e6, "ms/run")
+	b.ReportMetric(solve.Seconds()*1e6, "solve-us")
+	b.ReportMetric(perRun/float64(solve.Nanoseconds()), "x-solve")
+}
+
+// solveTime is the model's own time to solve the input of one run of
+// BenchmarkSimulatedRun: 768 RAID6 FTT2 disks, written once, the general mix.
+func solveTime(b *testing.B) time.Duration {
+	p, err := testbed.Load("wwt-r640-osa")
+	if err != nil {
+		b.Fatal(err)
+	}
+	job := fio.Job{Name: "general", RW: "randrw", RWMixRead: 70, IODepth: 8, RuntimeSec: 60, TimeBased: true,
+		BSSplit: []fio.BSSplit{{Size: 4 << 10, Percent: 20}, {Size: 8 << 10, Percent: 20}, {Size: 16 << 10, Percent: 10},
+			{Size: 32 << 10, Percent: 20}, {Size: 64 << 10, Percent: 20}, {Size: 256 << 10, Percent: 10}}}
+	in := model.Input{State: model.ClusterState{Uplink: "10g"}, Job: &job}
+	for range 96 * 8 {
+		in.Disks = append(in.Disks, model.DiskLoad{Policy: model.Policy{RAID: "raid6", FTT: 2, StripeWidth: 1}, Written: 1})
+	}
+	const n = 200
+	start := time.Now()
+	for range n {
+		if _, err := model.Solve(p, in); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return time.Since(start) / n
+}
