@@ -11,11 +11,15 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"sync/atomic"
 	"time"
 
+	"github.com/vmware/govmomi/pbm"
 	pbmsim "github.com/vmware/govmomi/pbm/simulator"
 	"github.com/vmware/govmomi/simulator"
+	"github.com/vmware/govmomi/vim25"
 	"github.com/vmware/govmomi/vim25/soap"
+	"github.com/vmware/govmomi/vsan"
 	vsansim "github.com/vmware/govmomi/vsan/simulator"
 
 	"starbench/internal/testbed"
@@ -70,6 +74,13 @@ type Sim struct {
 	load     *hostLoad
 	guest    *guestIPs
 	holds    holds
+
+	// registries are the SDK endpoints by path, for in-process calls,
+	// which run in session with latency added.
+	registries map[string]*simulator.Registry
+	session    *simulator.Session
+	latency    time.Duration
+	version    atomic.Uint64
 }
 
 // Start creates the simulated inventory of opts.Testbed and serves it.
@@ -104,6 +115,7 @@ func Start(opts Options) (*Sim, error) {
 		policies: newDiskPolicies(),
 		load:     newHostLoad(),
 		guest:    newGuestIPs(opts.GuestIP),
+		latency:  opts.Latency,
 	}
 	s.faults.set(opts.Faults)
 	if err := s.shape(); err != nil {
@@ -141,8 +153,9 @@ func Start(opts Options) (*Sim, error) {
 // (registered here rather than by vcsim's global endpoint list).
 func (s *Sim) extend() {
 	m := s.model.Map()
-	m.Handler = s.vimHandler
+	m.Handler = s.versioned(s.vimHandler)
 	m.AddHandler(&taskGate{sim: s})
+	m.AddHandler(&taskVersions{sim: s})
 	for _, ref := range m.AllReference("HostNetworkSystem") {
 		m.Put(&hostNetwork{HostNetworkSystem: ref.(*simulator.HostNetworkSystem)})
 	}
@@ -153,10 +166,14 @@ func (s *Sim) extend() {
 	stock := pbmReg.Get(pbmProfileManager).(*pbmsim.ProfileManager)
 	pbmReg.Put(&profileManager{ProfileManager: stock, sim: s})
 	pbmReg.Put(&complianceManager{ManagedObjectReference: pbmComplianceManager, sim: s})
+	pbmReg.Handler = s.versioned(nil)
 	s.model.Service.RegisterSDK(pbmReg)
 	vsanReg := vsansim.New()
 	vsanReg.Put(newClusterConfigSystem(s))
+	vsanReg.Handler = s.versioned(nil)
 	s.model.Service.RegisterSDK(vsanReg)
+	s.registries = map[string]*simulator.Registry{vim25.Path: m, pbm.Path: pbmReg, vsan.Path: vsanReg}
+	s.session = newSession(m)
 }
 
 // Close stops the server and removes the simulator's files.

@@ -49,7 +49,8 @@ func Open(ctx context.Context, opts Options) (*Target, func(), error) {
 }
 
 // openSimulated starts the embedded simulator of the testbed and connects
-// to it over HTTPS, trusting the simulator's own certificate.
+// to it: in process on the embedded target, over HTTPS (trusting the
+// simulator's own certificate) on the local one.
 func openSimulated(ctx context.Context, opts Options) (*Target, func(), error) {
 	kind := opts.Kind
 	if kind == "" {
@@ -68,9 +69,11 @@ func openSimulated(ctx context.Context, opts Options) (*Target, func(), error) {
 		return nil, nil, fmt.Errorf("starting the simulated testbed %s: %w", p.Name, err)
 	}
 	pass, _ := s.Userinfo().Password()
-	c, err := vsphere.Connect(ctx, vsphere.Options{
-		URL: s.URL.String(), Username: s.Userinfo().Username(), Password: pass, CAPEM: s.CertPEM,
-	})
+	vo := vsphere.Options{URL: s.URL.String(), Username: s.Userinfo().Username(), Password: pass, CAPEM: s.CertPEM}
+	if kind == Embedded {
+		vo.InProcess, vo.Version = s.InProcess, s.Version
+	}
+	c, err := vsphere.Connect(ctx, vo)
 	if err != nil {
 		s.Close()
 		return nil, nil, fmt.Errorf("connecting to the simulated testbed %s: %w", p.Name, err)

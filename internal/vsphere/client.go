@@ -16,6 +16,7 @@ import (
 	"github.com/vmware/govmomi/find"
 	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/pbm"
+	"github.com/vmware/govmomi/performance"
 	"github.com/vmware/govmomi/session"
 	"github.com/vmware/govmomi/session/keepalive"
 	"github.com/vmware/govmomi/vim25"
@@ -45,6 +46,17 @@ type Options struct {
 	KeepAlive time.Duration
 	// Retry says how transient faults are retried (zero = DefaultRetry).
 	Retry Retry
+	// InProcess, when set, carries the SOAP calls of each SDK path
+	// (vim25.Path, pbm.Path, vsan.Path) instead of HTTPS: an embedded
+	// simulator serving them in process, in a session of its own, so there
+	// is no login. URL, trusted as above, still carries what only HTTP
+	// can, such as the file uploads of a template import.
+	InProcess func(path string) soap.RoundTripper
+	// Version, when set, returns a number that moves whenever the state
+	// behind the reads may have changed (an embedded simulator's version):
+	// while it stands still, the client answers repeated reads of workers,
+	// cluster settings and policies from what it read last.
+	Version func() uint64
 }
 
 // Client is a logged-in vCenter connection.
@@ -61,6 +73,10 @@ type Client struct {
 
 	mu          sync.Mutex
 	policyNames map[string]string // SPBM profile id -> name
+
+	cache    *readCache // nil: every read goes to the server
+	perfOnce sync.Once
+	perf     *performance.Manager
 }
 
 // Connect logs in to the vCenter of opts and finds its datacenter and cluster.
@@ -89,6 +105,15 @@ func connect(ctx context.Context, opts Options) (*Client, error) {
 	}
 
 	c := &Client{vim: vc, retry: opts.Retry.orDefault(), host: u.Host, policyNames: map[string]string{}}
+	if opts.Version != nil {
+		c.cache = &readCache{version: opts.Version}
+	}
+	if opts.InProcess != nil {
+		if err := c.connectInProcess(ctx, opts); err != nil {
+			return nil, err
+		}
+		return c, nil
+	}
 	auth := &reauth{login: func(ctx context.Context) error {
 		plain := *vc
 		plain.RoundTripper = sc
@@ -128,6 +153,20 @@ func connect(ctx context.Context, opts Options) (*Client, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// connectInProcess finishes the connection of a client whose calls go to
+// opts.InProcess: the SPBM and vSAN clients, then the inventory to drive.
+func (c *Client) connectInProcess(ctx context.Context, opts Options) error {
+	c.vim.RoundTripper = opts.InProcess(vim25.Path)
+	pc, err := pbm.NewClient(ctx, c.vim)
+	if err != nil {
+		return fmt.Errorf("cannot reach the storage policy service of %s: %w", c.host, err)
+	}
+	pc.RoundTripper = opts.InProcess(pbm.Path)
+	c.pbm = pc
+	c.vsan = opts.InProcess(vsan.Path)
+	return c.locate(ctx, opts.Datacenter, opts.Cluster)
 }
 
 // endpoint parses the URL and picks the credentials.
@@ -222,7 +261,9 @@ func (c *Client) Close() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_ = session.NewManager(c.vim).Logout(ctx)
-	c.keep.Stop()
+	if c.keep != nil {
+		c.keep.Stop()
+	}
 }
 
 // Host is the vCenter's host:port.

@@ -70,6 +70,10 @@ func (c *Client) architecture(ctx context.Context) (string, error) {
 
 // State reads the cluster's settings.
 func (c *Client) State(ctx context.Context) (ClusterState, error) {
+	return cachedRead(c, "state", cloneState, func() (ClusterState, error) { return c.state(ctx) })
+}
+
+func (c *Client) state(ctx context.Context) (ClusterState, error) {
 	cfg, err := c.vsanConfig(ctx)
 	if err != nil {
 		return ClusterState{}, err

@@ -11,6 +11,13 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 )
 
+// perfManager returns the client's PerformanceManager, which keeps the
+// counter definitions it read (they change only with a vCenter upgrade).
+func (c *Client) perfManager() *performance.Manager {
+	c.perfOnce.Do(func() { c.perf = performance.NewManager(c.vim) })
+	return c.perf
+}
+
 // HostSample is one host's usage over one sampling interval.
 type HostSample struct {
 	Host          string
@@ -55,7 +62,7 @@ func (c *Client) HostMetrics(ctx context.Context, hosts []string, start, end tim
 		MaxSample:  max(samples, 1),
 		MetricId:   []types.PerfMetricId{{Instance: ""}},
 	}
-	m := performance.NewManager(c.vim)
+	m := c.perfManager()
 	raw, err := m.SampleByName(ctx, spec, []string{"cpu.usage.average", "mem.usage.average"}, refs)
 	if err != nil {
 		return nil, fmt.Errorf("querying host metrics: %w", err)

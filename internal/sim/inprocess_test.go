@@ -1,0 +1,293 @@
+package sim
+
+import (
+	"context"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/vmware/govmomi/find"
+	"github.com/vmware/govmomi/object"
+	"github.com/vmware/govmomi/pbm"
+	pbmmethods "github.com/vmware/govmomi/pbm/methods"
+	pbmtypes "github.com/vmware/govmomi/pbm/types"
+	"github.com/vmware/govmomi/property"
+	"github.com/vmware/govmomi/simulator"
+	"github.com/vmware/govmomi/vim25"
+	"github.com/vmware/govmomi/vim25/methods"
+	"github.com/vmware/govmomi/vim25/mo"
+	"github.com/vmware/govmomi/vim25/soap"
+	"github.com/vmware/govmomi/vim25/types"
+	"github.com/vmware/govmomi/vsan"
+	vsantypes "github.com/vmware/govmomi/vsan/types"
+
+	"starbench/internal/testbed"
+	"starbench/internal/vsphere/vsanext"
+)
+
+func startInProcess(t *testing.T, opts Options) (*Sim, *vim25.Client) {
+	t.Helper()
+	if opts.Testbed == nil {
+		p, err := testbed.Load("vxrail-ve660-esa")
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.Testbed = p
+	}
+	s, err := Start(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	c, err := vim25.NewClient(context.Background(), s.InProcess(vim25.Path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, c
+}
+
+// cloneTemplate clones the worker template into a VM.
+func cloneTemplate(t *testing.T, c *vim25.Client) *object.VirtualMachine {
+	t.Helper()
+	ctx := context.Background()
+	finder := find.NewFinder(c)
+	tmpl, err := finder.VirtualMachine(ctx, "/"+Datacenter+"/vm/"+Template)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := finder.ClusterComputeResource(ctx, "/"+Datacenter+"/host/"+Cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool, err := cl.ResourcePool(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	folder, err := finder.Folder(ctx, "/"+Datacenter+"/vm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := pool.Reference()
+	task, err := tmpl.Clone(ctx, folder, "vm-under-test", types.VirtualMachineCloneSpec{Location: types.VirtualMachineRelocateSpec{Pool: &ref}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := task.WaitForResult(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return object.NewVirtualMachine(c, info.Result.(types.ManagedObjectReference))
+}
+
+func clusterRef(t *testing.T, c *vim25.Client) types.ManagedObjectReference {
+	t.Helper()
+	cl, err := find.NewFinder(c).ClusterComputeResource(context.Background(), "/"+Datacenter+"/host/"+Cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cl.Reference()
+}
+
+// TestInProcessSharesNoMemory: a client that changes a request after the
+// call, or a response it got, changes nothing in the simulator.
+func TestInProcessSharesNoMemory(t *testing.T) {
+	s, c := startInProcess(t, Options{})
+	ctx := context.Background()
+
+	// A response: the vSAN configuration the simulator keeps.
+	rt := s.InProcess(vsan.Path)
+	cluster := clusterRef(t, c)
+	cfg, err := vsanext.GetConfig(ctx, rt, cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.DataEfficiencyConfig.DedupEnabled = true
+	if again, _ := vsanext.GetConfig(ctx, rt, cluster); again.DataEfficiencyConfig.DedupEnabled {
+		t.Error("changing a response changed the simulator's vSAN configuration")
+	}
+
+	// A request: the disk a reconfiguration adds to a VM.
+	vm := cloneTemplate(t, c)
+	devices, err := vm.Device(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctrl, err := devices.FindDiskController("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	disk := devices.CreateDisk(ctrl, types.ManagedObjectReference{}, "["+Datastore+"] extra-disk.vmdk")
+	disk.CapacityInKB = 1 << 20
+	req := types.ReconfigVM_Task{This: vm.Reference(), Spec: types.VirtualMachineConfigSpec{
+		DeviceChange: []types.BaseVirtualDeviceConfigSpec{&types.VirtualDeviceConfigSpec{
+			Operation: types.VirtualDeviceConfigSpecOperationAdd, FileOperation: types.VirtualDeviceConfigSpecFileOperationCreate, Device: disk}},
+	}}
+	res, err := methods.ReconfigVM_Task(ctx, c, &req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := object.NewTask(c, res.Returnval).Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	disk.CapacityInKB = 7
+	after, err := vm.Device(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range after.SelectByType((*types.VirtualDisk)(nil)) {
+		if d.(*types.VirtualDisk).CapacityInKB == 7 {
+			t.Error("changing a request after the call changed the disk the simulator added")
+		}
+	}
+}
+
+// TestInProcessServesEveryEndpoint: vim25, SPBM and vSAN calls in process,
+// with the stock vSAN client, whose response type differs from the one the
+// simulator answers with (the RDMA-aware vsanext type).
+func TestInProcessServesEveryEndpoint(t *testing.T) {
+	s, c := startInProcess(t, Options{})
+	ctx := context.Background()
+	if c.ServiceContent.About.ApiType != "VirtualCenter" {
+		t.Errorf("about %+v", c.ServiceContent.About)
+	}
+	pc := s.InProcess(pbm.Path)
+	content, err := pbmmethods.PbmRetrieveServiceContent(ctx, pc, &pbmtypes.PbmRetrieveServiceContent{This: pbm.ServiceInstance})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pbmmethods.PbmQueryProfile(ctx, pc, &pbmtypes.PbmQueryProfile{This: content.Returnval.ProfileManager,
+		ResourceType: pbmtypes.PbmProfileResourceType{ResourceType: string(pbmtypes.PbmProfileResourceTypeEnumSTORAGE)}}); err != nil {
+		t.Errorf("SPBM: %v", err)
+	}
+	vc := &vsan.Client{RoundTripper: s.InProcess(vsan.Path)}
+	on := true
+	if _, err := vsanext.Reconfigure(ctx, s.InProcess(vsan.Path), clusterRef(t, c), vsanext.ReconfigSpec{
+		VimVsanReconfigSpec: vsantypes.VimVsanReconfigSpec{DataEfficiencyConfig: &vsantypes.VsanDataEfficiencyConfig{CompressionEnabled: &on}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var cfg *vsantypes.VsanConfigInfoEx
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if cfg, err = vc.VsanClusterGetConfig(ctx, clusterRef(t, c)); err != nil {
+			t.Fatal(err)
+		}
+		if cfg.DataEfficiencyConfig != nil && cfg.DataEfficiencyConfig.CompressionEnabled != nil && *cfg.DataEfficiencyConfig.CompressionEnabled {
+			break
+		}
+	}
+	if cfg.DataEfficiencyConfig == nil || cfg.DataEfficiencyConfig.CompressionEnabled == nil || !*cfg.DataEfficiencyConfig.CompressionEnabled {
+		t.Errorf("stock client read %+v, want compression on", cfg.DataEfficiencyConfig)
+	}
+	if s.InProcess("/nope") != nil {
+		t.Error("a round tripper for a path the simulator does not serve")
+	}
+}
+
+// TestInProcessFaultsAndLatency: injected faults reach the client as SOAP
+// faults, as over HTTPS, and every call takes the simulated latency.
+func TestInProcessFaultsAndLatency(t *testing.T) {
+	s, c := startInProcess(t, Options{Latency: 5 * time.Millisecond})
+	ctx := context.Background()
+	s.SetFaults([]Fault{{Method: "CurrentTime", Rate: 1}})
+	_, err := methods.GetCurrentTime(ctx, c)
+	if !soap.IsSoapFault(err) {
+		t.Fatalf("injected fault: got %v, want a SOAP fault", err)
+	}
+	if _, ok := soap.ToSoapFault(err).VimFault().(*types.SystemError); !ok {
+		t.Errorf("fault %#v, want the injected SystemError", soap.ToSoapFault(err).VimFault())
+	}
+	s.SetFaults(nil)
+	start := time.Now()
+	if _, err := methods.GetCurrentTime(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d < 5*time.Millisecond {
+		t.Errorf("a call took %s, less than the simulated latency", d)
+	}
+}
+
+// TestVersionMovesOnChangesOnly: reads leave the version as it is; a
+// change, and the end of a task, move it.
+func TestVersionMovesOnChangesOnly(t *testing.T) {
+	s, c := startInProcess(t, Options{})
+	ctx := context.Background()
+	v := s.Version()
+	var hosts []mo.HostSystem
+	refs := []types.ManagedObjectReference{}
+	for _, h := range s.model.Map().All("HostSystem") {
+		refs = append(refs, h.Reference())
+	}
+	if err := property.DefaultCollector(c).Retrieve(ctx, refs, []string{"name", "config.network"}, &hosts); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := vsanext.GetConfig(ctx, s.InProcess(vsan.Path), clusterRef(t, c)); err != nil {
+		t.Fatal(err)
+	}
+	if s.Version() != v {
+		t.Fatalf("reads moved the version from %d to %d", v, s.Version())
+	}
+	vm := cloneTemplate(t, c)
+	// Tasks wait for release before their bodies run.
+	release := make(chan struct{})
+	s.model.Map().AddHandler(&taskHold{release: release})
+	v = s.Version()
+	task, err := vm.Reconfigure(ctx, types.VirtualMachineConfigSpec{Annotation: "changed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	called := s.Version()
+	if called <= v {
+		t.Errorf("a reconfiguration left the version at %d", called)
+	}
+	close(release)
+	if err := task.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if s.Version() <= called {
+		t.Errorf("version %d after the task as after the call that started it: the task's change went unnoticed", s.Version())
+	}
+}
+
+// taskHold holds the bodies of tasks until release is closed.
+type taskHold struct{ release chan struct{} }
+
+func (h *taskHold) Reference() types.ManagedObjectReference {
+	return types.ManagedObjectReference{Type: "TestTaskHold", Value: "hold"}
+}
+
+func (h *taskHold) PutObject(_ *simulator.Context, obj mo.Reference) {
+	if t, ok := obj.(*simulator.Task); ok {
+		body := t.Execute
+		t.Execute = func(t *simulator.Task) (types.AnyType, types.BaseMethodFault) {
+			<-h.release
+			return body(t)
+		}
+	}
+}
+
+func (h *taskHold) UpdateObject(*simulator.Context, mo.Reference, []types.PropertyChange) {}
+func (h *taskHold) RemoveObject(*simulator.Context, types.ManagedObjectReference)         {}
+
+func TestDeepCopyCopiesEverythingReachable(t *testing.T) {
+	on := true
+	src := &types.VirtualMachineConfigSpec{
+		Annotation: "a",
+		DeviceChange: []types.BaseVirtualDeviceConfigSpec{&types.VirtualDeviceConfigSpec{
+			Device: &types.VirtualDisk{CapacityInKB: 1, VirtualDevice: types.VirtualDevice{Key: 7, Connectable: &types.VirtualDeviceConnectInfo{Connected: true}}},
+		}},
+		MemoryHotAddEnabled: &on,
+		ExtraConfig:         []types.BaseOptionValue{&types.OptionValue{Key: "k", Value: "v"}},
+	}
+	dst := deepCopy(reflect.ValueOf(src)).Interface().(*types.VirtualMachineConfigSpec)
+	if !reflect.DeepEqual(src, dst) {
+		t.Fatalf("copy %+v differs from %+v", dst, src)
+	}
+	disk := dst.DeviceChange[0].GetVirtualDeviceConfigSpec().Device.(*types.VirtualDisk)
+	disk.CapacityInKB, disk.Connectable.Connected = 2, false
+	*dst.MemoryHotAddEnabled = false
+	dst.ExtraConfig[0].(*types.OptionValue).Value = "w"
+	orig := src.DeviceChange[0].GetVirtualDeviceConfigSpec().Device.(*types.VirtualDisk)
+	if orig.CapacityInKB != 1 || !orig.Connectable.Connected || !*src.MemoryHotAddEnabled || src.ExtraConfig[0].(*types.OptionValue).Value != "v" {
+		t.Errorf("changing the copy changed the original: %+v", src)
+	}
+}

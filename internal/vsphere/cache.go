@@ -1,0 +1,63 @@
+package vsphere
+
+import (
+	"slices"
+	"sync"
+)
+
+// readCache keeps the answers to reads while the control plane's version
+// (Options.Version) stands still: nothing the reads depend on has changed,
+// so asking again would give the same answers.
+type readCache struct {
+	version func() uint64
+
+	mu      sync.Mutex
+	at      uint64
+	answers map[string]any
+}
+
+// cachedRead returns the answer to the read named key: the kept one while
+// the version stands still, else what read returns, kept if the version
+// did not move meanwhile. clone copies an answer, so that no two callers
+// share one. Without a version (a real vCenter) every read goes to the server.
+func cachedRead[T any](c *Client, key string, clone func(T) T, read func() (T, error)) (T, error) {
+	rc := c.cache
+	if rc == nil {
+		return read()
+	}
+	v := rc.version()
+	rc.mu.Lock()
+	if rc.at != v || rc.answers == nil {
+		rc.at, rc.answers = v, map[string]any{}
+	}
+	kept, ok := rc.answers[key]
+	rc.mu.Unlock()
+	if ok {
+		return clone(kept.(T)), nil
+	}
+	out, err := read()
+	if err != nil {
+		return out, err
+	}
+	rc.mu.Lock()
+	if rc.at == v && rc.version() == v {
+		rc.answers[key] = clone(out)
+	}
+	rc.mu.Unlock()
+	return out, nil
+}
+
+func cloneWorkers(ws []Worker) []Worker {
+	out := slices.Clone(ws)
+	for i := range out {
+		out[i].Disks = slices.Clone(out[i].Disks)
+	}
+	return out
+}
+
+func cloneState(s ClusterState) ClusterState {
+	s.ActiveNICs, s.StandbyNICs = slices.Clone(s.ActiveNICs), slices.Clone(s.StandbyNICs)
+	return s
+}
+
+func same[T any](v T) T { return v }
