@@ -148,14 +148,12 @@ func solveTime(b *testing.B) time.Duration {
 	job := fio.Job{Name: "general", RW: "randrw", RWMixRead: 70, IODepth: 8, RuntimeSec: 60, TimeBased: true,
 		BSSplit: []fio.BSSplit{{Size: 4 << 10, Percent: 20}, {Size: 8 << 10, Percent: 20}, {Size: 16 << 10, Percent: 10},
 			{Size: 32 << 10, Percent: 20}, {Size: 64 << 10, Percent: 20}, {Size: 256 << 10, Percent: 10}}}
-	in := model.Input{State: model.ClusterState{Uplink: "10g"}, Job: &job}
-	for range 96 * 8 {
-		in.Disks = append(in.Disks, model.DiskLoad{Policy: model.Policy{RAID: "raid6", FTT: 2, StripeWidth: 1}, Written: 1})
-	}
+	in := model.UniformInput(p, 96, 8, model.Policy{RAID: "raid6", FTT: 2, StripeWidth: 1}, &job)
+	in.State = model.ClusterState{Uplink: "10g"}
 	const n = 200
 	start := time.Now()
 	for range n {
-		if _, err := model.Solve(p, in); err != nil {
+		if _, err := model.Solve(context.Background(), p, in); err != nil {
 			b.Fatal(err)
 		}
 	}
