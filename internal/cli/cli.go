@@ -14,11 +14,16 @@ import (
 	"starbench/internal/target"
 )
 
-// Exit codes, documented in the usage text.
+// Exit codes, documented in the usage text and the README.
 const (
 	ExitOK          = 0
 	ExitScriptError = 1
 	ExitUsage       = 2
+	// ExitRunsFailed: the script ran to its end, but a campaign it ran
+	// holds failed runs.
+	ExitRunsFailed = 3
+	// ExitRegressed: starbench compare found a significant regression.
+	ExitRegressed   = 4
 	ExitInterrupted = 130
 )
 
@@ -146,7 +151,8 @@ func writeUsage(w io.Writer, st *State) {
 // writeFooter writes the exit codes and the environment every command honours.
 func writeFooter(w io.Writer, st *State) {
 	fmt.Fprint(w, `
-Exit codes: 0 success, 1 script error, 2 usage error, 130 interrupted (Ctrl-C, SIGTERM).
+Exit codes: 0 success, 1 script error, 2 usage error, 3 a campaign holds failed runs,
+4 compare found a significant regression, 130 interrupted (Ctrl-C, SIGTERM).
 
 Environment (a real vCenter, as govc reads it):
 `)

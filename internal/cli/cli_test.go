@@ -131,7 +131,7 @@ func TestHelpDocumentsExitCodesAndEnvWithoutSecrets(t *testing.T) {
 	env := map[string]string{"GOVC_URL": "https://admin:s3cret@vc.example/sdk", "GOVC_PASSWORD": "s3cret"}
 	for _, args := range [][]string{{"--help"}, {"run", "--help"}, {"help", "repl"}} {
 		r := runCLI(t, "", env, args...)
-		expect(t, r, ExitOK, `(?s)Exit codes: 0 success, 1 script error, 2 usage error, 130 interrupted.*GOVC_URL .*\[set\].*GOVC_TLS_CA_CERTS`, "^$")
+		expect(t, r, ExitOK, `(?s)Exit codes: 0 success, 1 script error, 2 usage error, 3 a campaign holds failed runs,\n4 compare found a significant regression, 130 interrupted.*GOVC_URL .*\[set\].*GOVC_TLS_CA_CERTS`, "^$")
 		if strings.Contains(r.stdout, "s3cret") {
 			t.Errorf("%v: help shows a secret:\n%s", args, r.stdout)
 		}

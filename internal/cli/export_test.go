@@ -11,9 +11,9 @@ import (
 
 // campaignScript is a small campaign on the embedded target: two factors,
 // two workloads (one with read and write rows), repeated; run "w" fails
-// in cell a=x b=2 when fail is set.
+// in cell a=x b=2 when broken is set.
 const campaignScript = `
-fail = args.get("fail", False)
+broken = args.get("broken", False)
 state = {"a": "x", "b": 1}
 
 def set(k, v):
@@ -27,7 +27,7 @@ def mixed():
             {"direction": "write", "iops": base / 2, "mbps": base / 512, "p95_us": 600.0, "p99_us": 900.0, "lat_mean_us": 250.0}]
 
 def plain():
-    if fail and state["a"] == "x" and state["b"] == 2:
+    if broken and state["a"] == "x" and state["b"] == 2:
         fail("worker w2 stopped answering")
     return {"iops": 10.0, "mbps": 0.04}
 

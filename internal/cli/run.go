@@ -30,6 +30,8 @@ func runCmd(st *State, args []string) int {
 	fs.BoolVar(&s.NoNoise, "no-noise", false, "simulated runs without the model's seeded run-to-run noise (repeats identical)")
 	fs.BoolVar(&s.Fresh, "fresh", false, "ignore stored campaign results and start over")
 	fs.BoolVar(&s.RerunFailed, "rerun-failed", false, "run again only the campaign runs that failed")
+	var summary string
+	fs.StringVar(&summary, "summary-json", "", "write a JSON summary (exit code; per campaign: cells, runs, failures, headline figures per cell) to this file")
 	pos, code, done := parseFlags(st, "run", fs, args)
 	if done {
 		return code
@@ -54,10 +56,10 @@ func runCmd(st *State, args []string) int {
 	if (code == ExitOK || code == ExitScriptError) && !s.Plan {
 		if err := writeReports(st, s); err != nil {
 			fmt.Fprintf(st.Stderr, "starbench: %v\n", err)
-			return ExitScriptError
+			code = ExitScriptError
 		}
 	}
-	return code
+	return finishRun(st, s, code, summary)
 }
 
 func reportCmd(st *State, args []string) int {
