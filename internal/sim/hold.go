@@ -17,7 +17,7 @@ type Hold struct {
 	name string
 
 	mu        sync.Mutex
-	changed   chan struct{} // closed and replaced whenever a task is held
+	changed   chan struct{} // closed and replaced whenever a task is held or cancelled
 	held      map[types.ManagedObjectReference]chan bool
 	count     int // tasks held so far
 	cancelled int
@@ -62,8 +62,7 @@ func (hs *holds) take(name string, task types.ManagedObjectReference) chan bool 
 	ch := make(chan bool, 1)
 	h.held[task] = ch
 	h.count++
-	close(h.changed)
-	h.changed = make(chan struct{})
+	h.signal()
 	return ch
 }
 
@@ -78,6 +77,7 @@ func (hs *holds) cancel(task types.ManagedObjectReference) bool {
 		if ok {
 			delete(h.held, task)
 			h.cancelled++
+			h.signal()
 			ch <- true
 		}
 		h.mu.Unlock()
@@ -91,11 +91,22 @@ func (hs *holds) cancel(task types.ManagedObjectReference) bool {
 // Wait returns once n tasks have been held (some may have ended since), or
 // with ctx's error.
 func (h *Hold) Wait(ctx context.Context, n int) error {
+	return h.until(ctx, func() bool { return h.count >= n })
+}
+
+// WaitCancelled returns once clients have cancelled n held tasks, or with
+// ctx's error.
+func (h *Hold) WaitCancelled(ctx context.Context, n int) error {
+	return h.until(ctx, func() bool { return h.cancelled >= n })
+}
+
+// until waits for done (called under h.mu) to hold.
+func (h *Hold) until(ctx context.Context, done func() bool) error {
 	for {
 		h.mu.Lock()
-		count, changed := h.count, h.changed
+		ok, changed := done(), h.changed
 		h.mu.Unlock()
-		if count >= n {
+		if ok {
 			return nil
 		}
 		select {
@@ -104,6 +115,12 @@ func (h *Hold) Wait(ctx context.Context, n int) error {
 			return ctx.Err()
 		}
 	}
+}
+
+// signal wakes the waiters; h.mu is held.
+func (h *Hold) signal() {
+	close(h.changed)
+	h.changed = make(chan struct{})
 }
 
 // Release lets the held tasks, and the later ones, run.

@@ -150,7 +150,7 @@ func (c *Client) Configure(ctx context.Context, s ClusterSettings) (ClusterState
 	}
 	if spec.DataEfficiencyConfig != nil || spec.RdmaConfig != nil {
 		err := c.do(ctx, "reconfigure vSAN of cluster", c.cluster.Name(), "VsanClusterReconfig", func(ctx context.Context) error {
-			_, err := waitTask(ctx, func() (*object.Task, error) {
+			_, err := waitTask(ctx, func(ctx context.Context) (*object.Task, error) {
 				ref, err := vsanext.Reconfigure(ctx, c.vsan, c.cluster.Reference(), spec)
 				if err != nil {
 					return nil, err

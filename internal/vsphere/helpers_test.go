@@ -2,6 +2,7 @@ package vsphere
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -100,4 +101,28 @@ func hostNetworks(t testing.TB, s *sim.Sim) []mo.HostSystem {
 		t.Fatal(err)
 	}
 	return hosts
+}
+
+// vmNames lists, through an independent client, the VMs whose names start
+// with prefix.
+func vmNames(t testing.TB, s *sim.Sim, prefix string) []string {
+	t.Helper()
+	c := independentClient(t, s)
+	ctx := context.Background()
+	v, err := view.NewManager(c).CreateContainerView(ctx, c.ServiceContent.RootFolder, []string{"VirtualMachine"}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Destroy(ctx)
+	var vms []mo.VirtualMachine
+	if err := v.Retrieve(ctx, []string{"VirtualMachine"}, []string{"name"}, &vms); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, vm := range vms {
+		if strings.HasPrefix(vm.Name, prefix) {
+			out = append(out, vm.Name)
+		}
+	}
+	return out
 }

@@ -102,6 +102,10 @@ func (c *Client) do(ctx context.Context, op, object, method string, f func(conte
 			return nil
 		}
 		if ctx.Err() != nil {
+			var running *stillRunning
+			if errors.As(err, &running) {
+				return err
+			}
 			return ctx.Err()
 		}
 		if !transient(err) || attempt >= c.retry.Attempts {
@@ -117,11 +121,61 @@ func (c *Client) do(ctx context.Context, op, object, method string, f func(conte
 	}
 }
 
-// waitTask waits for a task started by start.
-func waitTask(ctx context.Context, start func() (*object.Task, error)) (*types.TaskInfo, error) {
-	t, err := start()
+// waitTask waits for a task started by start (see startTask). When ctx ends first (Ctrl-C),
+// the task is cancelled in vCenter and waited for, so that nothing keeps
+// changing behind the user's back, and ctx's error is returned.
+func waitTask(ctx context.Context, start func(context.Context) (*object.Task, error)) (*types.TaskInfo, error) {
+	t, err := startTask(ctx, start)
 	if err != nil {
 		return nil, err
 	}
-	return t.WaitForResult(ctx)
+	info, err := t.WaitForResult(ctx)
+	if ctx.Err() == nil {
+		return info, err
+	}
+	return info, cancelTask(t, ctx.Err())
 }
+
+// startTask calls start unless ctx has ended. The call itself is not cut
+// short by ctx: vCenter may have started the task when the answer is
+// abandoned, and a task nobody knows of cannot be cancelled.
+func startTask(ctx context.Context, start func(context.Context) (*object.Task, error)) (*object.Task, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	call, stop := context.WithTimeout(context.WithoutCancel(ctx), cancelWait)
+	defer stop()
+	return start(call)
+}
+
+// cancelWait bounds the wait for a cancelled task to end.
+var cancelWait = 2 * time.Minute
+
+// cancelTask asks vCenter to cancel task t and waits until it has ended (a
+// task that cannot be cancelled runs to its end). It returns cause, or an
+// error saying the task may still run.
+func cancelTask(t *object.Task, cause error) error {
+	ctx, stop := context.WithTimeout(context.Background(), cancelWait)
+	defer stop()
+	cerr := t.Cancel(ctx)
+	if _, err := t.WaitForResult(ctx); err != nil && ctx.Err() != nil {
+		if cerr == nil {
+			cerr = err
+		}
+		return &stillRunning{cause: cause, task: t.Reference().Value, err: cerr}
+	}
+	return cause
+}
+
+// stillRunning is a cancelled task that had not ended when we stopped waiting.
+type stillRunning struct {
+	cause error
+	task  string
+	err   error
+}
+
+func (e *stillRunning) Error() string {
+	return fmt.Sprintf("%v; vCenter task %s did not end within %s of being cancelled (%v): check it in the vSphere Client", e.cause, e.task, cancelWait, e.err)
+}
+
+func (e *stillRunning) Unwrap() error { return e.cause }

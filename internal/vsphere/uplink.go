@@ -482,7 +482,7 @@ func (c *Client) reconfigureTeaming(ctx context.Context, n *vsanNetwork, active,
 		}},
 	}
 	return c.do(ctx, "set the vSAN uplinks of portgroup", n.pg.Config.Name, "ReconfigureDVPortgroup_Task", func(ctx context.Context) error {
-		_, err := waitTask(ctx, func() (*object.Task, error) { return pg.Reconfigure(ctx, spec) })
+		_, err := waitTask(ctx, func(ctx context.Context) (*object.Task, error) { return pg.Reconfigure(ctx, spec) })
 		return err
 	})
 }

@@ -326,17 +326,20 @@ func (c *Client) deployOne(ctx context.Context, p *deployPlan, st deployStep, cr
 	vm := st.vm
 	if vm == nil {
 		var err error
-		if vm, err = c.clone(ctx, p, st); err != nil {
+		vm, err = c.clone(ctx, p, st)
+		if vm != nil {
+			created(vm)
+		}
+		if err != nil {
 			return err
 		}
-		created(vm)
 		if err := c.configure(ctx, p, st.name, vm); err != nil {
 			return err
 		}
 	} else if st.reconfigure {
 		if st.poweredOn {
 			if err := c.do(ctx, "power off", st.name, "PowerOffVM_Task", func(ctx context.Context) error {
-				_, err := waitTask(ctx, func() (*object.Task, error) { return vm.PowerOff(ctx) })
+				_, err := waitTask(ctx, func(ctx context.Context) (*object.Task, error) { return vm.PowerOff(ctx) })
 				return err
 			}); err != nil {
 				return err
@@ -355,7 +358,7 @@ func (c *Client) deployOne(ctx context.Context, p *deployPlan, st deployStep, cr
 	}
 	if !st.poweredOn {
 		if err := c.do(ctx, "power on", st.name, "PowerOnVM_Task", func(ctx context.Context) error {
-			_, err := waitTask(ctx, func() (*object.Task, error) { return vm.PowerOn(ctx) })
+			_, err := waitTask(ctx, func(ctx context.Context) (*object.Task, error) { return vm.PowerOn(ctx) })
 			return err
 		}); err != nil {
 			return err
@@ -372,9 +375,9 @@ func (c *Client) deployOne(ctx context.Context, p *deployPlan, st deployStep, cr
 	return nil
 }
 
-// clone creates one worker from the template on st.host. A clone that was
-// started is waited for even when ctx ends, so that nothing it creates goes
-// unnoticed by the cleanup.
+// clone creates one worker from the template on st.host. When ctx ends
+// during the clone, the clone task is cancelled in vCenter and waited for; a
+// VM it left behind is returned with the error, so the cleanup removes it.
 func (c *Client) clone(ctx context.Context, p *deployPlan, st deployStep) (*object.VirtualMachine, error) {
 	host, pool, ds := st.host, p.pool, p.datastore
 	spec := types.VirtualMachineCloneSpec{
@@ -383,36 +386,36 @@ func (c *Client) clone(ctx context.Context, p *deployPlan, st deployStep) (*obje
 	var vm *object.VirtualMachine
 	taken := false
 	err := c.do(ctx, "clone "+p.spec.Template+" to", st.name+" on host "+st.hostName, "CloneVM_Task", func(ctx context.Context) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		wait, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Minute)
-		defer cancel()
-		t, err := p.template.Clone(wait, p.folder, st.name, spec)
+		t, err := startTask(ctx, func(call context.Context) (*object.Task, error) {
+			return p.template.Clone(call, p.folder, st.name, spec)
+		})
 		if err != nil {
 			return err
 		}
-		info, err := t.WaitForResult(wait)
-		if err == nil {
+		info, err := t.WaitForResult(ctx)
+		if ctx.Err() != nil {
+			err = cancelTask(t, ctx.Err())
+		} else if err == nil {
 			if ref, ok := info.Result.(types.ManagedObjectReference); ok {
 				vm = object.NewVirtualMachine(c.vim, ref)
 				return nil
 			}
+			err = fmt.Errorf("the clone task reported success but no VM named %s exists", st.name)
 		}
 		if fault.Is(err, &types.DuplicateName{}) {
 			taken = true // by a VM that is not ours (a template, say): never remove it
 			return err
 		}
-		// A clone that failed late may leave its VM behind; remove it before trying again.
-		if left, ferr := c.finder.VirtualMachine(wait, st.name); ferr == nil {
-			if err == nil {
+		// A clone that failed or was cancelled late may leave its VM
+		// behind: the cleanup removes it, and a retry starts afresh.
+		lookup, stop := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer stop()
+		if left := c.leftover(lookup, st.name); left != nil {
+			if ctx.Err() != nil {
 				vm = left
-				return nil
+				return err
 			}
-			_ = c.destroy(wait, []*object.VirtualMachine{left}, 1)
-		}
-		if err == nil {
-			err = fmt.Errorf("the clone task reported success but no VM named %s exists", st.name)
+			_ = c.destroy(lookup, []*object.VirtualMachine{left}, 1)
 		}
 		return err
 	})
@@ -420,6 +423,19 @@ func (c *Client) clone(ctx context.Context, p *deployPlan, st deployStep) (*obje
 		return nil, fmt.Errorf("a VM or template named %s exists outside the worker set (templates are not reused as workers): rename it or use another prefix: %w", st.name, err)
 	}
 	return vm, err
+}
+
+// leftover returns the VM (not a template) named name, or nil.
+func (c *Client) leftover(ctx context.Context, name string) *object.VirtualMachine {
+	vm, err := c.finder.VirtualMachine(ctx, name)
+	if err != nil {
+		return nil
+	}
+	var mvm mo.VirtualMachine
+	if err := vm.Properties(ctx, vm.Reference(), []string{"config.template"}, &mvm); err != nil || (mvm.Config != nil && mvm.Config.Template) {
+		return nil
+	}
+	return vm
 }
 
 // configure sizes a new worker, labels it with its spec, adds the thin data
@@ -477,7 +493,7 @@ func (c *Client) configure(ctx context.Context, p *deployPlan, name string, vm *
 
 func (c *Client) reconfigure(ctx context.Context, op, name string, vm *object.VirtualMachine, spec types.VirtualMachineConfigSpec) error {
 	return c.do(ctx, op, name, "ReconfigVM_Task", func(ctx context.Context) error {
-		_, err := waitTask(ctx, func() (*object.Task, error) { return vm.Reconfigure(ctx, spec) })
+		_, err := waitTask(ctx, func(ctx context.Context) (*object.Task, error) { return vm.Reconfigure(ctx, spec) })
 		return err
 	})
 }
@@ -520,12 +536,12 @@ func (c *Client) destroy(ctx context.Context, vms []*object.VirtualMachine, para
 			if err != nil || state != types.VirtualMachinePowerStatePoweredOn {
 				return err
 			}
-			_, err = waitTask(ctx, func() (*object.Task, error) { return vm.PowerOff(ctx) })
+			_, err = waitTask(ctx, func(ctx context.Context) (*object.Task, error) { return vm.PowerOff(ctx) })
 			return err
 		})
 		if err == nil {
 			err = c.do(ctx, "delete", name, "Destroy_Task", func(ctx context.Context) error {
-				_, err := waitTask(ctx, func() (*object.Task, error) { return vm.Destroy(ctx) })
+				_, err := waitTask(ctx, func(ctx context.Context) (*object.Task, error) { return vm.Destroy(ctx) })
 				return err
 			})
 		}

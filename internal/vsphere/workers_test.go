@@ -192,26 +192,76 @@ func TestDeployWorkersKeepsWhatItMadeWhenAsked(t *testing.T) {
 	}
 }
 
-func TestCancelledDeploymentRemovesWhatItMade(t *testing.T) {
-	_, c := startSim(t, sim.Options{Testbed: testbedOf(3, "ESA"), Latency: 20 * time.Millisecond})
+// TestCancelledDeploymentCancelsItsTasksAndRemovesWhatItMade: Ctrl-C while
+// three workers' disks are being added (tasks the simulator holds, as a slow
+// vCenter would) cancels the three tasks in vCenter and removes the three
+// VMs; nothing depends on how fast the machine is.
+func TestCancelledDeploymentCancelsItsTasksAndRemovesWhatItMade(t *testing.T) {
+	s, c := startSim(t, sim.Options{Testbed: testbedOf(3, "ESA")})
+	hold := s.HoldTasks("ReconfigVm")
+	defer hold.Release()
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() { // cancel as soon as the first worker exists
-		for ctx.Err() == nil {
-			if vms, _ := c.workerVMs(context.Background(), "cut"); len(vms) > 0 {
-				cancel()
-				return
-			}
+	defer cancel()
+	go func() {
+		if hold.Wait(ctx, 3) == nil {
+			cancel()
+			releaseUnlessCancelled(t, hold, 3)
 		}
 	}()
 	spec := smallSpec("cut")
-	spec.PerHost, spec.Pool = 4, 2
+	spec.PerHost, spec.Pool = 1, 3
 	_, err := c.DeployWorkers(ctx, spec)
-	cancel()
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("got %v, want context.Canceled", err)
 	}
-	if left, _ := c.workerVMs(context.Background(), "cut"); len(left) != 0 {
-		t.Errorf("%d workers left after cancelling", len(left))
+	if n := hold.Cancelled(); n != 3 {
+		t.Errorf("%d tasks were cancelled in vCenter, want the 3 in flight", n)
+	}
+	if left := vmNames(t, s, "cut-"); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}
+
+// releaseUnlessCancelled releases the hold when the client does not cancel
+// n held tasks: a held task keeps its VM locked in the simulator, and the
+// test would hang instead of failing. The bound only matters to a failing test.
+func releaseUnlessCancelled(t *testing.T, hold *sim.Hold, n int) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if hold.WaitCancelled(ctx, n) != nil {
+		t.Errorf("the client did not cancel the %d tasks in flight in vCenter", n)
+		hold.Release()
+	}
+}
+
+// TestACloneCancelledLateIsRemoved: a clone task cancelled after it made
+// its VM (vCenter may leave it) ends the deployment without that VM.
+func TestACloneCancelledLateIsRemoved(t *testing.T) {
+	s, c := startSim(t, sim.Options{Testbed: testbedOf(3, "ESA")})
+	hold := s.HoldTasks("CloneVm")
+	defer hold.Release()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		if hold.Wait(ctx, 1) == nil {
+			cancel()
+			releaseUnlessCancelled(t, hold, 1)
+		}
+	}()
+	spec := smallSpec("part")
+	spec.Count, spec.PerHost, spec.Pool = 1, 0, 1
+	_, err := c.DeployWorkers(ctx, spec)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", err)
+	}
+	if hold.Cancelled() != 1 {
+		t.Errorf("the clone task was not cancelled in vCenter")
+	}
+	if left := vmNames(t, s, "part-"); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
+	}
+	if _, err := c.finder.VirtualMachine(context.Background(), DefaultTemplate); err != nil {
+		t.Errorf("the template is gone: %v", err)
 	}
 }
 
