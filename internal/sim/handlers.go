@@ -15,6 +15,7 @@ func (s *Sim) vimHandler(ctx *simulator.Context, m *simulator.Method) (mo.Refere
 	if f := s.faults.pick(m.Name); f != nil {
 		return nil, f
 	}
+	routeHostCall(m)
 	if m.Name == "CancelTask" && s.holds.cancel(m.This) {
 		return &cancelAccepted{m.This}, nil
 	}

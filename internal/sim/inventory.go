@@ -27,6 +27,7 @@ func (s *Sim) shape() error {
 		shapeHost(h, s.Testbed, i)
 		hosts = append(hosts, h)
 	}
+	s.addVsanSystems(hosts)
 
 	finder := find.NewFinder(c, true)
 	dc, err := finder.Datacenter(ctx, Datacenter)

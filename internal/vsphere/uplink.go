@@ -80,6 +80,9 @@ func (c *Client) vsanNetwork(ctx context.Context) (*vsanNetwork, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A host isolated by an event (vSAN traffic taken off its VMkernel
+	// NIC) is out of the vSAN network until it is restored.
+	hosts = slices.DeleteFunc(hosts, isolated)
 	n := &vsanNetwork{hosts: hosts}
 	var port *types.DistributedVirtualSwitchPortConnection
 	var dvsHosts, stdHosts []string

@@ -1,0 +1,221 @@
+package vsphere
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vmware/govmomi/find"
+	"github.com/vmware/govmomi/property"
+	"github.com/vmware/govmomi/vim25"
+	"github.com/vmware/govmomi/vim25/mo"
+	"github.com/vmware/govmomi/vim25/types"
+
+	"starbench/internal/sim"
+)
+
+// hostSeen reads a host through an independent client.
+func hostSeen(t *testing.T, c *vim25.Client, name string) mo.HostSystem {
+	t.Helper()
+	ctx := context.Background()
+	ref, err := find.NewFinder(c, false).HostSystem(ctx, "/"+sim.Datacenter+"/host/"+sim.Cluster+"/"+name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h mo.HostSystem
+	if err := property.DefaultCollector(c).RetrieveOne(ctx, ref.Reference(), []string{"runtime", "vm", "configManager"}, &h); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func TestMaintenanceModeMovesWorkersAndComesBack(t *testing.T) {
+	s, c := startSim(t, sim.Options{Testbed: testbedOf(4, "ESA")})
+	ctx := context.Background()
+	workers, err := c.DeployWorkers(ctx, smallSpec("w"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	victim := workers[0].Host
+	other := independentClient(t, s)
+
+	if _, err := c.Maintenance(ctx, victim, true, "keep_everything", 0); err == nil || !strings.Contains(err.Error(), "ensure_accessibility, full_data_migration, no_data_migration") {
+		t.Fatalf("an unknown evacuation mode: %v, want the modes listed", err)
+	}
+	prev, err := c.Maintenance(ctx, victim, true, "full_data_migration", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if prev.Maintenance || !prev.Serving() {
+		t.Errorf("the host before: %+v, want serving", prev)
+	}
+	h := hostSeen(t, other, victim)
+	if !h.Runtime.InMaintenanceMode {
+		t.Errorf("%s is not in maintenance mode as another client sees it", victim)
+	}
+	if len(h.Vm) != 0 {
+		t.Errorf("%s still runs %d VMs in maintenance mode; the workers should have moved", victim, len(h.Vm))
+	}
+	moved, err := c.WorkersByVM(ctx, []string{workers[0].VM, workers[1].VM})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range moved {
+		if w.Host == victim || w.Host == "" {
+			t.Errorf("worker %s runs on %q after its host entered maintenance mode", w.Name, w.Host)
+		}
+	}
+	if _, err := c.Maintenance(ctx, victim, false, "", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if hostSeen(t, other, victim).Runtime.InMaintenanceMode {
+		t.Errorf("%s is still in maintenance mode as another client sees it", victim)
+	}
+}
+
+func TestMaintenanceModeFailsWhenNoHostCanTakeTheVMs(t *testing.T) {
+	_, c := startSim(t, sim.Options{Testbed: testbedOf(3, "ESA")})
+	ctx := context.Background()
+	if _, err := c.DeployWorkers(ctx, smallSpec("w")); err != nil {
+		t.Fatal(err)
+	}
+	states, err := c.HostStates(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range states[:2] {
+		if _, err := c.Maintenance(ctx, h.Name, true, "no_data_migration", time.Minute); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err = c.Maintenance(ctx, states[2].Name, true, "ensure_accessibility", time.Minute)
+	if err == nil || !strings.Contains(err.Error(), "InsufficientResourcesFault") {
+		t.Fatalf("the last serving host into maintenance mode with workers on it: %v, want InsufficientResourcesFault", err)
+	}
+}
+
+func TestIsolateHostTakesVsanTrafficOffItsVmknicAndBack(t *testing.T) {
+	s, c := startSim(t, sim.Options{Testbed: testbedOf(4, "OSA")})
+	ctx := context.Background()
+	other := independentClient(t, s)
+	victim := "DC0_C0_H1"
+	f, err := c.FailHost(ctx, victim, Isolate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Vnic != "vmk2" {
+		t.Errorf("isolated through %q, want the vSAN vmknic vmk2", f.Vnic)
+	}
+	var vs mo.HostVsanSystem
+	if err := propertyOf(ctx, other, *hostSeen(t, other, victim).ConfigManager.VsanSystem, "config", &vs); err != nil {
+		t.Fatal(err)
+	}
+	if vs.Config.NetworkInfo == nil || len(vs.Config.NetworkInfo.Port) != 0 {
+		t.Errorf("the isolated host's vSAN ports as another client sees them: %+v, want none", vs.Config.NetworkInfo)
+	}
+	st, err := c.HostState(ctx, victim)
+	if err != nil || st.VSANNetwork || st.Serving() {
+		t.Fatalf("isolated host reads %+v, %v; want off the vSAN network", st, err)
+	}
+	// The cluster's settings still read (from the hosts on the vSAN network).
+	if _, err := c.State(ctx); err != nil {
+		t.Errorf("cluster state with one host isolated: %v", err)
+	}
+	if _, err := c.FailHost(ctx, victim, Isolate); err == nil {
+		t.Error("isolating an isolated host succeeded")
+	}
+	if err := c.RestoreHost(ctx, f, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := propertyOf(ctx, other, vs.Self, "config", &vs); err != nil {
+		t.Fatal(err)
+	}
+	if vs.Config.NetworkInfo == nil || len(vs.Config.NetworkInfo.Port) != 1 || vs.Config.NetworkInfo.Port[0].Device != "vmk2" {
+		t.Errorf("the restored host's vSAN ports: %+v, want vmk2", vs.Config.NetworkInfo)
+	}
+	if st, _ := c.HostState(ctx, victim); !st.Serving() {
+		t.Errorf("restored host reads %+v, want serving", st)
+	}
+}
+
+func TestPowerOffHostStopsItsVMsAndPowersBackOn(t *testing.T) {
+	s, c := startSim(t, sim.Options{Testbed: testbedOf(4, "ESA")})
+	ctx := context.Background()
+	workers, err := c.DeployWorkers(ctx, smallSpec("w"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	victim := workers[0].Host
+	other := independentClient(t, s)
+	if _, err := c.FailHost(ctx, victim, "unplug"); err == nil || !strings.Contains(err.Error(), `"isolate"`) {
+		t.Fatalf("an unknown failure: %v, want the choices named", err)
+	}
+	f, err := c.FailHost(ctx, victim, PowerOff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := hostSeen(t, other, victim)
+	if h.Runtime.PowerState != types.HostSystemPowerStatePoweredOff || h.Runtime.ConnectionState == types.HostSystemConnectionStateConnected {
+		t.Errorf("powered-off host as another client sees it: %s, %s", h.Runtime.PowerState, h.Runtime.ConnectionState)
+	}
+	for _, ref := range h.Vm {
+		var vm mo.VirtualMachine
+		if err := propertyOf(ctx, other, ref, "runtime.powerState", &vm); err != nil {
+			t.Fatal(err)
+		}
+		if vm.Runtime.PowerState != types.VirtualMachinePowerStatePoweredOff {
+			t.Errorf("VM %s on the powered-off host is %s", ref.Value, vm.Runtime.PowerState)
+		}
+	}
+	if err := c.RestoreHost(ctx, f, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if h := hostSeen(t, other, victim); h.Runtime.PowerState != types.HostSystemPowerStatePoweredOn || h.Runtime.ConnectionState != types.HostSystemConnectionStateConnected {
+		t.Errorf("restored host as another client sees it: %s, %s", h.Runtime.PowerState, h.Runtime.ConnectionState)
+	}
+}
+
+func TestSnapshotsOfWorkersAreCreatedAndDeleted(t *testing.T) {
+	s, c := startSim(t, sim.Options{Testbed: testbedOf(3, "ESA")})
+	ctx := context.Background()
+	workers, err := c.DeployWorkers(ctx, smallSpec("w"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := independentClient(t, s)
+	seen := func(w Worker) []string {
+		var vm mo.VirtualMachine
+		if err := propertyOf(ctx, other, types.ManagedObjectReference{Type: "VirtualMachine", Value: w.VM}, "snapshot", &vm); err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		if vm.Snapshot != nil {
+			for _, t := range vm.Snapshot.RootSnapshotList {
+				names = append(names, t.Name)
+			}
+		}
+		return names
+	}
+	if err := c.CreateSnapshot(ctx, workers, "backup-1", 4); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range workers {
+		if got := seen(w); !slices.Equal(got, []string{"backup-1"}) {
+			t.Errorf("%s has snapshots %v as another client sees them, want [backup-1]", w.Name, got)
+		}
+	}
+	if err := c.DeleteSnapshot(ctx, workers, "backup-1", 4); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range workers {
+		if got := seen(w); len(got) != 0 {
+			t.Errorf("%s still has snapshots %v", w.Name, got)
+		}
+	}
+	// Deleting again is a no-op: undo after a crash may find it done.
+	if err := c.DeleteSnapshot(ctx, workers, "backup-1", 4); err != nil {
+		t.Errorf("deleting a deleted snapshot: %v", err)
+	}
+}
