@@ -146,12 +146,12 @@ func (c *Client) Maintenance(ctx context.Context, host string, enter bool, evacu
 	if enter {
 		spec := &types.HostMaintenanceSpec{VsanMode: &types.VsanHostDecommissionMode{ObjectAction: string(action)}}
 		err = c.do(ctx, "put into maintenance mode", host, "EnterMaintenanceMode_Task", func(ctx context.Context) error {
-			_, err := waitTask(ctx, func() (*object.Task, error) { return obj.EnterMaintenanceMode(ctx, secs, true, spec) })
+			_, err := waitTask(ctx, func(ctx context.Context) (*object.Task, error) { return obj.EnterMaintenanceMode(ctx, secs, true, spec) })
 			return err
 		})
 	} else {
 		err = c.do(ctx, "take out of maintenance mode", host, "ExitMaintenanceMode_Task", func(ctx context.Context) error {
-			_, err := waitTask(ctx, func() (*object.Task, error) { return obj.ExitMaintenanceMode(ctx, secs) })
+			_, err := waitTask(ctx, func(ctx context.Context) (*object.Task, error) { return obj.ExitMaintenanceMode(ctx, secs) })
 			return err
 		})
 	}
@@ -205,7 +205,7 @@ func (c *Client) FailHost(ctx context.Context, host, how string) (HostFailure, e
 			return f, fmt.Errorf("host %s is powered %s already", host, h.Runtime.PowerState)
 		}
 		err = c.do(ctx, "power off", host, "ShutdownHost_Task", func(ctx context.Context) error {
-			_, err := waitTask(ctx, func() (*object.Task, error) {
+			_, err := waitTask(ctx, func(ctx context.Context) (*object.Task, error) {
 				res, err := methods.ShutdownHost_Task(ctx, c.vim, &types.ShutdownHost_Task{This: h.Self, Force: true})
 				if err != nil {
 					return nil, err
@@ -244,7 +244,7 @@ func (c *Client) RestoreHost(ctx context.Context, f HostFailure, timeout time.Du
 			timeout = 30 * time.Minute
 		}
 		err = c.do(ctx, "power on", f.Host, "PowerUpHostFromStandBy_Task", func(ctx context.Context) error {
-			_, err := waitTask(ctx, func() (*object.Task, error) {
+			_, err := waitTask(ctx, func(ctx context.Context) (*object.Task, error) {
 				res, err := methods.PowerUpHostFromStandBy_Task(ctx, c.vim, &types.PowerUpHostFromStandBy_Task{This: h.Self, TimeoutSec: int32(timeout / time.Second)})
 				if err != nil {
 					return nil, err
@@ -288,7 +288,7 @@ func (c *Client) tagVsan(ctx context.Context, h mo.HostSystem, device string, on
 		if on {
 			ports = append(ports, types.VsanHostConfigInfoNetworkInfoPortConfig{Device: device})
 		}
-		_, err := waitTask(ctx, func() (*object.Task, error) {
+		_, err := waitTask(ctx, func(ctx context.Context) (*object.Task, error) {
 			return vs.Update(ctx, types.VsanHostConfigInfo{NetworkInfo: &types.VsanHostConfigInfoNetworkInfo{Port: ports}})
 		})
 		return err
@@ -300,7 +300,7 @@ func (c *Client) tagVsan(ctx context.Context, h mo.HostSystem, device string, on
 func (c *Client) CreateSnapshot(ctx context.Context, workers []Worker, name string, parallel int) error {
 	return c.eachWorker(ctx, workers, parallel, func(ctx context.Context, w Worker, vm *object.VirtualMachine) error {
 		return c.do(ctx, "snapshot", w.Name, "CreateSnapshot_Task", func(ctx context.Context) error {
-			_, err := waitTask(ctx, func() (*object.Task, error) { return vm.CreateSnapshot(ctx, name, "starbench", false, false) })
+			_, err := waitTask(ctx, func(ctx context.Context) (*object.Task, error) { return vm.CreateSnapshot(ctx, name, "starbench", false, false) })
 			return err
 		})
 	})
@@ -316,7 +316,7 @@ func (c *Client) DeleteSnapshot(ctx context.Context, workers []Worker, name stri
 		}
 		consolidate := true
 		return c.do(ctx, "delete snapshot "+name+" of", w.Name, "RemoveSnapshot_Task", func(ctx context.Context) error {
-			_, err := waitTask(ctx, func() (*object.Task, error) { return vm.RemoveSnapshot(ctx, name, false, &consolidate) })
+			_, err := waitTask(ctx, func(ctx context.Context) (*object.Task, error) { return vm.RemoveSnapshot(ctx, name, false, &consolidate) })
 			return err
 		})
 	})
