@@ -146,7 +146,9 @@ func (c *Client) Maintenance(ctx context.Context, host string, enter bool, evacu
 	if enter {
 		spec := &types.HostMaintenanceSpec{VsanMode: &types.VsanHostDecommissionMode{ObjectAction: string(action)}}
 		err = c.do(ctx, "put into maintenance mode", host, "EnterMaintenanceMode_Task", func(ctx context.Context) error {
-			_, err := waitTask(ctx, func(ctx context.Context) (*object.Task, error) { return obj.EnterMaintenanceMode(ctx, secs, true, spec) })
+			_, err := waitTask(ctx, func(ctx context.Context) (*object.Task, error) {
+				return obj.EnterMaintenanceMode(ctx, secs, true, spec)
+			})
 			return err
 		})
 	} else {
@@ -300,7 +302,9 @@ func (c *Client) tagVsan(ctx context.Context, h mo.HostSystem, device string, on
 func (c *Client) CreateSnapshot(ctx context.Context, workers []Worker, name string, parallel int) error {
 	return c.eachWorker(ctx, workers, parallel, func(ctx context.Context, w Worker, vm *object.VirtualMachine) error {
 		return c.do(ctx, "snapshot", w.Name, "CreateSnapshot_Task", func(ctx context.Context) error {
-			_, err := waitTask(ctx, func(ctx context.Context) (*object.Task, error) { return vm.CreateSnapshot(ctx, name, "starbench", false, false) })
+			_, err := waitTask(ctx, func(ctx context.Context) (*object.Task, error) {
+				return vm.CreateSnapshot(ctx, name, "starbench", false, false)
+			})
 			return err
 		})
 	})
@@ -316,7 +320,9 @@ func (c *Client) DeleteSnapshot(ctx context.Context, workers []Worker, name stri
 		}
 		consolidate := true
 		return c.do(ctx, "delete snapshot "+name+" of", w.Name, "RemoveSnapshot_Task", func(ctx context.Context) error {
-			_, err := waitTask(ctx, func(ctx context.Context) (*object.Task, error) { return vm.RemoveSnapshot(ctx, name, false, &consolidate) })
+			_, err := waitTask(ctx, func(ctx context.Context) (*object.Task, error) {
+				return vm.RemoveSnapshot(ctx, name, false, &consolidate)
+			})
 			return err
 		})
 	})
