@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,6 +30,15 @@ type cluster struct {
 	// iops returns a run's IOPS (100 when nil).
 	iops func(store.RunKey) float64
 	runs int
+	// ranUnder records, per run, the settings the cluster had when it
+	// started: what the run actually measured.
+	ranUnder []ranUnder
+}
+
+// ranUnder is one run and the settings it ran under.
+type ranUnder struct {
+	key      store.RunKey
+	settings map[string]string
 }
 
 func newCluster(s *Spec) *cluster {
@@ -70,6 +80,7 @@ func (c *cluster) Prepare(ctx context.Context) error {
 func (c *cluster) Warmup(ctx context.Context, w int) error { return nil }
 
 func (c *cluster) Run(ctx context.Context, w int, k store.RunKey) (*fio.Result, error) {
+	c.ranUnder = append(c.ranUnder, ranUnder{k, maps.Clone(c.settings)})
 	c.runs++
 	if c.runs == c.cancelAt {
 		c.cancel()
@@ -89,7 +100,7 @@ func (c *cluster) Metrics(ctx context.Context, start, end time.Time) ([]store.Ho
 	return []store.HostMetric{{Host: "esx1", Metric: "cpu", At: start, Value: 1}}, nil
 }
 
-func execute(t *testing.T, ctx context.Context, path string, s *Spec, c *cluster, opt store.Options, rerunFailed bool) (Summary, error, string) {
+func execute(t *testing.T, ctx context.Context, path string, s *Spec, c Actions, opt store.Options, rerunFailed bool) (Summary, error, string) {
 	t.Helper()
 	st, err := store.Open(ctx, path, s.Name, opt)
 	if err != nil {
@@ -124,6 +135,27 @@ func storedRuns(t *testing.T, path string) map[store.RunKey]string {
 	return done
 }
 
+// assertRanUnderTheirCells checks that every run c executed found the
+// cluster set as its cell says, factor by factor, and that there were want
+// runs.
+func assertRanUnderTheirCells(t *testing.T, c *cluster, want int) {
+	t.Helper()
+	if len(c.ranUnder) != want {
+		t.Errorf("%d runs executed, want %d", len(c.ranUnder), want)
+	}
+	for _, r := range c.ranUnder {
+		cell := map[string]string{}
+		for _, part := range strings.Fields(r.key.Cell) {
+			f, l, _ := strings.Cut(part, "=")
+			cell[f] = l
+		}
+		if !maps.Equal(cell, r.settings) {
+			t.Errorf("run %s ran under %v, want its cell's settings %v", r.key, r.settings, cell)
+			return
+		}
+	}
+}
+
 func assertRestored(t *testing.T, c *cluster) {
 	t.Helper()
 	for name, v := range c.settings {
@@ -147,6 +179,7 @@ func TestExecuteStoresEveryRunAndRestores(t *testing.T) {
 	if done := storedRuns(t, path); len(done) != 64 {
 		t.Fatalf("%d runs stored, want 64", len(done))
 	}
+	assertRanUnderTheirCells(t, c, 64)
 	assertRestored(t, c)
 	if n := strings.Count(strings.Join(c.log, "\n"), "prepare"); n != 2 {
 		t.Errorf("%d preparations, want 2", n)
@@ -176,11 +209,15 @@ func TestInterruptRestoresAndResumeCompletes(t *testing.T) {
 	if done := storedRuns(t, path); len(done) != 22 {
 		t.Fatalf("%d runs stored, want 22 (the interrupted one is not stored)", len(done))
 	}
+	assertRanUnderTheirCells(t, c, 23)
+	// The next process starts from the cluster as the interruption left it
+	// (restored), in the middle of a cell.
 	c2 := newCluster(s)
 	sum, err, _ := execute(t, context.Background(), path, s, c2, store.Options{Simulated: true}, false)
 	if err != nil || sum.Ran != 42 || !sum.Complete {
 		t.Fatalf("resume: %+v %v", sum, err)
 	}
+	assertRanUnderTheirCells(t, c2, 42)
 	assertRestored(t, c2)
 }
 
@@ -200,7 +237,42 @@ func TestCrashedSettingsRestoredByNextProcess(t *testing.T) {
 	if _, err, _ := execute(t, context.Background(), path, s, c, store.Options{Simulated: true}, false); err != nil {
 		t.Fatal(err)
 	}
+	assertRanUnderTheirCells(t, c, 64)
 	assertRestored(t, c)
+}
+
+// killedCluster is a cluster whose process dies at a run: the run is not
+// stored and nothing is restored (the settings stay where the process left
+// them), as after SIGKILL.
+type killedCluster struct{ *cluster }
+
+func (k killedCluster) Restore(ctx context.Context, f int, token string) error {
+	return errors.New("the process was killed")
+}
+
+// TestResumeAfterKillRunsEveryCellUnderItsSettings: a process killed in the
+// middle of a cell leaves the cluster as that cell set it; the next one
+// finds it so, completes every cell under its own settings (not only the
+// factors that differ from the cell before the first one it runs), and
+// restores what the first process found.
+func TestResumeAfterKillRunsEveryCellUnderItsSettings(t *testing.T) {
+	s := matrix16()
+	path := filepath.Join(t.TempDir(), "wwt.db")
+	for _, killAt := range []int{3, 11, 30} { // mid cell 1, mid cell 3 (after a policy change), mid cell 8
+		c := newCluster(s)
+		ctx, cancel := context.WithCancel(context.Background())
+		c.cancelAt, c.cancel = killAt, cancel
+		execute(t, ctx, path, s, killedCluster{c}, store.Options{Simulated: true, Fresh: true}, false)
+		left := maps.Clone(c.settings)
+		next := newCluster(s)
+		next.settings = left
+		sum, err, _ := execute(t, context.Background(), path, s, next, store.Options{Simulated: true}, false)
+		if err != nil || !sum.Complete || sum.Ran != 64-(killAt-1) {
+			t.Fatalf("kill at run %d, then resume: %+v %v", killAt, sum, err)
+		}
+		assertRanUnderTheirCells(t, next, 64-(killAt-1))
+		assertRestored(t, next)
+	}
 }
 
 func TestFailedRunsKeptThenRerun(t *testing.T) {
@@ -221,10 +293,12 @@ func TestFailedRunsKeptThenRerun(t *testing.T) {
 	if sum.Ran != 0 {
 		t.Fatalf("without --rerun-failed %d runs ran, want 0", sum.Ran)
 	}
+	c.ranUnder = nil
 	sum, err, _ = execute(t, context.Background(), path, s, c, store.Options{Simulated: true}, true)
 	if err != nil || sum.Ran != 1 || sum.Failed != 0 {
 		t.Fatalf("rerun-failed: %+v %v", sum, err)
 	}
+	assertRanUnderTheirCells(t, c, 1)
 	if done := storedRuns(t, path); done[bad] != store.StatusOK || len(done) != 64 {
 		t.Fatalf("after rerun: %s is %q, %d runs", bad, done[bad], len(done))
 	}
