@@ -2,6 +2,7 @@ package builtins
 
 import (
 	"fmt"
+	"time"
 
 	"go.starlark.net/starlark"
 
@@ -18,8 +19,8 @@ func NewPolicyModule(deps Deps) *runtime.Module {
 		Members: []runtime.Member{
 			{Name: "vsan", Params: "(name, raid=\"raid1\", ftt=None, stripe_width=1, compression=None, checksum=True)",
 				Doc: "create or update a vSAN storage policy after checking it against the cluster", Fn: p.vsan},
-			{Name: "apply", Params: "(workers, policy)",
-				Doc: "assign a policy to every data disk of workers, wait for compliance, return the workers updated", Fn: p.apply},
+			{Name: "apply", Params: "(workers, policy, timeout=\"30m\")",
+				Doc: "assign a policy to every data disk of workers, wait (at most timeout) until vSAN reports them compliant, return the workers updated", Fn: p.apply},
 		},
 	}
 }
@@ -65,7 +66,8 @@ func (p policyModule) vsan(thread *starlark.Thread, b *starlark.Builtin, args st
 func (p policyModule) apply(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var ws workersArg
 	var policy policyArg
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "workers", &ws, "policy", &policy); err != nil {
+	timeout := durationArg{d: 30 * time.Minute}
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "workers", &ws, "policy", &policy, "timeout?", &timeout); err != nil {
 		return nil, err
 	}
 	t, err := p.deps.target(thread)
@@ -79,7 +81,7 @@ func (p policyModule) apply(thread *starlark.Thread, b *starlark.Builtin, args s
 		}
 		targets = append(targets, vsphere.Worker{Name: w.FioWorker().Name, VM: w.VM})
 	}
-	updated, err := t.VSphere.ApplyPolicy(runtime.Context(thread), targets, policy.name, 8)
+	updated, err := t.VSphere.ApplyPolicy(runtime.Context(thread), targets, policy.name, 8, timeout.d)
 	if err != nil {
 		return nil, err
 	}

@@ -18,18 +18,57 @@ import (
 type diskPolicies struct {
 	mu sync.Mutex
 	m  map[string]string // entity key -> profile id
+	// resync is how many compliance checks a newly assigned policy reads
+	// nonCompliant (a negative number: for ever); pending counts them down.
+	resync  int
+	pending map[string]int
 }
 
-func newDiskPolicies() *diskPolicies { return &diskPolicies{m: map[string]string{}} }
+func newDiskPolicies() *diskPolicies {
+	return &diskPolicies{m: map[string]string{}, pending: map[string]int{}}
+}
 
 func (d *diskPolicies) set(key, profile string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if profile == "" {
 		delete(d.m, key)
+		delete(d.pending, key)
 		return
 	}
+	if d.m[key] != profile && d.resync != 0 {
+		d.pending[key] = d.resync
+	}
 	d.m[key] = profile
+}
+
+// resyncing says whether key's objects are still being moved to its
+// policy, and counts one compliance check of it.
+func (d *diskPolicies) resyncing(key string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	n, ok := d.pending[key]
+	switch {
+	case !ok:
+		return false
+	case n > 0:
+		if n == 1 {
+			delete(d.pending, key)
+		} else {
+			d.pending[key] = n - 1
+		}
+	}
+	return true
+}
+
+// SetResync makes every policy assigned from now on read nonCompliant for
+// the next checks compliance checks of its disk, as vSAN reports a disk
+// whose objects it is still moving to a new layout; a negative number
+// means a resync that never ends.
+func (s *Sim) SetResync(checks int) {
+	s.policies.mu.Lock()
+	defer s.policies.mu.Unlock()
+	s.policies.resync = checks
 }
 
 func (d *diskPolicies) get(key string) string {
@@ -141,8 +180,8 @@ func (m *profileManager) PbmQueryAssociatedProfiles(req *pbmtypes.PbmQueryAssoci
 }
 
 // complianceManager reports an entity compliant when the policy it is
-// associated with is the one asked about (or any policy, when none is named).
-// The simulated vSAN places objects instantly, so compliance needs no resync.
+// associated with is the one asked about (or any policy, when none is named)
+// and no resync of it is pending (see SetResync).
 type complianceManager struct {
 	types.ManagedObjectReference
 	sim *Sim
@@ -155,7 +194,7 @@ func (c *complianceManager) results(entities []pbmtypes.PbmServerObjectRef, want
 		if id := c.sim.policies.get(e.Key); id != "" {
 			r.Profile = &pbmtypes.PbmProfileId{UniqueId: id}
 			r.ComplianceStatus = "compliant"
-			if want != nil && want.UniqueId != id {
+			if (want != nil && want.UniqueId != id) || c.sim.policies.resyncing(e.Key) {
 				r.ComplianceStatus = "nonCompliant"
 			}
 		}

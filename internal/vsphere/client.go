@@ -46,6 +46,8 @@ type Options struct {
 	KeepAlive time.Duration
 	// Retry says how transient faults are retried (zero = DefaultRetry).
 	Retry Retry
+	// Compliance says how long to wait for disks to comply with a policy.
+	Compliance Compliance
 	// InProcess, when set, carries the SOAP calls of each SDK path
 	// (vim25.Path, pbm.Path, vsan.Path) instead of HTTPS: an embedded
 	// simulator serving them in process, in a session of its own, so there
@@ -61,15 +63,16 @@ type Options struct {
 
 // Client is a logged-in vCenter connection.
 type Client struct {
-	vim     *vim25.Client
-	pbm     *pbm.Client
-	vsan    soap.RoundTripper // the vSAN health service
-	finder  *find.Finder
-	dc      *object.Datacenter
-	cluster *object.ClusterComputeResource
-	retry   Retry
-	keep    *keepalive.HandlerSOAP
-	host    string
+	vim        *vim25.Client
+	pbm        *pbm.Client
+	vsan       soap.RoundTripper // the vSAN health service
+	finder     *find.Finder
+	dc         *object.Datacenter
+	cluster    *object.ClusterComputeResource
+	retry      Retry
+	compliance Compliance
+	keep       *keepalive.HandlerSOAP
+	host       string
 
 	mu          sync.Mutex
 	policyNames map[string]string // SPBM profile id -> name
@@ -104,7 +107,7 @@ func connect(ctx context.Context, opts Options) (*Client, error) {
 		return nil, fmt.Errorf("cannot reach vCenter at %s: %w", u.Host, err)
 	}
 
-	c := &Client{vim: vc, retry: opts.Retry.orDefault(), host: u.Host, policyNames: map[string]string{}}
+	c := &Client{vim: vc, retry: opts.Retry.orDefault(), compliance: opts.Compliance.orDefault(), host: u.Host, policyNames: map[string]string{}}
 	if opts.Version != nil {
 		c.cache = &readCache{version: opts.Version}
 	}

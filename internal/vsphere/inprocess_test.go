@@ -80,7 +80,7 @@ func drive(t *testing.T, c *Client) answers {
 	spec.Policy, spec.Pool = "r1", 1
 	a.Deployed, err = c.DeployWorkers(ctx, spec)
 	must(err)
-	a.Applied, err = c.ApplyPolicy(ctx, a.Deployed, "r5", 1)
+	a.Applied, err = c.ApplyPolicy(ctx, a.Deployed, "r5", 1, 0)
 	must(err)
 	a.Before, err = c.State(ctx)
 	must(err)
@@ -183,7 +183,7 @@ func TestReadsAreKeptWhileTheVersionStandsStill(t *testing.T) {
 	if _, err := other.SetPolicy(ctx, PolicySpec{Name: "r5", RAID: "raid5"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := other.ApplyPolicy(ctx, deployed, "r5", 4); err != nil {
+	if _, err := other.ApplyPolicy(ctx, deployed, "r5", 4, 0); err != nil {
 		t.Fatal(err)
 	}
 	ws, st, p := read()

@@ -1,6 +1,7 @@
 package vsphere
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sort"
@@ -321,8 +322,9 @@ func (c *Client) assignPolicy(ctx context.Context, name string, vm *object.Virtu
 }
 
 // ApplyPolicy assigns the named policy to every data disk of workers, waits
-// until vSAN reports them compliant, and returns the workers read back.
-func (c *Client) ApplyPolicy(ctx context.Context, workers []Worker, policy string, parallel int) ([]Worker, error) {
+// until vSAN reports them compliant (at most timeout; 0 = the client's
+// Compliance.Timeout), and returns the workers read back.
+func (c *Client) ApplyPolicy(ctx context.Context, workers []Worker, policy string, parallel int, timeout time.Duration) ([]Worker, error) {
 	if parallel <= 0 {
 		parallel = 8
 	}
@@ -346,18 +348,41 @@ func (c *Client) ApplyPolicy(ctx context.Context, workers []Worker, policy strin
 	if err != nil {
 		return nil, err
 	}
-	return updated, c.waitCompliant(ctx, updated, id, policy)
+	return updated, c.waitCompliant(ctx, updated, id, policy, timeout)
 }
 
-// ComplianceTimeout bounds the wait for vSAN to bring disks into compliance.
-var ComplianceTimeout = 30 * time.Minute
+// Compliance says how long and how often to wait for vSAN to bring disks
+// into compliance with a policy (a resync can take hours on a full cluster).
+type Compliance struct {
+	Timeout time.Duration // 0 = 30 minutes
+	Poll    time.Duration // first wait between checks, doubling to 30 s (0 = 1 s)
+}
+
+func (w Compliance) orDefault() Compliance {
+	if w.Timeout <= 0 {
+		w.Timeout = 30 * time.Minute
+	}
+	if w.Poll <= 0 {
+		w.Poll = time.Second
+	}
+	return w
+}
 
 // waitCompliant polls SPBM until every data disk of workers complies with
 // profile, or fails naming the disks that do not.
-func (c *Client) waitCompliant(ctx context.Context, workers []Worker, profile, name string) error {
+func (c *Client) waitCompliant(ctx context.Context, workers []Worker, profile, name string, timeout time.Duration) error {
+	if timeout <= 0 {
+		timeout = c.compliance.Timeout
+	}
 	entities := diskEntities(workers)
-	deadline := time.Now().Add(ComplianceTimeout)
-	wait := time.Second
+	names := map[string]string{}
+	for _, w := range workers {
+		for _, d := range w.Disks {
+			names[diskEntity(w.VM, d.Key).Key] = w.Name + " " + d.Name
+		}
+	}
+	deadline := time.Now().Add(timeout)
+	wait := c.compliance.Poll
 	for {
 		var bad []string
 		for start := 0; start < len(entities); start += 1000 {
@@ -370,7 +395,7 @@ func (c *Client) waitCompliant(ctx context.Context, workers []Worker, profile, n
 			}
 			for _, r := range res.Returnval {
 				if r.ComplianceStatus != string(pbmtypes.PbmComplianceStatusCompliant) {
-					bad = append(bad, r.Entity.Key+" ("+r.ComplianceStatus+")")
+					bad = append(bad, cmp.Or(names[r.Entity.Key], r.Entity.Key)+" ("+r.ComplianceStatus+")")
 				}
 			}
 		}
@@ -378,7 +403,8 @@ func (c *Client) waitCompliant(ctx context.Context, workers []Worker, profile, n
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%d disks are not compliant with storage policy %q after %s: %s", len(bad), name, ComplianceTimeout, strings.Join(first(bad, 5), ", "))
+			return fmt.Errorf("%d disks are not compliant with storage policy %q after %s: %s; vSAN may still be moving their data (see the resync status in the vSphere Client): policy.apply(workers, %q, timeout=\"2h\") waits longer",
+				len(bad), name, timeout, strings.Join(first(bad, 5), ", "), name)
 		}
 		select {
 		case <-ctx.Done():

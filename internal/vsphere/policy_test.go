@@ -4,6 +4,10 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
+
+	pbmmethods "github.com/vmware/govmomi/pbm/methods"
+	pbmtypes "github.com/vmware/govmomi/pbm/types"
 
 	"starbench/internal/model"
 	"starbench/internal/sim"
@@ -93,7 +97,7 @@ func TestPolicyCreateUpdateReadBackAndApply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	applied, err := c.ApplyPolicy(ctx, again[:2], "bench", 2)
+	applied, err := c.ApplyPolicy(ctx, again[:2], "bench", 2, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +122,7 @@ func TestPolicyCreateUpdateReadBackAndApply(t *testing.T) {
 			}
 		}
 	}
-	if _, err := c.ApplyPolicy(ctx, now, "nope", 2); err == nil || !strings.Contains(err.Error(), `"bench"`) {
+	if _, err := c.ApplyPolicy(ctx, now, "nope", 2, 0); err == nil || !strings.Contains(err.Error(), `"bench"`) {
 		t.Errorf("unknown policy: got %v, want the known names listed", err)
 	}
 }
@@ -139,6 +143,64 @@ func TestPolicyCompressionReadsBack(t *testing.T) {
 		}
 		if got, err := c.Policy(ctx, tc.name); err != nil || got.Compression != tc.want {
 			t.Errorf("policy %s: compression read back %v (err %v), want %v", tc.name, got.Compression, err, tc.want)
+		}
+	}
+}
+
+// TestApplyPolicyWaitsForTheResync: the simulator reports the disks
+// nonCompliant for three checks after the change, as vSAN does while it
+// moves their data; the call returns only once they comply.
+func TestApplyPolicyWaitsForTheResync(t *testing.T) {
+	s, c := startSim(t, sim.Options{Testbed: testbedOf(4, "OSA")})
+	c.compliance.Poll = time.Millisecond
+	ctx := context.Background()
+	if _, err := c.SetPolicy(ctx, PolicySpec{Name: "r5", RAID: "raid5"}); err != nil {
+		t.Fatal(err)
+	}
+	spec := smallSpec("rs")
+	spec.PerHost = 1
+	workers, err := c.DeployWorkers(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetResync(3)
+	if _, err := c.ApplyPolicy(ctx, workers, "r5", 4, 0); err != nil {
+		t.Fatal(err)
+	}
+	id, _ := c.policyID(ctx, "r5")
+	res, err := pbmmethods.PbmCheckCompliance(ctx, c.pbm, &pbmtypes.PbmCheckCompliance{
+		This: c.pbm.ServiceContent.ComplianceManager, Entities: diskEntities(workers), Profile: &pbmtypes.PbmProfileId{UniqueId: id},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Returnval {
+		if r.ComplianceStatus != "compliant" {
+			t.Errorf("disk %s is %s after policy.apply returned", r.Entity.Key, r.ComplianceStatus)
+		}
+	}
+}
+
+// TestApplyPolicyGivesUpOnAResyncThatDoesNotEnd: the error names the disks
+// and says how to wait longer.
+func TestApplyPolicyGivesUpOnAResyncThatDoesNotEnd(t *testing.T) {
+	s, c := startSim(t, sim.Options{Testbed: testbedOf(4, "OSA")})
+	c.compliance.Poll = time.Millisecond
+	ctx := context.Background()
+	if _, err := c.SetPolicy(ctx, PolicySpec{Name: "r5", RAID: "raid5"}); err != nil {
+		t.Fatal(err)
+	}
+	spec := smallSpec("stuck")
+	spec.Count, spec.PerHost = 1, 0
+	workers, err := c.DeployWorkers(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetResync(-1)
+	_, err = c.ApplyPolicy(ctx, workers, "r5", 1, 20*time.Millisecond)
+	for _, want := range []string{`3 disks are not compliant with storage policy "r5" after 20ms`, "stuck-01 disk1 (nonCompliant)", `timeout="2h") waits longer`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("got %v, want it to contain %s", err, want)
 		}
 	}
 }

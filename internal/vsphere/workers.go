@@ -156,7 +156,7 @@ func (c *Client) DeployWorkers(ctx context.Context, spec WorkerSpec) ([]Worker, 
 		return nil, err
 	}
 	if plan.profile != "" {
-		if err := c.waitCompliant(ctx, workers, plan.profile, spec.Policy); err != nil {
+		if err := c.waitCompliant(ctx, workers, plan.profile, spec.Policy, 0); err != nil {
 			return nil, err
 		}
 	}
