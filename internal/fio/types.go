@@ -86,6 +86,9 @@ type Result struct {
 	// interval, on one time axis across all workers; nil when the data
 	// plane took none.
 	Samples []Sample
+	// Events are what happened to the cluster during the run, on the
+	// samples' time axis (see internal/events); nil when nothing did.
+	Events []Event
 	// Notes carry what the data plane wants shown beside the numbers
 	// (bottleneck, physical-bound warnings, model version).
 	Notes []string

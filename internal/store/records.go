@@ -209,6 +209,9 @@ func (s *Store) CommitRun(ctx context.Context, r Run) error {
 			if err := insertRows(ctx, tx, runID, r.Result.Rows, false); err != nil {
 				return err
 			}
+			if err := insertEvents(ctx, tx, runID, r.Result.Events); err != nil {
+				return err
+			}
 		}
 		for _, m := range r.Metrics {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO host_metrics VALUES (?,?,?,?,?)`, runID, m.Host, m.Metric, stamp(m.At), m.Value); err != nil {

@@ -106,6 +106,19 @@ CREATE TABLE originals (
 UPDATE runs SET repeat = -(repeat + 1);
 UPDATE runs SET repeat = -repeat;
 `,
+	// v3: what happened to the cluster during a run (a host failed, a
+	// snapshot was taken, a second workload started), on the samples' time
+	// axis: seconds after the measurement began.
+	`
+CREATE TABLE events (
+	run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	at_s   REAL    NOT NULL,
+	kind   TEXT    NOT NULL,
+	target TEXT    NOT NULL,
+	detail TEXT    NOT NULL
+);
+CREATE INDEX events_run ON events(run_id);
+`,
 }
 
 // SchemaVersion is the schema version this build writes.
