@@ -75,7 +75,7 @@ func (o *hostOps) EnterMaintenanceModeTask(ctx *simulator.Context, req *types.En
 	return body
 }
 
-// evacuate moves host's powered-on VMs to the other serving hosts of its
+// evacuate moves host's VMs to the other serving hosts of its
 // cluster, each to the one running the fewest VMs, as DRS in fully
 // automated mode does before a host enters maintenance mode. With nowhere to
 // go, vCenter's task would wait until its timeout; here it fails at once.
@@ -87,9 +87,11 @@ func (o *hostOps) evacuate(ctx *simulator.Context, host *simulator.HostSystem) t
 			targets = append(targets, h)
 		}
 	}
+	// Powered-off VMs (a template, a stopped worker) move too, as the
+	// vSphere Client's default "move powered-off and suspended VMs" does.
 	for _, ref := range slices.Clone(host.Vm) {
 		vm, ok := ctx.Map.Get(ref).(*simulator.VirtualMachine)
-		if !ok || vm.Runtime.PowerState != types.VirtualMachinePowerStatePoweredOn {
+		if !ok {
 			continue
 		}
 		if len(targets) == 0 {
