@@ -64,12 +64,48 @@ func (t *inProcess) RoundTrip(ctx context.Context, req, res soap.HasFault) error
 	if !src.IsValid() || src.IsNil() {
 		return soap.WrapSoapFault(simulator.Fault(method.Name+" returned no response", &types.InvalidRequest{}))
 	}
+	if task, ok := startedTask(src); ok && !t.sim.holds.isHeld(task) {
+		// The simulator's task bodies take microseconds to milliseconds,
+		// but a client waiting for one is told of its end on the property
+		// collector's next 20 ms tick: answer once the task ended, as a
+		// fast vCenter would. A held task (HoldTasks) is left to the
+		// client to wait for or cancel.
+		t.sim.tasks.wait(ctx, task, taskWaitLimit)
+	}
 	if sharesNothing[method.Name] && src.Type() == dst.Type() {
 		dst.Set(src)
 		return nil
 	}
 	dst.Set(copyAs(src, dst.Type()))
 	return nil
+}
+
+// taskWaitLimit bounds how long a call that started a task waits for it.
+const taskWaitLimit = time.Second
+
+// isHeld says whether task is held by a Hold.
+func (hs *holds) isHeld(task types.ManagedObjectReference) bool {
+	hs.mu.Lock()
+	defer hs.mu.Unlock()
+	for _, h := range hs.m {
+		h.mu.Lock()
+		_, ok := h.held[task]
+		h.mu.Unlock()
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+// startedTask returns the task a response names, when it names one.
+func startedTask(res reflect.Value) (types.ManagedObjectReference, bool) {
+	v := res.Elem().FieldByName("Returnval")
+	if !v.IsValid() {
+		return types.ManagedObjectReference{}, false
+	}
+	ref, ok := v.Interface().(types.ManagedObjectReference)
+	return ref, ok && ref.Type == "Task"
 }
 
 // sharesNothing are the methods whose responses the simulator builds from

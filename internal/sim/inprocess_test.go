@@ -12,7 +12,6 @@ import (
 	pbmmethods "github.com/vmware/govmomi/pbm/methods"
 	pbmtypes "github.com/vmware/govmomi/pbm/types"
 	"github.com/vmware/govmomi/property"
-	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25"
 	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/mo"
@@ -226,20 +225,33 @@ func TestVersionMovesOnChangesOnly(t *testing.T) {
 	if s.Version() != v {
 		t.Fatalf("reads moved the version from %d to %d", v, s.Version())
 	}
+	// Cluster settings move the version, not the VMs'.
+	v, vms := s.Version(), s.VMVersion()
+	on := true
+	if _, err := vsanext.Reconfigure(ctx, s.InProcess(vsan.Path), clusterRef(t, c), vsanext.ReconfigSpec{RdmaConfig: &vsanext.RdmaConfig{RdmaEnabled: on}}); err != nil {
+		t.Fatal(err)
+	}
+	if s.Version() == v || s.VMVersion() != vms {
+		t.Errorf("vSAN reconfiguration: version %d -> %d, VM version %d -> %d; want the first to move, not the second", v, s.Version(), vms, s.VMVersion())
+	}
 	vm := cloneTemplate(t, c)
-	// Tasks wait for release before their bodies run.
-	release := make(chan struct{})
-	s.model.Map().AddHandler(&taskHold{release: release})
+	if s.VMVersion() == vms {
+		t.Error("a clone left the VM version as it was")
+	}
+	hold := s.HoldTasks("ReconfigVm")
 	v = s.Version()
 	task, err := vm.Reconfigure(ctx, types.VirtualMachineConfigSpec{Annotation: "changed"})
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := hold.Wait(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
 	called := s.Version()
 	if called <= v {
 		t.Errorf("a reconfiguration left the version at %d", called)
 	}
-	close(release)
+	hold.Release()
 	if err := task.Wait(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -248,25 +260,30 @@ func TestVersionMovesOnChangesOnly(t *testing.T) {
 	}
 }
 
-// taskHold holds the bodies of tasks until release is closed.
-type taskHold struct{ release chan struct{} }
-
-func (h *taskHold) Reference() types.ManagedObjectReference {
-	return types.ManagedObjectReference{Type: "TestTaskHold", Value: "hold"}
-}
-
-func (h *taskHold) PutObject(_ *simulator.Context, obj mo.Reference) {
-	if t, ok := obj.(*simulator.Task); ok {
-		body := t.Execute
-		t.Execute = func(t *simulator.Task) (types.AnyType, types.BaseMethodFault) {
-			<-h.release
-			return body(t)
-		}
+// TestInProcessTaskCallsAnswerOnceTheTaskEnded: a call that starts a task
+// returns once the task ended; a task that does not end (held) does not
+// hold the call.
+func TestInProcessTaskCallsAnswerOnceTheTaskEnded(t *testing.T) {
+	s, c := startInProcess(t, Options{})
+	ctx := context.Background()
+	vm := cloneTemplate(t, c)
+	task, err := vm.Reconfigure(ctx, types.VirtualMachineConfigSpec{Annotation: "changed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var info mo.Task
+	if err := property.DefaultCollector(c).RetrieveOne(ctx, task.Reference(), []string{"info.state"}, &info); err != nil {
+		t.Fatal(err)
+	}
+	if info.Info.State != types.TaskInfoStateSuccess {
+		t.Errorf("task %s when the call that started it returned, want success", info.Info.State)
+	}
+	hold := s.HoldTasks("ReconfigVm")
+	defer hold.Release()
+	if _, err := vm.Reconfigure(ctx, types.VirtualMachineConfigSpec{Annotation: "held"}); err != nil {
+		t.Fatal(err)
 	}
 }
-
-func (h *taskHold) UpdateObject(*simulator.Context, mo.Reference, []types.PropertyChange) {}
-func (h *taskHold) RemoveObject(*simulator.Context, types.ManagedObjectReference)         {}
 
 func TestDeepCopyCopiesEverythingReachable(t *testing.T) {
 	on := true

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"sync/atomic"
 	"time"
 
@@ -81,6 +82,9 @@ type Sim struct {
 	session    *simulator.Session
 	latency    time.Duration
 	version    atomic.Uint64
+	vmVersion  atomic.Uint64
+	tasks      *taskWatch
+	home       string // the memory file system's directory of the datastores, or ""
 }
 
 // Start creates the simulated inventory of opts.Testbed and serves it.
@@ -118,14 +122,15 @@ func Start(opts Options) (*Sim, error) {
 		latency:  opts.Latency,
 	}
 	s.faults.set(opts.Faults)
+	s.home = memoryHome(model)
 	if err := s.shape(); err != nil {
-		model.Remove()
+		s.removeFiles()
 		return nil, err
 	}
 
 	cert, certPEM, err := selfSigned(opts.Listen)
 	if err != nil {
-		model.Remove()
+		s.removeFiles()
 		return nil, err
 	}
 	s.CertPEM = certPEM
@@ -155,7 +160,8 @@ func (s *Sim) extend() {
 	m := s.model.Map()
 	m.Handler = s.versioned(s.vimHandler)
 	m.AddHandler(&taskGate{sim: s})
-	m.AddHandler(&taskVersions{sim: s})
+	s.tasks = &taskWatch{sim: s}
+	m.AddHandler(s.tasks)
 	for _, ref := range m.AllReference("HostNetworkSystem") {
 		m.Put(&hostNetwork{HostNetworkSystem: ref.(*simulator.HostNetworkSystem)})
 	}
@@ -179,7 +185,36 @@ func (s *Sim) extend() {
 // Close stops the server and removes the simulator's files.
 func (s *Sim) Close() {
 	s.server.Close()
+	s.removeFiles()
+}
+
+// removeFiles removes the simulator's files.
+func (s *Sim) removeFiles() {
 	s.model.Remove()
+	if s.home != "" {
+		os.RemoveAll(s.home)
+	}
+}
+
+// memoryHome moves where the simulator keeps the files of datastores
+// created from now on (the vSAN datastore: VM files and virtual disks,
+// real files but empty) to a memory file system when the machine has one,
+// and returns that directory ("" when it stays in the temporary directory).
+// A deployment creates thousands of files: on a disk, creating them takes
+// longer than everything else it does.
+func memoryHome(m *simulator.Model) string {
+	dir, err := os.MkdirTemp("/dev/shm", "starbench-sim-")
+	if err != nil {
+		return ""
+	}
+	for _, o := range m.Map().OptionManager().Setting {
+		if ov := o.GetOptionValue(); ov.Key == "vcsim.home" {
+			ov.Value = dir
+			return dir
+		}
+	}
+	os.Remove(dir)
+	return ""
 }
 
 // Userinfo returns the simulator's login: User with a password made up for

@@ -1,6 +1,10 @@
 package sim
 
 import (
+	"context"
+	"sync"
+	"time"
+
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
@@ -9,9 +13,33 @@ import (
 // Version counts the changes to the simulated inventory and configuration:
 // it moves on every call that is not a read, when such a call returns (in
 // process), and when a task finishes. A client may keep what it read while
-// the version stands still (vsphere.Options.Version); what hosts report as
+// the version stands still (vsphere.Options.Versions); what hosts report as
 // metrics (RecordHostCPU) is no change.
 func (s *Sim) Version() uint64 { return s.version.Load() }
+
+// VMVersion is Version without the changes that leave every VM as it was
+// (cluster settings: vSAN services, uplinks): it moves when what a read of
+// worker VMs returns (hosts, guest IPs, devices, the names of their disks'
+// policies) may have changed.
+func (s *Sim) VMVersion() uint64 { return s.vmVersion.Load() }
+
+// vmNeutral are the changes that leave every VM as it was, by method and
+// by task name.
+var vmNeutral = map[string]bool{
+	"VsanClusterReconfig": true, "vsanClusterReconfig": true,
+	"ReconfigureDVPortgroup_Task": true, "reconfigureDvPortgroup": true,
+	"ReconfigureDvs_Task": true, "reconfigureDvs": true,
+	"UpdatePortGroup": true, "UpdateVirtualSwitch": true, "UpdateVirtualNic": true, "UpdatePhysicalNicLinkSpeed": true,
+	"PbmCreate": true,
+}
+
+// bump moves the versions for a change by the method or task name.
+func (s *Sim) bump(name string) {
+	s.version.Add(1)
+	if !vmNeutral[name] {
+		s.vmVersion.Add(1)
+	}
+}
 
 // readOnly are the methods that change nothing a client reads back: reads,
 // and the per-session views and filters reads go through.
@@ -37,7 +65,7 @@ var readOnly = map[string]bool{
 // changed notes that method may have changed something.
 func (s *Sim) changed(method string) {
 	if !readOnly[method] {
-		s.version.Add(1)
+		s.bump(method)
 	}
 }
 
@@ -53,25 +81,74 @@ func (s *Sim) versioned(next func(*simulator.Context, *simulator.Method) (mo.Ref
 	}
 }
 
-// taskVersions moves the version when a task's body has run: tasks change
-// the inventory after the call that started them returned.
-type taskVersions struct{ sim *Sim }
+// taskWatch moves the version when a task's body has run (tasks change the
+// inventory after the call that started them returned) and tells in-process
+// calls when the tasks they started have ended.
+type taskWatch struct {
+	sim *Sim
 
-var taskVersionsRef = types.ManagedObjectReference{Type: "StarbenchTaskVersions", Value: "task-versions"}
+	mu      sync.Mutex
+	running map[types.ManagedObjectReference]chan struct{} // closed when the task ends
+}
 
-func (v *taskVersions) Reference() types.ManagedObjectReference { return taskVersionsRef }
+var taskWatchRef = types.ManagedObjectReference{Type: "StarbenchTaskWatch", Value: "task-watch"}
 
-func (v *taskVersions) PutObject(_ *simulator.Context, obj mo.Reference) {
+func (w *taskWatch) Reference() types.ManagedObjectReference { return taskWatchRef }
+
+func (w *taskWatch) PutObject(_ *simulator.Context, obj mo.Reference) {
 	t, ok := obj.(*simulator.Task)
 	if !ok || t.Execute == nil {
 		return
 	}
-	body := t.Execute
+	w.mu.Lock()
+	if w.running == nil {
+		w.running = map[types.ManagedObjectReference]chan struct{}{}
+	}
+	w.running[t.Self] = make(chan struct{})
+	w.mu.Unlock()
+	body, name := t.Execute, t.Info.Name
 	t.Execute = func(t *simulator.Task) (types.AnyType, types.BaseMethodFault) {
-		defer v.sim.version.Add(1)
+		defer w.sim.bump(name)
 		return body(t)
 	}
 }
 
-func (v *taskVersions) UpdateObject(*simulator.Context, mo.Reference, []types.PropertyChange) {}
-func (v *taskVersions) RemoveObject(*simulator.Context, types.ManagedObjectReference)         {}
+// UpdateObject sees a task's state change to success or error.
+func (w *taskWatch) UpdateObject(_ *simulator.Context, obj mo.Reference, changes []types.PropertyChange) {
+	ref := obj.Reference()
+	if ref.Type != "Task" {
+		return
+	}
+	for _, c := range changes {
+		if c.Name != "info.state" {
+			continue
+		}
+		if st, _ := c.Val.(types.TaskInfoState); st == types.TaskInfoStateSuccess || st == types.TaskInfoStateError {
+			w.mu.Lock()
+			if done, ok := w.running[ref]; ok {
+				close(done)
+				delete(w.running, ref)
+			}
+			w.mu.Unlock()
+		}
+	}
+}
+
+func (w *taskWatch) RemoveObject(_ *simulator.Context, ref types.ManagedObjectReference) {}
+
+// wait returns when task has ended, after at most limit, or when ctx ends.
+func (w *taskWatch) wait(ctx context.Context, task types.ManagedObjectReference, limit time.Duration) {
+	w.mu.Lock()
+	done, ok := w.running[task]
+	w.mu.Unlock()
+	if !ok {
+		return
+	}
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	select {
+	case <-done:
+	case <-timer.C:
+	case <-ctx.Done():
+	}
+}

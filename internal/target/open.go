@@ -71,7 +71,7 @@ func openSimulated(ctx context.Context, opts Options) (*Target, func(), error) {
 	pass, _ := s.Userinfo().Password()
 	vo := vsphere.Options{URL: s.URL.String(), Username: s.Userinfo().Username(), Password: pass, CAPEM: s.CertPEM}
 	if kind == Embedded {
-		vo.InProcess, vo.Version = s.InProcess, s.Version
+		vo.InProcess, vo.Versions = s.InProcess, s
 	}
 	c, err := vsphere.Connect(ctx, vo)
 	if err != nil {

@@ -5,9 +5,19 @@ import (
 	"sync"
 )
 
-// readCache keeps the answers to reads while the control plane's version
-// (Options.Version) stands still: nothing the reads depend on has changed,
-// so asking again would give the same answers.
+// Versions are counters a control plane (the embedded simulator) moves when
+// its state may have changed.
+type Versions interface {
+	// Version moves on any change.
+	Version() uint64
+	// VMVersion moves on the changes that may change what a read of worker
+	// VMs returns: not on cluster settings.
+	VMVersion() uint64
+}
+
+// readCache keeps the answers to reads while a version stands still:
+// nothing the reads depend on has changed, so asking again would give the
+// same answers.
 type readCache struct {
 	version func() uint64
 
@@ -16,12 +26,12 @@ type readCache struct {
 	answers map[string]any
 }
 
-// cachedRead returns the answer to the read named key: the kept one while
-// the version stands still, else what read returns, kept if the version
-// did not move meanwhile. clone copies an answer, so that no two callers
-// share one. Without a version (a real vCenter) every read goes to the server.
-func cachedRead[T any](c *Client, key string, clone func(T) T, read func() (T, error)) (T, error) {
-	rc := c.cache
+// cachedRead returns the answer to the read named key: the one rc kept
+// while its version stands still, else what read returns, kept if the
+// version did not move meanwhile. clone copies an answer, so that no two
+// callers share one. Without a cache (a real vCenter) every read goes to
+// the server.
+func cachedRead[T any](rc *readCache, key string, clone func(T) T, read func() (T, error)) (T, error) {
 	if rc == nil {
 		return read()
 	}

@@ -54,11 +54,11 @@ type Options struct {
 	// is no login. URL, trusted as above, still carries what only HTTP
 	// can, such as the file uploads of a template import.
 	InProcess func(path string) soap.RoundTripper
-	// Version, when set, returns a number that moves whenever the state
-	// behind the reads may have changed (an embedded simulator's version):
-	// while it stands still, the client answers repeated reads of workers,
-	// cluster settings and policies from what it read last.
-	Version func() uint64
+	// Versions, when set, say when the state behind the reads may have
+	// changed (an embedded simulator): while they stand still, the client
+	// answers repeated reads of workers, cluster settings and policies
+	// from what it read last.
+	Versions Versions
 }
 
 // Client is a logged-in vCenter connection.
@@ -77,7 +77,8 @@ type Client struct {
 	mu          sync.Mutex
 	policyNames map[string]string // SPBM profile id -> name
 
-	cache    *readCache // nil: every read goes to the server
+	cache    *readCache // reads kept while Versions.Version stands still; nil: none
+	vmCache  *readCache // worker reads kept while Versions.VMVersion stands still
 	perfOnce sync.Once
 	perf     *performance.Manager
 }
@@ -108,8 +109,8 @@ func connect(ctx context.Context, opts Options) (*Client, error) {
 	}
 
 	c := &Client{vim: vc, retry: opts.Retry.orDefault(), compliance: opts.Compliance.orDefault(), host: u.Host, policyNames: map[string]string{}}
-	if opts.Version != nil {
-		c.cache = &readCache{version: opts.Version}
+	if v := opts.Versions; v != nil {
+		c.cache, c.vmCache = &readCache{version: v.Version}, &readCache{version: v.VMVersion}
 	}
 	if opts.InProcess != nil {
 		if err := c.connectInProcess(ctx, opts); err != nil {

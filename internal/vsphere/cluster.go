@@ -70,7 +70,7 @@ func (c *Client) architecture(ctx context.Context) (string, error) {
 
 // State reads the cluster's settings.
 func (c *Client) State(ctx context.Context) (ClusterState, error) {
-	return cachedRead(c, "state", cloneState, func() (ClusterState, error) { return c.state(ctx) })
+	return cachedRead(c.cache, "state", cloneState, func() (ClusterState, error) { return c.state(ctx) })
 }
 
 func (c *Client) state(ctx context.Context) (ClusterState, error) {

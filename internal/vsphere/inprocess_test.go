@@ -40,7 +40,7 @@ func startInProcess(t testing.TB, opts sim.Options) (*sim.Sim, *Client, *countin
 	ct := &countingTransport{s: s}
 	c, err := Connect(context.Background(), Options{
 		URL: s.URL.String(), Username: s.Userinfo().Username(), Password: pass, CAPEM: s.CertPEM,
-		InProcess: ct.roundTripper, Version: s.Version,
+		InProcess: ct.roundTripper, Versions: s,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -176,9 +176,20 @@ func TestReadsAreKeptWhileTheVersionStandsStill(t *testing.T) {
 	if p, err := c.Policy(ctx, "r1"); err != nil || p.StripeWidth != 3 {
 		t.Errorf("policy r1 after another client updated it: %+v, %v; want stripe width 3", p, err)
 	}
-	on := true
-	if _, err := other.Configure(ctx, ClusterSettings{Compression: &on}); err != nil {
+	if _, err := c.WorkersByVM(ctx, ids); err != nil {
 		t.Fatal(err)
+	}
+	on := true
+	if _, err := other.Configure(ctx, ClusterSettings{Compression: &on, Uplink: "25g"}); err != nil {
+		t.Fatal(err)
+	}
+	// Cluster settings leave the VMs as they were: their read is kept.
+	before = ct.calls.Load()
+	if _, err := c.WorkersByVM(ctx, ids); err != nil {
+		t.Fatal(err)
+	}
+	if n := ct.calls.Load() - before; n != 0 {
+		t.Errorf("reading the workers again after a change of cluster settings made %d calls", n)
 	}
 	if _, err := other.SetPolicy(ctx, PolicySpec{Name: "r5", RAID: "raid5"}); err != nil {
 		t.Fatal(err)
@@ -187,8 +198,8 @@ func TestReadsAreKeptWhileTheVersionStandsStill(t *testing.T) {
 		t.Fatal(err)
 	}
 	ws, st, p := read()
-	if ws[0].Disks[0].Policy != "r5" || !st.Compression || p.StripeWidth != 3 {
-		t.Errorf("after changes by another client: disk policy %q, compression %v, stripe width %d; want r5, true, 3",
-			ws[0].Disks[0].Policy, st.Compression, p.StripeWidth)
+	if ws[0].Disks[0].Policy != "r5" || !st.Compression || st.Uplink != "25g" || p.StripeWidth != 3 {
+		t.Errorf("after changes by another client: disk policy %q, compression %v, uplink %s, stripe width %d; want r5, true, 25g, 3",
+			ws[0].Disks[0].Policy, st.Compression, st.Uplink, p.StripeWidth)
 	}
 }

@@ -238,7 +238,7 @@ func (c *Client) policyID(ctx context.Context, name string) (string, error) {
 
 // Policy reads the named policy back as the data-plane model sees it.
 func (c *Client) Policy(ctx context.Context, name string) (model.Policy, error) {
-	return cachedRead(c, "policy "+name, same, func() (model.Policy, error) { return c.policy(ctx, name) })
+	return cachedRead(c.cache, "policy "+name, same, func() (model.Policy, error) { return c.policy(ctx, name) })
 }
 
 func (c *Client) policy(ctx context.Context, name string) (model.Policy, error) {

@@ -596,7 +596,7 @@ func (c *Client) Workers(ctx context.Context, prefix string) ([]Worker, error) {
 
 // WorkersByVM reads the workers with the given managed object ids.
 func (c *Client) WorkersByVM(ctx context.Context, ids []string) ([]Worker, error) {
-	return cachedRead(c, "workers "+strings.Join(ids, ","), cloneWorkers, func() ([]Worker, error) { return c.workersByVM(ctx, ids) })
+	return cachedRead(c.vmCache, "workers "+strings.Join(ids, ","), cloneWorkers, func() ([]Worker, error) { return c.workersByVM(ctx, ids) })
 }
 
 func (c *Client) workersByVM(ctx context.Context, ids []string) ([]Worker, error) {
