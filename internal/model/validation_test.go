@@ -440,7 +440,11 @@ func (c *validationCase) setup() string {
 	if len(c.Overrides) > 0 {
 		cl = append(cl, "profile overrides")
 	}
-	return fmt.Sprintf("%s; %d VMs x %d disks; %s; %s FTT%d; %s", c.Profile, c.Workers.VMs, c.Workers.DisksPerVM, shape, c.Policy.RAID, c.Policy.FTT, strings.Join(cl, ", "))
+	pol := fmt.Sprintf("%s FTT%d", c.Policy.RAID, c.Policy.FTT)
+	if c.Policy.Compression != "" {
+		pol += " compression " + c.Policy.Compression
+	}
+	return fmt.Sprintf("%s; %d VMs x %d disks; %s; %s; %s", c.Profile, c.Workers.VMs, c.Workers.DisksPerVM, shape, pol, strings.Join(cl, ", "))
 }
 
 type caseResult struct {
