@@ -664,6 +664,8 @@ func (a *actions) Metrics(ctx context.Context, start, end time.Time) ([]store.Ho
 // dict of aggregate metrics, or a list of row dicts (see campaign.ResultOf).
 func resultOf(v starlark.Value, simulated bool) (*fio.Result, error) {
 	switch v := v.(type) {
+	case *eventsResult:
+		return v.FioResult(), nil
 	case *Frame:
 		return campaign.ResultOf(frameRecords(v), simulated, false, v.Notes())
 	case *starlark.Dict:
@@ -675,7 +677,7 @@ func resultOf(v starlark.Value, simulated bool) (*fio.Result, error) {
 		}
 		return campaign.ResultOf(rows, simulated, true, nil)
 	}
-	return nil, fmt.Errorf("workload returned a %s; want a frame (as fio.run returns), a dict of metrics such as {\"iops\": 1000}, or a list of such dicts", v.Type())
+	return nil, fmt.Errorf("workload returned a %s; want a frame (as fio.run returns), an events.result (as events.run returns), a dict of metrics such as {\"iops\": 1000}, or a list of such dicts", v.Type())
 }
 
 func simulatedWord(simulated bool) string {

@@ -17,12 +17,12 @@ func NewClusterModule(deps Deps) *runtime.Module {
 	return &runtime.Module{
 		Name: "cluster",
 		Doc:  "vSAN cluster settings",
-		Members: []runtime.Member{
+		Members: append([]runtime.Member{
 			{Name: "configure", Params: "(compression=None, dedup=None, rdma=None, uplink=None)",
 				Doc: "apply and verify cluster settings (None leaves one as it is; uplink= a speed, NIC names or a LAG, set on the vSAN portgroup of a distributed switch or host by host on standard ones); a failure sets back what changed; returns the settings they replaced", Fn: c.configure},
 			{Name: "state", Params: "()",
 				Doc: "the cluster's settings: compression, dedup, rdma, uplink, active_nics, standby_nics, lag, switch, architecture", Fn: c.state},
-		},
+		}, clusterEventMembers(deps)...),
 	}
 }
 
@@ -70,6 +70,7 @@ func (c clusterModule) configure(thread *starlark.Thread, b *starlark.Builtin, a
 	if err != nil {
 		return nil, err
 	}
+	logActive(thread, "setting", "cluster", settingsDetail(s))
 	return stateStruct(prev), nil
 }
 

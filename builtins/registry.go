@@ -9,6 +9,7 @@ func Modules(deps Deps) []*runtime.Module {
 		NewPolicyModule(deps),
 		NewClusterModule(deps),
 		NewFioModule(deps),
+		NewEventsModule(deps),
 		NewCampaignModule(deps),
 		NewStoreModule(deps),
 		NewFrameModule(deps),

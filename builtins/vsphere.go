@@ -26,7 +26,7 @@ func NewVSphereModule(deps Deps) *runtime.Module {
 	return &runtime.Module{
 		Name: "vsphere",
 		Doc:  "vSphere inventory and worker VMs",
-		Members: []runtime.Member{
+		Members: append([]runtime.Member{
 			{Name: "connect", Params: "(target=None, testbed=None, url=None, username=None, insecure=False, datacenter=None, cluster=None)",
 				Doc: "open the session's target explicitly: a simulated testbed (ignored when the session targets a vCenter), or a vCenter (password from GOVC_PASSWORD)", Fn: v.connect},
 			{Name: "inventory", Params: "()",
@@ -39,7 +39,7 @@ func NewVSphereModule(deps Deps) *runtime.Module {
 				Doc: "power off and delete the workers named prefix-NN; returns their names", Fn: v.destroyWorkers},
 			{Name: "host_metrics", Params: "(hosts, start, end)",
 				Doc: "CPU and memory usage of hosts (None = all) between two times, in 20 s samples, as a frame", Fn: v.hostMetrics},
-		},
+		}, vsphereEventMembers(deps)...),
 	}
 }
 

@@ -27,6 +27,7 @@ func runCmd(st *State, args []string) int {
 	fs.BoolVar(&s.NoProgress, "no-progress", false, "line events instead of progress bars (always so when stderr is not a terminal)")
 	fs.BoolVarP(&s.Verbose, "verbose", "v", false, "print() output starts with the script position")
 	fs.BoolVar(&s.Plan, "plan", false, "print the campaign plan without running it")
+	fs.BoolVar(&s.AllowDisruptive, "allow-disruptive", false, "let the script take hosts of a real cluster out of service (maintenance mode, host failures); what it changes is set back at the end")
 	fs.BoolVar(&s.NoNoise, "no-noise", false, "simulated runs without the model's seeded run-to-run noise (repeats identical)")
 	fs.BoolVar(&s.Fresh, "fresh", false, "ignore stored campaign results and start over")
 	fs.BoolVar(&s.RerunFailed, "rerun-failed", false, "run again only the campaign runs that failed")

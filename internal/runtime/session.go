@@ -42,6 +42,9 @@ type Session struct {
 	// Set holds the --set values as typed on the command line, by name;
 	// scripts read them typed through args.get(name, default).
 	Set map[string]string
+	// AllowDisruptive lets a script take hosts of a real cluster out of
+	// service (maintenance mode, failures); without it they are refused.
+	AllowDisruptive bool
 	// Plan asks the campaign engine to print the run plan without running it.
 	Plan bool
 	// Fresh asks the campaign engine to ignore stored results and start over.

@@ -187,8 +187,10 @@ type HostFailure struct {
 }
 
 // FailHost takes host out of the cluster as a failure would (how is
-// Isolate or PowerOff) and returns what RestoreHost needs.
-func (c *Client) FailHost(ctx context.Context, host, how string) (HostFailure, error) {
+// Isolate or PowerOff) and returns what RestoreHost needs. before, when
+// set, is given that once the host is read and before anything changes (to
+// record it); its error stops FailHost.
+func (c *Client) FailHost(ctx context.Context, host, how string, before func(HostFailure) error) (HostFailure, error) {
 	f := HostFailure{Host: host, How: how}
 	h, err := c.hostNamed(ctx, host, hostStateProps...)
 	if err != nil {
@@ -201,11 +203,21 @@ func (c *Client) FailHost(ctx context.Context, host, how string) (HostFailure, e
 			return f, fmt.Errorf("host %s has no VMkernel NIC carrying vSAN traffic: it is isolated already", host)
 		}
 		f.Vnic = v.Device
-		err = c.tagVsan(ctx, h, f.Vnic, false)
 	case PowerOff:
 		if h.Runtime.PowerState != types.HostSystemPowerStatePoweredOn {
 			return f, fmt.Errorf("host %s is powered %s already", host, h.Runtime.PowerState)
 		}
+	default:
+		return f, fmt.Errorf("how=%q: want %q (take vSAN traffic off the host's VMkernel NIC) or %q (forced shutdown)", how, Isolate, PowerOff)
+	}
+	if before != nil {
+		if err := before(f); err != nil {
+			return f, err
+		}
+	}
+	if how == Isolate {
+		err = c.tagVsan(ctx, h, f.Vnic, false)
+	} else {
 		err = c.do(ctx, "power off", host, "ShutdownHost_Task", func(ctx context.Context) error {
 			_, err := waitTask(ctx, func(ctx context.Context) (*object.Task, error) {
 				res, err := methods.ShutdownHost_Task(ctx, c.vim, &types.ShutdownHost_Task{This: h.Self, Force: true})
@@ -216,8 +228,6 @@ func (c *Client) FailHost(ctx context.Context, host, how string) (HostFailure, e
 			})
 			return err
 		})
-	default:
-		return f, fmt.Errorf("how=%q: want %q (take vSAN traffic off the host's VMkernel NIC) or %q (forced shutdown)", how, Isolate, PowerOff)
 	}
 	if err != nil {
 		return f, err

@@ -101,7 +101,7 @@ func TestIsolateHostTakesVsanTrafficOffItsVmknicAndBack(t *testing.T) {
 	ctx := context.Background()
 	other := independentClient(t, s)
 	victim := "DC0_C0_H1"
-	f, err := c.FailHost(ctx, victim, Isolate)
+	f, err := c.FailHost(ctx, victim, Isolate, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestIsolateHostTakesVsanTrafficOffItsVmknicAndBack(t *testing.T) {
 	if _, err := c.State(ctx); err != nil {
 		t.Errorf("cluster state with one host isolated: %v", err)
 	}
-	if _, err := c.FailHost(ctx, victim, Isolate); err == nil {
+	if _, err := c.FailHost(ctx, victim, Isolate, nil); err == nil {
 		t.Error("isolating an isolated host succeeded")
 	}
 	if err := c.RestoreHost(ctx, f, 0); err != nil {
@@ -149,10 +149,10 @@ func TestPowerOffHostStopsItsVMsAndPowersBackOn(t *testing.T) {
 	}
 	victim := workers[0].Host
 	other := independentClient(t, s)
-	if _, err := c.FailHost(ctx, victim, "unplug"); err == nil || !strings.Contains(err.Error(), `"isolate"`) {
+	if _, err := c.FailHost(ctx, victim, "unplug", nil); err == nil || !strings.Contains(err.Error(), `"isolate"`) {
 		t.Fatalf("an unknown failure: %v, want the choices named", err)
 	}
-	f, err := c.FailHost(ctx, victim, PowerOff)
+	f, err := c.FailHost(ctx, victim, PowerOff, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,395 @@
+package builtins
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+
+	"starbench/internal/events"
+	"starbench/internal/runtime"
+	"starbench/internal/target"
+	"starbench/internal/vsphere"
+)
+
+// clusterEventMembers are the cluster module's actions on hosts (docs/events.md).
+func clusterEventMembers(deps Deps) []runtime.Member {
+	return []runtime.Member{
+		{Name: "hosts", Params: "()",
+			Doc: "the cluster's hosts as structs: name, connected, powered_on, maintenance, vsan_network, serving, vms", Fn: deps.clusterHosts},
+		{Name: "maintenance", Params: "(host, enter=True, evacuation=\"ensure_accessibility\", timeout=\"1h\")",
+			Doc: "put a host into maintenance mode with vSAN's evacuation (ensure_accessibility, full_data_migration, no_data_migration) or take it out (enter=False); disruptive; returns the host as it was", Fn: deps.clusterMaintenance},
+		{Name: "fail_host", Params: "(host, how=\"isolate\")",
+			Doc: "take a host out as a failure would: isolate (vSAN traffic off its VMkernel NIC) or power_off (forced shutdown); disruptive; returns the host as it was", Fn: deps.clusterFailHost},
+		{Name: "restore_host", Params: "(host, timeout=\"30m\")",
+			Doc: "bring back a host cluster.fail_host took out; returns the host as it was", Fn: deps.clusterRestoreHost},
+	}
+}
+
+// vsphereEventMembers are the vsphere module's snapshot actions.
+func vsphereEventMembers(deps Deps) []runtime.Member {
+	return []runtime.Member{
+		{Name: "snapshot", Params: "(workers, name=\"starbench\")",
+			Doc: "take a snapshot of every worker VM (no memory, not quiesced, as backup software does); deleted when the script ends", Fn: deps.vsphereSnapshot},
+		{Name: "remove_snapshot", Params: "(workers, name=\"starbench\")",
+			Doc: "delete the snapshot of every worker VM that has it, consolidating its disks", Fn: deps.vsphereRemoveSnapshot},
+	}
+}
+
+// changeJournal is the file in the output directory where the changes a
+// script makes to a real cluster are recorded until they are undone.
+const changeJournal = "cluster-changes.jsonl"
+
+// eventSession is one session's events state: what its actions changed
+// (the ledger) and the log of the measurement in progress.
+type eventSession struct {
+	target *target.Target
+	ledger *events.Ledger
+	report func(string)
+
+	mu  sync.Mutex
+	log *events.Log // nil outside events.run
+}
+
+var eventSessionKey = runtime.NewKey[*eventSession]("events")
+
+// recoverChanges opens the session's ledger once its target is open, and
+// undoes what a crashed process left recorded for this cluster before the
+// script touches anything. On a real cluster the ledger is journalled in
+// the output directory; the embedded simulator dies with the process, so
+// its ledger lives in memory. Whatever is left open when the session ends
+// is undone then (also after a failure or Ctrl-C).
+func recoverChanges(s *runtime.Session, t *target.Target) (*eventSession, error) {
+	return runtime.Load(s, eventSessionKey, func() (*eventSession, error) {
+		if t.VSphere == nil {
+			return nil, fmt.Errorf("internal error: the target has no vSphere client")
+		}
+		path := ""
+		if t.Sim == nil && s.OutDir != "" {
+			dir, err := s.EnsureOutDir()
+			if err != nil {
+				return nil, err
+			}
+			path = filepath.Join(dir, changeJournal)
+		}
+		l, err := events.OpenLedger(path, events.ClusterID(t.VSphere))
+		if err != nil {
+			return nil, err
+		}
+		stderr := s.Stderr
+		es := &eventSession{target: t, ledger: l, report: func(msg string) {
+			if stderr != nil {
+				fmt.Fprintln(stderr, msg)
+			}
+		}}
+		ctx := s.Ctx
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		if left := l.Open(); len(left) > 0 {
+			es.report(fmt.Sprintf("undo: %d change(s) to cluster %s left by an earlier run that stopped", len(left), t.VSphere.Cluster()))
+			if err := l.UndoAll(ctx, t.VSphere, 0, es.report); err != nil {
+				return nil, fmt.Errorf("setting back what an earlier run left: %w", err)
+			}
+		}
+		s.OnClose(func() {
+			_ = l.UndoAll(context.WithoutCancel(ctx), t.VSphere, 0, es.report)
+		})
+		return es, nil
+	})
+}
+
+// events returns the session's events state, opening the target if needed.
+func (d Deps) events(thread *starlark.Thread) (*eventSession, *runtime.Session, error) {
+	s, err := runtime.SessionFrom(thread)
+	if err != nil {
+		return nil, nil, err
+	}
+	t, err := d.target(thread)
+	if err != nil {
+		return nil, nil, err
+	}
+	es, err := recoverChanges(s, t)
+	return es, s, err
+}
+
+// disruptive refuses what takes hosts of a real cluster out of service
+// unless the command line allows it.
+func (es *eventSession) disruptive(s *runtime.Session, what string) error {
+	if es.target.Sim != nil || s.AllowDisruptive {
+		return nil
+	}
+	return fmt.Errorf("%s takes a host of cluster %s out of service: run starbench with --allow-disruptive to allow it (what the script changes is set back when it ends)", what, es.target.VSphere.Cluster())
+}
+
+// logEvent adds to the log of the measurement in progress, if any.
+func (es *eventSession) logEvent(kind, target, detail string) {
+	es.mu.Lock()
+	log := es.log
+	es.mu.Unlock()
+	if log != nil {
+		log.Add(kind, target, detail)
+	}
+}
+
+// logActive adds to the log of the measurement in progress on the thread's
+// session, if any; it opens nothing.
+func logActive(thread *starlark.Thread, kind, target, detail string) {
+	s, err := runtime.SessionFrom(thread)
+	if err != nil {
+		return
+	}
+	if es, err := runtime.Load(s, eventSessionKey, func() (*eventSession, error) { return nil, errNotOpened }); err == nil {
+		es.logEvent(kind, target, detail)
+	}
+}
+
+// settingsDetail is a cluster.configure call as the events log shows it.
+func settingsDetail(s vsphere.ClusterSettings) string {
+	var parts []string
+	for _, f := range []struct {
+		name string
+		v    *bool
+	}{{"compression", s.Compression}, {"dedup", s.Dedup}, {"rdma", s.RDMA}} {
+		if f.v != nil {
+			parts = append(parts, fmt.Sprintf("%s=%v", f.name, starlark.Bool(*f.v)))
+		}
+	}
+	if s.Uplink != "" {
+		parts = append(parts, "uplink="+s.Uplink)
+	}
+	return strings.Join(parts, " ")
+}
+
+func (es *eventSession) setLog(l *events.Log) {
+	es.mu.Lock()
+	es.log = l
+	es.mu.Unlock()
+}
+
+func hostStruct(h vsphere.HostState) *starlarkstruct.Struct {
+	return starlarkstruct.FromStringDict(starlarkstruct.Default, starlark.StringDict{
+		"name":         starlark.String(h.Name),
+		"connected":    starlark.Bool(h.Connected),
+		"powered_on":   starlark.Bool(h.PoweredOn),
+		"maintenance":  starlark.Bool(h.Maintenance),
+		"vsan_network": starlark.Bool(h.VSANNetwork),
+		"serving":      starlark.Bool(h.Serving()),
+		"vms":          starlark.MakeInt(h.VMs),
+	})
+}
+
+func (d Deps) clusterHosts(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
+		return nil, err
+	}
+	t, err := d.target(thread)
+	if err != nil {
+		return nil, err
+	}
+	hosts, err := t.VSphere.HostStates(runtime.Context(thread))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]starlark.Value, len(hosts))
+	for i, h := range hosts {
+		out[i] = hostStruct(h)
+	}
+	return starlark.NewList(out), nil
+}
+
+func (d Deps) clusterMaintenance(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var host string
+	enter := true
+	evacuation := "ensure_accessibility"
+	var timeout starlark.Value = starlark.String("1h")
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "host", &host, "enter?", &enter, "evacuation?", &evacuation, "timeout?", &timeout); err != nil {
+		return nil, err
+	}
+	secs, err := durationSeconds("timeout", timeout)
+	if err != nil {
+		return nil, err
+	}
+	es, s, err := d.events(thread)
+	if err != nil {
+		return nil, err
+	}
+	if enter {
+		if !slices.Contains(vsphere.Evacuations(), evacuation) {
+			return nil, fmt.Errorf("evacuation=%q: want one of %s", evacuation, strings.Join(vsphere.Evacuations(), ", "))
+		}
+		if err := es.disruptive(s, "maintenance mode"); err != nil {
+			return nil, err
+		}
+	}
+	ctx := runtime.Context(thread)
+	vc := es.target.VSphere
+	prev, err := vc.HostState(ctx, host)
+	if err != nil {
+		return nil, err
+	}
+	if enter && !prev.Maintenance {
+		if _, err := es.ledger.Record(events.Change{Kind: events.ChangeMaintenance, Target: host}); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := vc.Maintenance(ctx, host, enter, evacuation, time.Duration(secs*float64(time.Second))); err != nil {
+		return nil, err
+	}
+	if enter {
+		es.logEvent("maintenance_enter", host, evacuation)
+	} else {
+		if err := es.ledger.Undone(func(c events.Change) bool { return c.Kind == events.ChangeMaintenance && c.Target == host }); err != nil {
+			return nil, err
+		}
+		es.logEvent("maintenance_exit", host, "")
+	}
+	return hostStruct(prev), nil
+}
+
+func (d Deps) clusterFailHost(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var host string
+	how := vsphere.Isolate
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "host", &host, "how?", &how); err != nil {
+		return nil, err
+	}
+	es, s, err := d.events(thread)
+	if err != nil {
+		return nil, err
+	}
+	if err := es.disruptive(s, "a host failure"); err != nil {
+		return nil, err
+	}
+	ctx := runtime.Context(thread)
+	vc := es.target.VSphere
+	prev, err := vc.HostState(ctx, host)
+	if err != nil {
+		return nil, err
+	}
+	record := func(f vsphere.HostFailure) error {
+		_, err := es.ledger.Record(events.Change{Kind: events.ChangeHostFailure, Target: host, Failure: &f})
+		return err
+	}
+	if _, err := vc.FailHost(ctx, host, how, record); err != nil {
+		return nil, err
+	}
+	es.logEvent("host_failure", host, how)
+	return hostStruct(prev), nil
+}
+
+func (d Deps) clusterRestoreHost(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var host string
+	var timeout starlark.Value = starlark.String("30m")
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "host", &host, "timeout?", &timeout); err != nil {
+		return nil, err
+	}
+	secs, err := durationSeconds("timeout", timeout)
+	if err != nil {
+		return nil, err
+	}
+	es, _, err := d.events(thread)
+	if err != nil {
+		return nil, err
+	}
+	ctx := runtime.Context(thread)
+	vc := es.target.VSphere
+	prev, err := vc.HostState(ctx, host)
+	if err != nil {
+		return nil, err
+	}
+	var failure *vsphere.HostFailure
+	for _, c := range es.ledger.Open() {
+		if c.Kind == events.ChangeHostFailure && c.Target == host {
+			failure = c.Failure
+		}
+	}
+	if failure == nil {
+		return nil, fmt.Errorf("host %s was not taken out by cluster.fail_host in this run, so starbench does not know how to bring it back", host)
+	}
+	if err := vc.RestoreHost(ctx, *failure, time.Duration(secs*float64(time.Second))); err != nil {
+		return nil, err
+	}
+	if err := es.ledger.Undone(func(c events.Change) bool { return c.Kind == events.ChangeHostFailure && c.Target == host }); err != nil {
+		return nil, err
+	}
+	es.logEvent("host_return", host, failure.How)
+	return hostStruct(prev), nil
+}
+
+// snapshotWorkers reads the worker VMs of a snapshot call.
+func snapshotWorkers(workers workersArg) ([]vsphere.Worker, error) {
+	out := make([]vsphere.Worker, len(workers))
+	for i, w := range workers {
+		if w.VM == "" {
+			return nil, fmt.Errorf("worker %s is a local fio server, not a VM: snapshots are of worker VMs (vsphere.deploy_workers)", w.w.Name)
+		}
+		out[i] = vsphere.Worker{Name: w.w.Name, VM: w.VM, Host: w.w.Host}
+	}
+	return out, nil
+}
+
+func (d Deps) vsphereSnapshot(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var workers workersArg
+	name := "starbench"
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "workers", &workers, "name?", &name); err != nil {
+		return nil, err
+	}
+	ws, err := snapshotWorkers(workers)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(name) == "" {
+		return nil, fmt.Errorf("name is empty: want a snapshot name such as \"backup-1\"")
+	}
+	es, _, err := d.events(thread)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := es.ledger.Record(events.Change{Kind: events.ChangeSnapshot, Target: name, Workers: ws}); err != nil {
+		return nil, err
+	}
+	if err := es.target.VSphere.CreateSnapshot(runtime.Context(thread), ws, name, 0); err != nil {
+		return nil, err
+	}
+	es.logEvent("snapshot_create", workersLabel(ws), name)
+	return starlark.None, nil
+}
+
+func (d Deps) vsphereRemoveSnapshot(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var workers workersArg
+	name := "starbench"
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "workers", &workers, "name?", &name); err != nil {
+		return nil, err
+	}
+	ws, err := snapshotWorkers(workers)
+	if err != nil {
+		return nil, err
+	}
+	es, _, err := d.events(thread)
+	if err != nil {
+		return nil, err
+	}
+	if err := es.target.VSphere.DeleteSnapshot(runtime.Context(thread), ws, name, 0); err != nil {
+		return nil, err
+	}
+	if err := es.ledger.Undone(func(c events.Change) bool { return c.Kind == events.ChangeSnapshot && c.Target == name }); err != nil {
+		return nil, err
+	}
+	es.logEvent("snapshot_remove", workersLabel(ws), name)
+	return starlark.None, nil
+}
+
+// workersLabel names a set of workers in the events log: "w-01" or
+// "w-01..w-08 (8 workers)".
+func workersLabel(ws []vsphere.Worker) string {
+	if len(ws) == 1 {
+		return ws[0].Name
+	}
+	return fmt.Sprintf("%s..%s (%d workers)", ws[0].Name, ws[len(ws)-1].Name, len(ws))
+}
