@@ -439,8 +439,8 @@ func (c *campaignValue) runMethod(thread *starlark.Thread, b *starlark.Builtin, 
 	tty := !s.NoProgress && progress.IsTerminal(s.Stderr)
 	bar := progress.New(s.Stderr, tty)
 	holder, _ := runtime.Load(s, runBarKey, func() (*runBar, error) { return &runBar{}, nil })
-	holder.set(bar)
-	defer holder.set(nil)
+	holder.set(bar, c.deps.Observer)
+	defer holder.set(nil, nil)
 	if tty {
 		// print() goes above the bars, not through them.
 		plain := thread.Print
@@ -450,7 +450,7 @@ func (c *campaignValue) runMethod(thread *starlark.Thread, b *starlark.Builtin, 
 	act := &actions{c: c, thread: thread, session: s, simulated: simulated, first: map[int]original{}}
 	_, err = campaign.Run(ctx, &c.spec, campaign.RunOptions{Path: path, Simulated: simulated, Fresh: s.Fresh,
 		RerunFailed: s.RerunFailed, Actions: act, Progress: bar, Origin: c.origin(s, simulated),
-		Opened: func() { s.Wrote(path) }})
+		Observer: c.deps.Observer, Opened: func() { s.Wrote(path) }})
 	if err != nil {
 		return nil, err
 	}
@@ -781,16 +781,18 @@ func metricsOf(v starlark.Value, start time.Time) ([]store.HostMetric, error) {
 	return nil, fmt.Errorf("metrics returned a %s; want a frame or a list of dicts with host, metric, value", v.Type())
 }
 
-// runBar holds the progress bar of the campaign running in a session, if any.
+// runBar holds the progress bar of the campaign running in a session, if
+// any, and its observer.
 type runBar struct {
-	mu  sync.Mutex
-	bar *progress.Bar
+	mu       sync.Mutex
+	bar      *progress.Bar
+	observer campaign.Observer
 }
 
-func (r *runBar) set(b *progress.Bar) {
+func (r *runBar) set(b *progress.Bar, o campaign.Observer) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.bar = b
+	r.bar, r.observer = b, o
 }
 
 var runBarKey = runtime.NewKey[*runBar]("campaign.run_bar")
@@ -805,8 +807,11 @@ func campaignRunStatus(thread *starlark.Thread, st fio.Status) {
 	}
 	holder, _ := runtime.Load(s, runBarKey, func() (*runBar, error) { return &runBar{}, nil })
 	holder.mu.Lock()
-	bar := holder.bar
+	bar, observer := holder.bar, holder.observer
 	holder.mu.Unlock()
+	if observer != nil {
+		observer.Sample(st)
+	}
 	if bar != nil {
 		bar.RunStatus(fmt.Sprintf("%ds/%ds %s IOPS %.0f MB/s", st.Elapsed, st.Total, humanCount(st.IOPS), st.MBps))
 	}

@@ -7,6 +7,7 @@ import (
 
 	"go.starlark.net/starlark"
 
+	"starbench/internal/campaign"
 	"starbench/internal/runtime"
 	"starbench/internal/target"
 )
@@ -21,6 +22,8 @@ type Deps struct {
 	OpenTarget func(ctx context.Context, opts target.Options) (*target.Target, func(), error)
 	// Env reads environment variables (GOVC_URL, ...); nil reads none.
 	Env func(string) string
+	// Observer follows the campaigns the session runs (live metrics); nil: none.
+	Observer campaign.Observer
 }
 
 var targetKey = runtime.NewKey[*target.Target]("target")

@@ -61,6 +61,8 @@ type Engine struct {
 	Session int64
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// Observer follows the campaign (nil: none).
+	Observer Observer
 }
 
 // Summary is what a campaign execution did.
@@ -90,7 +92,11 @@ func (e *Engine) Execute(ctx context.Context, plan *Plan) (sum Summary, err erro
 	if e.Now == nil {
 		e.Now = time.Now
 	}
+	if e.Observer == nil {
+		e.Observer = noObserver{}
+	}
 	defer func() {
+		e.Observer.CampaignEnded(err == nil && sum.Complete)
 		if rerr := e.restore(context.WithoutCancel(ctx)); rerr != nil {
 			err = errors.Join(err, rerr)
 		}
@@ -110,6 +116,7 @@ func (e *Engine) Execute(ctx context.Context, plan *Plan) (sum Summary, err erro
 		cells[i] = e.Spec.StoreCell(c, i)
 	}
 	e.Progress.Start(e.Spec.Name, plan.Total, plan.Stored, perRun(plan))
+	e.Observer.CampaignStarted(e.Spec.Name, e.Store.Simulated, plan.Total, plan.Stored)
 	// Every way out from here stops the progress display (its ticker too):
 	// finish on success, stopped otherwise.
 	err = e.Store.SaveCells(ctx, cells)
@@ -176,6 +183,7 @@ func (e *Engine) runOne(ctx context.Context, sum *Summary, cell, cells int, k st
 		return ctx.Err()
 	}
 	e.Progress.RunStart(cell, cells, k.String(), time.Duration(e.Spec.Workloads[w].Seconds*float64(time.Second)))
+	e.Observer.RunStarted(k)
 	start := e.Now()
 	err := e.Actions.Warmup(ctx, w)
 	if err != nil {
@@ -204,6 +212,7 @@ func (e *Engine) runOne(ctx context.Context, sum *Summary, cell, cells int, k st
 		return cerr
 	}
 	sum.Ran++
+	e.Observer.RunStored(k, res, err)
 	if err != nil {
 		sum.Failed++
 		e.Progress.RunEnd("failed: " + err.Error())
@@ -253,6 +262,7 @@ func (e *Engine) rerunHighCV(ctx context.Context, sum *Summary, cell, cells int,
 		}
 		e.Progress.Event("cell %d/%d: %s varies above CV %.3g; %d more repeats", cell, cells, w.Name, e.Spec.CVThreshold, len(extra))
 		e.Progress.AddRuns(len(extra))
+		e.Observer.RunsAdded(len(extra))
 		for _, k := range extra {
 			if err := e.runOne(ctx, sum, cell, cells, k); err != nil {
 				return err

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"starbench/internal/gatetest"
 	"starbench/internal/store"
 )
 
@@ -213,65 +214,19 @@ func testSeed(t *testing.T) uint64 {
 	return seed
 }
 
-// gate is where one process's runs wait: a directory of named pipes, one
-// per run, so each release reaches the run it is meant for.
-type gate struct {
-	dir  string
-	next int // the run the next release is for, from 1
+// gate makes the gate of one process: pipes for its first n runs.
+func gate(t *testing.T, n int) *gatetest.Gate { return gatetest.New(t, n) }
+
+// reach waits until p's next run waits at g (see gatetest.Gate.Reach).
+func reach(t *testing.T, g *gatetest.Gate, p *proc) *os.File {
+	t.Helper()
+	return g.Reach(t, p.exited, p.stderr.String)
 }
 
-// newGate makes the gate of one process, with pipes for its first n runs
-// (a run past them fails: it finds no pipe).
-func newGate(t *testing.T, n int) *gate {
+// release lets p's next n runs pass g.
+func release(t *testing.T, g *gatetest.Gate, p *proc, n int) {
 	t.Helper()
-	g := &gate{dir: t.TempDir(), next: 1}
-	for i := 1; i <= n; i++ {
-		if err := syscall.Mkfifo(filepath.Join(g.dir, strconv.Itoa(i)), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return g
-}
-
-// reach waits until p's next run waits at the gate and returns the write
-// end of its pipe: the run stays in flight until that is written to and
-// closed. It fails the test if p exits first.
-func (g *gate) reach(t *testing.T, p *proc) *os.File {
-	t.Helper()
-	path := filepath.Join(g.dir, strconv.Itoa(g.next))
-	g.next++
-	for {
-		// Opening a pipe's write end without blocking succeeds once its
-		// reader has it open, and fails with ENXIO before.
-		f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
-		if err == nil {
-			return f
-		}
-		if !errors.Is(err, syscall.ENXIO) {
-			t.Fatal(err)
-		}
-		if p.exited() {
-			t.Fatalf("the campaign ended (exit %d) while the test waited for run %d at the gate:\n%s", p.exitCode(), g.next-1, p.stderr.String())
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
-// open lets the run waiting at f go on.
-func open(t *testing.T, f *os.File) {
-	t.Helper()
-	if _, err := f.WriteString("gate\n1\n"); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-}
-
-// release lets p's next n runs pass the gate, one after the other.
-func (g *gate) release(t *testing.T, p *proc, n int) {
-	t.Helper()
-	for range n {
-		open(t, g.reach(t, p))
-	}
+	g.Release(t, n, p.exited, p.stderr.String)
 }
 
 // checkRanUnderTheirCells checks, for every stored run, that the settings
@@ -321,8 +276,8 @@ func TestKill9AtRandomMomentsLosesNothing(t *testing.T) {
 	rng := rand.New(rand.NewPCG(testSeed(t), 5))
 	for trial := range 12 {
 		before := storedCount(t, dir)
-		g := newGate(t, 5)
-		p := startCampaign(t, bin, dir, "--set", "gate="+g.dir)
+		g := gate(t, 5)
+		p := startCampaign(t, bin, dir, "--set", "gate="+g.Dir)
 		var inFlight *os.File
 		switch trial % 3 {
 		case 0:
@@ -331,11 +286,11 @@ func TestKill9AtRandomMomentsLosesNothing(t *testing.T) {
 			time.Sleep(time.Duration(rng.IntN(150)) * time.Millisecond)
 		case 1:
 			// A run in flight, after a few that completed.
-			g.release(t, p, rng.IntN(3))
-			inFlight = g.reach(t, p)
+			release(t, g, p, rng.IntN(3))
+			inFlight = reach(t, g, p)
 		case 2:
 			// Right after runs complete: committing, or starting the next.
-			g.release(t, p, 1+rng.IntN(3))
+			release(t, g, p, 1+rng.IntN(3))
 		}
 		p.cmd.Process.Signal(syscall.SIGKILL)
 		code := p.exitCode()
@@ -385,10 +340,10 @@ func TestSIGINTStopsGracefullyRestoresAndResumes(t *testing.T) {
 		t.Skip("builds and runs the starbench binary")
 	}
 	bin, dir := buildStarbench(t), t.TempDir()
-	g := newGate(t, 13)
-	p := startCampaign(t, bin, dir, "--set", "gate="+g.dir)
-	g.release(t, p, 12)
-	inFlight := g.reach(t, p)
+	g := gate(t, 13)
+	p := startCampaign(t, bin, dir, "--set", "gate="+g.Dir)
+	release(t, g, p, 12)
+	inFlight := reach(t, g, p)
 	// A second process on the same campaign is refused while the first runs.
 	second := startCampaign(t, bin, dir)
 	if code := second.exitCode(); code == 0 || !strings.Contains(second.stderr.String(), fmt.Sprintf("in use by another starbench process (held by pid %d)", p.cmd.Process.Pid)) {
@@ -398,7 +353,7 @@ func TestSIGINTStopsGracefullyRestoresAndResumes(t *testing.T) {
 	// The run finishes (it cannot see the interrupt while it waits at the
 	// gate); whether it is stored depends on whether the signal was seen
 	// first.
-	open(t, inFlight)
+	gatetest.Open(t, inFlight)
 	if code := p.exitCode(); code != 130 {
 		t.Fatalf("exit code %d, want 130 (interrupted):\n%s", code, p.stderr.String())
 	}

@@ -39,6 +39,8 @@ type RunOptions struct {
 	Progress           *progress.Bar
 	// Origin is recorded as the session's provenance.
 	Origin Origin
+	// Observer follows the campaign (nil: none).
+	Observer Observer
 	// Opened, if set, is called once the store is open for this process:
 	// from then on the session has written to it.
 	Opened func()
@@ -67,6 +69,6 @@ func Run(ctx context.Context, spec *Spec, opt RunOptions) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
-	eng := &Engine{Spec: spec, Store: st, Actions: opt.Actions, Progress: opt.Progress, Session: session}
+	eng := &Engine{Spec: spec, Store: st, Actions: opt.Actions, Progress: opt.Progress, Session: session, Observer: opt.Observer}
 	return eng.Execute(ctx, plan)
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 
+	"starbench/internal/campaign"
 	"starbench/internal/target"
 )
 
@@ -43,6 +44,8 @@ type State struct {
 	ConfigDir string
 	// OpenTarget opens a session's target; nil means the real one (openTarget).
 	OpenTarget func(ctx context.Context, opts target.Options) (*target.Target, func(), error)
+	// observer follows the campaigns of `run --metrics-listen`.
+	observer campaign.Observer
 }
 
 // errInterrupted is the cause of a context cancelled by Ctrl-C or SIGTERM.

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"starbench/builtins"
+	"starbench/internal/livemetrics"
 	"starbench/internal/runtime"
 )
 
@@ -31,7 +32,8 @@ func runCmd(st *State, args []string) int {
 	fs.BoolVar(&s.NoNoise, "no-noise", false, "simulated runs without the model's seeded run-to-run noise (repeats identical)")
 	fs.BoolVar(&s.Fresh, "fresh", false, "ignore stored campaign results and start over")
 	fs.BoolVar(&s.RerunFailed, "rerun-failed", false, "run again only the campaign runs that failed")
-	var summary string
+	var summary, metricsAddr string
+	fs.StringVar(&metricsAddr, "metrics-listen", "", "serve the running campaign's progress and current samples for Prometheus at http://ADDR/metrics (e.g. 127.0.0.1:9464)")
 	fs.StringVar(&summary, "summary-json", "", "write a JSON summary (exit code; per campaign: cells, runs, failures, headline figures per cell) to this file")
 	pos, code, done := parseFlags(st, "run", fs, args)
 	if done {
@@ -51,6 +53,17 @@ func runCmd(st *State, args []string) int {
 		return reportUsage(st, err)
 	}
 	s.Script, s.OutDir, s.Target, s.Testbed = path, outDir(out, path), tf.target, tf.testbed
+	if metricsAddr != "" {
+		exp := livemetrics.New()
+		addr, stop, err := exp.Serve(metricsAddr)
+		if err != nil {
+			return reportUsage(st, usagef("run", "%v", err))
+		}
+		defer stop()
+		fmt.Fprintf(st.Stderr, "metrics: http://%s/metrics\n", addr)
+		st.observer = exp
+		defer func() { st.observer = nil }()
+	}
 	code = execScript(st, "run", s)
 	// A campaign that stopped on a script error still gets the report of
 	// what it stored; an interrupted one and a --plan do not.

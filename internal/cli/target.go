@@ -13,7 +13,7 @@ func (st *State) deps() builtins.Deps {
 	if open == nil {
 		open = openTarget
 	}
-	return builtins.Deps{OpenTarget: open, Env: func(k string) string { return st.Env[k] }}
+	return builtins.Deps{OpenTarget: open, Env: func(k string) string { return st.Env[k] }, Observer: st.observer}
 }
 
 // openTarget opens the target a session names.
