@@ -36,6 +36,7 @@ func NewPlotModule(deps Deps) *runtime.Module {
 				Doc: "a matrix of value by x and y (e.g. compression x rdma), cells coloured and labelled", Fn: plotHeatmap},
 			{Name: "facets", Params: "(frame, by, kind=\"bars\", cols=0, shared_y=True, title=\"\", save=None, size=\"16x10cm\", dpi=150, **chart)",
 				Doc: "small multiples: one chart of kind per value of by, sharing the y range (or colour scale) and legend", Fn: plotFacets},
+			timelineMember,
 		},
 	}
 }

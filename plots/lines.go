@@ -35,10 +35,18 @@ func Hockey(series []Series, o Options) (*Figure, error) {
 }
 
 func xy(series []Series, o Options, joined, pointLabels bool) (*Figure, error) {
+	return xyOver(nil, series, o, joined, pointLabels)
+}
+
+// xyOver draws series over under (drawn behind them, above the grid; nil: nothing).
+func xyOver(under plot.Plotter, series []Series, o Options, joined, pointLabels bool) (*Figure, error) {
 	if err := o.check(series); err != nil {
 		return nil, err
 	}
 	f, p := newFigure(o, o.Categories)
+	if under != nil {
+		p.Add(under)
+	}
 	for i, s := range series {
 		if len(s.X) != len(s.Y) {
 			return nil, fmt.Errorf("series %q has %d x values and %d y values", s.Name, len(s.X), len(s.Y))
