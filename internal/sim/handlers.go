@@ -9,7 +9,7 @@ import (
 // vimHandler sees every vim25 call before the simulator serves it. It
 // injects faults, and does what the stock simulator leaves out of the VM
 // methods: guest IPs at power-on and the storage policies of disks at
-// reconfiguration. (A replacement handler it returned would be ignored for
+// reconfiguration (forgotten with the VM). (A replacement handler it returned would be ignored for
 // inventory objects, so it works by side effect.)
 func (s *Sim) vimHandler(ctx *simulator.Context, m *simulator.Method) (mo.Reference, types.BaseMethodFault) {
 	if f := s.faults.pick(m.Name); f != nil {
@@ -31,6 +31,12 @@ func (s *Sim) vimHandler(ctx *simulator.Context, m *simulator.Method) (mo.Refere
 	case "ReconfigVM_Task":
 		if req, ok := m.Body.(*types.ReconfigVM_Task); ok {
 			s.policies.record(vm.Self.Value, &req.Spec)
+		}
+	case "Destroy_Task":
+		off := false
+		ctx.WithLock(vm, func() { off = vm.Runtime.PowerState != types.VirtualMachinePowerStatePoweredOn })
+		if off { // a powered-on VM refuses to go
+			s.policies.forget(vm.Self.Value)
 		}
 	}
 	return nil, nil

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -71,6 +72,30 @@ func (s *Sim) SetResync(checks int) {
 	s.policies.resync = checks
 }
 
+// forget drops the policies of vm and its disks.
+func (d *diskPolicies) forget(vm string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for key := range d.m {
+		if key == vm || strings.HasPrefix(key, vm+":") {
+			delete(d.m, key)
+			delete(d.pending, key)
+		}
+	}
+}
+
+// inUse says whether any VM or disk has profile.
+func (d *diskPolicies) inUse(profile string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, id := range d.m {
+		if id == profile {
+			return true
+		}
+	}
+	return false
+}
+
 func (d *diskPolicies) get(key string) string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -96,6 +121,9 @@ func (d *diskPolicies) record(vm string, spec *types.VirtualMachineConfigSpec) {
 			if id := profileID(cs.Profile); id != "" {
 				d.set(key, id)
 			}
+			if emptyProfile(cs.Profile) {
+				d.set(key, "")
+			}
 		case types.VirtualDeviceConfigSpecOperationRemove:
 			d.set(key, "")
 		}
@@ -114,6 +142,16 @@ func profileID(specs []types.BaseVirtualMachineProfileSpec) string {
 		}
 	}
 	return ""
+}
+
+// emptyProfile says whether a spec takes the policy away.
+func emptyProfile(specs []types.BaseVirtualMachineProfileSpec) bool {
+	for _, s := range specs {
+		if _, ok := s.(*types.VirtualMachineEmptyProfileSpec); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // The SPBM objects the simulator extends.
@@ -156,6 +194,25 @@ func (m *profileManager) PbmUpdate(ctx *simulator.Context, req *pbmtypes.PbmUpda
 		p.LastUpdatedBy = ctx.Session.UserName
 	}
 	body.Res = &pbmtypes.PbmUpdateResponse{}
+	return body
+}
+
+// PbmDelete refuses, as vCenter does, to delete a policy a disk or VM
+// still uses; it deletes the others.
+func (m *profileManager) PbmDelete(req *pbmtypes.PbmDelete) soap.HasFault {
+	var free []pbmtypes.PbmProfileId
+	var outcomes []pbmtypes.PbmProfileOperationOutcome
+	for _, id := range req.ProfileId {
+		if m.sim.policies.inUse(id.UniqueId) {
+			outcomes = append(outcomes, pbmtypes.PbmProfileOperationOutcome{ProfileId: id, Fault: &types.LocalizedMethodFault{
+				Fault: &pbmtypes.PbmFaultProfileStorageFault{}, LocalizedMessage: "the storage policy is in use by virtual disks",
+			}})
+			continue
+		}
+		free = append(free, id)
+	}
+	body := m.ProfileManager.PbmDelete(&pbmtypes.PbmDelete{This: req.This, ProfileId: free}).(*pbmmethods.PbmDeleteBody)
+	body.Res.Returnval = outcomes
 	return body
 }
 

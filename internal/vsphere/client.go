@@ -22,6 +22,8 @@ import (
 	"github.com/vmware/govmomi/vim25"
 	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vsan"
+
+	"starbench/internal/ledger"
 )
 
 // Options say which vCenter to connect to and how.
@@ -71,6 +73,7 @@ type Client struct {
 	cluster    *object.ClusterComputeResource
 	retry      Retry
 	compliance Compliance
+	ledger     *ledger.Ledger // nil: changes are not recorded
 	keep       *keepalive.HandlerSOAP
 	host       string
 

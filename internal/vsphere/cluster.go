@@ -113,6 +113,9 @@ func (c *Client) Configure(ctx context.Context, s ClusterSettings) (ClusterState
 	if s.Dedup != nil && *s.Dedup && prev.Architecture == "ESA" {
 		return prev, fmt.Errorf("dedup is not available on vSAN ESA (cluster %s): leave dedup unset or False", c.cluster.Name())
 	}
+	if err := c.recordChange(KindCluster, c.cluster.Name(), "", func() (any, error) { return settingsOf(prev), nil }); err != nil {
+		return prev, err
+	}
 	want := prev
 	spec := vsanext.ReconfigSpec{}
 	spec.Modify = true

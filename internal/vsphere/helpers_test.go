@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	pbmtypes "github.com/vmware/govmomi/pbm/types"
 	"github.com/vmware/govmomi/property"
 	"github.com/vmware/govmomi/session"
 	"github.com/vmware/govmomi/view"
@@ -125,4 +126,35 @@ func vmNames(t testing.TB, s *sim.Sim, prefix string) []string {
 		}
 	}
 	return out
+}
+
+// startSimClient connects another client to the running simulator s.
+func startSimClient(t testing.TB, s *sim.Sim) (*sim.Sim, *Client) {
+	t.Helper()
+	pass, _ := s.Userinfo().Password()
+	c, err := Connect(context.Background(), Options{
+		URL: s.URL.String(), Username: s.Userinfo().Username(), Password: pass, CAPEM: s.CertPEM,
+		Retry: Retry{Attempts: 6, Backoff: 5 * time.Millisecond},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return s, c
+}
+
+func mapsKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+func pbmtypesProfileID(id string) pbmtypes.PbmProfileId { return pbmtypes.PbmProfileId{UniqueId: id} }
+
+func pbmUpdateDescription(d string) pbmtypes.PbmCapabilityProfileUpdateSpec {
+	return pbmtypes.PbmCapabilityProfileUpdateSpec{Description: d}
 }

@@ -3,6 +3,7 @@ package vsphere
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	pbmtypes "github.com/vmware/govmomi/pbm/types"
 	"github.com/vmware/govmomi/vim25/types"
 
+	"starbench/internal/ledger"
 	"starbench/internal/model"
 )
 
@@ -124,14 +126,10 @@ func (c *Client) SetPolicy(ctx context.Context, spec PolicySpec) (string, error)
 	if err := c.Validate(ctx, &spec); err != nil {
 		return "", err
 	}
-	constraints := &pbmtypes.PbmCapabilitySubProfileConstraints{
-		SubProfiles: []pbmtypes.PbmCapabilitySubProfile{{Name: "VSAN sub-profile", Capability: capabilities(spec)}},
-	}
 	profiles, err := c.profiles(ctx)
 	if err != nil {
 		return "", err
 	}
-	desc := fmt.Sprintf("%s %s ftt=%d stripe_width=%d", policyMarker, spec.RAID, spec.FTT, spec.StripeWidth)
 	if id, ok := profiles[spec.Name]; ok {
 		// Updating a policy changes every VM that uses it: only starbench's own.
 		content, err := c.pbm.RetrieveContent(ctx, []pbmtypes.PbmProfileId{{UniqueId: id}})
@@ -141,27 +139,100 @@ func (c *Client) SetPolicy(ctx context.Context, spec PolicySpec) (string, error)
 		if len(content) == 0 || !strings.HasPrefix(content[0].GetPbmProfile().Description, policyMarker) {
 			return "", fmt.Errorf("storage policy %q exists and starbench did not make it; updating it would change every VM that uses it: give the policy another name", spec.Name)
 		}
-		err = c.pbm.UpdateProfile(ctx, pbmtypes.PbmProfileId{UniqueId: id}, pbmtypes.PbmCapabilityProfileUpdateSpec{
-			Description: desc, Constraints: constraints,
-		})
-		if err != nil {
-			return "", fmt.Errorf("updating storage policy %q: %w", spec.Name, err)
+		before := specOf(spec.Name, content[0])
+		if err := c.recordChange(KindPolicy, spec.Name, id, func() (any, error) { return before, nil }); err != nil {
+			return "", err
 		}
-		return id, nil
+		return id, c.updateProfile(ctx, id, spec)
+	}
+	entry, err := c.record(ledger.Entry{Kind: KindPolicy, Name: spec.Name, Created: true})
+	if err != nil {
+		return "", err
 	}
 	id, err := c.pbm.CreateProfile(ctx, pbmtypes.PbmCapabilityProfileCreateSpec{
-		Name: spec.Name, Description: desc,
+		Name: spec.Name, Description: description(spec),
 		Category:     string(pbmtypes.PbmProfileCategoryEnumREQUIREMENT),
 		ResourceType: pbmtypes.PbmProfileResourceType{ResourceType: string(pbmtypes.PbmProfileResourceTypeEnumSTORAGE)},
-		Constraints:  constraints,
+		Constraints:  constraints(spec),
 	})
 	if err != nil {
+		c.settle(entry, "", ledger.Gone)
 		return "", fmt.Errorf("creating storage policy %q: %w", spec.Name, err)
 	}
+	c.settle(entry, id.UniqueId, "")
 	c.mu.Lock()
 	c.policyNames[id.UniqueId] = spec.Name
 	c.mu.Unlock()
 	return id.UniqueId, nil
+}
+
+// description is what starbench writes into the policies it makes.
+func description(spec PolicySpec) string {
+	return fmt.Sprintf("%s %s ftt=%d stripe_width=%d", policyMarker, spec.RAID, spec.FTT, spec.StripeWidth)
+}
+
+func constraints(spec PolicySpec) *pbmtypes.PbmCapabilitySubProfileConstraints {
+	return &pbmtypes.PbmCapabilitySubProfileConstraints{
+		SubProfiles: []pbmtypes.PbmCapabilitySubProfile{{Name: "VSAN sub-profile", Capability: capabilities(spec)}},
+	}
+}
+
+// updateProfile gives policy id the rules of spec.
+func (c *Client) updateProfile(ctx context.Context, id string, spec PolicySpec) error {
+	err := c.pbm.UpdateProfile(ctx, pbmtypes.PbmProfileId{UniqueId: id}, pbmtypes.PbmCapabilityProfileUpdateSpec{
+		Description: description(spec), Constraints: constraints(spec),
+	})
+	if err != nil {
+		return fmt.Errorf("updating storage policy %q: %w", spec.Name, err)
+	}
+	return nil
+}
+
+// DeletePolicy deletes the storage policy called name, which starbench must
+// have made (one a person made may hold every VM of the cluster).
+func (c *Client) DeletePolicy(ctx context.Context, name string) error {
+	id, err := c.policyID(ctx, name)
+	if err != nil {
+		return err
+	}
+	content, err := c.pbm.RetrieveContent(ctx, []pbmtypes.PbmProfileId{{UniqueId: id}})
+	if err != nil {
+		return fmt.Errorf("reading storage policy %q: %w", name, err)
+	}
+	if len(content) == 0 || !strings.HasPrefix(content[0].GetPbmProfile().Description, policyMarker) {
+		return fmt.Errorf("storage policy %q was not made by starbench: delete it in the vSphere Client if you mean to", name)
+	}
+	return c.deleteProfile(ctx, name, id)
+}
+
+// deleteProfile deletes policy id and settles its ledger entries.
+func (c *Client) deleteProfile(ctx context.Context, name, id string) error {
+	res, err := c.pbm.DeleteProfile(ctx, []pbmtypes.PbmProfileId{{UniqueId: id}})
+	if err == nil {
+		for _, r := range res {
+			if r.Fault != nil {
+				err = errors.New(r.Fault.LocalizedMessage)
+			}
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("deleting storage policy %q (is a VM disk still using it?): %w", name, err)
+	}
+	c.mu.Lock()
+	delete(c.policyNames, id)
+	c.mu.Unlock()
+	if c.ledger != nil {
+		for _, e := range c.ledger.Pending() {
+			if e.VCenter == c.host && e.Kind == KindPolicy && e.Ref == id {
+				how := ledger.Gone
+				if e.Created {
+					how = ledger.Removed
+				}
+				_ = c.ledger.Done(e.ID, how)
+			}
+		}
+	}
+	return nil
 }
 
 func capabilities(spec PolicySpec) []pbmtypes.PbmCapabilityInstance {
@@ -250,9 +321,22 @@ func (c *Client) policy(ctx context.Context, name string) (model.Policy, error) 
 	if err != nil {
 		return model.Policy{}, fmt.Errorf("reading storage policy %q: %w", name, err)
 	}
-	p := model.Policy{FTT: 1, StripeWidth: 1}
+	spec := specOf(name, content[0])
+	p := model.Policy{RAID: spec.RAID, FTT: spec.FTT, StripeWidth: spec.StripeWidth}
+	if spec.Compression != nil {
+		p.Compression = model.Off
+		if *spec.Compression {
+			p.Compression = model.On
+		}
+	}
+	return p, nil
+}
+
+// specOf reads a vSAN storage policy's rules back into a spec.
+func specOf(name string, profile pbmtypes.BasePbmProfile) PolicySpec {
+	spec := PolicySpec{Name: name, FTT: 1, StripeWidth: 1, Checksum: true}
 	erasure := false
-	if cp, ok := content[0].(*pbmtypes.PbmCapabilityProfile); ok {
+	if cp, ok := profile.(*pbmtypes.PbmCapabilityProfile); ok {
 		if sub, ok := cp.Constraints.(*pbmtypes.PbmCapabilitySubProfileConstraints); ok {
 			for _, sp := range sub.SubProfiles {
 				for _, cap := range sp.Capability {
@@ -260,16 +344,17 @@ func (c *Client) policy(ctx context.Context, name string) (model.Policy, error) 
 						for _, pi := range ci.PropertyInstance {
 							switch pi.Id {
 							case capFTT:
-								p.FTT = toInt(pi.Value)
+								spec.FTT = toInt(pi.Value)
 							case capStripes:
-								p.StripeWidth = toInt(pi.Value)
+								spec.StripeWidth = toInt(pi.Value)
 							case capReplica:
 								erasure = pi.Value == replicaErasure
+							case capChecksumOff:
+								off, _ := pi.Value.(bool)
+								spec.Checksum = !off
 							case capEfficiency:
-								p.Compression = model.Off
-								if pi.Value == efficiencyOn {
-									p.Compression = model.On
-								}
+								on := pi.Value == efficiencyOn
+								spec.Compression = &on
 							}
 						}
 					}
@@ -279,13 +364,13 @@ func (c *Client) policy(ctx context.Context, name string) (model.Policy, error) 
 	}
 	switch {
 	case !erasure:
-		p.RAID = "raid1"
-	case p.FTT >= 2:
-		p.RAID = "raid6"
+		spec.RAID = "raid1"
+	case spec.FTT >= 2:
+		spec.RAID = "raid6"
 	default:
-		p.RAID = "raid5"
+		spec.RAID = "raid5"
 	}
-	return p, nil
+	return spec
 }
 
 func toInt(v any) int {
@@ -334,6 +419,9 @@ func (c *Client) ApplyPolicy(ctx context.Context, workers []Worker, policy strin
 	}
 	err = pool(ctx, parallel, len(workers), func(ctx context.Context, i int) error {
 		w := workers[i]
+		if err := c.recordVMChange(ctx, w.Name, w.VM); err != nil {
+			return err
+		}
 		vm := object.NewVirtualMachine(c.vim, types.ManagedObjectReference{Type: "VirtualMachine", Value: w.VM})
 		return c.assignPolicy(ctx, w.Name, vm, id)
 	})

@@ -19,6 +19,8 @@ import (
 	"github.com/vmware/govmomi/view"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"starbench/internal/ledger"
 )
 
 // DefaultTemplate is the worker template VM deploy_workers clones by default
@@ -336,7 +338,12 @@ func (c *Client) deployOne(ctx context.Context, p *deployPlan, st deployStep, cr
 		if err := c.configure(ctx, p, st.name, vm); err != nil {
 			return err
 		}
-	} else if st.reconfigure {
+	} else if st.reconfigure || !st.poweredOn || p.profile != "" {
+		if err := c.recordVMChange(ctx, st.name, vm.Reference().Value); err != nil {
+			return err
+		}
+	}
+	if st.vm != nil && st.reconfigure {
 		if st.poweredOn {
 			if err := c.do(ctx, "power off", st.name, "PowerOffVM_Task", func(ctx context.Context) error {
 				_, err := waitTask(ctx, func(ctx context.Context) (*object.Task, error) { return vm.PowerOff(ctx) })
@@ -383,9 +390,16 @@ func (c *Client) clone(ctx context.Context, p *deployPlan, st deployStep) (*obje
 	spec := types.VirtualMachineCloneSpec{
 		Location: types.VirtualMachineRelocateSpec{Host: &host, Pool: &pool, Datastore: &ds},
 	}
+	entry, err := c.record(ledger.Entry{Kind: KindVM, Name: st.name, Created: true})
+	if err != nil {
+		return nil, err
+	}
+	if entry != "" {
+		spec.Config = &types.VirtualMachineConfigSpec{ExtraConfig: []types.BaseOptionValue{&types.OptionValue{Key: ledgerMark, Value: entry}}}
+	}
 	var vm *object.VirtualMachine
 	taken := false
-	err := c.do(ctx, "clone "+p.spec.Template+" to", st.name+" on host "+st.hostName, "CloneVM_Task", func(ctx context.Context) error {
+	err = c.do(ctx, "clone "+p.spec.Template+" to", st.name+" on host "+st.hostName, "CloneVM_Task", func(ctx context.Context) error {
 		t, err := startTask(ctx, func(call context.Context) (*object.Task, error) {
 			return p.template.Clone(call, p.folder, st.name, spec)
 		})
@@ -419,6 +433,11 @@ func (c *Client) clone(ctx context.Context, p *deployPlan, st deployStep) (*obje
 		}
 		return err
 	})
+	if vm != nil {
+		c.settle(entry, vm.Reference().Value, "")
+	} else {
+		c.settle(entry, "", ledger.Gone)
+	}
 	if taken {
 		return nil, fmt.Errorf("a VM or template named %s exists outside the worker set (templates are not reused as workers): rename it or use another prefix: %w", st.name, err)
 	}
@@ -544,6 +563,9 @@ func (c *Client) destroy(ctx context.Context, vms []*object.VirtualMachine, para
 				_, err := waitTask(ctx, func(ctx context.Context) (*object.Task, error) { return vm.Destroy(ctx) })
 				return err
 			})
+		}
+		if err == nil {
+			c.forgetVM(vm.Reference().Value)
 		}
 		if err != nil {
 			mu.Lock()
