@@ -75,6 +75,9 @@ func (d Deps) open(s *runtime.Session, opts target.Options) (t *target.Target, f
 		// before the script touches anything (docs/events.md).
 		_, err = recoverChanges(s, t)
 	}
+	if err == nil && fresh {
+		err = keepLedger(s, t)
+	}
 	return t, fresh, err
 }
 

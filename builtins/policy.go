@@ -19,6 +19,8 @@ func NewPolicyModule(deps Deps) *runtime.Module {
 		Members: []runtime.Member{
 			{Name: "vsan", Params: "(name, raid=\"raid1\", ftt=None, stripe_width=1, compression=None, checksum=True)",
 				Doc: "create or update a vSAN storage policy after checking it against the cluster", Fn: p.vsan},
+			{Name: "delete", Params: "(name)",
+				Doc: "delete a storage policy starbench made (no VM disk may still use it)", Fn: p.delete},
 			{Name: "apply", Params: "(workers, policy, timeout=\"30m\")",
 				Doc: "assign a policy to every data disk of workers, wait (at most timeout) until vSAN reports them compliant, return the workers updated", Fn: p.apply},
 		},
@@ -61,6 +63,21 @@ func (p policyModule) vsan(thread *starlark.Thread, b *starlark.Builtin, args st
 		return nil, err
 	}
 	return &Policy{spec: spec}, nil
+}
+
+func (p policyModule) delete(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var policy policyArg
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &policy); err != nil {
+		return nil, err
+	}
+	if policy.name == "" {
+		return nil, fmt.Errorf("name: want a policy from policy.vsan or its name")
+	}
+	t, err := p.deps.target(thread)
+	if err != nil {
+		return nil, err
+	}
+	return starlark.None, t.VSphere.DeletePolicy(runtime.Context(thread), policy.name)
 }
 
 func (p policyModule) apply(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

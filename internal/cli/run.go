@@ -32,6 +32,8 @@ func runCmd(st *State, args []string) int {
 	fs.BoolVar(&s.NoNoise, "no-noise", false, "simulated runs without the model's seeded run-to-run noise (repeats identical)")
 	fs.BoolVar(&s.Fresh, "fresh", false, "ignore stored campaign results and start over")
 	fs.BoolVar(&s.RerunFailed, "rerun-failed", false, "run again only the campaign runs that failed")
+	var cleanup bool
+	fs.BoolVar(&cleanup, "cleanup", false, "when the script ends (also after an error or Ctrl-C), remove the VMs and policies the run made and restore the settings it changed (see starbench clean)")
 	var summary, metricsAddr string
 	fs.StringVar(&metricsAddr, "metrics-listen", "", "serve the running campaign's progress and current samples for Prometheus at http://ADDR/metrics (e.g. 127.0.0.1:9464)")
 	fs.StringVar(&summary, "summary-json", "", "write a JSON summary (exit code; per campaign: cells, runs, failures, headline figures per cell) to this file")
@@ -64,7 +66,7 @@ func runCmd(st *State, args []string) int {
 		st.observer = exp
 		defer func() { st.observer = nil }()
 	}
-	code = execScript(st, "run", s)
+	code = execScript(st, "run", s, cleanup)
 	// A campaign that stopped on a script error still gets the report of
 	// what it stored; an interrupted one and a --plan do not.
 	if (code == ExitOK || code == ExitScriptError) && !s.Plan {
@@ -105,7 +107,7 @@ func reportCmd(st *State, args []string) int {
 		return reportUsage(st, err)
 	}
 	s.Script, s.OutDir = path, outDir(out, path)
-	code = execScript(st, "report", s)
+	code = execScript(st, "report", s, false)
 	if code == ExitOK {
 		if err := writeReport(st, s, s.From, "report"); err != nil {
 			fmt.Fprintf(st.Stderr, "starbench: %v\n", err)
@@ -138,8 +140,9 @@ func outDir(flag, script string) string {
 
 // execScript checks and runs the session's script and returns the exit
 // code. The first Ctrl-C (or SIGTERM) cancels the run and lets builtins
-// clean up; a second one returns at once, without waiting for them.
-func execScript(st *State, cmd string, s *runtime.Session) int {
+// clean up; a second one returns at once, without waiting for them. With
+// cleanup, what the run recorded in its ledger is undone at the end.
+func execScript(st *State, cmd string, s *runtime.Session, cleanup bool) int {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	forced := make(chan struct{})
@@ -159,6 +162,14 @@ func execScript(st *State, cmd string, s *runtime.Session) int {
 		defer func() {
 			if r := recover(); r != nil {
 				fmt.Fprintf(st.Stderr, "starbench: internal error (please report it): %v\n%s", r, debug.Stack())
+			}
+			if cleanup {
+				if err := builtins.Cleanup(s, st.Stderr); err != nil {
+					fmt.Fprintf(st.Stderr, "starbench: %v\n", err)
+					if code == ExitOK {
+						code = ExitScriptError
+					}
+				}
 			}
 			s.Close()
 			done <- code

@@ -27,11 +27,12 @@ const FileName = "ledger.jsonl"
 // Entry is one thing a run created (Created: remove it) or changed (restore
 // Before).
 type Entry struct {
-	ID      string    `json:"id"`
-	Run     string    `json:"run"` // the process that recorded it
-	At      time.Time `json:"at"`
-	VCenter string    `json:"vcenter"` // host:port of the vCenter
-	Cluster string    `json:"cluster"` // and of its cluster
+	ID         string    `json:"id"`
+	Run        string    `json:"run"` // the process that recorded it
+	At         time.Time `json:"at"`
+	VCenter    string    `json:"vcenter"` // host:port of the vCenter
+	Datacenter string    `json:"datacenter"`
+	Cluster    string    `json:"cluster"`
 	// Kind says what the entry is about and who undoes it ("vm", "policy",
 	// "cluster", "vm-settings", ...; see Undoer).
 	Kind string `json:"kind"`

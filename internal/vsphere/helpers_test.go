@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	pbmtypes "github.com/vmware/govmomi/pbm/types"
+	"github.com/vmware/govmomi/find"
 	"github.com/vmware/govmomi/property"
 	"github.com/vmware/govmomi/session"
 	"github.com/vmware/govmomi/view"
@@ -49,18 +49,7 @@ func startSim(t testing.TB, opts sim.Options) (*sim.Sim, *Client) {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Close)
-	pass, _ := s.Userinfo().Password()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	c, err := Connect(ctx, Options{
-		URL: s.URL.String(), Username: s.Userinfo().Username(), Password: pass, CAPEM: s.CertPEM,
-		Retry: Retry{Attempts: 6, Backoff: 5 * time.Millisecond},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	return s, c
+	return s, connectTo(t, s)
 }
 
 // independentClient logs in to s with a client of its own, to check what
@@ -90,17 +79,8 @@ func propertyOf(ctx context.Context, c *vim25.Client, ref types.ManagedObjectRef
 // hostNetworks reads every host's network through an independent client.
 func hostNetworks(t testing.TB, s *sim.Sim) []mo.HostSystem {
 	t.Helper()
-	c := independentClient(t, s)
-	ctx := context.Background()
-	v, err := view.NewManager(c).CreateContainerView(ctx, c.ServiceContent.RootFolder, []string{"HostSystem"}, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer v.Destroy(ctx)
 	var hosts []mo.HostSystem
-	if err := v.Retrieve(ctx, []string{"HostSystem"}, []string{"name", "config.network", "config.virtualNicManagerInfo"}, &hosts); err != nil {
-		t.Fatal(err)
-	}
+	retrieveAll(t, s, "HostSystem", []string{"name", "config.network", "config.virtualNicManagerInfo"}, &hosts)
 	return hosts
 }
 
@@ -108,17 +88,8 @@ func hostNetworks(t testing.TB, s *sim.Sim) []mo.HostSystem {
 // with prefix.
 func vmNames(t testing.TB, s *sim.Sim, prefix string) []string {
 	t.Helper()
-	c := independentClient(t, s)
-	ctx := context.Background()
-	v, err := view.NewManager(c).CreateContainerView(ctx, c.ServiceContent.RootFolder, []string{"VirtualMachine"}, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer v.Destroy(ctx)
 	var vms []mo.VirtualMachine
-	if err := v.Retrieve(ctx, []string{"VirtualMachine"}, []string{"name"}, &vms); err != nil {
-		t.Fatal(err)
-	}
+	retrieveAll(t, s, "VirtualMachine", []string{"name"}, &vms)
 	var out []string
 	for _, vm := range vms {
 		if strings.HasPrefix(vm.Name, prefix) {
@@ -128,11 +99,28 @@ func vmNames(t testing.TB, s *sim.Sim, prefix string) []string {
 	return out
 }
 
-// startSimClient connects another client to the running simulator s.
-func startSimClient(t testing.TB, s *sim.Sim) (*sim.Sim, *Client) {
+// retrieveAll reads props of every object of kind through an independent client.
+func retrieveAll(t testing.TB, s *sim.Sim, kind string, props []string, dst any) {
+	t.Helper()
+	c := independentClient(t, s)
+	ctx := context.Background()
+	v, err := view.NewManager(c).CreateContainerView(ctx, c.ServiceContent.RootFolder, []string{kind}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Destroy(ctx)
+	if err := v.Retrieve(ctx, []string{kind}, props, dst); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// connectTo connects another client to the running simulator s.
+func connectTo(t testing.TB, s *sim.Sim) *Client {
 	t.Helper()
 	pass, _ := s.Userinfo().Password()
-	c, err := Connect(context.Background(), Options{
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := Connect(ctx, Options{
 		URL: s.URL.String(), Username: s.Userinfo().Username(), Password: pass, CAPEM: s.CertPEM,
 		Retry: Retry{Attempts: 6, Backoff: 5 * time.Millisecond},
 	})
@@ -140,21 +128,17 @@ func startSimClient(t testing.TB, s *sim.Sim) (*sim.Sim, *Client) {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	return s, c
+	return c
 }
 
-func mapsKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
+// finderIn returns a finder of c set to the default datacenter.
+func finderIn(t testing.TB, c *vim25.Client) *find.Finder {
+	t.Helper()
+	finder := find.NewFinder(c, true)
+	dc, err := finder.DefaultDatacenter(context.Background())
+	if err != nil {
+		t.Fatal(err)
 	}
-}
-
-func pbmtypesProfileID(id string) pbmtypes.PbmProfileId { return pbmtypes.PbmProfileId{UniqueId: id} }
-
-func pbmUpdateDescription(d string) pbmtypes.PbmCapabilityProfileUpdateSpec {
-	return pbmtypes.PbmCapabilityProfileUpdateSpec{Description: d}
+	finder.SetDatacenter(dc)
+	return finder
 }

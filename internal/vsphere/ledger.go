@@ -11,7 +11,6 @@ import (
 	"github.com/vmware/govmomi/object"
 	pbmtypes "github.com/vmware/govmomi/pbm/types"
 	"github.com/vmware/govmomi/property"
-	"github.com/vmware/govmomi/view"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
 
@@ -44,7 +43,7 @@ func (c *Client) record(e ledger.Entry) (string, error) {
 	if c.ledger == nil {
 		return "", nil
 	}
-	e.VCenter, e.Cluster = c.host, c.cluster.Name()
+	e.VCenter, e.Datacenter, e.Cluster = c.host, c.dc.Name(), c.cluster.Name()
 	id, err := c.ledger.Add(e)
 	if err != nil {
 		return "", fmt.Errorf("not changing %s %s: %w", e.Kind, e.Name, err)
@@ -120,7 +119,7 @@ func (c *Client) Undoers() map[string]ledger.Undoer {
 
 // undoVM removes the worker VM of e, if it is still the one e announced.
 func (c *Client) undoVM(ctx context.Context, e ledger.Entry) (string, error) {
-	vms, err := c.vmsNamed(ctx, e.Name)
+	vms, err := c.vms(ctx, func(n string) bool { return n == e.Name }, "config.extraConfig")
 	if err != nil {
 		return "", err
 	}
@@ -148,30 +147,6 @@ func mark(vm mo.VirtualMachine) string {
 		}
 	}
 	return ""
-}
-
-// vmsNamed lists the VMs (not templates) of the datacenter named name.
-func (c *Client) vmsNamed(ctx context.Context, name string) ([]mo.VirtualMachine, error) {
-	folders, err := c.dc.Folders(ctx)
-	if err != nil {
-		return nil, err
-	}
-	v, err := view.NewManager(c.vim).CreateContainerView(ctx, folders.VmFolder.Reference(), []string{"VirtualMachine"}, true)
-	if err != nil {
-		return nil, err
-	}
-	defer v.Destroy(context.WithoutCancel(ctx))
-	var all []mo.VirtualMachine
-	if err := v.Retrieve(ctx, []string{"VirtualMachine"}, []string{"name", "config.template", "config.extraConfig"}, &all); err != nil {
-		return nil, fmt.Errorf("listing VMs: %w", err)
-	}
-	var out []mo.VirtualMachine
-	for _, vm := range all {
-		if vm.Name == name && (vm.Config == nil || !vm.Config.Template) {
-			out = append(out, vm)
-		}
-	}
-	return out, nil
 }
 
 // vmSettings is what a VM the client did not make had before it changed it.

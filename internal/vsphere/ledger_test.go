@@ -2,12 +2,13 @@ package vsphere
 
 import (
 	"context"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/vmware/govmomi/find"
+	pbmtypes "github.com/vmware/govmomi/pbm/types"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
 
@@ -19,15 +20,8 @@ import (
 // with prefix, by name.
 func vmsOf(t *testing.T, s *sim.Sim, prefix string) map[string]mo.VirtualMachine {
 	t.Helper()
-	c := independentClient(t, s)
 	ctx := context.Background()
-	finder := find.NewFinder(c, true)
-	dc, err := finder.DefaultDatacenter(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	finder.SetDatacenter(dc)
-	vms, err := finder.VirtualMachineList(ctx, prefix+"*")
+	vms, err := finderIn(t, independentClient(t, s)).VirtualMachineList(ctx, prefix+"*")
 	out := map[string]mo.VirtualMachine{}
 	if err != nil {
 		return out // none
@@ -75,7 +69,7 @@ func TestTheLedgerUndoesWhatARunDidAndNothingElse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, c := startSimClient(t, s)
+	c := connectTo(t, s)
 	c.SetLedger(l)
 	if _, err := c.SetPolicy(ctx, PolicySpec{Name: "made", RAID: "raid5"}); err != nil {
 		t.Fatal(err)
@@ -106,7 +100,7 @@ func TestTheLedgerUndoesWhatARunDidAndNothingElse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, cleaner := startSimClient(t, s)
+	cleaner := connectTo(t, s)
 	var outcomes []string
 	if err := again.Undo(ctx, cleaner.Host(), cleaner.Undoers(), func(o ledger.Outcome) { outcomes = append(outcomes, o.Entry.Kind+" "+o.Entry.Name+" "+o.How) }); err != nil {
 		t.Fatalf("undo: %v (%v)", err, outcomes)
@@ -115,7 +109,7 @@ func TestTheLedgerUndoesWhatARunDidAndNothingElse(t *testing.T) {
 		t.Errorf("pending after undo: %+v", p)
 	}
 	if left := vmsOf(t, s, "w-"); len(left) != 0 {
-		t.Errorf("workers the run made are still there: %v", slices.Collect(mapsKeys(left)))
+		t.Errorf("workers the run made are still there: %v", slices.Collect(maps.Keys(left)))
 	}
 	for name, vm := range vmsOf(t, s, "old-") {
 		was := oldBefore[name]
@@ -201,7 +195,7 @@ func TestUndoFindsACloneItsRunDidNotSeeFinish(t *testing.T) {
 	if !slices.Equal(hows, []string{ledger.Removed}) {
 		t.Errorf("outcomes %v, want one removal", hows)
 	}
-	vms, err := c.vmsNamed(ctx, "lost-01")
+	vms, err := c.vms(ctx, func(n string) bool { return n == "lost-01" }, "config.extraConfig")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +216,7 @@ func TestUndoLeavesAPolicyThatLostItsMark(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.ledger = nil
-	if err := c.pbm.UpdateProfile(ctx, pbmtypesProfileID(id), pbmUpdateDescription("now the gold policy")); err != nil {
+	if err := c.pbm.UpdateProfile(ctx, pbmtypes.PbmProfileId{UniqueId: id}, pbmtypes.PbmCapabilityProfileUpdateSpec{Description: "now the gold policy"}); err != nil {
 		t.Fatal(err)
 	}
 	err = l.Undo(ctx, c.Host(), c.Undoers(), nil)

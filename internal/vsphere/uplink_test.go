@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vmware/govmomi/find"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
 
@@ -33,13 +32,7 @@ func teaming(t *testing.T, s *sim.Sim, portgroup string) (active, standby []stri
 	t.Helper()
 	c := independentClient(t, s)
 	ctx := context.Background()
-	finder := find.NewFinder(c, true)
-	dc, err := finder.DefaultDatacenter(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	finder.SetDatacenter(dc)
-	net, err := finder.Network(ctx, portgroup)
+	net, err := finderIn(t, c).Network(ctx, portgroup)
 	if err != nil {
 		t.Fatal(err)
 	}

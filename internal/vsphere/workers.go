@@ -582,6 +582,18 @@ func (c *Client) destroy(ctx context.Context, vms []*object.VirtualMachine, para
 
 // workerVMs lists the VMs named prefix-NN in the datacenter, with props.
 func (c *Client) workerVMs(ctx context.Context, prefix string, props ...string) ([]mo.VirtualMachine, error) {
+	re := regexp.MustCompile("^" + regexp.QuoteMeta(prefix) + `-\d+$`)
+	out, err := c.vms(ctx, re.MatchString, props...)
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// vms lists the VMs (not templates) of the datacenter whose names match,
+// with name, config.template and props.
+func (c *Client) vms(ctx context.Context, match func(name string) bool, props ...string) ([]mo.VirtualMachine, error) {
 	folders, err := c.dc.Folders(ctx)
 	if err != nil {
 		return nil, err
@@ -595,14 +607,12 @@ func (c *Client) workerVMs(ctx context.Context, prefix string, props ...string) 
 	if err := v.Retrieve(ctx, []string{"VirtualMachine"}, append([]string{"name", "config.template"}, props...), &all); err != nil {
 		return nil, fmt.Errorf("listing VMs: %w", err)
 	}
-	re := regexp.MustCompile("^" + regexp.QuoteMeta(prefix) + `-\d+$`)
 	var out []mo.VirtualMachine
 	for _, vm := range all {
-		if re.MatchString(vm.Name) && (vm.Config == nil || !vm.Config.Template) {
+		if match(vm.Name) && (vm.Config == nil || !vm.Config.Template) {
 			out = append(out, vm)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
 }
 
