@@ -25,8 +25,9 @@ func NewStoreModule(deps Deps) *runtime.Module {
 	}
 }
 
-// storeFrameNames are the frames a store handle serves: the store's tables and "stats".
-var storeFrameNames = append(slices.Clone(store.FrameNames), "stats")
+// storeFrameNames are the frames a store handle serves: the store's tables,
+// "stats" and "hcibench".
+var storeFrameNames = append(slices.Clone(store.FrameNames), "stats", "hcibench")
 
 // storeValue is the Starlark handle of a campaign store, opened read-only on
 // each use so a running campaign can keep writing to it.
@@ -90,12 +91,19 @@ func storeFrame(ctx context.Context, path, name string, threshold float64) (star
 		return nil, err
 	}
 	defer st.Close()
-	if name == "stats" {
+	switch name {
+	case "stats":
 		aggs, err := st.Aggregates(ctx)
 		if err != nil {
 			return nil, err
 		}
 		return NewFrame(campaign.StatsFrame(campaign.Stats(aggs, threshold))), nil
+	case "hcibench":
+		rows, cells, err := campaign.ReadHCIBench(ctx, st)
+		if err != nil {
+			return nil, err
+		}
+		return NewFrame(campaign.HCIBenchFrame(rows, cells)), nil
 	}
 	df, err := st.Frame(ctx, name)
 	if err != nil {

@@ -108,7 +108,7 @@ func CheckFactorName(name string) error {
 	if name == "" || strings.ContainsAny(name, " =") {
 		return fmt.Errorf("factor name %q must be non-empty with no spaces or '='", name)
 	}
-	if slices.Contains(store.ReservedColumns, name) {
+	if slices.Contains(store.ReservedColumns, name) || slices.Contains(HCIColumns, name) {
 		return fmt.Errorf("factor name %q is a column of the result frames; choose another (e.g. %q)", name, name+"_setting")
 	}
 	return nil

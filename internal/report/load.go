@@ -7,6 +7,7 @@ package report
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -24,8 +25,12 @@ type Campaign struct {
 	Cells       []Cell
 	Workloads   []string
 	Stats       []Stat
-	Runs        []Run
-	Sessions    []Session
+	// HCIBench sums up each cell and workload as HCIBench's results table does.
+	HCIBench []HCIRow
+	// HasCPU and HasVSANCPU say some run measured the hosts' and vSAN's CPU.
+	HasCPU, HasVSANCPU bool
+	Runs               []Run
+	Sessions           []Session
 	// CVThreshold is the repeat spread above which a result is flagged.
 	CVThreshold float64
 }
@@ -39,6 +44,12 @@ type Cell struct {
 // Stat is the repeats of one workload in one cell and direction, summarised.
 type Stat struct {
 	campaign.Stat
+	Levels map[string]string
+}
+
+// HCIRow is one cell and workload of the HCIBench summary, with its levels.
+type HCIRow struct {
+	campaign.HCIRow
 	Levels map[string]string
 }
 
@@ -144,6 +155,15 @@ func load(ctx context.Context, st *store.Store) (*Campaign, error) {
 	}
 	for _, s := range campaign.Stats(aggs, c.CVThreshold) {
 		c.Stats = append(c.Stats, Stat{Stat: s, Levels: levels[s.Cell]})
+	}
+	means, err := st.HostMetricMeans(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range campaign.HCIBench(aggs, means) {
+		c.HCIBench = append(c.HCIBench, HCIRow{HCIRow: r, Levels: levels[r.Cell]})
+		c.HasCPU = c.HasCPU || !math.IsNaN(r.CPUPercent)
+		c.HasVSANCPU = c.HasVSANCPU || !math.IsNaN(r.VSANCPUPercent)
 	}
 	return c, nil
 }

@@ -51,10 +51,10 @@ func WriteMarkdown(w io.Writer, c *Campaign, figures []Figure, now time.Time) er
 		p("No session recorded a plan.\n\n")
 	}
 
-	p("## Results\n\nMean of the repeats per cell; CV is the repeats' standard deviation of IOPS over their mean.\n\n")
+	p("## Results\n\nMean of the repeats per cell; CV is the repeats' standard deviation of IOPS over their mean. %s\n\n", unitsNote)
 	for _, t := range v.Tables {
 		p("### %s\n\n", mdText(t.Workload))
-		head := append(append([]string{}, v.Factors...), "direction", "n", "IOPS", "± std", "MB/s", "p99 latency", "CV", "flagged")
+		head := append(append([]string{}, v.Factors...), "direction", "n", "IOPS", "± std", "MB/s", "p99 clat", "CV", "flagged")
 		table(b, head, len(t.Stats), func(i int) []string {
 			s := t.Stats[i]
 			var row []string
@@ -78,6 +78,8 @@ func WriteMarkdown(w io.Writer, c *Campaign, figures []Figure, now time.Time) er
 			return []string{v.FailedRuns[i].Key(), v.FailedRuns[i].Error}
 		})
 	}
+
+	writeHCIBenchMarkdown(p, b, v)
 
 	p("## Figures\n\n")
 	for _, f := range figures {

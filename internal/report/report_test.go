@@ -102,6 +102,7 @@ func TestWriteSimulated(t *testing.T) {
 		"<code>duration=5s</code>", strings.Repeat("ab", 32), "scripts/wwt_matrix.star",
 		`<img src="data:image/png;base64,`, "cost of compression", "(figures/cost-of-compression.png)",
 		"Mean IOPS per cell and workload",
+		`<table id="hcibench">`, "<th>p99 clat</th>", "not MiB/s",
 	} {
 		if !strings.Contains(html, want) {
 			t.Errorf("report.html lacks %q", want)
@@ -122,6 +123,8 @@ func TestWriteSimulated(t *testing.T) {
 		"> **SIMULATED**", "## Plan", "| compression | uplink | direction |", "| False | 10g | read | 2 | 70,700 |",
 		"![cost of compression](figures/cost-of-compression.png)", "| worker &lt;w1&gt; died |", "## Provenance",
 		"2 above the threshold",
+		// HCIBench summary: reads and writes together, mean of the repeats
+		"## HCIBench summary", "| False | 10g | 4k-randrw | 2 | 101,000 |", "fio's clat",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report.md lacks %q", want)

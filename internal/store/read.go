@@ -188,3 +188,25 @@ func (s *Store) each(ctx context.Context, query string, f func(*sql.Rows) error)
 	}
 	return rows.Err()
 }
+
+// HostMetricMeans returns, per successful run, the mean of each host metric
+// over the run's hosts and samples.
+func (s *Store) HostMetricMeans(ctx context.Context) (map[RunKey]map[string]float64, error) {
+	out := map[RunKey]map[string]float64{}
+	err := s.each(ctx, `SELECT c.label, r.workload, r.repeat, m.metric, AVG(m.value)
+		FROM host_metrics m JOIN runs r ON r.id = m.run_id JOIN cells c ON c.id = r.cell_id
+		WHERE r.status = 'ok' GROUP BY r.id, m.metric`, func(rows *sql.Rows) error {
+		var k RunKey
+		var metric string
+		var mean float64
+		if err := rows.Scan(&k.Cell, &k.Workload, &k.Repeat, &metric, &mean); err != nil {
+			return err
+		}
+		if out[k] == nil {
+			out[k] = map[string]float64{}
+		}
+		out[k][metric] = mean
+		return nil
+	})
+	return out, err
+}

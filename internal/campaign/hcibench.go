@@ -1,0 +1,180 @@
+package campaign
+
+import (
+	"context"
+	"math"
+
+	"github.com/go-gota/gota/dataframe"
+	"github.com/go-gota/gota/series"
+	"gonum.org/v1/gonum/stat"
+
+	"starbench/internal/store"
+)
+
+// Host metrics the HCIBench summary reads: the hosts' CPU (as
+// vsphere.host_metrics names it) and vSAN's own CPU, when a campaign's
+// metrics function gives it under this name.
+const (
+	HostCPUMetric = "cpu_percent"
+	VSANCPUMetric = "vsan_cpu_percent"
+)
+
+// HCIRow is one cell and workload summed up as HCIBench's results table
+// does, over the successful repeats: IOPS and throughput of reads and
+// writes together, read and write latency and their 95th percentiles
+// (fio's clat, µs), and CPU when the runs measured it. NaN is not measured.
+type HCIRow struct {
+	Cell, Workload                               string
+	N                                            int
+	IOPS, MBps                                   float64
+	ReadLatUs, WriteLatUs, ReadP95Us, WriteP95Us float64
+	CPUPercent, VSANCPUPercent                   float64
+}
+
+// HCIColumns are the HCIBench frame's columns after cell and the factors.
+var HCIColumns = []string{"workload", "n", "iops", "mbps", "read_lat_us", "write_lat_us", "read_p95_us", "write_p95_us",
+	HostCPUMetric, VSANCPUMetric}
+
+// HCIBench sums up aggs (in store order) per cell and workload; hostMeans
+// are each run's host metric means (store.HostMetricMeans).
+func HCIBench(aggs []store.Aggregate, hostMeans map[store.RunKey]map[string]float64) []HCIRow {
+	type pair struct{ cell, workload string }
+	var order []pair
+	runs := map[pair][]store.RunKey{}
+	rows := map[store.RunKey][]store.Aggregate{}
+	for _, a := range aggs {
+		p := pair{a.Cell, a.Workload}
+		if _, ok := runs[p]; !ok {
+			order = append(order, p)
+		}
+		if rows[a.RunKey] == nil {
+			runs[p] = append(runs[p], a.RunKey)
+		}
+		rows[a.RunKey] = append(rows[a.RunKey], a)
+	}
+	out := make([]HCIRow, 0, len(order))
+	for _, p := range order {
+		var iops, mbps, rlat, wlat, rp95, wp95, cpu, vsan []float64
+		for _, k := range runs[p] {
+			i, m := totals(rows[k])
+			iops, mbps = append(iops, i), append(mbps, m)
+			for _, a := range rows[k] {
+				switch a.Direction {
+				case "read":
+					rlat, rp95 = append(rlat, a.LatMeanUs), append(rp95, a.P95Us)
+				case "write":
+					wlat, wp95 = append(wlat, a.LatMeanUs), append(wp95, a.P95Us)
+				}
+			}
+			if v, ok := hostMeans[k][HostCPUMetric]; ok {
+				cpu = append(cpu, v)
+			}
+			if v, ok := hostMeans[k][VSANCPUMetric]; ok {
+				vsan = append(vsan, v)
+			}
+		}
+		out = append(out, HCIRow{Cell: p.cell, Workload: p.workload, N: len(runs[p]),
+			IOPS: measuredMean(iops), MBps: measuredMean(mbps), ReadLatUs: measuredMean(rlat), WriteLatUs: measuredMean(wlat),
+			ReadP95Us: measuredMean(rp95), WriteP95Us: measuredMean(wp95), CPUPercent: measuredMean(cpu), VSANCPUPercent: measuredMean(vsan)})
+	}
+	return out
+}
+
+// totals are a run's IOPS and MB/s over its directions: reads plus writes
+// when it has them (a combined row besides them is not counted twice),
+// else its one row.
+func totals(rows []store.Aggregate) (iops, mbps float64) {
+	var rw []store.Aggregate
+	for _, a := range rows {
+		if a.Direction == "read" || a.Direction == "write" {
+			rw = append(rw, a)
+		}
+	}
+	if len(rw) == 0 {
+		rw = rows
+	}
+	for _, a := range rw {
+		iops += a.IOPS
+		mbps += a.MBps
+	}
+	return iops, mbps
+}
+
+// measuredMean is the mean of the values that were measured (not NaN);
+// NaN when none was.
+func measuredMean(xs []float64) float64 {
+	var ok []float64
+	for _, x := range xs {
+		if !math.IsNaN(x) {
+			ok = append(ok, x)
+		}
+	}
+	if len(ok) == 0 {
+		return math.NaN()
+	}
+	return stat.Mean(ok, nil)
+}
+
+// HCIBenchFrame returns rows as a frame with one text column per factor
+// after cell (cells give each cell's levels); the CPU columns are there
+// only when some run measured them.
+func HCIBenchFrame(rows []HCIRow, cells []store.Cell) dataframe.DataFrame {
+	n := len(rows)
+	levels := map[string]map[string]string{}
+	for _, c := range cells {
+		levels[c.Label] = map[string]string{}
+		for _, l := range c.Levels {
+			levels[c.Label][l.Factor] = l.Value
+		}
+	}
+	cell, workload, count := make([]string, n), make([]string, n), make([]int, n)
+	floats := map[string][]float64{}
+	cols := HCIColumns[2:]
+	for _, c := range cols {
+		floats[c] = make([]float64, n)
+	}
+	hasCPU, hasVSAN := false, false
+	for i, r := range rows {
+		cell[i], workload[i], count[i] = r.Cell, r.Workload, r.N
+		for c, v := range map[string]float64{"iops": r.IOPS, "mbps": r.MBps, "read_lat_us": r.ReadLatUs, "write_lat_us": r.WriteLatUs,
+			"read_p95_us": r.ReadP95Us, "write_p95_us": r.WriteP95Us, HostCPUMetric: r.CPUPercent, VSANCPUMetric: r.VSANCPUPercent} {
+			floats[c][i] = v
+		}
+		hasCPU = hasCPU || !math.IsNaN(r.CPUPercent)
+		hasVSAN = hasVSAN || !math.IsNaN(r.VSANCPUPercent)
+	}
+	out := []series.Series{series.New(cell, series.String, "cell")}
+	for _, f := range store.Factors(cells) {
+		col := make([]string, n)
+		for i, r := range rows {
+			col[i] = levels[r.Cell][f]
+		}
+		out = append(out, series.New(col, series.String, f))
+	}
+	out = append(out, series.New(workload, series.String, "workload"), series.New(count, series.Int, "n"))
+	for _, c := range cols {
+		if (c == HostCPUMetric && !hasCPU) || (c == VSANCPUMetric && !hasVSAN) {
+			continue
+		}
+		out = append(out, series.New(floats[c], series.Float, c))
+	}
+	return dataframe.New(out...)
+}
+
+// ReadHCIBench sums up the store st as HCIBench does and returns the rows
+// with the store's cells.
+func ReadHCIBench(ctx context.Context, st *store.Store) ([]HCIRow, []store.Cell, error) {
+	aggs, err := st.Aggregates(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	means, err := st.HostMetricMeans(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	cells, err := st.Cells(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return HCIBench(aggs, means), cells, nil
+}
