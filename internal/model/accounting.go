@@ -14,27 +14,41 @@ const (
 )
 
 // opCost is what one guest I/O costs the cluster, summed over all hosts and
-// devices. Device time is in seconds of one whole device; cycles are CPU
-// cycles at the host's base clock.
+// devices: cycles of each named software path by the threads that run it,
+// device time, bytes on the wire and in memory, and what lies on its
+// critical path.
 type opCost struct {
-	cpuCycles     float64 // every cycle the I/O costs any host
-	hostCycles    float64 // vSAN host software station (DOM)
-	storeCycles   float64 // vSAN per-device (ESA) or per-disk-group (OSA) station
-	capacityTime  float64 // capacity devices
-	cacheTime     float64 // OSA cache devices
-	netBytes      float64 // bytes on the wire (each sent once and received once)
+	guestCycles float64 // the VM's vCPUs: fio, guest kernel, virtual controller
+	domCycles   float64 // vSAN DOM worlds on the VM's host
+	storeCycles float64 // vSAN LSOM worlds on the component hosts
+	otherCycles float64 // host CPU outside those threads (TCP receive in the NIC's worlds)
+	// dispatches counts thread hand-offs (guest to hypervisor, to the DOM,
+	// each received message, each component op, the completion).
+	dispatches    float64
+	capacityTime  float64 // device-seconds of capacity devices
+	cacheTime     float64 // device-seconds of OSA cache devices
+	wireBytes     float64 // bytes on the wire (each sent once and received once)
+	memBytes      float64 // bytes through the hosts' memory
 	roundTrips    float64 // network round trips on the I/O's critical path
 	deviceLatency float64 // device access latency on the critical path, seconds
-	deviceBytes   float64 // bytes read or written on devices (for reports)
+	deviceBytes   float64 // bytes read or written on devices
+}
+
+// cpuCycles is every cycle the I/O costs any host.
+func (c *opCost) cpuCycles() float64 {
+	return c.guestCycles + c.domCycles + c.storeCycles + c.otherCycles
 }
 
 func (c *opCost) add(o opCost, w float64) {
-	c.cpuCycles += w * o.cpuCycles
-	c.hostCycles += w * o.hostCycles
+	c.guestCycles += w * o.guestCycles
+	c.domCycles += w * o.domCycles
 	c.storeCycles += w * o.storeCycles
+	c.otherCycles += w * o.otherCycles
+	c.dispatches += w * o.dispatches
 	c.capacityTime += w * o.capacityTime
 	c.cacheTime += w * o.cacheTime
-	c.netBytes += w * o.netBytes
+	c.wireBytes += w * o.wireBytes
+	c.memBytes += w * o.memBytes
 	c.roundTrips += w * o.roundTrips
 	c.deviceLatency += w * o.deviceLatency
 	c.deviceBytes += w * o.deviceBytes
@@ -96,53 +110,67 @@ func policyLayout(p *testbed.Profile, pol Policy) (layout, error) {
 type costModel struct {
 	p         *testbed.Profile
 	m         *testbed.ModelParams
-	rdma      bool
+	pl        platform
+	osa       bool
 	compress  bool
 	dedup     bool
 	largeOK   bool    // ESA large writes go straight to the capacity leg
 	remote    float64 // share of component accesses on another host
-	msgCycles float64
-	netCycles float64 // per byte on the wire, sender and receiver together
+	msgCycles float64 // per message, send and receive together
+	txCycles  float64 // per payload byte sent
+	rxCycles  float64 // per payload byte received
+	frame     float64 // wire bytes per payload byte
+	guestIO   float64 // fio, guest kernel and virtual controller per I/O
 	tRead     float64 // capacity device per-op read time, seconds
 	tWrite    float64
-	cacheRead float64 // OSA cache device per-op times
+	cacheRd   float64 // OSA cache device per-op times
 	cacheWr   float64
 }
 
-func newCostModel(p *testbed.Profile, rdma, compress, dedup bool) costModel {
+func newCostModel(p *testbed.Profile, pl platform, link vsanLink, rdma, compress, dedup bool, controller string) costModel {
 	m := &p.Model
-	c := costModel{p: p, m: m, rdma: rdma, compress: compress, dedup: dedup && p.Architecture == "OSA"}
+	c := costModel{p: p, m: m, pl: pl, osa: p.Architecture == "OSA", compress: compress, dedup: dedup && p.Architecture == "OSA", frame: link.frame}
 	c.remote = float64(p.Hosts-1) / float64(p.Hosts)
-	c.largeOK = p.Architecture == "ESA" && m.LargeWriteBytes.Value > 0 && releaseAtLeast(p.VSANRelease, 8, 1)
+	c.largeOK = !c.osa && m.LargeWriteBytes.Value > 0 && releaseAtLeast(p.VSANRelease, 8, 1)
 	if rdma {
-		c.msgCycles = m.MessageCyclesRDMA.Value
-		c.netCycles = 2 * m.ByteCyclesRDMA.Value
+		c.msgCycles, c.txCycles, c.rxCycles = m.MessageCyclesRDMA.Value, m.ByteCyclesRDMA.Value, m.ByteCyclesRDMA.Value
 	} else {
-		c.msgCycles = m.MessageCyclesTCP.Value
-		c.netCycles = m.TxByteCyclesTCP.Value + m.RxByteCyclesTCP.Value
+		c.msgCycles, c.txCycles, c.rxCycles = m.MessageCyclesTCP.Value, m.TxByteCyclesTCP.Value, m.RxByteCyclesTCP.Value
 	}
-	c.tRead, c.tWrite = opTimes(p.Storage.Capacity)
-	if p.Architecture == "OSA" {
-		c.cacheRead, c.cacheWr = opTimes(p.Storage.Cache)
+	c.guestIO = m.FioIOCycles.Value + controllerCycles(m, controller)
+	c.tRead, c.tWrite = opTimes(p.Storage.Capacity, pl.capRead, pl.capWrite)
+	if c.osa {
+		c.cacheRd, c.cacheWr = opTimes(p.Storage.Cache, pl.cacheRead, pl.cacheWrite)
 	}
 	return c
+}
+
+// controllerCycles is the hypervisor's cost per I/O of a virtual controller.
+func controllerCycles(m *testbed.ModelParams, controller string) float64 {
+	switch controller {
+	case testbed.LSILogic:
+		return m.ControllerIOCyclesLSILogic.Value
+	case testbed.VNVMe:
+		return m.ControllerIOCyclesNVMe.Value
+	}
+	return m.ControllerIOCyclesPVSCSI.Value
 }
 
 // opTimes splits a device's 4K IOPS rating into a per-op time and the
 // transfer time at its sequential rate, so 4K ops hit the IOPS rating and
 // large ops the bandwidth.
-func opTimes(d testbed.Device) (rd, wr float64) {
-	rd = math.Max(0, 1/d.ReadIOPS-4096/(d.ReadMBps*1e6))
-	wr = math.Max(0, 1/d.WriteIOPS-4096/(d.WriteMBps*1e6))
+func opTimes(d testbed.Device, rdBps, wrBps float64) (rd, wr float64) {
+	rd = math.Max(0, 1/d.ReadIOPS-4096/rdBps)
+	wr = math.Max(0, 1/d.WriteIOPS-4096/wrBps)
 	return rd, wr
 }
 
 // accessLatency is a device's latency beyond its 4K read service time: a
 // pure delay per access on the critical path, so a 4K read at no load takes
 // the datasheet latency and large transfers add their transfer time.
-func accessLatency(d testbed.Device) float64 {
-	rd, _ := opTimes(d)
-	return math.Max(0, d.LatencyUs*1e-6-rd-4096/(d.ReadMBps*1e6))
+func accessLatency(d testbed.Device, rdBps float64) float64 {
+	rd, _ := opTimes(d, rdBps, rdBps)
+	return math.Max(0, d.LatencyUs*1e-6-rd-4096/rdBps)
 }
 
 // saving is the share of bytes compression removes for data of the given
@@ -154,61 +182,101 @@ func (c *costModel) saving(compressPct int) float64 {
 	return math.Min(float64(compressPct)/100, c.m.MaxCompressionSavings.Value)
 }
 
-func (c *costModel) capRead(bytes float64) float64 {
-	return c.tRead + bytes/(c.p.Storage.Capacity.ReadMBps*1e6)
+// compressCycles is compressing b bytes of which a share s shrinks: LZ4
+// works on what it saves and skips fast over what it cannot.
+func (c *costModel) compressCycles(b, s float64) float64 {
+	return b * (s*c.m.CompressCyclesPerByte.Value + (1-s)*c.m.CompressSkipCyclesPerByte.Value)
 }
 
-func (c *costModel) capWrite(bytes float64) float64 {
-	return c.tWrite + bytes/(c.p.Storage.Capacity.WriteMBps*1e6)
+// guestSide is the work of every guest I/O of b bytes on the VM's side: the
+// guest's own path, the DOM's per-I/O and per-byte work (checksum, moving
+// the bytes to or from guest memory), the hand-offs from the guest to the
+// DOM and back, and the bytes crossing memory for the copy.
+func (c *costModel) guestSide(o *opCost, b, dataBytes float64) {
+	m := c.m
+	o.guestCycles += c.guestIO
+	o.domCycles += m.DOMIOCycles.Value + b*m.GuestCopyByteCycles.Value + dataBytes*(m.DOMByteCycles.Value+m.ChecksumCyclesPerByte.Value)
+	o.dispatches += 3
+	o.memBytes += 2*b + dataBytes // copy: read and write; checksum: read
 }
 
-// storeOp is the per-device (ESA) or per-disk-group (OSA) software cost of
-// one device op.
-func (c *costModel) storeOp(bytes float64) float64 {
-	return c.m.DeviceOpCycles.Value + c.m.DeviceByteCycles.Value*bytes
+// component adds one component op of payload bytes to or from another host
+// with probability remote: the DOM's message, the LSOM's message and its
+// op, the bytes on the wire and through the NICs' memory, the receiver's
+// hand-off. toComponent says which way the payload goes (writes) or comes
+// (reads): the sender pays tx cycles, the receiver rx cycles in the NIC's
+// worlds.
+func (c *costModel) component(o *opCost, n, payload float64, toComponent bool) {
+	r := c.remote
+	o.domCycles += n * r * c.msgCycles
+	o.storeCycles += n * (c.m.LSOMOpCycles.Value + r*c.msgCycles)
+	o.dispatches += n * (1 + 2*r)
+	o.wireBytes += n * r * (payload*c.frame + 2*c.m.MessageHeaderBytes.Value)
+	o.memBytes += n * r * 2 * payload // NIC DMA out and in
+	tx := n * r * payload * c.txCycles
+	if toComponent {
+		o.domCycles += tx
+	} else {
+		o.storeCycles += tx
+	}
+	o.otherCycles += n * r * payload * c.rxCycles
 }
 
-// network adds component messages and their payload on other hosts.
-func (c *costModel) network(o *opCost, components, payload float64) {
-	msgs := 2 * c.remote * components // request and reply
-	o.netBytes += c.remote * payload * c.m.NetOverhead.Value
-	o.cpuCycles += msgs*c.msgCycles + c.remote*payload*c.m.NetOverhead.Value*c.netCycles
+// capRead and friends are device times of one op of bytes.
+func (c *costModel) capRead(bytes float64) float64  { return c.tRead + bytes/c.pl.capRead }
+func (c *costModel) capWrite(bytes float64) float64 { return c.tWrite + bytes/c.pl.capWrite }
+
+// deviceOp adds the LSOM's per-byte work and the device time of n device
+// reads or writes of bytes each (the per-op cycles are in component).
+func (c *costModel) deviceOp(o *opCost, n, bytes float64, devTime float64, isWrite, cache bool) {
+	perByte := c.m.LSOMReadByteCycles.Value
+	if isWrite {
+		perByte = c.m.LSOMWriteByteCycles.Value
+	}
+	o.storeCycles += n * bytes * perByte
+	if cache {
+		o.cacheTime += n * devTime
+	} else {
+		o.capacityTime += n * devTime
+	}
+	o.deviceBytes += n * bytes
+	o.memBytes += n * bytes // device DMA
 }
 
 // readCost is one guest read of b bytes. written is the share of blocks that
-// hold data; the rest cost a metadata lookup only. compressPct is the
-// compressibility of the data on disk.
+// hold data; the rest cost a metadata lookup only, but the guest still gets
+// b bytes (zeros). compressPct is the compressibility of the data on disk.
 func (c *costModel) readCost(b, written float64, compressPct int) opCost {
-	m := c.m
 	var o opCost
-	// The host path moves and checksums data only for written blocks.
-	host := m.HostOpCycles.Value + written*m.HostReadByteCycles.Value*b
-	o.hostCycles = host
-	o.cpuCycles = m.GuestIOCycles.Value + host
 	o.roundTrips = c.remote
 
-	// Unwritten blocks: metadata only, no device bytes, no payload.
+	// Unwritten blocks: the guest's path and a metadata lookup; no
+	// device, no payload, no checksum.
 	var meta opCost
-	meta.cpuCycles = m.MetadataReadCycles.Value
-	c.network(&meta, 1, 0)
+	c.guestSide(&meta, b, 0)
+	c.component(&meta, 1, 0, false)
+	meta.storeCycles += c.m.MetadataReadCycles.Value - c.m.LSOMOpCycles.Value
 
 	var data opCost
+	c.guestSide(&data, b, b)
 	s := c.saving(compressPct)
 	devBytes := b * (1 - s)
-	data.capacityTime = c.capRead(devBytes)
-	data.deviceLatency = accessLatency(c.p.Storage.Capacity)
-	data.storeCycles = c.storeOp(devBytes)
-	data.cpuCycles = data.storeCycles
-	data.deviceBytes = devBytes
-	wire := devBytes // ESA ships compressed data
-	if c.p.Architecture == "OSA" {
+	wire := devBytes // ESA ships compressed data and decompresses at the DOM
+	if c.osa {
 		wire = b // OSA decompresses on the component's host
 	}
+	c.component(&data, 1, wire, false)
+	c.deviceOp(&data, 1, devBytes, c.capRead(devBytes), false, false)
+	data.deviceLatency = accessLatency(c.p.Storage.Capacity, c.pl.capRead)
 	if s > 0 { // only blocks stored compressed need decompressing
-		data.cpuCycles += m.DecompressCyclesPerByte.Value * b
+		dc := c.m.DecompressCyclesPerByte.Value * b
+		if c.osa {
+			data.storeCycles += dc
+		} else {
+			data.domCycles += dc
+		}
+		data.memBytes += devBytes + b
 	}
-	c.network(&data, 1, wire)
-
 	o.add(data, written)
 	o.add(meta, 1-written)
 	return o
@@ -216,50 +284,52 @@ func (c *costModel) readCost(b, written float64, compressPct int) opCost {
 
 // writeCost is one guest write of b bytes of the given compressibility.
 func (c *costModel) writeCost(b float64, lay layout, compressPct, dedupePct int) opCost {
-	m := c.m
 	var o opCost
-	host := m.HostOpCycles.Value + m.HostWriteByteCycles.Value*b
-	o.hostCycles = host
-	o.cpuCycles = m.GuestIOCycles.Value + host
+	c.guestSide(&o, b, b)
 	o.roundTrips = 1
-	o.deviceLatency = accessLatency(c.p.Storage.Capacity) // parallel component writes
-	if c.p.Architecture == "OSA" {
-		o.deviceLatency = accessLatency(c.p.Storage.Cache)
+	if c.osa {
+		o.deviceLatency = accessLatency(c.p.Storage.Cache, c.pl.cacheRead)
 		c.osaWrite(&o, b, lay, compressPct, dedupePct)
 		return o
 	}
+	o.deviceLatency = accessLatency(c.p.Storage.Capacity, c.pl.capRead) // parallel component writes
 
-	// ESA: compression at the source, before replication.
+	// ESA: compression at ingest, in the DOM, before replication.
 	s := c.saving(compressPct)
 	cb := b * (1 - s)
 	if c.compress {
-		o.cpuCycles += m.CompressCyclesPerByte.Value * b
+		o.domCycles += c.compressCycles(b, s)
+		o.memBytes += b + cb
 	}
 	capBytes := lay.capFactor * cb
-	if c.largeOK && b >= m.LargeWriteBytes.Value {
-		// Straight to the capacity leg: one full-stripe write per component.
-		comps := float64(lay.mirrors)
-		per := cb
+	if c.largeOK && b >= c.m.LargeWriteBytes.Value {
+		// The adaptive write path: one full-stripe write per capacity-leg
+		// component, no performance leg.
+		comps, per := float64(lay.mirrors), cb
 		if lay.dataStripes > 0 {
 			comps = float64(lay.dataStripes + lay.parity)
 			per = cb / float64(lay.dataStripes)
 		}
-		c.deviceWrites(&o, comps, per)
-		c.network(&o, comps, capBytes)
+		c.component(&o, comps, per, true)
+		c.deviceOp(&o, comps, per, c.capWrite(per), true, false)
 		return o
 	}
 	// Performance leg: RAID-1 mirrors of the (compressed) block.
-	c.deviceWrites(&o, float64(lay.mirrors), cb)
-	c.network(&o, float64(lay.mirrors), float64(lay.mirrors)*cb)
-	// Asynchronous full-stripe destage to the capacity leg.
-	c.destage(&o, capBytes)
-	c.network(&o, capBytes/m.DestageIOBytes.Value, capBytes)
+	mirrors := float64(lay.mirrors)
+	c.component(&o, mirrors, cb, true)
+	c.deviceOp(&o, mirrors, cb, c.capWrite(cb), true, false)
+	// Asynchronous full-stripe destage to the capacity leg, sent by the
+	// DOM owner from memory.
+	ops := capBytes / c.m.DestageIOBytes.Value
+	c.component(&o, ops, c.m.DestageIOBytes.Value, true)
+	c.deviceOp(&o, ops, c.m.DestageIOBytes.Value, c.capWrite(c.m.DestageIOBytes.Value), true, false)
 	return o
 }
 
 // osaWrite: the cache tier takes the write (RAID-1 copies, or RAID-5/6
-// read-modify-write), destaged later to the capacity tier with compression
-// and dedup per replica.
+// read-modify-write), destaged later within each disk group by its
+// elevator: read back from the cache tier, compressed and deduplicated per
+// replica, written to the capacity tier.
 func (c *costModel) osaWrite(o *opCost, b float64, lay layout, compressPct, dedupePct int) {
 	m := c.m
 	cacheWrites := float64(lay.mirrors)
@@ -267,46 +337,32 @@ func (c *costModel) osaWrite(o *opCost, b float64, lay layout, compressPct, dedu
 		// Partial-stripe read-modify-write: read old data and parity,
 		// write new data and parity; two network phases.
 		rmw := float64(1 + lay.parity)
-		o.capacityTime += rmw * c.capRead(b)
-		o.storeCycles += rmw * c.storeOp(b)
-		o.cpuCycles += rmw * c.storeOp(b)
-		o.deviceBytes += rmw * b
-		c.network(o, rmw, rmw*b)
+		c.component(o, rmw, b, false)
+		c.deviceOp(o, rmw, b, c.capRead(b), false, false)
 		o.roundTrips = 2
-		o.deviceLatency += accessLatency(c.p.Storage.Capacity)
+		o.deviceLatency += accessLatency(c.p.Storage.Capacity, c.pl.capRead)
 		cacheWrites = rmw
 	}
-	o.cacheTime += cacheWrites * (c.cacheWr + b/(c.p.Storage.Cache.WriteMBps*1e6))
-	o.storeCycles += cacheWrites * c.storeOp(b)
-	o.cpuCycles += cacheWrites * c.storeOp(b)
-	o.deviceBytes += cacheWrites * b
-	c.network(o, cacheWrites, cacheWrites*b)
+	c.component(o, cacheWrites, b, true)
+	c.deviceOp(o, cacheWrites, b, c.cacheWr+b/c.pl.cacheWrite, true, true)
 
-	// Destage: read back from the cache tier, compress and dedup per
-	// replica, write to the capacity tier.
-	o.cacheTime += cacheWrites * (c.cacheRead + b/(c.p.Storage.Cache.ReadMBps*1e6))
+	// Destage by the disk groups' elevators (local, no network).
 	saved := c.saving(compressPct)
+	c.deviceOp(o, cacheWrites, b, c.cacheRd+b/c.pl.cacheRead, false, true)
+	o.storeCycles += cacheWrites * m.LSOMOpCycles.Value
+	o.dispatches += cacheWrites
 	if c.compress {
-		o.cpuCycles += cacheWrites * m.CompressCyclesPerByte.Value * b
+		o.storeCycles += cacheWrites * c.compressCycles(b, saved)
+		o.memBytes += cacheWrites * 2 * b
 	}
 	if c.dedup {
-		o.cpuCycles += cacheWrites * m.DedupCyclesPerByte.Value * b
+		o.storeCycles += cacheWrites * m.DedupCyclesPerByte.Value * b
+		o.memBytes += cacheWrites * b
 		saved = 1 - (1-saved)*(1-float64(dedupePct)/100)
 	}
-	c.destage(o, cacheWrites*b*(1-saved))
-}
-
-// deviceWrites adds n device writes of bytes each.
-func (c *costModel) deviceWrites(o *opCost, n, bytes float64) {
-	o.capacityTime += n * c.capWrite(bytes)
-	o.storeCycles += n * c.storeOp(bytes)
-	o.cpuCycles += n * c.storeOp(bytes)
-	o.deviceBytes += n * bytes
-}
-
-// destage adds bytes written to the capacity tier in full-stripe ops.
-func (c *costModel) destage(o *opCost, bytes float64) {
-	c.deviceWrites(o, bytes/c.m.DestageIOBytes.Value, c.m.DestageIOBytes.Value)
+	destaged := cacheWrites * b * (1 - saved)
+	ops := destaged / m.DestageIOBytes.Value
+	c.deviceOp(o, ops, m.DestageIOBytes.Value, c.capWrite(m.DestageIOBytes.Value), true, false)
 }
 
 // releaseAtLeast reports whether a release such as "8.0 U2" is at least

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"math"
 
 	"starbench/internal/fio"
 	"starbench/internal/testbed"
@@ -29,57 +30,90 @@ func SummaryOf(r *fio.Result) Summary {
 	return s
 }
 
-// CheckBounds compares a result with what the testbed's devices, network and
-// CPUs can physically carry and returns a warning for every limit exceeded.
-// It holds for any result: a measured one above these limits did not touch
+// CheckBounds compares a result with what the testbed's hardware can
+// physically carry, in the best case the architecture allows (the best
+// compression where vSAN compresses, the policy that writes least), and
+// returns a warning for every limit exceeded: the capacity devices and the
+// OSA cache tier (datasheet rates, capped by their PCIe links), the
+// uplinks (line rate, capped by the NIC cards' PCIe links), the hosts'
+// memory (every guest byte is copied into or out of guest memory,
+// compressed or not), and the CPU cycles of the guest's own I/O path. It
+// holds for any result: a measured one above these limits did not touch
 // the devices (unprepared disks, a cache) or was measured wrongly.
 func CheckBounds(p *testbed.Profile, s Summary) []string {
 	var warn []string
-	m := &p.Model
-	h := float64(p.Hosts)
-	devs := h * float64(p.Storage.CapacityDevices)
-	dev := p.Storage.Capacity
-	readHint := "likely unprepared disks (reads of never-written blocks cost metadata only) or a cache effect"
-	if lim := devs * dev.ReadMBps; s.ReadMBps > lim {
-		warn = append(warn, fmt.Sprintf("read %.0f MB/s exceeds the capacity devices' %.0f MB/s: %s", s.ReadMBps, lim, readHint))
-	}
-	if lim := devs * dev.ReadIOPS; s.ReadIOPS > lim {
-		warn = append(warn, fmt.Sprintf("read %.0f IOPS exceeds the capacity devices' %.0f IOPS: %s", s.ReadIOPS, lim, readHint))
-	}
-	link := fastestUplinkMBps(p)
-	remote := (h - 1) / h
-	// Without data locality a share (H-1)/H of reads crosses the network.
-	if lim := h * link / remote; s.ReadMBps > lim {
-		warn = append(warn, fmt.Sprintf("read %.0f MB/s exceeds the %.0f MB/s the uplinks can carry for remote reads: %s", s.ReadMBps, lim, readHint))
-	}
-	best := 1 - m.MaxCompressionSavings.Value
-	if lim := devs * dev.WriteMBps / best; s.WriteMBps > lim {
-		warn = append(warn, fmt.Sprintf("write %.0f MB/s exceeds the capacity devices' %.0f MB/s even at the best compression", s.WriteMBps, lim))
-	}
-	if p.Architecture == "OSA" {
-		cache := h * float64(p.Storage.DiskGroups) * p.Storage.Cache.WriteMBps
-		if s.WriteMBps > cache {
-			warn = append(warn, fmt.Sprintf("write %.0f MB/s exceeds the cache tier's %.0f MB/s", s.WriteMBps, cache))
+	exceeds := func(what string, got, lim float64, unit, why string) {
+		if got > lim*(1+1e-9) {
+			warn = append(warn, fmt.Sprintf("%s %.0f %s exceeds %s", what, got, unit, fmt.Sprintf(why, lim)))
 		}
 	}
-	// Every write has at least one replica on another host.
-	if lim := h * link / best; s.WriteMBps > lim {
-		warn = append(warn, fmt.Sprintf("write %.0f MB/s exceeds the %.0f MB/s the uplinks can carry for one remote replica", s.WriteMBps, lim))
+	m := &p.Model
+	pl := newPlatform(p)
+	h := float64(p.Hosts)
+	esa := p.Architecture == "ESA"
+	// Compression shrinks device bytes everywhere, and wire bytes on ESA
+	// only (OSA compresses at destage and ships full blocks).
+	squeeze := 1 - m.MaxCompressionSavings.Value
+	wireSqueeze := 1.0
+	if esa {
+		wireSqueeze = squeeze
 	}
-	cpuIOPS := h * float64(p.CPU.Cores()) * p.CPU.GHz * 1e9 / m.GuestIOCycles.Value
-	if total := s.ReadIOPS + s.WriteIOPS; total > cpuIOPS {
-		warn = append(warn, fmt.Sprintf("%.0f IOPS exceeds the %.0f the hosts' CPUs can issue through the hypervisor I/O path alone", total, cpuIOPS))
+	readHint := ": likely unprepared disks (reads of never-written blocks touch no device) or a cache effect"
+	devs := float64(pl.devices)
+	exceeds("read", s.ReadMBps, devs*pl.capRead/1e6/squeeze, "MB/s", "the %.0f MB/s the capacity devices read at the best compression"+readHint)
+	exceeds("read", s.ReadIOPS, devs*p.Storage.Capacity.ReadIOPS, "IOPS", "the capacity devices' %.0f IOPS"+readHint)
+	link := bestLinkBps(p)
+	remote := (h - 1) / h
+	// Without data locality a share (H-1)/H of reads crosses the network.
+	exceeds("read", s.ReadMBps, h*link/1e6/remote/wireSqueeze, "MB/s", "the %.0f MB/s the uplinks carry for remote reads"+readHint)
+
+	minCopies := leastWriteAmplification(p)
+	exceeds("write", s.WriteMBps, devs*pl.capWrite/1e6/squeeze/minCopies, "MB/s", "the %.0f MB/s the capacity devices take at the best compression and the leanest policy")
+	if !esa {
+		// Every OSA write lands in the cache tier uncompressed, at least
+		// twice (RAID-1 mirrors, or RAID-5/6 data and parity).
+		exceeds("write", s.WriteMBps, float64(pl.groups)*pl.cacheWrite/1e6/2, "MB/s", "the %.0f MB/s the cache tier takes for two copies")
 	}
+	exceeds("write", s.WriteMBps, h*link/1e6/remote/wireSqueeze/minCopies, "MB/s", "the %.0f MB/s the uplinks carry for the leanest policy's remote components")
+
+	if pl.memBps > 0 {
+		// Each guest byte is read and written once moving to or from guest memory.
+		exceeds("read+write", s.ReadMBps+s.WriteMBps, h*pl.memBps/2/1e6, "MB/s", "the %.0f MB/s the hosts' memory can copy to and from the guests")
+	}
+	guestIO := m.FioIOCycles.Value + math.Min(m.ControllerIOCyclesPVSCSI.Value, math.Min(m.ControllerIOCyclesNVMe.Value, m.ControllerIOCyclesLSILogic.Value))
+	exceeds("read+write", s.ReadIOPS+s.WriteIOPS, h*pl.effCPU*pl.hz/guestIO, "IOPS", "the %.0f IOPS the hosts' CPUs can issue through the guests' I/O path alone")
 	return warn
 }
 
-// fastestUplinkMBps is one host's best uplink line rate in MB/s.
-func fastestUplinkMBps(p *testbed.Profile) float64 {
-	best := 0.0
-	for _, u := range p.Uplinks {
-		if bps, err := uplinkBytesPerSec(p, u.Name); err == nil && bps > best {
-			best = bps
+// leastWriteAmplification is the fewest capacity-device bytes per guest
+// byte any policy the cluster can hold writes (ESA large writes go straight
+// to the capacity leg).
+func leastWriteAmplification(p *testbed.Profile) float64 {
+	least := math.Inf(1)
+	for _, pol := range []Policy{{RAID: "raid1", FTT: 1}, {RAID: "raid5", FTT: 1}, {RAID: "raid6", FTT: 2}} {
+		if lay, err := policyLayout(p, pol); err == nil {
+			least = math.Min(least, lay.capFactor)
 		}
 	}
-	return best / p.Model.NICEfficiency.Value / 1e6
+	return least
+}
+
+// bestLinkBps is one host's best vSAN uplink choice in bytes per second
+// of line rate (capped by the NIC cards' PCIe links, LAGs perfectly
+// balanced).
+func bestLinkBps(p *testbed.Profile) float64 {
+	best := 0.0
+	for _, u := range p.Uplinks {
+		l, err := resolveLink(p, u.Name, false)
+		if err != nil {
+			continue
+		}
+		perLink := l.bps / p.Model.NICEfficiency.Value
+		if l.spread {
+			perLink /= hashedLinks((p.Hosts-1)*int(p.Model.ConnectionsPerPeer.Value), len(l.nics))
+			perLink *= float64(len(l.nics))
+		}
+		best = math.Max(best, perLink)
+	}
+	return best
 }

@@ -19,6 +19,29 @@ type station struct {
 	// must saturate on every cycle but only adds the latency of the cycles
 	// no other station already accounts for.
 	Busy *[2]float64
+	// Extra makes the station load-dependent (the CPU): demand per I/O at
+	// one copy added in the share of thread hand-offs that find no free
+	// hardware thread. Threads is how many threads can be runnable at one
+	// copy, HWThreads how many run at once; with more runnable than that,
+	// hand-offs wait (ready time) and pay a switch with cold caches, so
+	// throughput falls as the queue grows.
+	Extra     [2]float64
+	Threads   float64
+	HWThreads float64
+}
+
+// loadDependent reports whether the station's demand grows with its queue.
+func (s *station) loadDependent() bool { return s.Extra != [2]float64{} }
+
+// waitShare is the share of hand-offs that find every hardware thread
+// busy when present customers are at one copy (each holds a thread, up to
+// Threads).
+func (s *station) waitShare(present float64) float64 {
+	r := math.Min(s.Threads, present)
+	if r <= s.HWThreads || r <= 0 {
+		return 0
+	}
+	return (r - s.HWThreads) / r
 }
 
 // demand is the mixed demand of one copy for a read share fr.
@@ -26,14 +49,19 @@ func (s *station) demand(fr float64) float64 {
 	return fr*s.D[read] + (1-fr)*s.D[write]
 }
 
-// delay is Seidmann's pure-delay part of one copy's demand for direction dir.
-func (s *station) delay(dir int) float64 {
+// delay is Seidmann's pure-delay part of one copy's demand for direction
+// dir, with a share w of hand-offs waiting (load-dependent stations).
+func (s *station) delay(dir int, w float64) float64 {
 	d := s.D[dir]
 	if s.Busy != nil {
 		d = s.Busy[dir]
 	}
-	return d * (s.Servers - 1) / s.Servers
+	return (d + w*s.Extra[dir]) * (s.Servers - 1) / s.Servers
 }
+
+// demandAt is one copy's demand for direction dir with a share w of
+// hand-offs waiting.
+func (s *station) demandAt(dir int, w float64) float64 { return s.D[dir] + w*s.Extra[dir] }
 
 // exactBound is the population up to which the network is solved by exact
 // MVA; above it Bard-Schweitzer's approximation is used (benchmarked in
@@ -44,6 +72,7 @@ const exactBound = 4096
 type solution struct {
 	X float64   // throughput, I/Os per second
 	Q []float64 // mean queue length at one copy of each station
+	W []float64 // share of hand-offs waiting for a thread at each station
 }
 
 // solveMVA solves the network with n customers, read share fr and a pure
@@ -109,20 +138,64 @@ func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 // checkEvery is how many MVA steps run between looks at the context.
 const checkEvery = 256
 
-// queueAndDelay splits each station's mixed demand by Seidmann's
-// approximation and returns the queue parts and the total delay.
-func queueAndDelay(st []station, fr, z float64) ([]float64, float64) {
-	dq := make([]float64, len(st))
+// mixed is the network's demands for a read share fr, split by Seidmann's
+// approximation: the queue part of each station, the pure delay of the
+// load-independent ones (with z), and what a load-dependent station adds
+// in the share of hand-offs that wait.
+type mixed struct {
+	st     []station
+	dq     []float64 // queue part D/c of one copy
+	extraQ []float64 // Extra/c of one copy, load-dependent stations
+	extraZ []float64 // Extra's delay part, all copies
+	full   []float64 // D of one copy (threads present at low load)
+	z      float64
+	ld     []int // load-dependent stations
+}
+
+func mix(st []station, fr, z float64) *mixed {
+	m := &mixed{st: st, dq: make([]float64, len(st)), extraQ: make([]float64, len(st)), extraZ: make([]float64, len(st)), full: make([]float64, len(st)), z: z}
 	for k := range st {
-		dq[k] = st[k].demand(fr) / st[k].Servers
-		z += float64(st[k].Copies) * (fr*st[k].delay(read) + (1-fr)*st[k].delay(write))
+		s := &st[k]
+		c := s.Servers
+		m.full[k] = s.demand(fr)
+		m.dq[k] = m.full[k] / c
+		m.z += float64(s.Copies) * (fr*s.delay(read, 0) + (1-fr)*s.delay(write, 0))
+		if s.loadDependent() {
+			e := fr*s.Extra[read] + (1-fr)*s.Extra[write]
+			m.extraQ[k] = e / c
+			m.extraZ[k] = float64(s.Copies) * e * (c - 1) / c
+			m.ld = append(m.ld, k)
+		}
 	}
-	return dq, z
+	return m
+}
+
+// step is one MVA step: from the queues q (seen by an arriving I/O, scaled
+// by shrink) and the last throughput x, the response time and each
+// station's queue part of demand in dqEff, the wait shares in w. With damp
+// set, a wait share moves only halfway from damp's (fixed-point iteration).
+func (m *mixed) step(q []float64, shrink, x float64, damp, dqEff, w []float64) float64 {
+	copy(dqEff, m.dq)
+	r := m.z
+	for _, k := range m.ld {
+		s := &m.st[k]
+		// Present at one copy: its queue plus those in Seidmann's delay part.
+		w[k] = s.waitShare(q[k] + x*m.full[k]*(s.Servers-1)/s.Servers)
+		if damp != nil {
+			w[k] = (w[k] + damp[k]) / 2
+		}
+		dqEff[k] += w[k] * m.extraQ[k]
+		r += w[k] * m.extraZ[k]
+	}
+	for k := range m.st {
+		r += float64(m.st[k].Copies) * dqEff[k] * (1 + shrink*q[k])
+	}
+	return r
 }
 
 func exactMVA(ctx context.Context, st []station, n int, fr, z float64) (solution, error) {
-	dq, zz := queueAndDelay(st, fr, z)
-	q := make([]float64, len(st))
+	m := mix(st, fr, z)
+	q, w, dqEff := make([]float64, len(st)), make([]float64, len(st)), make([]float64, len(st))
 	var x float64
 	for i := 1; i <= n; i++ {
 		if i%checkEvery == 0 {
@@ -130,50 +203,51 @@ func exactMVA(ctx context.Context, st []station, n int, fr, z float64) (solution
 				return solution{}, err
 			}
 		}
-		r := zz
-		for k := range st {
-			r += float64(st[k].Copies) * dq[k] * (1 + q[k])
-		}
+		r := m.step(q, 1, x, nil, dqEff, w)
 		x = float64(i) / r
 		for k := range st {
-			q[k] = x * dq[k] * (1 + q[k])
+			q[k] = x * dqEff[k] * (1 + q[k])
 		}
 	}
-	return solution{X: x, Q: q}, nil
+	return solution{X: x, Q: q, W: w}, nil
 }
 
 // schweitzerMVA approximates Q(n-1) by Q(n)(n-1)/n and iterates to a fixed
 // point, starting from the balanced-job-bounds guess of all customers
-// queued at the bottleneck.
+// queued at the bottleneck. Load-dependent stations are damped: their
+// wait share moves halfway each iteration.
 func schweitzerMVA(ctx context.Context, st []station, n int, fr, z float64) (solution, error) {
-	dq, zz := queueAndDelay(st, fr, z)
-	q := make([]float64, len(st))
+	m := mix(st, fr, z)
+	q, w, dqEff := make([]float64, len(st)), make([]float64, len(st)), make([]float64, len(st))
 	var total float64
 	for k := range st {
-		total += float64(st[k].Copies) * dq[k]
+		total += float64(st[k].Copies) * m.dq[k]
 	}
 	for k := range st {
 		if total > 0 {
-			q[k] = float64(n) * dq[k] / total
+			q[k] = float64(n) * m.dq[k] / total
 		}
 	}
 	nf := float64(n)
 	shrink := (nf - 1) / nf
 	var x float64
-	for it := range 500 {
+	prevW := make([]float64, len(st))
+	for it := range 1000 {
 		if it%16 == 0 {
 			if err := ctx.Err(); err != nil {
 				return solution{}, err
 			}
 		}
-		r := zz
-		for k := range st {
-			r += float64(st[k].Copies) * dq[k] * (1 + shrink*q[k])
+		var damp []float64
+		if it > 0 {
+			damp = prevW
 		}
+		r := m.step(q, shrink, x, damp, dqEff, w)
+		copy(prevW, w)
 		x = nf / r
 		var delta float64
 		for k := range st {
-			next := x * dq[k] * (1 + shrink*q[k])
+			next := x * dqEff[k] * (1 + shrink*q[k])
 			delta = math.Max(delta, math.Abs(next-q[k]))
 			q[k] = next
 		}
@@ -181,7 +255,7 @@ func schweitzerMVA(ctx context.Context, st []station, n int, fr, z float64) (sol
 			break
 		}
 	}
-	return solution{X: x, Q: q}, nil
+	return solution{X: x, Q: q, W: w}, nil
 }
 
 // residence is the mean time one I/O of direction dir spends at each
@@ -194,7 +268,8 @@ func residence(st []station, sol solution, n int, dir int) []float64 {
 	}
 	r := make([]float64, len(st))
 	for k := range st {
-		r[k] = float64(st[k].Copies) * (st[k].D[dir]/st[k].Servers*(1+shrink*sol.Q[k]) + st[k].delay(dir))
+		s := &st[k]
+		r[k] = float64(s.Copies) * (s.demandAt(dir, sol.W[k])/s.Servers*(1+shrink*sol.Q[k]) + s.delay(dir, sol.W[k]))
 	}
 	return r
 }

@@ -42,8 +42,7 @@ func TestSchweitzerAgreesWithExact(t *testing.T) {
 	p := mustLoad(t, "storagereview-r6625-esa")
 	for _, rw := range []string{"randread", "randwrite", "randrw", "write"} {
 		in := uniformInput(p, Policy{RAID: "raid5"}, &fio.Job{RW: rw, BlockSize: 8192, RWMixRead: 70, IODepth: 32})
-		cost := costsFor(t, p, in)
-		st := stations(p, cost, 11.75e9, 0.7)
+		st := mustBuild(t, p, in).st
 		for _, n := range []int{64, 512, 4096, 16384} {
 			ex, _ := exactMVA(context.Background(), st, n, 0.7, 1e-4)
 			sw, _ := schweitzerMVA(context.Background(), st, n, 0.7, 1e-4)
@@ -54,16 +53,25 @@ func TestSchweitzerAgreesWithExact(t *testing.T) {
 	}
 }
 
-// costsFor returns the per-direction costs Solve would build for in.
-func costsFor(t testing.TB, p *testbed.Profile, in Input) [2]opCost {
+// mustBuild returns the network Solve would build for in.
+func mustBuild(t testing.TB, p *testbed.Profile, in Input) *cell {
 	t.Helper()
-	cm := newCostModel(p, false, false, false)
-	lay, err := policyLayout(p, in.Jobs[0].Disks[0].Policy)
+	c, err := buildCell(p, in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := float64(in.Jobs[0].Job.BlockSize)
-	return [2]opCost{cm.readCost(b, 1, 0), cm.writeCost(b, lay, 0, 0)}
+	return c
+}
+
+// costModelFor is the per-I/O accounting of a profile (TCP unless rdma,
+// on its first uplink, PVSCSI workers).
+func costModelFor(t testing.TB, p *testbed.Profile, rdma, compress, dedup bool) costModel {
+	t.Helper()
+	link, err := resolveLink(p, "", rdma)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newCostModel(p, newPlatform(p), link, rdma, compress, dedup, testbed.PVSCSI)
 }
 
 func mustLoad(t testing.TB, name string) *testbed.Profile {
@@ -106,8 +114,22 @@ func BenchmarkSolveCellN65536(b *testing.B) { benchCell(b, 65536) }
 func BenchmarkExactMVAN65536(b *testing.B) {
 	p := mustLoad(b, "storagereview-r6625-esa")
 	in := uniformInput(p, Policy{RAID: "raid5"}, &fio.Job{RW: "randrw", RWMixRead: 70, BlockSize: 8192})
-	st := stations(p, costsFor(b, p, in), 11.75e9, 0.7)
+	st := mustBuild(b, p, in).st
 	for b.Loop() {
 		exactMVA(context.Background(), st, 65536, 0.7, 1e-4)
+	}
+}
+
+// A CPU-bound, overcommitted cell at 65,536 outstanding I/Os: the
+// load-dependent CPU station's fixed point inside Bard-Schweitzer.
+func BenchmarkSolveCellOvercommittedN65536(b *testing.B) {
+	p := mustLoad(b, "vxrail-ve660-esa")
+	p.CPU.CoresPerSocket = 4
+	in := UniformInput(p, 32, 8, Policy{RAID: "raid1"}, &fio.Job{RW: "randread", BlockSize: 4096, IODepth: 256})
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Solve(context.Background(), p, in); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -59,31 +59,41 @@ func TestUplinkActsOnlyThroughNICs(t *testing.T) {
 	slow := solve(t, p, in)
 	in.State.Uplink = "25g"
 	fast := solve(t, p, in)
-	if !strings.HasPrefix(slow.Bottleneck, "nic") || total(fast)/total(slow) < 1.5 {
-		t.Errorf("1M reads: 10g bottleneck %s, 25g/10g = %.2f; want NIC-bound and at least 1.5x faster on 25g", slow.Bottleneck, total(fast)/total(slow))
+	if !strings.HasPrefix(slow.Bottleneck, "nic") || total(fast)/total(slow) < 1.2 {
+		t.Errorf("1M reads: 10g bottleneck %s, 25g/10g = %.2f; want NIC-bound and at least 1.2x faster on 25g", slow.Bottleneck, total(fast)/total(slow))
 	}
 }
 
-// Reads of never-written blocks cost metadata only: no device or payload.
+// Reads of never-written blocks cost a metadata lookup: no device op, no
+// payload on the wire; but the guest still gets its bytes (zeros), so the
+// guest path and the copy into guest memory are paid, and unprepared reads
+// stay within what the hosts can do (they used to reach hundreds of GB/s).
 func TestUnwrittenReadsAreMetadataOnly(t *testing.T) {
 	p := mustLoad(t, "storagereview-r6625-esa")
-	cm := newCostModel(p, false, false, false)
-	c := cm.readCost(1<<20, 0, 0)
-	if c.capacityTime != 0 || c.deviceBytes != 0 || c.storeCycles != 0 {
-		t.Errorf("unwritten read touches devices: %+v", c)
+	cm := costModelFor(t, p, false, false, false)
+	empty, full := cm.readCost(1<<20, 0, 0), cm.readCost(1<<20, 1, 0)
+	if empty.capacityTime != 0 || empty.deviceBytes != 0 {
+		t.Errorf("unwritten read touches devices: %+v", empty)
 	}
-	if c.netBytes != 0 {
-		t.Errorf("unwritten read moves %g payload bytes", c.netBytes)
+	h := float64(p.Hosts)
+	if want := (h - 1) / h * 2 * p.Model.MessageHeaderBytes.Value; math.Abs(empty.wireBytes-want) > 1e-9 {
+		t.Errorf("unwritten read puts %g bytes on the wire, want the lookup's headers only (%g)", empty.wireBytes, want)
+	}
+	if copyCycles := float64(1<<20) * p.Model.GuestCopyByteCycles.Value; empty.domCycles < copyCycles || empty.guestCycles != full.guestCycles {
+		t.Errorf("unwritten read: DOM %g cycles (want at least the copy into guest memory, %g), guest %g vs %g", empty.domCycles, copyCycles, empty.guestCycles, full.guestCycles)
 	}
 	in := uniformInput(p, Policy{RAID: "raid1"}, &fio.Job{RW: "read", BlockSize: 1 << 20, IODepth: 8})
 	prepared := solve(t, p, in)
 	for i := range in.Jobs[0].Disks {
 		in.Jobs[0].Disks[i].Written = 0
 	}
-	empty := solve(t, p, in)
-	if empty.Read.MBps < 1.5*prepared.Read.MBps || util(empty, "ssd-capacity") != 0 {
-		t.Errorf("unprepared 1M reads %.0f MB/s vs prepared %.0f (ssd util %.2f); want far faster, no device load",
-			empty.Read.MBps, prepared.Read.MBps, util(empty, "ssd-capacity"))
+	unprepared := solve(t, p, in)
+	if unprepared.Read.MBps < 1.2*prepared.Read.MBps || util(unprepared, "ssd-capacity") != 0 {
+		t.Errorf("unprepared 1M reads %.0f MB/s vs prepared %.0f (ssd util %.2f); want faster, no device load",
+			unprepared.Read.MBps, prepared.Read.MBps, util(unprepared, "ssd-capacity"))
+	}
+	if w := CheckBounds(p, Summary{ReadIOPS: unprepared.Read.IOPS, ReadMBps: unprepared.Read.MBps}); len(w) > 0 {
+		t.Errorf("unprepared reads at %.0f MB/s break the hosts' own bounds: %q", unprepared.Read.MBps, w)
 	}
 }
 
@@ -91,10 +101,10 @@ func TestUnwrittenReadsAreMetadataOnly(t *testing.T) {
 func TestRemoteReadShare(t *testing.T) {
 	for _, name := range []string{"storagereview-r6625-esa", "wwt-r640-osa"} {
 		p := mustLoad(t, name)
-		cm := newCostModel(p, false, false, false)
+		cm := costModelFor(t, p, false, false, false)
 		h := float64(p.Hosts)
-		want := (h - 1) / h * 65536 * p.Model.NetOverhead.Value
-		if got := cm.readCost(65536, 1, 0).netBytes; math.Abs(got-want) > 1e-6 {
+		want := (h - 1) / h * (65536*frameFactor(p.MTU, false) + 2*p.Model.MessageHeaderBytes.Value)
+		if got := cm.readCost(65536, 1, 0).wireBytes; math.Abs(got-want) > 1e-6 {
 			t.Errorf("%s: read network bytes %g, want %g", name, got, want)
 		}
 	}
@@ -139,7 +149,7 @@ func TestPolicyLayouts(t *testing.T) {
 // full stripes; large writes go straight to the capacity leg.
 func TestESAWriteLegs(t *testing.T) {
 	p := mustLoad(t, "storagereview-r6625-esa")
-	cm := newCostModel(p, false, false, false)
+	cm := costModelFor(t, p, false, false, false)
 	r5, _ := policyLayout(p, Policy{RAID: "raid5"})
 	small := cm.writeCost(65536, r5, 0, 0)
 	if want := (2 + 1.5) * 65536.0; math.Abs(small.deviceBytes-want) > 1e-6 {
@@ -152,7 +162,7 @@ func TestESAWriteLegs(t *testing.T) {
 	// Large writes before vSAN 8 U1 take the performance leg too.
 	old := *p
 	old.VSANRelease = "8.0"
-	cmOld := newCostModel(&old, false, false, false)
+	cmOld := costModelFor(t, &old, false, false, false)
 	if got := cmOld.writeCost(1<<20, r5, 0, 0).deviceBytes; got <= large.deviceBytes {
 		t.Errorf("8.0 large write device bytes %g, want more than 8.0 U1's %g", got, large.deviceBytes)
 	}
@@ -191,17 +201,17 @@ func TestCompressionWhereItHappens(t *testing.T) {
 	} {
 		p := mustLoad(t, c.name)
 		lay, _ := policyLayout(p, c.pol)
-		off := newCostModel(p, false, false, false)
-		on := newCostModel(p, false, true, false)
-		if x, y := off.writeCost(65536, lay, 0, 0), on.writeCost(65536, lay, 0, 0); y.cpuCycles <= x.cpuCycles {
-			t.Errorf("%s: compressing incompressible data costs no CPU (%g vs %g cycles)", c.name, y.cpuCycles, x.cpuCycles)
+		off := costModelFor(t, p, false, false, false)
+		on := costModelFor(t, p, false, true, false)
+		if x, y := off.writeCost(65536, lay, 0, 0), on.writeCost(65536, lay, 0, 0); y.cpuCycles() <= x.cpuCycles() {
+			t.Errorf("%s: compressing incompressible data costs no CPU (%g vs %g cycles)", c.name, y.cpuCycles(), x.cpuCycles())
 		}
 		a, b := off.writeCost(65536, lay, 50, 0), on.writeCost(65536, lay, 50, 0)
 		if b.deviceBytes >= a.deviceBytes {
 			t.Errorf("%s: compression saves no device bytes", c.name)
 		}
-		if shrank := b.netBytes < 0.6*a.netBytes; shrank != c.wireShrinks {
-			t.Errorf("%s: wire bytes %g with compression vs %g without; want shrunk=%v", c.name, b.netBytes, a.netBytes, c.wireShrinks)
+		if shrank := b.wireBytes < 0.6*a.wireBytes; shrank != c.wireShrinks {
+			t.Errorf("%s: wire bytes %g with compression vs %g without; want shrunk=%v", c.name, b.wireBytes, a.wireBytes, c.wireShrinks)
 		}
 	}
 }
@@ -301,19 +311,21 @@ func TestSolveErrors(t *testing.T) {
 	}
 }
 
-// The control plane may name the active NICs instead of a profile choice.
+// The control plane may name the active NICs instead of a profile choice;
+// a LAG hashes vSAN's flows (one per peer host) over its links.
 func TestUplinkByNICs(t *testing.T) {
 	p := mustLoad(t, "wwt-r640-osa")
-	byName, err := uplinkBytesPerSec(p, "25g")
+	byName, err := resolveLink(p, "25g", false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	byNICs, err := uplinkBytesPerSec(p, "vmnic2,vmnic3")
-	if err != nil || byNICs != byName || math.Abs(byName/(0.94*50e9/8)-1) > 1e-12 {
-		t.Errorf("25g %g, vmnic2,vmnic3 %g (%v); want both LACP 2 x 25 GbE x 0.94", byName, byNICs, err)
+	byNICs, err := resolveLink(p, "vmnic2,vmnic3", false)
+	want := 0.94 * 25e9 / 8 * hashedLinks(23, 2)
+	if err != nil || byNICs.bps != byName.bps || math.Abs(byName.bps/want-1) > 1e-12 || !byName.spread {
+		t.Errorf("25g %g, vmnic2,vmnic3 %g (%v); want both LACP 2 x 25 GbE x 0.94 over 23 hashed flows, %g", byName.bps, byNICs.bps, err, want)
 	}
-	if one, _ := uplinkBytesPerSec(p, "vmnic0"); math.Abs(one/(0.94*10e9/8)-1) > 1e-12 {
-		t.Errorf("vmnic0 alone: %g", one)
+	if one, _ := resolveLink(p, "vmnic0", false); math.Abs(one.bps/(0.94*10e9/8)-1) > 1e-12 {
+		t.Errorf("vmnic0 alone: %g", one.bps)
 	}
 }
 
@@ -326,17 +338,11 @@ func TestCalibratedRangeFlags(t *testing.T) {
 	}
 }
 
-func TestBoundsFlagUnpreparedReads(t *testing.T) {
+func TestBoundsFlagImpossibleResults(t *testing.T) {
 	p := mustLoad(t, "storagereview-r6625-esa")
-	in := uniformInput(p, Policy{RAID: "raid1"}, &fio.Job{RW: "read", BlockSize: 1 << 20, IODepth: 64})
-	for i := range in.Jobs[0].Disks {
-		in.Jobs[0].Disks[i].Written = 0
-	}
-	p.Model.HostReadByteCycles.Value = 0 // an implausibly fast software path, as a cache would look
-	out := solve(t, p, in)
-	w := CheckBounds(p, Summary{ReadIOPS: out.Read.IOPS, ReadMBps: out.Read.MBps})
+	w := CheckBounds(p, Summary{ReadIOPS: 1e5, ReadMBps: 1e6})
 	if len(w) == 0 || !strings.Contains(w[0], "likely unprepared disks") {
-		t.Errorf("%.0f MB/s of unprepared reads: warnings %q", out.Read.MBps, w)
+		t.Errorf("1 TB/s of reads: warnings %q", w)
 	}
 	if w := CheckBounds(p, Summary{WriteMBps: 1e6, WriteIOPS: 1e9}); len(w) < 3 {
 		t.Errorf("absurd writes: warnings %q, want device, network and CPU", w)
@@ -431,8 +437,8 @@ func TestPolicyCompressionOverridesTheCluster(t *testing.T) {
 		return solve(t, p, Input{State: ClusterState{Compression: cluster, Uplink: "100g"}, Jobs: []JobLoad{{Job: job, Disks: disks}}})
 	}
 	off, on := run(false, Inherit), run(true, Inherit)
-	if on.CPUPercent <= off.CPUPercent {
-		t.Fatalf("cluster compression costs no CPU: %.2f %% vs %.2f %%", on.CPUPercent, off.CPUPercent)
+	if on.CPUPercent/total(on) <= off.CPUPercent/total(off) {
+		t.Fatalf("cluster compression costs no CPU per I/O: %.2f %% for %.0f IOPS vs %.2f %% for %.0f", on.CPUPercent, total(on), off.CPUPercent, total(off))
 	}
 	if got := run(false, On); got.CPUPercent != on.CPUPercent || total(got) != total(on) {
 		t.Errorf("a policy with compression on a cluster without: %.2f %% CPU, %.0f IOPS; want the cluster-on figures %.2f %%, %.0f", got.CPUPercent, total(got), on.CPUPercent, total(on))

@@ -11,7 +11,8 @@ import (
 // The WWT customer's matrix (compression x RoCEv2 x 10/25 GbE) answered from
 // mechanisms. Asserted as properties, printed with -v:
 //   - a faster uplink never lowers throughput;
-//   - RDMA never lowers throughput and lowers CPU;
+//   - RDMA lowers CPU per I/O; it lowers throughput only where it becomes
+//     NIC-bound (RoCE v2 supports failover teaming only: one link of a LAG);
 //   - compressing incompressible data never lowers CPU per I/O.
 func TestWWTWhatIfMatrix(t *testing.T) {
 	p := mustLoad(t, "wwt-r640-osa")
@@ -49,7 +50,7 @@ func TestWWTWhatIfMatrix(t *testing.T) {
 			}
 			if !k.rdma {
 				r := got[key{k.compress, true, k.link}]
-				if total(r) < total(o)*0.9999 || perIO(r) >= perIO(o) {
+				if total(r) < total(o)*0.9999 && !strings.HasPrefix(r.Bottleneck, "nic") || perIO(r) >= perIO(o) {
 					t.Errorf("%s %+v: RDMA %.0f IOPS at %.3g cpu%%/IO vs TCP %.0f at %.3g", name, k, total(r), perIO(r), total(o), perIO(o))
 				}
 			}
