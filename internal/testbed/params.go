@@ -74,8 +74,8 @@ type ModelParams struct {
 	// DeviceWorlds per capacity device, OSA DiskGroupWorlds per disk group
 	// (log and elevator); each component op costs LSOMOpCycles + device
 	// bytes x LSOMByteCycles, plus its messages.
-	DeviceWorlds    Param `json:"device_worlds"`
-	DiskGroupWorlds Param `json:"diskgroup_worlds"`
+	DeviceWorlds        Param `json:"device_worlds"`
+	DiskGroupWorlds     Param `json:"diskgroup_worlds"`
 	LSOMOpCycles        Param `json:"lsom_op_cycles"`
 	LSOMReadByteCycles  Param `json:"lsom_read_byte_cycles"`
 	LSOMWriteByteCycles Param `json:"lsom_write_byte_cycles"`
@@ -176,9 +176,9 @@ func DefaultModel(architecture string) ModelParams {
 		ChecksumCyclesPerByte: Param{0.2, "public figure: CRC-32C with the SSE 4.2 instruction, about 0.1-0.3 cycles/byte"},
 		MixedContention:       Param{0.857, srFit + " the 8K 70/30 column"},
 
-		DeviceWorlds:    Param{1, worlds},
-		DiskGroupWorlds: Param{2, "assumption: one log (LSOM) and one elevator (destage) world per OSA disk group, which is why OSA scales with disk groups"},
-		LSOMOpCycles:    Param{28790, srFit + " 4K random writes with 4 SSDs"},
+		DeviceWorlds:        Param{1, worlds},
+		DiskGroupWorlds:     Param{2, "assumption: one log (LSOM) and one elevator (destage) world per OSA disk group, which is why OSA scales with disk groups"},
+		LSOMOpCycles:        Param{28790, srFit + " 4K random writes with 4 SSDs"},
 		LSOMReadByteCycles:  Param{1.748, srFit + " 1M reads with 4 SSDs"},
 		LSOMWriteByteCycles: Param{2.539, srFit + " 1M writes with 4 SSDs"},
 
