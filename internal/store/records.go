@@ -213,25 +213,19 @@ func (s *Store) CommitRun(ctx context.Context, r Run) error {
 				return err
 			}
 		}
-		for _, m := range r.Metrics {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO host_metrics VALUES (?,?,?,?,?)`, runID, m.Host, m.Metric, stamp(m.At), m.Value); err != nil {
-				return err
-			}
-		}
-		return nil
+		return insertBatched(ctx, tx, "INSERT INTO host_metrics VALUES", 5, len(r.Metrics), func(i int, to []any) []any {
+			m := &r.Metrics[i]
+			return append(to, runID, m.Host, m.Metric, stamp(m.At), m.Value)
+		})
 	})
 }
 
 func insertRows(ctx context.Context, tx *sql.Tx, runID int64, rows []fio.Row, aggregate bool) error {
-	for _, r := range rows {
-		_, err := tx.ExecContext(ctx, `INSERT INTO rows VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`, runID, aggregate,
-			r.Worker, r.Disk, r.Direction, nullable(r.IOPS), nullable(r.MBps), nullable(r.LatMeanUs), nullable(r.P50Us),
-			nullable(r.P95Us), nullable(r.P99Us), nullable(r.P999Us), r.Errors, r.Simulated)
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return insertBatched(ctx, tx, "INSERT INTO rows VALUES", 14, len(rows), func(i int, to []any) []any {
+		r := &rows[i]
+		return append(to, runID, aggregate, r.Worker, r.Disk, r.Direction, nullable(r.IOPS), nullable(r.MBps), nullable(r.LatMeanUs),
+			nullable(r.P50Us), nullable(r.P95Us), nullable(r.P99Us), nullable(r.P999Us), r.Errors, r.Simulated)
+	})
 }
 
 // nullable stores NaN (no I/O measured it) as NULL.

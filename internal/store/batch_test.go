@@ -1,0 +1,83 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"testing"
+	"time"
+
+	"starbench/internal/fio"
+)
+
+// wideRun is a run of 96 workers x 8 disks x 2 directions with 150 metric samples.
+func wideRun(i int) Run {
+	start := time.Date(2026, 12, 3, 10, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Minute)
+	r := Run{RunKey: RunKey{testCells[0].Label, "general", i}, Start: start, End: start.Add(time.Minute), Result: &fio.Result{Simulated: true}}
+	for _, dir := range []string{"read", "write"} {
+		r.Result.Aggregate = append(r.Result.Aggregate, fio.Row{Direction: dir, IOPS: 1e6, Simulated: true})
+		for w := range 96 {
+			for d := range 8 {
+				r.Result.Rows = append(r.Result.Rows, fio.Row{Worker: fmt.Sprintf("w%02d", w), Disk: fmt.Sprintf("disk%d", d+1),
+					Direction: dir, IOPS: float64(w*8 + d), LatMeanUs: float64(w*8 + d), Simulated: true})
+			}
+		}
+	}
+	for h := range 50 {
+		for s := range 3 {
+			r.Metrics = append(r.Metrics, HostMetric{Host: fmt.Sprintf("esx%02d", h), Metric: "cpu.usage.average", At: start.Add(time.Duration(s) * 20 * time.Second), Value: float64(h)})
+		}
+	}
+	return r
+}
+
+// BenchmarkCommitWideRun commits runs of 1,538 rows (a run on 96 workers x
+// 8 disks); compare with BenchmarkCommitRun (18 rows) in the same run.
+func BenchmarkCommitWideRun(b *testing.B) {
+	s := benchStore(b)
+	ctx := context.Background()
+	for i := 0; b.Loop(); i++ {
+		if err := s.CommitRun(ctx, wideRun(i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestCommitRunOfManyRows: a run of 768 disks x 2 directions (several full
+// batches and a partial one) and 150 metric samples reads back whole, in
+// order, NaN as missing.
+func TestCommitRunOfManyRows(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTemp(t, Options{Simulated: true})
+	if err := s.SaveCells(ctx, testCells); err != nil {
+		t.Fatal(err)
+	}
+	r := wideRun(1)
+	r.Result.Rows[767].LatMeanUs, r.Result.Rows[1535].LatMeanUs = math.NaN(), math.NaN()
+	if err := s.CommitRun(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := s.Frame(ctx, "rows")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows.Nrow() != 1536 {
+		t.Fatalf("%d rows read back, want 1536", rows.Nrow())
+	}
+	iops, lat, worker := rows.Col("iops").Float(), rows.Col("lat_mean_us").Float(), rows.Col("worker").Records()
+	for i := range rows.Nrow() { // ordered by worker, disk, direction
+		want := float64(i / 2)
+		if iops[i] != want || worker[i] != fmt.Sprintf("w%02d", i/16) {
+			t.Fatalf("row %d: worker %s, iops %v; want w%02d, %v", i, worker[i], iops[i], i/16, want)
+		}
+		if i/2 == 767 != math.IsNaN(lat[i]) {
+			t.Errorf("row %d: latency %v", i, lat[i])
+		}
+	}
+	if res, err := s.Frame(ctx, "results"); err != nil || res.Nrow() != 2 {
+		t.Errorf("results: %v rows, %v; want the 2 aggregate rows", res.Nrow(), err)
+	}
+	if m, err := s.Frame(ctx, "metrics"); err != nil || m.Nrow() != 150 {
+		t.Errorf("metrics: %v rows, %v; want 150", m.Nrow(), err)
+	}
+}
