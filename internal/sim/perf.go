@@ -92,6 +92,7 @@ func (p *perfManager) QueryPerf(ctx *simulator.Context, req *types.QueryPerf) so
 		}
 	}
 	cpuID, memID := p.counter("cpu", "usage"), p.counter("mem", "usage")
+	vmMemory := p.vmMemory(ctx)
 	body := &methods.QueryPerfBody{Res: &types.QueryPerfResponse{}}
 	for _, qs := range req.QuerySpec {
 		host, ok := ctx.Map.Get(qs.Entity).(*simulator.HostSystem)
@@ -121,7 +122,7 @@ func (p *perfManager) QueryPerf(ctx *simulator.Context, req *types.QueryPerf) so
 			start = end.Add(-time.Duration(qs.MaxSample) * step)
 			n = qs.MaxSample
 		}
-		mem := p.memoryPercent(ctx, host)
+		mem := memoryPercent(host, vmMemory[host.Self])
 		metric := &types.PerfEntityMetric{PerfEntityMetricBase: types.PerfEntityMetricBase{Entity: qs.Entity}}
 		for i := int32(0); i < n; i++ {
 			metric.SampleInfo = append(metric.SampleInfo, types.PerfSampleInfo{
@@ -160,22 +161,26 @@ func (p *perfManager) counter(group, name string) int32 {
 	return -1
 }
 
-// memoryPercent is the share of host memory its powered-on VMs configure,
-// plus what ESXi itself uses.
-func (p *perfManager) memoryPercent(ctx *simulator.Context, host *simulator.HostSystem) float64 {
+// vmMemory is the memory the powered-on VMs configure, in MB, by host.
+func (p *perfManager) vmMemory(ctx *simulator.Context) map[types.ManagedObjectReference]float64 {
+	used := map[types.ManagedObjectReference]float64{}
+	for _, e := range ctx.Map.All("VirtualMachine") {
+		vm := e.(*simulator.VirtualMachine)
+		ctx.WithLock(vm, func() {
+			if vm.Runtime.Host != nil && vm.Runtime.PowerState == types.VirtualMachinePowerStatePoweredOn && vm.Config != nil {
+				used[*vm.Runtime.Host] += float64(vm.Config.Hardware.MemoryMB)
+			}
+		})
+	}
+	return used
+}
+
+// memoryPercent is the share of host memory its powered-on VMs configure
+// (usedMB), plus what ESXi itself uses.
+func memoryPercent(host *simulator.HostSystem, usedMB float64) float64 {
 	total := float64(host.Summary.Hardware.MemorySize >> 20)
 	if total <= 0 {
 		return 0
 	}
-	used := 0.0
-	for _, e := range ctx.Map.All("VirtualMachine") {
-		vm := e.(*simulator.VirtualMachine)
-		ctx.WithLock(vm, func() {
-			if vm.Runtime.Host != nil && *vm.Runtime.Host == host.Self &&
-				vm.Runtime.PowerState == types.VirtualMachinePowerStatePoweredOn && vm.Config != nil {
-				used += float64(vm.Config.Hardware.MemoryMB)
-			}
-		})
-	}
-	return esxiMemoryPercent + 100*used/total
+	return esxiMemoryPercent + 100*usedMB/total
 }
