@@ -1,8 +1,11 @@
 package vsphere
 
 import (
+	"context"
 	"slices"
 	"sync"
+
+	"github.com/vmware/govmomi/vim25/mo"
 )
 
 // Versions are counters a control plane (the embedded simulator) moves when
@@ -71,3 +74,16 @@ func cloneState(s ClusterState) ClusterState {
 }
 
 func same[T any](v T) T { return v }
+
+// hostNames returns the cluster's hosts, sorted by name, with their names
+// and references only.
+func (c *Client) hostNames(ctx context.Context) ([]mo.HostSystem, error) {
+	return cachedRead(c.cache, "host names", slices.Clone, func() ([]mo.HostSystem, error) {
+		hosts, err := c.hosts(ctx)
+		out := make([]mo.HostSystem, len(hosts))
+		for i, h := range hosts {
+			out[i].Self, out[i].Name = h.Self, h.Name
+		}
+		return out, err
+	})
+}

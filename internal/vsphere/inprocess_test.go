@@ -162,6 +162,16 @@ func TestReadsAreKeptWhileTheVersionStandsStill(t *testing.T) {
 	if again[0].Disks[0].Policy != "r1" || st2.ActiveNICs[0] == "changed by the caller" {
 		t.Error("a caller changing what it read changed what the next caller reads")
 	}
+	for i := range 2 {
+		before = ct.calls.Load()
+		samples, err := c.HostMetrics(ctx, nil, time.Now().Add(-time.Minute), time.Now())
+		if err != nil || len(samples) == 0 {
+			t.Fatalf("host metrics: %d samples, %v", len(samples), err)
+		}
+		if n := ct.calls.Load() - before; i > 0 && n != 1 {
+			t.Errorf("host metrics again made %d calls; want 1, the query of the samples", n)
+		}
+	}
 
 	// A change through another client of the same simulator.
 	pass, _ := s.Userinfo().Password()

@@ -36,7 +36,7 @@ func (c *Client) HostMetrics(ctx context.Context, hosts []string, start, end tim
 	if !end.After(start) {
 		return nil, fmt.Errorf("end (%s) must be after start (%s)", end.Format(time.RFC3339), start.Format(time.RFC3339))
 	}
-	all, err := c.hosts(ctx)
+	all, err := c.hostNames(ctx)
 	if err != nil {
 		return nil, err
 	}
