@@ -744,19 +744,24 @@ func frameRecords(f *Frame) []campaign.Record {
 	}
 	for _, name := range df.Names() {
 		col := df.Col(name)
-		for i := range rows {
-			e := col.Elem(i)
-			switch col.Type() {
-			case "float":
-				rows[i][name] = e.Float()
-			case "int":
-				n, _ := e.Int()
+		switch col.Type() {
+		case "float":
+			for i, v := range col.Float() {
+				rows[i][name] = v
+			}
+		case "int":
+			for i := range rows {
+				n, _ := col.Elem(i).Int() // a missing int reads 0
 				rows[i][name] = int64(n)
-			case "bool":
-				b, _ := e.Bool()
+			}
+		case "bool":
+			for i := range rows {
+				b, _ := col.Elem(i).Bool()
 				rows[i][name] = b
-			default:
-				rows[i][name] = e.String()
+			}
+		default:
+			for i, v := range col.Records() {
+				rows[i][name] = v
 			}
 		}
 	}

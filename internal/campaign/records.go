@@ -62,8 +62,12 @@ var RowMetrics = []string{"iops", "mbps", "lat_mean_us", "p50_us", "p95_us", "p9
 // give is NaN (stored as missing), never a measured 0.
 func ResultOf(records []Record, simulated, strict bool, notes []string) (*fio.Result, error) {
 	res := &fio.Result{Simulated: simulated, Notes: notes}
+	var keys []string // the keys of the record, in order: the same for every row of a frame
 	for i, fields := range records {
-		row, err := rowOf(fields, simulated, strict)
+		if !hasKeys(fields, keys) {
+			keys = sortedKeys(fields)
+		}
+		row, err := rowOf(fields, keys, simulated, strict)
 		if err != nil {
 			return nil, fmt.Errorf("workload result row %d: %w", i+1, err)
 		}
@@ -91,17 +95,17 @@ func kind(simulated bool) string {
 	return "measured"
 }
 
-func rowOf(fields Record, simulated, strict bool) (fio.Row, error) {
+// rowOf reads a row from fields, whose keys are keys (in order, so that
+// the first bad one is reported).
+func rowOf(fields Record, keys []string, simulated, strict bool) (fio.Row, error) {
 	nan := math.NaN()
 	row := fio.Row{Direction: "all", Simulated: simulated, IOPS: nan, MBps: nan, LatMeanUs: nan,
 		P50Us: nan, P95Us: nan, P99Us: nan, P999Us: nan}
-	nums := map[string]*float64{"iops": &row.IOPS, "mbps": &row.MBps, "lat_mean_us": &row.LatMeanUs,
-		"p50_us": &row.P50Us, "p95_us": &row.P95Us, "p99_us": &row.P99Us, "p999_us": &row.P999Us}
-	strs := map[string]*string{"worker": &row.Worker, "disk": &row.Disk, "direction": &row.Direction}
-	for _, k := range sortedKeys(fields) {
+	for _, k := range keys {
 		v := fields[k]
+		num, str := rowNumber(&row, k), rowText(&row, k)
 		switch {
-		case nums[k] != nil || k == "errors":
+		case num != nil || k == "errors":
 			f, ok := asFloat(v)
 			if !ok {
 				return row, fmt.Errorf("%s is a %s; want a number", k, typeName(v))
@@ -109,14 +113,14 @@ func rowOf(fields Record, simulated, strict bool) (fio.Row, error) {
 			if k == "errors" {
 				row.Errors = int(f)
 			} else {
-				*nums[k] = f
+				*num = f
 			}
-		case strs[k] != nil:
+		case str != nil:
 			s, ok := v.(string)
 			if !ok {
 				return row, fmt.Errorf("%s is a %s; want a string", k, typeName(v))
 			}
-			*strs[k] = s
+			*str = s
 		case k == "simulated":
 			b, ok := v.(bool)
 			if !ok {
@@ -128,6 +132,53 @@ func rowOf(fields Record, simulated, strict bool) (fio.Row, error) {
 		}
 	}
 	return row, nil
+}
+
+// rowNumber is the field of row that the metric named k sets, or nil.
+func rowNumber(row *fio.Row, k string) *float64 {
+	switch k {
+	case "iops":
+		return &row.IOPS
+	case "mbps":
+		return &row.MBps
+	case "lat_mean_us":
+		return &row.LatMeanUs
+	case "p50_us":
+		return &row.P50Us
+	case "p95_us":
+		return &row.P95Us
+	case "p99_us":
+		return &row.P99Us
+	case "p999_us":
+		return &row.P999Us
+	}
+	return nil
+}
+
+// rowText is the field of row that the label named k sets, or nil.
+func rowText(row *fio.Row, k string) *string {
+	switch k {
+	case "worker":
+		return &row.Worker
+	case "disk":
+		return &row.Disk
+	case "direction":
+		return &row.Direction
+	}
+	return nil
+}
+
+// hasKeys says whether r's keys are exactly keys.
+func hasKeys(r Record, keys []string) bool {
+	if len(r) != len(keys) || keys == nil {
+		return false
+	}
+	for _, k := range keys {
+		if _, ok := r[k]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // HostMetricsOf reads host metrics: rows long (host, metric, value) or wide
