@@ -14,7 +14,7 @@ import (
 func exportCmd(st *State, args []string) int {
 	fs := newFlagSet("export")
 	var dir string
-	fs.StringVar(&dir, "csv", "", "directory to write one CSV file per dataset into (results_wide, cell_summary, runs, rows, host_metrics, sessions); required")
+	fs.StringVar(&dir, "csv", "", "directory to write one CSV file per dataset into (results_wide, cell_summary, runs, rows, host_metrics, sessions, and events and samples when the store has them); required")
 	pos, code, done := parseFlags(st, "export", fs, args)
 	if done {
 		return code
@@ -33,7 +33,12 @@ func exportCmd(st *State, args []string) int {
 		return ExitScriptError
 	}
 	defer s.Close()
-	for _, name := range store.Datasets {
+	names, err := s.DatasetNames(ctx)
+	if err != nil {
+		fmt.Fprintf(st.Stderr, "starbench export: %v\n", err)
+		return ExitScriptError
+	}
+	for _, name := range names {
 		path := filepath.Join(dir, name+".csv")
 		if err := atomicfile.Write(path, func(w io.Writer) error { return s.WriteCSV(ctx, name, w) }); err != nil {
 			fmt.Fprintf(st.Stderr, "starbench export: %s: %v\n", path, err)

@@ -17,8 +17,54 @@ import (
 // Factors become columns, so the views are made for the factors a store's
 // cells have: again whenever cells are saved (see docs/store.md).
 
-// Datasets are the tables Export writes, one CSV file each, in order.
+// Datasets are the tables WriteCSV writes, in order; a store also has the
+// tables of optionalDatasets it holds (see DatasetNames).
 var Datasets = []string{"results_wide", "cell_summary", "runs", "rows", "host_metrics", "sessions"}
+
+// optionalDatasets are tables later schema versions or other writers add,
+// exported as they are when a store has them.
+var optionalDatasets = []string{"events", "samples"}
+
+// layout is what a store's datasets depend on: its factors, and the
+// columns and tables its schema version has.
+type layout struct {
+	factors []string
+	job     bool     // rows has a job column (concurrent jobs)
+	tables  []string // optionalDatasets the store has
+}
+
+func readLayout(ctx context.Context, q querier) (layout, error) {
+	var l layout
+	var err error
+	if l.factors, err = factorNames(ctx, q); err != nil {
+		return l, err
+	}
+	cols, err := strings1(ctx, q, `SELECT name FROM pragma_table_info('rows') WHERE name = 'job'`)
+	if err != nil {
+		return l, err
+	}
+	l.job = len(cols) > 0
+	tables, err := strings1(ctx, q, `SELECT name FROM sqlite_master WHERE type = 'table'`)
+	if err != nil {
+		return l, err
+	}
+	for _, t := range optionalDatasets {
+		if slices.Contains(tables, t) {
+			l.tables = append(l.tables, t)
+		}
+	}
+	return l, nil
+}
+
+// DatasetNames lists the datasets of this store: Datasets and the optional
+// tables it holds.
+func (s *Store) DatasetNames(ctx context.Context) ([]string, error) {
+	l, err := readLayout(ctx, s.db)
+	if err != nil {
+		return nil, err
+	}
+	return slices.Concat(Datasets, l.tables), nil
+}
 
 // metricColumns are the metrics of a result row, as stored.
 var metricColumns = []string{"iops", "mbps", "lat_mean_us", "p50_us", "p95_us", "p99_us", "p999_us"}
@@ -47,14 +93,19 @@ func factorColumns(factors []string, c string) string {
 }
 
 // resultsWideSQL is one row per successful run and direction (the
-// aggregate of all workers), with one column per factor.
-func resultsWideSQL(factors []string) string {
-	return `SELECT r.id AS run_id, c.label AS cell, ` + factorColumns(factors, "c") + `r.workload AS workload, r.repeat AS repeat,
-	w.direction AS direction, ` + prefixed("w.", metricColumns) + `, w.errors AS errors, w.simulated AS simulated,
+// aggregate of all workers; per job too when the store has jobs), with one
+// column per factor.
+func resultsWideSQL(l layout) string {
+	job, jobOrder := "", ""
+	if l.job {
+		job, jobOrder = "w.job AS job, ", "w.job, "
+	}
+	return `SELECT r.id AS run_id, c.label AS cell, ` + factorColumns(l.factors, "c") + `r.workload AS workload, r.repeat AS repeat,
+	` + job + `w.direction AS direction, ` + prefixed("w.", metricColumns) + `, w.errors AS errors, w.simulated AS simulated,
 	r.started_at AS started_at, r.ended_at AS ended_at
 FROM rows w JOIN runs r ON r.id = w.run_id JOIN cells c ON c.id = r.cell_id
 WHERE w.aggregate AND r.status = 'ok'
-ORDER BY c.position, r.workload, r.repeat, w.direction`
+ORDER BY c.position, r.workload, r.repeat, ` + jobOrder + `w.direction`
 }
 
 // cellSummarySQL summarises the repeats per cell, workload and direction:
@@ -97,11 +148,15 @@ func prefixed(p string, names []string) string {
 	return strings.Join(parts, ", ")
 }
 
-// datasetSQL is the query of one of Datasets for a store with factors.
-func datasetSQL(name string, factors []string) (string, error) {
+// datasetSQL is the query of one of a store's datasets.
+func datasetSQL(name string, l layout) (string, error) {
+	factors := l.factors
+	if slices.Contains(l.tables, name) {
+		return `SELECT * FROM ` + name + ` ORDER BY rowid`, nil
+	}
 	switch name {
 	case "results_wide":
-		return resultsWideSQL(factors), nil
+		return resultsWideSQL(l), nil
 	case "cell_summary":
 		return cellSummarySQL(factors), nil
 	case "runs":
@@ -111,26 +166,30 @@ func datasetSQL(name string, factors []string) (string, error) {
 	r.simulated AS simulated, r.notes AS notes
 FROM runs r JOIN cells c ON c.id = r.cell_id ORDER BY c.position, r.workload, r.repeat`, nil
 	case "rows":
-		return `SELECT run_id, aggregate, worker, disk, direction, ` + strings.Join(metricColumns, ", ") + `, errors, simulated
-FROM rows ORDER BY run_id, aggregate DESC, worker, disk, direction`, nil
+		job := ""
+		if l.job {
+			job = "job, "
+		}
+		return `SELECT run_id, aggregate, worker, disk, ` + job + `direction, ` + strings.Join(metricColumns, ", ") + `, errors, simulated
+FROM rows ORDER BY run_id, aggregate DESC, worker, disk, ` + job + `direction`, nil
 	case "host_metrics":
 		return `SELECT run_id, host, metric, at, value FROM host_metrics ORDER BY run_id, host, metric, at`, nil
 	case "sessions":
 		return `SELECT id AS session_id, started_at, ended_at, status, pid, script, tool_version, fio_version, vcenter_version,
 	esxi_versions, testbed, target, simulated, plan FROM sessions ORDER BY id`, nil
 	}
-	return "", fmt.Errorf("no dataset %q in a campaign store; want one of %s", name, strings.Join(Datasets, ", "))
+	return "", fmt.Errorf("no dataset %q in a campaign store; want one of %s", name, strings.Join(slices.Concat(Datasets, l.tables), ", "))
 }
 
 // refreshViews makes the views results_wide and cell_summary for the
 // factors the store's cells have now.
 func refreshViews(ctx context.Context, tx *sql.Tx) error {
-	factors, err := factorNames(ctx, tx)
+	l, err := readLayout(ctx, tx)
 	if err != nil {
 		return err
 	}
 	for _, name := range []string{"results_wide", "cell_summary"} {
-		q, _ := datasetSQL(name, factors)
+		q, _ := datasetSQL(name, l)
 		if _, err := tx.ExecContext(ctx, `DROP VIEW IF EXISTS `+name); err != nil {
 			return err
 		}
@@ -147,30 +206,35 @@ type querier interface {
 
 // factorNames lists the factors of the store's cells in declaration order.
 func factorNames(ctx context.Context, q querier) ([]string, error) {
-	rows, err := q.QueryContext(ctx, `SELECT factor FROM cell_levels GROUP BY factor ORDER BY MIN(rowid)`)
+	return strings1(ctx, q, `SELECT factor FROM cell_levels GROUP BY factor ORDER BY MIN(rowid)`)
+}
+
+// strings1 returns the first column of query's rows as text.
+func strings1(ctx context.Context, q querier, query string) ([]string, error) {
+	rows, err := q.QueryContext(ctx, query)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var names []string
+	var out []string
 	for rows.Next() {
-		var f string
-		if err := rows.Scan(&f); err != nil {
+		var v string
+		if err := rows.Scan(&v); err != nil {
 			return nil, err
 		}
-		names = append(names, f)
+		out = append(out, v)
 	}
-	return names, rows.Err()
+	return out, rows.Err()
 }
 
 // WriteCSV writes dataset name (one of Datasets) as CSV with a header row;
 // missing values are empty fields, booleans 1 and 0 as SQLite keeps them.
 func (s *Store) WriteCSV(ctx context.Context, name string, w io.Writer) error {
-	factors, err := factorNames(ctx, s.db)
+	l, err := readLayout(ctx, s.db)
 	if err != nil {
 		return err
 	}
-	q, err := datasetSQL(name, factors)
+	q, err := datasetSQL(name, l)
 	if err != nil {
 		return err
 	}

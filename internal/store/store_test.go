@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -306,5 +307,45 @@ func TestMigrationNumbersRepeatsFromOne(t *testing.T) {
 	want := map[RunKey]string{{"a=x", "w", 1}: StatusOK, {"a=x", "w", 2}: StatusOK, {"a=x", "w", 3}: StatusFailed}
 	if !maps.Equal(done, want) {
 		t.Fatalf("after migration %v, want %v", done, want)
+	}
+}
+
+// TestDatasetsFollowTheSchema: a store whose rows gained a job column (as
+// concurrent jobs add) gets it in results_wide and rows, and the optional
+// tables it holds are datasets too.
+func TestDatasetsFollowTheSchema(t *testing.T) {
+	ctx := context.Background()
+	s, path := openTemp(t, Options{Simulated: true})
+	if err := s.SaveCells(ctx, testCells); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CommitRun(ctx, okRun(testCells[0].Label, "4k", 1, 1000, true)); err != nil {
+		t.Fatal(err)
+	}
+	names, err := s.DatasetNames(ctx)
+	if err != nil || !slices.Contains(names, "events") || slices.Contains(names, "samples") {
+		t.Fatalf("datasets %v (%v), want events and no samples", names, err)
+	}
+	s.Close()
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`ALTER TABLE rows ADD COLUMN job TEXT NOT NULL DEFAULT 'oltp'`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	s, err = Open(ctx, path, "wwt", Options{Simulated: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var job string
+	if err := s.db.QueryRow(`SELECT job FROM results_wide`).Scan(&job); err != nil || job != "oltp" {
+		t.Fatalf("results_wide job = %q (%v), want oltp", job, err)
+	}
+	var b strings.Builder
+	if err := s.WriteCSV(ctx, "rows", &b); err != nil || !strings.HasPrefix(b.String(), "run_id,aggregate,worker,disk,job,direction,") {
+		t.Fatalf("rows.csv starts %q (%v)", strings.SplitN(b.String(), "\n", 2)[0], err)
 	}
 }
