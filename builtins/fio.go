@@ -144,7 +144,7 @@ func (j *JobValue) Attr(name string) (starlark.Value, error) {
 		(&fio.File{Jobs: []fio.Job{job}}).WriteTo(&b)
 		return starlark.String(b.String()), nil
 	case "replace":
-		return starlark.NewBuiltin("replace", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		return starlark.NewBuiltin("fio.job.replace", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			if len(args) > 0 {
 				return nil, fmt.Errorf("replace takes only keyword arguments, like job.replace(bs=\"64k\")")
 			}

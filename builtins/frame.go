@@ -27,6 +27,7 @@ func NewFrameModule(deps Deps) *runtime.Module {
 			{Name: "read_csv", Params: "(path, types={})", Doc: "a frame from a CSV file with a header (relative paths from the script's directory); types maps columns to int, float, bool or string (default string)", Fn: frameReadCSV},
 			{Name: "concat", Params: "(*frames)", Doc: "the rows of all frames, stacked (a column missing from a frame is None there)", Fn: frameConcat},
 		},
+		Types: []*runtime.Type{frameType.Doc(), groupsType.Doc()},
 	}
 }
 
@@ -362,8 +363,8 @@ func condition(v starlark.Value) (string, any, error) {
 }
 
 func frameSort(f *Frame, thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var desc bool
-	if err := starlark.UnpackArgs(b.Name(), nil, kwargs, "desc?", &desc); err != nil {
+	var reverse bool
+	if err := starlark.UnpackArgs(b.Name(), nil, kwargs, "reverse?", &reverse); err != nil {
 		return nil, err
 	}
 	cols, err := stringArgs(args, "key")
@@ -379,7 +380,7 @@ func frameSort(f *Frame, thread *starlark.Thread, b *starlark.Builtin, args star
 		if minus && !f.hasColumn(name) && f.hasColumn(c) {
 			name, minus = c, false // a column whose name starts with "-"
 		}
-		keys[i] = table.SortKey{Column: name, Desc: minus != desc}
+		keys[i] = table.SortKey{Column: name, Desc: minus != reverse}
 	}
 	return result(table.Sort(runtime.Context(thread), f.df, keys))
 }
@@ -652,6 +653,9 @@ func writeOut(f *Frame, thread *starlark.Thread, b *starlark.Builtin, args starl
 	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
 		return nil, err
 	}
+	if s, err := runtime.SessionFrom(thread); err == nil {
+		s.Wrote(out)
+	}
 	return starlark.String(out), nil
 }
 
@@ -710,21 +714,30 @@ func (g *Groups) Iterate() starlark.Iterator {
 	return starlark.Tuple(items).Iterate()
 }
 
-func (g *Groups) AttrNames() []string { return []string{"agg", "keys"} }
-
-func (g *Groups) Attr(name string) (starlark.Value, error) {
-	switch name {
-	case "keys":
-		return result(table.NewFrame(g.g.Keys()...))
-	case "agg":
-		return starlark.NewBuiltin("frame.groups.agg", g.agg), nil
-	}
-	return nil, nil
+// groupsType documents frame.groups values and dispatches their methods.
+var groupsType = &valueType[*Groups]{
+	name: "frame.groups",
+	doc:  "a frame split by key columns (frame.group_by); len(g) is the group count, `for key, rows in g` gives each key tuple and its frame",
+	attrs: []runtime.Member{
+		attr("keys", "a frame of the key columns, one row per group, in group order"),
+	},
+	methods: []method[*Groups]{
+		{"agg", "(*stats, nan=\"propagate\", **columns)", "one row per group: agg(\"mean\") applies to every numeric non-key column, agg(iops=\"mean\", p99_us=[\"p50\", \"p99\"]) picks; stats count, sum, mean, std, cv, min, max, same, pNN; nan=\"skip\" ignores missing values", groupsAgg},
+	},
 }
 
-// agg reduces each group to one row: agg("mean") applies to every numeric
+func (g *Groups) AttrNames() []string { return groupsType.names() }
+
+func (g *Groups) Attr(name string) (starlark.Value, error) {
+	if name == "keys" {
+		return result(table.NewFrame(g.g.Keys()...))
+	}
+	return groupsType.method(g, name), nil
+}
+
+// groupsAgg reduces each group to one row: agg("mean") applies to every numeric
 // column that is not a key; agg(iops="mean", p99_us=["p50", "p99"]) picks.
-func (g *Groups) agg(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func groupsAgg(g *Groups, thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	nan := "propagate"
 	var aggs []table.Agg
 	stats, err := stringArgs(args, "statistic")

@@ -8,6 +8,7 @@ import (
 	"github.com/go-gota/gota/dataframe"
 	"go.starlark.net/starlark"
 
+	"starbench/internal/runtime"
 	"starbench/internal/table"
 )
 
@@ -182,43 +183,39 @@ func rowDict(cols []*table.Column, i int) *starlark.Dict {
 	return d
 }
 
-// frameMethods are the frame's methods, with their signatures and docs.
-var frameMethods = []struct {
-	name, params, doc string
-	fn                func(f *Frame, thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error)
-}{
-	{"concat", "(*others)", "this frame's rows followed by the others' (missing columns become None)", frameConcatMethod},
-	{"describe", "()", "count, mean, std, min, p50, p95, p99, max of each numeric column", frameDescribe},
-	{"drop", "(*columns)", "the frame without the named columns (simulated stays)", frameDrop},
-	{"filter", "(fn=None, **conditions)", "rows where every condition holds: col=value, col=[values], col=(op, value) with op in == != < <= > >=; fn(row) for anything else", frameFilter},
-	{"group_by", "(*keys)", "groups of rows by key columns, sorted, keys compared as typed tuples; .agg(...) reduces them", frameGroupBy},
-	{"head", "(n=5)", "the first n rows", frameHead},
-	{"join", "(other, on, how=\"inner\")", "rows of both frames with equal on columns; how is inner, left or outer", frameJoin},
-	{"mutate", "(**columns)", "with_column for each keyword, in order", frameMutate},
-	{"pivot", "(index, columns, values, agg=None, nan=\"propagate\")", "long to wide: one row per index value, one column per distinct columns value", framePivot},
-	{"rename", "(**names)", "columns renamed old=new", frameRename},
-	{"rows", "()", "the rows as a list of dicts", frameRowsMethod},
-	{"select", "(*columns)", "only the named columns, in that order (simulated stays)", frameSelect},
-	{"show", "(title=None)", "prints the table (under title) to standard output, where results go; print() goes to stderr", frameShow},
-	{"sort", "(*keys, desc=False)", "rows sorted by keys (\"-col\" for descending); stable; None last", frameSort},
-	{"tail", "(n=5)", "the last n rows", frameTail},
-	{"to_csv", "(path=None)", "CSV text, or written to path (relative to the output directory); returns the text or the path", frameToCSV},
-	{"to_json", "(path=None)", "JSON array of row objects, or written to path", frameToJSON},
-	{"to_markdown", "(path=None)", "Markdown table with units, or written to path", frameToMarkdown},
-	{"unique", "(column)", "the distinct values of a column, sorted, None last", frameUnique},
-	{"with_column", "(name, value)", "the frame with column name set from a list, a function of the row, or one value for all rows", frameWithColumn},
+// frameType documents frames and dispatches their methods.
+var frameType = &valueType[*Frame]{
+	name: "frame",
+	doc:  "an immutable table of results (fio.run, store frames, frame.from_rows); every method returns a new frame. len(f) is the row count, f[\"iops\"] a column as a list, f[0] a row as a dict, `for row in f` gives dicts",
+	attrs: []runtime.Member{
+		attr("columns", "the column names, in order"),
+		attr("types", "a dict of column name to type: bool, int, float or string"),
+	},
+	methods: []method[*Frame]{
+		{"concat", "(*others)", "this frame's rows followed by the others' (missing columns become None)", frameConcatMethod},
+		{"describe", "()", "count, mean, std, min, p50, p95, p99, max of each numeric column", frameDescribe},
+		{"drop", "(*columns)", "the frame without the named columns (simulated stays)", frameDrop},
+		{"filter", "(fn=None, **conditions)", "rows where every condition holds: col=value, col=[values], col=(op, value) with op in == != < <= > >=; fn(row) for anything else", frameFilter},
+		{"group_by", "(*keys)", "groups of rows by key columns, sorted, keys compared as typed tuples; .agg(...) reduces them (see frame.groups)", frameGroupBy},
+		{"head", "(n=5)", "the first n rows", frameHead},
+		{"join", "(other, on, how=\"inner\")", "rows of both frames with equal on columns; how is inner, left or outer", frameJoin},
+		{"mutate", "(**columns)", "with_column for each keyword, in order", frameMutate},
+		{"pivot", "(index, columns, values, agg=None, nan=\"propagate\")", "long to wide: one row per index value, one column per distinct columns value", framePivot},
+		{"rename", "(**names)", "columns renamed old=new", frameRename},
+		{"rows", "()", "the rows as a list of dicts", frameRowsMethod},
+		{"select", "(*columns)", "only the named columns, in that order (simulated stays)", frameSelect},
+		{"show", "(title=None)", "prints the table (under title) to standard output, where results go; print() goes to stderr", frameShow},
+		{"sort", "(*keys, reverse=False)", "rows sorted by keys (\"-col\" for descending); reverse=True sorts every key the other way; stable; None last either way", frameSort},
+		{"tail", "(n=5)", "the last n rows", frameTail},
+		{"to_csv", "(path=None)", "CSV text, or written to path (relative to the output directory); returns the text or the path", frameToCSV},
+		{"to_json", "(path=None)", "JSON array of row objects, or written to path", frameToJSON},
+		{"to_markdown", "(path=None)", "Markdown table with units, or written to path", frameToMarkdown},
+		{"unique", "(column)", "the distinct values of a column, sorted, None last", frameUnique},
+		{"with_column", "(name, value)", "the frame with column name set from a list, a function of the row, or one value for all rows", frameWithColumn},
+	},
 }
 
-var frameAttrs = func() []string {
-	names := []string{"columns", "types"}
-	for _, m := range frameMethods {
-		names = append(names, m.name)
-	}
-	slices.Sort(names)
-	return names
-}()
-
-func (f *Frame) AttrNames() []string { return frameAttrs }
+func (f *Frame) AttrNames() []string { return frameType.names() }
 
 func (f *Frame) Attr(name string) (starlark.Value, error) {
 	switch name {
@@ -236,15 +233,7 @@ func (f *Frame) Attr(name string) (starlark.Value, error) {
 		}
 		return d, nil
 	}
-	for _, m := range frameMethods {
-		if m.name == name {
-			fn := m.fn
-			return starlark.NewBuiltin("frame."+name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-				return fn(f, thread, b, args, kwargs)
-			}), nil
-		}
-	}
-	return nil, nil // starlark reports "has no .x field or method" with a did-you-mean
+	return frameType.method(f, name), nil // nil: starlark reports "has no .x field or method" with a did-you-mean
 }
 
 type errUnhashable string

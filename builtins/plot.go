@@ -38,6 +38,7 @@ func NewPlotModule(deps Deps) *runtime.Module {
 				Doc: "small multiples: one chart of kind per value of by, sharing the y range (or colour scale) and legend", Fn: plotFacets},
 			timelineMember,
 		},
+		Types: []*runtime.Type{figureType.Doc()},
 	}
 }
 
@@ -60,7 +61,20 @@ func (f *Figure) Freeze()               {}
 func (f *Figure) Truth() starlark.Bool  { return starlark.True }
 func (f *Figure) Hash() (uint32, error) { return 0, errUnhashable("plot.figure") }
 
-func (f *Figure) AttrNames() []string { return []string{"save", "simulated", "title"} }
+// figureType documents plot.figure values and dispatches their methods.
+var figureType = &valueType[*Figure]{
+	name: "plot.figure",
+	doc:  "a figure a plot builtin drew, ready to save in any size",
+	attrs: []runtime.Member{
+		attr("simulated", "True when drawn from simulated rows (the figure is stamped so)"),
+		attr("title", "the title drawn above the figure"),
+	},
+	methods: []method[*Figure]{
+		{"save", "(path, size=\"16x10cm\", dpi=150)", "writes the figure as .png, .svg or .pdf; a relative path goes under the output directory (the REPL's: out/repl); returns the path written", figureSave},
+	},
+}
+
+func (f *Figure) AttrNames() []string { return figureType.names() }
 
 func (f *Figure) Attr(name string) (starlark.Value, error) {
 	switch name {
@@ -68,14 +82,12 @@ func (f *Figure) Attr(name string) (starlark.Value, error) {
 		return starlark.String(f.fig.Title), nil
 	case "simulated":
 		return starlark.Bool(f.fig.Simulated), nil
-	case "save":
-		return starlark.NewBuiltin("plot.figure.save", f.save), nil
 	}
-	return nil, nil
+	return figureType.method(f, name), nil
 }
 
-// save writes the figure: .png, .svg or .pdf; relative paths go under the output directory.
-func (f *Figure) save(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+// figureSave writes the figure: .png, .svg or .pdf; relative paths go under the output directory.
+func figureSave(f *Figure, thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var path string
 	size, dpi := "16x10cm", 150
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "path", &path, "size?", &size, "dpi?", &dpi); err != nil {

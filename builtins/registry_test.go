@@ -16,7 +16,9 @@ import (
 var snakeCase = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
 
 // TestRegistry checks every module table a script sees: unique names that
-// shadow nothing, documented members, builtins named module.member.
+// shadow nothing, documented members, builtins named module.member, and
+// value types documented once, each field and method with a doc line
+// (TestValueTypesAreDocumented checks the tables against the values).
 func TestRegistry(t *testing.T) {
 	seen := map[string]string{}
 	for _, lib := range runtime.Libraries() {
@@ -25,6 +27,8 @@ func TestRegistry(t *testing.T) {
 	for _, name := range starlark.Universe.Keys() {
 		seen[name] = "a Starlark built-in"
 	}
+	seen["help"] = "the help builtin"
+	types := map[string]string{} // value type -> module documenting it
 	for _, m := range runtime.AllModules(builtins.Modules(builtins.Deps{})) {
 		if what, dup := seen[m.Name]; dup {
 			t.Errorf("module %s: name already taken by %s", m.Name, what)
@@ -51,6 +55,27 @@ func TestRegistry(t *testing.T) {
 			}
 			if mem.Fn != nil && !(strings.HasPrefix(mem.Params, "(") && strings.HasSuffix(mem.Params, ")")) {
 				t.Errorf("%s: want Params like \"(name, count=1)\", got %q", full, mem.Params)
+			}
+		}
+		for _, typ := range m.Types {
+			if what, dup := types[typ.Name]; dup {
+				t.Errorf("value type %s: also documented in module %s", typ.Name, what)
+			}
+			types[typ.Name] = m.Name
+			if strings.TrimSpace(typ.Doc) == "" {
+				t.Errorf("value type %s: want a doc line", typ.Name)
+			}
+			for _, mem := range typ.Members {
+				full := typ.Name + "." + mem.Name
+				if !snakeCase.MatchString(mem.Name) {
+					t.Errorf("%s: want a snake_case name", full)
+				}
+				if doc := strings.TrimSpace(mem.Doc); doc == "" || strings.Contains(doc, "\n") {
+					t.Errorf("%s: want a one-line Doc, got %q", full, mem.Doc)
+				}
+				if mem.Params != "" && !(strings.HasPrefix(mem.Params, "(") && strings.HasSuffix(mem.Params, ")")) {
+					t.Errorf("%s: want Params like \"(n=5)\" for a method or \"\" for a field, got %q", full, mem.Params)
+				}
 			}
 		}
 		for name, v := range m.Struct().Members {

@@ -75,12 +75,12 @@ func commands() []command {
 	return []command{
 		{"run", "SCRIPT [--set name=value ...] [flags]", "run a script", runCmd},
 		{"check", "SCRIPT [--set name=value ...]", "parse and resolve a script without running it", checkCmd},
-		{"repl", "[--target T] [--testbed NAME]", "interactive Starlark with the same modules as run", replCmd},
+		{"repl", "[--target T] [--testbed NAME] [--out DIR]", "interactive Starlark with the same modules as run; files saved with a relative path go to DIR (out/repl)", replCmd},
 		{"report", "SCRIPT --from DB [--out DIR]", "run a figures script on a stored campaign (no cluster), then write report.html and report.md", reportCmd},
 		{"compare", "BASE.db NEW.db [--threshold 5%] [--json] [--figure FILE]", "compare two campaign stores: each metric's change with a confidence interval; exit 4 when something regressed significantly", compareCmd},
 		{"clean", "OUTDIR [--list]", "remove the VMs and policies runs writing to OUTDIR made on the vCenter, and restore the settings they changed (from OUTDIR's ledger)", cleanCmd},
 		{"export", "DB --csv DIR", "write a campaign store's datasets (results_wide, cell_summary, runs, ...) as CSV files", exportCmd},
-		{"doc", "[MODULE[.MEMBER]] [--markdown]", "reference of the builtins", docCmd},
+		{"doc", "[NAME] [--markdown]", "reference of the builtins and the values they return (NAME: frame, frame.filter, plot.figure.save)", docCmd},
 		{"sim", "serve [--testbed NAME] [--listen 127.0.0.1:PORT]", "serve a testbed's simulated vCenter until Ctrl-C", simCmd},
 		{"version", "", "print version, commit and Go version", versionCmd},
 	}

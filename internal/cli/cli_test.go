@@ -300,6 +300,13 @@ func TestDocListsEveryModule(t *testing.T) {
 				t.Errorf("doc lacks %s.%s", m.Name, mem.Name)
 			}
 		}
+		for _, typ := range m.Types {
+			for _, mem := range typ.Members {
+				if !strings.Contains(r.stdout, typ.Name+"."+mem.Name+mem.Params+"\n") {
+					t.Errorf("doc lacks %s.%s", typ.Name, mem.Name)
+				}
+			}
+		}
 	}
 	for _, lib := range runtime.Libraries() {
 		if !strings.Contains(r.stdout, "  "+lib.Name+" ") {
@@ -309,8 +316,15 @@ func TestDocListsEveryModule(t *testing.T) {
 	expect(t, runCLI(t, "", nil, "doc", "args"), ExitOK, `^args: .*\n  args.get\(name, default\)\n`, "^$")
 	expect(t, runCLI(t, "", nil, "doc", "math"), ExitOK, `members: .*floor`, "^$")
 	expect(t, runCLI(t, "", nil, "doc", "args.get"), ExitOK, `^args: .*\n  args.get\(name, default\)\n      the --set value`, "^$")
-	expect(t, runCLI(t, "", nil, "doc", "args.gte"), ExitUsage, "^$", `module args has no member "gte"; members: get`)
-	expect(t, runCLI(t, "", nil, "doc", "nope"), ExitUsage, "^$", `no module "nope"; modules: .*args.*json`)
+	expect(t, runCLI(t, "", nil, "doc", "args.gte"), ExitUsage, "^$", `args has no member "gte"; members: get`)
+	expect(t, runCLI(t, "", nil, "doc", "nope"), ExitUsage, "^$", `no module or value type "nope"; modules: .*args.*json.*; value types: .*frame.groups`)
+	// Values' methods are documented like module members.
+	expect(t, runCLI(t, "", nil, "doc", "frame.filter"), ExitOK, `(?s)^frame value: .*\n  frame.filter\(fn=None, \*\*conditions\)\n      rows where`, "^$")
+	expect(t, runCLI(t, "", nil, "doc", "frame.concat"), ExitOK, `(?s)^frame: .*frame.concat\(\*frames\).*\n\nframe value: .*frame.concat\(\*others\)`, "^$")
+	expect(t, runCLI(t, "", nil, "doc", "plot.figure.save"), ExitOK, `^plot.figure value: .*\n  plot.figure.save\(path, `, "^$")
+	expect(t, runCLI(t, "", nil, "doc", "frame.groups"), ExitOK, `(?s)^frame.groups value: .*frame.groups.agg\(`, "^$")
+	expect(t, runCLI(t, "", nil, "doc", "frame.fliter"), ExitUsage, "^$", `frame has no member "fliter" \(did you mean filter\?\)`)
+	expect(t, runCLI(t, "", nil, "doc", "frame"), ExitOK, `(?s)^frame: .*frame.from_rows.*\n\nframe value: .*frame.with_column.*\n\nframe.groups value: `, "^$")
 	md := runCLI(t, "", nil, "doc", "--markdown")
 	if md.code != ExitOK || md.stdout != runtime.Markdown(builtins.Modules(builtins.Deps{})) {
 		t.Errorf("doc --markdown differs from runtime.Markdown (exit %d)", md.code)

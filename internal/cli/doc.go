@@ -3,10 +3,7 @@ package cli
 import (
 	"fmt"
 	"runtime/debug"
-	"sort"
 	"strings"
-
-	"go.starlark.net/starlark"
 
 	"starbench/builtins"
 	"starbench/internal/runtime"
@@ -27,10 +24,9 @@ func docCmd(st *State, args []string) int {
 		fmt.Fprint(st.Stdout, runtime.Markdown(mods))
 		return ExitOK
 	}
-	all := runtime.AllModules(mods)
 	switch len(pos) {
 	case 0:
-		runtime.WriteDoc(st.Stdout, all)
+		runtime.WriteDoc(st.Stdout, runtime.AllModules(mods))
 		fmt.Fprintln(st.Stdout)
 		runtime.WriteLibraries(st.Stdout)
 		return ExitOK
@@ -38,40 +34,12 @@ func docCmd(st *State, args []string) int {
 	default:
 		return reportUsage(st, usagef("doc", "want at most one MODULE, got %s", strings.Join(pos, " ")))
 	}
-	modName, member, _ := strings.Cut(pos[0], ".")
-	var names []string
-	for _, m := range all {
-		if m.Name != modName {
-			names = append(names, m.Name)
-			continue
-		}
-		if member == "" {
-			runtime.WriteDoc(st.Stdout, []*runtime.Module{m})
-			return ExitOK
-		}
-		var members []string
-		for _, mem := range m.Members {
-			if mem.Name == member {
-				runtime.WriteDoc(st.Stdout, []*runtime.Module{{Name: m.Name, Doc: m.Doc, Members: []runtime.Member{mem}}})
-				return ExitOK
-			}
-			members = append(members, mem.Name)
-		}
-		return reportUsage(st, usagef("doc", "module %s has no member %q; members: %s", m.Name, member, strings.Join(members, ", ")))
+	text, err := runtime.Doc(mods, pos[0])
+	if err != nil {
+		return reportUsage(st, usagef("doc", "%v", err))
 	}
-	for _, lib := range runtime.Libraries() {
-		if lib.Name == pos[0] {
-			fmt.Fprintf(st.Stdout, "%s: %s\n", lib.Name, lib.Doc)
-			if attrs, ok := lib.Value.(starlark.HasAttrs); ok {
-				members := attrs.AttrNames()
-				sort.Strings(members)
-				fmt.Fprintf(st.Stdout, "  members: %s\n", strings.Join(members, ", "))
-			}
-			return ExitOK
-		}
-		names = append(names, lib.Name)
-	}
-	return reportUsage(st, usagef("doc", "no module %q; modules: %s", pos[0], strings.Join(names, ", ")))
+	fmt.Fprint(st.Stdout, text)
+	return ExitOK
 }
 
 func versionCmd(st *State, args []string) int {

@@ -24,7 +24,8 @@ import (
 func replCmd(st *State, args []string) int {
 	fs := newFlagSet("repl")
 	var tf targetFlags
-	s := &runtime.Session{Script: "<repl>", OutDir: filepath.Join("out", "repl")}
+	s := &runtime.Session{Script: "<repl>", SayWritten: true}
+	fs.StringVar(&s.OutDir, "out", filepath.Join("out", "repl"), "where figures, tables and stores saved with a relative path go; the REPL says each file it writes")
 	tf.add(fs, st)
 	fs.BoolVarP(&s.Verbose, "verbose", "v", false, "print() output starts with the statement position")
 	pos, code, done := parseFlags(st, "repl", fs, args)

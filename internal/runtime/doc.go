@@ -3,22 +3,44 @@ package runtime
 import (
 	"fmt"
 	"io"
+	"slices"
+	"sort"
 	"strings"
+
+	"go.starlark.net/starlark"
 )
 
-// WriteDoc writes the plain-text reference of mods, as `starbench doc` shows it.
+// WriteDoc writes the plain-text reference of mods, as `starbench doc`
+// shows it: each module's members, then the values its builtins return.
 func WriteDoc(w io.Writer, mods []*Module) {
 	for i, m := range mods {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "%s: %s\n", m.Name, m.Doc)
-		if len(m.Members) == 0 {
-			fmt.Fprintln(w, "  (no members yet)")
+		writeModule(w, m)
+		for _, t := range m.Types {
+			fmt.Fprintln(w)
+			writeType(w, t, t.Members)
 		}
-		for _, mem := range m.Members {
-			fmt.Fprintf(w, "  %s.%s%s\n      %s\n", m.Name, mem.Name, mem.Params, mem.Doc)
-		}
+	}
+}
+
+func writeModule(w io.Writer, m *Module) {
+	fmt.Fprintf(w, "%s: %s\n", m.Name, m.Doc)
+	if len(m.Members) == 0 {
+		fmt.Fprintln(w, "  (no members yet)")
+	}
+	writeMembers(w, m.Name, m.Members)
+}
+
+func writeType(w io.Writer, t *Type, members []Member) {
+	fmt.Fprintf(w, "%s value: %s\n", t.Name, t.Doc)
+	writeMembers(w, t.Name, members)
+}
+
+func writeMembers(w io.Writer, prefix string, members []Member) {
+	for _, mem := range members {
+		fmt.Fprintf(w, "  %s.%s%s\n      %s\n", prefix, mem.Name, mem.Params, mem.Doc)
 	}
 }
 
@@ -28,11 +50,125 @@ func WriteLibraries(w io.Writer) {
 	for _, lib := range Libraries() {
 		fmt.Fprintf(w, "  %-7s %s\n", lib.Name, lib.Doc)
 	}
+	fmt.Fprintf(w, "  %-7s %s\n", "help", helpDoc)
+}
+
+// Doc returns the reference of one name, as `starbench doc NAME` and
+// help("NAME") show it: a module (with the values it returns), a value
+// type ("plot.figure"), a member of either ("frame.filter", which is
+// both where a module and a type share a name), or a library. The error
+// says what names exist.
+func Doc(mods []*Module, name string) (string, error) {
+	var b strings.Builder
+	all := AllModules(mods)
+	for _, m := range all {
+		if m.Name == name {
+			WriteDoc(&b, []*Module{m})
+			return b.String(), nil
+		}
+	}
+	if t := findType(mods, name); t != nil {
+		writeType(&b, t, t.Members)
+		return b.String(), nil
+	}
+	for _, lib := range Libraries() {
+		if lib.Name == name {
+			return libraryDoc(lib), nil
+		}
+	}
+	owner, member, ok := cutLast(name)
+	if !ok {
+		return "", fmt.Errorf("no module or value type %q; %s", name, knownNames(all))
+	}
+	var known []string
+	found := false
+	for _, m := range all {
+		if m.Name != owner {
+			continue
+		}
+		found = true
+		for _, mem := range m.Members {
+			if mem.Name == member {
+				writeModule(&b, &Module{Name: m.Name, Doc: m.Doc, Members: []Member{mem}})
+			}
+			known = append(known, mem.Name)
+		}
+	}
+	for _, t := range types(all) {
+		if t.Name != owner {
+			continue
+		}
+		found = true
+		for _, mem := range t.Members {
+			if mem.Name == member {
+				if b.Len() > 0 {
+					b.WriteString("\n")
+				}
+				writeType(&b, t, []Member{mem})
+			}
+			known = append(known, mem.Name)
+		}
+	}
+	switch {
+	case b.Len() > 0:
+		return b.String(), nil
+	case !found:
+		return "", fmt.Errorf("no module or value type %q; %s", owner, knownNames(all))
+	}
+	slices.Sort(known)
+	known = slices.Compact(known)
+	msg := fmt.Sprintf("%s has no member %q", owner, member)
+	if near := nearest(member, known); near != "" {
+		msg += fmt.Sprintf(" (did you mean %s?)", near)
+	}
+	return "", fmt.Errorf("%s; members: %s", msg, strings.Join(known, ", "))
+}
+
+// cutLast splits "frame.groups.agg" into "frame.groups" and "agg".
+func cutLast(name string) (string, string, bool) {
+	i := strings.LastIndexByte(name, '.')
+	if i <= 0 || i == len(name)-1 {
+		return "", "", false
+	}
+	return name[:i], name[i+1:], true
+}
+
+// types returns the value types of mods, in doc order.
+func types(mods []*Module) []*Type {
+	var out []*Type
+	for _, m := range mods {
+		out = append(out, m.Types...)
+	}
+	return out
+}
+
+func knownNames(mods []*Module) string {
+	var modNames, typeNames []string
+	for _, m := range mods {
+		modNames = append(modNames, m.Name)
+	}
+	for _, lib := range Libraries() {
+		modNames = append(modNames, lib.Name)
+	}
+	for _, t := range types(mods) {
+		typeNames = append(typeNames, t.Name)
+	}
+	return fmt.Sprintf("modules: %s; value types: %s", strings.Join(modNames, ", "), strings.Join(typeNames, ", "))
+}
+
+func libraryDoc(lib Library) string {
+	s := fmt.Sprintf("%s: %s\n", lib.Name, lib.Doc)
+	if attrs, ok := lib.Value.(starlark.HasAttrs); ok {
+		members := attrs.AttrNames()
+		sort.Strings(members)
+		s += fmt.Sprintf("  members: %s\n", strings.Join(members, ", "))
+	}
+	return s
 }
 
 // Markdown returns docs/BUILTINS.md: the reference of every module a
-// script sees (AllModules(mods)) and the libraries, from the same tables
-// as the interpreter.
+// script sees (AllModules(mods)), the values they return and the
+// libraries, from the same tables as the interpreter.
 func Markdown(mods []*Module) string {
 	var b strings.Builder
 	b.WriteString("# starbench builtins\n\n")
@@ -40,7 +176,8 @@ func Markdown(mods []*Module) string {
 	b.WriteString("Scripts are Starlark with `while` loops, recursion, top-level `if`/`for`/`while`,\n")
 	b.WriteString("`set()` and reassignment of top-level names allowed (the REPL too).\n")
 	b.WriteString("`load(\"x.star\", \"name\")` is relative to the loading file; `load(\"//lib/x.star\", ...)`\n")
-	b.WriteString("is relative to the main script's directory.\n\n")
+	b.WriteString("is relative to the main script's directory. `starbench doc NAME` and, in a script or\n")
+	b.WriteString("the REPL, `help(x)` show one entry of this reference (`doc frame.filter`, `help(f.sort)`).\n\n")
 	all := AllModules(mods)
 	for _, m := range all {
 		fmt.Fprintf(&b, "- [`%s`](#%s): %s\n", m.Name, m.Name, m.Doc)
@@ -48,16 +185,25 @@ func Markdown(mods []*Module) string {
 	for _, lib := range Libraries() {
 		fmt.Fprintf(&b, "- `%s`: %s\n", lib.Name, lib.Doc)
 	}
+	fmt.Fprintf(&b, "- `help`: %s\n", helpDoc)
 	for _, m := range all {
 		fmt.Fprintf(&b, "\n## %s\n\n%s.\n", m.Name, m.Doc)
 		if len(m.Members) == 0 {
 			b.WriteString("\nNo members yet.\n")
-			continue
+		} else {
+			markdownMembers(&b, m.Name, m.Members)
 		}
-		b.WriteString("\n| member | doc |\n|---|---|\n")
-		for _, mem := range m.Members {
-			fmt.Fprintf(&b, "| `%s.%s%s` | %s |\n", m.Name, mem.Name, mem.Params, strings.ReplaceAll(mem.Doc, "|", `\|`))
+		for _, t := range m.Types {
+			fmt.Fprintf(&b, "\n### %s values\n\n%s; `type(x)` is `%q`.\n", t.Name, t.Doc, t.Name)
+			markdownMembers(&b, t.Name, t.Members)
 		}
 	}
 	return b.String()
+}
+
+func markdownMembers(b *strings.Builder, prefix string, members []Member) {
+	b.WriteString("\n| member | doc |\n|---|---|\n")
+	for _, mem := range members {
+		fmt.Fprintf(b, "| `%s.%s%s` | %s |\n", prefix, mem.Name, mem.Params, strings.ReplaceAll(mem.Doc, "|", `\|`))
+	}
 }

@@ -23,6 +23,25 @@ type Module struct {
 	Name    string
 	Doc     string
 	Members []Member
+	// Types document the values the module's builtins return (a frame, a
+	// figure, a store handle), so their methods are in the docs too.
+	Types []*Type
+}
+
+// Type documents a kind of value scripts get: its methods (Params like
+// "(n=5)") and attributes (Params ""), in `starbench doc`, docs/BUILTINS.md
+// and help(). Members carry no Fn or Value: the value itself dispatches.
+type Type struct {
+	Name    string // what type(x) says, e.g. "frame" or "plot.figure"
+	Doc     string // one line
+	Members []Member
+}
+
+// With adds types to m's docs and returns m: for value types defined
+// beside another module's code (a worker, a job).
+func (m *Module) With(types ...*Type) *Module {
+	m.Types = append(m.Types, types...)
+	return m
 }
 
 // Struct builds the Starlark value of m. Builtins are named "module.member"

@@ -33,9 +33,9 @@ func AllModules(mods []*Module) []*Module {
 }
 
 // Predeclared returns the names every script and the REPL start with:
-// each module of AllModules(mods) and the Libraries.
+// each module of AllModules(mods), the Libraries and help.
 func Predeclared(mods []*Module) starlark.StringDict {
-	d := starlark.StringDict{}
+	d := starlark.StringDict{"help": helpBuiltin(mods)}
 	for _, lib := range Libraries() {
 		d[lib.Name] = lib.Value
 	}

@@ -65,8 +65,10 @@ func TestParseScriptSyntaxError(t *testing.T) {
 }
 
 func TestMarkdownListsEveryModuleAndLibrary(t *testing.T) {
-	md := Markdown([]*Module{{Name: "demo", Doc: "a demo", Members: []Member{{Name: "go", Params: "(x)", Doc: "goes | stops"}}}})
-	for _, want := range []string{"## demo", "| `demo.go(x)` | goes \\| stops |", "## args", "`args.get(name, default)`", "- `json`:", "- `struct`:"} {
+	md := Markdown([]*Module{{Name: "demo", Doc: "a demo", Members: []Member{{Name: "go", Params: "(x)", Doc: "goes | stops"}},
+		Types: []*Type{{Name: "demo.thing", Doc: "a thing", Members: []Member{{Name: "size", Doc: "how big"}, {Name: "grow", Params: "(n=1)", Doc: "bigger"}}}}}})
+	for _, want := range []string{"## demo", "| `demo.go(x)` | goes \\| stops |", "## args", "`args.get(name, default)`", "- `json`:", "- `struct`:",
+		"### demo.thing values\n\na thing; `type(x)` is `\"demo.thing\"`.", "| `demo.thing.size` | how big |", "| `demo.thing.grow(n=1)` | bigger |", "- `help`:"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
 		}

@@ -53,6 +53,9 @@ type Session struct {
 	RerunFailed bool
 	// From is the campaign store a `starbench report` script reads ("" otherwise).
 	From string
+	// SayWritten makes Wrote tell Stderr where each file went (the REPL,
+	// where no report lists them).
+	SayWritten bool
 
 	mu      sync.Mutex
 	values  map[any]any
@@ -178,6 +181,9 @@ func (s *Session) Wrote(path string) {
 	defer s.mu.Unlock()
 	if !slices.Contains(s.written, path) {
 		s.written = append(s.written, path)
+	}
+	if s.SayWritten && s.Stderr != nil {
+		fmt.Fprintf(s.Stderr, "wrote %s\n", path)
 	}
 }
 

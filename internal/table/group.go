@@ -229,9 +229,12 @@ func (g *Groups) Keys() []*Column {
 }
 
 // Agg is one aggregation: Stat of Column, named As (default column_stat).
-// Stats: count, sum, mean, std (sample), min, max, pNN (percentile NN, linear
+// Stats: count, sum, mean, std (sample standard deviation), cv (std over
+// the mean's magnitude), min, max, pNN (percentile NN, linear
 // interpolation, e.g. p50, p95, p99.9) and same (the group's one value; an
-// error when it differs within a group).
+// error when it differs within a group). A group of one value has std and
+// cv 0: no spread was measured (count tells single values apart), and a
+// number, unlike None, keeps arithmetic and comparisons on it working.
 type Agg struct {
 	Column, Stat, As string
 }
@@ -288,13 +291,13 @@ func (g *Groups) aggregate(src *Column, a Agg, nan NaNPolicy) (*Column, error) {
 			return g.intStat(src, a.Stat, nan), nil
 		}
 		return g.floatStat(src, a.Stat, nan), nil
-	case "mean", "std":
+	case "mean", "std", "cv":
 		return g.floatStat(src, a.Stat, nan), nil
 	}
 	if p, ok := percentile(a.Stat); ok {
 		return g.percentile(src, p, nan), nil
 	}
-	return nil, fmt.Errorf("unknown statistic %q; want count, sum, mean, std, min, max, same or a percentile like p50, p95, p99", a.Stat)
+	return nil, fmt.Errorf("unknown statistic %q; want count, sum, mean, std, cv, min, max, same or a percentile like p50, p95, p99", a.Stat)
 }
 
 // percentile reads "p95" as 95.
@@ -310,7 +313,7 @@ func percentile(stat string) (float64, bool) {
 	return p, true
 }
 
-// floatStat computes sum, min, max, mean or std as floats.
+// floatStat computes sum, min, max, mean, std or cv as floats.
 func (g *Groups) floatStat(src *Column, stat string, nan NaNPolicy) *Column {
 	n := g.Len()
 	sum := make([]float64, n)
@@ -350,7 +353,7 @@ func (g *Groups) floatStat(src *Column, stat string, nan NaNPolicy) *Column {
 			out[i] = sum[i] / float64(cnt[i])
 		}
 	}
-	if stat == "std" {
+	if stat == "std" || stat == "cv" {
 		ss := make([]float64, n)
 		for row, code := range g.group {
 			if v := src.Float(row); !math.IsNaN(v) {
@@ -358,15 +361,41 @@ func (g *Groups) floatStat(src *Column, stat string, nan NaNPolicy) *Column {
 				ss[code] += d * d
 			}
 		}
-		for i := range out {
-			if cnt[i] < 2 {
-				out[i] = math.NaN()
-			} else if !math.IsNaN(out[i]) {
-				out[i] = math.Sqrt(ss[i] / float64(cnt[i]-1))
+		for i, mean := range out {
+			if math.IsNaN(mean) {
+				continue
+			}
+			out[i] = sampleStd(ss[i], cnt[i])
+			if stat == "cv" {
+				out[i] = cv(out[i], mean)
 			}
 		}
 	}
 	return floatColumn(out)
+}
+
+// sampleStd is the sample standard deviation of n values whose squared
+// deviations from their mean sum to ss: 0 for one value (no spread measured).
+func sampleStd(ss float64, n int) float64 {
+	switch {
+	case n == 0:
+		return math.NaN()
+	case n == 1:
+		return 0
+	}
+	return math.Sqrt(ss / float64(n-1))
+}
+
+// cv is the coefficient of variation, std / |mean|: 0 without spread,
+// missing (NaN) when the mean is 0 and the values still spread.
+func cv(std, mean float64) float64 {
+	switch {
+	case std == 0:
+		return 0
+	case mean == 0:
+		return math.NaN()
+	}
+	return std / math.Abs(mean)
 }
 
 // intStat computes sum, min or max of an integer column, keeping integers.

@@ -322,7 +322,8 @@ func Concat(frames ...dataframe.DataFrame) (dataframe.DataFrame, error) {
 }
 
 // Describe returns count, mean, std, min, p50, p95, p99 and max of each
-// numeric column, missing values skipped: one row per statistic.
+// numeric column, missing values skipped: one row per statistic (std of
+// one value is 0, see Agg).
 func Describe(df dataframe.DataFrame) (dataframe.DataFrame, error) {
 	stats := []string{"count", "mean", "std", "min", "p50", "p95", "p99", "max"}
 	cols := []*Column{{Name: "stat", Kind: String, Strings: stats}}
@@ -364,14 +365,11 @@ func describe(sorted []float64, stat string) float64 {
 	case "mean":
 		return mean
 	case "std":
-		if len(sorted) < 2 {
-			return math.NaN()
-		}
 		ss := 0.0
 		for _, v := range sorted {
 			ss += (v - mean) * (v - mean)
 		}
-		return math.Sqrt(ss / (n - 1))
+		return sampleStd(ss, len(sorted))
 	case "min":
 		return sorted[0]
 	case "max":

@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestHelpInTheREPL: help() documents modules, builtins, values, their
+// methods, names, Starlark's own builtins and the user's functions, from
+// the same tables as `starbench doc`.
+func TestHelpInTheREPL(t *testing.T) {
+	in := strings.Join([]string{
+		`f = frame.from_rows([{"a": 1}])`,
+		`help(f.filter)`,
+		`help(f.group_by("a"))`,
+		`help(plot)`,
+		`help("plot.figure.save")`,
+		`help(len)`,
+		`help([].append)`,
+		`def twice(x, n=2, *rest, **kw):`,
+		`    "repeats x n times"`,
+		`    return x * n`,
+		``,
+		`help(twice)`,
+		`help(3)`,
+		`help()`,
+		`help("frame.fliter")`,
+	}, "\n") + "\n"
+	r := runCLI(t, in, nil, "repl")
+	for _, want := range []string{
+		"frame value: an immutable table", "  frame.filter(fn=None, **conditions)\n      rows where",
+		"frame.groups value: ", "frame.groups.agg(",
+		"plot: report-quality figures", "  plot.bars(frame, x, y,",
+		"plot.figure value: ", "plot.figure.save(path, ",
+		"len: a Starlark built-in function",
+		"list.append: a method of Starlark list values",
+		"def twice(x, n=2, *rest, **kw)  # <stdin>:1:1\n    repeats x n times",
+		"int: a Starlark int",
+		"help(x) prints the doc of x", "Modules:\n  vsphere ",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("help output lacks %q\nstdout:\n%s\nstderr:\n%s", want, r.stdout, r.stderr)
+		}
+	}
+	if !strings.Contains(r.stderr, `frame has no member "fliter" (did you mean filter?)`) {
+		t.Errorf("help of a misspelt name: stderr\n%s", r.stderr)
+	}
+}
+
+// TestREPLSaysWhereFilesGo: files saved with a relative path land under
+// --out (out/repl by default) and the REPL names each one.
+func TestREPLSaysWhereFilesGo(t *testing.T) {
+	dir := t.TempDir()
+	in := `f = frame.from_rows([{"x": "a", "y": 1}])
+plot.bars(f, x = "x", y = "y", save = "bars.png")
+f.to_csv("t.csv")
+`
+	r := runCLI(t, in, nil, "repl", "--out", dir)
+	for _, name := range []string{"bars.png", "t.csv"} {
+		path := filepath.Join(dir, name)
+		if !strings.Contains(r.stderr, "wrote "+path+"\n") {
+			t.Errorf("the REPL did not say it wrote %s; stderr:\n%s", path, r.stderr)
+		}
+		if _, err := os.Stat(path); err != nil {
+			t.Error(err)
+		}
+	}
+	r = runCLI(t, "", nil, "repl", "--help")
+	if !strings.Contains(r.stdout, "(default \"out/repl\")") {
+		t.Errorf("repl --help does not name the default folder:\n%s", r.stdout)
+	}
+}
