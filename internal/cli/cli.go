@@ -13,6 +13,7 @@ import (
 
 	"starbench/internal/campaign"
 	"starbench/internal/target"
+	"starbench/internal/vsphere"
 )
 
 // Exit codes, documented in the usage text and the README.
@@ -161,15 +162,8 @@ Exit codes: 0 success, 1 script error, 2 usage error, 3 a campaign holds failed 
 
 Environment (a real vCenter, as govc reads it):
 `)
-	for _, v := range []struct{ name, doc string }{
-		{"GOVC_URL", "vCenter SDK URL; when set, --target defaults to vcenter"},
-		{"GOVC_USERNAME", "vCenter user"},
-		{"GOVC_PASSWORD", "vCenter password (never printed, logged or stored)"},
-		{"GOVC_INSECURE", "1 skips TLS verification (verified by default)"},
-		{"GOVC_TLS_CA_CERTS", "CA certificates to verify the vCenter with"},
-		{"GOVC_DATACENTER", "datacenter to use when there are several"},
-	} {
-		fmt.Fprintf(w, "  %-18s %s [%s]\n", v.name, v.doc, envState(st, v.name))
+	for _, v := range vsphere.EnvVars {
+		fmt.Fprintf(w, "  %-26s %s [%s]\n", v.Name, v.Doc, envState(st, v.Name))
 	}
 }
 

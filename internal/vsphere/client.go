@@ -41,9 +41,13 @@ type Options struct {
 	CAPEM []byte
 	// KnownHosts is a file of "host thumbprint" lines (GOVC_TLS_KNOWN_HOSTS).
 	KnownHosts string
+	// HandshakeTimeout bounds the TLS handshake (0 = the default, 10 s).
+	HandshakeTimeout time.Duration
 	// Datacenter and Cluster name the inventory to drive ("" = the only one).
 	Datacenter string
 	Cluster    string
+	// Placement is where worker VMs go unless a deployment says otherwise.
+	Placement Placement
 	// KeepAlive is the idle time between keep-alive calls (0 = 5 minutes).
 	KeepAlive time.Duration
 	// Retry says how transient faults are retried (zero = DefaultRetry).
@@ -73,6 +77,7 @@ type Client struct {
 	cluster    *object.ClusterComputeResource
 	retry      Retry
 	compliance Compliance
+	place      Placement
 	ledger     *ledger.Ledger // nil: changes are not recorded
 	keep       *keepalive.HandlerSOAP
 	host       string
@@ -106,12 +111,18 @@ func connect(ctx context.Context, opts Options) (*Client, error) {
 	if err := trust(sc, u, opts); err != nil {
 		return nil, err
 	}
+	if opts.HandshakeTimeout > 0 {
+		sc.DefaultTransport().TLSHandshakeTimeout = opts.HandshakeTimeout
+	}
 	vc, err := vim25.NewClient(ctx, sc)
 	if err != nil {
+		if untrusted(err) {
+			return nil, certificateError(ctx, u.Host, err)
+		}
 		return nil, fmt.Errorf("cannot reach vCenter at %s: %w", u.Host, err)
 	}
 
-	c := &Client{vim: vc, retry: opts.Retry.orDefault(), compliance: opts.Compliance.orDefault(), host: u.Host, policyNames: map[string]string{}}
+	c := &Client{vim: vc, retry: opts.Retry.orDefault(), compliance: opts.Compliance.orDefault(), place: opts.Placement, host: u.Host, policyNames: map[string]string{}}
 	if v := opts.Versions; v != nil {
 		c.cache, c.vmCache = &readCache{version: v.Version}, &readCache{version: v.VMVersion}
 	}

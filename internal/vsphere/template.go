@@ -30,14 +30,11 @@ func (c *Client) ImportTemplate(ctx context.Context, path, name, datastore strin
 	if err := c.pickDatastore(ctx, p); err != nil {
 		return err
 	}
-	folders, err := c.dc.Folders(ctx)
+	folder, poolRef, err := c.folderAndPool(ctx)
 	if err != nil {
 		return err
 	}
-	pool, err := c.cluster.ResourcePool(ctx)
-	if err != nil {
-		return err
-	}
+	pool := object.NewResourcePool(c.vim, poolRef)
 	imp := &importer.Importer{
 		Name:         name,
 		Log:          func(string) (int, error) { return 0, nil }, // upload progress is not shown
@@ -46,7 +43,7 @@ func (c *Client) ImportTemplate(ctx context.Context, path, name, datastore strin
 		Datacenter:   c.dc,
 		Datastore:    object.NewDatastore(c.vim, p.datastore),
 		ResourcePool: pool,
-		Folder:       folders.VmFolder,
+		Folder:       folder,
 		Archive:      &importer.TapeArchive{Path: path, Opener: importer.Opener{Client: c.vim}},
 	}
 	ref, err := imp.Import(ctx, "*.ovf", importer.Options{Name: &name})

@@ -203,6 +203,9 @@ func (c *Client) plan(ctx context.Context, spec *WorkerSpec) (*deployPlan, error
 	if len(usable) == 0 {
 		return nil, fmt.Errorf("cluster %s has no connected host out of maintenance mode", c.cluster.Name())
 	}
+	if usable, err = c.pinHost(ctx, usable); err != nil {
+		return nil, err
+	}
 	count := spec.Count
 	if spec.PerHost > 0 {
 		count = spec.PerHost * len(usable)
@@ -211,23 +214,19 @@ func (c *Client) plan(ctx context.Context, spec *WorkerSpec) (*deployPlan, error
 	if p.template, err = c.finder.VirtualMachine(ctx, spec.Template); err != nil {
 		return nil, fmt.Errorf("template %q: %w (give template= the name of a VM template in datacenter %s)", spec.Template, err, c.dc.Name())
 	}
-	folders, err := c.dc.Folders(ctx)
-	if err != nil {
+	if p.folder, p.pool, err = c.folderAndPool(ctx); err != nil {
 		return nil, err
 	}
-	p.folder = folders.VmFolder
-	rp, err := c.cluster.ResourcePool(ctx)
-	if err != nil {
-		return nil, err
-	}
-	p.pool = rp.Reference()
 	if err := c.pickDatastore(ctx, p); err != nil {
 		return nil, err
+	}
+	if spec.Network == "" {
+		spec.Network = c.place.Network
 	}
 	if spec.Network != "" {
 		n, err := c.finder.Network(ctx, spec.Network)
 		if err != nil {
-			return nil, fmt.Errorf("network %q: %w", spec.Network, err)
+			return nil, fmt.Errorf("network %q: %w (network= or GOVC_NETWORK)", spec.Network, err)
 		}
 		if p.network, err = n.EthernetCardBackingInfo(ctx); err != nil {
 			return nil, err
@@ -242,10 +241,13 @@ func (c *Client) plan(ctx context.Context, spec *WorkerSpec) (*deployPlan, error
 }
 
 func (c *Client) pickDatastore(ctx context.Context, p *deployPlan) error {
+	if p.spec.Datastore == "" {
+		p.spec.Datastore = c.place.Datastore
+	}
 	if p.spec.Datastore != "" {
 		ds, err := c.finder.Datastore(ctx, p.spec.Datastore)
 		if err != nil {
-			return fmt.Errorf("datastore %q: %w", p.spec.Datastore, err)
+			return fmt.Errorf("datastore %q: %w (datastore= or GOVC_DATASTORE)", p.spec.Datastore, err)
 		}
 		p.datastore, p.dsName = ds.Reference(), ds.Name()
 		return nil
