@@ -234,6 +234,26 @@ func TestVersionMovesOnChangesOnly(t *testing.T) {
 	if s.Version() == v || s.VMVersion() != vms {
 		t.Errorf("vSAN reconfiguration: version %d -> %d, VM version %d -> %d; want the first to move, not the second", v, s.Version(), vms, s.VMVersion())
 	}
+	v = s.Version()
+	var pgs []mo.DistributedVirtualPortgroup
+	var pgRefs []types.ManagedObjectReference
+	for _, r := range s.model.Map().AllReference("DistributedVirtualPortgroup") {
+		pgRefs = append(pgRefs, r.Reference())
+	}
+	if err := property.DefaultCollector(c).Retrieve(ctx, pgRefs, []string{"config.configVersion"}, &pgs); err != nil || len(pgs) == 0 {
+		t.Fatalf("%d distributed portgroups: %v", len(pgs), err)
+	}
+	pg := object.NewDistributedVirtualPortgroup(c, pgs[0].Self)
+	pgTask, err := pg.Reconfigure(ctx, types.DVPortgroupConfigSpec{ConfigVersion: pgs[0].Config.ConfigVersion, Description: "changed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pgTask.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if s.Version() == v || s.VMVersion() != vms {
+		t.Errorf("portgroup reconfiguration: version %d -> %d, VM version %d -> %d; want the first to move, not the second", v, s.Version(), vms, s.VMVersion())
+	}
 	vm := cloneTemplate(t, c)
 	if s.VMVersion() == vms {
 		t.Error("a clone left the VM version as it was")

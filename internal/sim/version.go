@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 
@@ -24,19 +25,20 @@ func (s *Sim) Version() uint64 { return s.version.Load() }
 func (s *Sim) VMVersion() uint64 { return s.vmVersion.Load() }
 
 // vmNeutral are the changes that leave every VM as it was, by method and
-// by task name.
+// by task name, with a lower-case first letter (vcsim names a task by its
+// method, or as its creator said, with either case).
 var vmNeutral = map[string]bool{
-	"VsanClusterReconfig": true, "vsanClusterReconfig": true,
-	"ReconfigureDVPortgroup_Task": true, "reconfigureDvPortgroup": true,
-	"ReconfigureDvs_Task": true, "reconfigureDvs": true,
-	"UpdatePortGroup": true, "UpdateVirtualSwitch": true, "UpdateVirtualNic": true, "UpdatePhysicalNicLinkSpeed": true,
-	"PbmCreate": true,
+	"vsanClusterReconfig":         true,
+	"reconfigureDVPortgroup_Task": true, "reconfigureDvPortgroup": true,
+	"reconfigureDvs_Task": true, "reconfigureDvs": true,
+	"updatePortGroup": true, "updateVirtualSwitch": true, "updateVirtualNic": true, "updatePhysicalNicLinkSpeed": true,
+	"pbmCreate": true,
 }
 
 // bump moves the versions for a change by the method or task name.
 func (s *Sim) bump(name string) {
 	s.version.Add(1)
-	if !vmNeutral[name] {
+	if name == "" || !vmNeutral[strings.ToLower(name[:1])+name[1:]] {
 		s.vmVersion.Add(1)
 	}
 }
