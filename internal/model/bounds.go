@@ -1,6 +1,7 @@
 package model
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -116,4 +117,25 @@ func bestLinkBps(p *testbed.Profile) float64 {
 		best = math.Max(best, perLink)
 	}
 	return best
+}
+
+// BoundsChecked returns plane with every measured result it returns
+// checked against the testbed's physical bounds: each limit a result
+// exceeds becomes a note beside it, as for simulated results (the model
+// checks those itself).
+func BoundsChecked(plane fio.DataPlane, p *testbed.Profile) fio.DataPlane {
+	return checkedPlane{DataPlane: plane, p: p}
+}
+
+type checkedPlane struct {
+	fio.DataPlane
+	p *testbed.Profile
+}
+
+func (c checkedPlane) Run(ctx context.Context, workers []fio.Worker, job *fio.Job, progress func(fio.Status)) (*fio.Result, error) {
+	res, err := c.DataPlane.Run(ctx, workers, job, progress)
+	if err == nil && !res.Simulated {
+		res.Notes = append(res.Notes, CheckBounds(c.p, SummaryOf(res))...)
+	}
+	return res, err
 }

@@ -171,7 +171,7 @@ func (pl *Plane) Run(ctx context.Context, workers []fio.Worker, job *fio.Job, pr
 		pl.hostLoad(start, time.Now(), out.CPUPercent)
 	}
 
-	res := &fio.Result{Simulated: true}
+	res := &fio.Result{Simulated: true, Model: out.Version, Testbed: out.Profile}
 	n := float64(len(jl.Disks))
 	dirs := []struct {
 		name string

@@ -57,6 +57,9 @@ func TestPlaneRunShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if res.Model != Version || res.Testbed != "storagereview-r6625-esa" {
+		t.Errorf("result made by model %q on testbed %q; want %q on storagereview-r6625-esa", res.Model, res.Testbed, Version)
+	}
 	if !res.Simulated || len(res.Rows) != 4*2*2 || len(res.Aggregate) != 2 {
 		t.Fatalf("simulated %v, %d rows, %d aggregate; want true, 16, 2", res.Simulated, len(res.Rows), len(res.Aggregate))
 	}

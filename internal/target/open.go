@@ -101,9 +101,10 @@ func openSimulated(ctx context.Context, opts Options) (*Target, func(), error) {
 		t.DataPlane = model.NewPlane(p, c, opt...)
 		return t, func() { c.Close(); s.Close() }, nil
 	}
-	// Local: every simulated worker VM gets its own fio server on loopback.
+	// Local: every simulated worker VM gets its own fio server on loopback;
+	// their measured results are checked against the testbed's bounds.
 	lp := NewLocalPlane("")
-	t.DataPlane = lp
+	t.DataPlane = model.BoundsChecked(lp, p)
 	return t, func() { lp.Close(); c.Close(); s.Close() }, nil
 }
 
