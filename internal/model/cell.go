@@ -6,42 +6,40 @@ import (
 	"math"
 	"slices"
 
-	"starbench/internal/fio"
 	"starbench/internal/testbed"
 )
 
 // Solve predicts what fio would report for one cell. It is deterministic,
 // and it stops early with ctx's error when ctx is cancelled.
 func Solve(ctx context.Context, p *testbed.Profile, in Input) (*Output, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	c, err := buildCell(p, in)
 	if err != nil {
 		return nil, err
 	}
-	out := &Output{Profile: p.Name, Version: Version, RDMA: c.rdma, Notes: c.notes}
-	jl, job, st, fr, z, zMix, g, sizes := c.job, c.job.Job, c.st, c.fr, c.z, c.zMix, c.g, c.sizes
-	meanSize := 0.0
-	for _, s := range sizes {
-		meanSize += float64(s.size) * s.share
+	sh, st := c.shape, c.st
+	g := c.g
+	if sh.latTarget > 0 {
+		if g, err = c.latencyTarget(ctx, p, in); err != nil {
+			return nil, err
+		}
 	}
-
+	out := &Output{Profile: p.Name, Version: Version, RDMA: c.rdma, Notes: append(c.notes, g.notes...)}
 	n := g.outstanding
-	out.Outstanding = g.fioOutstanding
-	sol, err := solveMVA(ctx, st, n, fr, zMix)
+	sol, err := solveMVA(ctx, st, n, c.fr, c.zMix+sh.think)
 	if err != nil {
 		return nil, err
 	}
-	// fio's rate_iops and rate cap each job (clone): the tighter one holds.
-	perJob := math.Inf(1)
-	if job.RateIOPS > 0 {
-		perJob = float64(job.RateIOPS)
-	}
-	if job.RateBytes > 0 {
-		perJob = math.Min(perJob, float64(job.RateBytes)/meanSize)
-	}
+	// fio's rate_iops and rate cap each job (clone) per direction: the
+	// tighter direction holds the mix.
+	jobs := float64(len(c.job.Disks) * max(c.job.Job.NumJobs, 1))
+	limit := jobs * c.rateLimit()
 	x := sol.X // throughput; a rate limit holds it below what the network carries
 	guestWait := 0.0
-	if limit := perJob * float64(len(jl.Disks)*max(job.NumJobs, 1)); sol.X > limit {
-		if n, sol, err = rateLimited(ctx, st, n, fr, zMix, limit); err != nil {
+	if sol.X > limit {
+		if n, sol, err = rateLimited(ctx, st, n, c.fr, c.zMix+sh.think, limit); err != nil {
 			return nil, err
 		}
 		x = math.Min(sol.X, limit)
@@ -51,32 +49,24 @@ func Solve(ctx context.Context, p *testbed.Profile, in Input) (*Output, error) {
 		// own outstanding I/Os).
 		guestWait = float64(g.fioOutstanding-n) / sol.X
 	}
-	// Latency is that of the population's own throughput: the idle gaps fio
-	// leaves between rate-limited I/Os are not part of any I/O's latency.
-	littleR := float64(n) / sol.X
-	var dirs [2]Direction
-	var resp [2]float64
-	for dir := range dirs {
-		resp[dir] = z[dir] + sum(residence(st, sol, n, dir))
+	dirs, err := c.directions(sol, n, x, guestWait)
+	if err != nil {
+		return nil, err
 	}
-	// Scale so the mixed mean obeys Little's law exactly.
-	scale := littleR / (fr*resp[read] + (1-fr)*resp[write])
-	share := [2]float64{fr, 1 - fr}
-	for dir := range dirs {
-		if share[dir] == 0 {
-			continue
+	if sh.duty < 1 {
+		// thinktime_iotime: stalls between stretches of I/O lower the
+		// run's throughput, not its I/Os' latency.
+		for dir := range dirs {
+			dirs[dir].IOPS *= sh.duty
+			dirs[dir].MBps *= sh.duty
 		}
-		d := &dirs[dir]
-		d.IOPS = x * share[dir]
-		d.MBps = d.IOPS * meanSize / 1e6
-		d.LatMeanUs = (resp[dir]*scale + guestWait) * 1e6
-		if d.P50Us, d.P95Us, d.P99Us, d.P999Us, err = percentiles(st, sol, n, dir, z[dir]+guestWait/scale, scale); err != nil {
-			return nil, err
-		}
+		out.Notes = append(out.Notes, fmt.Sprintf("thinktime_iotime: I/O %.0f %% of the time", 100*sh.duty))
 	}
+	out.Outstanding = g.fioOutstanding
 	out.Read, out.Write = dirs[read], dirs[write]
-	out.Jobs = []JobOutput{{Name: jl.Name, Outstanding: g.fioOutstanding, Read: dirs[read], Write: dirs[write]}}
+	out.Jobs = []JobOutput{{Name: c.job.Name, Outstanding: g.fioOutstanding, Read: dirs[read], Write: dirs[write]}}
 
+	fr := c.fr
 	for k := range st {
 		s := &st[k]
 		u := x * (fr*s.demandAt(read, sol.W[k]) + (1-fr)*s.demandAt(write, sol.W[k])) / s.Servers
@@ -96,16 +86,118 @@ func Solve(ctx context.Context, p *testbed.Profile, in Input) (*Output, error) {
 			out.Notes = append(out.Notes, fmt.Sprintf("%s overcommitted: %.0f %% of thread hand-offs wait for a core (ready time); throughput falls as outstanding I/O grows", s.Name, 100*sol.W[k]))
 		}
 	}
-	out.Notes = append(out.Notes, rangeNotes(p, g.fioOutstanding, sizes)...)
-	out.Notes = append(out.Notes, rawSizeNotes(job)...)
+	out.Notes = append(out.Notes, rangeNotes(p, g.fioOutstanding, c.sizes)...)
 	return out, nil
+}
+
+// rateLimit is the most I/Os per second one job (clone) may do under fio's
+// per-direction rate_iops and rate; +Inf without them.
+func (c *cell) rateLimit() float64 {
+	limit := math.Inf(1)
+	share := [2]float64{c.fr, 1 - c.fr}
+	for dir := range share {
+		if share[dir] == 0 {
+			continue
+		}
+		if r := c.shape.rate[dir]; r > 0 {
+			limit = math.Min(limit, r/share[dir])
+		}
+		if r := c.shape.rateB[dir]; r > 0 {
+			limit = math.Min(limit, r/meanSize(c.sizes[dir])/share[dir])
+		}
+	}
+	return limit
+}
+
+// directions is fio's summary per direction at population n and
+// throughput x: latency by the arrival theorem, scaled so the mix obeys
+// Little's law (think time is not latency), plus what I/Os waited in the
+// guest.
+func (c *cell) directions(sol solution, n int, x, guestWait float64) ([2]Direction, error) {
+	var dirs [2]Direction
+	var resp [2]float64
+	fr := c.fr
+	for dir := range dirs {
+		resp[dir] = c.z[dir] + sum(residence(c.st, sol, n, dir))
+	}
+	littleR := float64(n)/sol.X - c.shape.think
+	scale := littleR / (fr*resp[read] + (1-fr)*resp[write])
+	share := [2]float64{fr, 1 - fr}
+	for dir := range dirs {
+		if share[dir] == 0 {
+			continue
+		}
+		d := &dirs[dir]
+		d.IOPS = x * share[dir]
+		d.MBps = d.IOPS * meanSize(c.sizes[dir]) / 1e6
+		d.LatMeanUs = (resp[dir]*scale + guestWait) * 1e6
+		q, err := latencyQuantile(c.st, sol, n, dir, c.z[dir]+guestWait/scale, scale)
+		if err != nil {
+			return dirs, err
+		}
+		d.P50Us, d.P95Us, d.P99Us, d.P999Us = q(0.50)*1e6, q(0.95)*1e6, q(0.99)*1e6, q(0.999)*1e6
+	}
+	return dirs, nil
+}
+
+// latencyTarget follows fio's latency_target: the highest queue depth per
+// job at which latency_percentile of the I/Os finish within the target.
+func (c *cell) latencyTarget(ctx context.Context, p *testbed.Profile, in Input) (guestLoad, error) {
+	sh := c.shape
+	meets := func(depth int) (guestLoad, bool, error) {
+		g := guestLayout(p, in.VMs, c.job, depth)
+		sol, err := solveMVA(ctx, c.st, g.outstanding, c.fr, c.zMix+sh.think)
+		if err != nil {
+			return g, false, err
+		}
+		dirs, err := c.directions(sol, g.outstanding, sol.X, 0)
+		if err != nil {
+			return g, false, err
+		}
+		for dir, d := range dirs {
+			if d.IOPS == 0 {
+				continue
+			}
+			q, err := latencyQuantile(c.st, sol, g.outstanding, dir, c.z[dir], 1)
+			if err != nil {
+				return g, false, err
+			}
+			scale := d.LatMeanUs / 1e6 / (c.z[dir] + sum(residence(c.st, sol, g.outstanding, dir)))
+			if q(math.Min(sh.latPct/100, 0.9999))*scale > sh.latTarget {
+				return g, false, nil
+			}
+		}
+		return g, true, nil
+	}
+	lo, hi := 1, sh.depth
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if _, ok, err := meets(mid); err != nil {
+			return guestLoad{}, err
+		} else if ok {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	g, ok, err := meets(lo)
+	if err != nil {
+		return g, err
+	}
+	verdict := "meets it"
+	if !ok {
+		verdict = "misses it even at depth 1"
+	}
+	c.notes = append(c.notes, fmt.Sprintf("latency_target %.0f us at p%g: fio settles at iodepth %d of %d, which %s", sh.latTarget*1e6, sh.latPct, lo, sh.depth, verdict))
+	return g, nil
 }
 
 // cell is one cell's closed network and what it was built from.
 type cell struct {
 	job   JobLoad
+	shape jobShape
 	fr    float64 // read share
-	sizes []sizeShare
+	sizes [2][]sizeShare
 	rdma  bool // RDMA in effect
 	link  vsanLink
 	pl    platform
@@ -129,12 +221,10 @@ func buildCell(p *testbed.Profile, in Input) (*cell, error) {
 	c := &cell{job: in.Jobs[0]}
 	job := c.job.Job
 	var err error
-	if c.fr, err = readShare(job); err != nil {
+	if c.shape, err = readJob(job); err != nil {
 		return nil, err
 	}
-	if c.sizes, err = blockSizes(job); err != nil {
-		return nil, err
-	}
+	c.fr, c.sizes, c.notes = c.shape.fr, c.shape.sizes, c.shape.notes
 	c.rdma = in.State.RDMA && p.RDMACapable
 	if in.State.RDMA && !p.RDMACapable {
 		c.notes = append(c.notes, "RDMA requested but not every host is RDMA capable: vSAN falls back to TCP")
@@ -150,10 +240,12 @@ func buildCell(p *testbed.Profile, in Input) (*cell, error) {
 		c.notes = append(c.notes, fmt.Sprintf("%.0f %% of the blocks read were never written: their reads cost a metadata lookup and the guest's copy, no device (prepare the disks to measure them)", 100*unwritten))
 	}
 	c.pl = newPlatform(p)
-	c.g = guestLayout(p, in.VMs, c.job)
-	c.notes = append(c.notes, c.g.notes...)
-	if c.cost, err = accountCosts(p, c.pl, c.link, in.State, c.g, c.job.Disks, c.sizes, job); err != nil {
+	c.g = guestLayout(p, in.VMs, c.job, c.shape.depth)
+	if c.cost, err = accountCosts(p, c.pl, c.link, in.State, c.g, c.job.Disks, c.shape); err != nil {
 		return nil, err
+	}
+	for dir := range c.cost { // thinktime_spin busies the guest's vCPU
+		c.cost[dir].guestCycles += c.shape.spin * c.pl.hz
 	}
 	c.st = stations(p, c.pl, c.link, c.g, c.cost, c.fr)
 	hop := p.Model.HopLatencyTCPUs.Value
@@ -180,9 +272,9 @@ type guestLoad struct {
 
 // guestLayout works out the guest side of a job on its VMs (the profile's
 // worker layout when the input names none).
-func guestLayout(p *testbed.Profile, vms []VM, jl JobLoad) guestLoad {
+func guestLayout(p *testbed.Profile, vms []VM, jl JobLoad, depth int) guestLoad {
 	m := &p.Model
-	perDisk := max(jl.Job.NumJobs, 1) * max(jl.Job.IODepth, 1)
+	perDisk := max(jl.Job.NumJobs, 1) * depth
 	disksOf := map[int]int{}
 	for i, d := range jl.Disks {
 		v := d.VM
@@ -269,7 +361,7 @@ func controllerQueues(m *testbed.ModelParams, controller string) (lun, adapter i
 // their controllers and block sizes. Disks in the same state cost the
 // same: each kind is accounted once, in first-seen order so sums are
 // deterministic.
-func accountCosts(p *testbed.Profile, pl platform, link vsanLink, state ClusterState, g guestLoad, disks []DiskLoad, sizes []sizeShare, job *fio.Job) ([2]opCost, error) {
+func accountCosts(p *testbed.Profile, pl platform, link vsanLink, state ClusterState, g guestLoad, disks []DiskLoad, sh jobShape) ([2]opCost, error) {
 	var kinds []DiskLoad
 	counts := map[DiskLoad]int{}
 	for _, d := range disks {
@@ -296,10 +388,11 @@ func accountCosts(p *testbed.Profile, pl platform, link vsanLink, state ClusterS
 			}
 			cm := newCostModel(p, pl, link, rdma, compress, state.Dedup, ctrl)
 			w := g.controllers[ctrl] * float64(counts[d]) / float64(len(disks))
-			for _, s := range sizes {
-				b := float64(s.size)
-				cost[read].add(cm.readCost(b, d.Written, d.CompressPercentage), w*s.share)
-				cost[write].add(cm.writeCost(b, lay, job.BufferCompressPercentage, job.DedupePercentage), w*s.share)
+			for _, s := range sh.sizes[read] {
+				cost[read].add(cm.readCost(float64(s.size), d.Written, d.CompressPercentage), w*s.share)
+			}
+			for _, s := range sh.sizes[write] {
+				cost[write].add(cm.writeCost(float64(s.size), lay, sh.compressPct, sh.dedupePct), w*s.share)
 			}
 		}
 	}

@@ -14,7 +14,7 @@ import (
 func TestThroughputFallsPastCPUSaturation(t *testing.T) {
 	small := mustLoad(t, "vxrail-ve660-esa")
 	small.CPU.CoresPerSocket = 4 // 4 cores, 8 threads per host: vCPUs and worlds pass them
-	job := &fio.Job{RW: "randread", BlockSize: 4096, IODepth: 8}
+	job := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 8}
 	var prev *Output
 	for _, vms := range []int{8, 16, 32} {
 		o := solve(t, small, UniformInput(small, vms, 8, Policy{RAID: "raid1"}, job))
@@ -44,7 +44,7 @@ func TestThroughputFallsPastCPUSaturation(t *testing.T) {
 // the guest.
 func TestVirtualControllerPath(t *testing.T) {
 	p := mustLoad(t, "wwt-r640-osa")
-	job := &fio.Job{RW: "randread", BlockSize: 4096, IODepth: 48}
+	job := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 48}
 	in := UniformInput(p, 24, 8, Policy{RAID: "raid1"}, job)
 	for i := range in.VMs {
 		in.VMs[i].Controller = "pvscsi"

@@ -132,7 +132,7 @@ func TestSeidmannMultiServerStation(t *testing.T) {
 func TestSolveOneOutstandingIO(t *testing.T) {
 	p := mustLoad(t, "storagereview-r6625-esa")
 	for _, rw := range []string{"randread", "randwrite"} {
-		job := &fio.Job{RW: rw, BlockSize: 4096, IODepth: 1}
+		job := &fio.Job{IOEngine: "libaio", Direct: true, RW: rw, BlockSize: 4096, IODepth: 1}
 		out := solve(t, p, Input{Jobs: []JobLoad{{Job: job, Disks: []DiskLoad{{Policy: Policy{RAID: "raid1"}, Written: 1}}}}})
 		d := out.Read
 		if rw == "randwrite" {
@@ -161,13 +161,13 @@ func TestNonFiniteIsAnError(t *testing.T) {
 	if _, err := solveMVA(context.Background(), st, 4, 0.5, math.Inf(1)); err == nil || !strings.Contains(err.Error(), "fixed delay") {
 		t.Errorf("infinite delay: %v", err)
 	}
-	if _, _, _, _, err := percentiles(st, solution{X: 1, Q: []float64{math.NaN()}, W: []float64{0}}, 4, read, 0, 1); err == nil {
+	if _, err := latencyQuantile(st, solution{X: 1, Q: []float64{math.NaN()}, W: []float64{0}}, 4, read, 0, 1); err == nil {
 		t.Error("percentiles of a NaN queue: no error")
 	}
 	// Through Solve: a profile whose clock is not a number.
 	p := mustLoad(t, "storagereview-r6625-esa")
 	p.CPU.GHz = math.NaN()
-	in := uniformInput(p, Policy{RAID: "raid1"}, &fio.Job{RW: "randread", BlockSize: 4096, IODepth: 4})
+	in := uniformInput(p, Policy{RAID: "raid1"}, &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 4})
 	if _, err := Solve(context.Background(), p, in); err == nil || !strings.Contains(err.Error(), "not finite") && !strings.Contains(err.Error(), "NaN") {
 		t.Errorf("NaN clock: %v", err)
 	}
@@ -178,7 +178,7 @@ func TestSolveHonoursCancellation(t *testing.T) {
 	p := mustLoad(t, "storagereview-r6625-esa")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	in := uniformInput(p, Policy{RAID: "raid1"}, &fio.Job{RW: "randread", BlockSize: 4096, IODepth: 32})
+	in := uniformInput(p, Policy{RAID: "raid1"}, &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 32})
 	if _, err := Solve(ctx, p, in); err != context.Canceled {
 		t.Errorf("cancelled Solve: %v, want context.Canceled", err)
 	}

@@ -41,7 +41,7 @@ func TestExactMVALimits(t *testing.T) {
 func TestSchweitzerAgreesWithExact(t *testing.T) {
 	p := mustLoad(t, "storagereview-r6625-esa")
 	for _, rw := range []string{"randread", "randwrite", "randrw", "write"} {
-		in := uniformInput(p, Policy{RAID: "raid5"}, &fio.Job{RW: rw, BlockSize: 8192, RWMixRead: 70, IODepth: 32})
+		in := uniformInput(p, Policy{RAID: "raid5"}, &fio.Job{IOEngine: "libaio", Direct: true, RW: rw, BlockSize: 8192, RWMixRead: 70, IODepth: 32})
 		st := mustBuild(t, p, in).st
 		for _, n := range []int{64, 512, 4096, 16384} {
 			ex, _ := exactMVA(context.Background(), st, n, 0.7, 1e-4)
@@ -92,7 +92,7 @@ func uniformInput(p *testbed.Profile, pol Policy, job *fio.Job) Input {
 // benchCell solves one cell with n outstanding I/Os (128 disks x iodepth).
 func benchCell(b *testing.B, n int) {
 	p := mustLoad(b, "storagereview-r6625-esa")
-	in := uniformInput(p, Policy{RAID: "raid5"}, &fio.Job{RW: "randrw", RWMixRead: 70, BlockSize: 8192, IODepth: n / 128})
+	in := uniformInput(p, Policy{RAID: "raid5"}, &fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 8192, IODepth: n / 128})
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := Solve(context.Background(), p, in); err != nil {
@@ -113,7 +113,7 @@ func BenchmarkSolveCellN65536(b *testing.B) { benchCell(b, 65536) }
 // What exact MVA would cost at 65,536: the reason for the switch.
 func BenchmarkExactMVAN65536(b *testing.B) {
 	p := mustLoad(b, "storagereview-r6625-esa")
-	in := uniformInput(p, Policy{RAID: "raid5"}, &fio.Job{RW: "randrw", RWMixRead: 70, BlockSize: 8192})
+	in := uniformInput(p, Policy{RAID: "raid5"}, &fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 8192})
 	st := mustBuild(b, p, in).st
 	for b.Loop() {
 		exactMVA(context.Background(), st, 65536, 0.7, 1e-4)
@@ -125,7 +125,7 @@ func BenchmarkExactMVAN65536(b *testing.B) {
 func BenchmarkSolveCellOvercommittedN65536(b *testing.B) {
 	p := mustLoad(b, "vxrail-ve660-esa")
 	p.CPU.CoresPerSocket = 4
-	in := UniformInput(p, 32, 8, Policy{RAID: "raid1"}, &fio.Job{RW: "randread", BlockSize: 4096, IODepth: 256})
+	in := UniformInput(p, 32, 8, Policy{RAID: "raid1"}, &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 256})
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := Solve(context.Background(), p, in); err != nil {

@@ -141,7 +141,7 @@ func TestNetworkCPUBothEndsAndRDMA(t *testing.T) {
 	if wr.cpuCycles() >= 0.8*w.cpuCycles() {
 		t.Errorf("RDMA cycles per write %g vs TCP %g; want most of the network's cost gone", wr.cpuCycles(), w.cpuCycles())
 	}
-	job := &fio.Job{RW: "randrw", RWMixRead: 70, BlockSize: 4096, IODepth: 8}
+	job := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 4096, IODepth: 8}
 	in := UniformInput(p, 96, 8, Policy{RAID: "raid6", FTT: 2}, job)
 	in.State.Uplink = "25g"
 	base := solve(t, p, in)
@@ -171,7 +171,7 @@ func TestESACompressionGainsWhereTheWireBinds(t *testing.T) {
 	p := mustLoad(t, "vxrail-ve660-esa")
 	p.NICs[0].SpeedGbps = 10 // one 10 GbE link: the wire binds
 	run := func(rule Override) *Output {
-		in := UniformInput(p, 8, 8, Policy{RAID: "raid5", FTT: 1, Compression: rule}, &fio.Job{RW: "write", BlockSize: 512 << 10, IODepth: 2, BufferCompressPercentage: 50})
+		in := UniformInput(p, 8, 8, Policy{RAID: "raid5", FTT: 1, Compression: rule}, &fio.Job{IOEngine: "libaio", Direct: true, RW: "write", BlockSize: 512 << 10, IODepth: 2, BufferCompressPercentage: 50})
 		for i := range in.Jobs[0].Disks {
 			in.Jobs[0].Disks[i].CompressPercentage = 50
 		}

@@ -228,8 +228,8 @@ func (pl *Plane) applyNoise(out *Output) {
 }
 
 // recordWrites marks what a job wrote: sequential writes cover the disk in
-// order, random writes cover 1-exp(-written/size) of it. A job that is not
-// time based writes its whole size once.
+// order, random writes cover 1-exp(-written/size) of it (percentage_random
+// mixes the two). A job that is not time based writes its whole size once.
 func (pl *Plane) recordWrites(workers []fio.Worker, job *fio.Job, out *Output) {
 	if out.Write.IOPS == 0 {
 		return
@@ -238,8 +238,11 @@ func (pl *Plane) recordWrites(workers []fio.Worker, job *fio.Job, out *Output) {
 	for _, w := range workers {
 		disks += len(w.Disks)
 	}
-	perDisk := out.Write.MBps * 1e6 / float64(disks) * float64(job.RuntimeSec)
-	random := job.RW == "randwrite" || job.RW == "randrw"
+	sh, err := readJob(job)
+	if err != nil {
+		return // Solve read the same job without error
+	}
+	perDisk := out.Write.MBps * 1e6 / float64(disks) * float64(job.RuntimeSec+job.RampSec)
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
 	for _, w := range workers {
@@ -252,16 +255,14 @@ func (pl *Plane) recordWrites(workers []fio.Worker, job *fio.Job, out *Output) {
 			old := pl.disks[k]
 			covered := 1.0 // whole size written once
 			if (job.TimeBased || job.RuntimeSec > 0) && size > 0 {
-				covered = math.Min(1, perDisk/size)
-				if random {
-					covered = 1 - math.Exp(-perDisk/size)
-				}
+				x := perDisk / size
+				covered = sh.randomShare*(1-math.Exp(-x)) + (1-sh.randomShare)*math.Min(1, x)
 			}
 			written := old.written + (1-old.written)*covered
 			if written <= 0 {
 				continue
 			}
-			pct := (old.written*old.compressPct + (written-old.written)*float64(job.BufferCompressPercentage)) / written
+			pct := (old.written*old.compressPct + (written-old.written)*float64(sh.compressPct)) / written
 			pl.disks[k] = diskData{written: written, compressPct: pct}
 		}
 	}

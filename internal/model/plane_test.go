@@ -53,7 +53,7 @@ func TestPlaneRunShape(t *testing.T) {
 	if err := pl.Prepare(ctx, ws, fio.Prep{Method: "random"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	res, err := pl.Run(ctx, ws, &fio.Job{RW: "randrw", RWMixRead: 70, BlockSize: 8192, IODepth: 16, RuntimeSec: 60}, nil)
+	res, err := pl.Run(ctx, ws, &fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 8192, IODepth: 16, RuntimeSec: 60}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,13 +93,13 @@ func TestPlanePrepStateMatters(t *testing.T) {
 	pl, _ := newTestPlane(t)
 	ctx := context.Background()
 	ws := workers(16, 8, "r5")
-	readJob := &fio.Job{RW: "read", BlockSize: 1 << 20, IODepth: 8, RuntimeSec: 60}
+	readJob := &fio.Job{IOEngine: "libaio", Direct: true, RW: "read", BlockSize: 1 << 20, IODepth: 8, RuntimeSec: 60}
 	fresh, err := pl.Run(ctx, ws, readJob, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Sequential write of every disk's whole size (not time based).
-	if _, err := pl.Run(ctx, ws, &fio.Job{RW: "write", BlockSize: 1 << 20, IODepth: 8}, nil); err != nil {
+	if _, err := pl.Run(ctx, ws, &fio.Job{IOEngine: "libaio", Direct: true, RW: "write", BlockSize: 1 << 20, IODepth: 8}, nil); err != nil {
 		t.Fatal(err)
 	}
 	written, err := pl.Run(ctx, ws, readJob, nil)
@@ -120,7 +120,7 @@ func TestPlanePrepStateMatters(t *testing.T) {
 func TestPlaneReadsStateAndPolicies(t *testing.T) {
 	pl, src := newTestPlane(t)
 	ctx := context.Background()
-	job := &fio.Job{RW: "randwrite", BlockSize: 4096, IODepth: 4}
+	job := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 4096, IODepth: 4}
 	if _, err := pl.Run(ctx, workers(2, 1, "r6"), job, nil); err == nil || !strings.Contains(err.Error(), "raid6 (4+2) needs at least 6 hosts") {
 		t.Errorf("raid6 on 4 hosts: %v", err)
 	}
@@ -154,7 +154,7 @@ func TestPlaneErrors(t *testing.T) {
 			t.Errorf("%+v: %v, want an error containing %q", prep, err, want)
 		}
 	}
-	if _, err := pl.Run(ctx, workers(2, 0, ""), &fio.Job{RW: "read"}, nil); err == nil || !strings.Contains(err.Error(), "no data disks") {
+	if _, err := pl.Run(ctx, workers(2, 0, ""), &fio.Job{IOEngine: "libaio", Direct: true, RW: "read"}, nil); err == nil || !strings.Contains(err.Error(), "no data disks") {
 		t.Errorf("no disks: %v", err)
 	}
 	cancelled, cancel := context.WithCancel(ctx)
@@ -166,7 +166,7 @@ func TestPlaneErrors(t *testing.T) {
 
 func TestPlaneNoiseIsSeeded(t *testing.T) {
 	ctx := context.Background()
-	job := &fio.Job{RW: "randread", BlockSize: 4096, IODepth: 16}
+	job := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 16}
 	run := func(pl *Plane) []float64 {
 		var xs []float64
 		for range 3 {
@@ -209,7 +209,7 @@ func TestPlaneConcurrentUse(t *testing.T) {
 				errs <- pl.Prepare(ctx, ws, fio.Prep{Method: "random"}, nil)
 				return
 			}
-			_, err := pl.Run(ctx, ws, &fio.Job{RW: "randrw", BlockSize: 4096, IODepth: 2, RuntimeSec: 10, TimeBased: true}, nil)
+			_, err := pl.Run(ctx, ws, &fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", BlockSize: 4096, IODepth: 2, RuntimeSec: 10, TimeBased: true}, nil)
 			errs <- err
 		}()
 	}
@@ -241,7 +241,7 @@ func TestPlanePolicyLookupDoesNotBlockOthers(t *testing.T) {
 	ctx := context.Background()
 	ran := make(chan error, 1)
 	go func() {
-		_, err := pl.Run(ctx, workers(2, 1, "r5"), &fio.Job{RW: "randread", BlockSize: 4096, IODepth: 2}, nil)
+		_, err := pl.Run(ctx, workers(2, 1, "r5"), &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 2}, nil)
 		ran <- err
 	}()
 	<-src.entered

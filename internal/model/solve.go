@@ -3,11 +3,10 @@ package model
 import (
 	"context"
 	"fmt"
-	"strconv"
+	"slices"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"starbench/internal/fio"
 	"starbench/internal/testbed"
 )
 
@@ -51,22 +50,6 @@ type JobOutput struct {
 	Read, Write Direction
 }
 
-// rawSizeNotes flags block-size options the model cannot read (per-direction
-// sizes like bs=4k,64k, or ranges): it ran fio's default 4k instead.
-func rawSizeNotes(job *fio.Job) []string {
-	if job.BlockSize > 0 || len(job.BSSplit) > 0 {
-		return nil
-	}
-	var notes []string
-	for _, o := range job.Options {
-		switch o.Key {
-		case "bs", "blocksize", "bssplit", "bsrange", "blocksize_range":
-			notes = append(notes, fmt.Sprintf("%s=%s is not one block size or a bssplit the model reads: modelled as 4k I/Os", o.Key, o.Value))
-		}
-	}
-	return notes
-}
-
 // rateLimited finds the smallest population that reaches a fio rate limit
 // and returns the network at that population.
 func rateLimited(ctx context.Context, st []station, n int, fr, z, limit float64) (int, solution, error) {
@@ -89,9 +72,10 @@ func rateLimited(ctx context.Context, st []station, n int, fr, z, limit float64)
 
 // percentiles fits a Gamma to the queueing part of the response time
 // (exponential residence per station, variances summed) shifted by the
-// fixed delays. A non-finite moment is an error: gonum's Gamma quantile
-// does not return on NaN.
-func percentiles(st []station, sol solution, n, dir int, z, scale float64) (p50, p95, p99, p999 float64, err error) {
+// fixed delays: the quantile function of direction dir's latency, in
+// seconds. A non-finite moment is an error: gonum's Gamma quantile does
+// not return on NaN.
+func latencyQuantile(st []station, sol solution, n, dir int, z, scale float64) (func(p float64) float64, error) {
 	shrink := float64(n-1) / float64(n)
 	fixed, mean, variance := z, 0.0, 0.0
 	for k := range st {
@@ -102,15 +86,13 @@ func percentiles(st []station, sol solution, n, dir int, z, scale float64) (p50,
 	}
 	fixed, mean, variance = fixed*scale, mean*scale, variance*scale*scale
 	if !finite(fixed) || !finite(mean) || !finite(variance) || fixed < 0 || mean < 0 {
-		return 0, 0, 0, 0, fmt.Errorf("latency of %s: fixed part %g s, queueing mean %g s, variance %g: want finite numbers of at least 0", dirName[dir], fixed, mean, variance)
+		return nil, fmt.Errorf("latency of %s: fixed part %g s, queueing mean %g s, variance %g: want finite numbers of at least 0", dirName[dir], fixed, mean, variance)
 	}
 	if variance <= 0 || mean <= 0 {
-		v := (fixed + mean) * 1e6
-		return v, v, v, v, nil
+		return func(float64) float64 { return fixed + mean }, nil
 	}
 	g := distuv.Gamma{Alpha: mean * mean / variance, Beta: mean / variance}
-	at := func(p float64) float64 { return (fixed + g.Quantile(p)) * 1e6 }
-	return at(0.50), at(0.95), at(0.99), at(0.999), nil
+	return func(p float64) float64 { return fixed + g.Quantile(p) }, nil
 }
 
 var dirName = [2]string{"reads", "writes"}
@@ -123,79 +105,11 @@ func sum(xs []float64) float64 {
 	return s
 }
 
-// readShare is the share of I/Os that are reads.
-func readShare(job *fio.Job) (float64, error) {
-	switch job.RW {
-	case "read", "randread":
-		return 1, nil
-	case "write", "randwrite":
-		return 0, nil
-	case "rw", "readwrite", "randrw":
-		mix := job.RWMixRead
-		if mix == 0 {
-			mix = 50 // fio's default
-			// rwmixread=0 (no reads) and rwmixwrite have no typed field;
-			// fio reads them as raw options, so the model does too.
-			for _, o := range job.Options {
-				v, err := strconv.Atoi(o.Value)
-				switch {
-				case err != nil:
-				case o.Key == "rwmixread":
-					mix = v
-				case o.Key == "rwmixwrite":
-					mix = 100 - v
-				}
-			}
-		}
-		if mix < 0 || mix > 100 {
-			return 0, fmt.Errorf("rwmixread %d: want a percentage from 0 to 100", job.RWMixRead)
-		}
-		return float64(mix) / 100, nil
-	case "":
-		return 1, nil // fio's default is read
-	}
-	return 0, fmt.Errorf("rw %q: the model runs read, write, randread, randwrite, rw and randrw", job.RW)
-}
-
-type sizeShare struct {
-	size  int64
-	share float64
-}
-
-// blockSizes turns bs or bssplit into shares of I/Os.
-func blockSizes(job *fio.Job) ([]sizeShare, error) {
-	if len(job.BSSplit) == 0 {
-		bs := job.BlockSize
-		if bs == 0 {
-			bs = 4096 // fio's default
-		}
-		if bs < 512 {
-			return nil, fmt.Errorf("block size %d bytes: want at least 512", bs)
-		}
-		return []sizeShare{{bs, 1}}, nil
-	}
-	total := 0
-	for _, s := range job.BSSplit {
-		if s.Size < 512 || s.Percent < 0 {
-			return nil, fmt.Errorf("bssplit %d/%d: want sizes of at least 512 bytes and percentages of at least 0", s.Size, s.Percent)
-		}
-		total += s.Percent
-	}
-	if total <= 0 {
-		return nil, fmt.Errorf("bssplit percentages add up to %d: want 100", total)
-	}
-	var out []sizeShare
-	for _, s := range job.BSSplit {
-		out = append(out, sizeShare{s.Size, float64(s.Percent) / float64(total)})
-	}
-	return out, nil
-}
-
 // rangeNotes flags inputs outside what the parameters were fitted on.
-func rangeNotes(p *testbed.Profile, n int, sizes []sizeShare) []string {
+func rangeNotes(p *testbed.Profile, n int, sizes [2][]sizeShare) []string {
 	m := &p.Model
 	var notes []string
-	for _, s := range sizes {
+	for _, s := range slices.Concat(sizes[read], sizes[write]) {
 		if float64(s.size) < m.CalibratedMinBlockBytes.Value || float64(s.size) > m.CalibratedMaxBlockBytes.Value {
 			notes = append(notes, fmt.Sprintf("block size %d bytes is outside the calibrated range %g-%g: extrapolated",
 				s.size, m.CalibratedMinBlockBytes.Value, m.CalibratedMaxBlockBytes.Value))

@@ -54,7 +54,7 @@ func TestUplinkActsOnlyThroughNICs(t *testing.T) {
 			t.Errorf("%s %d CPU-bound: 25g/10g throughput = %.4f, want 1 (the uplink must not matter)", job.RW, job.BlockSize, r)
 		}
 	}
-	in := uniformInput(p, Policy{RAID: "raid6", FTT: 2}, &fio.Job{RW: "read", BlockSize: 1 << 20, IODepth: 8})
+	in := uniformInput(p, Policy{RAID: "raid6", FTT: 2}, &fio.Job{IOEngine: "libaio", Direct: true, RW: "read", BlockSize: 1 << 20, IODepth: 8})
 	in.State.Uplink = "10g"
 	slow := solve(t, p, in)
 	in.State.Uplink = "25g"
@@ -82,7 +82,7 @@ func TestUnwrittenReadsAreMetadataOnly(t *testing.T) {
 	if copyCycles := float64(1<<20) * p.Model.GuestCopyByteCycles.Value; empty.domCycles < copyCycles || empty.guestCycles != full.guestCycles {
 		t.Errorf("unwritten read: DOM %g cycles (want at least the copy into guest memory, %g), guest %g vs %g", empty.domCycles, copyCycles, empty.guestCycles, full.guestCycles)
 	}
-	in := uniformInput(p, Policy{RAID: "raid1"}, &fio.Job{RW: "read", BlockSize: 1 << 20, IODepth: 8})
+	in := uniformInput(p, Policy{RAID: "raid1"}, &fio.Job{IOEngine: "libaio", Direct: true, RW: "read", BlockSize: 1 << 20, IODepth: 8})
 	prepared := solve(t, p, in)
 	for i := range in.Jobs[0].Disks {
 		in.Jobs[0].Disks[i].Written = 0
@@ -171,7 +171,7 @@ func TestESAWriteLegs(t *testing.T) {
 // ESA RAID-5 has no extra write latency over RAID-1; OSA RAID-6 pays a
 // read-modify-write with a second network phase.
 func TestWriteLatencyByArchitecture(t *testing.T) {
-	low := &fio.Job{RW: "randwrite", BlockSize: 4096, IODepth: 1}
+	low := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 4096, IODepth: 1}
 	sr := mustLoad(t, "storagereview-r6625-esa")
 	sr.Workers.PerHost = 1
 	r1 := solve(t, sr, uniformInput(sr, Policy{RAID: "raid1"}, low))
@@ -221,7 +221,7 @@ func TestCompressionWhereItHappens(t *testing.T) {
 func TestRDMA(t *testing.T) {
 	p := mustLoad(t, "wwt-r640-osa")
 	p.Workers.PerHost = 1
-	in := uniformInput(p, Policy{RAID: "raid1", FTT: 1}, &fio.Job{RW: "randrw", RWMixRead: 70, BlockSize: 32768, IODepth: 1})
+	in := uniformInput(p, Policy{RAID: "raid1", FTT: 1}, &fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 32768, IODepth: 1})
 	tcp := solve(t, p, in)
 	in.State.RDMA = true
 	rdma := solve(t, p, in)
@@ -229,7 +229,7 @@ func TestRDMA(t *testing.T) {
 		t.Errorf("RDMA: cpu %.1f%% vs %.1f%%, read latency %.0f vs %.0f us; want both lower", rdma.CPUPercent, tcp.CPUPercent, rdma.Read.LatMeanUs, tcp.Read.LatMeanUs)
 	}
 	sr := mustLoad(t, "storagereview-r6625-esa")
-	in = uniformInput(sr, Policy{RAID: "raid1"}, &fio.Job{RW: "randread", BlockSize: 4096, IODepth: 4})
+	in = uniformInput(sr, Policy{RAID: "raid1"}, &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 4})
 	base := solve(t, sr, in)
 	in.State.RDMA = true
 	asked := solve(t, sr, in)
@@ -242,7 +242,7 @@ func TestOutputConsistency(t *testing.T) {
 	for _, name := range testbed.Names() {
 		p := mustLoad(t, name)
 		pol := Policy{RAID: "raid5"}
-		in := uniformInput(p, pol, &fio.Job{RW: "randrw", RWMixRead: 70, BSSplit: []fio.BSSplit{{Size: 4096, Percent: 50}, {Size: 65536, Percent: 50}}, IODepth: 16})
+		in := uniformInput(p, pol, &fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BSSplit: []fio.BSSplit{{Size: 4096, Percent: 50}, {Size: 65536, Percent: 50}}, IODepth: 16})
 		for i := range in.Jobs[0].Disks { // disks in several states
 			in.Jobs[0].Disks[i].Written = float64(i%3) / 2
 			in.Jobs[0].Disks[i].CompressPercentage = 25 * (i % 4)
@@ -278,7 +278,7 @@ func TestOutputConsistency(t *testing.T) {
 
 func TestRateLimit(t *testing.T) {
 	p := mustLoad(t, "storagereview-r6625-esa")
-	in := uniformInput(p, Policy{RAID: "raid1"}, &fio.Job{RW: "randread", BlockSize: 4096, IODepth: 16, RateIOPS: 500})
+	in := uniformInput(p, Policy{RAID: "raid1"}, &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 16, RateIOPS: 500})
 	out := solve(t, p, in)
 	if got, want := total(out), 500.0*128; math.Abs(got/want-1) > 1e-9 {
 		t.Errorf("rate-limited IOPS %g, want %g", got, want)
@@ -331,7 +331,7 @@ func TestUplinkByNICs(t *testing.T) {
 
 func TestCalibratedRangeFlags(t *testing.T) {
 	p := mustLoad(t, "storagereview-r6625-esa")
-	out := solve(t, p, uniformInput(p, Policy{RAID: "raid1"}, &fio.Job{RW: "randread", BlockSize: 512, IODepth: 512}))
+	out := solve(t, p, uniformInput(p, Policy{RAID: "raid1"}, &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 512, IODepth: 512}))
 	notes := strings.Join(out.Notes, "\n")
 	if !strings.Contains(notes, "block size 512 bytes is outside the calibrated range") || !strings.Contains(notes, "65536 outstanding I/Os is outside the calibrated range") {
 		t.Errorf("notes %q", notes)
@@ -353,7 +353,7 @@ func TestBoundsFlagImpossibleResults(t *testing.T) {
 // rate_iops does; the tighter of the two holds.
 func TestRateBytesLimit(t *testing.T) {
 	p := mustLoad(t, "storagereview-r6625-esa")
-	job := &fio.Job{RW: "randread", BlockSize: 4096, IODepth: 16, RateBytes: 1 << 20}
+	job := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 16, RateBytes: 1 << 20}
 	in := uniformInput(p, Policy{RAID: "raid1"}, job)
 	if got, want := total(solve(t, p, in)), float64(1<<20)/4096*128; math.Abs(got/want-1) > 1e-9 {
 		t.Errorf("rate=1m IOPS %g, want %g", got, want)
@@ -378,7 +378,7 @@ func TestRawMixOptions(t *testing.T) {
 		{[]fio.Option{{Key: "rwmixread", Value: "0"}, {Key: "rwmixwrite", Value: "25"}}, 0.75},
 		{nil, 0.5},
 	} {
-		in := uniformInput(p, Policy{RAID: "raid1"}, &fio.Job{RW: "randrw", BlockSize: 4096, IODepth: 4, Options: c.opts})
+		in := uniformInput(p, Policy{RAID: "raid1"}, &fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", BlockSize: 4096, IODepth: 4, Options: c.opts})
 		out := solve(t, p, in)
 		if got := out.Read.IOPS / total(out); math.Abs(got-c.want) > 1e-9 {
 			t.Errorf("%v: read share %g, want %g", c.opts, got, c.want)
@@ -386,20 +386,19 @@ func TestRawMixOptions(t *testing.T) {
 	}
 }
 
-// TestRawBlockSizeNoted: a block size the model cannot read (one per
-// direction, a range) is not silently run as 4k: the notes say so.
-func TestRawBlockSizeNoted(t *testing.T) {
+// TestPerDirectionBlockSizes: bs=4k,64k gives reads and writes their own
+// block size, as fio does; a bsrange runs at its midpoint, named in the notes.
+func TestPerDirectionBlockSizes(t *testing.T) {
 	p := mustLoad(t, "storagereview-r6625-esa")
-	job := &fio.Job{RW: "randrw", IODepth: 4, Options: []fio.Option{{Key: "bs", Value: "4k,64k"}}}
+	job := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", IODepth: 4, Options: []fio.Option{{Key: "bs", Value: "4k,64k"}}}
 	out := solve(t, p, uniformInput(p, Policy{RAID: "raid1"}, job))
-	if notes := strings.Join(out.Notes, "\n"); !strings.Contains(notes, "bs=4k,64k is not one block size or a bssplit the model reads: modelled as 4k I/Os") {
-		t.Errorf("notes %q do not flag bs=4k,64k", notes)
+	if r, w := out.Read.MBps*1e6/out.Read.IOPS, out.Write.MBps*1e6/out.Write.IOPS; math.Abs(r-4096) > 1e-6 || math.Abs(w-65536) > 1e-6 {
+		t.Errorf("bs=4k,64k: reads of %g bytes, writes of %g; want 4096 and 65536", r, w)
 	}
-	job = &fio.Job{RW: "randrw", IODepth: 4, BlockSize: 8192}
-	for _, n := range solve(t, p, uniformInput(p, Policy{RAID: "raid1"}, job)).Notes {
-		if strings.Contains(n, "block size or a bssplit") {
-			t.Errorf("a typed block size flagged: %q", n)
-		}
+	job = &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", IODepth: 4, Options: []fio.Option{{Key: "bsrange", Value: "4k-64k"}}}
+	out = solve(t, p, uniformInput(p, Policy{RAID: "raid1"}, job))
+	if r := out.Read.MBps * 1e6 / out.Read.IOPS; r != 34816 || !strings.Contains(strings.Join(out.Notes, "\n"), "bsrange=4k-64k modelled as its midpoint") {
+		t.Errorf("bsrange=4k-64k: reads of %g bytes, notes %q", r, out.Notes)
 	}
 }
 
@@ -409,7 +408,7 @@ func TestRawBlockSizeNoted(t *testing.T) {
 func TestRateLimitLatency(t *testing.T) {
 	p := mustLoad(t, "storagereview-r6625-esa")
 	one := func(rate int) *Output {
-		job := &fio.Job{RW: "randread", BlockSize: 4096, IODepth: 1, RateIOPS: rate}
+		job := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 1, RateIOPS: rate}
 		return solve(t, p, Input{Jobs: []JobLoad{{Job: job, Disks: []DiskLoad{{Policy: Policy{RAID: "raid1"}, Written: 1}}}}})
 	}
 	free, limited := one(0), one(100)
@@ -428,7 +427,7 @@ func TestRateLimitLatency(t *testing.T) {
 // overrides the cluster setting, both ways.
 func TestPolicyCompressionOverridesTheCluster(t *testing.T) {
 	p := mustLoad(t, "storagereview-r6625-esa")
-	job := &fio.Job{RW: "randwrite", BlockSize: 4096, IODepth: 16, NumJobs: 1}
+	job := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 4096, IODepth: 16, NumJobs: 1}
 	run := func(cluster bool, rule Override) *Output {
 		disks := make([]DiskLoad, 32)
 		for i := range disks {

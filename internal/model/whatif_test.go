@@ -18,10 +18,10 @@ func TestWWTWhatIfMatrix(t *testing.T) {
 	p := mustLoad(t, "wwt-r640-osa")
 	general := []fio.BSSplit{{Size: 4096, Percent: 35}, {Size: 8192, Percent: 20}, {Size: 32768, Percent: 20}, {Size: 65536, Percent: 15}, {Size: 262144, Percent: 10}} // an assumed customer mix
 	jobs := map[string]*fio.Job{
-		"general": {RW: "randrw", RWMixRead: 70, BSSplit: general, IODepth: 4},
-		"4k":      {RW: "randrw", RWMixRead: 70, BlockSize: 4096, IODepth: 4},
-		"32k":     {RW: "randrw", RWMixRead: 70, BlockSize: 32768, IODepth: 4},
-		"64k":     {RW: "randrw", RWMixRead: 70, BlockSize: 65536, IODepth: 4},
+		"general": {IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BSSplit: general, IODepth: 4},
+		"4k":      {IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 4096, IODepth: 4},
+		"32k":     {IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 32768, IODepth: 4},
+		"64k":     {IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 65536, IODepth: 4},
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-8s %-5s %-5s %-4s %10s %9s %6s %6s  %s\n", "workload", "compr", "rdma", "link", "IOPS", "MB/s", "cpu%", "nic%", "bottleneck")

@@ -1,0 +1,363 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"starbench/internal/fio"
+)
+
+// jobShape is what a job's fio options make of it, read as fio's HOWTO
+// says: every option is modelled, named in the notes as ignored, or
+// refused where it changes what the run means.
+type jobShape struct {
+	fr                float64        // share of I/Os that are reads
+	sizes             [2][]sizeShare // block sizes of reads and writes
+	depth             int            // I/Os each job (clone) keeps outstanding
+	think             float64        // think time per outstanding I/O slot, seconds
+	spin              float64        // guest CPU seconds of thinktime_spin per I/O
+	duty              float64        // share of the run spent issuing I/O (thinktime_iotime)
+	rate              [2]float64     // per-direction IOPS cap per job; 0: none
+	rateB             [2]float64     // per-direction bytes/s cap per job; 0: none
+	latTarget, latPct float64        // latency_target (seconds) at latency_percentile
+	randomShare       float64        // share of I/Os at random offsets
+	compressPct       int            // compressibility of the data written (zero_buffers: 100)
+	dedupePct         int
+	notes             []string
+}
+
+type sizeShare struct {
+	size  int64
+	share float64
+}
+
+// meanSize is the mean block size of a direction's I/Os.
+func meanSize(sizes []sizeShare) float64 {
+	m := 0.0
+	for _, s := range sizes {
+		m += float64(s.size) * s.share
+	}
+	return m
+}
+
+// The ioengines by what they mean on a vSAN disk.
+var (
+	asyncEngines  = []string{"libaio", "io_uring", "posixaio"}
+	syncEngines   = []string{"psync", "sync", "pvsync", "pvsync2", "vsync", "mmap"}
+	noDiskEngines = []string{"null", "net", "netsplice", "cpuio", "http", "nbd", "rdma", "exec", "filecreate", "filestat", "filedelete", "dircreate", "dirstat", "dirdelete"}
+	quietOptions  = []string{"name", "description", "filename", "directory", "filename_format", "group_reporting", "new_group", "stonewall", "wait_for", "kb_base", "unit_base", "randrepeat", "randseed", "random_generator", "norandommap", "softrandommap", "allrandrepeat", "invalidate", "thread", "clat_percentiles", "lat_percentiles", "slat_percentiles", "percentile_list", "unified_rw_reporting", "disable_lat", "disable_clat", "disable_slat", "disable_bw_measurement", "gtod_reduce", "per_job_logs", "log_avg_msec", "log_hist_msec", "log_max_value", "log_offset", "log_compression", "write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log", "exitall", "exitall_on_error", "create_serialize", "create_fsync", "create_on_open", "allow_mounted_write", "allow_file_create", "refill_buffers", "scramble_buffers", "buffer_compress_chunk", "iodepth_batch", "iodepth_batch_submit", "iodepth_batch_complete", "iodepth_batch_complete_min", "iodepth_batch_complete_max", "latency_window", "latency_run", "buffered", "rwmixwrite", "rwmixread", "thinktime", "thinktime_blocks", "thinktime_spin", "thinktime_iotime", "thinktime_blocks_type", "rate_iops", "rate", "latency_target", "latency_percentile", "percentage_random", "zero_buffers", "bs", "blocksize", "bssplit", "bsrange", "blocksize_range"}
+)
+
+// readJob reads a job's options.
+func readJob(job *fio.Job) (jobShape, error) {
+	sh := jobShape{duty: 1, randomShare: 1, latPct: 100, compressPct: job.BufferCompressPercentage, dedupePct: job.DedupePercentage}
+	var err error
+	if sh.fr, err = readShare(job); err != nil {
+		return sh, err
+	}
+	if !strings.HasPrefix(baseRW(job.RW), "rand") && job.RW != "" {
+		sh.randomShare = 0
+	}
+	if sh.sizes, err = blockSizes(job, &sh.notes); err != nil {
+		return sh, err
+	}
+	if err := sh.engine(job); err != nil {
+		return sh, err
+	}
+	for _, o := range job.Options {
+		if err := sh.option(job, o); err != nil {
+			return sh, err
+		}
+	}
+	// A typed rate_iops or rate is one value for reads and writes alike
+	// (a raw one may give each its own).
+	for dir := range sh.rate {
+		if sh.rate[dir] == 0 && job.RateIOPS > 0 && !hasRaw(job, "rate_iops") {
+			sh.rate[dir] = float64(job.RateIOPS)
+		}
+		if sh.rateB[dir] == 0 && job.RateBytes > 0 && !hasRaw(job, "rate") {
+			sh.rateB[dir] = float64(job.RateBytes)
+		}
+	}
+	return sh, nil
+}
+
+// engine reads ioengine and direct: a synchronous engine keeps one I/O in
+// flight per job whatever iodepth says; engines that touch no disk are
+// refused.
+func (sh *jobShape) engine(job *fio.Job) error {
+	engine := job.IOEngine
+	sh.depth = max(job.IODepth, 1)
+	direct := job.Direct || rawValue(job, "buffered") == "0"
+	switch {
+	case slices.Contains(noDiskEngines, engine):
+		return fmt.Errorf("ioengine=%s does no I/O on the worker's disk: the simulated vSAN data plane cannot answer for it; use libaio (or io_uring) with direct=1", engine)
+	case engine == "" || slices.Contains(syncEngines, engine):
+		if sh.depth > 1 {
+			name := engine
+			if name == "" {
+				name = "not set (fio's default psync)"
+			}
+			sh.notes = append(sh.notes, fmt.Sprintf("ioengine %s is synchronous: iodepth=%d has no effect, one I/O per job is in flight (set ioengine=libaio to queue)", name, sh.depth))
+		}
+		sh.depth = 1
+	case engine == "libaio" && !direct:
+		if sh.depth > 1 {
+			sh.notes = append(sh.notes, fmt.Sprintf("libaio with buffered I/O (direct=0) does not queue on Linux: iodepth=%d has no effect, one I/O per job is in flight", sh.depth))
+		}
+		sh.depth = 1
+	case slices.Contains(asyncEngines, engine):
+	default:
+		sh.notes = append(sh.notes, fmt.Sprintf("ioengine=%s is not one the model knows: run as libaio", engine))
+	}
+	if !direct {
+		sh.notes = append(sh.notes, "buffered I/O (direct=0): the guest's page cache is not modelled; every I/O goes to vSAN")
+	}
+	return nil
+}
+
+// option reads one raw option.
+func (sh *jobShape) option(job *fio.Job, o fio.Option) error {
+	bad := func(want string) error { return fmt.Errorf("%s=%s: want %s", o.Key, o.Value, want) }
+	switch o.Key {
+	case "thinktime":
+		t, err := parseMicros(o.Value)
+		if err != nil {
+			return bad("a time, like 100 (microseconds), 100us or 2ms")
+		}
+		blocks := 1.0
+		if v := rawValue(job, "thinktime_blocks"); v != "" {
+			if blocks, err = strconv.ParseFloat(v, 64); err != nil || blocks < 1 {
+				return fmt.Errorf("thinktime_blocks=%s: want a whole number of at least 1", v)
+			}
+		}
+		// fio waits thinktime after every thinktime_blocks completions,
+		// which caps the queue at thinktime_blocks.
+		sh.depth = min(sh.depth, int(blocks))
+		sh.think = t * float64(sh.depth) / blocks
+		if v := rawValue(job, "thinktime_spin"); v != "" {
+			spin, err := parseMicros(v)
+			if err != nil {
+				return fmt.Errorf("thinktime_spin=%s: want a time", v)
+			}
+			sh.spin = math.Min(spin, t) / blocks
+		}
+		if v := rawValue(job, "thinktime_iotime"); v != "" {
+			io, err := parseMicros(v)
+			if err != nil || io <= 0 {
+				return fmt.Errorf("thinktime_iotime=%s: want a time above 0", v)
+			}
+			// Stall thinktime after every thinktime_iotime of I/O: a duty cycle.
+			sh.duty, sh.think, sh.spin = io/(io+t), 0, 0
+		}
+	case "rate_iops", "rate":
+		for dir, v := range strings.Split(o.Value, ",") {
+			if dir > 1 || strings.TrimSpace(v) == "" {
+				continue // trims, or a direction left unlimited
+			}
+			n, err := fio.ParseSize(v)
+			if err != nil {
+				return bad("a rate per direction, like 500 or 500,200")
+			}
+			if o.Key == "rate_iops" {
+				sh.rate[dir] = float64(n)
+			} else {
+				sh.rateB[dir] = float64(n)
+			}
+		}
+	case "rate_process":
+		if o.Value == "poisson" {
+			sh.notes = append(sh.notes, "rate_process=poisson: the model holds the rate steady; Poisson arrivals would add queueing at the same mean rate")
+		}
+	case "latency_target":
+		t, err := parseMicros(o.Value)
+		if err != nil || t <= 0 {
+			return bad("a time above 0, like 500 (microseconds) or 2ms")
+		}
+		sh.latTarget = t
+	case "latency_percentile":
+		p, err := strconv.ParseFloat(o.Value, 64)
+		if err != nil || p <= 0 || p > 100 {
+			return bad("a percentage above 0 and at most 100")
+		}
+		sh.latPct = p
+	case "percentage_random":
+		first := strings.Split(o.Value, ",")[0]
+		p, err := strconv.ParseFloat(first, 64)
+		if err != nil || p < 0 || p > 100 {
+			return bad("a percentage from 0 to 100")
+		}
+		sh.randomShare = p / 100
+		sh.notes = append(sh.notes, fmt.Sprintf("percentage_random=%s: vSAN's costs do not depend on the order of offsets, only which blocks end up written", o.Value))
+	case "random_distribution":
+		if o.Value != "random" {
+			sh.notes = append(sh.notes, fmt.Sprintf("random_distribution=%s: offsets taken as uniform over the disk (vSAN has no read cache that would favour hot blocks; the written share follows a uniform spread)", o.Value))
+		}
+	case "zero_buffers":
+		if o.Value == "" || o.Value == "1" {
+			sh.compressPct = 100
+		}
+	case "fsync", "fdatasync", "sync", "end_fsync", "fsync_on_close", "write_barrier":
+		sh.notes = append(sh.notes, fmt.Sprintf("%s=%s is not modelled: vSAN acknowledges writes only once they are durable, so a flush costs a round trip the model leaves out", o.Key, o.Value))
+	default:
+		if !slices.Contains(quietOptions, o.Key) {
+			sh.notes = append(sh.notes, fmt.Sprintf("fio option %s is not modelled: ignored", optionText(o)))
+		}
+	}
+	return nil
+}
+
+func optionText(o fio.Option) string {
+	if o.Value == "" {
+		return o.Key
+	}
+	return o.Key + "=" + o.Value
+}
+
+// rawValue is a raw option's value ("" when absent; flags read as "1").
+func rawValue(job *fio.Job, key string) string {
+	for _, o := range slices.Backward(job.Options) {
+		if o.Key == key {
+			if o.Value == "" {
+				return "1"
+			}
+			return o.Value
+		}
+	}
+	return ""
+}
+
+func hasRaw(job *fio.Job, key string) bool {
+	return slices.ContainsFunc(job.Options, func(o fio.Option) bool { return o.Key == key })
+}
+
+// parseMicros reads a fio time given in microseconds by default: "100",
+// "100us", "2ms", "1s"; the result is in seconds.
+func parseMicros(s string) (float64, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	mult := 1e-6
+	for _, u := range []struct {
+		suffix string
+		sec    float64
+	}{{"usec", 1e-6}, {"msec", 1e-3}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1}, {"m", 60}, {"h", 3600}} {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSuffix(t, u.suffix), u.sec
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
+	if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+		return 0, fmt.Errorf("time %q", s)
+	}
+	return v * mult, nil
+}
+
+// baseRW is rw without fio's ":<offset modifier>" suffix.
+func baseRW(rw string) string {
+	base, _, _ := strings.Cut(rw, ":")
+	return base
+}
+
+// readShare is the share of I/Os that are reads.
+func readShare(job *fio.Job) (float64, error) {
+	switch baseRW(job.RW) {
+	case "read", "randread":
+		return 1, nil
+	case "write", "randwrite":
+		return 0, nil
+	case "rw", "readwrite", "randrw":
+		mix := job.RWMixRead
+		if mix == 0 {
+			mix = 50 // fio's default
+			// rwmixread=0 (no reads) and rwmixwrite have no typed field;
+			// fio reads them as raw options, so the model does too.
+			for _, o := range job.Options {
+				v, err := strconv.Atoi(o.Value)
+				switch {
+				case err != nil:
+				case o.Key == "rwmixread":
+					mix = v
+				case o.Key == "rwmixwrite":
+					mix = 100 - v
+				}
+			}
+		}
+		if mix < 0 || mix > 100 {
+			return 0, fmt.Errorf("rwmixread %d: want a percentage from 0 to 100", job.RWMixRead)
+		}
+		return float64(mix) / 100, nil
+	case "":
+		return 1, nil // fio's default is read
+	}
+	return 0, fmt.Errorf("rw %q: the model runs read, write, randread, randwrite, rw and randrw", job.RW)
+}
+
+// blockSizes turns bs (one size, or one per direction as "4k,64k"), a
+// bsrange (its midpoint, noted) or bssplit into shares of I/Os per
+// direction.
+func blockSizes(job *fio.Job, notes *[]string) ([2][]sizeShare, error) {
+	var out [2][]sizeShare
+	one := func(bs int64) ([]sizeShare, error) {
+		if bs < 512 {
+			return nil, fmt.Errorf("block size %d bytes: want at least 512", bs)
+		}
+		return []sizeShare{{bs, 1}}, nil
+	}
+	switch {
+	case len(job.BSSplit) > 0:
+		total := 0
+		for _, s := range job.BSSplit {
+			if s.Size < 512 || s.Percent < 0 {
+				return out, fmt.Errorf("bssplit %d/%d: want sizes of at least 512 bytes and percentages of at least 0", s.Size, s.Percent)
+			}
+			total += s.Percent
+		}
+		if total <= 0 {
+			return out, fmt.Errorf("bssplit percentages add up to %d: want 100", total)
+		}
+		var mix []sizeShare
+		for _, s := range job.BSSplit {
+			mix = append(mix, sizeShare{s.Size, float64(s.Percent) / float64(total)})
+		}
+		return [2][]sizeShare{mix, mix}, nil
+	case job.BlockSize > 0:
+		s, err := one(job.BlockSize)
+		return [2][]sizeShare{s, s}, err
+	}
+	sizes := [2]int64{4096, 4096} // fio's default
+	for _, o := range job.Options {
+		switch o.Key {
+		case "bs", "blocksize":
+			for dir, v := range strings.Split(o.Value, ",") {
+				if dir > 1 || strings.TrimSpace(v) == "" {
+					continue
+				}
+				n, err := fio.ParseSize(v)
+				if err != nil {
+					return out, fmt.Errorf("%s=%s: want a block size per direction, like 4k or 4k,64k", o.Key, o.Value)
+				}
+				sizes[dir] = n
+			}
+		case "bsrange", "blocksize_range":
+			lo, hi, ok := strings.Cut(strings.Split(o.Value, ",")[0], "-")
+			a, err1 := fio.ParseSize(lo)
+			b, err2 := fio.ParseSize(hi)
+			if !ok || err1 != nil || err2 != nil || a > b {
+				return out, fmt.Errorf("%s=%s: want a range like 4k-64k", o.Key, o.Value)
+			}
+			mid := (a + b) / 2 / 512 * 512
+			sizes = [2]int64{mid, mid}
+			*notes = append(*notes, fmt.Sprintf("%s=%s modelled as its midpoint, %d bytes per I/O", o.Key, o.Value, mid))
+		}
+	}
+	var err error
+	for dir := range out {
+		if out[dir], err = one(sizes[dir]); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,137 @@
+package model
+
+import (
+	"context"
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+
+	"starbench/internal/fio"
+)
+
+// oneDisk is a cell of one job on one prepared disk.
+func oneDisk(job *fio.Job) Input {
+	return Input{Jobs: []JobLoad{{Job: job, Disks: []DiskLoad{{Policy: Policy{RAID: "raid1"}, Written: 1}}}}}
+}
+
+func notes(o *Output) string { return strings.Join(o.Notes, "\n") }
+
+// ioengine as fio reads it: engines that do no disk I/O are refused,
+// synchronous ones (fio's default psync among them) keep one I/O in flight
+// per job whatever iodepth says, libaio queues only with direct I/O.
+func TestIOEngines(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	for _, engine := range []string{"null", "net"} {
+		_, err := Solve(context.Background(), p, oneDisk(&fio.Job{IOEngine: engine, Direct: true, RW: "randread", IODepth: 8}))
+		if err == nil || !strings.Contains(err.Error(), "ioengine="+engine+" does no I/O on the worker's disk") {
+			t.Errorf("ioengine=%s: %v, want it refused", engine, err)
+		}
+	}
+	for _, c := range []struct {
+		job   fio.Job
+		depth int
+		note  string
+	}{
+		{fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", IODepth: 8, NumJobs: 2}, 16, ""},
+		{fio.Job{IOEngine: "io_uring", Direct: true, RW: "randread", IODepth: 8}, 8, ""},
+		{fio.Job{RW: "randread", IODepth: 8, NumJobs: 2, Direct: true}, 2, "not set (fio's default psync) is synchronous: iodepth=8 has no effect"},
+		{fio.Job{IOEngine: "psync", Direct: true, RW: "randread", IODepth: 8}, 1, "ioengine psync is synchronous"},
+		{fio.Job{IOEngine: "libaio", RW: "randread", IODepth: 8}, 1, "libaio with buffered I/O (direct=0) does not queue"},
+	} {
+		out := solve(t, p, oneDisk(&c.job))
+		if out.Outstanding != c.depth || c.note != "" && !strings.Contains(notes(out), c.note) {
+			t.Errorf("%s direct=%v iodepth %d numjobs %d: %d outstanding, notes %q; want %d and %q", c.job.IOEngine, c.job.Direct, c.job.IODepth, c.job.NumJobs, out.Outstanding, out.Notes, c.depth, c.note)
+		}
+	}
+}
+
+// thinktime stalls a job after each thinktime_blocks completions: the
+// job's I/O rate falls, its I/Os' latency does not, and the queue is
+// capped at thinktime_blocks.
+func TestThinkTime(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	base := fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 1}
+	free := solve(t, p, oneDisk(&base))
+	think := base
+	think.Options = []fio.Option{{Key: "thinktime", Value: "1ms"}}
+	slow := solve(t, p, oneDisk(&think))
+	r := free.Read.LatMeanUs * 1e-6
+	if want := 1 / (r + 1e-3); math.Abs(total(slow)/want-1) > 1e-6 {
+		t.Errorf("thinktime=1ms at depth 1: %.1f IOPS, want 1/(R + 1 ms) = %.1f", total(slow), want)
+	}
+	if math.Abs(slow.Read.LatMeanUs/free.Read.LatMeanUs-1) > 1e-6 {
+		t.Errorf("thinktime changed the I/O latency: %.1f us vs %.1f", slow.Read.LatMeanUs, free.Read.LatMeanUs)
+	}
+	deep := base
+	deep.IODepth = 32
+	deep.Options = []fio.Option{{Key: "thinktime", Value: "100"}, {Key: "thinktime_blocks", Value: "4"}}
+	if out := solve(t, p, oneDisk(&deep)); out.Outstanding != 4 {
+		t.Errorf("iodepth 32 with thinktime_blocks=4: %d outstanding, want 4 (fio caps the queue)", out.Outstanding)
+	}
+	if _, err := Solve(context.Background(), p, oneDisk(&fio.Job{RW: "read", Options: []fio.Option{{Key: "thinktime", Value: "soon"}}})); err == nil || !strings.Contains(err.Error(), "thinktime=soon: want a time") {
+		t.Errorf("bad thinktime: %v", err)
+	}
+}
+
+// rate_iops and rate cap each direction of a job (fio's HOWTO: one value
+// applies to reads and writes alike, "r,w" to each): a 70/30 mix at
+// rate_iops=500 does 500 reads and 214 writes per second.
+func TestRatePerDirection(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 4096, IODepth: 16, RateIOPS: 500}
+	out := solve(t, p, oneDisk(&job))
+	if math.Abs(out.Read.IOPS-500) > 1e-6 || math.Abs(out.Write.IOPS-500*3.0/7) > 1e-6 {
+		t.Errorf("rate_iops=500 on 70/30: %.1f reads, %.1f writes per second; want 500 and 214.3", out.Read.IOPS, out.Write.IOPS)
+	}
+	job.RateIOPS = 0
+	job.Options = []fio.Option{{Key: "rate_iops", Value: "500,100"}}
+	out = solve(t, p, oneDisk(&job))
+	if math.Abs(out.Write.IOPS-100) > 1e-6 || math.Abs(out.Read.IOPS-700.0/3) > 1e-6 {
+		t.Errorf("rate_iops=500,100 on 70/30: %.1f reads, %.1f writes; want 233.3 and 100 (writes bind)", out.Read.IOPS, out.Write.IOPS)
+	}
+	job.Options = []fio.Option{{Key: "rate", Value: ",1m"}}
+	out = solve(t, p, oneDisk(&job))
+	if want := float64(1<<20) / 4096; math.Abs(out.Write.IOPS-want) > 1e-6 {
+		t.Errorf("rate=,1m: %.1f writes per second, want %.1f (reads unlimited)", out.Write.IOPS, want)
+	}
+}
+
+// latency_target: fio settles at the highest queue depth whose latency
+// (at latency_percentile) stays within the target.
+func TestLatencyTarget(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 64}
+	in := uniformInput(p, Policy{RAID: "raid1"}, &job)
+	free := solve(t, p, in)
+	target := free.Read.P99Us / 4
+	job.Options = []fio.Option{{Key: "latency_target", Value: strconv.FormatFloat(target, 'f', 1, 64) + "us"}, {Key: "latency_percentile", Value: "99"}}
+	held := solve(t, p, in)
+	if held.Read.P99Us > target*1.0001 || held.Outstanding >= free.Outstanding || !strings.Contains(notes(held), "fio settles at iodepth") {
+		t.Errorf("latency_target %.0f us at p99: p99 %.0f us at %d outstanding (free: %d), notes %q", target, held.Read.P99Us, held.Outstanding, free.Outstanding, held.Notes)
+	}
+	// One step deeper would miss the target.
+	depth := held.Outstanding / len(in.Jobs[0].Disks)
+	job.Options = nil
+	job.IODepth = depth + 1
+	if deeper := solve(t, p, in); deeper.Read.P99Us <= target {
+		t.Errorf("iodepth %d still meets %.0f us (p99 %.0f): fio would have settled deeper", depth+1, target, deeper.Read.P99Us)
+	}
+}
+
+
+// Options the model does not model are named, not dropped silently.
+func TestUnmodelledOptionsAreNamed(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", IODepth: 4, Options: []fio.Option{
+		{Key: "verify", Value: "crc32c"}, {Key: "random_distribution", Value: "zipf:1.2"}, {Key: "fsync", Value: "32"}, {Key: "group_reporting"}}}
+	n := notes(solve(t, p, oneDisk(&job)))
+	for _, want := range []string{"fio option verify=crc32c is not modelled", "random_distribution=zipf:1.2: offsets taken as uniform", "fsync=32 is not modelled"} {
+		if !strings.Contains(n, want) {
+			t.Errorf("notes %q lack %q", n, want)
+		}
+	}
+	if strings.Contains(n, "group_reporting") {
+		t.Errorf("a reporting option is named as unmodelled: %q", n)
+	}
+}
