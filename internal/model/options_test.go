@@ -119,7 +119,6 @@ func TestLatencyTarget(t *testing.T) {
 	}
 }
 
-
 // Options the model does not model are named, not dropped silently.
 func TestUnmodelledOptionsAreNamed(t *testing.T) {
 	p := mustLoad(t, "storagereview-r6625-esa")
