@@ -16,6 +16,10 @@ import (
 func main() {
 	interrupts := make(chan os.Signal, 1)
 	signal.Notify(interrupts, os.Interrupt, syscall.SIGTERM)
+	// A closed standard output (`starbench run x.star | head`) must not
+	// kill the process half-way: with SIGPIPE caught (and dropped), the
+	// write fails with EPIPE and the run ends cleanly (internal/cli).
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	env := map[string]string{}
 	for _, kv := range os.Environ() {
 		if k, v, ok := strings.Cut(kv, "="); ok {

@@ -43,7 +43,8 @@ func replCmd(st *State, args []string) int {
 
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
-	s.Ctx, s.Stdout, s.Stderr = ctx, st.Stdout, st.Stderr
+	// A closed standard output (`... | starbench repl | head`) ends the REPL.
+	s.Ctx, s.Stdout, s.Stderr = ctx, stopOnBrokenPipe(st.Stdout, func() { cancel(errBrokenPipe) }), st.Stderr
 	defer s.Close()
 	in := runtime.NewInterp(s, builtins.Modules(st.deps()), ".", runtime.REPLOptions())
 	r := &repl{st: st, in: in, globals: starlark.StringDict{}}
@@ -203,7 +204,7 @@ func (r *repl) exec(ctx context.Context, f *syntax.File) {
 		if v, err = starlark.EvalExprOptions(f.Options, thread, expr, r.globals); err == nil {
 			r.globals["_"] = v
 			if v != starlark.None {
-				fmt.Fprintln(r.st.Stdout, v)
+				fmt.Fprintln(r.in.Session.Stdout, v)
 			}
 		}
 	} else {

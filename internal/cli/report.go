@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -37,8 +38,12 @@ func writeReports(st *State, s *runtime.Session) error {
 // writeReport writes the report of the store db into the session's output
 // directory as base.html and base.md, with the figures the session saved,
 // and says where.
+// An interrupt stops it.
 func writeReport(st *State, s *runtime.Session, db, base string) error {
-	files, err := report.Write(context.Background(), db, s.OutDir, base, s.Written())
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	defer watchInterrupts(st, func(os.Signal) { cancel(errInterrupted) })()
+	files, err := report.Write(ctx, db, s.OutDir, base, s.Written())
 	if err != nil {
 		return fmt.Errorf("writing the report of %s: %w", db, err)
 	}

@@ -66,10 +66,11 @@ func runCmd(st *State, args []string) int {
 		st.observer = exp
 		defer func() { st.observer = nil }()
 	}
-	code = execScript(st, "run", s, cleanup)
-	// A campaign that stopped on a script error still gets the report of
-	// what it stored; an interrupted one and a --plan do not.
-	if (code == ExitOK || code == ExitScriptError) && !s.Plan {
+	code, forced := execScript(st, "run", s, cleanup)
+	// However the script ended (an error, Ctrl-C, SIGTERM, a closed
+	// output), each campaign gets the report of what it stored; not after
+	// --plan, nor when a second interrupt asked to stop at once.
+	if !forced && !s.Plan {
 		if err := writeReports(st, s); err != nil {
 			fmt.Fprintf(st.Stderr, "starbench: %v\n", err)
 			code = ExitScriptError
@@ -107,7 +108,7 @@ func reportCmd(st *State, args []string) int {
 		return reportUsage(st, err)
 	}
 	s.Script, s.OutDir = path, outDir(out, path)
-	code = execScript(st, "report", s, false)
+	code, _ = execScript(st, "report", s, false)
 	if code == ExitOK {
 		if err := writeReport(st, s, s.From, "report"); err != nil {
 			fmt.Fprintf(st.Stderr, "starbench: %v\n", err)
@@ -139,21 +140,23 @@ func outDir(flag, script string) string {
 }
 
 // execScript checks and runs the session's script and returns the exit
-// code. The first Ctrl-C (or SIGTERM) cancels the run and lets builtins
-// clean up; a second one returns at once, without waiting for them. With
+// code. The first Ctrl-C (or SIGTERM, or a write to a closed standard
+// output or error) cancels the run and lets builtins clean up; a second
+// interrupt returns at once, without waiting for them (forced). With
 // cleanup, what the run recorded in its ledger is undone at the end.
-func execScript(st *State, cmd string, s *runtime.Session, cleanup bool) int {
+func execScript(st *State, cmd string, s *runtime.Session, cleanup bool) (code int, forced bool) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
-	forced := make(chan struct{})
+	again := make(chan struct{})
 	var once sync.Once
 	defer watchInterrupts(st, func(os.Signal) {
 		if ctx.Err() != nil {
-			once.Do(func() { close(forced) })
+			once.Do(func() { close(again) })
 		}
 		cancel(errInterrupted)
 	})()
-	s.Ctx, s.Stdout, s.Stderr = ctx, st.Stdout, st.Stderr
+	closed := func() { cancel(errBrokenPipe) }
+	s.Ctx, s.Stdout, s.Stderr = ctx, stopOnBrokenPipe(st.Stdout, closed), stopOnBrokenPipe(st.Stderr, closed)
 	done := make(chan int, 1)
 	go func() {
 		code := ExitScriptError
@@ -178,10 +181,10 @@ func execScript(st *State, cmd string, s *runtime.Session, cleanup bool) int {
 	}()
 	select {
 	case code := <-done:
-		return code
-	case <-forced:
+		return code, false
+	case <-again:
 		fmt.Fprintln(st.Stderr, "starbench: interrupted twice; exiting without waiting for cleanup")
-		return ExitInterrupted
+		return ExitInterrupted, true
 	}
 }
 
@@ -199,8 +202,8 @@ func checkAndExec(st *State, cmd string, s *runtime.Session) int {
 		return reportUsage(st, usagef(cmd, "%v", err))
 	}
 	_, err = runtime.NewInterp(s, mods, root, runtime.ScriptOptions()).ExecFile(s.Script)
-	if errors.Is(context.Cause(ctx), errInterrupted) {
-		fmt.Fprintln(st.Stderr, "starbench: interrupted")
+	if cause := context.Cause(ctx); errors.Is(cause, errInterrupted) {
+		fmt.Fprintf(s.Stderr, "starbench: %v\n", cause)
 		return ExitInterrupted
 	}
 	if errors.Is(err, runtime.ErrPlanPrinted) {
