@@ -27,6 +27,7 @@ type Plane struct {
 	noise    *rand.Rand // nil: no noise
 	hostLoad HostLoadFunc
 	observe  ObserveFunc
+	solved   *solveCache
 }
 
 // ObserveFunc receives every cell a Plane solves: the profile, the input it
@@ -72,7 +73,7 @@ func WithObserver(f ObserveFunc) Option {
 // NewPlane returns the simulated data plane for a testbed; src reads the
 // cluster's settings and the disks' policies from the control plane.
 func NewPlane(p *testbed.Profile, src StateSource, opts ...Option) fio.DataPlane {
-	pl := &Plane{p: p, src: src, disks: map[diskKey]diskData{}}
+	pl := &Plane{p: p, src: src, disks: map[diskKey]diskData{}, solved: newSolveCache(maxSolved)}
 	for _, o := range opts {
 		o(pl)
 	}
@@ -158,7 +159,7 @@ func (pl *Plane) Run(ctx context.Context, workers []fio.Worker, job *fio.Job, pr
 	if len(jl.Disks) == 0 {
 		return nil, fmt.Errorf("the workers have no data disks: give each worker at least one disk")
 	}
-	out, err := Solve(ctx, pl.p, in)
+	out, err := pl.solved.solve(ctx, pl.p, in)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"context"
-	"reflect"
 	"testing"
 	"time"
 
@@ -302,29 +301,5 @@ func TestInProcessTaskCallsAnswerOnceTheTaskEnded(t *testing.T) {
 	defer hold.Release()
 	if _, err := vm.Reconfigure(ctx, types.VirtualMachineConfigSpec{Annotation: "held"}); err != nil {
 		t.Fatal(err)
-	}
-}
-
-func TestDeepCopyCopiesEverythingReachable(t *testing.T) {
-	on := true
-	src := &types.VirtualMachineConfigSpec{
-		Annotation: "a",
-		DeviceChange: []types.BaseVirtualDeviceConfigSpec{&types.VirtualDeviceConfigSpec{
-			Device: &types.VirtualDisk{CapacityInKB: 1, VirtualDevice: types.VirtualDevice{Key: 7, Connectable: &types.VirtualDeviceConnectInfo{Connected: true}}},
-		}},
-		MemoryHotAddEnabled: &on,
-		ExtraConfig:         []types.BaseOptionValue{&types.OptionValue{Key: "k", Value: "v"}},
-	}
-	dst := deepCopy(reflect.ValueOf(src)).Interface().(*types.VirtualMachineConfigSpec)
-	if !reflect.DeepEqual(src, dst) {
-		t.Fatalf("copy %+v differs from %+v", dst, src)
-	}
-	disk := dst.DeviceChange[0].GetVirtualDeviceConfigSpec().Device.(*types.VirtualDisk)
-	disk.CapacityInKB, disk.Connectable.Connected = 2, false
-	*dst.MemoryHotAddEnabled = false
-	dst.ExtraConfig[0].(*types.OptionValue).Value = "w"
-	orig := src.DeviceChange[0].GetVirtualDeviceConfigSpec().Device.(*types.VirtualDisk)
-	if orig.CapacityInKB != 1 || !orig.Connectable.Connected || !*src.MemoryHotAddEnabled || src.ExtraConfig[0].(*types.OptionValue).Value != "v" {
-		t.Errorf("changing the copy changed the original: %+v", src)
 	}
 }
