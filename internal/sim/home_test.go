@@ -2,7 +2,9 @@ package sim
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -35,5 +37,24 @@ func TestDatastoreFilesLiveInMemory(t *testing.T) {
 	s.Close()
 	if _, err := os.Stat(s.home); !os.IsNotExist(err) {
 		t.Errorf("%s is still there after Close: %v", s.home, err)
+	}
+}
+
+// TestOrphanedFilesAreRemoved: the directory of a simulator whose process
+// is gone goes at the next start; a live process's stays.
+func TestOrphanedFilesAreRemoved(t *testing.T) {
+	dir := t.TempDir()
+	gone, live := filepath.Join(dir, "starbench-sim-2147483646-1"), filepath.Join(dir, fmt.Sprintf("starbench-sim-%d-2", os.Getpid()))
+	other := filepath.Join(dir, "someone-else")
+	for _, d := range []string{gone, live, other} {
+		if err := os.MkdirAll(filepath.Join(d, "DC0-vsanDatastore"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	removeOrphans(dir)
+	for d, want := range map[string]bool{gone: false, live: true, other: true} {
+		if _, err := os.Stat(d); (err == nil) != want {
+			t.Errorf("%s: exists %v, want %v", filepath.Base(d), err == nil, want)
+		}
 	}
 }

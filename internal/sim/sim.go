@@ -12,7 +12,9 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/vmware/govmomi/pbm"
@@ -196,6 +198,28 @@ func (s *Sim) removeFiles() {
 	}
 }
 
+// memoryFS is where Linux mounts a memory file system for everyone.
+const memoryFS = "/dev/shm"
+
+// removeOrphans removes the directories that simulators of processes that
+// are gone (killed before they could clean up) left in dir.
+func removeOrphans(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		var pid int
+		if _, err := fmt.Sscanf(e.Name(), "starbench-sim-%d-", &pid); err != nil || pid <= 0 || processAlive(pid) {
+			continue
+		}
+		os.RemoveAll(filepath.Join(dir, e.Name()))
+	}
+}
+
+// processAlive says whether process pid exists (or may: one of another user).
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
 // memoryHome moves where the simulator keeps the files of datastores
 // created from now on (the vSAN datastore: VM files and virtual disks,
 // real files but empty) to a memory file system when the machine has one,
@@ -203,7 +227,8 @@ func (s *Sim) removeFiles() {
 // A deployment creates thousands of files: on a disk, creating them takes
 // longer than everything else it does.
 func memoryHome(m *simulator.Model) string {
-	dir, err := os.MkdirTemp("/dev/shm", "starbench-sim-")
+	removeOrphans(memoryFS)
+	dir, err := os.MkdirTemp(memoryFS, fmt.Sprintf("starbench-sim-%d-", os.Getpid()))
 	if err != nil {
 		return ""
 	}
