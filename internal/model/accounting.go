@@ -32,6 +32,7 @@ type opCost struct {
 	roundTrips    float64 // network round trips on the I/O's critical path
 	deviceLatency float64 // device access latency on the critical path, seconds
 	deviceBytes   float64 // bytes read or written on devices
+	bufferBytes   float64 // bytes written into OSA write buffers (cache tier)
 }
 
 // cpuCycles is every cycle the I/O costs any host.
@@ -52,6 +53,7 @@ func (c *opCost) add(o opCost, w float64) {
 	c.roundTrips += w * o.roundTrips
 	c.deviceLatency += w * o.deviceLatency
 	c.deviceBytes += w * o.deviceBytes
+	c.bufferBytes += w * o.bufferBytes
 }
 
 // layout is how a policy places one object's data on the cluster.
@@ -108,23 +110,26 @@ func policyLayout(p *testbed.Profile, pol Policy) (layout, error) {
 
 // costModel holds what the per-I/O accounting needs besides the I/O itself.
 type costModel struct {
-	p         *testbed.Profile
-	m         *testbed.ModelParams
-	pl        platform
-	osa       bool
-	compress  bool
-	dedup     bool
-	largeOK   bool    // ESA large writes go straight to the capacity leg
-	remote    float64 // share of component accesses on another host
-	msgCycles float64 // per message, send and receive together
-	txCycles  float64 // per payload byte sent
-	rxCycles  float64 // per payload byte received
-	frame     float64 // wire bytes per payload byte
-	guestIO   float64 // fio, guest kernel and virtual controller per I/O
-	tRead     float64 // capacity device per-op read time, seconds
-	tWrite    float64
-	cacheRd   float64 // OSA cache device per-op times
-	cacheWr   float64
+	p        *testbed.Profile
+	m        *testbed.ModelParams
+	pl       platform
+	osa      bool
+	compress bool
+	dedup    bool
+	// deferDestage leaves out OSA's destage: the write buffer absorbs
+	// writes while it fills (the burst before the elevator must keep pace).
+	deferDestage bool
+	largeOK      bool    // ESA large writes go straight to the capacity leg
+	remote       float64 // share of component accesses on another host
+	msgCycles    float64 // per message, send and receive together
+	txCycles     float64 // per payload byte sent
+	rxCycles     float64 // per payload byte received
+	frame        float64 // wire bytes per payload byte
+	guestIO      float64 // fio, guest kernel and virtual controller per I/O
+	tRead        float64 // capacity device per-op read time, seconds
+	tWrite       float64
+	cacheRd      float64 // OSA cache device per-op times
+	cacheWr      float64
 }
 
 func newCostModel(p *testbed.Profile, pl platform, link vsanLink, rdma, compress, dedup bool, controller string) costModel {
@@ -345,6 +350,10 @@ func (c *costModel) osaWrite(o *opCost, b float64, lay layout, compressPct, dedu
 	}
 	c.component(o, cacheWrites, b, true)
 	c.deviceOp(o, cacheWrites, b, c.cacheWr+b/c.pl.cacheWrite, true, true)
+	o.bufferBytes += cacheWrites * b
+	if c.deferDestage {
+		return
+	}
 
 	// Destage by the disk groups' elevators (local, no network).
 	saved := c.saving(compressPct)

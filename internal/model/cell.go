@@ -10,27 +10,44 @@ import (
 )
 
 // Solve predicts what fio would report for one cell. It is deterministic,
-// and it stops early with ctx's error when ctx is cancelled.
+// and it stops early with ctx's error when ctx is cancelled. The output is
+// the steady state; on OSA, Burst is the regime while the write buffers
+// absorb writes (see Plane for how a run moves from one to the other).
 func Solve(ctx context.Context, p *testbed.Profile, in Input) (*Output, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	out, c, err := solveCell(ctx, p, in, false)
+	if err != nil || p.Architecture != "OSA" || c.fr == 1 {
+		return out, err
 	}
-	c, err := buildCell(p, in)
+	burst, bc, err := solveCell(ctx, p, in, true)
 	if err != nil {
 		return nil, err
+	}
+	out.Burst = burst
+	out.BufferBytesPerSec = burst.Write.IOPS * bc.cost[write].bufferBytes
+	return out, nil
+}
+
+// solveCell solves one cell, with OSA's destage deferred or not.
+func solveCell(ctx context.Context, p *testbed.Profile, in Input, deferDestage bool) (*Output, *cell, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	c, err := buildCell(p, in, deferDestage)
+	if err != nil {
+		return nil, nil, err
 	}
 	sh, st := c.shape, c.st
 	g := c.g
 	if sh.latTarget > 0 {
 		if g, err = c.latencyTarget(ctx, p, in); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	out := &Output{Profile: p.Name, Version: Version, RDMA: c.rdma, Notes: append(c.notes, g.notes...)}
 	n := g.outstanding
 	sol, err := solveMVA(ctx, st, n, c.fr, c.zMix+sh.think)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// fio's rate_iops and rate cap each job (clone) per direction: the
 	// tighter direction holds the mix.
@@ -40,7 +57,7 @@ func Solve(ctx context.Context, p *testbed.Profile, in Input) (*Output, error) {
 	guestWait := 0.0
 	if sol.X > limit {
 		if n, sol, err = rateLimited(ctx, st, n, c.fr, c.zMix+sh.think, limit); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		x = math.Min(sol.X, limit)
 	} else if g.fioOutstanding > n {
@@ -51,7 +68,7 @@ func Solve(ctx context.Context, p *testbed.Profile, in Input) (*Output, error) {
 	}
 	dirs, err := c.directions(sol, n, x, guestWait)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if sh.duty < 1 {
 		// thinktime_iotime: stalls between stretches of I/O lower the
@@ -87,7 +104,7 @@ func Solve(ctx context.Context, p *testbed.Profile, in Input) (*Output, error) {
 		}
 	}
 	out.Notes = append(out.Notes, rangeNotes(p, g.fioOutstanding, c.sizes)...)
-	return out, nil
+	return out, c, nil
 }
 
 // rateLimit is the most I/Os per second one job (clone) may do under fio's
@@ -211,7 +228,7 @@ type cell struct {
 
 // buildCell turns an input into its network: the per-I/O costs of each
 // named path on the platform, the stations and the fixed delays.
-func buildCell(p *testbed.Profile, in Input) (*cell, error) {
+func buildCell(p *testbed.Profile, in Input, deferDestage bool) (*cell, error) {
 	if err := in.check(); err != nil {
 		return nil, err
 	}
@@ -241,7 +258,7 @@ func buildCell(p *testbed.Profile, in Input) (*cell, error) {
 	}
 	c.pl = newPlatform(p)
 	c.g = guestLayout(p, in.VMs, c.job, c.shape.depth)
-	if c.cost, err = accountCosts(p, c.pl, c.link, in.State, c.g, c.job.Disks, c.shape); err != nil {
+	if c.cost, err = accountCosts(p, c.pl, c.link, in.State, c.g, c.job.Disks, c.shape, deferDestage); err != nil {
 		return nil, err
 	}
 	for dir := range c.cost { // thinktime_spin busies the guest's vCPU
@@ -361,7 +378,7 @@ func controllerQueues(m *testbed.ModelParams, controller string) (lun, adapter i
 // their controllers and block sizes. Disks in the same state cost the
 // same: each kind is accounted once, in first-seen order so sums are
 // deterministic.
-func accountCosts(p *testbed.Profile, pl platform, link vsanLink, state ClusterState, g guestLoad, disks []DiskLoad, sh jobShape) ([2]opCost, error) {
+func accountCosts(p *testbed.Profile, pl platform, link vsanLink, state ClusterState, g guestLoad, disks []DiskLoad, sh jobShape, deferDestage bool) ([2]opCost, error) {
 	var kinds []DiskLoad
 	counts := map[DiskLoad]int{}
 	for _, d := range disks {
@@ -387,6 +404,7 @@ func accountCosts(p *testbed.Profile, pl platform, link vsanLink, state ClusterS
 				compress = false
 			}
 			cm := newCostModel(p, pl, link, rdma, compress, state.Dedup, ctrl)
+			cm.deferDestage = deferDestage
 			w := g.controllers[ctrl] * float64(counts[d]) / float64(len(disks))
 			for _, s := range sh.sizes[read] {
 				cost[read].add(cm.readCost(float64(s.size), d.Written, d.CompressPercentage), w*s.share)

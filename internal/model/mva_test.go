@@ -56,7 +56,7 @@ func TestSchweitzerAgreesWithExact(t *testing.T) {
 // mustBuild returns the network Solve would build for in.
 func mustBuild(t testing.TB, p *testbed.Profile, in Input) *cell {
 	t.Helper()
-	c, err := buildCell(p, in)
+	c, err := buildCell(p, in, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,8 @@ type Plane struct {
 
 	mu       sync.Mutex
 	disks    map[diskKey]diskData
-	noise    *rand.Rand // nil: no noise
+	buffer   writeBuffer // OSA's write buffers, carried from run to run
+	noise    *rand.Rand  // nil: no noise
 	hostLoad HostLoadFunc
 	observe  ObserveFunc
 	solved   *solveCache
@@ -167,17 +168,32 @@ func (pl *Plane) Run(ctx context.Context, workers []fio.Worker, job *fio.Job, pr
 		pl.observe(pl.p, in, *out)
 	}
 	pl.applyNoise(out)
-	pl.recordWrites(workers, job, out)
+	if out.Burst != nil {
+		pl.applyNoise(out.Burst)
+	}
+	var disks []fio.Disk
+	for _, w := range workers {
+		disks = append(disks, w.Disks...)
+	}
+	pl.mu.Lock()
+	sp := layOut(pl.p, &pl.buffer, out, job, disks)
+	pl.mu.Unlock()
+	// The run's figures are its measured window, the mean of its samples.
+	measured := [2]Direction{out.Read, out.Write}
+	if sp.end > sp.ramp {
+		measured = sp.over(sp.ramp, sp.end)
+	}
+	pl.recordWrites(workers, job, out.Write.IOPS > 0, sp.over(0, sp.end)[write].MBps*1e6*sp.end)
 	if pl.hostLoad != nil {
 		pl.hostLoad(start, time.Now(), out.CPUPercent)
 	}
 
-	res := &fio.Result{Simulated: true, Model: out.Version, Testbed: out.Profile}
+	res := &fio.Result{Simulated: true, Model: out.Version, Testbed: out.Profile, Samples: sp.samples("")}
 	n := float64(len(jl.Disks))
 	dirs := []struct {
 		name string
 		d    Direction
-	}{{"read", out.Read}, {"write", out.Write}}
+	}{{"read", measured[read]}, {"write", measured[write]}}
 	for _, dir := range dirs {
 		if dir.d.IOPS == 0 {
 			continue
@@ -199,10 +215,13 @@ func (pl *Plane) Run(ctx context.Context, workers []fio.Worker, job *fio.Job, pr
 		fmt.Sprintf("bottleneck: %s at %.0f %%; host CPU %.0f %%, NIC %.0f %%; %d outstanding I/Os", out.Bottleneck, 100*out.BottleneckUtil, out.CPUPercent, out.NICPercent, out.Outstanding))
 	res.Notes = append(res.Notes, notes...)
 	res.Notes = append(res.Notes, out.Notes...)
+	if sp.bufferNote != "" {
+		res.Notes = append(res.Notes, sp.bufferNote, "over the whole run, throughput is the mean of the samples and latencies (percentiles too) their I/O-weighted mean")
+	}
 	res.Notes = append(res.Notes, CheckBounds(pl.p, SummaryOf(res))...)
 	if progress != nil {
 		progress(fio.Status{Elapsed: job.RuntimeSec, Total: job.RuntimeSec,
-			IOPS: out.Read.IOPS + out.Write.IOPS, MBps: out.Read.MBps + out.Write.MBps})
+			IOPS: measured[read].IOPS + measured[write].IOPS, MBps: measured[read].MBps + measured[write].MBps})
 	}
 	return res, nil
 }
@@ -231,8 +250,8 @@ func (pl *Plane) applyNoise(out *Output) {
 // recordWrites marks what a job wrote: sequential writes cover the disk in
 // order, random writes cover 1-exp(-written/size) of it (percentage_random
 // mixes the two). A job that is not time based writes its whole size once.
-func (pl *Plane) recordWrites(workers []fio.Worker, job *fio.Job, out *Output) {
-	if out.Write.IOPS == 0 {
+func (pl *Plane) recordWrites(workers []fio.Worker, job *fio.Job, writes bool, writtenBytes float64) {
+	if !writes {
 		return
 	}
 	disks := 0
@@ -243,7 +262,7 @@ func (pl *Plane) recordWrites(workers []fio.Worker, job *fio.Job, out *Output) {
 	if err != nil {
 		return // Solve read the same job without error
 	}
-	perDisk := out.Write.MBps * 1e6 / float64(disks) * float64(job.RuntimeSec+job.RampSec)
+	perDisk := writtenBytes / float64(disks)
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
 	for _, w := range workers {

@@ -41,6 +41,12 @@ type Output struct {
 	// Jobs are the per-job results, in the order of Input.Jobs; Read and
 	// Write above are all jobs together.
 	Jobs []JobOutput
+	// Burst is OSA's regime while the disk groups' write buffers absorb
+	// writes with destage deferred; nil when no write lands in a write
+	// buffer. BufferBytesPerSec is how fast the burst fills the buffers,
+	// cluster-wide.
+	Burst             *Output
+	BufferBytesPerSec float64
 }
 
 // JobOutput is one job's share of a cell.

@@ -122,6 +122,13 @@ type ModelParams struct {
 	MaxCompressionSavings Param `json:"max_compression_savings"`
 	DedupCyclesPerByte    Param `json:"dedup_cycles_per_byte"`
 
+	// OSA write buffer: the share of a cache device usable as write
+	// buffer, capped per disk group (vSAN 7; vSAN 8 OSA lifts the cap), and
+	// the fill at which the elevator starts destaging.
+	WriteBufferMaxGB7           Param `json:"write_buffer_max_gb_7"`
+	WriteBufferMaxGB8           Param `json:"write_buffer_max_gb_8"`
+	WriteBufferDestageThreshold Param `json:"write_buffer_destage_threshold"`
+
 	// Write path layout.
 	// LargeWriteBytes: ESA writes at least this large go straight to the
 	// capacity leg (vSAN 8 U1+). 0 disables the bypass.
@@ -205,6 +212,10 @@ func DefaultModel(architecture string) ModelParams {
 		MaxCompressionSavings:     Param{0.875, "ESA stores a compressed 4K block in 512-byte sectors: at best one sector, saving 7/8"},
 		DedupCyclesPerByte:        Param{4.0, "public figure: SHA-1 about 4 cycles/byte with SHA extensions"},
 
+		WriteBufferMaxGB7:           Param{600, "VMware vSAN 7 design guide: an all-flash disk group uses at most 600 GB of its cache device as write buffer"},
+		WriteBufferMaxGB8:           Param{1600, "VMware vSAN 8 OSA: the write buffer limit per disk group rises to 1.6 TB"},
+		WriteBufferDestageThreshold: Param{0.3, "assumption: the elevator destages steadily once the write buffer is about 30 % full, and lazily below"},
+
 		LargeWriteBytes: Param{512 << 10, "vSAN 8 U1 adaptive write path (large writes go straight to the capacity leg as full stripes); threshold assumed 512 KiB"},
 		DestageIOBytes:  Param{512 << 10, "assumption: full-stripe destage in 512 KiB device writes"},
 
@@ -276,6 +287,9 @@ func (m *ModelParams) validate() []error {
 	// The model draws noise up to 3 standard deviations either way.
 	if m.NoiseCV.Value*3 >= 1 {
 		errs = append(errs, fmt.Errorf("model.noise_cv.value: %g; want below 0.33, so a run 3 standard deviations slow still has throughput above 0", m.NoiseCV.Value))
+	}
+	if t := m.WriteBufferDestageThreshold.Value; t <= 0 || t > 1 {
+		errs = append(errs, fmt.Errorf("model.write_buffer_destage_threshold.value: %g; want a share of the buffer in (0, 1]", t))
 	}
 	if m.DestageIOBytes.Value < 4096 {
 		errs = append(errs, fmt.Errorf("model.destage_io_bytes.value: %g; want at least 4096", m.DestageIOBytes.Value))

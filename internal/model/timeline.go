@@ -1,0 +1,167 @@
+package model
+
+import (
+	"fmt"
+	"math"
+
+	"starbench/internal/fio"
+	"starbench/internal/testbed"
+)
+
+// phase is a stretch of a run in one regime of the model.
+type phase struct {
+	from, to float64 // seconds since the run began, ramp included
+	dirs     [2]Direction
+}
+
+// span is a run laid out in time: its phases, the ramp before the measured
+// window and the window's end.
+type span struct {
+	phases     []phase
+	ramp, end  float64
+	bufferNote string
+}
+
+// writeBuffer is the state of OSA's write buffers that outlives a run:
+// bytes waiting for destage in each disk group (hosts are symmetric).
+type writeBuffer struct {
+	fill float64
+}
+
+// bufferBytes is one disk group's write buffer in bytes.
+func bufferBytes(p *testbed.Profile) float64 {
+	limit := p.Model.WriteBufferMaxGB7.Value
+	if releaseAtLeast(p.VSANRelease, 8, 0) {
+		limit = p.Model.WriteBufferMaxGB8.Value
+	}
+	return math.Min(p.Storage.Cache.CapacityGB, limit) * 1e9
+}
+
+// runSeconds is how long fio runs a job after its ramp: runtime when time
+// based, else until each job has moved its size (or the disk's), capped by
+// runtime.
+func runSeconds(job *fio.Job, disks []fio.Disk, mbps float64) float64 {
+	if job.TimeBased && job.RuntimeSec > 0 {
+		return float64(job.RuntimeSec)
+	}
+	total := 0.0
+	for _, d := range disks {
+		size := float64(d.SizeBytes)
+		if job.Size > 0 {
+			size = float64(job.Size)
+		}
+		total += size * float64(max(job.NumJobs, 1))
+	}
+	t := math.Inf(1)
+	if mbps > 0 && total > 0 {
+		t = total / (mbps * 1e6)
+	}
+	if job.RuntimeSec > 0 {
+		t = math.Min(t, float64(job.RuntimeSec))
+	}
+	if math.IsInf(t, 1) {
+		return 0
+	}
+	return t
+}
+
+// layOut places a solved run in time and moves the write buffers on: on
+// OSA, writes first go at the burst's rate while the buffers fill to the
+// destage threshold, then at the steady rate the elevators keep pace with;
+// a run without writes lets the elevators drain the buffers.
+func layOut(p *testbed.Profile, buf *writeBuffer, out *Output, job *fio.Job, disks []fio.Disk) span {
+	steady := [2]Direction{out.Read, out.Write}
+	ramp := float64(job.RampSec)
+	measured := runSeconds(job, disks, out.Read.MBps+out.Write.MBps)
+	end := ramp + measured
+	sp := span{ramp: ramp, end: end}
+	groups := float64(p.Hosts * p.Storage.DiskGroups)
+	switch {
+	case out.Burst != nil && out.BufferBytesPerSec > 0 && groups > 0:
+		limit := p.Model.WriteBufferDestageThreshold.Value * bufferBytes(p)
+		ingest := out.BufferBytesPerSec / groups
+		burst := math.Max(0, math.Min((limit-buf.fill)/ingest, end))
+		if burst > 0 {
+			sp.phases = append(sp.phases, phase{0, burst, [2]Direction{out.Burst.Read, out.Burst.Write}})
+			buf.fill = math.Min(limit, buf.fill+ingest*burst)
+		}
+		if burst < end {
+			sp.phases = append(sp.phases, phase{burst, end, steady})
+		}
+		if burst > ramp && burst < end {
+			sp.bufferNote = fmt.Sprintf("OSA write buffers absorb writes at %.0f MB/s for the first %.0f s of the measurement, until %.0f %% full; then %.0f MB/s as the elevators keep pace",
+				out.Burst.Write.MBps, burst-ramp, 100*p.Model.WriteBufferDestageThreshold.Value, out.Write.MBps)
+		}
+	default:
+		if groups > 0 && out.Write.IOPS == 0 && buf.fill > 0 {
+			// The elevators drain at the capacity tier's write rate.
+			_, wr := deviceRates(p.Storage.Capacity)
+			buf.fill = math.Max(0, buf.fill-float64(p.Storage.CapacityPerGroup)*wr*end)
+		}
+		sp.phases = []phase{{0, end, steady}}
+	}
+	return sp
+}
+
+// over combines the phases within [a, b): throughput averaged over the
+// time, latencies (percentiles too) weighted by I/Os.
+func (sp span) over(a, b float64) [2]Direction {
+	var out [2]Direction
+	dt := b - a
+	if dt <= 0 {
+		return out
+	}
+	for dir := range out {
+		var ios, bytes, lat, p50, p95, p99, p999 float64
+		for _, ph := range sp.phases {
+			t := math.Min(b, ph.to) - math.Max(a, ph.from)
+			if t <= 0 {
+				continue
+			}
+			d := ph.dirs[dir]
+			n := d.IOPS * t
+			ios += n
+			bytes += d.MBps * t
+			lat += n * d.LatMeanUs
+			p50 += n * d.P50Us
+			p95 += n * d.P95Us
+			p99 += n * d.P99Us
+			p999 += n * d.P999Us
+		}
+		if ios == 0 {
+			continue
+		}
+		out[dir] = Direction{IOPS: ios / dt, MBps: bytes / dt, LatMeanUs: lat / ios, P50Us: p50 / ios, P95Us: p95 / ios, P99Us: p99 / ios, P999Us: p999 / ios}
+	}
+	return out
+}
+
+// sampleInterval is the length of one sample: a second, or longer so that a
+// run has at most about a hundred.
+func sampleInterval(measured float64) float64 {
+	return math.Max(1, math.Round(measured/100))
+}
+
+// samples are the measured window in fio's per-interval shape, each
+// interval ending TS seconds after the measurement began (the ramp is not
+// logged, as in fio).
+func (sp span) samples(job string) []fio.Sample {
+	measured := sp.end - sp.ramp
+	if measured <= 0 {
+		return nil
+	}
+	dt := sampleInterval(measured)
+	var out []fio.Sample
+	for t := 0.0; t < measured-1e-9; t += dt {
+		to := math.Min(t+dt, measured)
+		dirs := sp.over(sp.ramp+t, sp.ramp+to)
+		for dir, name := range [2]string{"read", "write"} {
+			d := dirs[dir]
+			if d.IOPS == 0 {
+				continue
+			}
+			out = append(out, fio.Sample{Job: job, Direction: name, TS: to, IOPS: d.IOPS, MBps: d.MBps, LatMeanUs: d.LatMeanUs, P99Us: d.P99Us})
+		}
+	}
+	return out
+}
