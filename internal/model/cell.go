@@ -14,16 +14,25 @@ import (
 // the steady state; on OSA, Burst is the regime while the write buffers
 // absorb writes (see Plane for how a run moves from one to the other).
 func Solve(ctx context.Context, p *testbed.Profile, in Input) (*Output, error) {
-	out, c, err := solveCell(ctx, p, in, false)
-	if err != nil || p.Architecture != "OSA" || c.fr == 1 {
+	solve := func(deferDestage bool) (*Output, []*cell, error) {
+		if len(in.Jobs) == 1 {
+			out, c, err := solveCell(ctx, p, in, deferDestage)
+			return out, []*cell{c}, err
+		}
+		return solveJobs(ctx, p, in, deferDestage)
+	}
+	out, _, err := solve(false)
+	if err != nil || p.Architecture != "OSA" || out.Write.IOPS == 0 {
 		return out, err
 	}
-	burst, bc, err := solveCell(ctx, p, in, true)
+	burst, cells, err := solve(true)
 	if err != nil {
 		return nil, err
 	}
 	out.Burst = burst
-	out.BufferBytesPerSec = burst.Write.IOPS * bc.cost[write].bufferBytes
+	for i, c := range cells {
+		out.BufferBytesPerSec += burst.Jobs[i].Write.IOPS * c.cost[write].bufferBytes
+	}
 	return out, nil
 }
 
@@ -66,7 +75,7 @@ func solveCell(ctx context.Context, p *testbed.Profile, in Input, deferDestage b
 		// own outstanding I/Os).
 		guestWait = float64(g.fioOutstanding-n) / sol.X
 	}
-	dirs, err := c.directions(sol, n, x, guestWait)
+	dirs, err := c.directions(sol.W, seen(sol, n), n, sol.X, x, guestWait)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -130,14 +139,14 @@ func (c *cell) rateLimit() float64 {
 // throughput x: latency by the arrival theorem, scaled so the mix obeys
 // Little's law (think time is not latency), plus what I/Os waited in the
 // guest.
-func (c *cell) directions(sol solution, n int, x, guestWait float64) ([2]Direction, error) {
+func (c *cell) directions(w, seenQ []float64, n int, netX, x, guestWait float64) ([2]Direction, error) {
 	var dirs [2]Direction
 	var resp [2]float64
 	fr := c.fr
 	for dir := range dirs {
-		resp[dir] = c.z[dir] + sum(residence(c.st, sol, n, dir))
+		resp[dir] = c.z[dir] + sum(residence(c.st, w, seenQ, dir))
 	}
-	littleR := float64(n)/sol.X - c.shape.think
+	littleR := float64(n)/netX - c.shape.think
 	scale := littleR / (fr*resp[read] + (1-fr)*resp[write])
 	share := [2]float64{fr, 1 - fr}
 	for dir := range dirs {
@@ -148,7 +157,7 @@ func (c *cell) directions(sol solution, n int, x, guestWait float64) ([2]Directi
 		d.IOPS = x * share[dir]
 		d.MBps = d.IOPS * meanSize(c.sizes[dir]) / 1e6
 		d.LatMeanUs = (resp[dir]*scale + guestWait) * 1e6
-		q, err := latencyQuantile(c.st, sol, n, dir, c.z[dir]+guestWait/scale, scale)
+		q, err := latencyQuantile(c.st, w, seenQ, dir, c.z[dir]+guestWait/scale, scale)
 		if err != nil {
 			return dirs, err
 		}
@@ -167,7 +176,7 @@ func (c *cell) latencyTarget(ctx context.Context, p *testbed.Profile, in Input) 
 		if err != nil {
 			return g, false, err
 		}
-		dirs, err := c.directions(sol, g.outstanding, sol.X, 0)
+		dirs, err := c.directions(sol.W, seen(sol, g.outstanding), g.outstanding, sol.X, sol.X, 0)
 		if err != nil {
 			return g, false, err
 		}
@@ -175,11 +184,11 @@ func (c *cell) latencyTarget(ctx context.Context, p *testbed.Profile, in Input) 
 			if d.IOPS == 0 {
 				continue
 			}
-			q, err := latencyQuantile(c.st, sol, g.outstanding, dir, c.z[dir], 1)
+			q, err := latencyQuantile(c.st, sol.W, seen(sol, g.outstanding), dir, c.z[dir], 1)
 			if err != nil {
 				return g, false, err
 			}
-			scale := d.LatMeanUs / 1e6 / (c.z[dir] + sum(residence(c.st, sol, g.outstanding, dir)))
+			scale := d.LatMeanUs / 1e6 / (c.z[dir] + sum(residence(c.st, sol.W, seen(sol, g.outstanding), dir)))
 			if q(math.Min(sh.latPct/100, 0.9999))*scale > sh.latTarget {
 				return g, false, nil
 			}

@@ -161,7 +161,7 @@ func TestNonFiniteIsAnError(t *testing.T) {
 	if _, err := solveMVA(context.Background(), st, 4, 0.5, math.Inf(1)); err == nil || !strings.Contains(err.Error(), "fixed delay") {
 		t.Errorf("infinite delay: %v", err)
 	}
-	if _, err := latencyQuantile(st, solution{X: 1, Q: []float64{math.NaN()}, W: []float64{0}}, 4, read, 0, 1); err == nil {
+	if _, err := latencyQuantile(st, []float64{0}, []float64{math.NaN()}, read, 0, 1); err == nil {
 		t.Error("percentiles of a NaN queue: no error")
 	}
 	// Through Solve: a profile whose clock is not a number.

@@ -258,18 +258,27 @@ func schweitzerMVA(ctx context.Context, st []station, n int, fr, z float64) (sol
 	return solution{X: x, Q: q, W: w}, nil
 }
 
-// residence is the mean time one I/O of direction dir spends at each
-// station kind (all copies together), by the arrival theorem: it sees the
-// queue of the network with one customer fewer.
-func residence(st []station, sol solution, n int, dir int) []float64 {
+// seen is the queue an arriving I/O sees at one copy of each station, by
+// the arrival theorem: the network's with one customer fewer.
+func seen(sol solution, n int) []float64 {
 	shrink := 1.0
 	if n > 0 {
 		shrink = float64(n-1) / float64(n)
 	}
+	q := make([]float64, len(sol.Q))
+	for k := range q {
+		q[k] = shrink * sol.Q[k]
+	}
+	return q
+}
+
+// residence is the mean time one I/O of direction dir spends at each
+// station kind (all copies together) when it sees queues q and wait shares w.
+func residence(st []station, w, q []float64, dir int) []float64 {
 	r := make([]float64, len(st))
 	for k := range st {
 		s := &st[k]
-		r[k] = float64(s.Copies) * (s.demandAt(dir, sol.W[k])/s.Servers*(1+shrink*sol.Q[k]) + s.delay(dir, sol.W[k]))
+		r[k] = float64(s.Copies) * (s.demandAt(dir, w[k])/s.Servers*(1+q[k]) + s.delay(dir, w[k]))
 	}
 	return r
 }

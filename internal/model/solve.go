@@ -81,12 +81,11 @@ func rateLimited(ctx context.Context, st []station, n int, fr, z, limit float64)
 // fixed delays: the quantile function of direction dir's latency, in
 // seconds. A non-finite moment is an error: gonum's Gamma quantile does
 // not return on NaN.
-func latencyQuantile(st []station, sol solution, n, dir int, z, scale float64) (func(p float64) float64, error) {
-	shrink := float64(n-1) / float64(n)
+func latencyQuantile(st []station, w, seenQ []float64, dir int, z, scale float64) (func(p float64) float64, error) {
 	fixed, mean, variance := z, 0.0, 0.0
 	for k := range st {
-		q := float64(st[k].Copies) * st[k].demandAt(dir, sol.W[k]) / st[k].Servers * (1 + shrink*sol.Q[k])
-		fixed += float64(st[k].Copies) * st[k].delay(dir, sol.W[k])
+		q := float64(st[k].Copies) * st[k].demandAt(dir, w[k]) / st[k].Servers * (1 + seenQ[k])
+		fixed += float64(st[k].Copies) * st[k].delay(dir, w[k])
 		mean += q
 		variance += q * q
 	}

@@ -1,0 +1,154 @@
+package model
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"starbench/internal/fio"
+	"starbench/internal/testbed"
+)
+
+// split runs job a on the first half of the layout's VMs and job b on the
+// second half, as one workload of two concurrent jobs.
+func split(p *testbed.Profile, pol Policy, a, b *fio.Job) Input {
+	in := uniformInput(p, pol, a)
+	disks := in.Jobs[0].Disks
+	half := len(disks) / 2
+	in.Jobs = []JobLoad{{Name: "a", Job: a, Disks: disks[:half]}, {Name: "b", Job: b, Disks: disks[half:]}}
+	return in
+}
+
+// One job split into two identical concurrent jobs is the same load: the
+// classes share it evenly and the total is the one job's (within the
+// multi-class approximation, 3 %).
+func TestIdenticalClassesShareTheLoad(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	job := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 8192, IODepth: 16}
+	one := solve(t, p, uniformInput(p, Policy{RAID: "raid5"}, job))
+	two := solve(t, p, split(p, Policy{RAID: "raid5"}, job, job))
+	if len(two.Jobs) != 2 || two.Jobs[0].Name != "a" || math.Abs(total(two)/total(one)-1) > 0.03 {
+		t.Errorf("two halves: %d jobs, %.0f IOPS; one job %.0f", len(two.Jobs), total(two), total(one))
+	}
+	a, b := two.Jobs[0].Read.IOPS+two.Jobs[0].Write.IOPS, two.Jobs[1].Read.IOPS+two.Jobs[1].Write.IOPS
+	if math.Abs(a/b-1) > 1e-6 || two.Outstanding != one.Outstanding {
+		t.Errorf("the halves do %.0f and %.0f IOPS with %d outstanding (one job %d)", a, b, two.Outstanding, one.Outstanding)
+	}
+}
+
+// With one class the multi-class solver is Bard-Schweitzer.
+func TestOneClassIsSchweitzer(t *testing.T) {
+	p := mustLoad(t, "wwt-r640-osa")
+	c := mustBuild(t, p, uniformInput(p, Policy{RAID: "raid6", FTT: 2}, &fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 4096, IODepth: 8}))
+	n := c.g.outstanding
+	multi, err := solveClasses(context.Background(), []*cell{c}, []int{n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	single, err := schweitzerMVA(context.Background(), c.st, n, c.fr, c.zMix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(multi.X[0]/single.X-1) > 1e-4 {
+		t.Errorf("one class: X %g, Schweitzer %g", multi.X[0], single.X)
+	}
+}
+
+// Two classes of single-server stations against exact multi-class MVA
+// (the recursion over population vectors), within Schweitzer's accuracy.
+func TestTwoClassesAgainstExactMVA(t *testing.T) {
+	// Class demands at two stations.
+	d := [2][2]float64{{1e-3, 3e-3}, {4e-3, 1e-3}}
+	const n1, n2 = 6, 4
+	type key [2]int
+	q := map[key][2][2]float64{} // queue per class per station
+	x := map[key][2]float64{}
+	for a := 0; a <= n1; a++ {
+		for b := 0; b <= n2; b++ {
+			if a+b == 0 {
+				continue
+			}
+			pop := [2]int{a, b}
+			var qq [2][2]float64
+			var xx [2]float64
+			for c := range 2 {
+				if pop[c] == 0 {
+					continue
+				}
+				prev := pop
+				prev[c]--
+				pq := q[key(prev)]
+				r := 0.0
+				var rk [2]float64
+				for k := range 2 {
+					rk[k] = d[c][k] * (1 + pq[0][k] + pq[1][k])
+					r += rk[k]
+				}
+				xx[c] = float64(pop[c]) / r
+				for k := range 2 {
+					qq[c][k] = xx[c] * rk[k]
+				}
+			}
+			q[key(pop)], x[key(pop)] = qq, xx
+		}
+	}
+	cells := make([]*cell, 2)
+	for c := range 2 {
+		cells[c] = &cell{fr: 1, st: []station{
+			{Name: "a", Copies: 1, Servers: 1, D: [2]float64{d[c][0], d[c][0]}},
+			{Name: "b", Copies: 1, Servers: 1, D: [2]float64{d[c][1], d[c][1]}},
+		}}
+	}
+	sol, err := solveClasses(context.Background(), cells, []int{n1, n2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := x[key{n1, n2}]
+	for c := range 2 {
+		if math.Abs(sol.X[c]/want[c]-1) > 0.06 {
+			t.Errorf("class %d: X %g, exact %g", c+1, sol.X[c], want[c])
+		}
+	}
+}
+
+// Concurrent jobs of different shapes compete: each does less than alone,
+// a rate-limited one keeps its rate, and the notes say how they were solved.
+func TestConcurrentJobsCompete(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	reads := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 16}
+	writes := &fio.Job{IOEngine: "libaio", Direct: true, RW: "write", BlockSize: 1 << 20, IODepth: 8}
+	both := solve(t, p, split(p, Policy{RAID: "raid1"}, reads, writes))
+	aloneR := solve(t, p, split(p, Policy{RAID: "raid1"}, reads, &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 16, RateIOPS: 1}))
+	if both.Jobs[0].Read.IOPS >= aloneR.Jobs[0].Read.IOPS || both.Jobs[1].Write.MBps <= 0 {
+		t.Errorf("4K reads beside 1M writes: %.0f IOPS, beside an idle job %.0f; writes %.0f MB/s", both.Jobs[0].Read.IOPS, aloneR.Jobs[0].Read.IOPS, both.Jobs[1].Write.MBps)
+	}
+	if limit := 64.0; math.Abs(aloneR.Jobs[1].Read.IOPS-limit) > 1e-6 {
+		t.Errorf("rate_iops=1 on 64 disks: %.3f IOPS, want %g", aloneR.Jobs[1].Read.IOPS, limit)
+	}
+	if !strings.Contains(strings.Join(both.Notes, "\n"), "2 concurrent jobs solved as classes of one network") || both.Bottleneck == "" {
+		t.Errorf("notes %q, bottleneck %q", both.Notes, both.Bottleneck)
+	}
+	for _, s := range both.Stations {
+		if s.Util > 1+1e-9 {
+			t.Errorf("station %s at %.3f", s.Name, s.Util)
+		}
+	}
+}
+
+// Two concurrent jobs of different shapes at 65,536 outstanding I/Os in all.
+func BenchmarkSolveTwoJobsN65536(b *testing.B) {
+	p := mustLoad(b, "storagereview-r6625-esa")
+	r := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 512}
+	w := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 65536, IODepth: 512}
+	in := split(p, Policy{RAID: "raid5"}, r, w)
+	for i := range in.VMs {
+		in.VMs[i].Controller = testbed.VNVMe // deep queues: all 65,536 reach vSAN
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Solve(context.Background(), p, in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
