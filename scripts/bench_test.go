@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	goruntime "runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -29,7 +30,8 @@ import (
 //
 // BenchmarkSimulatedRun reports its own baseline: the model's solve time for
 // the same input, measured in the same run (solve-us), and the run's cost
-// as a multiple of it (x-solve).
+// as a multiple of it (x-solve); heap-MB is the heap in use after the
+// campaign (compare -benchtime 1000x with 10000x: it stays flat).
 
 // BenchmarkWWTMatrix runs scripts/wwt_matrix.star whole (96 workers x 8
 // disks per worker set, 80 runs, tables, figures and report) as
@@ -47,6 +49,64 @@ func BenchmarkWWTMatrix(b *testing.B) {
 	}
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/matrix")
 	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkWhatIfSweep runs scripts/whatif_sweep.star whole at two sizes,
+// threads=8 (1,344 runs) and the default (10,752 runs), and reports the
+// time per run and the peak of the Go heap, sampled every 50 ms: memory
+// stays flat as runs grow when the peaks are close. Run it alone, once:
+//
+//	go test ./scripts -run XXX -bench WhatIfSweep -benchtime 1x
+func BenchmarkWhatIfSweep(b *testing.B) {
+	b.Chdir("..")
+	for _, size := range []struct {
+		name string
+		sets []string
+		runs int
+	}{
+		{"runs=1344", []string{"--set", "threads=8"}, 1344},
+		{"runs=10752", nil, 10752},
+	} {
+		b.Run(size.name, func(b *testing.B) {
+			for b.Loop() {
+				stop := make(chan struct{})
+				peak := make(chan uint64)
+				go samplePeakHeap(stop, peak)
+				var stderr bytes.Buffer
+				args := append([]string{"run", "scripts/whatif_sweep.star", "--out", b.TempDir(), "--no-progress"}, size.sets...)
+				code := cli.Run(&cli.State{Args: args, Env: map[string]string{}, Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &stderr})
+				close(stop)
+				if code != 0 {
+					b.Fatalf("whatif_sweep.star: exit %d\n%s", code, stderr.String())
+				}
+				if want := fmt.Sprintf("%d runs done now (0 failed)", size.runs); !strings.Contains(stderr.String(), want) {
+					b.Fatalf("want %q in\n%s", want, stderr.String())
+				}
+				b.ReportMetric(float64(<-peak)/(1<<20), "peak-heap-MB")
+			}
+			b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/sweep")
+			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N*size.runs), "ms/run")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}
+
+// samplePeakHeap sends the largest heap in use it saw until stop closes.
+func samplePeakHeap(stop chan struct{}, peak chan<- uint64) {
+	var most uint64
+	var m goruntime.MemStats
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		goruntime.ReadMemStats(&m)
+		most = max(most, m.HeapInuse)
+		select {
+		case <-stop:
+			peak <- most
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // simulatedRunSetup deploys the WWT general fleet (96 workers x 8 disks on
@@ -131,6 +191,10 @@ func BenchmarkSimulatedRun(b *testing.B) {
 		b.Fatal(runtime.FormatError(err))
 	}
 	b.StopTimer()
+	var m goruntime.MemStats
+	goruntime.GC()
+	goruntime.ReadMemStats(&m)
+	b.ReportMetric(float64(m.HeapInuse)/(1<<20), "heap-MB")
 	perRun := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
 	solve := solveTime(b)
 	b.ReportMetric(perRun/1e6, "ms/run")

@@ -130,6 +130,9 @@ func TestCampaignScripts(t *testing.T) {
 		{"vxrail_oio.star", [][]string{{"--set", "vms=8,16", "--set", "disks=4", "--set", "threads=2,32", "--set", "workloads=4k-rand-read,1m-seq-write"}}, "vxrail-oio", 16,
 			[]string{"Peak per policy and workload"},
 			[]string{"vxrail-oio-4k-rand-read-throughput", "vxrail-oio-4k-rand-read-latency", "vxrail-oio-1m-seq-write-throughput"}},
+		{"whatif_sweep.star", [][]string{{"--set", "vms=4,8", "--set", "disks=2", "--set", "threads=4,32", "--set", "repeat=2", "--set", "workloads=4k-rand-read,1m-seq-write"}}, "whatif-sweep", 64,
+			[]string{"Best layout per policy and workload (mean of 2 repeats):"},
+			[]string{"whatif-4k-rand-read", "whatif-1m-seq-write"}},
 		{"wwt_matrix.star", [][]string{{"--set", "per_host=1", "--set", "repeat=1"}}, "wwt-matrix", 40,
 			[]string{"cost of compression (compression False -> True)", "gain of RoCEv2 (rdma False -> True)", "gain of 25 GbE (uplink 10g -> 25g)",
 				"host_cpu_change_pts"},
@@ -191,6 +194,7 @@ func TestPlanPrintsThePublishedMatrix(t *testing.T) {
 		"wwt_matrix.star":        "8 cells x 5 workloads x 2 repeats = 80 runs",
 		"vxrail_oio.star":        "60 cells x 7 workloads x 1 repeats = 420 runs",
 		"storagereview_esa.star": "2 cells x 5 workloads x 1 repeats = 10 runs",
+		"whatif_sweep.star":      "512 cells x 7 workloads x 3 repeats = 10752 runs",
 	} {
 		out := t.TempDir()
 		code, stdout, stderr := starbench(t, "run", "scripts/"+script, "--plan", "--out", out, "--no-progress")
