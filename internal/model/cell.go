@@ -92,28 +92,33 @@ func solveCell(ctx context.Context, p *testbed.Profile, in Input, deferDestage b
 	out.Read, out.Write = dirs[read], dirs[write]
 	out.Jobs = []JobOutput{{Name: c.job.Name, Outstanding: g.fioOutstanding, Read: dirs[read], Write: dirs[write]}}
 
-	fr := c.fr
 	for k := range st {
 		s := &st[k]
-		u := x * (fr*s.demandAt(read, sol.W[k]) + (1-fr)*s.demandAt(write, sol.W[k])) / s.Servers
-		out.Stations = append(out.Stations, StationUse{s.Name, u})
-		if u > out.BottleneckUtil {
-			out.Bottleneck, out.BottleneckUtil = s.Name, u
-		}
-		switch s.Name {
-		case "cpu":
-			out.CPUPercent = 100 * u
-		case "guest":
-			out.GuestCPUPercent = 100 * u
-		case "nic-tx", "nic-rx":
-			out.NICPercent = math.Max(out.NICPercent, 100*u)
-		}
-		if s.loadDependent() && sol.W[k] > 0.01 {
-			out.Notes = append(out.Notes, fmt.Sprintf("%s overcommitted: %.0f %% of thread hand-offs wait for a core (ready time); throughput falls as outstanding I/O grows", s.Name, 100*sol.W[k]))
-		}
+		out.addStation(s, sol.W[k], x*(c.fr*s.demandAt(read, sol.W[k])+(1-c.fr)*s.demandAt(write, sol.W[k]))/s.Servers)
 	}
 	out.Notes = append(out.Notes, rangeNotes(p, g.fioOutstanding, c.sizes)...)
 	return out, c, nil
+}
+
+// addStation records a station's utilisation u (and w, the share of its
+// hand-offs that wait) in the output: the bottleneck, host CPU, the
+// guest's vCPUs, the busiest NIC, and a note when the CPU is overcommitted.
+func (out *Output) addStation(s *station, w, u float64) {
+	out.Stations = append(out.Stations, StationUse{s.Name, u})
+	if u > out.BottleneckUtil {
+		out.Bottleneck, out.BottleneckUtil = s.Name, u
+	}
+	switch s.Name {
+	case "cpu":
+		out.CPUPercent = 100 * u
+	case "guest":
+		out.GuestCPUPercent = 100 * u
+	case "nic-tx", "nic-rx":
+		out.NICPercent = math.Max(out.NICPercent, 100*u)
+	}
+	if s.loadDependent() && w > 0.01 {
+		out.Notes = append(out.Notes, fmt.Sprintf("%s overcommitted: %.0f %% of thread hand-offs wait for a core (ready time); throughput falls as outstanding I/O grows", s.Name, 100*w))
+	}
 }
 
 // rateLimit is the most I/Os per second one job (clone) may do under fio's

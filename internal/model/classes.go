@@ -244,21 +244,7 @@ func solveJobs(ctx context.Context, p *testbed.Profile, in Input, deferDestage b
 			cs := &c.st[k]
 			u += sol.X[i] * (c.fr*cs.demandAt(read, sol.W[k]) + (1-c.fr)*cs.demandAt(write, sol.W[k])) / cs.Servers
 		}
-		out.Stations = append(out.Stations, StationUse{s.Name, u})
-		if u > out.BottleneckUtil {
-			out.Bottleneck, out.BottleneckUtil = s.Name, u
-		}
-		switch s.Name {
-		case "cpu":
-			out.CPUPercent = 100 * u
-		case "guest":
-			out.GuestCPUPercent = 100 * u
-		case "nic-tx", "nic-rx":
-			out.NICPercent = math.Max(out.NICPercent, 100*u)
-		}
-		if s.loadDependent() && sol.W[k] > 0.01 {
-			out.Notes = append(out.Notes, fmt.Sprintf("%s overcommitted: %.0f %% of thread hand-offs wait for a core (ready time); throughput falls as outstanding I/O grows", s.Name, 100*sol.W[k]))
-		}
+		out.addStation(s, sol.W[k], u)
 	}
 	var sizes [2][]sizeShare
 	for _, c := range cells {
