@@ -105,7 +105,7 @@ func leastWriteAmplification(p *testbed.Profile) float64 {
 func bestLinkBps(p *testbed.Profile) float64 {
 	best := 0.0
 	for _, u := range p.Uplinks {
-		l, err := resolveLink(p, u.Name, false)
+		l, err := resolveLink(p, ClusterState{Uplink: u.Name}, false)
 		if err != nil {
 			continue
 		}

@@ -263,7 +263,7 @@ func buildCell(p *testbed.Profile, in Input, deferDestage bool) (*cell, error) {
 	if in.State.Dedup && p.Architecture == "ESA" {
 		c.notes = append(c.notes, "deduplication is not an ESA data service in this model: ignored")
 	}
-	if c.link, err = resolveLink(p, in.State.Uplink, c.rdma); err != nil {
+	if c.link, err = resolveLink(p, in.State, c.rdma); err != nil {
 		return nil, err
 	}
 	c.notes = append(c.notes, c.link.notes...)

@@ -67,7 +67,7 @@ func mustBuild(t testing.TB, p *testbed.Profile, in Input) *cell {
 // on its first uplink, PVSCSI workers).
 func costModelFor(t testing.TB, p *testbed.Profile, rdma, compress, dedup bool) costModel {
 	t.Helper()
-	link, err := resolveLink(p, "", rdma)
+	link, err := resolveLink(p, ClusterState{Uplink: ""}, rdma)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,12 +31,26 @@ type vsanLink struct {
 // active/standby uses one link, LACP hashes vSAN's flows (one per peer
 // host and connection) over its links, and RDMA, which supports failover
 // teaming only, uses one link even on a LAG.
-func resolveLink(p *testbed.Profile, uplink string, rdma bool) (vsanLink, error) {
-	u, err := uplinkChoice(p, uplink)
+func resolveLink(p *testbed.Profile, state ClusterState, rdma bool) (vsanLink, error) {
+	u, err := uplinkChoice(p, state.Uplink)
+	if len(state.ActiveNICs) > 0 {
+		// What the control plane reads decides: a LAG spreads flows over
+		// its NICs; several active NICs without one (teaming by port) put
+		// vSAN's one VMkernel port on one of them.
+		u, err = testbed.Uplink{Name: state.Uplink, NICs: state.ActiveNICs, LACP: state.LAG != ""}, nil
+		for _, n := range u.NICs {
+			if !slices.ContainsFunc(p.NICs, func(nic testbed.NIC) bool { return nic.Name == n }) {
+				return vsanLink{}, fmt.Errorf("active vSAN NIC %s is not a NIC of %s: want one of %s", n, p.Name, strings.Join(nicNames(p), ", "))
+			}
+		}
+	}
 	if err != nil {
 		return vsanLink{}, err
 	}
 	l := vsanLink{name: u.Name, nics: u.NICs[:1], frame: frameFactor(p.MTU, rdma)}
+	if len(u.NICs) > 1 && !u.LACP {
+		l.notes = append(l.notes, fmt.Sprintf("active NICs %s without a LAG: vSAN's VMkernel port uses one of them (teaming by port)", strings.Join(u.NICs, "+")))
+	}
 	if u.LACP && len(u.NICs) > 1 {
 		if rdma {
 			l.notes = append(l.notes, fmt.Sprintf("RDMA (RoCE v2) supports failover teaming only: vSAN uses one link of %s, not the LAG", strings.Join(u.NICs, "+")))
@@ -161,4 +175,12 @@ func hashedLinks(flows, links int) float64 {
 func binomial(n, j int, p float64) float64 {
 	ln := func(x int) float64 { v, _ := math.Lgamma(float64(x) + 1); return v }
 	return math.Exp(ln(n) - ln(j) - ln(n-j) + float64(j)*math.Log(p) + float64(n-j)*math.Log1p(-p))
+}
+
+func nicNames(p *testbed.Profile) []string {
+	var names []string
+	for _, n := range p.NICs {
+		names = append(names, n.Name)
+	}
+	return names
 }

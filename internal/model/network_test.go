@@ -49,16 +49,27 @@ func TestHashedLinksAgainstEnumeration(t *testing.T) {
 func TestTeaming(t *testing.T) {
 	p := mustLoad(t, "wwt-r640-osa")
 	one := 0.94 * 25e9 / 8
-	lag, _ := resolveLink(p, "25g", false)
-	rdma, _ := resolveLink(p, "25g", true)
+	lag, _ := resolveLink(p, ClusterState{Uplink: "25g"}, false)
+	rdma, _ := resolveLink(p, ClusterState{Uplink: "25g"}, true)
 	if math.Abs(lag.bps/(one*hashedLinks(23, 2))-1) > 1e-12 || lag.bps < 1.6*one {
 		t.Errorf("LACP 2 x 25 GbE on 24 hosts: %g B/s, want about 1.7 links of %g", lag.bps, one)
 	}
 	if math.Abs(rdma.bps/one-1) > 1e-12 || len(rdma.nics) != 1 || !strings.Contains(strings.Join(rdma.notes, " "), "failover teaming only") {
 		t.Errorf("RDMA on the LAG: %g B/s on %v, notes %q; want one link and a note", rdma.bps, rdma.nics, rdma.notes)
 	}
+	// The control plane's reading decides: the same NICs active without a
+	// LAG (teaming by port) carry vSAN's one VMkernel port on one link.
+	if l, _ := resolveLink(p, ClusterState{Uplink: "25g", ActiveNICs: []string{"vmnic2", "vmnic3"}}, false); l.bps != one || !strings.Contains(strings.Join(l.notes, " "), "without a LAG") {
+		t.Errorf("vmnic2+vmnic3 active, no LAG: %g B/s, notes %q; want one link", l.bps, l.notes)
+	}
+	if l, _ := resolveLink(p, ClusterState{Uplink: "25g", ActiveNICs: []string{"vmnic2", "vmnic3"}, LAG: "lag-25g"}, false); l.bps != lag.bps {
+		t.Errorf("vmnic2+vmnic3 in lag-25g: %g B/s, want the LAG's %g", l.bps, lag.bps)
+	}
+	if _, err := resolveLink(p, ClusterState{ActiveNICs: []string{"vmnic9"}}, false); err == nil || !strings.Contains(err.Error(), "vmnic9 is not a NIC of wwt-r640-osa") {
+		t.Errorf("unknown active NIC: %v", err)
+	}
 	vx := mustLoad(t, "vxrail-ve660-esa")
-	if l, _ := resolveLink(vx, "25g", false); math.Abs(l.bps/one-1) > 1e-12 {
+	if l, _ := resolveLink(vx, ClusterState{Uplink: "25g"}, false); math.Abs(l.bps/one-1) > 1e-12 {
 		t.Errorf("vxrail active/standby: %g B/s, want one link", l.bps)
 	}
 	// A card's PCIe link caps its ports: Gen3 x4 (3.9 GB/s) under two 25 GbE ports.
@@ -67,7 +78,7 @@ func TestTeaming(t *testing.T) {
 	for i := range slow.NICs {
 		slow.NICs[i].PCIeLanes = 4
 	}
-	if l, _ := resolveLink(&slow, "25g", false); math.Abs(l.bps/(testbed.PCIeBytesPerSec(3, 4)/2*hashedLinks(23, 2))-1) > 1e-12 {
+	if l, _ := resolveLink(&slow, ClusterState{Uplink: "25g"}, false); math.Abs(l.bps/(testbed.PCIeBytesPerSec(3, 4)/2*hashedLinks(23, 2))-1) > 1e-12 {
 		t.Errorf("two 25 GbE ports on a Gen3 x4 card: %g B/s", l.bps)
 	}
 }

@@ -315,16 +315,16 @@ func TestSolveErrors(t *testing.T) {
 // a LAG hashes vSAN's flows (one per peer host) over its links.
 func TestUplinkByNICs(t *testing.T) {
 	p := mustLoad(t, "wwt-r640-osa")
-	byName, err := resolveLink(p, "25g", false)
+	byName, err := resolveLink(p, ClusterState{Uplink: "25g"}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	byNICs, err := resolveLink(p, "vmnic2,vmnic3", false)
+	byNICs, err := resolveLink(p, ClusterState{Uplink: "vmnic2,vmnic3"}, false)
 	want := 0.94 * 25e9 / 8 * hashedLinks(23, 2)
 	if err != nil || byNICs.bps != byName.bps || math.Abs(byName.bps/want-1) > 1e-12 || !byName.spread {
 		t.Errorf("25g %g, vmnic2,vmnic3 %g (%v); want both LACP 2 x 25 GbE x 0.94 over 23 hashed flows, %g", byName.bps, byNICs.bps, err, want)
 	}
-	if one, _ := resolveLink(p, "vmnic0", false); math.Abs(one.bps/(0.94*10e9/8)-1) > 1e-12 {
+	if one, _ := resolveLink(p, ClusterState{Uplink: "vmnic0"}, false); math.Abs(one.bps/(0.94*10e9/8)-1) > 1e-12 {
 		t.Errorf("vmnic0 alone: %g", one.bps)
 	}
 }

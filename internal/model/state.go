@@ -11,6 +11,12 @@ type ClusterState struct {
 	RDMA        bool
 	// Uplink names the active uplink choice of the testbed profile ("10g", "25g").
 	Uplink string
+	// ActiveNICs are the vSAN portgroup's active NICs and LAG the link
+	// aggregation group carrying them ("" for none), as the control plane
+	// reads them; when given they decide the teaming, else the profile's
+	// uplink choice named by Uplink does.
+	ActiveNICs []string
+	LAG        string
 }
 
 // Policy is a storage policy as the model sees it.

@@ -98,7 +98,7 @@ func (c *Client) ClusterState(ctx context.Context) (model.ClusterState, error) {
 	if err != nil {
 		return model.ClusterState{}, err
 	}
-	return model.ClusterState{Compression: st.Compression, Dedup: st.Dedup, RDMA: st.RDMA, Uplink: st.Uplink}, nil
+	return model.ClusterState{Compression: st.Compression, Dedup: st.Dedup, RDMA: st.RDMA, Uplink: st.Uplink, ActiveNICs: st.ActiveNICs, LAG: st.LAG}, nil
 }
 
 var _ model.StateSource = (*Client)(nil)

@@ -2,6 +2,7 @@ package vsphere
 
 import (
 	"context"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -36,7 +37,7 @@ func TestConfigureAppliesVerifiesAndReturnsThePreviousState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if now != (model.ClusterState{Compression: true, Dedup: true, RDMA: true, Uplink: "25g"}) {
+	if !reflect.DeepEqual(now, model.ClusterState{Compression: true, Dedup: true, RDMA: true, Uplink: "25g", ActiveNICs: []string{"vmnic2", "vmnic3"}}) {
 		t.Errorf("state after configure = %+v", now)
 	}
 	full, _ := c.State(ctx)
