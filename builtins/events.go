@@ -14,6 +14,7 @@ import (
 
 	"starbench/internal/events"
 	"starbench/internal/fio"
+	"starbench/internal/model"
 	"starbench/internal/runtime"
 	"starbench/internal/table"
 )
@@ -223,6 +224,9 @@ func eventsWorkload(thread *starlark.Thread, b *starlark.Builtin, args starlark.
 // eventsResult is what events.run returns: a campaign stores its result.
 type eventsResult struct {
 	res *fio.Result
+	// job is the measured job's name when second workloads ran beside it
+	// ("" when none did).
+	job string
 }
 
 var _ starlark.HasAttrs = (*eventsResult)(nil)
@@ -236,13 +240,28 @@ func (r *eventsResult) Truth() starlark.Bool  { return starlark.True }
 func (r *eventsResult) Hash() (uint32, error) { return 0, errUnhashable("events.result") }
 func (r *eventsResult) AttrNames() []string   { return []string{"events", "notes", "results", "samples"} }
 
-// FioResult is the run as the campaign stores it.
-func (r *eventsResult) FioResult() *fio.Result { return r.res }
+// FioResult is the run as the campaign stores it: the measured job's rows
+// (a store keeps no job column yet: a second workload's rows would read as
+// repeats of the first), every job's samples, the events.
+func (r *eventsResult) FioResult() *fio.Result { return r.measured() }
+
+// measured is the result with only the measured job's rows.
+func (r *eventsResult) measured() *fio.Result {
+	if r.job == "" {
+		return r.res
+	}
+	out := *r.res
+	keep := func(rows []fio.Row) []fio.Row {
+		return slices.DeleteFunc(slices.Clone(rows), func(row fio.Row) bool { return row.Job != "" && row.Job != r.job })
+	}
+	out.Rows, out.Aggregate = keep(r.res.Rows), keep(r.res.Aggregate)
+	return &out
+}
 
 func (r *eventsResult) Attr(name string) (starlark.Value, error) {
 	switch name {
 	case "results":
-		df, err := ResultFrame(r.res)
+		df, err := ResultFrame(r.measured())
 		if err != nil {
 			return nil, err
 		}
@@ -387,8 +406,12 @@ func (m eventsModule) run(thread *starlark.Thread, b *starlark.Builtin, args sta
 	}()
 	var res *fio.Result
 	if simulated {
-		sc.stepper = &events.PlaneStepper{Plane: plane, Workers: ws, Job: j, Progress: func(st fio.Status) { campaignRunStatus(thread, st) }}
-		res, err = events.RunStepped(ctx, tl, sc.vclock, sc.stepper, float64(j.RuntimeSec), step)
+		sp, ok := plane.(scenarioPlane)
+		if !ok {
+			return nil, fmt.Errorf("internal error: the simulated data plane cannot solve a measurement over time")
+		}
+		sc.scenario = sp.Scenario(ws, j, func(st fio.Status) { campaignRunStatus(thread, st) })
+		res, err = events.RunStepped(ctx, tl, sc.vclock, events.Logged{Scenario: sc.scenario, Log: sc.log}, float64(j.RuntimeSec), step)
 	} else {
 		res, err = events.RunWall(ctx, tl, sc.clock, sc.measure(ws, j, step))
 		if err == nil {
@@ -405,7 +428,18 @@ func (m eventsModule) run(thread *starlark.Thread, b *starlark.Builtin, args sta
 	if simulated {
 		res.Notes = append(res.Notes, fmt.Sprintf("simulated over time: %d s of scenario time solved in %g s intervals on a virtual clock (not waited)", j.RuntimeSec, step))
 	}
-	return &eventsResult{res: res}, nil
+	out := &eventsResult{res: res}
+	if sc.neighbours > 0 {
+		out.job = j.Name
+		res.Notes = append(res.Notes, fmt.Sprintf("rows are %s's; the second workloads' are in the samples, by job", j.Name))
+	}
+	return out, nil
+}
+
+// scenarioPlane is a simulated data plane that solves a measurement over
+// time while events change the cluster (the model's).
+type scenarioPlane interface {
+	Scenario(workers []fio.Worker, job *fio.Job, progress func(fio.Status)) *model.Scenario
 }
 
 // scenario is one events.run in progress.
@@ -418,10 +452,11 @@ type scenario struct {
 	clock     func() float64
 	vclock    *events.VirtualClock
 	log       *events.Log
-	stepper   *events.PlaneStepper
+	scenario  *model.Scenario
 
+	neighbours int // second workloads started
 	mu         sync.Mutex
-	neighbours sync.WaitGroup
+	running    sync.WaitGroup
 	extra      []*fio.Result
 	extraErr   error
 	live       []fio.Sample
@@ -530,19 +565,20 @@ func (sc *scenario) startWorkload(ctx context.Context, w *eventWorkload) error {
 		return fmt.Errorf("workload %q runs on %s workers during a %s measurement; simulated and measured results never mix", w.name, simulatedWord(simulated), simulatedWord(sc.simulated))
 	}
 	sc.log.Add("workload_start", w.name, workersLabelOf(ws))
+	sc.neighbours++
 	start := sc.clock()
 	end := start + float64(job.RuntimeSec+job.RampSec)
 	if simulated {
 		if ws, err = sc.fm.current(sc.thread, w.workers); err != nil {
 			return err
 		}
-		sc.stepper.AddWorkload(w.name, ws, job, start, end)
+		sc.scenario.AddWorkload(w.name, ws, job, start, end)
 		sc.log.AddAt(end, "workload_end", w.name, "")
 		return nil
 	}
-	sc.neighbours.Add(1)
+	sc.running.Add(1)
 	go func() {
-		defer sc.neighbours.Done()
+		defer sc.running.Done()
 		res, err := plane.Run(ctx, ws, job, nil)
 		sc.mu.Lock()
 		defer sc.mu.Unlock()
@@ -560,7 +596,7 @@ func (sc *scenario) startWorkload(ctx context.Context, w *eventWorkload) error {
 // their rows and samples to res, under their own job names.
 func (sc *scenario) waitNeighbours(ctx context.Context, res *fio.Result) error {
 	done := make(chan struct{})
-	go func() { sc.neighbours.Wait(); close(done) }()
+	go func() { sc.running.Wait(); close(done) }()
 	select {
 	case <-done:
 	case <-ctx.Done():

@@ -23,9 +23,11 @@ func TestScenarioScripts(t *testing.T) {
 		kinds         []string
 	}{
 		{"node_failure.star", "node-failure", []string{"duration=12m", "fail_at=1m", "down=8m"},
-			[]string{"host_failure", "host_return"}},
+			[]string{"host_failure", "host_return", "resync_start", "resync_end"}},
 		{"rolling_upgrade.star", "rolling-upgrade", []string{"duration=20m", "start=1m", "hold=2m", "gap=1m"},
-			[]string{"maintenance_enter", "maintenance_exit", "maintenance_enter", "maintenance_exit", "maintenance_enter", "maintenance_exit", "maintenance_enter", "maintenance_exit"}},
+			slices.Repeat([]string{"maintenance_enter", "maintenance_exit", "resync_start", "resync_end"}, 4)},
+		{"db_colocation.star", "db-colocation-report", []string{"neighbour=report", "duration=10m", "start=2m", "length=4m"},
+			[]string{"workload_start", "workload_end"}},
 		{"snapshot_impact.star", "snapshot-impact", []string{"duration=12m", "first=1m", "every=2m", "count=3", "keep=3m"},
 			[]string{"snapshot_create", "snapshot_create", "snapshot_create", "snapshot_remove", "snapshot_remove", "snapshot_remove"}},
 	} {

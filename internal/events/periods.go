@@ -24,6 +24,7 @@ var periodKinds = []struct{ start, end, group string }{
 	{"snapshot_create", "snapshot_remove", "snapshot"},
 	{"workload_start", "workload_end", "second workload"},
 	{"resync_start", "resync_end", "resync"},
+	{"consolidation_start", "consolidation_end", "consolidation"},
 }
 
 // Periods pairs each starting event with the next ending event of the same

@@ -279,6 +279,11 @@ func buildCell(p *testbed.Profile, in Input, deferDestage bool) (*cell, error) {
 		c.cost[dir].guestCycles += c.shape.spin * c.pl.hz
 	}
 	c.st = stations(p, c.pl, c.link, c.g, c.cost, c.fr)
+	if in.Degradation != nil {
+		if err := in.Degradation.apply(p, c); err != nil {
+			return nil, err
+		}
+	}
 	hop := p.Model.HopLatencyTCPUs.Value
 	if c.rdma {
 		hop = p.Model.HopLatencyRDMAUs.Value

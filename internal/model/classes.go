@@ -139,7 +139,7 @@ func solveJobs(ctx context.Context, p *testbed.Profile, in Input, deferDestage b
 	n := make([]int, len(in.Jobs))
 	threads := 0.0
 	for i, jl := range in.Jobs {
-		c, err := buildCell(p, Input{State: in.State, VMs: in.VMs, Jobs: []JobLoad{jl}}, deferDestage)
+		c, err := buildCell(p, Input{State: in.State, VMs: in.VMs, Jobs: []JobLoad{jl}, Degradation: in.Degradation}, deferDestage)
 		if err != nil {
 			if jl.Name != "" {
 				return nil, nil, fmt.Errorf("job %s: %w", jl.Name, err)

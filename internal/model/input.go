@@ -18,6 +18,9 @@ type Input struct {
 	// Jobs run at the same time, each on its own disks (fio's job
 	// sections): one class of the network each.
 	Jobs []JobLoad
+	// Degradation, when set, is what events left of the cluster (hosts
+	// out, objects missing a component, background work; degraded.go).
+	Degradation *Degradation
 }
 
 // VM is one worker VM as the model sees it.

@@ -116,49 +116,10 @@ func (pl *Plane) Prepare(ctx context.Context, workers []fio.Worker, prep fio.Pre
 // result shape: one row per worker disk and direction (the totals divided
 // evenly), aggregate rows, all marked simulated.
 func (pl *Plane) Run(ctx context.Context, workers []fio.Worker, job *fio.Job, progress func(fio.Status)) (*fio.Result, error) {
-	if job == nil {
-		return nil, fmt.Errorf("no job to run")
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
 	start := time.Now()
-	state, err := pl.src.ClusterState(ctx)
+	in, notes, err := pl.input(ctx, workers, job)
 	if err != nil {
-		return nil, fmt.Errorf("reading cluster state: %w", err)
-	}
-	in := Input{State: state}
-	jl := JobLoad{Job: job}
-	var notes []string
-	// Policies come from the control plane, read before taking the lock
-	// so that concurrent runs do not wait on each other's lookups.
-	policies := map[string]Policy{}
-	for _, w := range workers {
-		for _, d := range w.Disks {
-			if _, ok := policies[d.Policy]; ok {
-				continue
-			}
-			pol := defaultPolicy
-			if d.Policy == "" {
-				notes = append(notes, "disks without a storage policy modelled as raid1 ftt 1 (vSAN default)")
-			} else if pol, err = pl.src.Policy(ctx, d.Policy); err != nil {
-				return nil, fmt.Errorf("disk %s of %s: policy %q: %w", d.Name, w.Name, d.Policy, err)
-			}
-			policies[d.Policy] = pol
-		}
-	}
-	pl.mu.Lock()
-	for v, w := range workers {
-		in.VMs = append(in.VMs, VM{Name: w.Name, Host: w.Host})
-		for _, d := range w.Disks {
-			data := pl.disks[diskKey{w.Name, d.Name}]
-			jl.Disks = append(jl.Disks, DiskLoad{VM: v, Policy: policies[d.Policy], Written: data.written, CompressPercentage: int(math.Round(data.compressPct))})
-		}
-	}
-	pl.mu.Unlock()
-	in.Jobs = []JobLoad{jl}
-	if len(jl.Disks) == 0 {
-		return nil, fmt.Errorf("the workers have no data disks: give each worker at least one disk")
+		return nil, err
 	}
 	out, err := pl.solved.solve(ctx, pl.p, in)
 	if err != nil {
@@ -189,27 +150,7 @@ func (pl *Plane) Run(ctx context.Context, workers []fio.Worker, job *fio.Job, pr
 	}
 
 	res := &fio.Result{Simulated: true, Model: out.Version, Testbed: out.Profile, Samples: sp.samples("")}
-	n := float64(len(jl.Disks))
-	dirs := []struct {
-		name string
-		d    Direction
-	}{{"read", measured[read]}, {"write", measured[write]}}
-	for _, dir := range dirs {
-		if dir.d.IOPS == 0 {
-			continue
-		}
-		row := func(worker, disk string, share float64) fio.Row {
-			d := dir.d
-			return fio.Row{Worker: worker, Disk: disk, Direction: dir.name, IOPS: d.IOPS * share, MBps: d.MBps * share,
-				LatMeanUs: d.LatMeanUs, P50Us: d.P50Us, P95Us: d.P95Us, P99Us: d.P99Us, P999Us: d.P999Us, Simulated: true}
-		}
-		for _, w := range workers {
-			for _, d := range w.Disks {
-				res.Rows = append(res.Rows, row(w.Name, d.Name, 1/n))
-			}
-		}
-		res.Aggregate = append(res.Aggregate, row("", "", 1))
-	}
+	res.Rows, res.Aggregate = shareRows(workers, measured)
 	res.Notes = append(res.Notes,
 		fmt.Sprintf("simulated by %s on testbed %s", out.Version, out.Profile),
 		fmt.Sprintf("bottleneck: %s at %.0f %%; host CPU %.0f %%, NIC %.0f %%; %d outstanding I/Os", out.Bottleneck, 100*out.BottleneckUtil, out.CPUPercent, out.NICPercent, out.Outstanding))
@@ -224,6 +165,82 @@ func (pl *Plane) Run(ctx context.Context, workers []fio.Worker, job *fio.Job, pr
 			IOPS: measured[read].IOPS + measured[write].IOPS, MBps: measured[read].MBps + measured[write].MBps})
 	}
 	return res, nil
+}
+
+// input is the cell of job on the workers' disks: the cluster's state and
+// the disks' policies read through the control plane, what the plane knows
+// of the disks' data, and notes on what it assumed.
+func (pl *Plane) input(ctx context.Context, workers []fio.Worker, job *fio.Job) (Input, []string, error) {
+	if job == nil {
+		return Input{}, nil, fmt.Errorf("no job to run")
+	}
+	if err := ctx.Err(); err != nil {
+		return Input{}, nil, err
+	}
+	state, err := pl.src.ClusterState(ctx)
+	if err != nil {
+		return Input{}, nil, fmt.Errorf("reading cluster state: %w", err)
+	}
+	in := Input{State: state}
+	jl := JobLoad{Job: job}
+	var notes []string
+	// Policies come from the control plane, read before taking the lock
+	// so that concurrent runs do not wait on each other's lookups.
+	policies := map[string]Policy{}
+	for _, w := range workers {
+		for _, d := range w.Disks {
+			if _, ok := policies[d.Policy]; ok {
+				continue
+			}
+			pol := defaultPolicy
+			if d.Policy == "" {
+				notes = append(notes, "disks without a storage policy modelled as raid1 ftt 1 (vSAN default)")
+			} else if pol, err = pl.src.Policy(ctx, d.Policy); err != nil {
+				return Input{}, nil, fmt.Errorf("disk %s of %s: policy %q: %w", d.Name, w.Name, d.Policy, err)
+			}
+			policies[d.Policy] = pol
+		}
+	}
+	pl.mu.Lock()
+	for v, w := range workers {
+		in.VMs = append(in.VMs, VM{Name: w.Name, Host: w.Host})
+		for _, d := range w.Disks {
+			data := pl.disks[diskKey{w.Name, d.Name}]
+			jl.Disks = append(jl.Disks, DiskLoad{VM: v, Policy: policies[d.Policy], Written: data.written, CompressPercentage: int(math.Round(data.compressPct))})
+		}
+	}
+	pl.mu.Unlock()
+	in.Jobs = []JobLoad{jl}
+	if len(jl.Disks) == 0 {
+		return Input{}, nil, fmt.Errorf("the workers have no data disks: give each worker at least one disk")
+	}
+	return in, notes, nil
+}
+
+// shareRows are fio's rows of a result on the workers: per disk and
+// direction the totals divided evenly, then the aggregate rows.
+func shareRows(workers []fio.Worker, dirs [2]Direction) (rows, aggregate []fio.Row) {
+	n := 0
+	for _, w := range workers {
+		n += len(w.Disks)
+	}
+	for dir, name := range [2]string{"read", "write"} {
+		d := dirs[dir]
+		if d.IOPS == 0 {
+			continue
+		}
+		row := func(worker, disk string, share float64) fio.Row {
+			return fio.Row{Worker: worker, Disk: disk, Direction: name, IOPS: d.IOPS * share, MBps: d.MBps * share,
+				LatMeanUs: d.LatMeanUs, P50Us: d.P50Us, P95Us: d.P95Us, P99Us: d.P99Us, P999Us: d.P999Us, Simulated: true}
+		}
+		for _, w := range workers {
+			for _, disk := range w.Disks {
+				rows = append(rows, row(w.Name, disk.Name, 1/float64(n)))
+			}
+		}
+		aggregate = append(aggregate, row("", "", 1))
+	}
+	return rows, aggregate
 }
 
 // applyNoise scales throughput by one seeded draw and latency inversely,

@@ -1,0 +1,179 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"starbench/internal/testbed"
+)
+
+// Degradation is the cluster as events leave it for one interval of a
+// measurement (see docs/model.md, "Degraded mode"): hosts out of service,
+// objects with a component missing, snapshots in the disks' chains, and
+// background work (resync, a second workload, snapshot consolidation)
+// taking part of the stations' capacity.
+type Degradation struct {
+	// Out is how many hosts serve no I/O; the others carry their load
+	// (their VMs moved or stopped, their components served by replicas).
+	Out int
+	// Absent is the share of objects with a data component missing and not
+	// rebuilt yet: their writes reach one replica fewer, and erasure-coded
+	// reads of the missing component are rebuilt from the others.
+	Absent float64
+	// Snapshots is how many snapshots each worker disk's chain holds.
+	Snapshots int
+	// Background is, by station name, the share of its capacity background
+	// work takes; the foreground sees the rest (a "shadow server").
+	Background map[string]float64
+}
+
+// perHostStations are the stations with one copy per host, whose load the
+// serving hosts share; deviceStations have copies per device or disk group
+// (the LSOM station's name depends on the architecture, see platform).
+var (
+	perHostStations = []string{"cpu", "guest", "vsan-dom", "nic-tx", "nic-rx", "memory"}
+	deviceStations  = []string{"ssd-capacity", "ssd-cache", "vsan-device", "vsan-diskgroup"}
+	// replicaStations do work per replica written.
+	replicaStations = []string{"ssd-capacity", "ssd-cache", "vsan-device", "vsan-diskgroup", "nic-tx", "nic-rx"}
+)
+
+// maxBackground keeps a station's foreground capacity above zero.
+const maxBackground = 0.95
+
+// apply changes the cell's stations for d, with the disks' layouts.
+func (d *Degradation) apply(p *testbed.Profile, c *cell) error {
+	if d.Out < 0 || d.Out >= p.Hosts {
+		return fmt.Errorf("%d hosts out of %d: at least one host must serve", d.Out, p.Hosts)
+	}
+	serving := float64(p.Hosts-d.Out) / float64(p.Hosts)
+	mirrors, reconstruct, err := degradedLayout(p, c.job.Disks)
+	if err != nil {
+		return err
+	}
+	overhead := snapshotOverhead(p, d.Snapshots)
+	for k := range c.st {
+		s := &c.st[k]
+		switch {
+		case slices.Contains(perHostStations, s.Name):
+			s.Copies = max(1, int(math.Round(float64(s.Copies)*serving)))
+			s.scale(1 / serving)
+		case slices.Contains(deviceStations, s.Name):
+			s.Copies = max(1, int(math.Round(float64(s.Copies)*serving)))
+			s.scale(1 / serving)
+		}
+		if d.Absent > 0 && slices.Contains(replicaStations, s.Name) {
+			// A write to an object missing a component goes to one
+			// replica fewer; a read of an erasure-coded object's missing
+			// data component reads the stripe's others.
+			s.D[write] *= 1 - d.Absent/mirrors
+			s.D[read] *= 1 + d.Absent*reconstruct
+		}
+		if s.Name == "vsan-dom" || s.Name == "cpu" {
+			s.D[read] += overhead[read] / c.pl.hz / float64(s.Copies)
+			s.D[write] += overhead[write] / c.pl.hz / float64(s.Copies)
+		}
+		if b := math.Min(d.Background[s.Name], maxBackground); b > 0 {
+			s.scale(1 / (1 - b))
+		}
+	}
+	return nil
+}
+
+// scale multiplies a station's demands (the foreground's share of it shrinks).
+func (s *station) scale(f float64) {
+	for dir := range s.D {
+		s.D[dir] *= f
+		s.Extra[dir] *= f
+	}
+	if s.Busy != nil {
+		b := *s.Busy
+		for dir := range b {
+			b[dir] *= f
+		}
+		s.Busy = &b
+	}
+}
+
+// degradedLayout averages over the disks how many replicas a write reaches
+// (RAID-1 mirrors, or an erasure-coded stripe's components) and the extra
+// reads a read of a missing erasure-coded component costs.
+func degradedLayout(p *testbed.Profile, disks []DiskLoad) (mirrors, reconstruct float64, err error) {
+	for _, d := range disks {
+		lay, err := policyLayout(p, d.Policy)
+		if err != nil {
+			return 0, 0, err
+		}
+		m, r := float64(lay.mirrors), 0.0
+		if lay.dataStripes > 0 {
+			k := float64(lay.dataStripes + lay.parity)
+			if p.Architecture == "OSA" {
+				m = k // OSA writes the stripe in place; ESA's performance leg mirrors
+			}
+			// A read lands on the missing component 1 time in k and then
+			// reads the stripe's other data components and a parity.
+			r = float64(lay.dataStripes) / k
+		}
+		mirrors += m
+		reconstruct += r
+	}
+	n := float64(len(disks))
+	return mirrors / n, reconstruct / n, nil
+}
+
+// Snapshot costs (docs/model.md, "Degraded mode"). ESA keeps snapshots in
+// its B-tree metadata: a measured impact below 2 %, the same with one
+// snapshot or five (Yellow Bricks, 2023). OSA's vsanSparse delta objects:
+// a read looks the block up through the chain's in-memory metadata (an
+// assumed tenth of a DOM I/O per level), a write to a grain not yet in the
+// top delta also allocates it (an LSOM operation).
+const (
+	esaSnapshotShare    = 0.02
+	osaSnapshotPerLevel = 0.1
+)
+
+// snapshotOverhead is the extra DOM cycles per read and per write of a disk
+// with n snapshots.
+func snapshotOverhead(p *testbed.Profile, n int) [2]float64 {
+	if n <= 0 {
+		return [2]float64{}
+	}
+	m := &p.Model
+	if p.Architecture == "ESA" {
+		c := esaSnapshotShare * m.DOMIOCycles.Value
+		return [2]float64{c, c}
+	}
+	lookup := float64(n) * osaSnapshotPerLevel * m.DOMIOCycles.Value
+	return [2]float64{lookup, lookup + m.LSOMOpCycles.Value}
+}
+
+// resyncLoad is the utilisation one byte per second of resync puts on each
+// station of the degraded cell: each byte is read on a source device, sent
+// from its host and received by another, and written on a target device
+// (through the cache tier on OSA), with DOM and LSOM cycles on both ends.
+func resyncLoad(p *testbed.Profile, c *cell, d *Degradation) map[string]float64 {
+	m := &p.Model
+	hosts := float64(p.Hosts - d.Out)
+	serving := hosts / float64(p.Hosts)
+	hz := c.pl.hz
+	devices := math.Max(1, float64(c.pl.devices)*serving)
+	stores := math.Max(1, float64(c.pl.stores)*serving)
+	netCycles := m.TxByteCyclesTCP.Value + m.RxByteCyclesTCP.Value
+	if c.rdma {
+		netCycles = 2 * m.ByteCyclesRDMA.Value
+	}
+	dom := 2 * (m.DOMByteCycles.Value + m.ChecksumCyclesPerByte.Value)
+	lsom := m.LSOMReadByteCycles.Value + m.LSOMWriteByteCycles.Value
+	load := map[string]float64{
+		"cpu":          (dom + lsom + netCycles) / hz / (hosts * c.pl.effCPU),
+		"vsan-dom":     dom / hz / (hosts * c.pl.domWorlds),
+		c.pl.storeName: lsom / hz / (stores * c.pl.storeWorlds),
+		"nic-tx":       c.link.frame / (hosts * c.link.bps),
+		"nic-rx":       c.link.frame / (hosts * c.link.bps),
+		"ssd-capacity": (1/c.pl.capRead + 1/c.pl.capWrite) / devices,
+	}
+	if c.pl.groups > 0 {
+		load["ssd-cache"] = 1 / c.pl.cacheWrite / math.Max(1, float64(c.pl.groups)*serving)
+	}
+	return load
+}
