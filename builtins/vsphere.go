@@ -346,7 +346,7 @@ func workerList(ws []vsphere.Worker, simulated bool) *starlark.List {
 
 // fioWorker is a deployed worker as the data plane sees it.
 func fioWorker(w vsphere.Worker, simulated bool) fio.Worker {
-	fw := fio.Worker{Name: w.Name, Host: w.Host, Simulated: simulated}
+	fw := fio.Worker{Name: w.Name, Host: w.Host, Simulated: simulated, CPUs: w.CPUs, Controller: w.Controller}
 	if w.IP != "" {
 		fw.Addr = fmt.Sprintf("%s:%d", w.IP, fioServerPort)
 	}

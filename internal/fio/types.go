@@ -14,6 +14,11 @@ type Worker struct {
 	// Simulated is true for a worker VM of the embedded target that runs no
 	// fio server: its workloads go to the target's model, never to fio.
 	Simulated bool
+	// CPUs and Controller are the worker VM's vCPUs and its data disks'
+	// virtual controller ("pvscsi", "lsilogic", "nvme"); 0 and "" when not
+	// known. The simulated data plane models the guest side from them.
+	CPUs       int
+	Controller string
 }
 
 // Disk is one data disk of a worker.

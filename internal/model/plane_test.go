@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"starbench/internal/fio"
+	"starbench/internal/testbed"
 )
 
 // memSource is a StateSource held in memory; the real ones read vcsim or a
@@ -262,5 +263,22 @@ func TestPlanePolicyLookupDoesNotBlockOthers(t *testing.T) {
 	close(src.release)
 	if err := <-ran; err != nil {
 		t.Error(err)
+	}
+}
+
+// The workers' vCPUs and controllers reach the model's guest side.
+func TestPlaneTakesTheWorkersGuestSide(t *testing.T) {
+	var got Input
+	src := &memSource{policies: map[string]Policy{"r5": {RAID: "raid5", FTT: 1}}}
+	pl := NewPlane(mustLoad(t, "storagereview-r6625-esa"), src, WithObserver(func(_ *testbed.Profile, in Input, _ Output) { got = in })).(*Plane)
+	ws := workers(4, 2, "r5")
+	for i := range ws {
+		ws[i].CPUs, ws[i].Controller = 2, "lsilogic"
+	}
+	if _, err := pl.Run(context.Background(), ws, &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 8}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.VMs) != 4 || got.VMs[0].CPUs != 2 || got.VMs[0].Controller != "lsilogic" || got.Jobs[0].Disks[7].VM != 3 {
+		t.Errorf("the model saw VMs %+v", got.VMs)
 	}
 }

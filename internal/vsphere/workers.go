@@ -56,6 +56,11 @@ type Worker struct {
 	Host  string
 	IP    string
 	Disks []Disk // data disks, in device order
+	// CPUs is the VM's vCPU count and Controller the virtual controller of
+	// its first data disk ("pvscsi", "lsilogic", "nvme"; "" unknown): the
+	// guest side the simulated data plane models.
+	CPUs       int
+	Controller string
 }
 
 // Disk is one data disk of a worker.
@@ -621,7 +626,7 @@ func (c *Client) vms(ctx context.Context, match func(name string) bool, props ..
 // Workers reads the workers named prefix-NN: host, guest IP, data disks and
 // the storage policy of each disk.
 func (c *Client) Workers(ctx context.Context, prefix string) ([]Worker, error) {
-	vms, err := c.workerVMs(ctx, prefix, "runtime.host", "guest.ipAddress", "config.hardware.device")
+	vms, err := c.workerVMs(ctx, prefix, "runtime.host", "guest.ipAddress", "config.hardware.device", "config.hardware.numCPU")
 	if err != nil {
 		return nil, err
 	}
@@ -639,7 +644,7 @@ func (c *Client) workersByVM(ctx context.Context, ids []string) ([]Worker, error
 		refs = append(refs, types.ManagedObjectReference{Type: "VirtualMachine", Value: id})
 	}
 	var vms []mo.VirtualMachine
-	if err := property.DefaultCollector(c.vim).Retrieve(ctx, refs, []string{"name", "runtime.host", "guest.ipAddress", "config.hardware.device"}, &vms); err != nil {
+	if err := property.DefaultCollector(c.vim).Retrieve(ctx, refs, []string{"name", "runtime.host", "guest.ipAddress", "config.hardware.device", "config.hardware.numCPU"}, &vms); err != nil {
 		return nil, fmt.Errorf("reading workers: %w", err)
 	}
 	sort.Slice(vms, func(i, j int) bool { return vms[i].Name < vms[j].Name })
@@ -666,6 +671,8 @@ func (c *Client) describeWorkers(ctx context.Context, vms []mo.VirtualMachine) (
 		}
 		if vm.Config != nil {
 			w.Disks = dataDisks(vm.Config.Hardware.Device)
+			w.CPUs = int(vm.Config.Hardware.NumCPU)
+			w.Controller = dataController(vm.Config.Hardware.Device)
 		}
 		workers = append(workers, w)
 	}
@@ -673,6 +680,34 @@ func (c *Client) describeWorkers(ctx context.Context, vms []mo.VirtualMachine) (
 		return nil, err
 	}
 	return workers, nil
+}
+
+// dataController names the virtual controller of a VM's first data disk.
+func dataController(devices []types.BaseVirtualDevice) string {
+	disks := dataDisks(devices)
+	if len(disks) == 0 {
+		return ""
+	}
+	var key int32
+	for _, d := range devices {
+		if disk, ok := d.(*types.VirtualDisk); ok && disk.Key == disks[0].Key {
+			key = disk.ControllerKey
+		}
+	}
+	for _, d := range devices {
+		if d.GetVirtualDevice().Key != key {
+			continue
+		}
+		switch d.(type) {
+		case *types.ParaVirtualSCSIController:
+			return "pvscsi"
+		case *types.VirtualLsiLogicSASController, *types.VirtualLsiLogicController:
+			return "lsilogic"
+		case *types.VirtualNVMEController:
+			return "nvme"
+		}
+	}
+	return ""
 }
 
 // dataDisks returns a VM's disks but the first (the OS disk), in controller
