@@ -2,8 +2,8 @@ package builtins
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -13,6 +13,7 @@ import (
 	"go.starlark.net/starlarkstruct"
 
 	"starbench/internal/events"
+	"starbench/internal/ledger"
 	"starbench/internal/runtime"
 	"starbench/internal/target"
 	"starbench/internal/vsphere"
@@ -42,15 +43,10 @@ func vsphereEventMembers(deps Deps) []runtime.Member {
 	}
 }
 
-// changeJournal is the file in the output directory where the changes a
-// script makes to a real cluster are recorded until they are undone.
-const changeJournal = "cluster-changes.jsonl"
-
-// eventSession is one session's events state: what its actions changed
-// (the ledger) and the log of the measurement in progress.
+// eventSession is one session's events state: the log of the
+// measurement in progress, for the actions to add to.
 type eventSession struct {
 	target *target.Target
-	ledger *events.Ledger
 	report func(string)
 
 	mu  sync.Mutex
@@ -59,31 +55,19 @@ type eventSession struct {
 
 var eventSessionKey = runtime.NewKey[*eventSession]("events")
 
-// recoverChanges opens the session's ledger once its target is open, and
-// undoes what a crashed process left recorded for this cluster before the
-// script touches anything. On a real cluster the ledger is journalled in
-// the output directory; the embedded simulator dies with the process, so
-// its ledger lives in memory. Whatever is left open when the session ends
-// is undone then (also after a failure or Ctrl-C).
+// recoverChanges starts the session's events state once its target is
+// open (and its ledger kept, builtins/cleanup.go): what a crashed run left
+// changed by events on this cluster (hosts in maintenance mode or out,
+// snapshots) is set back before the script touches anything, and whatever
+// events change and nothing set back is set back when the session ends,
+// also after a failure or Ctrl-C.
 func recoverChanges(s *runtime.Session, t *target.Target) (*eventSession, error) {
 	return runtime.Load(s, eventSessionKey, func() (*eventSession, error) {
 		if t.VSphere == nil {
 			return nil, fmt.Errorf("internal error: the target has no vSphere client")
 		}
-		path := ""
-		if t.Sim == nil && s.OutDir != "" {
-			dir, err := s.EnsureOutDir()
-			if err != nil {
-				return nil, err
-			}
-			path = filepath.Join(dir, changeJournal)
-		}
-		l, err := events.OpenLedger(path, events.ClusterID(t.VSphere))
-		if err != nil {
-			return nil, err
-		}
 		stderr := s.Stderr
-		es := &eventSession{target: t, ledger: l, report: func(msg string) {
+		es := &eventSession{target: t, report: func(msg string) {
 			if stderr != nil {
 				fmt.Fprintln(stderr, msg)
 			}
@@ -92,17 +76,68 @@ func recoverChanges(s *runtime.Session, t *target.Target) (*eventSession, error)
 		if ctx == nil {
 			ctx = context.Background()
 		}
-		if left := l.Open(); len(left) > 0 {
+		if left := es.pending(nil); len(left) > 0 {
 			es.report(fmt.Sprintf("undo: %d change(s) to cluster %s left by an earlier run that stopped", len(left), t.VSphere.Cluster()))
-			if err := l.UndoAll(ctx, t.VSphere, 0, es.report); err != nil {
+			if err := es.undo(ctx, nil); err != nil {
 				return nil, fmt.Errorf("setting back what an earlier run left: %w", err)
 			}
 		}
-		s.OnClose(func() {
-			_ = l.UndoAll(context.WithoutCancel(ctx), t.VSphere, 0, es.report)
-		})
+		s.OnClose(func() { _ = es.undo(context.WithoutCancel(ctx), nil) })
 		return es, nil
 	})
+}
+
+// pending are the changes events made on this vCenter that nothing set
+// back yet, but those in before (ledger ids).
+func (es *eventSession) pending(before map[string]bool) []ledger.Entry {
+	vc := es.target.VSphere
+	if vc.Ledger() == nil {
+		return nil
+	}
+	var out []ledger.Entry
+	for _, e := range vc.Ledger().Pending() {
+		if vsphere.EventKind(e.Kind) && e.VCenter == vc.Host() && !before[e.ID] {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// undo sets back the changes events made, but those in before, newest
+// first, saying each on the session's error stream.
+func (es *eventSession) undo(ctx context.Context, before map[string]bool) error {
+	vc := es.target.VSphere
+	if len(es.pending(before)) == 0 {
+		return nil
+	}
+	start := time.Now()
+	return vc.Ledger().UndoWhere(ctx, vc.Host(), vc.Undoers(), func(e ledger.Entry) bool {
+		return vsphere.EventKind(e.Kind) && !before[e.ID]
+	}, func(o ledger.Outcome) {
+		if o.Err != nil {
+			es.report(fmt.Sprintf("undo: %s: FAILED: %v (still in the ledger; the next run or starbench clean tries again)", changeName(o.Entry), o.Err))
+			return
+		}
+		es.report(fmt.Sprintf("undo: %s: set back (%.1f s)", changeName(o.Entry), time.Since(start).Seconds()))
+		start = time.Now()
+	})
+}
+
+// changeName says what an event changed, for the undo lines.
+func changeName(e ledger.Entry) string {
+	switch e.Kind {
+	case vsphere.KindMaintenance:
+		return "host " + e.Name + " in maintenance mode"
+	case vsphere.KindHostFailure:
+		var f vsphere.HostFailure
+		_ = json.Unmarshal(e.Before, &f)
+		return fmt.Sprintf("host %s failed (%s)", e.Name, f.How)
+	case vsphere.KindSnapshot:
+		var ws []vsphere.Worker
+		_ = json.Unmarshal(e.Before, &ws)
+		return fmt.Sprintf("snapshot %s of %d workers", e.Name, len(ws))
+	}
+	return e.Kind + " " + e.Name
 }
 
 // events returns the session's events state, opening the target if needed.
@@ -234,20 +269,12 @@ func (d Deps) clusterMaintenance(thread *starlark.Thread, b *starlark.Builtin, a
 	if err != nil {
 		return nil, err
 	}
-	if enter && !prev.Maintenance {
-		if _, err := es.ledger.Record(events.Change{Kind: events.ChangeMaintenance, Target: host}); err != nil {
-			return nil, err
-		}
-	}
 	if _, err := vc.Maintenance(ctx, host, enter, evacuation, time.Duration(secs*float64(time.Second))); err != nil {
 		return nil, err
 	}
 	if enter {
 		es.logEvent("maintenance_enter", host, evacuation)
 	} else {
-		if err := es.ledger.Undone(func(c events.Change) bool { return c.Kind == events.ChangeMaintenance && c.Target == host }); err != nil {
-			return nil, err
-		}
 		es.logEvent("maintenance_exit", host, "")
 	}
 	return hostStruct(prev), nil
@@ -272,11 +299,7 @@ func (d Deps) clusterFailHost(thread *starlark.Thread, b *starlark.Builtin, args
 	if err != nil {
 		return nil, err
 	}
-	record := func(f vsphere.HostFailure) error {
-		_, err := es.ledger.Record(events.Change{Kind: events.ChangeHostFailure, Target: host, Failure: &f})
-		return err
-	}
-	if _, err := vc.FailHost(ctx, host, how, record); err != nil {
+	if _, err := vc.FailHost(ctx, host, how); err != nil {
 		return nil, err
 	}
 	es.logEvent("host_failure", host, how)
@@ -303,19 +326,11 @@ func (d Deps) clusterRestoreHost(thread *starlark.Thread, b *starlark.Builtin, a
 	if err != nil {
 		return nil, err
 	}
-	var failure *vsphere.HostFailure
-	for _, c := range es.ledger.Open() {
-		if c.Kind == events.ChangeHostFailure && c.Target == host {
-			failure = c.Failure
-		}
-	}
-	if failure == nil {
+	failure, ok := vc.HostFailureOf(host)
+	if !ok {
 		return nil, fmt.Errorf("host %s was not taken out by cluster.fail_host in this run, so starbench does not know how to bring it back", host)
 	}
-	if err := vc.RestoreHost(ctx, *failure, time.Duration(secs*float64(time.Second))); err != nil {
-		return nil, err
-	}
-	if err := es.ledger.Undone(func(c events.Change) bool { return c.Kind == events.ChangeHostFailure && c.Target == host }); err != nil {
+	if err := vc.RestoreHost(ctx, failure, time.Duration(secs*float64(time.Second))); err != nil {
 		return nil, err
 	}
 	es.logEvent("host_return", host, failure.How)
@@ -351,9 +366,6 @@ func (d Deps) vsphereSnapshot(thread *starlark.Thread, b *starlark.Builtin, args
 	if err != nil {
 		return nil, err
 	}
-	if _, err := es.ledger.Record(events.Change{Kind: events.ChangeSnapshot, Target: name, Workers: ws}); err != nil {
-		return nil, err
-	}
 	if err := es.target.VSphere.CreateSnapshot(runtime.Context(thread), ws, name, 0); err != nil {
 		return nil, err
 	}
@@ -376,9 +388,6 @@ func (d Deps) vsphereRemoveSnapshot(thread *starlark.Thread, b *starlark.Builtin
 		return nil, err
 	}
 	if err := es.target.VSphere.DeleteSnapshot(runtime.Context(thread), ws, name, 0); err != nil {
-		return nil, err
-	}
-	if err := es.ledger.Undone(func(c events.Change) bool { return c.Kind == events.ChangeSnapshot && c.Target == name }); err != nil {
 		return nil, err
 	}
 	es.logEvent("snapshot_remove", workersLabel(ws), name)

@@ -70,13 +70,13 @@ func (d Deps) open(s *runtime.Session, opts target.Options) (t *target.Target, f
 	if err == nil && closeFn != nil {
 		s.OnClose(closeFn)
 	}
-	if err == nil && fresh && t.VSphere != nil {
-		// What a crashed run left changed on this cluster is set back
-		// before the script touches anything (docs/events.md).
-		_, err = recoverChanges(s, t)
-	}
 	if err == nil && fresh {
 		err = keepLedger(s, t)
+	}
+	if err == nil && fresh && t.VSphere != nil {
+		// What events of a crashed run left changed on this cluster is set
+		// back before the script touches anything (docs/events.md).
+		_, err = recoverChanges(s, t)
 	}
 	return t, fresh, err
 }

@@ -398,11 +398,14 @@ func (m eventsModule) run(thread *starlark.Thread, b *starlark.Builtin, args sta
 	}
 	// What the events change is set back when the measurement ends, however
 	// it ends, so the next one starts from a healthy cluster.
-	mark := es.ledger.Mark()
+	before := map[string]bool{}
+	for _, e := range es.pending(nil) {
+		before[e.ID] = true
+	}
 	es.setLog(sc.log)
 	defer func() {
 		es.setLog(nil)
-		_ = es.ledger.UndoAll(context.WithoutCancel(ctx), es.target.VSphere, mark, es.report)
+		_ = es.undo(context.WithoutCancel(ctx), before)
 	}()
 	var res *fio.Result
 	if simulated {

@@ -254,7 +254,13 @@ type Outcome struct {
 // and reports every entry to report (nil: none). It returns the failures
 // joined; entries of other vCenters and of unknown kinds are failures too.
 func (l *Ledger) Undo(ctx context.Context, vcenter string, undoers map[string]Undoer, report func(Outcome)) error {
-	pending := l.Pending()
+	return l.UndoWhere(ctx, vcenter, undoers, func(Entry) bool { return true }, report)
+}
+
+// UndoWhere is Undo for the pending entries match selects only (the
+// changes events made, which are set back at every end of a run).
+func (l *Ledger) UndoWhere(ctx context.Context, vcenter string, undoers map[string]Undoer, match func(Entry) bool, report func(Outcome)) error {
+	pending := slices.DeleteFunc(l.Pending(), func(e Entry) bool { return !match(e) })
 	slices.Reverse(pending)
 	slices.SortStableFunc(pending, func(a, b Entry) int { return undoers[a.Kind].Phase - undoers[b.Kind].Phase })
 	var errs []error

@@ -2,6 +2,7 @@ package vsphere
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -13,6 +14,8 @@ import (
 	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"starbench/internal/ledger"
 )
 
 // vSAN's decommission modes for a host entering maintenance mode, as
@@ -144,6 +147,9 @@ func (c *Client) Maintenance(ctx context.Context, host string, enter bool, evacu
 	obj := object.NewHostSystem(c.vim, h.Self)
 	secs := int32(timeout / time.Second)
 	if enter {
+		if _, err := c.record(ledger.Entry{Kind: KindMaintenance, Name: host, Ref: h.Self.Value}); err != nil {
+			return prev, err
+		}
 		spec := &types.HostMaintenanceSpec{VsanMode: &types.VsanHostDecommissionMode{ObjectAction: string(action)}}
 		err = c.do(ctx, "put into maintenance mode", host, "EnterMaintenanceMode_Task", func(ctx context.Context) error {
 			_, err := waitTask(ctx, func(ctx context.Context) (*object.Task, error) {
@@ -160,8 +166,13 @@ func (c *Client) Maintenance(ctx context.Context, host string, enter bool, evacu
 	if err != nil {
 		return prev, err
 	}
-	return prev, c.expectHost(ctx, host, func(s HostState) bool { return s.Maintenance == enter },
-		fmt.Sprintf("maintenance mode %v", enter))
+	if err := c.expectHost(ctx, host, func(s HostState) bool { return s.Maintenance == enter }, fmt.Sprintf("maintenance mode %v", enter)); err != nil {
+		return prev, err
+	}
+	if !enter {
+		c.settleEvent(KindMaintenance, host)
+	}
+	return prev, nil
 }
 
 // expectHost reads host back and fails unless ok says it is as asked.
@@ -187,10 +198,9 @@ type HostFailure struct {
 }
 
 // FailHost takes host out of the cluster as a failure would (how is
-// Isolate or PowerOff) and returns what RestoreHost needs. before, when
-// set, is given that once the host is read and before anything changes (to
-// record it); its error stops FailHost.
-func (c *Client) FailHost(ctx context.Context, host, how string, before func(HostFailure) error) (HostFailure, error) {
+// Isolate or PowerOff) and returns what RestoreHost needs, which the
+// ledger records before anything changes.
+func (c *Client) FailHost(ctx context.Context, host, how string) (HostFailure, error) {
 	f := HostFailure{Host: host, How: how}
 	h, err := c.hostNamed(ctx, host, hostStateProps...)
 	if err != nil {
@@ -210,10 +220,12 @@ func (c *Client) FailHost(ctx context.Context, host, how string, before func(Hos
 	default:
 		return f, fmt.Errorf("how=%q: want %q (take vSAN traffic off the host's VMkernel NIC) or %q (forced shutdown)", how, Isolate, PowerOff)
 	}
-	if before != nil {
-		if err := before(f); err != nil {
-			return f, err
-		}
+	b, err := json.Marshal(f)
+	if err != nil {
+		return f, err
+	}
+	if _, err := c.record(ledger.Entry{Kind: KindHostFailure, Name: host, Ref: h.Self.Value, Before: b}); err != nil {
+		return f, err
 	}
 	if how == Isolate {
 		err = c.tagVsan(ctx, h, f.Vnic, false)
@@ -245,11 +257,13 @@ func (c *Client) RestoreHost(ctx context.Context, f HostFailure, timeout time.Du
 	switch f.How {
 	case Isolate:
 		if vsanVnic(h) != nil {
+			c.settleEvent(KindHostFailure, f.Host)
 			return nil
 		}
 		err = c.tagVsan(ctx, h, f.Vnic, true)
 	case PowerOff:
 		if h.Runtime.PowerState == types.HostSystemPowerStatePoweredOn {
+			c.settleEvent(KindHostFailure, f.Host)
 			return nil
 		}
 		if timeout <= 0 {
@@ -274,7 +288,11 @@ func (c *Client) RestoreHost(ctx context.Context, f HostFailure, timeout time.Du
 	if err != nil {
 		return err
 	}
-	return c.expectHost(ctx, f.Host, func(s HostState) bool { return s.Connected && s.PoweredOn && s.VSANNetwork }, "back in the vSAN cluster")
+	if err := c.expectHost(ctx, f.Host, func(s HostState) bool { return s.Connected && s.PoweredOn && s.VSANNetwork }, "back in the vSAN cluster"); err != nil {
+		return err
+	}
+	c.settleEvent(KindHostFailure, f.Host)
+	return nil
 }
 
 // tagVsan adds or removes device among the VMkernel NICs of h carrying
@@ -310,6 +328,13 @@ func (c *Client) tagVsan(ctx context.Context, h mo.HostSystem, device string, on
 // CreateSnapshot takes a snapshot called name of every worker VM (no
 // memory, no quiescing: a crash-consistent point, as backup software takes).
 func (c *Client) CreateSnapshot(ctx context.Context, workers []Worker, name string, parallel int) error {
+	b, err := json.Marshal(workers)
+	if err != nil {
+		return err
+	}
+	if _, err := c.record(ledger.Entry{Kind: KindSnapshot, Name: name, Before: b}); err != nil {
+		return err
+	}
 	return c.eachWorker(ctx, workers, parallel, func(ctx context.Context, w Worker, vm *object.VirtualMachine) error {
 		return c.do(ctx, "snapshot", w.Name, "CreateSnapshot_Task", func(ctx context.Context) error {
 			_, err := waitTask(ctx, func(ctx context.Context) (*object.Task, error) {
@@ -323,7 +348,7 @@ func (c *Client) CreateSnapshot(ctx context.Context, workers []Worker, name stri
 // DeleteSnapshot deletes the snapshot called name of every worker VM,
 // consolidating its delta disks; a worker without it is left as it is.
 func (c *Client) DeleteSnapshot(ctx context.Context, workers []Worker, name string, parallel int) error {
-	return c.eachWorker(ctx, workers, parallel, func(ctx context.Context, w Worker, vm *object.VirtualMachine) error {
+	err := c.eachWorker(ctx, workers, parallel, func(ctx context.Context, w Worker, vm *object.VirtualMachine) error {
 		names, err := c.Snapshots(ctx, w)
 		if err != nil || !slices.Contains(names, name) {
 			return err
@@ -336,6 +361,10 @@ func (c *Client) DeleteSnapshot(ctx context.Context, workers []Worker, name stri
 			return err
 		})
 	})
+	if err == nil {
+		c.settleEvent(KindSnapshot, name)
+	}
+	return err
 }
 
 // Snapshots lists the names of a worker VM's snapshots, depth first.
@@ -372,4 +401,71 @@ func (c *Client) eachWorker(ctx context.Context, workers []Worker, parallel int,
 		return nil
 	})
 	return errors.Join(append(errs, perr)...)
+}
+
+// The ledger kinds of what events change, each set back by its undoer.
+const (
+	KindMaintenance = "maintenance"  // a host put into maintenance mode
+	KindHostFailure = "host-failure" // a host isolated or powered off (Before: the HostFailure)
+	KindSnapshot    = "snapshot"     // a snapshot of workers (Before: the workers)
+)
+
+// EventKind says whether a ledger entry is a change an event made: those
+// are set back at the end of every run, whatever --cleanup says.
+func EventKind(kind string) bool {
+	return kind == KindMaintenance || kind == KindHostFailure || kind == KindSnapshot
+}
+
+// settleEvent marks the pending entries of kind about name done: the
+// script set them back itself.
+func (c *Client) settleEvent(kind, name string) {
+	if c.ledger == nil {
+		return
+	}
+	for _, e := range c.ledger.Pending() {
+		if e.VCenter == c.host && e.Kind == kind && e.Name == name {
+			_ = c.ledger.Done(e.ID, ledger.Restored)
+		}
+	}
+}
+
+// HostFailureOf returns how FailHost took host out, as the ledger holds it.
+func (c *Client) HostFailureOf(host string) (HostFailure, bool) {
+	if c.ledger == nil {
+		return HostFailure{}, false
+	}
+	e, ok := c.ledger.Find(c.host, KindHostFailure, host, "")
+	if !ok {
+		return HostFailure{}, false
+	}
+	var f HostFailure
+	if err := json.Unmarshal(e.Before, &f); err != nil {
+		return HostFailure{}, false
+	}
+	return f, true
+}
+
+// eventUndoers set back what events changed, before anything else is
+// undone (a VM on a host in maintenance mode cannot be deleted there).
+func (c *Client) eventUndoers() map[string]ledger.Undoer {
+	return map[string]ledger.Undoer{
+		KindMaintenance: {Phase: -1, Undo: func(ctx context.Context, e ledger.Entry) (string, error) {
+			_, err := c.Maintenance(ctx, e.Name, false, "", 0)
+			return ledger.Restored, err
+		}},
+		KindHostFailure: {Phase: -1, Undo: func(ctx context.Context, e ledger.Entry) (string, error) {
+			var f HostFailure
+			if err := json.Unmarshal(e.Before, &f); err != nil {
+				return "", fmt.Errorf("host failure of %s: the ledger's record is not one: %w", e.Name, err)
+			}
+			return ledger.Restored, c.RestoreHost(ctx, f, 0)
+		}},
+		KindSnapshot: {Phase: 0, Undo: func(ctx context.Context, e ledger.Entry) (string, error) {
+			var ws []Worker
+			if err := json.Unmarshal(e.Before, &ws); err != nil {
+				return "", fmt.Errorf("snapshot %s: the ledger's record is not one: %w", e.Name, err)
+			}
+			return ledger.Restored, c.DeleteSnapshot(ctx, ws, e.Name, 0)
+		}},
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
 
+	"starbench/internal/ledger"
 	"starbench/internal/sim"
 )
 
@@ -101,7 +102,7 @@ func TestIsolateHostTakesVsanTrafficOffItsVmknicAndBack(t *testing.T) {
 	ctx := context.Background()
 	other := independentClient(t, s)
 	victim := "DC0_C0_H1"
-	f, err := c.FailHost(ctx, victim, Isolate, nil)
+	f, err := c.FailHost(ctx, victim, Isolate)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +124,7 @@ func TestIsolateHostTakesVsanTrafficOffItsVmknicAndBack(t *testing.T) {
 	if _, err := c.State(ctx); err != nil {
 		t.Errorf("cluster state with one host isolated: %v", err)
 	}
-	if _, err := c.FailHost(ctx, victim, Isolate, nil); err == nil {
+	if _, err := c.FailHost(ctx, victim, Isolate); err == nil {
 		t.Error("isolating an isolated host succeeded")
 	}
 	if err := c.RestoreHost(ctx, f, 0); err != nil {
@@ -149,10 +150,10 @@ func TestPowerOffHostStopsItsVMsAndPowersBackOn(t *testing.T) {
 	}
 	victim := workers[0].Host
 	other := independentClient(t, s)
-	if _, err := c.FailHost(ctx, victim, "unplug", nil); err == nil || !strings.Contains(err.Error(), `"isolate"`) {
+	if _, err := c.FailHost(ctx, victim, "unplug"); err == nil || !strings.Contains(err.Error(), `"isolate"`) {
 		t.Fatalf("an unknown failure: %v, want the choices named", err)
 	}
-	f, err := c.FailHost(ctx, victim, PowerOff, nil)
+	f, err := c.FailHost(ctx, victim, PowerOff)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,5 +218,66 @@ func TestSnapshotsOfWorkersAreCreatedAndDeleted(t *testing.T) {
 	// Deleting again is a no-op: undo after a crash may find it done.
 	if err := c.DeleteSnapshot(ctx, workers, "backup-1", 4); err != nil {
 		t.Errorf("deleting a deleted snapshot: %v", err)
+	}
+}
+
+// TestEventChangesAreInTheLedgerAndUndone: what events change is recorded
+// before it is made, settled when the script sets it back itself, and set
+// back by the ledger's undo (as starbench clean does) otherwise.
+func TestEventChangesAreInTheLedgerAndUndone(t *testing.T) {
+	s, c := startSim(t, sim.Options{Testbed: testbedOf(4, "ESA")})
+	ctx := context.Background()
+	l, err := ledger.Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetLedger(l)
+	workers, err := c.DeployWorkers(ctx, smallSpec("w"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Maintenance(ctx, "DC0_C0_H0", true, "no_data_migration", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.FailHost(ctx, "DC0_C0_H1", Isolate); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CreateSnapshot(ctx, workers, "b1", 4); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CreateSnapshot(ctx, workers, "b2", 4); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.DeleteSnapshot(ctx, workers, "b2", 4); err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, e := range l.Pending() {
+		if EventKind(e.Kind) {
+			kinds = append(kinds, e.Kind+" "+e.Name)
+		}
+	}
+	if want := []string{"maintenance DC0_C0_H0", "host-failure DC0_C0_H1", "snapshot b1"}; !slices.Equal(kinds, want) {
+		t.Fatalf("pending changes by events %v, want %v (b2 was deleted by the script)", kinds, want)
+	}
+	if f, ok := c.HostFailureOf("DC0_C0_H1"); !ok || f.Vnic != "vmk2" {
+		t.Errorf("the ledger's record of the failure: %+v, %v", f, ok)
+	}
+	if err := l.Undo(ctx, c.Host(), c.Undoers(), nil); err != nil {
+		t.Fatal(err)
+	}
+	other := independentClient(t, s)
+	for _, h := range []string{"DC0_C0_H0", "DC0_C0_H1"} {
+		if hostSeen(t, other, h).Runtime.InMaintenanceMode {
+			t.Errorf("%s is still in maintenance mode", h)
+		}
+	}
+	if st, _ := c.HostState(ctx, "DC0_C0_H1"); !st.Serving() {
+		t.Errorf("the isolated host is not back: %+v", st)
+	}
+	for _, w := range workers {
+		if names, _ := c.Snapshots(ctx, w); len(names) != 0 {
+			t.Errorf("%s keeps snapshots %v", w.Name, names)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -109,12 +110,14 @@ func (c *Client) forgetVM(ref string) {
 // Undoers says how the client undoes the entries of its kinds: VMs first,
 // then policies, then cluster settings.
 func (c *Client) Undoers() map[string]ledger.Undoer {
-	return map[string]ledger.Undoer{
+	u := map[string]ledger.Undoer{
 		KindVM:         {Phase: 0, Undo: c.undoVM},
 		KindVMSettings: {Phase: 0, Undo: c.undoVMSettings},
 		KindPolicy:     {Phase: 1, Undo: c.undoPolicy},
 		KindCluster:    {Phase: 2, Undo: c.undoCluster},
 	}
+	maps.Copy(u, c.eventUndoers())
+	return u
 }
 
 // undoVM removes the worker VM of e, if it is still the one e announced.
