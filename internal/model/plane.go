@@ -1,10 +1,12 @@
 package model
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 
@@ -114,10 +116,24 @@ func (pl *Plane) Prepare(ctx context.Context, workers []fio.Worker, prep fio.Pre
 
 // Run solves the model for the job on the workers' disks and returns fio's
 // result shape: one row per worker disk and direction (the totals divided
-// evenly), aggregate rows, all marked simulated.
+// evenly), aggregate rows, samples over time, all marked simulated.
 func (pl *Plane) Run(ctx context.Context, workers []fio.Worker, job *fio.Job, progress func(fio.Status)) (*fio.Result, error) {
+	return pl.RunJobs(ctx, []JobRun{{Workers: workers, Job: job}}, progress)
+}
+
+// JobRun is one job of a workload and the workers it runs on.
+type JobRun struct {
+	Workers []fio.Worker
+	Job     *fio.Job
+}
+
+// RunJobs runs jobs at the same time, as one workload: they are classes of
+// one network, sharing the cluster. The result has each job's rows and
+// aggregate rows (Row.Job names the job when there are several) and each
+// job's samples.
+func (pl *Plane) RunJobs(ctx context.Context, jobs []JobRun, progress func(fio.Status)) (*fio.Result, error) {
 	start := time.Now()
-	in, notes, err := pl.input(ctx, workers, job)
+	in, notes, err := pl.workloadInput(ctx, jobs)
 	if err != nil {
 		return nil, err
 	}
@@ -132,39 +148,129 @@ func (pl *Plane) Run(ctx context.Context, workers []fio.Worker, job *fio.Job, pr
 	if out.Burst != nil {
 		pl.applyNoise(out.Burst)
 	}
-	var disks []fio.Disk
-	for _, w := range workers {
-		disks = append(disks, w.Disks...)
+	// Lay every job out in time; OSA's write buffers fill with all of them.
+	ends := make([]float64, len(jobs))
+	end := 0.0
+	for i, j := range jobs {
+		jo := out.Jobs[i]
+		ends[i] = float64(j.Job.RampSec) + runSeconds(j.Job, disksOf(j.Workers), jo.Read.MBps+jo.Write.MBps)
+		end = math.Max(end, ends[i])
 	}
+	var sp span
 	pl.mu.Lock()
-	sp := layOut(pl.p, &pl.buffer, out, job, disks)
-	pl.mu.Unlock()
-	// The run's figures are its measured window, the mean of its samples.
-	measured := [2]Direction{out.Read, out.Write}
-	if sp.end > sp.ramp {
-		measured = sp.over(sp.ramp, sp.end)
+	if len(jobs) == 1 {
+		sp = layOut(pl.p, &pl.buffer, out, jobs[0].Job, disksOf(jobs[0].Workers))
 	}
-	pl.recordWrites(workers, job, out.Write.IOPS > 0, sp.over(0, sp.end)[write].MBps*1e6*sp.end)
+	burst := 0.0
+	if len(jobs) > 1 {
+		burst = bufferBurst(pl.p, &pl.buffer, out, end)
+	}
+	pl.mu.Unlock()
 	if pl.hostLoad != nil {
 		pl.hostLoad(start, time.Now(), out.CPUPercent)
 	}
 
-	res := &fio.Result{Simulated: true, Model: out.Version, Testbed: out.Profile, Samples: sp.samples("")}
-	res.Rows, res.Aggregate = shareRows(workers, measured)
+	res := &fio.Result{Simulated: true, Model: out.Version, Testbed: out.Profile}
+	var status fio.Status
+	for i, j := range jobs {
+		name := ""
+		jsp := sp
+		if len(jobs) > 1 {
+			name = j.Job.Name
+			var burstDirs [2]Direction
+			if out.Burst != nil {
+				burstDirs = [2]Direction{out.Burst.Jobs[i].Read, out.Burst.Jobs[i].Write}
+			}
+			jsp = jobSpan(float64(j.Job.RampSec), ends[i], [2]Direction{out.Jobs[i].Read, out.Jobs[i].Write}, burstDirs, burst)
+		}
+		// A job's figures are its measured window, the mean of its samples.
+		measured := [2]Direction{out.Jobs[i].Read, out.Jobs[i].Write}
+		if jsp.end > jsp.ramp {
+			measured = jsp.over(jsp.ramp, jsp.end)
+		}
+		pl.recordWrites(j.Workers, j.Job, out.Jobs[i].Write.IOPS > 0, jsp.over(0, jsp.end)[write].MBps*1e6*jsp.end)
+		rows, aggregate := shareRows(j.Workers, measured)
+		for k := range rows {
+			rows[k].Job = name
+		}
+		for k := range aggregate {
+			aggregate[k].Job = name
+		}
+		res.Rows = append(res.Rows, rows...)
+		res.Aggregate = append(res.Aggregate, aggregate...)
+		res.Samples = append(res.Samples, jsp.samples(name)...)
+		status.Elapsed, status.Total = max(status.Elapsed, j.Job.RuntimeSec), max(status.Total, j.Job.RuntimeSec)
+		status.IOPS += measured[read].IOPS + measured[write].IOPS
+		status.MBps += measured[read].MBps + measured[write].MBps
+	}
+	slices.SortStableFunc(res.Samples, func(a, b fio.Sample) int { return cmp.Compare(a.TS, b.TS) })
 	res.Notes = append(res.Notes,
 		fmt.Sprintf("simulated by %s on testbed %s", out.Version, out.Profile),
 		fmt.Sprintf("bottleneck: %s at %.0f %%; host CPU %.0f %%, NIC %.0f %%; %d outstanding I/Os", out.Bottleneck, 100*out.BottleneckUtil, out.CPUPercent, out.NICPercent, out.Outstanding))
 	res.Notes = append(res.Notes, notes...)
 	res.Notes = append(res.Notes, out.Notes...)
 	if sp.bufferNote != "" {
-		res.Notes = append(res.Notes, sp.bufferNote, "over the whole run, throughput is the mean of the samples and latencies (percentiles too) their I/O-weighted mean")
+		res.Notes = append(res.Notes, sp.bufferNote)
+	}
+	if len(sp.phases) > 1 || burst > 0 && burst < end {
+		res.Notes = append(res.Notes, "over the whole run, throughput is the mean of the samples and latencies (percentiles too) their I/O-weighted mean")
 	}
 	res.Notes = append(res.Notes, CheckBounds(pl.p, SummaryOf(res))...)
 	if progress != nil {
-		progress(fio.Status{Elapsed: job.RuntimeSec, Total: job.RuntimeSec,
-			IOPS: measured[read].IOPS + measured[write].IOPS, MBps: measured[read].MBps + measured[write].MBps})
+		progress(status)
 	}
 	return res, nil
+}
+
+// workloadInput is the cell of jobs on their workers' disks (see input),
+// the VMs of all jobs listed once.
+func (pl *Plane) workloadInput(ctx context.Context, jobs []JobRun) (Input, []string, error) {
+	if len(jobs) == 0 {
+		return Input{}, nil, fmt.Errorf("no job to run")
+	}
+	var in Input
+	var notes []string
+	vm := map[string]int{}
+	for _, j := range jobs {
+		one, n, err := pl.input(ctx, j.Workers, j.Job)
+		if err != nil {
+			if len(jobs) > 1 {
+				return Input{}, nil, fmt.Errorf("job %s: %w", j.Job.Name, err)
+			}
+			return Input{}, nil, err
+		}
+		in.State = one.State
+		jl := one.Jobs[0]
+		jl.Name = ""
+		if len(jobs) > 1 {
+			jl.Name = j.Job.Name
+		}
+		for d := range jl.Disks {
+			v := one.VMs[jl.Disks[d].VM]
+			idx, ok := vm[v.Name]
+			if !ok {
+				idx = len(in.VMs)
+				vm[v.Name] = idx
+				in.VMs = append(in.VMs, v)
+			}
+			jl.Disks[d].VM = idx
+		}
+		in.Jobs = append(in.Jobs, jl)
+		for _, note := range n {
+			if !slices.Contains(notes, note) {
+				notes = append(notes, note)
+			}
+		}
+	}
+	return in, notes, nil
+}
+
+func disksOf(workers []fio.Worker) []fio.Disk {
+	var disks []fio.Disk
+	for _, w := range workers {
+		disks = append(disks, w.Disks...)
+	}
+	return disks
 }
 
 // input is the cell of job on the workers' disks: the cluster's state and
@@ -253,7 +359,11 @@ func (pl *Plane) applyNoise(out *Output) {
 	z := pl.noise.NormFloat64()
 	pl.mu.Unlock()
 	f := 1 + math.Max(-3, math.Min(3, z))*pl.p.Model.NoiseCV.Value
-	for _, d := range []*Direction{&out.Read, &out.Write} {
+	dirs := []*Direction{&out.Read, &out.Write}
+	for i := range out.Jobs {
+		dirs = append(dirs, &out.Jobs[i].Read, &out.Jobs[i].Write)
+	}
+	for _, d := range dirs {
 		d.IOPS *= f
 		d.MBps *= f
 		d.LatMeanUs /= f

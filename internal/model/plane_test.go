@@ -282,3 +282,43 @@ func TestPlaneTakesTheWorkersGuestSide(t *testing.T) {
 		t.Errorf("the model saw VMs %+v", got.VMs)
 	}
 }
+
+// A workload of concurrent jobs runs as one network: rows, aggregates and
+// samples per job, keyed by the job's name.
+func TestPlaneRunsConcurrentJobs(t *testing.T) {
+	pl, _ := newTestPlane(t)
+	ctx := context.Background()
+	ws := workers(4, 2, "r5")
+	oltp := &fio.Job{Name: "oltp", IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 8192, IODepth: 16, RuntimeSec: 60, TimeBased: true}
+	backup := &fio.Job{Name: "backup", IOEngine: "libaio", Direct: true, RW: "read", BlockSize: 1 << 20, IODepth: 4, RuntimeSec: 60, TimeBased: true}
+	res, err := pl.RunJobs(ctx, []JobRun{{Workers: ws[:2], Job: oltp}, {Workers: ws[2:], Job: backup}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := map[string]int{}
+	for _, r := range res.Rows {
+		per[r.Job]++
+	}
+	if per["oltp"] != 2*2*2 || per["backup"] != 2*2 || len(res.Aggregate) != 3 {
+		t.Errorf("rows per job %v, %d aggregate rows; want oltp 8 (2 directions), backup 4, 3 aggregates", per, len(res.Aggregate))
+	}
+	samples := map[string]int{}
+	for _, s := range res.Samples {
+		samples[s.Job+"/"+s.Direction]++
+	}
+	if samples["oltp/read"] != 60 || samples["oltp/write"] != 60 || samples["backup/read"] != 60 {
+		t.Errorf("samples per job and direction %v, want 60 each", samples)
+	}
+	alone, err := pl.Run(ctx, ws[:2], oltp, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range res.Aggregate {
+		if a.Job == "oltp" && a.Direction == "read" && a.IOPS >= alone.Aggregate[0].IOPS {
+			t.Errorf("oltp beside the backup: %.0f read IOPS, alone %.0f; want less", a.IOPS, alone.Aggregate[0].IOPS)
+		}
+	}
+	if !strings.Contains(strings.Join(res.Notes, "\n"), "2 concurrent jobs solved as classes") {
+		t.Errorf("notes %q", res.Notes)
+	}
+}

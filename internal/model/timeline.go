@@ -65,40 +65,58 @@ func runSeconds(job *fio.Job, disks []fio.Disk, mbps float64) float64 {
 	return t
 }
 
-// layOut places a solved run in time and moves the write buffers on: on
-// OSA, writes first go at the burst's rate while the buffers fill to the
-// destage threshold, then at the steady rate the elevators keep pace with;
-// a run without writes lets the elevators drain the buffers.
+// layOut places a solved run of one job in time and moves the write
+// buffers on (see bufferBurst).
 func layOut(p *testbed.Profile, buf *writeBuffer, out *Output, job *fio.Job, disks []fio.Disk) span {
-	steady := [2]Direction{out.Read, out.Write}
 	ramp := float64(job.RampSec)
-	measured := runSeconds(job, disks, out.Read.MBps+out.Write.MBps)
-	end := ramp + measured
-	sp := span{ramp: ramp, end: end}
+	end := ramp + runSeconds(job, disks, out.Read.MBps+out.Write.MBps)
+	burst := bufferBurst(p, buf, out, end)
+	var burstDirs [2]Direction
+	if out.Burst != nil {
+		burstDirs = [2]Direction{out.Burst.Read, out.Burst.Write}
+	}
+	sp := jobSpan(ramp, end, [2]Direction{out.Read, out.Write}, burstDirs, burst)
+	if burst > ramp && burst < end {
+		sp.bufferNote = fmt.Sprintf("OSA write buffers absorb writes at %.0f MB/s for the first %.0f s of the measurement, until %.0f %% full; then %.0f MB/s as the elevators keep pace",
+			out.Burst.Write.MBps, burst-ramp, 100*p.Model.WriteBufferDestageThreshold.Value, out.Write.MBps)
+	}
+	return sp
+}
+
+// bufferBurst is how long, from the start of a run lasting end seconds,
+// OSA's writes go at the burst rate: while the disk groups' write buffers
+// fill to the destage threshold; the elevators must keep pace after. It
+// moves the buffers' fill on; a run without writes lets the elevators
+// drain them at the capacity tier's write rate.
+func bufferBurst(p *testbed.Profile, buf *writeBuffer, out *Output, end float64) float64 {
 	groups := float64(p.Hosts * p.Storage.DiskGroups)
-	switch {
-	case out.Burst != nil && out.BufferBytesPerSec > 0 && groups > 0:
-		limit := p.Model.WriteBufferDestageThreshold.Value * bufferBytes(p)
-		ingest := out.BufferBytesPerSec / groups
-		burst := math.Max(0, math.Min((limit-buf.fill)/ingest, end))
-		if burst > 0 {
-			sp.phases = append(sp.phases, phase{0, burst, [2]Direction{out.Burst.Read, out.Burst.Write}})
-			buf.fill = math.Min(limit, buf.fill+ingest*burst)
-		}
-		if burst < end {
-			sp.phases = append(sp.phases, phase{burst, end, steady})
-		}
-		if burst > ramp && burst < end {
-			sp.bufferNote = fmt.Sprintf("OSA write buffers absorb writes at %.0f MB/s for the first %.0f s of the measurement, until %.0f %% full; then %.0f MB/s as the elevators keep pace",
-				out.Burst.Write.MBps, burst-ramp, 100*p.Model.WriteBufferDestageThreshold.Value, out.Write.MBps)
-		}
-	default:
-		if groups > 0 && out.Write.IOPS == 0 && buf.fill > 0 {
-			// The elevators drain at the capacity tier's write rate.
+	if groups == 0 {
+		return 0
+	}
+	if out.Burst == nil || out.BufferBytesPerSec <= 0 {
+		if out.Write.IOPS == 0 && buf.fill > 0 {
 			_, wr := deviceRates(p.Storage.Capacity)
 			buf.fill = math.Max(0, buf.fill-float64(p.Storage.CapacityPerGroup)*wr*end)
 		}
-		sp.phases = []phase{{0, end, steady}}
+		return 0
+	}
+	limit := p.Model.WriteBufferDestageThreshold.Value * bufferBytes(p)
+	ingest := out.BufferBytesPerSec / groups
+	burst := math.Max(0, math.Min((limit-buf.fill)/ingest, end))
+	buf.fill = math.Min(limit, buf.fill+ingest*burst)
+	return burst
+}
+
+// jobSpan is one job's run in time: the burst's figures for the first
+// burst seconds, the steady ones after.
+func jobSpan(ramp, end float64, steady, burstDirs [2]Direction, burst float64) span {
+	sp := span{ramp: ramp, end: end}
+	burst = math.Min(burst, end)
+	if burst > 0 {
+		sp.phases = append(sp.phases, phase{0, burst, burstDirs})
+	}
+	if burst < end || end == 0 {
+		sp.phases = append(sp.phases, phase{burst, end, steady})
 	}
 	return sp
 }
