@@ -30,8 +30,11 @@ func TestScenarioScripts(t *testing.T) {
 			[]string{"workload_start", "workload_end"}},
 		{"snapshot_impact.star", "snapshot-impact", []string{"duration=12m", "first=1m", "every=2m", "count=3", "keep=3m"},
 			[]string{"snapshot_create", "snapshot_create", "snapshot_create", "snapshot_remove", "snapshot_remove", "snapshot_remove"}},
+		// OSA merges what the snapshots held back into the base disks.
+		{"snapshot_impact.star", "snapshot-impact", []string{"testbed=wwt-r640-osa", "duration=20m", "first=1m", "every=2m", "count=2", "keep=3m"},
+			[]string{"snapshot_create", "snapshot_create", "snapshot_remove", "snapshot_remove", "consolidation_start", "consolidation_end"}},
 	} {
-		t.Run(tc.script, func(t *testing.T) {
+		t.Run(tc.script+strings.Join(tc.sets, ","), func(t *testing.T) {
 			out := t.TempDir()
 			args := []string{"run", "scripts/" + tc.script, "--out", out, "--no-progress", "--set", "interval=60s"}
 			for _, s := range tc.sets {

@@ -21,9 +21,11 @@ type recovery struct {
 	// replicas and components spread evenly); share is the share of
 	// objects with a component on any one host.
 	perHost, share float64
-	out            map[string]*absence
-	queue          []*resyncJob
-	snapshots      int
+	// disks is the size of the scenario's disks, as the guests see them.
+	disks     float64
+	out       map[string]*absence
+	queue     []*resyncJob
+	snapshots int
 	// snapWritten is what the workloads wrote since the first snapshot of
 	// the chain (OSA merges it into the base disks when they go).
 	snapWritten float64
@@ -74,6 +76,7 @@ func (r *recovery) init(ctx context.Context, pl *Plane, classes []*class) error 
 					return err
 				}
 				stored += float64(d.SizeBytes) * dl.Written * lay.capFactor
+				r.disks += float64(d.SizeBytes)
 				comps += float64(max(lay.mirrors, lay.dataStripes+lay.parity))
 				n++
 			}
@@ -254,6 +257,7 @@ func (r *recovery) wrote(bytes float64) {
 		}
 	}
 	if r.snapshots > 0 {
-		r.snapWritten += bytes
+		// A delta holds each block once, however often it is rewritten.
+		r.snapWritten = math.Min(r.disks, r.snapWritten+bytes)
 	}
 }

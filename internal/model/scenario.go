@@ -128,6 +128,9 @@ func (s *Scenario) Step(ctx context.Context, t, dt float64, evs []fio.Event) ([]
 		}
 	}
 	s.pl.applyNoise(out)
+	if out.Burst != nil {
+		s.pl.applyNoise(out.Burst)
+	}
 	pause := s.rec.pause(t, dt)
 	var samples []fio.Sample
 	written := 0.0

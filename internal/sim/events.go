@@ -141,12 +141,7 @@ func (o *hostOps) ShutdownHostTask(ctx *simulator.Context, req *types.ShutdownHo
 				o.sim.reportGuest(ctx, vm, false)
 			}
 		}
-		ctx.Update(host, []types.PropertyChange{
-			{Name: "runtime.powerState", Val: types.HostSystemPowerStatePoweredOff},
-			{Name: "runtime.connectionState", Val: types.HostSystemConnectionStateNotResponding},
-			{Name: "summary.runtime.powerState", Val: types.HostSystemPowerStatePoweredOff},
-			{Name: "summary.runtime.connectionState", Val: types.HostSystemConnectionStateNotResponding},
-		})
+		setPower(ctx, host, false)
 		return nil, nil
 	})
 	body.Res = &types.ShutdownHost_TaskResponse{Returnval: task.Run(ctx)}
@@ -166,16 +161,25 @@ func (o *hostOps) PowerUpHostFromStandByTask(ctx *simulator.Context, req *types.
 		if host.Runtime.PowerState == types.HostSystemPowerStatePoweredOn {
 			return nil, &types.InvalidState{}
 		}
-		ctx.Update(host, []types.PropertyChange{
-			{Name: "runtime.powerState", Val: types.HostSystemPowerStatePoweredOn},
-			{Name: "runtime.connectionState", Val: types.HostSystemConnectionStateConnected},
-			{Name: "summary.runtime.powerState", Val: types.HostSystemPowerStatePoweredOn},
-			{Name: "summary.runtime.connectionState", Val: types.HostSystemConnectionStateConnected},
-		})
+		setPower(ctx, host, true)
 		return nil, nil
 	})
 	body.Res = &types.PowerUpHostFromStandBy_TaskResponse{Returnval: task.Run(ctx)}
 	return body
+}
+
+// setPower powers a host on (connected) or off (not responding).
+func setPower(ctx *simulator.Context, host *simulator.HostSystem, on bool) {
+	power, conn := types.HostSystemPowerStatePoweredOff, types.HostSystemConnectionStateNotResponding
+	if on {
+		power, conn = types.HostSystemPowerStatePoweredOn, types.HostSystemConnectionStateConnected
+	}
+	ctx.Update(host, []types.PropertyChange{
+		{Name: "runtime.powerState", Val: power},
+		{Name: "runtime.connectionState", Val: conn},
+		{Name: "summary.runtime.powerState", Val: power},
+		{Name: "summary.runtime.connectionState", Val: conn},
+	})
 }
 
 // hostVsanSystem is a host's HostVsanSystem, which the stock simulator does
