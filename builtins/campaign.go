@@ -501,6 +501,7 @@ func (c *campaignValue) origin(s *runtime.Session, simulated bool) campaign.Orig
 	for _, f := range script.Files {
 		o.Files = append(o.Files, f.Path)
 	}
+	o.Files = append(o.Files, sessionInputs(s)...)
 	return o
 }
 

@@ -277,6 +277,7 @@ func fioJobfile(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	noteInput(thread, full)
 	job, err := parsed.Workload()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

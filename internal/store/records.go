@@ -32,9 +32,10 @@ type Provenance struct {
 
 // File is one input file of a session with its content hash.
 type File struct {
-	Path   string
-	SHA256 string
-	Bytes  int64
+	Path    string
+	SHA256  string
+	Bytes   int64
+	Content []byte // kept compressed in the store
 }
 
 // HashFiles reads each path and returns it with its sha256.
@@ -46,7 +47,7 @@ func HashFiles(paths []string) ([]File, error) {
 			return nil, err
 		}
 		sum := sha256.Sum256(b)
-		files = append(files, File{Path: p, SHA256: hex.EncodeToString(sum[:]), Bytes: int64(len(b))})
+		files = append(files, File{Path: p, SHA256: hex.EncodeToString(sum[:]), Bytes: int64(len(b)), Content: b})
 	}
 	return files, nil
 }
@@ -67,7 +68,12 @@ func (s *Store) BeginSession(ctx context.Context, p Provenance) (int64, error) {
 			return err
 		}
 		for _, f := range p.Files {
-			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO session_files VALUES (?,?,?,?)`, id, f.Path, f.SHA256, f.Bytes); err != nil {
+			content, err := compress(f.Content)
+			if err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO session_files (session_id, path, sha256, bytes, content) VALUES (?,?,?,?,?)`,
+				id, f.Path, f.SHA256, f.Bytes, content); err != nil {
 				return err
 			}
 		}
@@ -210,6 +216,9 @@ func (s *Store) CommitRun(ctx context.Context, r Run) error {
 				return err
 			}
 			if err := insertEvents(ctx, tx, runID, r.Result.Events); err != nil {
+				return err
+			}
+			if err := insertArtifacts(ctx, tx, runID, r.Result.Artifacts); err != nil {
 				return err
 			}
 		}

@@ -119,6 +119,19 @@ CREATE TABLE events (
 );
 CREATE INDEX events_run ON events(run_id);
 `,
+	// v4: provenance kept whole: each run's files worth keeping (the rendered
+	// job text, fio's raw output), and the contents of the files each
+	// session loaded beside their hashes, all gzip-compressed (NULL in
+	// sessions from before v4).
+	`
+CREATE TABLE artifacts (
+	run_id  INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	name    TEXT    NOT NULL,
+	content BLOB    NOT NULL,
+	PRIMARY KEY (run_id, name)
+);
+ALTER TABLE session_files ADD COLUMN content BLOB;
+`,
 }
 
 // SchemaVersion is the schema version this build writes.

@@ -25,6 +25,7 @@ type Store struct {
 	db   *sql.DB
 	path string
 	lock *os.File // nil for read-only stores
+	tmp  string   // a recovered copy's directory, removed at Close
 	// Simulated says whether the store holds simulated (model) results or
 	// measured ones; never both.
 	Simulated bool
@@ -80,23 +81,23 @@ func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("no campaign store at %s: %w", path, err)
 	}
-	db, err := openDB(path, true)
+	db, tmp, err := openReadable(ctx, path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("opening %s: %w", path, err)
 	}
-	s := &Store{db: db, path: path}
+	s := &Store{db: db, path: path, tmp: tmp}
 	var version int
 	if err := db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
-		db.Close()
+		s.Close()
 		return nil, fmt.Errorf("%s is not a campaign store: %w", path, err)
 	}
 	if version == 0 || version > SchemaVersion {
-		db.Close()
+		s.Close()
 		return nil, fmt.Errorf("%s is not a campaign store this starbench can read (schema version %d; this build reads 1 to %d)", path, version, SchemaVersion)
 	}
 	err = db.QueryRowContext(ctx, `SELECT name, simulated FROM campaign WHERE id = 1`).Scan(&s.Name, &s.Simulated)
 	if err != nil {
-		db.Close()
+		s.Close()
 		return nil, fmt.Errorf("%s holds no campaign: %w", path, err)
 	}
 	return s, nil
@@ -127,6 +128,10 @@ func (s *Store) Path() string { return s.path }
 // Close closes the store and releases its lock.
 func (s *Store) Close() error {
 	err := s.db.Close()
+	if s.tmp != "" {
+		os.RemoveAll(s.tmp)
+		s.tmp = ""
+	}
 	if s.lock != nil {
 		unlockFile(s.lock)
 		s.lock = nil
