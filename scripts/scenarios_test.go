@@ -3,6 +3,7 @@ package scripts_test
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -76,5 +77,43 @@ func TestScenarioScripts(t *testing.T) {
 				t.Errorf("stored events %v, want %v", got, tc.kinds)
 			}
 		})
+	}
+}
+
+// TestEventsDuringRealFio runs events.run on real fio servers on loopback:
+// the events fire on the wall clock during the measurement, a condition
+// sees fio's live samples, and the result is measured, not simulated.
+func TestEventsDuringRealFio(t *testing.T) {
+	if _, err := exec.LookPath("fio"); err != nil {
+		t.Skip("fio is not installed (apt-get install -y fio)")
+	}
+	dir := t.TempDir()
+	script := filepath.Join(dir, "real.star")
+	os.WriteFile(script, []byte(`
+ws = fio.local_workers(2, size = "16m")
+job = fio.job(name = "r", rw = "randread", bs = "4k", runtime = "4s", time_based = True)
+seen = []
+r = events.run(ws, job, [
+    events.at("1s", lambda: seen.append("at"), name = "tick"),
+    events.when(lambda s: s.iops > 0, lambda: seen.append("when"), name = "busy"),
+], interval = "1s")
+ev = r.events
+print("kinds", list(ev["kind"]))
+at = list(ev.filter(kind = "action")["at_s"])[0]
+print("tick at %s" % at)
+if at < 1 or at > 4:
+    fail("tick fired at %g s, want between 1 and 4" % at)
+if len(r.samples) == 0 or list(r.samples["simulated"])[0]:
+    fail("samples: %s" % r.samples)
+print("fired", sorted(seen))
+`), 0o644)
+	code, _, stderr := starbench(t, "run", script, "--target", "local", "--out", filepath.Join(dir, "out"), "--no-progress")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{`kinds ["`, `"action"`, `"condition"`, `fired ["at", "when"]`} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("no %q in:\n%s", want, stderr)
+		}
 	}
 }
