@@ -19,6 +19,12 @@ import (
 type taskGate struct {
 	sim *Sim
 	mu  sync.Mutex
+
+	// deletes are the file deletions started while a gated body runs: a
+	// destroy deletes the VM's files in a task of its own and does not wait
+	// for it, so the gate waits for them before the next body.
+	deletesMu sync.Mutex
+	deletes   []chan struct{}
 }
 
 // gatedTasks are the tasks (as vcsim names them) whose bodies touch
@@ -37,6 +43,9 @@ func (g *taskGate) PutObject(_ *simulator.Context, obj mo.Reference) {
 		return
 	}
 	name := t.Info.Name
+	if name == "DeleteDatastoreFile" {
+		g.track(t)
+	}
 	var fault types.BaseMethodFault
 	var hold chan bool
 	if g.sim != nil {
@@ -53,6 +62,7 @@ func (g *taskGate) PutObject(_ *simulator.Context, obj mo.Reference) {
 		}
 		g.mu.Lock()
 		defer g.mu.Unlock()
+		defer g.waitDeletes()
 		return body(t)
 	}
 	t.Execute = func(t *simulator.Task) (types.AnyType, types.BaseMethodFault) {
@@ -66,6 +76,30 @@ func (g *taskGate) PutObject(_ *simulator.Context, obj mo.Reference) {
 			return nil, fault
 		}
 		return run(t)
+	}
+}
+
+// track notes a file deletion, to be waited for by the gate.
+func (g *taskGate) track(t *simulator.Task) {
+	done := make(chan struct{})
+	body := t.Execute
+	t.Execute = func(t *simulator.Task) (types.AnyType, types.BaseMethodFault) {
+		defer close(done)
+		return body(t)
+	}
+	g.deletesMu.Lock()
+	g.deletes = append(g.deletes, done)
+	g.deletesMu.Unlock()
+}
+
+// waitDeletes waits for the file deletions started so far.
+func (g *taskGate) waitDeletes() {
+	g.deletesMu.Lock()
+	deletes := g.deletes
+	g.deletes = nil
+	g.deletesMu.Unlock()
+	for _, done := range deletes {
+		<-done
 	}
 }
 
