@@ -33,7 +33,7 @@ func NewCampaignModule(deps Deps) *runtime.Module {
 			{Name: "factor", Params: "(name, levels, apply, cost=\"cheap\", invalidates_prep=False, restore=None)",
 				Doc: "a cluster setting to vary: apply(level) sets it and returns the setting it replaced", Fn: campaignFactor},
 			{Name: "workload", Params: "(name, run, duration=None, warmup=None)",
-				Doc: "a measurement: run is a fio.job (run on the campaign's workers; duration defaults to its runtime) or a callable returning results", Fn: campaignWorkload},
+				Doc: "a measurement: run is a fio.job or fio.workload (run on the campaign's workers; duration defaults to its runtime) or a callable returning results", Fn: campaignWorkload},
 			{Name: "new", Params: "(name, factors=[], workloads=[], repeat=1, workers=None, prepare=None, prepare_cost=None, metrics=None, cv_threshold=0.05, rerun_high_cv=False)",
 				Doc: "a campaign: every cell of the factors' matrix (one baseline cell with no factors) runs every workload repeat times into out/NAME.db",
 				Fn: func(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
@@ -175,15 +175,6 @@ func levelLabel(v starlark.Value) string {
 	return v.String()
 }
 
-// jobSeconds is how long a fio job runs (runtime plus ramp), 0 when it is
-// no job or its duration is not fixed.
-func jobSeconds(v starlark.Value) float64 {
-	j, ok := v.(*JobValue)
-	if !ok {
-		return 0
-	}
-	return float64(j.Job().RuntimeSec + j.Job().RampSec)
-}
 
 // workloadValue is the Starlark handle of one campaign workload.
 type workloadValue struct {
@@ -225,7 +216,7 @@ func campaignWorkload(thread *starlark.Thread, b *starlark.Builtin, args starlar
 		return nil, err
 	}
 	if duration == starlark.None {
-		seconds = jobSeconds(run) + jobSeconds(warmup)
+		seconds = workloadSeconds(run) + workloadSeconds(warmup)
 	}
 	return &workloadValue{spec: campaign.Workload{Name: name, Seconds: seconds}, run: run, warmup: warmup}, nil
 }

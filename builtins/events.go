@@ -532,7 +532,7 @@ func (sc *scenario) act(ctx context.Context, e *eventValue, before int) error {
 // samples to the timeline and the campaign's progress bar.
 func (sc *scenario) measure(ws []fio.Worker, job *fio.Job, step float64) events.Measure {
 	return func(ctx context.Context, sample func(fio.Sample)) (*fio.Result, error) {
-		res, err := sc.plane.Run(ctx, ws, job, func(st fio.Status) {
+		res, err := sc.plane.Run(ctx, ws, fio.NewWorkload(*job), func(st fio.Status) {
 			campaignRunStatus(sc.thread, st)
 			s := fio.Sample{Job: job.Name, Direction: "total", TS: float64(st.Elapsed), IOPS: st.IOPS, MBps: st.MBps}
 			sc.mu.Lock()
@@ -582,7 +582,7 @@ func (sc *scenario) startWorkload(ctx context.Context, w *eventWorkload) error {
 	sc.running.Add(1)
 	go func() {
 		defer sc.running.Done()
-		res, err := plane.Run(ctx, ws, job, nil)
+		res, err := plane.Run(ctx, ws, fio.NewWorkload(*job), nil)
 		sc.mu.Lock()
 		defer sc.mu.Unlock()
 		if err != nil {

@@ -3,9 +3,9 @@ package builtins
 import (
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/go-gota/gota/dataframe"
@@ -25,14 +25,16 @@ func NewFioModule(deps Deps) *runtime.Module {
 		Members: []runtime.Member{
 			{Name: "job", Params: "(name=\"job\", rw=, bs=, bssplit=, rwmixread=, iodepth=, numjobs=, runtime=, ramp_time=, time_based=, size=, direct=, ioengine=, buffer_compress_percentage=, dedupe_percentage=, rate_iops=, rate=, percentiles=, options=)",
 				Doc: "a fio workload (fio.job): sizes as 4096 or \"4k\", times as seconds or \"2m\"; options holds any other fio option", Fn: fioJob},
-			{Name: "jobfile", Params: "(path)",
-				Doc: "the workload of a .fio file (relative to the script): [global] merged with job sections that differ only in filename", Fn: fioJobfile},
+			{Name: "jobfile", Params: "(path, vars=None)",
+				Doc: "the workload of a .fio file (relative to the script): every job section, run at once on every worker (stonewall and wait_for order them); vars expand ${NAME} before the environment", Fn: fioJobfile},
+			{Name: "workload", Params: "(jobs, name=None)",
+				Doc: "a workload of several fio.job values run at once on every worker, each with its own results (the job column)", Fn: fioWorkload},
 			{Name: "local_workers", Params: "(n, dir=None, size=\"64m\", disks=1)",
 				Doc: "n fio servers on loopback, each with its own data files, stopped when the script ends", Fn: fioLocalWorkers},
 			{Name: "prepare", Params: "(workers, method=\"random\", bs=\"256k\", compress=0, age=False)",
 				Doc: "fill every data disk once (random, zero or none), optionally age it with mixed-size random writes", Fn: m.prepare},
 			{Name: "run", Params: "(workers, job, repeat=1)",
-				Doc: "run job on every data disk of the workers at once: a frame of per-disk rows and aggregate rows (worker \"all\")", Fn: m.run},
+				Doc: "run a fio.job or fio.workload on every data disk of the workers at once: a frame of per-job, per-disk rows and aggregate rows (worker \"all\"; job \"all\" over all jobs; direction \"total\" combines read and write)", Fn: m.run},
 		},
 	}
 }
@@ -140,9 +142,7 @@ func (j *JobValue) Attr(name string) (starlark.Value, error) {
 		l.Freeze()
 		return l, nil
 	case "text":
-		var b strings.Builder
-		(&fio.File{Jobs: []fio.Job{job}}).WriteTo(&b)
-		return starlark.String(b.String()), nil
+		return starlark.String(fio.NewWorkload(job).Text()), nil
 	case "replace":
 		return starlark.NewBuiltin("fio.job.replace", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			if len(args) > 0 {
@@ -260,29 +260,6 @@ func validateJob(j *fio.Job) error {
 		return fmt.Errorf("time_based needs a runtime, like runtime=\"60s\"")
 	}
 	return nil
-}
-
-func fioJobfile(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var path string
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "path", &path); err != nil {
-		return nil, err
-	}
-	full := scriptRelative(thread, path)
-	f, err := os.Open(full)
-	if err != nil {
-		return nil, fmt.Errorf("reading job file: %w", err)
-	}
-	defer f.Close()
-	parsed, err := fio.ParseFile(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	noteInput(thread, full)
-	job, err := parsed.Workload()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return NewJobValue(*job), nil
 }
 
 // scriptRelative resolves path against the directory of the session's
@@ -424,7 +401,7 @@ func (m fioModule) prepare(thread *starlark.Thread, b *starlark.Builtin, args st
 
 func (m fioModule) run(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var workers workersArg
-	var job *JobValue
+	var job workloadArg
 	repeat := 1
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "workers", &workers, "job", &job, "repeat?", &repeat); err != nil {
 		return nil, err
@@ -446,7 +423,7 @@ func (m fioModule) run(thread *starlark.Thread, b *starlark.Builtin, args starla
 	var results []*fio.Result
 	var notes []string
 	for range repeat {
-		res, err := plane.Run(ctx, ws, job.Job(), func(st fio.Status) { campaignRunStatus(thread, st) })
+		res, err := plane.Run(ctx, ws, job.wl.Clone(), func(st fio.Status) { campaignRunStatus(thread, st) })
 		if err != nil {
 			return nil, err
 		}
@@ -469,8 +446,10 @@ func (m fioModule) run(thread *starlark.Thread, b *starlark.Builtin, args starla
 
 // ResultFrame turns results into one frame: per-disk rows then the
 // aggregate rows (worker and disk "all") of each result, numbered by repeat
-// from 1. Latency columns are microseconds of completion latency; a
-// latency no I/O measured is missing.
+// from 1. job is fio's job name, "all" over every job of the workload.
+// Latency columns are microseconds of completion latency; a latency no I/O
+// measured is missing. Percentiles a job's percentile_list asks for beyond
+// p50, p95, p99 and p99.9 get a column each (p99_99_us for 99.99).
 func ResultFrame(results ...*fio.Result) (dataframe.DataFrame, error) {
 	str := func(name string) *table.Column {
 		return &table.Column{Name: name, Kind: table.String, Strings: []string{}}
@@ -478,22 +457,34 @@ func ResultFrame(results ...*fio.Result) (dataframe.DataFrame, error) {
 	flt := func(name string) *table.Column {
 		return &table.Column{Name: name, Kind: table.Float, Floats: []float64{}}
 	}
-	worker, disk, dir := str("worker"), str("disk"), str("direction")
+	job, worker, disk, dir := str("job"), str("worker"), str("disk"), str("direction")
 	iops, mbps, mean, p50, p95, p99, p999 := flt("iops"), flt("mbps"), flt("lat_mean_us"), flt("p50_us"), flt("p95_us"), flt("p99_us"), flt("p999_us")
 	errs := &table.Column{Name: "errors", Kind: table.Int, Ints: []int{}}
 	sim := &table.Column{Name: SimulatedColumn, Kind: table.Bool, Bools: []bool{}}
 	rep := &table.Column{Name: "repeat", Kind: table.Int, Ints: []int{}}
+	var extra []*table.Column
+	extraOf := map[float64]*table.Column{}
+	for _, res := range results {
+		for _, r := range append(slices.Clone(res.Rows), res.Aggregate...) {
+			for _, p := range r.Percentiles {
+				if extraOf[p.P] == nil {
+					extraOf[p.P] = flt(PercentileColumn(p.P))
+					extra = append(extra, extraOf[p.P])
+				}
+			}
+		}
+	}
+	orAll := func(s string) string {
+		if s == "" {
+			return "all"
+		}
+		return s
+	}
 	for i, res := range results {
 		for _, r := range append(slices.Clone(res.Rows), res.Aggregate...) {
-			w, d := r.Worker, r.Disk
-			if w == "" {
-				w = "all"
-			}
-			if d == "" {
-				d = "all"
-			}
-			worker.Strings = append(worker.Strings, w)
-			disk.Strings = append(disk.Strings, d)
+			job.Strings = append(job.Strings, orAll(r.Job))
+			worker.Strings = append(worker.Strings, orAll(r.Worker))
+			disk.Strings = append(disk.Strings, orAll(r.Disk))
 			dir.Strings = append(dir.Strings, r.Direction)
 			for _, c := range []struct {
 				col *table.Column
@@ -501,12 +492,22 @@ func ResultFrame(results ...*fio.Result) (dataframe.DataFrame, error) {
 			}{{iops, r.IOPS}, {mbps, r.MBps}, {mean, r.LatMeanUs}, {p50, r.P50Us}, {p95, r.P95Us}, {p99, r.P99Us}, {p999, r.P999Us}} {
 				c.col.Floats = append(c.col.Floats, c.v)
 			}
+			for p, c := range extraOf {
+				v := math.NaN()
+				for _, q := range r.Percentiles {
+					if q.P == p {
+						v = q.Us
+					}
+				}
+				c.Floats = append(c.Floats, v)
+			}
 			errs.Ints = append(errs.Ints, r.Errors)
 			sim.Bools = append(sim.Bools, r.Simulated || res.Simulated)
 			rep.Ints = append(rep.Ints, i+1)
 		}
 	}
-	for _, c := range []*table.Column{iops, mbps, mean, p50, p95, p99, p999} {
+	floats := append([]*table.Column{iops, mbps, mean, p50, p95, p99, p999}, extra...)
+	for _, c := range floats {
 		for i, v := range c.Floats {
 			if math.IsNaN(v) {
 				if c.NA == nil {
@@ -516,7 +517,14 @@ func ResultFrame(results ...*fio.Result) (dataframe.DataFrame, error) {
 			}
 		}
 	}
-	return table.NewFrame(worker, disk, dir, iops, mbps, mean, p50, p95, p99, p999, errs, sim, rep)
+	cols := slices.Concat([]*table.Column{job, worker, disk, dir}, floats, []*table.Column{errs, sim, rep})
+	return table.NewFrame(cols...)
+}
+
+// PercentileColumn names the column of a percentile: p99_99_us for 99.99,
+// p1_us for 1 (p50_us, p95_us, p99_us and p999_us are the fixed ones).
+func PercentileColumn(p float64) string {
+	return "p" + strings.ReplaceAll(strconv.FormatFloat(p, 'f', -1, 64), ".", "_") + "_us"
 }
 
 // fioSize unpacks a size: bytes as an int, or text like "4k" or "64MiB".
@@ -662,6 +670,11 @@ func (o *fioOptions) Unpack(v starlark.Value) error {
 			return fmt.Errorf("option %s has a newline in its value", key)
 		}
 		out = append(out, fio.Option{Key: key, Value: val})
+	}
+	for _, o := range out {
+		if err := fio.CheckOptionName(o.Key); err != nil {
+			return err
+		}
 	}
 	// Options the model names go to their fields, as in a job file.
 	j := fio.JobFromOptions("x", out)

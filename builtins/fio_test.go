@@ -37,7 +37,7 @@ func newSession(t *testing.T, ctx context.Context) *runtime.Session {
 // simPlane stands in for the model: these tests are about routing, not numbers.
 type simPlane struct{ runs int }
 
-func (p *simPlane) Run(ctx context.Context, ws []fio.Worker, job *fio.Job, progress func(fio.Status)) (*fio.Result, error) {
+func (p *simPlane) Run(ctx context.Context, ws []fio.Worker, wl *fio.Workload, progress func(fio.Status)) (*fio.Result, error) {
 	p.runs++
 	row := fio.Row{Direction: "read", IOPS: 100, Simulated: true}
 	return &fio.Result{Simulated: true, Aggregate: []fio.Row{row}}, nil

@@ -75,6 +75,9 @@ func ResultOf(records []Record, simulated, strict bool, notes []string) (*fio.Re
 			return nil, fmt.Errorf("workload result row %d is %s but this session's results are %s; simulated and measured results never mix",
 				i+1, kind(row.Simulated), kind(simulated))
 		}
+		if row.Job == "all" {
+			row.Job = ""
+		}
 		if row.Worker == "" || row.Worker == "all" {
 			row.Worker = ""
 			res.Aggregate = append(res.Aggregate, row)
@@ -128,7 +131,7 @@ func rowOf(fields Record, keys []string, simulated, strict bool) (fio.Row, error
 			}
 			row.Simulated = b
 		case strict:
-			return row, fmt.Errorf("unknown metric %q; want some of %s, worker, disk, direction, simulated", k, strings.Join(RowMetrics, ", "))
+			return row, fmt.Errorf("unknown metric %q; want some of %s, job, worker, disk, direction, simulated", k, strings.Join(RowMetrics, ", "))
 		}
 	}
 	return row, nil
@@ -158,6 +161,8 @@ func rowNumber(row *fio.Row, k string) *float64 {
 // rowText is the field of row that the label named k sets, or nil.
 func rowText(row *fio.Row, k string) *string {
 	switch k {
+	case "job":
+		return &row.Job
 	case "worker":
 		return &row.Worker
 	case "disk":

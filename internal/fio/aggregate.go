@@ -57,7 +57,7 @@ type dirSum struct {
 	errs     int64
 }
 
-func (d *dirSum) add(s DirStats, errs int64) {
+func (d *dirSum) add(s DirStats) {
 	if d.hist == nil {
 		d.hist = Histogram{}
 	}
@@ -66,7 +66,6 @@ func (d *dirSum) add(s DirStats, errs int64) {
 	d.ios += s.Clat.N
 	d.latSum += s.Clat.Mean * float64(s.Clat.N)
 	d.hist.Add(s.Clat.Bins)
-	d.errs += errs
 }
 
 func (d *dirSum) merge(o *dirSum) {
@@ -81,17 +80,81 @@ func (d *dirSum) merge(o *dirSum) {
 	d.errs += o.errs
 }
 
+func (d *dirSum) moved() bool { return d.ios > 0 || d.iops > 0 }
+
 // row turns the sums into a Row. Latency columns are completion latency
-// (fio's clat), the distribution fio reports percentiles for.
-func (d *dirSum) row(worker, disk, dir string) Row {
-	p := d.hist.Percentiles(50, 95, 99, 99.9)
+// (fio's clat), the distribution fio reports percentiles for; extra are
+// percentiles asked for beyond the four every row has.
+func (d *dirSum) row(job, worker, disk, dir string, extra []float64) Row {
+	p := d.hist.Percentiles(append([]float64{50, 95, 99, 99.9}, extra...)...)
 	mean := math.NaN()
 	if d.ios > 0 {
 		mean = d.latSum / float64(d.ios) / 1000
 	}
-	return Row{Worker: worker, Disk: disk, Direction: dir, IOPS: d.iops, MBps: d.bw / 1e6,
+	r := Row{Job: job, Worker: worker, Disk: disk, Direction: dir, IOPS: d.iops, MBps: d.bw / 1e6,
 		LatMeanUs: mean, P50Us: p[0] / 1000, P95Us: p[1] / 1000, P99Us: p[2] / 1000, P999Us: p[3] / 1000,
 		Errors: int(d.errs)}
+	for i, q := range extra {
+		r.Percentiles = append(r.Percentiles, Percentile{P: q, Us: p[4+i] / 1000})
+	}
+	return r
+}
+
+// sums is one row key's directions, and the I/O errors of jobs that moved
+// data in several directions: fio counts a job's errors once, not per
+// direction, so those belong to the key's total row.
+type sums struct {
+	dir      [3]dirSum
+	mixedErr int64
+}
+
+// add adds one fio job entry. Its errors go to the one direction it moved
+// data in (or, with no I/O, the first its rw names), else to the total.
+func (s *sums) add(e JobStats, rwDirs []string) {
+	var moved []int
+	for i, d := range e.dirs() {
+		s.dir[i].add(d)
+		if d.TotalIOs > 0 {
+			moved = append(moved, i)
+		}
+	}
+	switch len(moved) {
+	case 0:
+		s.dir[slices.Index(Directions[:], rwDirs[0])].errs += e.TotalErr
+	case 1:
+		s.dir[moved[0]].errs += e.TotalErr
+	default:
+		s.mixedErr += e.TotalErr
+	}
+}
+
+func (s *sums) merge(o *sums) {
+	for i := range s.dir {
+		s.dir[i].merge(&o.dir[i])
+	}
+	s.mixedErr += o.mixedErr
+}
+
+// rows returns a row per direction that moved data and, when more than one
+// did, a total row: IOPS and MB/s summed, latency weighted by I/Os,
+// percentiles from the directions' merged histograms.
+func (s *sums) rows(job, worker, disk string, extra []float64) []Row {
+	var out []Row
+	var total dirSum
+	n := 0
+	for i, dir := range Directions {
+		if !s.dir[i].moved() {
+			continue
+		}
+		out = append(out, s.dir[i].row(job, worker, disk, dir, extra))
+		total.merge(&s.dir[i])
+		n++
+	}
+	if n > 1 || s.mixedErr > 0 {
+		total.errs += s.mixedErr
+		out = append(out, total.row(job, worker, disk, TotalDirection, extra))
+	}
+	return out
 }
 
 // ClientKey identifies a fio server in client_stats: the host and port the
@@ -101,70 +164,152 @@ type ClientKey struct {
 	Port int
 }
 
-// Aggregate turns entries into a Result: one row per worker, disk and
-// direction (numjobs clones summed), and one aggregate row per direction.
-// IOPS and bandwidth are summed, mean latency is weighted by I/O count and
-// percentiles come from the merged histograms, never from averaging.
-// clients maps each worker to its key; an entry of a disk or server not
-// named there is an error, as is a disk that reported nothing.
-func Aggregate(entries []JobStats, workers []Worker, clients map[string]ClientKey) (*Result, error) {
-	type diskKey struct {
-		worker, disk string
+// Aggregate turns the entries of a run of wl into a Result: one row per
+// job, worker, disk and direction (numjobs clones summed), one per job
+// across workers (when there are several jobs), and one for the whole
+// workload. IOPS and bandwidth are summed, mean latency is weighted by I/O
+// count and percentiles come from the merged histograms, never from
+// averaging. A one-job workload's rows name no job. clients maps each
+// worker to its key; an entry of a section or server not in the run is an
+// error, as is a section that reported nothing.
+func Aggregate(entries []JobStats, wl *Workload, workers []Worker, clients map[string]ClientKey) (*Result, error) {
+	type rowKey struct{ worker, job, disk string }
+	type sectionKey struct {
+		worker, job, filename string
 	}
-	byKey := map[ClientKey]string{}
+	byClient := map[ClientKey]string{}
 	for _, w := range workers {
-		byKey[clients[w.Name]] = w.Name
+		byClient[clients[w.Name]] = w.Name
 	}
-	sums := map[diskKey]*[2]dirSum{}
-	for _, e := range entries {
-		if (e.Read.Clat.N > 0 && len(e.Read.Clat.Bins) == 0) || (e.Write.Clat.N > 0 && len(e.Write.Clat.Bins) == 0) {
-			return nil, fmt.Errorf("job %s on %s:%d has no latency histogram; run fio with --output-format=json+", e.Name, e.Host, e.Port)
+	keyOf := map[sectionKey]rowKey{}
+	var order []rowKey
+	for _, w := range workers {
+		targets, err := wl.Targets(w)
+		if err != nil {
+			return nil, err
 		}
-		name, ok := byKey[ClientKey{e.Host, e.Port}]
+		for _, t := range targets {
+			name := wl.Jobs[t.Job].Name
+			k := rowKey{w.Name, name, t.DiskLabel()}
+			if _, dup := keyOf[sectionKey{w.Name, name, t.Filename}]; !dup {
+				keyOf[sectionKey{w.Name, name, t.Filename}] = k
+				if !slices.Contains(order, k) {
+					order = append(order, k)
+				}
+			}
+		}
+	}
+	rwDirs := map[string][]string{}
+	extra := map[string][]float64{}
+	for _, j := range wl.Jobs {
+		rwDirs[j.Name] = j.rwDirections()
+		extra[j.Name] = extraPercentiles(extra[j.Name], j.Percentiles)
+	}
+	got := map[rowKey]*sums{}
+	for _, e := range entries {
+		for _, d := range e.dirs() {
+			if d.Clat.N > 0 && len(d.Clat.Bins) == 0 {
+				return nil, fmt.Errorf("job %s on %s:%d has no latency histogram; run fio with --output-format=json+", e.Name, e.Host, e.Port)
+			}
+		}
+		worker, ok := byClient[ClientKey{e.Host, e.Port}]
 		if !ok {
 			return nil, fmt.Errorf("fio reported a job from %s:%d, which is none of the workers", e.Host, e.Port)
 		}
-		k := diskKey{name, e.Name}
-		s := sums[k]
+		k, ok := keyOf[sectionKey{worker, e.Name, e.Options["filename"]}]
+		if !ok {
+			return nil, fmt.Errorf("worker %s reported a job %q on %q, which is none of the workload's", worker, e.Name, e.Options["filename"])
+		}
+		s := got[k]
 		if s == nil {
-			s = &[2]dirSum{}
-			sums[k] = s
+			s = &sums{}
+			got[k] = s
 		}
-		// fio counts a job's I/O errors once; they go to the direction it ran.
-		readErrs, writeErrs := e.TotalErr, int64(0)
-		if e.Read.TotalIOs == 0 {
-			readErrs, writeErrs = 0, e.TotalErr
+		s.add(e, rwDirs[e.Name])
+	}
+	single := len(wl.Jobs) == 1
+	label := func(job string) string {
+		if single {
+			return ""
 		}
-		s[0].add(e.Read, readErrs)
-		s[1].add(e.Write, writeErrs)
+		return job
 	}
 	res := &Result{}
-	var total [2]dirSum
-	for _, w := range workers {
-		for _, d := range w.Disks {
-			s := sums[diskKey{w.Name, d.Name}]
-			if s == nil {
-				return nil, fmt.Errorf("worker %s reported no result for disk %s", w.Name, d.Name)
-			}
-			delete(sums, diskKey{w.Name, d.Name})
-			for i, dir := range directions {
-				if s[i].ios == 0 && s[i].iops == 0 {
-					continue
-				}
-				res.Rows = append(res.Rows, s[i].row(w.Name, d.Name, dir))
-				total[i].merge(&s[i])
-			}
+	perJob := map[string]*sums{}
+	var all sums
+	var allExtra []float64
+	for _, k := range order {
+		s := got[k]
+		if s == nil {
+			return nil, fmt.Errorf("worker %s reported no result for job %s on %s", k.worker, k.job, k.disk)
 		}
-	}
-	for k := range sums {
-		return nil, fmt.Errorf("worker %s reported a job %q that is none of its disks", k.worker, k.disk)
-	}
-	for i, dir := range directions {
-		if total[i].ios > 0 || total[i].iops > 0 {
-			res.Aggregate = append(res.Aggregate, total[i].row("", "", dir))
+		res.Rows = append(res.Rows, s.rows(label(k.job), k.worker, k.disk, extra[k.job])...)
+		if perJob[k.job] == nil {
+			perJob[k.job] = &sums{}
 		}
+		perJob[k.job].merge(s)
+		all.merge(s)
 	}
+	if !single {
+		for _, name := range wl.JobNames() {
+			if s := perJob[name]; s != nil {
+				res.Aggregate = append(res.Aggregate, s.rows(name, "", "", extra[name])...)
+				perJob[name] = nil // a name shared by sections is one job
+			}
+			allExtra = extraPercentiles(allExtra, extra[name])
+		}
+	} else {
+		allExtra = extra[wl.Jobs[0].Name]
+	}
+	res.Aggregate = append(res.Aggregate, all.rows("", "", "", allExtra)...)
 	return res, nil
 }
 
-var directions = [2]string{"read", "write"}
+// fixedPercentiles are the percentiles every row has.
+var fixedPercentiles = []float64{50, 95, 99, 99.9}
+
+// extraPercentiles adds to have the percentiles of ps that are neither
+// fixed nor in it already, in order.
+func extraPercentiles(have, ps []float64) []float64 {
+	for _, p := range ps {
+		if !slices.Contains(fixedPercentiles, p) && !slices.Contains(have, p) {
+			have = append(have, p)
+		}
+	}
+	return have
+}
+
+// CombineJobs returns aggregate rows over all jobs (Job "") from the
+// per-job aggregate rows of a data plane that keeps no histograms: per
+// direction IOPS, MB/s and errors summed, mean latency weighted by IOPS,
+// percentiles missing (they cannot be combined without histograms).
+func CombineJobs(aggregate []Row) []Row {
+	var out []Row
+	for _, dir := range append(Directions[:], TotalDirection) {
+		var r Row
+		found := false
+		var latSum float64
+		for _, a := range aggregate {
+			if a.Job == "" || a.Direction != dir {
+				continue
+			}
+			found = true
+			r.IOPS += a.IOPS
+			r.MBps += a.MBps
+			r.Errors += a.Errors
+			r.Simulated = r.Simulated || a.Simulated
+			latSum += a.LatMeanUs * a.IOPS
+		}
+		if !found {
+			continue
+		}
+		nan := math.NaN()
+		r.Direction, r.LatMeanUs = dir, nan
+		if r.IOPS > 0 {
+			r.LatMeanUs = latSum / r.IOPS
+		}
+		r.P50Us, r.P95Us, r.P99Us, r.P999Us = nan, nan, nan, nan
+		out = append(out, r)
+	}
+	return out
+}

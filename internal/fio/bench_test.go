@@ -27,9 +27,10 @@ func BenchmarkParse96x8(b *testing.B) {
 		clients[name] = ClientKey{fmt.Sprintf("10.0.0.%d", w+1), 8765}
 		for d := range 8 {
 			e := src[(w*8+d)%len(src)]
-			e.Host, e.Port, e.Name = clients[name].Host, 8765, fmt.Sprintf("disk%d", d+1)
+			path := "/dev/sd" + string(rune('b'+d))
+			e.Host, e.Port, e.Options = clients[name].Host, 8765, map[string]string{"filename": path}
 			big.Clients = append(big.Clients, e)
-			worker.Disks = append(worker.Disks, Disk{Name: e.Name, Path: "/dev/sd" + string(rune('b'+d))})
+			worker.Disks = append(worker.Disks, Disk{Name: fmt.Sprintf("disk%d", d+1), Path: path})
 		}
 		workers = append(workers, worker)
 	}
@@ -56,8 +57,8 @@ func BenchmarkParse96x8(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			res, err := Aggregate(o.Entries(), workers, clients)
-			if err != nil || len(res.Rows) != 96*8*2 {
+			res, err := Aggregate(o.Entries(), fixtureWorkload, workers, clients)
+			if err != nil || len(res.Rows) != 96*8*3 {
 				b.Fatalf("%v, %d rows", err, len(res.Rows))
 			}
 		}
@@ -75,7 +76,7 @@ func BenchmarkIOPSVersusPlainFio(b *testing.B) {
 		b.Fatal(err)
 	}
 	job := &Job{Name: "rr", RW: "randread", BlockSize: 4096, IODepth: 1, RuntimeSec: 2, TimeBased: true}
-	text, err := job.WorkerFile(l.Workers[0].Disks)
+	text, _, err := NewWorkload(*job).WorkerFile(l.Workers[0])
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -85,7 +86,7 @@ func BenchmarkIOPSVersusPlainFio(b *testing.B) {
 	}
 	var sb, plain float64
 	for b.Loop() {
-		res, err := r.Run(ctx, l.Workers, job, nil)
+		res, err := r.Run(ctx, l.Workers, NewWorkload(*job), nil)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,174 +1,15 @@
 package fio
 
 import (
-	"bufio"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
 )
 
-// File is a parsed fio job file: an optional [global] section and the job
-// sections in file order. Comments are not kept; every option is.
-type File struct {
-	Global *Job // nil when the file has no [global] section
-	Jobs   []Job
-}
-
-// Section is one [name] block of a job file with its raw options in order.
-type Section struct {
-	Name    string
-	Options []Option
-}
-
-// maxLine bounds one job-file line, as fio's own parser does (it reads 8 KiB lines).
-const maxLine = 64 << 10
-
-// ParseSections reads a job file into its sections without interpreting options.
-func ParseSections(r io.Reader) ([]Section, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 4096), maxLine)
-	var out []Section
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || line[0] == ';' || line[0] == '#' {
-			continue
-		}
-		if line[0] == '[' {
-			end := strings.IndexByte(line, ']')
-			name := ""
-			if end > 0 {
-				name = strings.TrimSpace(line[1:end])
-			}
-			if end < 0 || name == "" || strings.TrimSpace(line[end+1:]) != "" {
-				return nil, fmt.Errorf("line %d: %q is not a section header; want [name]", n, line)
-			}
-			out = append(out, Section{Name: name})
-			continue
-		}
-		if len(out) == 0 {
-			return nil, fmt.Errorf("line %d: option %q comes before any section; put it under [global] or a [job] header", n, line)
-		}
-		key, value, _ := strings.Cut(line, "=")
-		key, value = strings.TrimSpace(key), strings.TrimSpace(value)
-		if key == "" {
-			return nil, fmt.Errorf("line %d: %q has no option name; want name=value or a flag name", n, line)
-		}
-		s := &out[len(out)-1]
-		s.Options = append(s.Options, Option{Key: key, Value: value})
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("reading job file: %w", err)
-	}
-	return out, nil
-}
-
-// ParseFile reads a job file into the model.
-func ParseFile(r io.Reader) (*File, error) {
-	secs, err := ParseSections(r)
-	if err != nil {
-		return nil, err
-	}
-	f := &File{}
-	for _, s := range secs {
-		j := JobFromOptions(s.Name, s.Options)
-		if s.Name == "global" {
-			if f.Global != nil {
-				// fio merges repeated [global] sections in order.
-				j = JobFromOptions("global", append(f.Global.Render(), s.Options...))
-			}
-			f.Global = &j
-			continue
-		}
-		f.Jobs = append(f.Jobs, j)
-	}
-	if len(f.Jobs) == 0 {
-		return nil, fmt.Errorf("the job file has no job section; want at least one [name] section besides [global]")
-	}
-	return f, nil
-}
-
-// WriteTo writes the file as fio reads it.
-func (f *File) WriteTo(w io.Writer) (int64, error) {
-	var b strings.Builder
-	if f.Global != nil {
-		writeSection(&b, "global", f.Global.Render())
-	}
-	for _, j := range f.Jobs {
-		writeSection(&b, j.Name, j.Render())
-	}
-	n, err := io.WriteString(w, b.String())
-	return int64(n), err
-}
-
-func writeSection(b *strings.Builder, name string, opts []Option) {
-	if b.Len() > 0 {
-		b.WriteByte('\n')
-	}
-	fmt.Fprintf(b, "[%s]\n", name)
-	for _, o := range opts {
-		b.WriteString(o.Key)
-		if o.Value != "" {
-			b.WriteByte('=')
-			b.WriteString(o.Value)
-		}
-		b.WriteByte('\n')
-	}
-}
-
-// diskBinding names the options that say which files a job touches; on a
-// worker its data disks decide that, so a workload never carries them.
-var diskBinding = []string{"filename", "filename_format", "directory", "nrfiles", "opendir"}
-
-// perDisk are options a workload drops: which files to use (the worker's
-// disks decide) and group_reporting (starbench reports every disk and
-// aggregates itself).
-var perDisk = append([]string{"group_reporting"}, diskBinding...)
-
-// Workload merges the file into the one workload starbench runs on every
-// data disk: [global] overlaid with the job sections, which must agree on
-// every option except which file they use (as HCIBench's per-disk sections do).
-func (f *File) Workload() (*Job, error) {
-	var base []Option
-	if f.Global != nil {
-		base = f.Global.Render()
-	}
-	var first []Option
-	for i, j := range f.Jobs {
-		opts := slices.DeleteFunc(j.Render(), func(o Option) bool { return slices.Contains(perDisk, o.Key) })
-		if i == 0 {
-			first = opts
-			continue
-		}
-		if !slices.Equal(opts, first) {
-			return nil, fmt.Errorf("job sections [%s] and [%s] run different workloads; starbench runs one workload on every disk, so give sections that differ only in filename (or split the file)", f.Jobs[0].Name, j.Name)
-		}
-	}
-	merged := slices.DeleteFunc(overlay(base, first), func(o Option) bool { return slices.Contains(perDisk, o.Key) })
-	j := JobFromOptions(f.Jobs[0].Name, merged)
-	return &j, nil
-}
-
-// overlay returns base with each option of top set: a key already present
-// takes the new value in place, a new key is appended.
-func overlay(base, top []Option) []Option {
-	out := slices.Clone(base)
-	for _, o := range top {
-		if i := slices.IndexFunc(out, func(b Option) bool { return b.Key == o.Key }); i >= 0 {
-			out[i] = o
-		} else {
-			out = append(out, o)
-		}
-	}
-	return out
-}
-
-// aliases maps fio's alternative option names to the names the model uses.
-var aliases = map[string]string{"readwrite": "rw", "blocksize": "bs", "timeout": "runtime"}
-
+// canonical returns fio's name of an option given under any of its names.
 func canonical(key string) string {
-	if a, ok := aliases[key]; ok {
+	if a, ok := optionAliases[key]; ok {
 		return a
 	}
 	return key
@@ -238,11 +79,12 @@ func (j *Job) clearTyped(key string) {
 // Options, in order, so rendering the job gives fio the same settings.
 func JobFromOptions(name string, opts []Option) Job {
 	j := Job{Name: name}
+	kb := kbBaseOf(opts)
 	for _, o := range opts {
 		key := canonical(o.Key)
 		// The last setting of an option wins, as in fio: a typed value
 		// replaces earlier raw ones and a raw value clears the typed one.
-		if j.setTyped(key, o.Value) {
+		if j.setTyped(key, o.Value, kb) {
 			j.Options = slices.DeleteFunc(j.Options, func(r Option) bool { return canonical(r.Key) == key })
 			continue
 		}
@@ -274,8 +116,33 @@ func (j *Job) mixFromWrites() {
 	j.Options = slices.Delete(j.Options, i, i+1)
 }
 
+// kbBaseOf returns the kb_base options set (fio applies it before the
+// sizes it governs, wherever it stands): 1024 unless set to 1000.
+func kbBaseOf(opts []Option) int64 {
+	kb := int64(1024)
+	for _, o := range opts {
+		if o.Key == "kb_base" {
+			kb = 1024
+			if o.Value == "1000" {
+				kb = 1000
+			}
+		}
+	}
+	return kb
+}
+
+// formatSize writes a typed size for fio: in units under fio's default
+// kb_base, in bytes when the job counts kilobytes as 1000.
+func (j *Job) formatSize(n int64) string {
+	if kbBaseOf(j.Options) == 1000 {
+		return strconv.FormatInt(n, 10)
+	}
+	return FormatSize(n)
+}
+
 // setTyped stores a known option in its field and says whether it did.
-func (j *Job) setTyped(key, v string) bool {
+// kb is the job's kb_base, which decides what "k" means in its sizes.
+func (j *Job) setTyped(key, v string, kb int64) bool {
 	posInt := func(dst *int) bool {
 		n, err := strconv.Atoi(v)
 		if err != nil || n <= 0 {
@@ -293,8 +160,8 @@ func (j *Job) setTyped(key, v string) bool {
 		return true
 	}
 	size := func(dst *int64) bool {
-		n, err := ParseSize(v)
-		if err != nil || n == 0 {
+		n, ok := parseFioSize(v, kb)
+		if !ok || n == 0 {
 			return false
 		}
 		*dst = n
@@ -318,6 +185,11 @@ func (j *Job) setTyped(key, v string) bool {
 	case "bs":
 		return size(&j.BlockSize)
 	case "bssplit":
+		// Typed only where starbench's units agree with fio's (4KiB is
+		// 4000 bytes to fio under its default kb_base).
+		if kb != 1024 || strings.Contains(strings.ToLower(v), "ib") {
+			return false
+		}
 		split, err := ParseBSSplit(v)
 		if err != nil {
 			return false
@@ -383,7 +255,7 @@ func (j *Job) Render() []Option {
 		add("rw", j.RW)
 	}
 	if j.BlockSize > 0 {
-		add("bs", FormatSize(j.BlockSize))
+		add("bs", j.formatSize(j.BlockSize))
 	}
 	if len(j.BSSplit) > 0 {
 		add("bssplit", FormatBSSplit(j.BSSplit))
@@ -407,7 +279,7 @@ func (j *Job) Render() []Option {
 		add("time_based", "")
 	}
 	if j.Size > 0 {
-		add("size", FormatSize(j.Size))
+		add("size", j.formatSize(j.Size))
 	}
 	if j.Direct {
 		add("direct", "1")
@@ -425,46 +297,13 @@ func (j *Job) Render() []Option {
 		add("rate_iops", itoa(j.RateIOPS))
 	}
 	if j.RateBytes > 0 {
-		add("rate", FormatSize(j.RateBytes))
+		add("rate", j.formatSize(j.RateBytes))
 	}
 	if len(j.Percentiles) > 0 {
 		add("percentile_list", FormatPercentiles(j.Percentiles))
 	}
 	return append(out, j.Options...)
 }
-
-// forbiddenOnWorkers are options that would break per-disk reporting or
-// send I/O somewhere other than the worker's data disks.
-var forbiddenOnWorkers = perDisk
-
-// WorkerFile writes the job file one worker runs: the job under [global]
-// and one section per data disk, named after the disk. A job without a
-// size (typed or raw, like size=50%) gets each disk's size, so files are
-// laid out whole.
-func (j *Job) WorkerFile(disks []Disk) (string, error) {
-	opts := j.Render()
-	for _, o := range opts {
-		if slices.Contains(forbiddenOnWorkers, o.Key) {
-			return "", fmt.Errorf("job %q sets %s; starbench chooses each worker's files and reports every disk itself, so leave %s out", j.Name, o.Key, o.Key)
-		}
-	}
-	if len(disks) == 0 {
-		return "", fmt.Errorf("no data disks: give the worker at least one disk")
-	}
-	var b strings.Builder
-	writeSection(&b, "global", opts)
-	for _, d := range disks {
-		sec := []Option{{Key: "filename", Value: escapeFilename(d.Path)}}
-		if j.Size == 0 && !j.hasRaw("size") && d.SizeBytes > 0 {
-			sec = append(sec, Option{Key: "size", Value: strconv.FormatInt(d.SizeBytes, 10)})
-		}
-		writeSection(&b, d.Name, sec)
-	}
-	return b.String(), nil
-}
-
-// escapeFilename escapes the colons fio would read as a list of files.
-func escapeFilename(p string) string { return strings.ReplaceAll(p, ":", `\:`) }
 
 // ParseBSSplit reads fio's bssplit for one direction: "4k/50:64k/50".
 func ParseBSSplit(s string) ([]BSSplit, error) {
@@ -521,4 +360,52 @@ func FormatPercentiles(ps []float64) string {
 		parts[i] = strconv.FormatFloat(p, 'f', -1, 64)
 	}
 	return strings.Join(parts, ":")
+}
+
+// Rates returns the job's rate caps per direction (read, write, trim), 0
+// where a direction is not capped, as fio reads rate_iops and rate: one
+// value caps every direction on its own, "a,b" caps reads at a and writes
+// (and trims) at b, "a," reads only, ",b" writes only, "a,b,c" each. ok is
+// false when a value is not one starbench can read (fio still runs it).
+func (j *Job) Rates() (iops, bytes [3]float64, ok bool) {
+	ok = true
+	read := func(key string, typed float64, parse func(string) (float64, bool)) [3]float64 {
+		v, raw := j.raw(key)
+		if !raw {
+			return [3]float64{typed, typed, typed}
+		}
+		parts := strings.Split(v, ",")
+		if len(parts) > 3 {
+			ok = false
+			return [3]float64{}
+		}
+		vals := make([]float64, len(parts))
+		for i, p := range parts {
+			if p = strings.TrimSpace(p); p == "" {
+				continue
+			}
+			n, good := parse(p)
+			if !good {
+				ok = false
+			}
+			vals[i] = n
+		}
+		switch len(vals) {
+		case 1:
+			return [3]float64{vals[0], vals[0], vals[0]}
+		case 2:
+			return [3]float64{vals[0], vals[1], vals[1]}
+		}
+		return [3]float64{vals[0], vals[1], vals[2]}
+	}
+	kb := kbBaseOf(j.Options)
+	iops = read("rate_iops", float64(j.RateIOPS), func(s string) (float64, bool) {
+		n, err := strconv.ParseInt(s, 10, 64)
+		return float64(n), err == nil && n >= 0
+	})
+	bytes = read("rate", float64(j.RateBytes), func(s string) (float64, bool) {
+		n, good := parseFioSize(s, kb)
+		return float64(n), good
+	})
+	return iops, bytes, ok
 }

@@ -9,26 +9,40 @@ import (
 	"testing"
 )
 
-func parseFileT(t *testing.T, text string) *File {
+func parseT(t *testing.T, text string) *Workload {
 	t.Helper()
-	f, err := ParseFile(strings.NewReader(text))
+	wl, err := ParseWorkload("t", "t.fio", text, LoadOptions{Env: noEnv})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return f
+	return wl
 }
 
-func render(t *testing.T, f *File) string {
-	t.Helper()
-	var b strings.Builder
-	if _, err := f.WriteTo(&b); err != nil {
-		t.Fatal(err)
+func noEnv(string) (string, bool) { return "", false }
+
+func parseErr(text string, o LoadOptions) error {
+	if o.Env == nil {
+		o.Env = noEnv
 	}
-	return b.String()
+	_, err := ParseWorkload("t", "t.fio", text, o)
+	return err
+}
+
+// fioParses runs fio --parse-only on text: fio itself must accept what starbench renders.
+func fioParses(t *testing.T, text string) {
+	t.Helper()
+	if _, err := exec.LookPath("fio"); err != nil {
+		return
+	}
+	path := filepath.Join(t.TempDir(), "r.fio")
+	os.WriteFile(path, []byte(text), 0o644)
+	if out, err := exec.Command("fio", "--parse-only", path).CombinedOutput(); err != nil {
+		t.Fatalf("fio rejects the rendering: %v\n%s\n%s", err, out, text)
+	}
 }
 
 // TestJobFilesRoundTrip parses every sample file, renders it and parses the
-// rendering: the model must come back identical, and fio must accept it.
+// rendering: the workload must come back identical, and fio must accept it.
 func TestJobFilesRoundTrip(t *testing.T) {
 	paths, _ := filepath.Glob("testdata/jobs/*.fio")
 	if len(paths) < 3 {
@@ -36,31 +50,26 @@ func TestJobFilesRoundTrip(t *testing.T) {
 	}
 	for _, p := range paths {
 		t.Run(filepath.Base(p), func(t *testing.T) {
-			data, err := os.ReadFile(p)
+			wl, err := LoadWorkload(p, LoadOptions{Env: noEnv})
 			if err != nil {
 				t.Fatal(err)
 			}
-			f := parseFileT(t, string(data))
-			text := render(t, f)
-			back := parseFileT(t, text)
-			if !reflect.DeepEqual(f, back) {
-				t.Fatalf("render changed the model:\n%s\nfirst  %+v\nsecond %+v", text, f, back)
+			text := wl.Text()
+			back := parseT(t, text)
+			back.Name = wl.Name
+			if !reflect.DeepEqual(wl, back) {
+				t.Fatalf("render changed the workload:\n%s\nfirst  %+v\nsecond %+v", text, wl, back)
 			}
-			if _, err := exec.LookPath("fio"); err == nil {
-				rendered := filepath.Join(t.TempDir(), "r.fio")
-				os.WriteFile(rendered, []byte(text), 0o644)
-				if out, err := exec.Command("fio", "--parse-only", rendered).CombinedOutput(); err != nil {
-					t.Fatalf("fio rejects the rendering: %v\n%s\n%s", err, out, text)
-				}
-			}
+			fioParses(t, text)
 		})
 	}
 }
 
 func TestParseTypedAndRawOptions(t *testing.T) {
-	data, _ := os.ReadFile("testdata/jobs/mixed-sizes.fio")
-	f := parseFileT(t, string(data))
-	j := f.Jobs[0]
+	wl, err := LoadWorkload("testdata/jobs/mixed-sizes.fio", LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := Job{Name: "oltp-like", RW: "randrw", RWMixRead: 40, IODepth: 64, NumJobs: 2, RuntimeSec: 120, TimeBased: true,
 		BSSplit:                  []BSSplit{{512, 4}, {4096, 70}, {8192, 10}, {16384, 8}, {65536, 8}},
 		RateIOPS:                 5000,
@@ -68,79 +77,279 @@ func TestParseTypedAndRawOptions(t *testing.T) {
 		Percentiles: []float64{50, 95, 99, 99.9, 99.99},
 		Options: []Option{{"blockalign", "4k"}, {"norandommap", ""}, {"randrepeat", "0"},
 			{"rate", "10m,5m"}, {"random_distribution", "zoned:50/5:30/15:20/80"}}}
-	if !reflect.DeepEqual(j, want) {
-		t.Fatalf("parsed\n%+v\nwant\n%+v", j, want)
+	if wl.Name != "mixed-sizes" || len(wl.Jobs) != 1 || !reflect.DeepEqual(wl.Jobs[0], want) {
+		t.Fatalf("parsed %q\n%+v\nwant\n%+v", wl.Name, wl.Jobs, want)
 	}
 }
 
 func TestLastSettingWins(t *testing.T) {
-	f := parseFileT(t, "[a]\nbs=4k-16k\nbs=8k\nsize=50%\nsize=1g\ndirect=1\ndirect=0\n")
-	j := f.Jobs[0]
+	j := parseT(t, "[a]\nbs=4k-16k\nbs=8k\nsize=50%\nsize=1g\ndirect=1\ndirect=0\n").Jobs[0]
 	if j.BlockSize != 8192 || j.Size != 1<<30 || j.Direct || !reflect.DeepEqual(j.Options, []Option{{"direct", "0"}}) {
 		t.Fatalf("got %+v", j)
 	}
-	f = parseFileT(t, "[a]\nbs=8k\nblocksize=4k-16k\n")
-	if j := f.Jobs[0]; j.BlockSize != 0 || !reflect.DeepEqual(j.Options, []Option{{"blocksize", "4k-16k"}}) {
+	j = parseT(t, "[a]\nbs=8k\nblocksize=4k-16k\n").Jobs[0]
+	if j.BlockSize != 0 || !reflect.DeepEqual(j.Options, []Option{{"blocksize", "4k-16k"}}) {
 		t.Fatalf("a later raw bs must replace the typed one: %+v", j)
 	}
 }
 
-func TestWorkloadFromHCIBenchFile(t *testing.T) {
-	data, _ := os.ReadFile("testdata/jobs/hcibench-vdb-8disk-4k-70read.fio")
-	w, err := parseFileT(t, string(data)).Workload()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if w.RW != "randrw" || w.RWMixRead != 70 || w.BlockSize != 4096 || w.IODepth != 4 || !w.Direct || w.IOEngine != "libaio" ||
-		w.RuntimeSec != 3600 || w.RampSec != 1800 || !w.TimeBased {
-		t.Fatalf("workload %+v", w)
-	}
-	for _, o := range w.Options {
-		if o.Key == "filename" || o.Key == "group_reporting" {
-			t.Errorf("workload keeps %s", o.Key)
-		}
-	}
-	wantRaw := []Option{{"percentage_random", "100"}, {"size", "100%"}, {"continue_on_error", "all"}}
-	if !reflect.DeepEqual(w.Options, wantRaw) {
-		t.Errorf("raw options %+v, want %+v (in file order)", w.Options, wantRaw)
+// TestInlineComments: fio ends a line at the first ';' or '#'.
+func TestInlineComments(t *testing.T) {
+	j := parseT(t, "[a] ; the job\nbs=8k # block\nruntime=30;seconds\niodepth = 4\t# deep\n# rw=write\n; x=1\n").Jobs[0]
+	if j.BlockSize != 8192 || j.RuntimeSec != 30 || j.IODepth != 4 || j.RW != "" || j.Options != nil {
+		t.Fatalf("got %+v", j)
 	}
 }
 
-func TestWorkloadRefusesDifferentSections(t *testing.T) {
-	data, _ := os.ReadFile("testdata/jobs/steady-state.fio")
-	_, err := parseFileT(t, string(data)).Workload()
-	if err == nil || !strings.Contains(err.Error(), "[seq-fill] and [rand-steady] run different workloads") {
-		t.Fatalf("got %v", err)
+// TestFioSizeUnits: sizes mean what they mean to fio, whose default
+// kb_base=1024 takes 4KiB as 4000 bytes and 1mi as 1 MiB.
+func TestFioSizeUnits(t *testing.T) {
+	for text, want := range map[string]int64{"[a]\nbs=4KiB\n": 4000, "[a]\nbs=4k\n": 4096, "[a]\nbs=4kb\n": 4096,
+		"[a]\nsize=1mi\n": 1 << 20, "[a]\nbs=8K\nkb_base=1000\n": 8000, "[a]\nkb_base=1000\nbs=4KiB\n": 4096} {
+		j := parseT(t, text).Jobs[0]
+		if got := max(j.BlockSize, j.Size); got != want {
+			t.Errorf("%q: %d bytes, want %d", text, got, want)
+		}
+	}
+	// A job counting in 1000s renders its sizes in bytes, so fio reads them back the same.
+	j := parseT(t, "[a]\nkb_base=1000\nbs=8k\n").Jobs[0]
+	if r := j.Render(); r[0] != (Option{"bs", "8000"}) {
+		t.Errorf("rendered %v", r)
+	}
+}
+
+func TestUnknownOptionSuggests(t *testing.T) {
+	for text, want := range map[string]string{
+		"[a]\nrw=read\niodepht=32\n": `t.fio:3: unknown option "iodepht"; did you mean iodepth?`,
+		"[a]\nrunttime=30\n":         `t.fio:2: unknown option "runttime"; did you mean runtime?`,
+		"[a]\nxyzzy_quux_frob=1\n":   `t.fio:2: unknown option "xyzzy_quux_frob": fio-3.33 has no such option`,
+	} {
+		if err := parseErr(text, LoadOptions{}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: got %v, want %q", text, err, want)
+		}
+	}
+	// Aliases and engine options are fio's too.
+	wl := parseT(t, "[a]\nreadwrite=randread\nss=iops:2%\nss_dur=30s\nioengine=io_uring\nhipri\nhttp_mode=s3\n")
+	if j := wl.Jobs[0]; j.RW != "randread" || !j.hasRaw("steadystate") || !j.hasRaw("hipri") {
+		t.Errorf("got %+v", j)
 	}
 }
 
 func TestParseErrors(t *testing.T) {
 	for text, want := range map[string]string{
-		"bs=4k\n[a]\n":    "comes before any section",
-		"[a\nbs=4k\n":     "not a section header",
-		"[global]\nx\n":   "no job section",
-		"[a]\n=4k\n":      "no option name",
-		"[a] junk\nx=1\n": "not a section header",
+		"bs=4k\n[a]\n":               "t.fio:1: option \"bs=4k\" comes before any section",
+		"[a\nbs=4k\n":                "t.fio:1: \"[a\" is not a section header",
+		"[global]\nrw=read\n":        "no job section",
+		"[a]\n=4k\n":                 "t.fio:2: \"=4k\" has no option name",
+		"[a] junk\nrw=read\n":        "not a section header",
+		"[a]\nbs=\n":                 "t.fio:2: bs= has no value",
+		"[a]\nwait_for=b\n":          "t.fio:2: [a] wait_for=b: no job is called b; name one of a",
+		"[a]\nunified_rw_reporting=1": "t.fio:2: [a] unified_rw_reporting=1: starbench reports read, write and trim apart",
+		"[a]\nrw=${FIO_RW}\n":         "t.fio:2: rw=${FIO_RW}: ${FIO_RW} is not set",
 	} {
-		if _, err := ParseFile(strings.NewReader(text)); err == nil || !strings.Contains(err.Error(), want) {
+		if err := parseErr(text, LoadOptions{}); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: got %v, want an error containing %q", text, err, want)
 		}
 	}
 }
 
-func TestWorkerFile(t *testing.T) {
-	j := &Job{Name: "w", RW: "randread", BlockSize: 4096, RuntimeSec: 1, TimeBased: true}
-	text, err := j.WorkerFile([]Disk{{Name: "disk1", Path: "/dev/sdb", SizeBytes: 1 << 30}, {Name: "disk2", Path: `C:\x`}})
+func TestVariables(t *testing.T) {
+	env := func(n string) (string, bool) {
+		if n == "SIZE" {
+			return "64m", true
+		}
+		return "", false
+	}
+	wl, err := ParseWorkload("t", "t.fio", "[a]\nsize=${SIZE}\nnumjobs=${N}\niodepth=$ncpus\nsize_unused=0\n", LoadOptions{Vars: map[string]string{"N": "4"}, Env: env})
+	if err == nil {
+		t.Fatalf("size_unused accepted: %+v", wl)
+	}
+	wl, err = ParseWorkload("t", "t.fio", "[a]\nsize=${SIZE}\nnumjobs=${N}\niodepth=$ncpus\nbs=${EMPTY}4k\n", LoadOptions{Vars: map[string]string{"N": "4", "EMPTY": ""}, Env: env})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "[global]\nrw=randread\nbs=4k\nruntime=1\ntime_based\n\n[disk1]\nfilename=/dev/sdb\nsize=1073741824\n\n[disk2]\nfilename=C\\:\\x\n"
+	j := wl.Jobs[0]
+	// fio's own keywords stay for each worker's fio to expand with its own machine.
+	if j.Size != 64<<20 || j.NumJobs != 4 || j.IODepth != 0 || j.BlockSize != 4096 || !reflect.DeepEqual(j.Options, []Option{{"iodepth", "$ncpus"}}) {
+		t.Fatalf("got %+v", j)
+	}
+}
+
+func TestIncludes(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755)
+		os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644)
+	}
+	write("main.fio", "[global]\nrw=randread\ninclude inc/glob.fio\n[a]\nbs=4k\ninclude inc/job.fio\n")
+	write("inc/glob.fio", "; shared\nruntime=10\ninclude more.fio\n")
+	write("inc/more.fio", "time_based\n")
+	write("inc/job.fio", "iodepth=4\n")
+	wl, err := LoadWorkload(filepath.Join(dir, "main.fio"), LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j := wl.Jobs[0]; j.RW != "randread" || j.RuntimeSec != 10 || !j.TimeBased || j.IODepth != 4 || j.BlockSize != 4096 {
+		t.Fatalf("got %+v", j)
+	}
+	write("bad.fio", "[a]\ninclude inc/sec.fio\n")
+	write("inc/sec.fio", "rw=read\n[b]\n")
+	if _, err := LoadWorkload(filepath.Join(dir, "bad.fio"), LoadOptions{}); err == nil || !strings.Contains(err.Error(), "inc/sec.fio:2: \"[b]\": an included file holds options only") {
+		t.Errorf("section in include: %v", err)
+	}
+	write("loop.fio", "[a]\ninclude loop.inc\n")
+	write("loop.inc", "include loop.inc\n")
+	if _, err := LoadWorkload(filepath.Join(dir, "loop.fio"), LoadOptions{}); err == nil || !strings.Contains(err.Error(), "nest deeper") {
+		t.Errorf("include cycle: %v", err)
+	}
+	write("typo.fio", "[a]\ninclude inc/typo.fio\n")
+	write("inc/typo.fio", "rw=read\niodepht=2\n")
+	if _, err := LoadWorkload(filepath.Join(dir, "typo.fio"), LoadOptions{}); err == nil || !strings.Contains(err.Error(), "inc/typo.fio:2: unknown option \"iodepht\"") {
+		t.Errorf("a typo in an include is named at its line: %v", err)
+	}
+}
+
+// TestGlobalOrder: a [global] section sets defaults for the jobs after it only.
+func TestGlobalOrder(t *testing.T) {
+	wl := parseT(t, "[global]\nbs=4k\n[a]\n[global2]\nbs=8k\nrw=write\n[b]\n")
+	if a, b := wl.Jobs[0], wl.Jobs[1]; a.BlockSize != 4096 || a.RW != "" || b.BlockSize != 8192 || b.RW != "write" {
+		t.Fatalf("a %+v b %+v", a, b)
+	}
+}
+
+func TestPhases(t *testing.T) {
+	wl := parseT(t, "[global]\nruntime=10\n[fill]\nrw=write\n[r1]\nstonewall\nramp_time=5\n[r2]\n[after]\nwait_for=r2\nruntime=3\n[last]\nwait_for_previous\n")
+	if got, want := wl.Phases(), [][]int{{0}, {1, 2}, {3}, {4}}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("phases %v, want %v", got, want)
+	}
+	if got := wl.Seconds(); got != 10+15+3+10 {
+		t.Errorf("seconds %d, want 38", got)
+	}
+	if got := parseT(t, "[a]\nruntime=10\n[b]\nsize=1m\n").Seconds(); got != 0 {
+		t.Errorf("a job without runtime: seconds %d, want 0", got)
+	}
+}
+
+// TestHCIBenchFileTargets: per-disk sections naming /dev/sdb.. run on the
+// workers' data disks in order; a job naming no file runs on every disk.
+func TestHCIBenchFileTargets(t *testing.T) {
+	wl, err := LoadWorkload("testdata/jobs/hcibench-vdb-8disk-4k-70read.fio", LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(wl.Jobs) != 4 || wl.Jobs[0].Name != "sdb" || wl.Jobs[3].Name != "sde" || wl.Jobs[3].RWMixRead != 70 {
+		t.Fatalf("jobs %v", wl.JobNames())
+	}
+	w := Worker{Name: "w1"}
+	for i := range 4 {
+		w.Disks = append(w.Disks, Disk{Name: "disk" + string(rune('1'+i)), Path: "/data/d" + string(rune('1'+i)), SizeBytes: 1 << 30})
+	}
+	ts, err := wl.Targets(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tg := range ts {
+		if tg.Job != i || tg.DiskLabel() != w.Disks[i].Name || tg.Filename != w.Disks[i].Path {
+			t.Errorf("target %d: %+v", i, tg)
+		}
+	}
+	short := Worker{Name: "w2", Disks: w.Disks[:2]}
+	if _, err := wl.Targets(short); err == nil || !strings.Contains(err.Error(), "names 4 files (/dev/sdb, /dev/sdc,") || !strings.Contains(err.Error(), "worker w2 has 2 data disks") {
+		t.Errorf("too few disks: %v", err)
+	}
+}
+
+func TestWorkerFile(t *testing.T) {
+	wl := parseT(t, "[global]\nrw=randread\nbs=4k\nruntime=1\ntime_based\ngroup_reporting\n[a]\nstonewall\n[b]\nfilename=x:y\nnew_group\n[n]\nioengine=net\nfilename=localhost,8888\n")
+	w := Worker{Name: "w", Disks: []Disk{{Name: "disk1", Path: "/dev/sdb", SizeBytes: 1 << 30}, {Name: "disk2", Path: `C:\x`, SizeBytes: 1 << 20}, {Name: "disk3", Path: "/z"}}}
+	text, targets, err := wl.WorkerFile(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `[a]
+rw=randread
+bs=4k
+runtime=1
+time_based
+stonewall
+filename=/dev/sdb
+size=1073741824
+
+[a]
+rw=randread
+bs=4k
+runtime=1
+time_based
+filename=C\:\x
+size=1048576
+
+[a]
+rw=randread
+bs=4k
+runtime=1
+time_based
+filename=/z
+
+[b]
+rw=randread
+bs=4k
+runtime=1
+time_based
+new_group
+filename=/dev/sdb:C\:\x
+size=2097152
+
+[n]
+rw=randread
+bs=4k
+runtime=1
+time_based
+ioengine=net
+filename=localhost,8888
+`
 	if text != want {
 		t.Fatalf("got\n%s\nwant\n%s", text, want)
 	}
-	j.Options = []Option{{"group_reporting", ""}}
-	if _, err := j.WorkerFile([]Disk{{Name: "d", Path: "/x"}}); err == nil || !strings.Contains(err.Error(), "leave group_reporting out") {
-		t.Fatalf("got %v", err)
+	labels := []string{}
+	for _, tg := range targets {
+		labels = append(labels, wl.Jobs[tg.Job].Name+"@"+tg.DiskLabel())
+	}
+	if got := strings.Join(labels, " "); got != "a@disk1 a@disk2 a@disk3 b@disk1+disk2 n@-" {
+		t.Errorf("targets %s", got)
+	}
+	if _, _, err := wl.WorkerFile(Worker{Name: "none"}); err == nil || !strings.Contains(err.Error(), "worker none has no data disks") {
+		t.Errorf("no disks: %v", err)
+	}
+}
+
+// TestWorkerFileKeepsRawSize: a size fio reads but the model cannot type
+// (size=50%) is the job's size; a per-disk size would override it.
+func TestWorkerFileKeepsRawSize(t *testing.T) {
+	wl := NewWorkload(Job{Name: "w", RW: "randread", RuntimeSec: 1, Options: []Option{{"size", "50%"}}})
+	text, _, err := wl.WorkerFile(Worker{Name: "w", Disks: []Disk{{Name: "disk1", Path: "/dev/sdb", SizeBytes: 1 << 30}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "size=50%\nfilename=/dev/sdb\n"; !strings.HasSuffix(text, want) {
+		t.Fatalf("got\n%s\nwant it to end with\n%s", text, want)
+	}
+}
+
+func TestRates(t *testing.T) {
+	for text, want := range map[string][2][3]float64{
+		"[a]\nrate_iops=100\n":       {{100, 100, 100}, {}},
+		"[a]\nrate_iops=100,50\n":    {{100, 50, 50}, {}},
+		"[a]\nrate_iops=100,\n":      {{100, 0, 0}, {}},
+		"[a]\nrate_iops=,50\n":       {{0, 50, 50}, {}},
+		"[a]\nrate_iops=1,2,3\n":     {{1, 2, 3}, {}},
+		"[a]\nrate=1m,500k\n":        {{}, {1 << 20, 500 << 10, 500 << 10}},
+		"[a]\nrate=2m\nrate_iops=7": {{7, 7, 7}, {2 << 20, 2 << 20, 2 << 20}},
+	} {
+		j := parseT(t, text).Jobs[0]
+		iops, bytes, ok := j.Rates()
+		if !ok || iops != want[0] || bytes != want[1] {
+			t.Errorf("%q: iops %v bytes %v ok %v, want %v", text, iops, bytes, ok, want)
+		}
 	}
 }
 
@@ -162,19 +371,6 @@ func TestSizesAndDurations(t *testing.T) {
 	}
 	if _, err := ParseSeconds("500ms"); err == nil {
 		t.Error("ParseSeconds accepted 500ms")
-	}
-}
-
-// TestWorkerFileKeepsRawSize: a size fio reads but the model cannot type
-// (size=50%) is the job's size; a per-disk size would override it.
-func TestWorkerFileKeepsRawSize(t *testing.T) {
-	j := &Job{Name: "w", RW: "randread", RuntimeSec: 1, Options: []Option{{"size", "50%"}}}
-	text, err := j.WorkerFile([]Disk{{Name: "disk1", Path: "/dev/sdb", SizeBytes: 1 << 30}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := "[disk1]\nfilename=/dev/sdb\n"; !strings.HasSuffix(text, want) {
-		t.Fatalf("got\n%s\nwant the disk section to be only\n%s", text, want)
 	}
 }
 

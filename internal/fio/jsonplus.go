@@ -26,7 +26,21 @@ type JobStats struct {
 	TotalErr  int64    `json:"total_err"`
 	Read      DirStats `json:"read"`
 	Write     DirStats `json:"write"`
+	Trim      DirStats `json:"trim"`
+	// Options are the job's own options (not [global]'s) as fio read them;
+	// its filename tells which section of a worker's file an entry is.
+	Options map[string]string `json:"job options"`
+	// Steady says whether a job with a steady-state criterion reached it.
+	Steady *SteadyState `json:"steadystate"`
 }
+
+// SteadyState is what fio says of a job's steady-state detection.
+type SteadyState struct {
+	Attained int `json:"attained"`
+}
+
+// dirs returns the job's directions in Directions' order.
+func (e *JobStats) dirs() [3]DirStats { return [3]DirStats{e.Read, e.Write, e.Trim} }
 
 // DirStats is one direction of a job.
 type DirStats struct {

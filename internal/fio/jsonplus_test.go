@@ -4,17 +4,21 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 )
 
 // fixtureWorkers are the two servers of testdata/client-2x2.json, a real
-// `fio --client` json+ capture of 2 servers x 2 disks with text before the JSON.
+// `fio --client` json+ capture of 2 servers x 2 disks with text before the
+// JSON, running fixtureWorkload (a job without runtime: it moved 16m per disk).
 var fixtureWorkers = []Worker{
-	{Name: "w1", Addr: "127.0.0.1:18201", Disks: []Disk{{Name: "disk1", Path: "a"}, {Name: "disk2", Path: "b"}}},
-	{Name: "w2", Addr: "127.0.0.1:18202", Disks: []Disk{{Name: "disk1", Path: "a"}, {Name: "disk2", Path: "b"}}},
+	{Name: "w1", Addr: "127.0.0.1:18201", Disks: []Disk{{Name: "disk1", Path: "/tmp/fx/w1d1"}, {Name: "disk2", Path: "/tmp/fx/w1d2"}}},
+	{Name: "w2", Addr: "127.0.0.1:18202", Disks: []Disk{{Name: "disk1", Path: "/tmp/fx/w2d1"}, {Name: "disk2", Path: "/tmp/fx/w2d2"}}},
 }
+
+var fixtureWorkload = NewWorkload(Job{Name: "mix", RW: "randrw", RWMixRead: 70, BlockSize: 4096, Size: 16 << 20})
 
 var fixtureClients = map[string]ClientKey{"w1": {"127.0.0.1", 18201}, "w2": {"127.0.0.1", 18202}}
 
@@ -34,15 +38,15 @@ func TestParseClientOutput(t *testing.T) {
 	if out.Version != "fio-3.33" || len(out.Clients) != 5 || len(out.Entries()) != 4 {
 		t.Fatalf("version %q, %d client entries, %d job entries; want fio-3.33, 5 (with All clients), 4", out.Version, len(out.Clients), len(out.Entries()))
 	}
-	res, err := Aggregate(out.Entries(), fixtureWorkers, fixtureClients)
+	res, err := Aggregate(out.Entries(), fixtureWorkload, fixtureWorkers, fixtureClients)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Rows) != 8 || len(res.Aggregate) != 2 {
-		t.Fatalf("%d rows, %d aggregate rows; want 8 and 2", len(res.Rows), len(res.Aggregate))
+	if len(res.Rows) != 12 || len(res.Aggregate) != 3 {
+		t.Fatalf("%d rows, %d aggregate rows; want 12 (2 workers x 2 disks x read, write, total) and 3", len(res.Rows), len(res.Aggregate))
 	}
 	// Recompute the aggregate by hand from the raw entries.
-	for i, dir := range directions {
+	for i, dir := range Directions[:2] {
 		var iops, bw, latW float64
 		var n int64
 		var lo, hi float64 = math.Inf(1), 0
@@ -112,7 +116,7 @@ func TestSingleWorkerCrossCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Aggregate(out.Entries(), l.Workers, clients)
+	res, err := Aggregate(out.Entries(), NewWorkload(*job), l.Workers, clients)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +136,7 @@ func TestSingleWorkerCrossCheck(t *testing.T) {
 // runRaw runs job on l's servers through fio --client and returns stdout.
 func runRaw(t *testing.T, l *Local, job *Job) ([]byte, error) {
 	t.Helper()
-	text, err := job.WorkerFile(l.Workers[0].Disks)
+	text, _, err := NewWorkload(*job).WorkerFile(l.Workers[0])
 	if err != nil {
 		return nil, err
 	}
@@ -164,13 +168,13 @@ func TestHistogramPercentiles(t *testing.T) {
 
 func TestAggregateErrors(t *testing.T) {
 	out, _ := ParseOutput(loadFixture(t))
-	_, err := Aggregate(out.Entries(), fixtureWorkers[:1], map[string]ClientKey{"w1": fixtureClients["w1"]})
+	_, err := Aggregate(out.Entries(), fixtureWorkload, fixtureWorkers[:1], map[string]ClientKey{"w1": fixtureClients["w1"]})
 	if err == nil || !strings.Contains(err.Error(), "127.0.0.1:18202, which is none of the workers") {
 		t.Errorf("stray server: %v", err)
 	}
 	ws := []Worker{fixtureWorkers[0], fixtureWorkers[1]}
-	ws[1].Disks = append(ws[1].Disks, Disk{Name: "disk3", Path: "c"})
-	if _, err := Aggregate(out.Entries(), ws, fixtureClients); err == nil || !strings.Contains(err.Error(), "worker w2 reported no result for disk disk3") {
+	ws[1].Disks = append(slices.Clone(ws[1].Disks), Disk{Name: "disk3", Path: "c"})
+	if _, err := Aggregate(out.Entries(), fixtureWorkload, ws, fixtureClients); err == nil || !strings.Contains(err.Error(), "worker w2 reported no result for job mix on disk3") {
 		t.Errorf("missing disk: %v", err)
 	}
 	for _, bad := range []string{"", "no json here", "{", `{"fio version": "x"}`} {

@@ -58,23 +58,69 @@ func (r *Runner) margin() time.Duration {
 	return 30 * time.Second
 }
 
-// Run runs job on every data disk of every worker at once and returns the
+// Run runs the workload on every worker at once (each job on the disks
+// Workload.Targets maps it to, in the workload's phases) and returns the
 // per-disk rows and the aggregate rows. Any worker that fails, dies or does
-// not answer fails the whole run, named in the error; there is no partial result.
-func (r *Runner) Run(ctx context.Context, workers []Worker, job *Job, progress func(Status)) (*Result, error) {
-	if job == nil {
-		return nil, fmt.Errorf("no job to run")
+// not answer fails the whole run, named in the error; there is no partial
+// result. A job with no runtime runs until it has moved its size; the run
+// is then bounded by that size at the slowest rate Prepare waits for.
+func (r *Runner) Run(ctx context.Context, workers []Worker, wl *Workload, progress func(Status)) (*Result, error) {
+	if wl == nil {
+		return nil, fmt.Errorf("no workload to run")
 	}
-	if job.RuntimeSec == 0 {
-		return nil, fmt.Errorf("job %q has no runtime; give it one (e.g. runtime=60) so a run has a bound", job.Name)
+	if err := wl.Validate(); err != nil {
+		return nil, err
 	}
-	total := time.Duration(job.RuntimeSec+job.RampSec) * time.Second
-	res, err := r.run(ctx, workers, job, total, total+r.margin(), progress)
+	expect := time.Duration(wl.Seconds()) * time.Second
+	limit := max(expect, r.sizeBound(wl, workers)) + r.margin()
+	res, err := r.run(ctx, workers, wl, expect, limit, progress)
 	if err != nil {
 		return nil, err
 	}
 	res.Notes = append(res.Notes, r.diskStateNotes(workers)...)
 	return res, nil
+}
+
+// sizeBound is how long the workload's jobs without a runtime may take to
+// move their size at the slowest fill rate: per phase the longest job.
+func (r *Runner) sizeBound(wl *Workload, workers []Worker) time.Duration {
+	var largest int64
+	for _, w := range workers {
+		for _, d := range w.Disks {
+			largest = max(largest, d.SizeBytes)
+		}
+	}
+	var total time.Duration
+	for _, p := range wl.Phases() {
+		var longest time.Duration
+		for _, i := range p {
+			j := wl.Jobs[i]
+			if j.RuntimeSec > 0 {
+				longest = max(longest, time.Duration(j.RuntimeSec+j.RampSec)*time.Second)
+				continue
+			}
+			bytes := largest
+			if j.Size > 0 {
+				bytes = j.Size
+			}
+			loops := 1
+			if v, ok := j.raw("loops"); ok {
+				if n, err := strconv.Atoi(v); err == nil && n > 1 {
+					loops = n
+				}
+			}
+			longest = max(longest, time.Duration(bytes*int64(loops)/r.prepareRate()+1)*time.Second)
+		}
+		total += longest
+	}
+	return total
+}
+
+func (r *Runner) prepareRate() int64 {
+	if r.PrepareRate > 0 {
+		return r.PrepareRate
+	}
+	return 4 << 20
 }
 
 // Prepare fills every data disk of the workers once, sequentially at
@@ -98,16 +144,12 @@ func (r *Runner) Prepare(ctx context.Context, workers []Worker, prep Prep, progr
 			largest = max(largest, d.SizeBytes)
 		}
 	}
-	rate := r.PrepareRate
-	if rate <= 0 {
-		rate = 4 << 20
-	}
 	if len(workers) == 0 {
 		return nil
 	}
 	for _, job := range jobs {
-		expect := time.Duration(largest/rate+1) * time.Second
-		if _, err := r.run(ctx, workers, job, expect, expect+r.margin(), progress); err != nil {
+		expect := time.Duration(largest/r.prepareRate()+1) * time.Second
+		if _, err := r.run(ctx, workers, NewWorkload(*job), expect, expect+r.margin(), progress); err != nil {
 			return fmt.Errorf("preparing disks (%s pass): %w", job.Name, err)
 		}
 	}
@@ -238,8 +280,9 @@ func (r *Runner) diskStateNotes(workers []Worker) []string {
 }
 
 // run is one fio client invocation over all workers. expect is how long the
-// job should take (for progress); limit bounds the whole invocation.
-func (r *Runner) run(ctx context.Context, workers []Worker, job *Job, expect, limit time.Duration, progress func(Status)) (*Result, error) {
+// workload should take (for progress; 0 when unknown); limit bounds the
+// whole invocation.
+func (r *Runner) run(ctx context.Context, workers []Worker, wl *Workload, expect, limit time.Duration, progress func(Status)) (*Result, error) {
 	bin, err := r.binary()
 	if err != nil {
 		return nil, err
@@ -257,20 +300,25 @@ func (r *Runner) run(ctx context.Context, workers []Worker, job *Job, expect, li
 	}
 	defer os.RemoveAll(dir)
 	args := []string{"--output-format=json+"}
+	var artifacts []Artifact
 	for i, w := range workers {
-		text, err := job.WorkerFile(w.Disks)
+		text, _, err := wl.WorkerFile(w)
 		if err != nil {
-			return nil, fmt.Errorf("worker %s: %w", w.Name, err)
-		}
-		path := filepath.Join(dir, fmt.Sprintf("worker-%d.fio", i))
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 			return nil, err
 		}
-		args = append(args, "--client="+clientArg(clients[w.Name]), path)
+		name := fmt.Sprintf("worker-%d.fio", i)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			return nil, err
+		}
+		artifacts = append(artifacts, Artifact{Name: w.Name + ".fio", Content: []byte(text)})
+		args = append(args, "--client="+clientArg(clients[w.Name]), name)
 	}
 
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(bin, args...)
+	// Files fio's client writes (the logs servers send back) stay in the
+	// run's own directory.
+	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.SysProcAttr, cmd.WaitDelay = ownGroup(), pipeGrace
 	start := time.Now()
@@ -294,7 +342,7 @@ func (r *Runner) run(ctx context.Context, workers []Worker, job *Job, expect, li
 	case <-timer.C:
 		stopGroup(cmd, done, syscall.SIGINT)
 		late := unreported(stdout.Bytes(), workers, clients)
-		msg := fmt.Sprintf("no result within %s (the job's %s plus a margin of %s)", limit.Round(time.Second), expect, r.margin())
+		msg := fmt.Sprintf("no result within %s (the workload's bound plus a margin of %s)", limit.Round(time.Second), r.margin())
 		// fio's client can wait forever on a server that died: name the
 		// workers whose server no longer answers.
 		if err := r.dialAll(ctx, late); err != nil {
@@ -312,23 +360,21 @@ func (r *Runner) run(ctx context.Context, workers []Worker, job *Job, expect, li
 		return nil, perr
 	}
 	entries := out.Entries()
-	if err := checkEntries(entries, workers, clients, job, said); err != nil {
+	if err := checkEntries(entries, wl, workers, clients, said); err != nil {
 		return nil, err
 	}
 	if waitErr != nil {
 		return nil, fmt.Errorf("fio failed (%v) although every worker reported%s", waitErr, said)
 	}
-	res, err := Aggregate(entries, workers, clients)
+	res, err := Aggregate(entries, wl, workers, clients)
 	if err != nil {
 		return nil, err
 	}
 	res.Notes = append(res.Notes, fmt.Sprintf("measured by %s on %d workers", out.Version, len(workers)))
+	res.Artifacts = append(artifacts, Artifact{Name: "fio-output.json", Content: stdout.Bytes()})
 	if progress != nil {
 		st := Status{Elapsed: int(time.Since(start) / time.Second), Total: int(expect / time.Second)}
-		for _, a := range res.Aggregate {
-			st.IOPS += a.IOPS
-			st.MBps += a.MBps
-		}
+		st.IOPS, st.MBps = res.Totals()
 		progress(st)
 	}
 	return res, nil
@@ -413,37 +459,64 @@ func (r *Runner) dialAll(ctx context.Context, workers []Worker) error {
 	return errors.Join(errs...)
 }
 
-// checkEntries fails the run when any worker did not report every disk,
-// reported an error, or stopped before a time-based job's runtime.
-func checkEntries(entries []JobStats, workers []Worker, clients map[string]ClientKey, job *Job, said string) error {
+// checkEntries fails the run when any worker did not report every section
+// of its job file, reported an error, did no I/O, or stopped a time-based
+// job before its runtime (unless a steady-state criterion ended it).
+func checkEntries(entries []JobStats, wl *Workload, workers []Worker, clients map[string]ClientKey, said string) error {
+	type section struct{ job, filename string }
 	byKey := map[ClientKey][]JobStats{}
 	for _, e := range entries {
 		k := ClientKey{e.Host, e.Port}
 		byKey[k] = append(byKey[k], e)
 	}
+	jobs := map[string]*Job{}
+	for i := range wl.Jobs {
+		jobs[wl.Jobs[i].Name] = &wl.Jobs[i]
+	}
 	var problems []string
 	for _, w := range workers {
 		k := clients[w.Name]
 		got := byKey[k]
-		reported := map[string]bool{}
+		targets, err := wl.Targets(w)
+		if err != nil {
+			return err
+		}
+		where := func(e JobStats) string {
+			for _, t := range targets {
+				if wl.Jobs[t.Job].Name == e.Name && t.Filename == e.Options["filename"] {
+					if len(wl.Jobs) == 1 {
+						return "disk " + t.DiskLabel()
+					}
+					return fmt.Sprintf("job %s on disk %s", e.Name, t.DiskLabel())
+				}
+			}
+			return "job " + e.Name
+		}
+		reported := map[section]bool{}
 		for _, e := range got {
-			reported[e.Name] = true
+			reported[section{e.Name, e.Options["filename"]}] = true
+			j := jobs[e.Name]
 			if e.Error != 0 {
-				problems = append(problems, fmt.Sprintf("worker %s (%s) failed on disk %s: fio error %d (%s)", w.Name, w.Addr, e.Name, e.Error, errnoText(e.Error)))
+				problems = append(problems, fmt.Sprintf("worker %s (%s) failed on %s: fio error %d (%s)", w.Name, w.Addr, where(e), e.Error, errnoText(e.Error)))
 				continue
 			}
-			if e.Read.TotalIOs+e.Write.TotalIOs == 0 {
-				problems = append(problems, fmt.Sprintf("worker %s (%s) did no I/O on disk %s", w.Name, w.Addr, e.Name))
+			if e.Read.TotalIOs+e.Write.TotalIOs+e.Trim.TotalIOs == 0 && (j == nil || !slices.Contains(noIOEngines, j.IOEngine)) {
+				problems = append(problems, fmt.Sprintf("worker %s (%s) did no I/O on %s", w.Name, w.Addr, where(e)))
 				continue
 			}
-			if job.TimeBased && job.RuntimeSec > 0 && e.RuntimeMs < int64(job.RuntimeSec)*900 {
-				problems = append(problems, fmt.Sprintf("worker %s (%s) stopped disk %s after %.1f s of %d s", w.Name, w.Addr, e.Name, float64(e.RuntimeMs)/1000, job.RuntimeSec))
+			if j != nil && j.TimeBased && j.RuntimeSec > 0 && e.RuntimeMs < int64(j.RuntimeSec)*900 && !j.hasRaw("steadystate") {
+				problems = append(problems, fmt.Sprintf("worker %s (%s) stopped %s after %.1f s of %d s", w.Name, w.Addr, where(e), float64(e.RuntimeMs)/1000, j.RuntimeSec))
 			}
 		}
 		var missing []string
-		for _, d := range w.Disks {
-			if !reported[d.Name] {
-				missing = append(missing, d.Name)
+		for _, t := range targets {
+			name := wl.Jobs[t.Job].Name
+			if !reported[section{name, t.Filename}] {
+				label := t.DiskLabel()
+				if len(wl.Jobs) > 1 {
+					label = name + " on " + label
+				}
+				missing = append(missing, label)
 			}
 		}
 		switch {

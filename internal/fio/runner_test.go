@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -44,37 +45,39 @@ func shortJob() *Job {
 	return &Job{Name: "mix", RW: "randrw", RWMixRead: 70, BlockSize: 4 << 10, IODepth: 1, RuntimeSec: 1, TimeBased: true}
 }
 
+// one is the workload of a job.
+func one(j *Job) *Workload { return NewWorkload(*j) }
+
 func TestRunThreeServers(t *testing.T) {
 	t.Parallel()
 	l := startLocal(t, 3, 2)
 	var samples []Status
-	res, err := (&Runner{}).Run(context.Background(), l.Workers, shortJob(), func(s Status) { samples = append(samples, s) })
+	res, err := (&Runner{}).Run(context.Background(), l.Workers, one(shortJob()), func(s Status) { samples = append(samples, s) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := len(res.Rows), 3*2*2; got != want {
-		t.Fatalf("%d rows, want %d (3 workers x 2 disks x read/write): %+v", got, want, res.Rows)
+	if got, want := len(res.Rows), 3*2*3; got != want {
+		t.Fatalf("%d rows, want %d (3 workers x 2 disks x read/write/total): %+v", got, want, res.Rows)
 	}
 	seen := map[string]int{}
-	var sum [2]float64
+	var sum [3]float64
 	for _, r := range res.Rows {
 		seen[r.Worker]++
-		if r.IOPS <= 0 || r.MBps <= 0 || !(r.P50Us > 0) || r.P50Us > r.P95Us || r.P95Us > r.P99Us || r.P99Us > r.P999Us || r.Simulated {
+		if r.IOPS <= 0 || r.MBps <= 0 || !(r.P50Us > 0) || r.P50Us > r.P95Us || r.P95Us > r.P99Us || r.P99Us > r.P999Us || r.Simulated || r.Job != "" {
 			t.Errorf("implausible row %+v", r)
 		}
-		if r.Direction == "read" {
-			sum[0] += r.IOPS
-		} else {
-			sum[1] += r.IOPS
-		}
+		sum[slices.Index([]string{"read", "write", "total"}, r.Direction)] += r.IOPS
 	}
 	for _, w := range l.Workers {
-		if seen[w.Name] != 4 {
-			t.Errorf("worker %s has %d rows, want 4", w.Name, seen[w.Name])
+		if seen[w.Name] != 6 {
+			t.Errorf("worker %s has %d rows, want 6", w.Name, seen[w.Name])
 		}
 	}
-	if len(res.Aggregate) != 2 {
-		t.Fatalf("aggregate rows %+v, want read and write", res.Aggregate)
+	if len(res.Aggregate) != 3 {
+		t.Fatalf("aggregate rows %+v, want read, write and total", res.Aggregate)
+	}
+	if math.Abs(sum[2]-sum[0]-sum[1]) > 1e-6*sum[2] {
+		t.Errorf("total rows sum to %.1f IOPS, read and write to %.1f", sum[2], sum[0]+sum[1])
 	}
 	for i, a := range res.Aggregate {
 		if math.Abs(a.IOPS-sum[i]) > 1e-6*sum[i] {
@@ -108,7 +111,7 @@ func TestRunFailsNamingKilledWorker(t *testing.T) {
 				// process group, keeping the port open and the client waiting).
 				killTree(l.servers[1].Process.Pid, sig)
 			}()
-			res, err := (&Runner{}).Run(context.Background(), l.Workers, job, nil)
+			res, err := (&Runner{}).Run(context.Background(), l.Workers, one(job), nil)
 			if err == nil {
 				t.Fatalf("run with a killed server succeeded: %+v", res)
 			}
@@ -130,7 +133,7 @@ func TestRunFailsOnDeadServerBeforeStart(t *testing.T) {
 	l := startLocal(t, 2, 1)
 	ws := append([]Worker(nil), l.Workers...)
 	ws[1].Addr = "127.0.0.1:1" // nothing listens there
-	_, err := (&Runner{}).Run(context.Background(), ws, shortJob(), nil)
+	_, err := (&Runner{}).Run(context.Background(), ws, one(shortJob()), nil)
 	if err == nil || !strings.Contains(err.Error(), ws[1].Name) || !strings.Contains(err.Error(), "does not answer") {
 		t.Fatalf("want an error naming %s as not answering, got %v", ws[1].Name, err)
 	}
@@ -148,7 +151,7 @@ func TestRunFailsOnJobError(t *testing.T) {
 	ws[0].Disks = []Disk{{Name: "disk1", Path: filepath.Join(t.TempDir(), "missing-dir", "disk1.dat")}}
 	job := &Job{Name: "r", RW: "read", BlockSize: 4096, RuntimeSec: 1, TimeBased: true, Size: 1 << 20,
 		Options: []Option{{Key: "allow_file_create", Value: "0"}}}
-	_, err := r.Run(context.Background(), ws, job, nil)
+	_, err := r.Run(context.Background(), ws, one(job), nil)
 	want := "worker " + ws[0].Name + " (" + ws[0].Addr + ") did no I/O on disk disk1"
 	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "file creation disallowed") {
 		t.Fatalf("want an error containing %q and fio's reason, got %v", want, err)
@@ -165,12 +168,12 @@ func TestRunHonoursCancel(t *testing.T) {
 	job.RuntimeSec = 30
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { time.Sleep(700 * time.Millisecond); cancel() }()
-	_, err := (&Runner{}).Run(ctx, l.Workers, job, nil)
+	_, err := (&Runner{}).Run(ctx, l.Workers, one(job), nil)
 	if err != context.Canceled {
 		t.Fatalf("want context.Canceled, got %v", err)
 	}
 	// The server must be free again for the next run.
-	if _, err := (&Runner{}).Run(context.Background(), l.Workers, shortJob(), nil); err != nil {
+	if _, err := (&Runner{}).Run(context.Background(), l.Workers, one(shortJob()), nil); err != nil {
 		t.Fatalf("run after a cancelled run: %v", err)
 	}
 }
@@ -184,7 +187,7 @@ func TestRunTimesOutNamingSilentWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer syscall.Kill(-pgid, syscall.SIGCONT)
-	_, err := (&Runner{Margin: 2 * time.Second}).Run(context.Background(), l.Workers, shortJob(), nil)
+	_, err := (&Runner{Margin: 2 * time.Second}).Run(context.Background(), l.Workers, one(shortJob()), nil)
 	if err == nil || !strings.Contains(err.Error(), l.Workers[1].Name) || !strings.Contains(err.Error(), "no result within") {
 		t.Fatalf("want a timeout naming %s, got %v", l.Workers[1].Name, err)
 	}
@@ -220,12 +223,12 @@ func TestPrepareRecordsDiskState(t *testing.T) {
 	// Two clones per disk (numjobs) report under the disk's name and merge into its row.
 	job := shortJob()
 	job.NumJobs = 2
-	res, err := r.Run(context.Background(), l.Workers, job, nil)
+	res, err := r.Run(context.Background(), l.Workers, one(job), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Rows) != 2*2*2 {
-		t.Errorf("%d rows with numjobs=2, want 8 (2 workers x 2 disks x 2 directions)", len(res.Rows))
+	if len(res.Rows) != 2*2*3 {
+		t.Errorf("%d rows with numjobs=2, want 12 (2 workers x 2 disks x read, write, total)", len(res.Rows))
 	}
 	if notes := strings.Join(res.Notes, "\n"); !strings.Contains(notes, "4 disks filled with random data at 256k, aged") {
 		t.Errorf("notes %q do not record the fill", notes)
@@ -267,7 +270,7 @@ func TestLocalCloseLeavesNoJobProcesses(t *testing.T) {
 	l := startLocal(t, 2, 1)
 	job := shortJob()
 	job.RuntimeSec = 10
-	go (&Runner{}).Run(context.Background(), l.Workers, job, nil)
+	go (&Runner{}).Run(context.Background(), l.Workers, one(job), nil)
 	var tree []int
 	for deadline := time.Now().Add(8 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		tree = nil

@@ -29,8 +29,8 @@ type Disk struct {
 	Policy    string // storage policy name; "" when unknown
 }
 
-// Job is one fio workload. Zero values mean fio's default. Options holds
-// every option the model does not name, in file order, so nothing is dropped.
+// Job is one fio job. Zero values mean fio's default. Options holds every
+// option the model does not name, in file order, so nothing is dropped.
 type Job struct {
 	Name                     string
 	RW                       string    // read, write, randread, randwrite, rw, randrw
@@ -47,8 +47,11 @@ type Job struct {
 	IOEngine                 string
 	BufferCompressPercentage int
 	DedupePercentage         int
+	// RateIOPS and RateBytes cap each direction of each job (each numjobs
+	// clone) on its own, as fio's rate_iops=N and rate=N do; per-direction
+	// values (rate_iops=500,200) stay raw options (see Rates).
 	RateIOPS                 int
-	RateBytes                int64     // bytes per second per job; 0 = unlimited
+	RateBytes                int64     // bytes per second; 0 = unlimited
 	Percentiles              []float64 // fio's percentile_list; nil = fio's default list
 	Options                  []Option
 }
@@ -62,12 +65,20 @@ type BSSplit struct {
 // Option is one raw fio option (value "" for flags).
 type Option struct{ Key, Value string }
 
-// Row is one line of results: one worker's disk and direction, or an aggregate.
+// Row is one line of results: one job on one worker's disk in one
+// direction, or an aggregate over disks, workers and jobs.
 type Row struct {
-	Job       string // fio's job name (the job file's section); "" for a one-job workload's rows
-	Worker    string // "" for the aggregate row ("all")
-	Disk      string
-	Direction string // "read" or "write"
+	// Job is fio's job name (the job file's section); "" for a one-job
+	// workload's rows and for the aggregate over all jobs.
+	Job    string
+	Worker string // "" for an aggregate row ("all")
+	// Disk is the worker's data disk, "disk1+disk2" for a job spread over
+	// several, "-" for a job that uses none (an engine such as net).
+	Disk string
+	// Direction is "read", "write", "trim" or "total": a job that moved
+	// data in several directions has a total row combining them (and
+	// holding its I/O errors, which fio does not count per direction).
+	Direction string
 	IOPS      float64
 	MBps      float64 // 10^6 bytes per second
 	LatMeanUs float64
@@ -77,6 +88,15 @@ type Row struct {
 	P999Us    float64
 	Errors    int
 	Simulated bool
+	// Percentiles are those of the job's percentile_list beyond the four
+	// above, in its order.
+	Percentiles []Percentile
+}
+
+// Percentile is one latency percentile of a row.
+type Percentile struct {
+	P  float64 // in percent, e.g. 99.99
+	Us float64 // completion latency, µs
 }
 
 // Result is one run: per-worker rows and one aggregate row per direction.
@@ -100,6 +120,18 @@ type Result struct {
 	// Artifacts are files of the run worth keeping with its results, such
 	// as the rendered job file and fio's raw output.
 	Artifacts []Artifact
+}
+
+// Totals sums the IOPS and MB/s of the whole workload: its aggregate rows
+// over all jobs, each direction once (not the total row, which repeats them).
+func (r *Result) Totals() (iops, mbps float64) {
+	for _, a := range r.Aggregate {
+		if a.Job == "" && a.Direction != TotalDirection {
+			iops += a.IOPS
+			mbps += a.MBps
+		}
+	}
+	return iops, mbps
 }
 
 // Artifact is one named file of a run.
@@ -138,7 +170,9 @@ type Status struct {
 }
 
 // DataPlane runs workloads on workers: real fio, or the simulated model.
+// Run runs every job of the workload on every worker, mapped onto each
+// worker's data disks as Workload.Targets says, in the workload's phases.
 type DataPlane interface {
-	Run(ctx context.Context, workers []Worker, job *Job, progress func(Status)) (*Result, error)
+	Run(ctx context.Context, workers []Worker, wl *Workload, progress func(Status)) (*Result, error)
 	Prepare(ctx context.Context, workers []Worker, prep Prep, progress func(Status)) error
 }

@@ -76,3 +76,49 @@ func ParseSeconds(s string) (int, error) {
 	}
 	return int(n * mult), nil
 }
+
+// fioSizeUnits are the size suffixes starbench types as fio reads them
+// (lower case): the power of the unit and whether it is the "i" form,
+// whose base fio flips (with the default kb_base=1024, 4KiB is 4000 bytes
+// and 4k, 4kb and 4ki are 4096).
+var fioSizeUnits = map[string]struct {
+	pow     int
+	flipped bool
+}{
+	"": {0, false}, "b": {0, false},
+	"k": {1, false}, "kb": {1, false}, "ki": {1, false}, "kib": {1, true},
+	"m": {2, false}, "mb": {2, false}, "mi": {2, false}, "mib": {2, true},
+	"g": {3, false}, "gb": {3, false}, "gi": {3, false}, "gib": {3, true},
+	"t": {4, false}, "tb": {4, false}, "ti": {4, false}, "tib": {4, true},
+	"p": {5, false}, "pb": {5, false}, "pi": {5, false}, "pib": {5, true},
+}
+
+// parseFioSize reads a size in a job file exactly as fio does with the
+// given kb_base (1024 or 1000); ok is false for anything else (a range, a
+// percentage, an expression), which stays fio's to read.
+func parseFioSize(s string, kbBase int64) (int64, bool) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	u, ok := fioSizeUnits[t[i:]]
+	if i == 0 || !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(t[:i], 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	base := kbBase
+	if u.flipped {
+		base = 1024 + 1000 - kbBase
+	}
+	for range u.pow {
+		if n > (1<<62)/base {
+			return 0, false
+		}
+		n *= base
+	}
+	return n, true
+}

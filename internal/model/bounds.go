@@ -15,10 +15,14 @@ type Summary struct {
 	WriteIOPS, WriteMBps float64
 }
 
-// SummaryOf sums a result's aggregate rows.
+// SummaryOf sums a result's aggregate rows over all jobs (those of single
+// jobs would count twice).
 func SummaryOf(r *fio.Result) Summary {
 	var s Summary
 	for _, row := range r.Aggregate {
+		if row.Job != "" {
+			continue
+		}
 		switch row.Direction {
 		case "read":
 			s.ReadIOPS += row.IOPS
@@ -132,8 +136,8 @@ type checkedPlane struct {
 	p *testbed.Profile
 }
 
-func (c checkedPlane) Run(ctx context.Context, workers []fio.Worker, job *fio.Job, progress func(fio.Status)) (*fio.Result, error) {
-	res, err := c.DataPlane.Run(ctx, workers, job, progress)
+func (c checkedPlane) Run(ctx context.Context, workers []fio.Worker, wl *fio.Workload, progress func(fio.Status)) (*fio.Result, error) {
+	res, err := c.DataPlane.Run(ctx, workers, wl, progress)
 	if err == nil && !res.Simulated {
 		res.Notes = append(res.Notes, CheckBounds(c.p, SummaryOf(res))...)
 	}

@@ -31,7 +31,7 @@ func TestIdenticalInputsSolveOnceAndRunsKeepTheirNoise(t *testing.T) {
 	job := &fio.Job{RW: "randread", BlockSize: 4096, IODepth: 16, RuntimeSec: 60}
 	iops := map[float64]bool{}
 	for range 5 {
-		res, err := pl.Run(ctx, ws, job, nil)
+		res, err := pl.Run(ctx, ws, fio.NewWorkload(*job), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,7 +41,7 @@ func TestIdenticalInputsSolveOnceAndRunsKeepTheirNoise(t *testing.T) {
 		t.Errorf("5 repeats: %d solves, %d distinct IOPS; want 1 solve and 5 noisy results", solves, len(iops))
 	}
 	src.state.Compression = true
-	if _, err := pl.Run(ctx, ws, job, nil); err != nil {
+	if _, err := pl.Run(ctx, ws, fio.NewWorkload(*job), nil); err != nil {
 		t.Fatal(err)
 	}
 	if solves != 2 {

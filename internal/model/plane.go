@@ -114,11 +114,61 @@ func (pl *Plane) Prepare(ctx context.Context, workers []fio.Worker, prep fio.Pre
 	return nil
 }
 
-// Run solves the model for the job on the workers' disks and returns fio's
-// result shape: one row per worker disk and direction (the totals divided
-// evenly), aggregate rows, samples over time, all marked simulated.
-func (pl *Plane) Run(ctx context.Context, workers []fio.Worker, job *fio.Job, progress func(fio.Status)) (*fio.Result, error) {
-	return pl.RunJobs(ctx, []JobRun{{Workers: workers, Job: job}}, progress)
+// Run solves the model for the workload's jobs on the workers' disks (each
+// job on the disks fio.Workload.Targets maps it to, as concurrent classes
+// through RunJobs) and returns fio's result shape, all marked simulated.
+// A workload of several jobs also gets aggregate rows over all of them.
+// Phases (stonewall, wait_for) are not modelled yet.
+func (pl *Plane) Run(ctx context.Context, workers []fio.Worker, wl *fio.Workload, progress func(fio.Status)) (*fio.Result, error) {
+	if wl == nil {
+		return nil, fmt.Errorf("no workload to run")
+	}
+	if err := wl.Validate(); err != nil {
+		return nil, err
+	}
+	if p := wl.Phases(); len(p) > 1 {
+		return nil, fmt.Errorf("the workload runs in %d phases (stonewall or wait_for); the model runs jobs that start together only, not yet one phase after another", len(p))
+	}
+	// fio's $ncpus and $mb_memory are the worker VM's.
+	machine := fio.Machine{NCPUs: pl.p.Workers.CPUs, MemMB: pl.p.Workers.MemoryMB}
+	jobs := make([]JobRun, len(wl.Jobs))
+	for i, j := range wl.Jobs {
+		job, err := j.Expand(machine)
+		if err != nil {
+			return nil, err
+		}
+		jobs[i].Job = &job
+	}
+	for _, w := range workers {
+		if len(w.Disks) == 0 {
+			return nil, fmt.Errorf("the workers have no data disks: give each worker at least one disk")
+		}
+		targets, err := wl.Targets(w)
+		if err != nil {
+			return nil, err
+		}
+		on := make([]fio.Worker, len(wl.Jobs))
+		for _, t := range targets {
+			if len(t.Disks) == 0 {
+				return nil, fmt.Errorf("job %q: ioengine=%s does no disk I/O; the model runs jobs on disks", wl.Jobs[t.Job].Name, wl.Jobs[t.Job].IOEngine)
+			}
+			on[t.Job].Disks = append(on[t.Job].Disks, t.Disks...)
+		}
+		for i := range jobs {
+			if len(on[i].Disks) > 0 {
+				jw := w
+				jw.Disks = on[i].Disks
+				jobs[i].Workers = append(jobs[i].Workers, jw)
+			}
+		}
+	}
+	res, err := pl.RunJobs(ctx, jobs, progress)
+	if err != nil || len(jobs) == 1 {
+		return res, err
+	}
+	res.Aggregate = append(res.Aggregate, fio.CombineJobs(res.Aggregate)...)
+	res.Notes = append(res.Notes, "the aggregate over all jobs sums their IOPS and MB/s and weights mean latency by IOPS; simulated jobs have no histograms to merge, so its percentiles are missing")
+	return res, nil
 }
 
 // JobRun is one job of a workload and the workers it runs on.

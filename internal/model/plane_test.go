@@ -54,7 +54,7 @@ func TestPlaneRunShape(t *testing.T) {
 	if err := pl.Prepare(ctx, ws, fio.Prep{Method: "random"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	res, err := pl.Run(ctx, ws, &fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 8192, IODepth: 16, RuntimeSec: 60}, nil)
+	res, err := pl.Run(ctx, ws, fio.NewWorkload(fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 8192, IODepth: 16, RuntimeSec: 60}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,15 +95,15 @@ func TestPlanePrepStateMatters(t *testing.T) {
 	ctx := context.Background()
 	ws := workers(16, 8, "r5")
 	readJob := &fio.Job{IOEngine: "libaio", Direct: true, RW: "read", BlockSize: 1 << 20, IODepth: 8, RuntimeSec: 60}
-	fresh, err := pl.Run(ctx, ws, readJob, nil)
+	fresh, err := pl.Run(ctx, ws, fio.NewWorkload(*readJob), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Sequential write of every disk's whole size (not time based).
-	if _, err := pl.Run(ctx, ws, &fio.Job{IOEngine: "libaio", Direct: true, RW: "write", BlockSize: 1 << 20, IODepth: 8}, nil); err != nil {
+	if _, err := pl.Run(ctx, ws, fio.NewWorkload(fio.Job{IOEngine: "libaio", Direct: true, RW: "write", BlockSize: 1 << 20, IODepth: 8}), nil); err != nil {
 		t.Fatal(err)
 	}
-	written, err := pl.Run(ctx, ws, readJob, nil)
+	written, err := pl.Run(ctx, ws, fio.NewWorkload(*readJob), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,18 +122,18 @@ func TestPlaneReadsStateAndPolicies(t *testing.T) {
 	pl, src := newTestPlane(t)
 	ctx := context.Background()
 	job := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 4096, IODepth: 4}
-	if _, err := pl.Run(ctx, workers(2, 1, "r6"), job, nil); err == nil || !strings.Contains(err.Error(), "raid6 (4+2) needs at least 6 hosts") {
+	if _, err := pl.Run(ctx, workers(2, 1, "r6"), fio.NewWorkload(*job), nil); err == nil || !strings.Contains(err.Error(), "raid6 (4+2) needs at least 6 hosts") {
 		t.Errorf("raid6 on 4 hosts: %v", err)
 	}
-	if _, err := pl.Run(ctx, workers(2, 1, "gold"), job, nil); err == nil || !strings.Contains(err.Error(), `disk disk1 of w0: policy "gold": no storage policy "gold"`) {
+	if _, err := pl.Run(ctx, workers(2, 1, "gold"), fio.NewWorkload(*job), nil); err == nil || !strings.Contains(err.Error(), `disk disk1 of w0: policy "gold": no storage policy "gold"`) {
 		t.Errorf("unknown policy: %v", err)
 	}
-	res, err := pl.Run(ctx, workers(2, 1, ""), job, nil)
+	res, err := pl.Run(ctx, workers(2, 1, ""), fio.NewWorkload(*job), nil)
 	if err != nil || !strings.Contains(strings.Join(res.Notes, "\n"), "raid1 ftt 1 (vSAN default)") {
 		t.Errorf("no policy: %v %q", err, res.Notes)
 	}
 	src.state.Uplink = "400g"
-	if _, err := pl.Run(ctx, workers(2, 1, "r5"), job, nil); err == nil || !strings.Contains(err.Error(), `uplink "400g"`) {
+	if _, err := pl.Run(ctx, workers(2, 1, "r5"), fio.NewWorkload(*job), nil); err == nil || !strings.Contains(err.Error(), `uplink "400g"`) {
 		t.Errorf("bad uplink from the control plane: %v", err)
 	}
 }
@@ -155,7 +155,7 @@ func TestPlaneErrors(t *testing.T) {
 			t.Errorf("%+v: %v, want an error containing %q", prep, err, want)
 		}
 	}
-	if _, err := pl.Run(ctx, workers(2, 0, ""), &fio.Job{IOEngine: "libaio", Direct: true, RW: "read"}, nil); err == nil || !strings.Contains(err.Error(), "no data disks") {
+	if _, err := pl.Run(ctx, workers(2, 0, ""), fio.NewWorkload(fio.Job{IOEngine: "libaio", Direct: true, RW: "read"}), nil); err == nil || !strings.Contains(err.Error(), "no data disks") {
 		t.Errorf("no disks: %v", err)
 	}
 	cancelled, cancel := context.WithCancel(ctx)
@@ -171,7 +171,7 @@ func TestPlaneNoiseIsSeeded(t *testing.T) {
 	run := func(pl *Plane) []float64 {
 		var xs []float64
 		for range 3 {
-			res, err := pl.Run(ctx, workers(4, 2, "r5"), job, nil)
+			res, err := pl.Run(ctx, workers(4, 2, "r5"), fio.NewWorkload(*job), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -210,7 +210,7 @@ func TestPlaneConcurrentUse(t *testing.T) {
 				errs <- pl.Prepare(ctx, ws, fio.Prep{Method: "random"}, nil)
 				return
 			}
-			_, err := pl.Run(ctx, ws, &fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", BlockSize: 4096, IODepth: 2, RuntimeSec: 10, TimeBased: true}, nil)
+			_, err := pl.Run(ctx, ws, fio.NewWorkload(fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", BlockSize: 4096, IODepth: 2, RuntimeSec: 10, TimeBased: true}), nil)
 			errs <- err
 		}()
 	}
@@ -242,7 +242,7 @@ func TestPlanePolicyLookupDoesNotBlockOthers(t *testing.T) {
 	ctx := context.Background()
 	ran := make(chan error, 1)
 	go func() {
-		_, err := pl.Run(ctx, workers(2, 1, "r5"), &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 2}, nil)
+		_, err := pl.Run(ctx, workers(2, 1, "r5"), fio.NewWorkload(fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 2}), nil)
 		ran <- err
 	}()
 	<-src.entered
@@ -275,7 +275,7 @@ func TestPlaneTakesTheWorkersGuestSide(t *testing.T) {
 	for i := range ws {
 		ws[i].CPUs, ws[i].Controller = 2, "lsilogic"
 	}
-	if _, err := pl.Run(context.Background(), ws, &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 8}, nil); err != nil {
+	if _, err := pl.Run(context.Background(), ws, fio.NewWorkload(fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 8}), nil); err != nil {
 		t.Fatal(err)
 	}
 	if len(got.VMs) != 4 || got.VMs[0].CPUs != 2 || got.VMs[0].Controller != "lsilogic" || got.Jobs[0].Disks[7].VM != 3 {
@@ -309,7 +309,7 @@ func TestPlaneRunsConcurrentJobs(t *testing.T) {
 	if samples["oltp/read"] != 60 || samples["oltp/write"] != 60 || samples["backup/read"] != 60 {
 		t.Errorf("samples per job and direction %v, want 60 each", samples)
 	}
-	alone, err := pl.Run(ctx, ws[:2], oltp, nil)
+	alone, err := pl.Run(ctx, ws[:2], fio.NewWorkload(*oltp), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ func TestOSAWriteBufferFillsOverARun(t *testing.T) {
 		t.Fatal(err)
 	}
 	job := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 65536, IODepth: 8, RuntimeSec: 1800, TimeBased: true}
-	res, err := pl.Run(ctx, ws, job, nil)
+	res, err := pl.Run(ctx, ws, fio.NewWorkload(*job), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestOSAWriteBufferFillsOverARun(t *testing.T) {
 		t.Errorf("notes %q do not explain the fall", res.Notes)
 	}
 	// The buffers are still at the threshold: the next run has no burst.
-	again, err := pl.Run(ctx, ws, job, nil)
+	again, err := pl.Run(ctx, ws, fio.NewWorkload(*job), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,10 +65,10 @@ func TestOSAWriteBufferFillsOverARun(t *testing.T) {
 		t.Errorf("a second run starts at %.0f IOPS and ends at %.0f; want the steady %.0f throughout", a, b, last.IOPS)
 	}
 	// A long read-only run drains them; writes burst again.
-	if _, err := pl.Run(ctx, ws, &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 65536, IODepth: 8, RuntimeSec: 3600, TimeBased: true}, nil); err != nil {
+	if _, err := pl.Run(ctx, ws, fio.NewWorkload(fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 65536, IODepth: 8, RuntimeSec: 3600, TimeBased: true}), nil); err != nil {
 		t.Fatal(err)
 	}
-	third, err := pl.Run(ctx, ws, job, nil)
+	third, err := pl.Run(ctx, ws, fio.NewWorkload(*job), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestRampTimeIsNotMeasured(t *testing.T) {
 	ctx := context.Background()
 	ws := workers(96, 8, "r1")
 	job := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 65536, IODepth: 8, RuntimeSec: 600, RampSec: 3600, TimeBased: true}
-	res, err := pl.Run(ctx, ws, job, nil)
+	res, err := pl.Run(ctx, ws, fio.NewWorkload(*job), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestRampTimeIsNotMeasured(t *testing.T) {
 func TestESASamplesAreSteady(t *testing.T) {
 	pl, _ := newTestPlane(t)
 	ctx := context.Background()
-	res, err := pl.Run(ctx, workers(4, 2, "r5"), &fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 8192, IODepth: 16, RuntimeSec: 60, TimeBased: true}, nil)
+	res, err := pl.Run(ctx, workers(4, 2, "r5"), fio.NewWorkload(fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 8192, IODepth: 16, RuntimeSec: 60, TimeBased: true}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

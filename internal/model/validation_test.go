@@ -354,11 +354,11 @@ func (c *validationCase) job() (*fio.Job, error) {
 	if len(c.FIO) == 0 {
 		return nil, errors.New("no options; want the job's options such as \"rw=randread\", \"bs=4k\", \"iodepth=16\"")
 	}
-	f, err := fio.ParseFile(strings.NewReader("[global]\n" + strings.Join(c.FIO, "\n") + "\n[disk]\n"))
+	wl, err := fio.ParseWorkload("case", "", "[global]\n"+strings.Join(c.FIO, "\n")+"\n[disk]\n", fio.LoadOptions{})
 	if err != nil {
 		return nil, err
 	}
-	return f.Workload()
+	return &wl.Jobs[0], nil
 }
 
 // simulate runs the case through the model.

@@ -37,7 +37,7 @@ func TestMeasuredResultsAreCheckedAgainstTheTestbed(t *testing.T) {
 	if err := tg.DataPlane.Prepare(ctx, vms, fio.Prep{Method: "random"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	res, err := tg.DataPlane.Run(ctx, vms, &fio.Job{Name: "r", RW: "randread", BlockSize: 4096, RuntimeSec: 1, TimeBased: true}, nil)
+	res, err := tg.DataPlane.Run(ctx, vms, fio.NewWorkload(fio.Job{Name: "r", RW: "randread", BlockSize: 4096, RuntimeSec: 1, TimeBased: true}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

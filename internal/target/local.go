@@ -33,13 +33,13 @@ func NewLocalPlane(dir string) *LocalPlane {
 	return &LocalPlane{dir: dir, bound: map[string]fio.Worker{}}
 }
 
-// Run binds the workers to local servers and runs job on them.
-func (p *LocalPlane) Run(ctx context.Context, workers []fio.Worker, job *fio.Job, progress func(fio.Status)) (*fio.Result, error) {
+// Run binds the workers to local servers and runs the workload on them.
+func (p *LocalPlane) Run(ctx context.Context, workers []fio.Worker, wl *fio.Workload, progress func(fio.Status)) (*fio.Result, error) {
 	ws, err := p.bind(ctx, workers)
 	if err != nil {
 		return nil, err
 	}
-	return p.Runner.Run(ctx, ws, job, progress)
+	return p.Runner.Run(ctx, ws, wl, progress)
 }
 
 // Prepare binds the workers to local servers and fills their data files.

@@ -28,7 +28,7 @@ func TestLocalPlaneBindsVMsToLocalServers(t *testing.T) {
 		t.Fatal(err)
 	}
 	job := &fio.Job{Name: "r", RW: "randread", BlockSize: 4096, RuntimeSec: 1, TimeBased: true}
-	res, err := p.Run(ctx, vms, job, nil)
+	res, err := p.Run(ctx, vms, fio.NewWorkload(*job), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

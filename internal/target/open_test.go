@@ -86,7 +86,7 @@ func TestEmbeddedRunsShowUpInHostMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	res, err := tg.DataPlane.Run(ctx, workers, &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 64, NumJobs: 1, RuntimeSec: 60}, nil)
+	res, err := tg.DataPlane.Run(ctx, workers, fio.NewWorkload(fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 64, NumJobs: 1, RuntimeSec: 60}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
