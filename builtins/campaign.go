@@ -175,7 +175,6 @@ func levelLabel(v starlark.Value) string {
 	return v.String()
 }
 
-
 // workloadValue is the Starlark handle of one campaign workload.
 type workloadValue struct {
 	spec        campaign.Workload

@@ -231,8 +231,8 @@ func hasKwarg(kwargs []starlark.Tuple, name string) bool {
 }
 
 func validateJob(j *fio.Job) error {
-	if j.Name == "" || strings.ContainsAny(j.Name, "[]\n") {
-		return fmt.Errorf("job name %q: want a non-empty name without brackets or newlines", j.Name)
+	if j.Name == "" || strings.ContainsAny(j.Name, "[]\n;#") {
+		return fmt.Errorf("job name %q: want a non-empty name without brackets, newlines, ';' or '#' (fio reads those as comments)", j.Name)
 	}
 	if j.RW != "" && !slices.Contains(rwModes, strings.SplitN(j.RW, ":", 2)[0]) {
 		return fmt.Errorf("rw=%q: want one of %s", j.RW, strings.Join(rwModes, ", "))

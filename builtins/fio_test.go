@@ -92,7 +92,8 @@ func TestRunRefusesMixedWorkers(t *testing.T) {
 
 func TestResultFrame(t *testing.T) {
 	r1 := &fio.Result{
-		Rows: []fio.Row{{Worker: "w1", Disk: "disk1", Direction: "read", IOPS: 10, MBps: 0.04, LatMeanUs: 100, P50Us: 90, P95Us: 150, P99Us: 200, P999Us: 400}},
+		Rows: []fio.Row{{Job: "oltp", Worker: "w1", Disk: "disk1", Direction: "read", IOPS: 10, MBps: 0.04, LatMeanUs: 100, P50Us: 90, P95Us: 150, P99Us: 200, P999Us: 400,
+			Percentiles: []fio.Percentile{{P: 99.99, Us: 700}}}},
 		Aggregate: []fio.Row{{Direction: "read", IOPS: 10, MBps: 0.04, LatMeanUs: 100, P50Us: 90, P95Us: 150, P99Us: 200, P999Us: 400},
 			{Direction: "write", IOPS: 0, LatMeanUs: math.NaN(), P50Us: math.NaN(), P95Us: math.NaN(), P99Us: math.NaN(), P999Us: math.NaN(), Errors: 2}},
 	}
@@ -100,7 +101,7 @@ func TestResultFrame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"worker", "disk", "direction", "iops", "mbps", "lat_mean_us", "p50_us", "p95_us", "p99_us", "p999_us", "errors", "simulated", "repeat"}
+	want := []string{"job", "worker", "disk", "direction", "iops", "mbps", "lat_mean_us", "p50_us", "p95_us", "p99_us", "p999_us", "p99_99_us", "errors", "simulated", "repeat"}
 	if got := df.Names(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("columns %v, want %v", got, want)
 	}
@@ -111,11 +112,16 @@ func TestResultFrame(t *testing.T) {
 	if strings.Join(worker.Strings, ",") != "w1,all,all,w1,all,all" || rep.Ints[3] != 2 || rep.Ints[2] != 1 {
 		t.Fatalf("workers %v repeats %v", worker.Strings, rep.Ints)
 	}
+	job, _ := table.Read(df, "job")
+	p9999, _ := table.Read(df, "p99_99_us")
+	if strings.Join(job.Strings, ",") != "oltp,all,all,oltp,all,all" || p9999.Floats[0] != 700 || !p9999.IsNA(1) {
+		t.Fatalf("jobs %v, p99.99 %v (NA %v): a percentile a row lacks must be missing", job.Strings, p9999.Floats, p9999.NA)
+	}
 	if !p99.IsNA(2) || p99.IsNA(1) || p99.Floats[1] != 200 || errs.Ints[2] != 2 {
 		t.Fatalf("p99 %v (NA %v) errors %v: a latency nothing measured must be missing", p99.Floats, p99.NA, errs.Ints)
 	}
 	empty, err := builtins.ResultFrame()
-	if err != nil || empty.Ncol() != len(want) || empty.Nrow() != 0 {
+	if err != nil || empty.Ncol() != len(want)-1 || empty.Nrow() != 0 {
 		t.Fatalf("no results: %v, %d columns", err, empty.Ncol())
 	}
 }

@@ -137,7 +137,7 @@ func TestResultsWideHasAColumnPerFactor(t *testing.T) {
 	}
 	defer rows.Close()
 	cols, _ := rows.Columns()
-	want := []string{"run_id", "cell", "compression", "rdma", "uplink", "policy", "workload", "repeat", "direction",
+	want := []string{"run_id", "cell", "compression", "rdma", "uplink", "policy", "workload", "repeat", "job", "direction",
 		"iops", "mbps", "lat_mean_us", "p50_us", "p95_us", "p99_us", "p999_us", "errors", "simulated", "started_at", "ended_at"}
 	if !slices.Equal(cols, want) {
 		t.Fatalf("columns %v, want %v", cols, want)

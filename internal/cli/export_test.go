@@ -59,14 +59,14 @@ func TestExportWritesEveryDatasetAsCSV(t *testing.T) {
 		return recs
 	}
 	wide := read("results_wide")
-	if got := strings.Join(wide[0][:8], ","); got != "run_id,cell,a,b,workload,repeat,direction,iops" {
+	if got := strings.Join(wide[0][:9], ","); got != "run_id,cell,a,b,workload,repeat,job,direction,iops" {
 		t.Errorf("results_wide header starts %s", got)
 	}
 	if len(wide) != 1+4*2*(2+1) {
 		t.Errorf("results_wide has %d rows, want 24 (4 cells x 2 repeats x 3 directions)", len(wide)-1)
 	}
 	summary := read("cell_summary")
-	if !slices.Equal(summary[0][:6], []string{"cell", "a", "b", "workload", "direction", "n"}) || len(summary) != 1+4*3 {
+	if !slices.Equal(summary[0][:7], []string{"cell", "a", "b", "workload", "job", "direction", "n"}) || len(summary) != 1+4*3 {
 		t.Errorf("cell_summary: header %v, %d rows, want 12", summary[0], len(summary)-1)
 	}
 	for _, name := range []string{"runs", "rows", "host_metrics", "sessions"} {

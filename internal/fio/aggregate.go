@@ -174,9 +174,7 @@ type ClientKey struct {
 // error, as is a section that reported nothing.
 func Aggregate(entries []JobStats, wl *Workload, workers []Worker, clients map[string]ClientKey) (*Result, error) {
 	type rowKey struct{ worker, job, disk string }
-	type sectionKey struct {
-		worker, job, filename string
-	}
+	type sectionKey struct{ worker, section string }
 	byClient := map[ClientKey]string{}
 	for _, w := range workers {
 		byClient[clients[w.Name]] = w.Name
@@ -189,13 +187,10 @@ func Aggregate(entries []JobStats, wl *Workload, workers []Worker, clients map[s
 			return nil, err
 		}
 		for _, t := range targets {
-			name := wl.Jobs[t.Job].Name
-			k := rowKey{w.Name, name, t.DiskLabel()}
-			if _, dup := keyOf[sectionKey{w.Name, name, t.Filename}]; !dup {
-				keyOf[sectionKey{w.Name, name, t.Filename}] = k
-				if !slices.Contains(order, k) {
-					order = append(order, k)
-				}
+			k := rowKey{w.Name, wl.Jobs[t.Job].Name, t.DiskLabel()}
+			keyOf[sectionKey{w.Name, t.Section}] = k
+			if !slices.Contains(order, k) {
+				order = append(order, k)
 			}
 		}
 	}
@@ -216,16 +211,16 @@ func Aggregate(entries []JobStats, wl *Workload, workers []Worker, clients map[s
 		if !ok {
 			return nil, fmt.Errorf("fio reported a job from %s:%d, which is none of the workers", e.Host, e.Port)
 		}
-		k, ok := keyOf[sectionKey{worker, e.Name, e.Options["filename"]}]
+		k, ok := keyOf[sectionKey{worker, e.Name}]
 		if !ok {
-			return nil, fmt.Errorf("worker %s reported a job %q on %q, which is none of the workload's", worker, e.Name, e.Options["filename"])
+			return nil, fmt.Errorf("worker %s reported a job %q, which is none of the workload's", worker, e.Name)
 		}
 		s := got[k]
 		if s == nil {
 			s = &sums{}
 			got[k] = s
 		}
-		s.add(e, rwDirs[e.Name])
+		s.add(e, rwDirs[k.job])
 	}
 	single := len(wl.Jobs) == 1
 	label := func(job string) string {

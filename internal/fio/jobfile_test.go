@@ -137,13 +137,13 @@ func TestUnknownOptionSuggests(t *testing.T) {
 
 func TestParseErrors(t *testing.T) {
 	for text, want := range map[string]string{
-		"bs=4k\n[a]\n":               "t.fio:1: option \"bs=4k\" comes before any section",
-		"[a\nbs=4k\n":                "t.fio:1: \"[a\" is not a section header",
-		"[global]\nrw=read\n":        "no job section",
-		"[a]\n=4k\n":                 "t.fio:2: \"=4k\" has no option name",
-		"[a] junk\nrw=read\n":        "not a section header",
-		"[a]\nbs=\n":                 "t.fio:2: bs= has no value",
-		"[a]\nwait_for=b\n":          "t.fio:2: [a] wait_for=b: no job is called b; name one of a",
+		"bs=4k\n[a]\n":                "t.fio:1: option \"bs=4k\" comes before any section",
+		"[a\nbs=4k\n":                 "t.fio:1: \"[a\" is not a section header",
+		"[global]\nrw=read\n":         "no job section",
+		"[a]\n=4k\n":                  "t.fio:2: \"=4k\" has no option name",
+		"[a] junk\nrw=read\n":         "not a section header",
+		"[a]\nbs=\n":                  "t.fio:2: bs= has no value",
+		"[a]\nwait_for=b\n":           "t.fio:2: [a] wait_for=b: no job is called b; name one of a",
 		"[a]\nunified_rw_reporting=1": "t.fio:2: [a] unified_rw_reporting=1: starbench reports read, write and trim apart",
 		"[a]\nrw=${FIO_RW}\n":         "t.fio:2: rw=${FIO_RW}: ${FIO_RW} is not set",
 	} {
@@ -266,7 +266,7 @@ func TestWorkerFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `[a]
+	want := `[a@disk1]
 rw=randread
 bs=4k
 runtime=1
@@ -275,7 +275,7 @@ stonewall
 filename=/dev/sdb
 size=1073741824
 
-[a]
+[a@disk2]
 rw=randread
 bs=4k
 runtime=1
@@ -283,7 +283,7 @@ time_based
 filename=C\:\x
 size=1048576
 
-[a]
+[a@disk3]
 rw=randread
 bs=4k
 runtime=1
@@ -337,12 +337,12 @@ func TestWorkerFileKeepsRawSize(t *testing.T) {
 
 func TestRates(t *testing.T) {
 	for text, want := range map[string][2][3]float64{
-		"[a]\nrate_iops=100\n":       {{100, 100, 100}, {}},
-		"[a]\nrate_iops=100,50\n":    {{100, 50, 50}, {}},
-		"[a]\nrate_iops=100,\n":      {{100, 0, 0}, {}},
-		"[a]\nrate_iops=,50\n":       {{0, 50, 50}, {}},
-		"[a]\nrate_iops=1,2,3\n":     {{1, 2, 3}, {}},
-		"[a]\nrate=1m,500k\n":        {{}, {1 << 20, 500 << 10, 500 << 10}},
+		"[a]\nrate_iops=100\n":      {{100, 100, 100}, {}},
+		"[a]\nrate_iops=100,50\n":   {{100, 50, 50}, {}},
+		"[a]\nrate_iops=100,\n":     {{100, 0, 0}, {}},
+		"[a]\nrate_iops=,50\n":      {{0, 50, 50}, {}},
+		"[a]\nrate_iops=1,2,3\n":    {{1, 2, 3}, {}},
+		"[a]\nrate=1m,500k\n":       {{}, {1 << 20, 500 << 10, 500 << 10}},
 		"[a]\nrate=2m\nrate_iops=7": {{7, 7, 7}, {2 << 20, 2 << 20, 2 << 20}},
 	} {
 		j := parseT(t, text).Jobs[0]

@@ -301,10 +301,14 @@ func (r *Runner) run(ctx context.Context, workers []Worker, wl *Workload, expect
 	defer os.RemoveAll(dir)
 	args := []string{"--output-format=json+"}
 	var artifacts []Artifact
+	sectionJobs := map[string]int{} // fio job name to workload job
 	for i, w := range workers {
-		text, _, err := wl.WorkerFile(w)
+		text, targets, err := wl.WorkerFile(w)
 		if err != nil {
 			return nil, err
+		}
+		for _, t := range targets {
+			sectionJobs[t.Section] = t.Job
 		}
 		name := fmt.Sprintf("worker-%d.fio", i)
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
@@ -371,6 +375,7 @@ func (r *Runner) run(ctx context.Context, workers []Worker, wl *Workload, expect
 		return nil, err
 	}
 	res.Notes = append(res.Notes, fmt.Sprintf("measured by %s on %d workers", out.Version, len(workers)))
+	res.Notes = append(res.Notes, steadyNotes(entries, wl, sectionJobs)...)
 	res.Artifacts = append(artifacts, Artifact{Name: "fio-output.json", Content: stdout.Bytes()})
 	if progress != nil {
 		st := Status{Elapsed: int(time.Since(start) / time.Second), Total: int(expect / time.Second)}
@@ -378,6 +383,28 @@ func (r *Runner) run(ctx context.Context, workers []Worker, wl *Workload, expect
 		progress(st)
 	}
 	return res, nil
+}
+
+// steadyNotes says, for each job with a steady-state criterion, on how
+// many of its fio jobs (sections and clones) fio found steady state, which
+// ends them early. sectionJobs maps fio job names to the workload's jobs.
+func steadyNotes(entries []JobStats, wl *Workload, sectionJobs map[string]int) []string {
+	var notes []string
+	for i, j := range wl.Jobs {
+		crit, ok := j.raw("steadystate")
+		if !ok {
+			continue
+		}
+		reached, n := 0, 0
+		for _, e := range entries {
+			if k, ok := sectionJobs[e.Name]; ok && k == i && e.Steady != nil {
+				n++
+				reached += e.Steady.Attained
+			}
+		}
+		notes = append(notes, fmt.Sprintf("job %s: steady state (%s) reached on %d of %d fio jobs; the others ran their whole runtime", j.Name, crit, reached, n))
+	}
+	return notes
 }
 
 // checkWorkers validates the workers and returns each one's client key.
@@ -463,15 +490,10 @@ func (r *Runner) dialAll(ctx context.Context, workers []Worker) error {
 // of its job file, reported an error, did no I/O, or stopped a time-based
 // job before its runtime (unless a steady-state criterion ended it).
 func checkEntries(entries []JobStats, wl *Workload, workers []Worker, clients map[string]ClientKey, said string) error {
-	type section struct{ job, filename string }
 	byKey := map[ClientKey][]JobStats{}
 	for _, e := range entries {
 		k := ClientKey{e.Host, e.Port}
 		byKey[k] = append(byKey[k], e)
-	}
-	jobs := map[string]*Job{}
-	for i := range wl.Jobs {
-		jobs[wl.Jobs[i].Name] = &wl.Jobs[i]
 	}
 	var problems []string
 	for _, w := range workers {
@@ -481,40 +503,43 @@ func checkEntries(entries []JobStats, wl *Workload, workers []Worker, clients ma
 		if err != nil {
 			return err
 		}
-		where := func(e JobStats) string {
-			for _, t := range targets {
-				if wl.Jobs[t.Job].Name == e.Name && t.Filename == e.Options["filename"] {
-					if len(wl.Jobs) == 1 {
-						return "disk " + t.DiskLabel()
-					}
-					return fmt.Sprintf("job %s on disk %s", e.Name, t.DiskLabel())
-				}
-			}
-			return "job " + e.Name
+		sections := map[string]Target{}
+		for _, t := range targets {
+			sections[t.Section] = t
 		}
-		reported := map[section]bool{}
+		where := func(t Target) string {
+			if len(wl.Jobs) == 1 {
+				return "disk " + t.DiskLabel()
+			}
+			return fmt.Sprintf("job %s on disk %s", wl.Jobs[t.Job].Name, t.DiskLabel())
+		}
+		reported := map[string]bool{}
 		for _, e := range got {
-			reported[section{e.Name, e.Options["filename"]}] = true
-			j := jobs[e.Name]
+			t, ok := sections[e.Name]
+			if !ok {
+				problems = append(problems, fmt.Sprintf("worker %s (%s) reported a job %q, which is none of the workload's", w.Name, w.Addr, e.Name))
+				continue
+			}
+			reported[e.Name] = true
+			j := &wl.Jobs[t.Job]
 			if e.Error != 0 {
-				problems = append(problems, fmt.Sprintf("worker %s (%s) failed on %s: fio error %d (%s)", w.Name, w.Addr, where(e), e.Error, errnoText(e.Error)))
+				problems = append(problems, fmt.Sprintf("worker %s (%s) failed on %s: fio error %d (%s)", w.Name, w.Addr, where(t), e.Error, errnoText(e.Error)))
 				continue
 			}
-			if e.Read.TotalIOs+e.Write.TotalIOs+e.Trim.TotalIOs == 0 && (j == nil || !slices.Contains(noIOEngines, j.IOEngine)) {
-				problems = append(problems, fmt.Sprintf("worker %s (%s) did no I/O on %s", w.Name, w.Addr, where(e)))
+			if e.Read.TotalIOs+e.Write.TotalIOs+e.Trim.TotalIOs == 0 && !slices.Contains(noIOEngines, j.IOEngine) {
+				problems = append(problems, fmt.Sprintf("worker %s (%s) did no I/O on %s", w.Name, w.Addr, where(t)))
 				continue
 			}
-			if j != nil && j.TimeBased && j.RuntimeSec > 0 && e.RuntimeMs < int64(j.RuntimeSec)*900 && !j.hasRaw("steadystate") {
-				problems = append(problems, fmt.Sprintf("worker %s (%s) stopped %s after %.1f s of %d s", w.Name, w.Addr, where(e), float64(e.RuntimeMs)/1000, j.RuntimeSec))
+			if j.TimeBased && j.RuntimeSec > 0 && e.RuntimeMs < int64(j.RuntimeSec)*900 && !j.hasRaw("steadystate") {
+				problems = append(problems, fmt.Sprintf("worker %s (%s) stopped %s after %.1f s of %d s", w.Name, w.Addr, where(t), float64(e.RuntimeMs)/1000, j.RuntimeSec))
 			}
 		}
 		var missing []string
 		for _, t := range targets {
-			name := wl.Jobs[t.Job].Name
-			if !reported[section{name, t.Filename}] {
+			if !reported[t.Section] {
 				label := t.DiskLabel()
 				if len(wl.Jobs) > 1 {
-					label = name + " on " + label
+					label = wl.Jobs[t.Job].Name + " on " + label
 				}
 				missing = append(missing, label)
 			}

@@ -50,10 +50,10 @@ type Job struct {
 	// RateIOPS and RateBytes cap each direction of each job (each numjobs
 	// clone) on its own, as fio's rate_iops=N and rate=N do; per-direction
 	// values (rate_iops=500,200) stay raw options (see Rates).
-	RateIOPS                 int
-	RateBytes                int64     // bytes per second; 0 = unlimited
-	Percentiles              []float64 // fio's percentile_list; nil = fio's default list
-	Options                  []Option
+	RateIOPS    int
+	RateBytes   int64     // bytes per second; 0 = unlimited
+	Percentiles []float64 // fio's percentile_list; nil = fio's default list
+	Options     []Option
 }
 
 // BSSplit is one block size of a mix with its share in percent.

@@ -290,6 +290,10 @@ type Target struct {
 	Job      int    // index in Workload.Jobs
 	Disks    []Disk // nil when the job reads no disk
 	Filename string // the section's filename option ("" when none)
+	// Section is the fio job name of the section, unique in the worker's
+	// file: the job's name, with "@disk2" when the job has several
+	// sections (fio lets wait_for name one job only).
+	Section string
 }
 
 // DiskLabel names the target's disks in result rows: "disk1",
@@ -344,7 +348,58 @@ func (wl *Workload) Targets(w Worker) ([]Target, error) {
 		t.Filename = strings.Join(paths, ":")
 		out = append(out, t)
 	}
+	nameSections(wl, out)
 	return out, nil
+}
+
+// nameSections gives every target its fio job name: the job's name, with
+// the disk appended when the job has several sections, made unique.
+func nameSections(wl *Workload, targets []Target) {
+	count := map[int]int{}
+	for _, t := range targets {
+		count[t.Job]++
+	}
+	taken := map[string]bool{}
+	for i := range targets {
+		t := &targets[i]
+		name := wl.Jobs[t.Job].Name
+		if count[t.Job] > 1 {
+			name += "@" + t.DiskLabel()
+		}
+		// fio ends a line at ';' or '#', and a section name at ']'.
+		name = strings.Map(func(r rune) rune {
+			if strings.ContainsRune("[];#\n", r) {
+				return '_'
+			}
+			return r
+		}, name)
+		for n, base := 2, name; taken[name]; n++ {
+			name = fmt.Sprintf("%s~%d", base, n)
+		}
+		taken[name] = true
+		t.Section = name
+	}
+}
+
+// waitee returns the section a target's wait_for names: the waited-for
+// job's section on the same disks, or its only section.
+func waitee(wl *Workload, targets []Target, t Target, job string) (string, error) {
+	var of []Target
+	for _, o := range targets {
+		if wl.Jobs[o.Job].Name == job {
+			of = append(of, o)
+		}
+	}
+	for _, o := range of {
+		if o.DiskLabel() == t.DiskLabel() {
+			return o.Section, nil
+		}
+	}
+	if len(of) == 1 {
+		return of[0].Section, nil
+	}
+	return "", fmt.Errorf("job %q waits for %q, which runs on %d disks but not on %s; fio waits for one job only, so let both run on the same disks (or name one file in %s)",
+		wl.Jobs[t.Job].Name, job, len(of), t.DiskLabel(), job)
 }
 
 // escapeFilename escapes the colons fio would read as a list of files.
@@ -352,11 +407,12 @@ func escapeFilename(p string) string { return strings.ReplaceAll(p, ":", `\:`) }
 
 // WorkerFile writes the job file one worker runs and says what each of its
 // sections is. Every section is a whole job ([global]'s options merged
-// in) named after the job, so wait_for finds all of a job's sections; only
-// a job's first section keeps stonewall and new_group, or its disks would
-// run one after another. group_reporting is left out: starbench reports
-// every disk and merges them itself. A disk target without a size gets
-// its disks' size, so files are laid out whole.
+// in) named as Target.Section says. Only a job's first section keeps
+// stonewall and new_group, or its disks would run one after another; a
+// wait_for waits for the named job's section on the same disks (each disk
+// runs its own copy of the file's jobs). group_reporting is left out:
+// starbench reports every disk and merges them itself. A disk target
+// without a size gets its disks' size, so files are laid out whole.
 func (wl *Workload) WorkerFile(w Worker) (string, []Target, error) {
 	if len(w.Disks) == 0 {
 		return "", nil, fmt.Errorf("worker %s has no data disks: give it at least one", w.Name)
@@ -378,6 +434,15 @@ func (wl *Workload) WorkerFile(w Worker) (string, []Target, error) {
 		}
 		seen[t.Job] = true
 		opts := slices.DeleteFunc(j.Render(), func(o Option) bool { return slices.Contains(drop, canonical(o.Key)) })
+		for i, o := range opts {
+			if canonical(o.Key) == "wait_for" {
+				name, err := waitee(wl, targets, t, o.Value)
+				if err != nil {
+					return "", nil, err
+				}
+				opts[i].Value = name
+			}
+		}
 		if j.onDisks() {
 			opts = append(opts, Option{Key: "filename", Value: t.Filename})
 			if j.Size == 0 && !j.hasRaw("size") && !j.hasRaw("io_size") && !j.hasRaw("filesize") {
@@ -386,7 +451,7 @@ func (wl *Workload) WorkerFile(w Worker) (string, []Target, error) {
 				}
 			}
 		}
-		writeSection(&b, j.Name, opts)
+		writeSection(&b, t.Section, opts)
 	}
 	return b.String(), targets, nil
 }

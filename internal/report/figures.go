@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"starbench/internal/fio"
 	"starbench/plots"
 )
 
@@ -86,6 +87,9 @@ func Overview(ctx context.Context, c *Campaign) (Figure, bool, error) {
 	type sums struct{ mean, variance float64 }
 	total := map[[2]string]*sums{}
 	for _, s := range c.Stats {
+		if s.Direction == fio.TotalDirection {
+			continue // it repeats the directions' IOPS
+		}
 		k := [2]string{s.Cell, s.Workload}
 		if total[k] == nil {
 			total[k] = &sums{}

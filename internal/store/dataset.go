@@ -73,7 +73,7 @@ var metricColumns = []string{"iops", "mbps", "lat_mean_us", "p50_us", "p95_us", 
 // deviation for the first two.
 var summaryMetrics = []string{"iops", "mbps", "lat_mean_us", "p95_us", "p99_us"}
 
-// SummaryColumns are cell_summary's columns after cell, the factors, workload and direction.
+// SummaryColumns are cell_summary's columns after cell, the factors, workload, job and direction.
 var SummaryColumns = []string{"n", "iops_mean", "iops_std", "iops_cv", "mbps_mean", "mbps_std",
 	"lat_mean_us_mean", "p95_us_mean", "p99_us_mean", "simulated"}
 
@@ -98,21 +98,30 @@ func factorColumns(factors []string, c string) string {
 func resultsWideSQL(l layout) string {
 	job, jobOrder := "", ""
 	if l.job {
-		job, jobOrder = "w.job AS job, ", "w.job, "
+		job, jobOrder = jobColumn+", ", "w.job, "
 	}
 	return `SELECT r.id AS run_id, c.label AS cell, ` + factorColumns(l.factors, "c") + `r.workload AS workload, r.repeat AS repeat,
 	` + job + `w.direction AS direction, ` + prefixed("w.", metricColumns) + `, w.errors AS errors, w.simulated AS simulated,
 	r.started_at AS started_at, r.ended_at AS ended_at
 FROM rows w JOIN runs r ON r.id = w.run_id JOIN cells c ON c.id = r.cell_id
 WHERE w.aggregate AND r.status = 'ok'
-ORDER BY c.position, r.workload, r.repeat, ` + jobOrder + `w.direction`
+ORDER BY c.position, r.workload, r.repeat, ` + jobOrder + directionOrder
 }
 
-// cellSummarySQL summarises the repeats per cell, workload and direction:
+// jobColumn is a row's job, "all" for a one-job workload's rows and the
+// aggregate over all jobs.
+const jobColumn = `CASE w.job WHEN '' THEN 'all' ELSE w.job END AS job`
+
+// cellSummarySQL summarises the repeats per cell, workload, job and direction:
 // the mean of each metric (missing values left out), the sample standard
 // deviation of IOPS and MB/s (0 for one repeat, as the stats frame) and
 // the CV of IOPS.
-func cellSummarySQL(factors []string) string {
+func cellSummarySQL(l layout) string {
+	factors := l.factors
+	job := "'all' AS job"
+	if l.job {
+		job = jobColumn
+	}
 	var means, stds []string
 	for _, m := range summaryMetrics {
 		means = append(means, fmt.Sprintf("AVG(%s) AS %s_mean", m, m))
@@ -120,23 +129,23 @@ func cellSummarySQL(factors []string) string {
 	for _, m := range []string{"iops", "mbps"} {
 		stds = append(stds, fmt.Sprintf(`(SELECT CASE WHEN COUNT(a.%[1]s) < 2 THEN 0.0
 		ELSE sqrt(SUM((a.%[1]s - m.%[1]s_mean) * (a.%[1]s - m.%[1]s_mean)) / (COUNT(a.%[1]s) - 1)) END
-		FROM agg a WHERE a.cell_id = m.cell_id AND a.workload = m.workload AND a.direction = m.direction) AS %[1]s_std`, m))
+		FROM agg a WHERE a.cell_id = m.cell_id AND a.workload = m.workload AND a.job = m.job AND a.direction = m.direction) AS %[1]s_std`, m))
 	}
 	return `WITH agg AS (
-	SELECT r.cell_id, r.workload, w.direction, ` + prefixed("w.", summaryMetrics) + `, w.simulated
+	SELECT r.cell_id, r.workload, ` + job + `, w.direction, ` + prefixed("w.", summaryMetrics) + `, w.simulated, w.rowid AS seq
 	FROM rows w JOIN runs r ON r.id = w.run_id WHERE w.aggregate AND r.status = 'ok'
 ), m AS (
-	SELECT cell_id, workload, direction, COUNT(*) AS n, ` + strings.Join(means, ", ") + `, MAX(simulated) AS simulated
-	FROM agg GROUP BY cell_id, workload, direction
+	SELECT cell_id, workload, job, direction, COUNT(*) AS n, ` + strings.Join(means, ", ") + `, MAX(simulated) AS simulated, MIN(seq) AS seq
+	FROM agg GROUP BY cell_id, workload, job, direction
 ), s AS (
 	SELECT m.*, ` + strings.Join(stds, ", ") + ` FROM m
 )
-SELECT c.label AS cell, ` + factorColumns(factors, "c") + `s.workload AS workload, s.direction AS direction, s.n AS n,
+SELECT c.label AS cell, ` + factorColumns(factors, "c") + `s.workload AS workload, s.job AS job, s.direction AS direction, s.n AS n,
 	s.iops_mean AS iops_mean, s.iops_std AS iops_std, CASE WHEN s.iops_mean > 0 THEN s.iops_std / s.iops_mean ELSE 0.0 END AS iops_cv,
 	s.mbps_mean AS mbps_mean, s.mbps_std AS mbps_std, s.lat_mean_us_mean AS lat_mean_us_mean,
 	s.p95_us_mean AS p95_us_mean, s.p99_us_mean AS p99_us_mean, s.simulated AS simulated
 FROM s JOIN cells c ON c.id = s.cell_id
-ORDER BY c.position, s.workload, s.direction`
+ORDER BY c.position, s.workload, s.job, s.seq`
 }
 
 // prefixed lists names as "p.name AS name, ...".
@@ -158,7 +167,7 @@ func datasetSQL(name string, l layout) (string, error) {
 	case "results_wide":
 		return resultsWideSQL(l), nil
 	case "cell_summary":
-		return cellSummarySQL(factors), nil
+		return cellSummarySQL(l), nil
 	case "runs":
 		return `SELECT r.id AS run_id, c.label AS cell, ` + factorColumns(factors, "c") + `r.workload AS workload, r.repeat AS repeat,
 	r.status AS status, r.error AS error, r.started_at AS started_at, r.ended_at AS ended_at,
@@ -168,10 +177,10 @@ FROM runs r JOIN cells c ON c.id = r.cell_id ORDER BY c.position, r.workload, r.
 	case "rows":
 		job := ""
 		if l.job {
-			job = "job, "
+			job = "w.job, "
 		}
-		return `SELECT run_id, aggregate, worker, disk, ` + job + `direction, ` + strings.Join(metricColumns, ", ") + `, errors, simulated
-FROM rows ORDER BY run_id, aggregate DESC, worker, disk, ` + job + `direction`, nil
+		return `SELECT run_id, aggregate, worker, disk, ` + strings.Replace(job, "w.job", jobColumn, 1) + `direction, ` + strings.Join(metricColumns, ", ") + `, errors, simulated
+FROM rows w ORDER BY run_id, aggregate DESC, worker, disk, ` + job + directionOrder, nil
 	case "host_metrics":
 		return `SELECT run_id, host, metric, at, value FROM host_metrics ORDER BY run_id, host, metric, at`, nil
 	case "sessions":

@@ -15,7 +15,7 @@ import (
 var FrameNames = []string{"results", "rows", "runs", "metrics", "events", "cells", "sessions", "files", "sets"}
 
 // ReservedColumns are column names of the frames; a factor may not take one.
-var ReservedColumns = slices.Concat([]string{"run_id", "cell", "position", "workload", "repeat", "status", "error",
+var ReservedColumns = slices.Concat([]string{"run_id", "cell", "position", "workload", "job", "repeat", "status", "error",
 	"started_at", "ended_at", "seconds", "simulated", "worker", "disk", "direction", "iops", "mbps",
 	"lat_mean_us", "p50_us", "p95_us", "p99_us", "p999_us", "errors", "host", "metric", "at", "value"}, reservedDatasetColumns, reservedEventColumns)
 
@@ -46,20 +46,24 @@ var runCols = []column{{"run_id", integer}, {"cell", text}, {"workload", text}, 
 var metricCols = []column{{"direction", text}, {"iops", real}, {"mbps", real}, {"lat_mean_us", real},
 	{"p50_us", real}, {"p95_us", real}, {"p99_us", real}, {"p999_us", real}, {"errors", integer}, {"simulated", boolean}}
 
-const rowSQL = `SELECT c.id, r.id, c.label, r.workload, r.repeat, %s w.direction, w.iops, w.mbps, w.lat_mean_us,
-	w.p50_us, w.p95_us, w.p99_us, w.p999_us, w.errors, w.simulated
+// directionOrder sorts rows read, write, trim, then their total.
+const directionOrder = `CASE w.direction WHEN 'read' THEN 0 WHEN 'write' THEN 1 WHEN 'trim' THEN 2 ELSE 3 END`
+
+// rowSQL reads rows; a job of ” (a one-job workload, or all jobs) reads as "all".
+const rowSQL = `SELECT c.id, r.id, c.label, r.workload, r.repeat, CASE w.job WHEN '' THEN 'all' ELSE w.job END, %s w.direction,
+	w.iops, w.mbps, w.lat_mean_us, w.p50_us, w.p95_us, w.p99_us, w.p999_us, w.errors, w.simulated
 	FROM rows w JOIN runs r ON r.id = w.run_id JOIN cells c ON c.id = r.cell_id
-	WHERE w.aggregate = %d AND r.status = 'ok' ORDER BY c.position, r.workload, r.repeat, w.worker, w.disk, w.direction`
+	WHERE w.aggregate = %d AND r.status = 'ok' ORDER BY c.position, r.workload, r.repeat, w.worker, w.disk, w.job, ` + directionOrder
 
 var frames = map[string]frameQuery{
 	"results": {
 		sql:        fmt.Sprintf(rowSQL, "", 1),
-		cols:       concat(runCols, metricCols),
+		cols:       concat(runCols, []column{{"job", text}}, metricCols),
 		withLevels: true,
 	},
 	"rows": {
 		sql:        fmt.Sprintf(rowSQL, "w.worker, w.disk,", 0),
-		cols:       concat(runCols, []column{{"worker", text}, {"disk", text}}, metricCols),
+		cols:       concat(runCols, []column{{"job", text}, {"worker", text}, {"disk", text}}, metricCols),
 		withLevels: true,
 	},
 	"runs": {

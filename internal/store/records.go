@@ -230,10 +230,10 @@ func (s *Store) CommitRun(ctx context.Context, r Run) error {
 }
 
 func insertRows(ctx context.Context, tx *sql.Tx, runID int64, rows []fio.Row, aggregate bool) error {
-	return insertBatched(ctx, tx, "INSERT INTO rows VALUES", 14, len(rows), func(i int, to []any) []any {
+	return insertBatched(ctx, tx, "INSERT INTO rows VALUES", 15, len(rows), func(i int, to []any) []any {
 		r := &rows[i]
 		return append(to, runID, aggregate, r.Worker, r.Disk, r.Direction, nullable(r.IOPS), nullable(r.MBps), nullable(r.LatMeanUs),
-			nullable(r.P50Us), nullable(r.P95Us), nullable(r.P99Us), nullable(r.P999Us), r.Errors, r.Simulated)
+			nullable(r.P50Us), nullable(r.P95Us), nullable(r.P99Us), nullable(r.P999Us), r.Errors, r.Simulated, r.Job)
 	})
 }
 
@@ -273,12 +273,13 @@ type Aggregate struct {
 	fio.Row
 }
 
-// Aggregates returns the aggregate rows of every successful run.
+// Aggregates returns the aggregate rows of every successful run over all
+// of its jobs (a workload of several jobs also stores each job's).
 func (s *Store) Aggregates(ctx context.Context) ([]Aggregate, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT c.label, r.workload, r.repeat, w.direction, w.iops, w.mbps, w.lat_mean_us,
 		w.p50_us, w.p95_us, w.p99_us, w.p999_us, w.errors, w.simulated
 		FROM rows w JOIN runs r ON r.id = w.run_id JOIN cells c ON c.id = r.cell_id
-		WHERE w.aggregate AND r.status = 'ok' ORDER BY c.position, r.workload, r.repeat, w.direction`)
+		WHERE w.aggregate AND w.job = '' AND r.status = 'ok' ORDER BY c.position, r.workload, r.repeat, w.direction`)
 	if err != nil {
 		return nil, err
 	}

@@ -132,6 +132,12 @@ CREATE TABLE artifacts (
 );
 ALTER TABLE session_files ADD COLUMN content BLOB;
 `,
+	// v5: rows name the fio job they belong to: a workload of several jobs
+	// (a job file's sections) stores each job's rows and aggregates; ''
+	// is a one-job workload's rows and the aggregate over all jobs.
+	`
+ALTER TABLE rows ADD COLUMN job TEXT NOT NULL DEFAULT '';
+`,
 }
 
 // SchemaVersion is the schema version this build writes.

@@ -94,7 +94,7 @@ func TestCommitDoneAndFrames(t *testing.T) {
 		t.Fatalf("results has %d rows, want 2:\n%v", res.Nrow(), res)
 	}
 	names := strings.Join(res.Names(), ",")
-	if !strings.HasPrefix(names, "run_id,cell,policy,compression,workload,repeat,direction,iops") {
+	if !strings.HasPrefix(names, "run_id,cell,policy,compression,workload,repeat,job,direction,iops") {
 		t.Fatalf("results columns = %s", names)
 	}
 	// Ordered by cell position: raid1/False (500) first.
@@ -331,7 +331,7 @@ func TestDatasetsFollowTheSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec(`ALTER TABLE rows ADD COLUMN job TEXT NOT NULL DEFAULT 'oltp'`); err != nil {
+	if _, err := db.Exec(`UPDATE rows SET job = 'oltp'`); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
