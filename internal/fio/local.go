@@ -104,7 +104,7 @@ func (l *Local) Add(ctx context.Context, name string, disks []Disk) (Worker, err
 	if err := os.MkdirAll(wdir, 0o755); err != nil {
 		return Worker{}, err
 	}
-	addr, err := l.startServer(ctx, l.bin)
+	addr, err := l.startServer(ctx, l.bin, wdir)
 	if err != nil {
 		return Worker{}, fmt.Errorf("starting fio server for %s: %w", name, err)
 	}
@@ -118,8 +118,9 @@ func (l *Local) Add(ctx context.Context, name string, disks []Disk) (Worker, err
 }
 
 // startServer starts one server on a free loopback port, retrying when
-// another process takes the port between choosing it and binding it.
-func (l *Local) startServer(ctx context.Context, bin string) (string, error) {
+// another process takes the port between choosing it and binding it. The
+// server runs in dir, where it leaves what it writes (verify state).
+func (l *Local) startServer(ctx context.Context, bin, dir string) (string, error) {
 	var lastErr error
 	for range 5 {
 		port, err := freePort()
@@ -130,6 +131,7 @@ func (l *Local) startServer(ctx context.Context, bin string) (string, error) {
 		var stderr bytes.Buffer
 		cmd := exec.Command(bin, "--server=ip:127.0.0.1,"+strconv.Itoa(port))
 		cmd.Stdout, cmd.Stderr = nil, &stderr
+		cmd.Dir = dir
 		cmd.SysProcAttr, cmd.WaitDelay = ownGroup(), pipeGrace
 		if err := cmd.Start(); err != nil {
 			return "", err
