@@ -9,6 +9,7 @@ import (
 	"go.starlark.net/starlark"
 
 	"starbench/internal/fio"
+	"starbench/internal/runtime"
 )
 
 // WorkloadValue is the Starlark handle of a workload: the jobs of a job
@@ -165,4 +166,17 @@ func fioJobfile(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 		return nil, err
 	}
 	return NewWorkloadValue(wl), nil
+}
+
+// workloadDocType documents fio.workload values.
+var workloadDocType = &runtime.Type{
+	Name: "fio.workload",
+	Doc:  "the jobs of a job file (fio.jobfile) or of fio.workload, run at once on every worker by fio.run",
+	Members: []runtime.Member{
+		attr("duration", "seconds the runtimes add up to (the longest job of each phase), 0 when a job runs by size"),
+		attr("jobs", "the jobs, as fio.job values with [global]'s options merged in"),
+		attr("name", "the workload's name: the job file's name, or the jobs' names joined by +"),
+		attr("phases", "the jobs' names grouped by when they start: stonewall and wait_for begin a new phase"),
+		attr("text", "the workload as one .fio file, every job whole"),
+	},
 }

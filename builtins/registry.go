@@ -8,7 +8,7 @@ func Modules(deps Deps) []*runtime.Module {
 		NewVSphereModule(deps).With(workerDoc),
 		NewPolicyModule(deps).With(policyDoc),
 		NewClusterModule(deps),
-		NewFioModule(deps).With(jobDoc),
+		NewFioModule(deps).With(jobDoc, workloadDocType),
 		NewEventsModule(deps).With(eventDoc, eventWorkloadDoc, eventsResultDoc),
 		NewCampaignModule(deps).With(campaignDoc, factorDoc, workloadDoc),
 		NewStoreModule(deps).With(storeDoc),

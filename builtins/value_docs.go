@@ -22,7 +22,7 @@ var workerDoc = &runtime.Type{
 // jobDoc documents fio.job values (fio.go).
 var jobDoc = &runtime.Type{
 	Name: "fio.job",
-	Doc:  "a fio workload (fio.job, fio.jobfile); sizes read back in bytes and times in seconds",
+	Doc:  "one fio job (fio.job, or one of a fio.workload's jobs); sizes read back in bytes and times in seconds",
 	Members: []runtime.Member{
 		attr("bs", "block size in bytes"),
 		attr("bssplit", "a dict of block size (bytes) to percent of I/Os, empty when bs alone applies"),
@@ -36,8 +36,8 @@ var jobDoc = &runtime.Type{
 		attr("options", "every other fio option, as (key, value) pairs"),
 		attr("percentiles", "the latency percentiles fio reports"),
 		attr("ramp_time", "seconds run before measuring"),
-		attr("rate", "bandwidth cap in bytes per second (0: none)"),
-		attr("rate_iops", "IOPS cap (0: none)"),
+		attr("rate", "bandwidth cap of each direction in bytes per second (0: none; a,b per direction stays in options)"),
+		attr("rate_iops", "IOPS cap of each direction (0: none; a,b per direction stays in options)"),
 		{Name: "replace", Params: "(**settings)", Doc: "a copy of the job with settings changed, the same keywords as fio.job"},
 		attr("runtime", "seconds measured"),
 		attr("rw", "the I/O pattern: read, write, randread, randwrite, rw, randrw, ..."),

@@ -41,7 +41,7 @@ func TestValueTypesAreDocumented(t *testing.T) {
 			}
 		}
 	}
-	samples := []starlark.Value{&Frame{}, &Groups{}, &Figure{}, &storeValue{}, &Worker{}, &JobValue{}, &Policy{},
+	samples := []starlark.Value{&Frame{}, &Groups{}, &Figure{}, &storeValue{}, &Worker{}, &JobValue{}, &WorkloadValue{}, &Policy{},
 		&campaignValue{}, &factorValue{}, &workloadValue{}, &eventValue{}, &eventWorkload{}, &eventsResult{}}
 	for _, v := range samples {
 		doc := docs[v.Type()]
