@@ -39,6 +39,10 @@ func NewVSphereModule(deps Deps) *runtime.Module {
 				Doc: "power off and delete the workers named prefix-NN; returns their names", Fn: v.destroyWorkers},
 			{Name: "host_metrics", Params: "(hosts, start, end)",
 				Doc: "CPU and memory usage of hosts (None = all) between two times, in 20 s samples, as a frame", Fn: v.hostMetrics},
+			{Name: "vsan_performance", Params: "(enable=False)",
+				Doc: "whether the cluster's vSAN performance service is on; enable=True turns it on (recorded in the ledger, turned off by a cleanup)", Fn: v.vsanPerformance},
+			{Name: "vsan_metrics", Params: "(start, end)",
+				Doc: "vSAN performance service samples between two times as a long frame (host, metric, time, value): vsan.client.* and vsan.backend.* (IOPS, throughput, latency, congestion, oio, resync) for the cluster, vsan.backend.* and vsan.cpu.usedPct per host", Fn: v.vsanMetrics},
 		}, vsphereEventMembers(deps)...),
 	}
 }
@@ -331,6 +335,52 @@ func (v vsphereModule) hostMetrics(thread *starlark.Thread, b *starlark.Builtin,
 	return NewFrame(dataframe.New(
 		series.New(host, series.String, "host"), series.New(at, series.String, "time"),
 		series.New(cpu, series.Float, "cpu_percent"), series.New(mem, series.Float, "memory_percent"),
+		series.New(sim, series.Bool, "simulated"),
+	)), nil
+}
+
+func (v vsphereModule) vsanPerformance(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var enable bool
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "enable?", &enable); err != nil {
+		return nil, err
+	}
+	c, _, err := v.client(thread)
+	if err != nil {
+		return nil, err
+	}
+	ctx := runtime.Context(thread)
+	if enable {
+		if err := c.EnablePerfService(ctx); err != nil {
+			return nil, err
+		}
+	}
+	on, err := c.PerfServiceEnabled(ctx)
+	return starlark.Bool(on), err
+}
+
+func (v vsphereModule) vsanMetrics(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var start, end starlarktime.Time
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "start", &start, "end", &end); err != nil {
+		return nil, err
+	}
+	c, t, err := v.client(thread)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := c.VSANMetrics(runtime.Context(thread), time.Time(start), time.Time(end))
+	if err != nil {
+		return nil, err
+	}
+	var host, metric, at []string
+	var value []float64
+	var sim []bool
+	for _, r := range rows {
+		host, metric, at = append(host, r.Entity), append(metric, r.Metric), append(at, r.Time.UTC().Format(time.RFC3339))
+		value, sim = append(value, r.Value), append(sim, t.Testbed != nil)
+	}
+	return NewFrame(dataframe.New(
+		series.New(host, series.String, "host"), series.New(metric, series.String, "metric"),
+		series.New(at, series.String, "time"), series.New(value, series.Float, "value"),
 		series.New(sim, series.Bool, "simulated"),
 	)), nil
 }

@@ -29,6 +29,7 @@ type Plane struct {
 	buffer   writeBuffer // OSA's write buffers, carried from run to run
 	noise    *rand.Rand  // nil: no noise
 	hostLoad HostLoadFunc
+	runLoad  RunLoadFunc
 	observe  ObserveFunc
 	solved   *solveCache
 }
@@ -41,6 +42,11 @@ type ObserveFunc func(p *testbed.Profile, in Input, out Output)
 // HostLoadFunc receives the host CPU a simulated run predicted, with the
 // run's wall-clock window, so the control plane can report it as metrics.
 type HostLoadFunc func(start, end time.Time, cpuPercent float64)
+
+// RunLoadFunc receives every simulated run's wall-clock window with its
+// input and what the model predicted (noise included), so the control
+// plane can report vSAN's own metrics of the run (VsanPerfQueryPerf).
+type RunLoadFunc func(start, end time.Time, in Input, out Output)
 
 type diskKey struct{ worker, disk string }
 
@@ -65,6 +71,11 @@ func WithNoise(seed uint64) Option {
 // WithHostLoad reports every run's predicted host CPU to f.
 func WithHostLoad(f HostLoadFunc) Option {
 	return func(pl *Plane) { pl.hostLoad = f }
+}
+
+// WithRunLoad reports every run's window, input and output to f.
+func WithRunLoad(f RunLoadFunc) Option {
+	return func(pl *Plane) { pl.runLoad = f }
 }
 
 // WithObserver shows every solved cell to f (calibration and diagnostics:
@@ -218,6 +229,9 @@ func (pl *Plane) RunJobs(ctx context.Context, jobs []JobRun, progress func(fio.S
 	pl.mu.Unlock()
 	if pl.hostLoad != nil {
 		pl.hostLoad(start, time.Now(), out.CPUPercent)
+	}
+	if pl.runLoad != nil {
+		pl.runLoad(start, time.Now(), in, *out)
 	}
 
 	res := &fio.Result{Simulated: true, Model: out.Version, Testbed: out.Profile}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/google/uuid"
 	"github.com/vmware/govmomi/find"
 	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/simulator"
@@ -180,7 +181,16 @@ func shapeHost(h *simulator.HostSystem, p *testbed.Profile, i int) {
 		NicType: "vsan", MultiSelectAllowed: true, CandidateVnic: []types.HostVirtualNic{tagged}, SelectedVnic: []string{tagged.Key},
 	})
 	cfg.VirtualNicManagerInfo = &nics
+	cfg.VsanHostConfig = &types.VsanHostConfigInfo{
+		Enabled: types.NewBool(true), HostSystem: &h.Self,
+		ClusterInfo: &types.VsanHostConfigInfoClusterInfo{NodeUuid: nodeUUID(h.Name)},
+	}
 	h.Config = &cfg
+}
+
+// nodeUUID is the vSAN node UUID of the host named name, stable per name.
+func nodeUUID(name string) string {
+	return uuid.NewSHA1(uuid.NameSpaceOID, []byte("starbench vsan node "+name)).String()
 }
 
 // teaming is a NIC teaming policy with explicit failover order.

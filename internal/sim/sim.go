@@ -77,6 +77,7 @@ type Sim struct {
 	load     *hostLoad
 	guest    *guestIPs
 	holds    holds
+	vsanRuns vsanRuns
 
 	// registries are the SDK endpoints by path, for in-process calls,
 	// which run in session with latency added.
@@ -177,7 +178,9 @@ func (s *Sim) extend() {
 	pbmReg.Handler = s.versioned(nil)
 	s.model.Service.RegisterSDK(pbmReg)
 	vsanReg := vsansim.New()
-	vsanReg.Put(newClusterConfigSystem(s))
+	config := newClusterConfigSystem(s)
+	vsanReg.Put(config)
+	vsanReg.Put(newVSANPerfManager(s, config))
 	vsanReg.Handler = s.versioned(nil)
 	s.model.Service.RegisterSDK(vsanReg)
 	s.registries = map[string]*simulator.Registry{vim25.Path: m, pbm.Path: pbmReg, vsan.Path: vsanReg}

@@ -95,5 +95,15 @@ func (c *clusterConfigSystem) reconfigure(cluster types.ManagedObjectReference, 
 	if spec.UnmapConfig != nil {
 		info.UnmapConfig = spec.UnmapConfig
 	}
+	if pc := spec.PerfsvcConfig; pc != nil {
+		copied := *pc
+		info.PerfsvcConfig = &copied
+	}
 	return nil
+}
+
+// perfEnabled says whether cluster's vSAN performance service is on.
+func (c *clusterConfigSystem) perfEnabled(cluster types.ManagedObjectReference) bool {
+	info := c.info(cluster)
+	return info.PerfsvcConfig != nil && info.PerfsvcConfig.Enabled
 }

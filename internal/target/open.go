@@ -94,7 +94,7 @@ func openSimulated(ctx context.Context, opts Options) (*Target, func(), error) {
 			for _, h := range inv.Hosts {
 				s.RecordHostCPU(h.Name, start, end, cpu)
 			}
-		})}
+		}), model.WithRunLoad(s.RecordRun)} // and vSAN's performance service what it predicted
 		if !opts.ExactModel {
 			opt = append(opt, model.WithNoise(noiseSeed))
 		}

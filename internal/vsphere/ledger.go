@@ -111,10 +111,11 @@ func (c *Client) forgetVM(ref string) {
 // then policies, then cluster settings.
 func (c *Client) Undoers() map[string]ledger.Undoer {
 	u := map[string]ledger.Undoer{
-		KindVM:         {Phase: 0, Undo: c.undoVM},
-		KindVMSettings: {Phase: 0, Undo: c.undoVMSettings},
-		KindPolicy:     {Phase: 1, Undo: c.undoPolicy},
-		KindCluster:    {Phase: 2, Undo: c.undoCluster},
+		KindVM:          {Phase: 0, Undo: c.undoVM},
+		KindVMSettings:  {Phase: 0, Undo: c.undoVMSettings},
+		KindPolicy:      {Phase: 1, Undo: c.undoPolicy},
+		KindCluster:     {Phase: 2, Undo: c.undoCluster},
+		KindPerfService: {Phase: 2, Undo: c.undoPerfService},
 	}
 	maps.Copy(u, c.eventUndoers())
 	return u

@@ -1,0 +1,205 @@
+package vsphere
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/vmware/govmomi/object"
+	"github.com/vmware/govmomi/vsan"
+	vsanmethods "github.com/vmware/govmomi/vsan/methods"
+	vsantypes "github.com/vmware/govmomi/vsan/types"
+
+	"starbench/internal/ledger"
+	"starbench/internal/vsphere/vsanext"
+)
+
+// KindPerfService is the ledger kind of the vSAN performance service
+// turned on by starbench.
+const KindPerfService = "vsan-performance"
+
+// VSANSample is one sample of a vSAN performance service metric.
+type VSANSample struct {
+	Entity string // the cluster's name, or a host's
+	// Metric is "vsan." + the view ("client": what the VMs see;
+	// "backend": vSAN's own I/O; "cpu") + "." + vSAN's metric label,
+	// e.g. "vsan.backend.latencyAvgWrite".
+	Metric string
+	Time   time.Time
+	Value  float64 // in vSAN's units: IOPS, bytes/s, ms, percent, count
+}
+
+// vsanViews are the performance service's entity types starbench reads,
+// with the labels it keeps (VMware's vSAN Management API reference,
+// VsanPerformanceManager.VsanPerfQueryPerf, lists them by entity type:
+// https://developer.broadcom.com/xapis/vsan-management-api/latest/vim.cluster.VsanPerformanceManager.html).
+var vsanViews = []struct {
+	entity, view string
+	perHost      bool
+	labels       []string
+}{
+	{"cluster-domclient", "client", false, []string{"iopsRead", "iopsWrite", "throughputRead", "throughputWrite", "latencyAvgRead", "latencyAvgWrite", "congestion", "oio"}},
+	{"cluster-domcompmgr", "backend", false, backendLabels},
+	{"host-domcompmgr", "backend", true, backendLabels},
+	{"vsan-cpu", "cpu", true, []string{"usedPct"}},
+}
+
+var backendLabels = []string{"iopsRead", "iopsWrite", "throughputRead", "throughputWrite", "latencyAvgRead", "latencyAvgWrite",
+	"congestion", "oio", "iopsResyncRead", "tputResyncRead", "latAvgResyncRead", "iopsRecWrite", "throughputRecWrite", "latencyAvgRecWrite"}
+
+// PerfServiceEnabled says whether the cluster's vSAN performance service is on.
+func (c *Client) PerfServiceEnabled(ctx context.Context) (bool, error) {
+	cfg, err := c.vsanConfig(ctx)
+	if err != nil {
+		return false, err
+	}
+	return cfg.PerfsvcConfig != nil && cfg.PerfsvcConfig.Enabled, nil
+}
+
+// EnablePerfService turns the cluster's vSAN performance service on (it
+// collects from then on), recorded in the ledger so that a cleanup turns
+// it off again; a service already on is left as it is.
+func (c *Client) EnablePerfService(ctx context.Context) error {
+	on, err := c.PerfServiceEnabled(ctx)
+	if err != nil || on {
+		return err
+	}
+	if _, err := c.record(ledger.Entry{Kind: KindPerfService, Name: c.cluster.Name(), Before: json.RawMessage(`{"enabled":false}`)}); err != nil {
+		return err
+	}
+	return c.setPerfService(ctx, true)
+}
+
+func (c *Client) setPerfService(ctx context.Context, on bool) error {
+	spec := vsanext.ReconfigSpec{}
+	spec.Modify = true
+	spec.PerfsvcConfig = &vsantypes.VsanPerfsvcConfig{Enabled: on}
+	err := c.do(ctx, "set the vSAN performance service of cluster", c.cluster.Name(), "VsanClusterReconfig", func(ctx context.Context) error {
+		_, err := waitTask(ctx, func(ctx context.Context) (*object.Task, error) {
+			ref, err := vsanext.Reconfigure(ctx, c.vsan, c.cluster.Reference(), spec)
+			if err != nil {
+				return nil, err
+			}
+			return object.NewTask(c.vim, ref), nil
+		})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if got, err := c.PerfServiceEnabled(ctx); err != nil || got != on {
+		return fmt.Errorf("the vSAN performance service of cluster %s did not turn %s (reads back %v, %v)", c.cluster.Name(), map[bool]string{true: "on", false: "off"}[on], got, err)
+	}
+	return nil
+}
+
+// undoPerfService turns the performance service off again.
+func (c *Client) undoPerfService(ctx context.Context, e ledger.Entry) (string, error) {
+	if err := c.setPerfService(ctx, false); err != nil {
+		return "", err
+	}
+	return ledger.Restored, nil
+}
+
+// VSANMetrics reads the vSAN performance service between start and end
+// for the cluster (client and backend views) and each host (backend view,
+// vSAN CPU). The service keeps a sample every 5 minutes.
+func (c *Client) VSANMetrics(ctx context.Context, start, end time.Time) ([]VSANSample, error) {
+	if !end.After(start) {
+		return nil, fmt.Errorf("end (%s) must be after start (%s)", end.Format(time.RFC3339), start.Format(time.RFC3339))
+	}
+	cfg, err := c.vsanConfig(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.PerfsvcConfig == nil || !cfg.PerfsvcConfig.Enabled {
+		return nil, fmt.Errorf("the vSAN performance service of cluster %s is off: turn it on with vsphere.vsan_performance(enable=True) before the runs it should measure", c.cluster.Name())
+	}
+	if cfg.DefaultConfig == nil || cfg.DefaultConfig.Uuid == "" {
+		return nil, fmt.Errorf("cluster %s reports no vSAN cluster UUID", c.cluster.Name())
+	}
+	hosts, err := c.hosts(ctx, "config.vsanHostConfig")
+	if err != nil {
+		return nil, err
+	}
+	entity := map[string]string{} // entityRefId -> name
+	var specs []vsantypes.VsanPerfQuerySpec
+	for _, v := range vsanViews {
+		ids := map[string]string{cfg.DefaultConfig.Uuid: c.cluster.Name()}
+		if v.perHost {
+			ids = map[string]string{}
+			for _, h := range hosts {
+				if h.Config == nil || h.Config.VsanHostConfig == nil || h.Config.VsanHostConfig.ClusterInfo == nil {
+					return nil, fmt.Errorf("host %s reports no vSAN node UUID: is it in the vSAN cluster?", h.Name)
+				}
+				ids[h.Config.VsanHostConfig.ClusterInfo.NodeUuid] = h.Name
+			}
+		}
+		for id, name := range ids {
+			ref := v.entity + ":" + id
+			entity[ref] = name
+			specs = append(specs, vsantypes.VsanPerfQuerySpec{EntityRefId: ref, StartTime: &start, EndTime: &end, Labels: v.labels})
+		}
+	}
+	cluster := c.cluster.Reference()
+	res, err := vsanmethods.VsanPerfQueryPerf(ctx, c.vsan, &vsantypes.VsanPerfQueryPerf{
+		This: vsan.VsanPerformanceManagerInstance, Cluster: &cluster, QuerySpecs: specs,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("querying the vSAN performance service of cluster %s: %w", c.cluster.Name(), err)
+	}
+	var out []VSANSample
+	for _, m := range res.Returnval {
+		samples, err := parseVSANSeries(m, entity[m.EntityRefId])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, samples...)
+	}
+	slices.SortFunc(out, func(a, b VSANSample) int {
+		return cmp.Or(strings.Compare(a.Entity, b.Entity), strings.Compare(a.Metric, b.Metric), a.Time.Compare(b.Time))
+	})
+	return out, nil
+}
+
+// parseVSANSeries reads one entity's CSV series: sample times in
+// SampleInfo, one value per time in each metric's Values.
+func parseVSANSeries(m vsantypes.VsanPerfEntityMetricCSV, name string) ([]VSANSample, error) {
+	kind, _, _ := strings.Cut(m.EntityRefId, ":")
+	view := ""
+	for _, v := range vsanViews {
+		if v.entity == kind {
+			view = v.view
+		}
+	}
+	var times []time.Time
+	if m.SampleInfo != "" {
+		for _, s := range strings.Split(m.SampleInfo, ",") {
+			t, err := time.ParseInLocation("2006-01-02 15:04:05", strings.TrimSpace(s), time.UTC)
+			if err != nil {
+				return nil, fmt.Errorf("vSAN performance sample time %q of %s: %w", s, m.EntityRefId, err)
+			}
+			times = append(times, t)
+		}
+	}
+	var out []VSANSample
+	for _, series := range m.Value {
+		values := strings.Split(series.Values, ",")
+		if series.Values == "" || len(values) != len(times) {
+			return nil, fmt.Errorf("vSAN performance metric %s of %s has %d values for %d sample times", series.MetricId.Label, m.EntityRefId, len(values), len(times))
+		}
+		for i, s := range values {
+			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			if err != nil {
+				return nil, fmt.Errorf("vSAN performance metric %s of %s: value %q is not a number", series.MetricId.Label, m.EntityRefId, s)
+			}
+			out = append(out, VSANSample{Entity: name, Metric: "vsan." + view + "." + series.MetricId.Label, Time: times[i], Value: v})
+		}
+	}
+	return out, nil
+}
