@@ -658,6 +658,9 @@ func resultOf(v starlark.Value, simulated bool) (*fio.Result, error) {
 	case *eventsResult:
 		return v.FioResult(), nil
 	case *Frame:
+		if v.runs != nil {
+			return campaign.ResultOfRows(runRows(v.runs), simulated, v.Notes())
+		}
 		return campaign.ResultOf(frameRecords(v), simulated, false, v.Notes())
 	case *starlark.Dict:
 		return campaign.ResultOf([]campaign.Record{dictFields(v)}, simulated, true, nil)
@@ -754,6 +757,23 @@ func frameRecords(f *Frame) []campaign.Record {
 			for i, v := range col.Records() {
 				rows[i][name] = v
 			}
+		}
+	}
+	return rows
+}
+
+// runRows are the rows of ResultFrame(runs) as campaign.ResultOf reads
+// them from the frame: the same rows without the detour through the table.
+func runRows(runs []*fio.Result) []fio.Row {
+	var rows []fio.Row
+	for _, res := range runs {
+		for _, r := range slices.Concat(res.Rows, res.Aggregate) {
+			if r.Disk == "" {
+				r.Disk = "all"
+			}
+			rows = append(rows, fio.Row{Worker: r.Worker, Disk: r.Disk, Direction: r.Direction, IOPS: r.IOPS, MBps: r.MBps,
+				LatMeanUs: r.LatMeanUs, P50Us: r.P50Us, P95Us: r.P95Us, P99Us: r.P99Us, P999Us: r.P999Us,
+				Errors: r.Errors, Simulated: r.Simulated || res.Simulated})
 		}
 	}
 	return rows

@@ -441,7 +441,7 @@ func (m fioModule) run(thread *starlark.Thread, b *starlark.Builtin, args starla
 	if err != nil {
 		return nil, err
 	}
-	return NewFrameWithNotes(df, notes), nil
+	return newRunFrame(df, notes, results), nil
 }
 
 // ResultFrame turns results into one frame: per-disk rows then the

@@ -8,6 +8,7 @@ import (
 	"github.com/go-gota/gota/dataframe"
 	"go.starlark.net/starlark"
 
+	"starbench/internal/fio"
 	"starbench/internal/runtime"
 	"starbench/internal/table"
 )
@@ -25,6 +26,9 @@ type Frame struct {
 	// (bottleneck, physical-bound warnings); fio.run's frames carry them,
 	// frames derived from those do not.
 	notes []string
+	// runs are the results fio.run made the frame of, so that a campaign
+	// stores them without reading the frame back; nil for other frames.
+	runs []*fio.Result
 }
 
 // SimulatedColumn names the bool column that says whether a row is simulated.
@@ -44,6 +48,11 @@ func NewFrame(df dataframe.DataFrame) *Frame { return &Frame{df: df} }
 // notes of the runs behind it, so a campaign stores them with the run.
 func NewFrameWithNotes(df dataframe.DataFrame, notes []string) *Frame {
 	return &Frame{df: df, notes: notes}
+}
+
+// newRunFrame returns the frame fio.run makes of its results (ResultFrame).
+func newRunFrame(df dataframe.DataFrame, notes []string, runs []*fio.Result) *Frame {
+	return &Frame{df: df, notes: notes, runs: runs}
 }
 
 // Notes returns the data plane's notes of the runs behind the frame.

@@ -61,7 +61,7 @@ var RowMetrics = []string{"iops", "mbps", "lat_mean_us", "p50_us", "p95_us", "p9
 // script's dict); frames may carry extra columns. A metric a row does not
 // give is NaN (stored as missing), never a measured 0.
 func ResultOf(records []Record, simulated, strict bool, notes []string) (*fio.Result, error) {
-	res := &fio.Result{Simulated: simulated, Notes: notes}
+	rows := make([]fio.Row, len(records))
 	var keys []string // the keys of the record, in order: the same for every row of a frame
 	for i, fields := range records {
 		if !hasKeys(fields, keys) {
@@ -71,6 +71,16 @@ func ResultOf(records []Record, simulated, strict bool, notes []string) (*fio.Re
 		if err != nil {
 			return nil, fmt.Errorf("workload result row %d: %w", i+1, err)
 		}
+		rows[i] = row
+	}
+	return ResultOfRows(rows, simulated, notes)
+}
+
+// ResultOfRows is ResultOf of rows already read: those whose worker is ""
+// or "all" are the aggregates.
+func ResultOfRows(rows []fio.Row, simulated bool, notes []string) (*fio.Result, error) {
+	res := &fio.Result{Simulated: simulated, Notes: notes}
+	for i, row := range rows {
 		if row.Simulated != simulated {
 			return nil, fmt.Errorf("workload result row %d is %s but this session's results are %s; simulated and measured results never mix",
 				i+1, kind(row.Simulated), kind(simulated))
