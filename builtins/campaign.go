@@ -771,9 +771,8 @@ func runRows(runs []*fio.Result) []fio.Row {
 			if r.Disk == "" {
 				r.Disk = "all"
 			}
-			rows = append(rows, fio.Row{Worker: r.Worker, Disk: r.Disk, Direction: r.Direction, IOPS: r.IOPS, MBps: r.MBps,
-				LatMeanUs: r.LatMeanUs, P50Us: r.P50Us, P95Us: r.P95Us, P99Us: r.P99Us, P999Us: r.P999Us,
-				Errors: r.Errors, Simulated: r.Simulated || res.Simulated})
+			r.Simulated = r.Simulated || res.Simulated
+			rows = append(rows, r)
 		}
 	}
 	return rows
