@@ -200,13 +200,12 @@ func Aggregate(entries []JobStats, wl *Workload, workers []Worker, clients map[s
 		rwDirs[j.Name] = j.rwDirections()
 		extra[j.Name] = extraPercentiles(extra[j.Name], j.Percentiles)
 	}
+	noPct := map[string]bool{}
+	for _, j := range wl.Jobs {
+		noPct[j.Name] = j.noPercentiles()
+	}
 	got := map[rowKey]*sums{}
 	for _, e := range entries {
-		for _, d := range e.dirs() {
-			if d.Clat.N > 0 && len(d.Clat.Bins) == 0 {
-				return nil, fmt.Errorf("job %s on %s:%d has no latency histogram; run fio with --output-format=json+", e.Name, e.Host, e.Port)
-			}
-		}
 		worker, ok := byClient[ClientKey{e.Host, e.Port}]
 		if !ok {
 			return nil, fmt.Errorf("fio reported a job from %s:%d, which is none of the workers", e.Host, e.Port)
@@ -214,6 +213,11 @@ func Aggregate(entries []JobStats, wl *Workload, workers []Worker, clients map[s
 		k, ok := keyOf[sectionKey{worker, e.Name}]
 		if !ok {
 			return nil, fmt.Errorf("worker %s reported a job %q, which is none of the workload's", worker, e.Name)
+		}
+		for _, d := range e.dirs() {
+			if d.Clat.N > 0 && len(d.Clat.Bins) == 0 && !noPct[k.job] {
+				return nil, fmt.Errorf("job %s on %s:%d has no latency histogram; run fio with --output-format=json+", e.Name, e.Host, e.Port)
+			}
 		}
 		s := got[k]
 		if s == nil {

@@ -68,6 +68,7 @@ func workloadOf(name string, secs []section) (*Workload, error) {
 				break
 			}
 		}
+		opts, at = dropOtherEngines(opts, at)
 		for i, o := range opts {
 			if err := refused(o); err != nil {
 				return nil, &PosError{Pos: at[i], Err: fmt.Errorf("[%s] %w", s.name, err)}
@@ -96,6 +97,33 @@ func workloadOf(name string, secs []section) (*Workload, error) {
 	return wl, nil
 }
 
+// dropOtherEngines drops the options of another I/O engine set before the
+// job's last ioengine (as a [global] for one engine and a job for another
+// give): fio parsed them for the engine they followed and the job's own
+// engine never sees them, while rendered after it they would be refused.
+func dropOtherEngines(opts []Option, at []Pos) ([]Option, []Pos) {
+	last := -1
+	for i, o := range opts {
+		if o.Key == "ioengine" {
+			last = i
+		}
+	}
+	if last < 0 {
+		return opts, at
+	}
+	engine := opts[last].Value
+	var keep []Option
+	var keepAt []Pos
+	for i, o := range opts {
+		spec := knownOptions[canonical(o.Key)]
+		if i < last && len(spec.engines) > 0 && !slices.Contains(spec.engines, engine) {
+			continue
+		}
+		keep, keepAt = append(keep, o), append(keepAt, at[i])
+	}
+	return keep, keepAt
+}
+
 // isGlobal says whether fio takes a section for [global]: any name that
 // starts with "global".
 func isGlobal(name string) bool { return strings.HasPrefix(name, "global") }
@@ -103,17 +131,26 @@ func isGlobal(name string) bool { return strings.HasPrefix(name, "global") }
 // refused says why starbench cannot honour an option, nil when it can.
 func refused(o Option) error {
 	off := o.Value == "0" || strings.EqualFold(o.Value, "none")
-	switch canonical(o.Key) {
-	case "unified_rw_reporting":
+	if canonical(o.Key) == "unified_rw_reporting" {
 		if !off {
 			return fmt.Errorf("%s=%s: starbench reports read, write and trim apart and adds a total row itself; leave unified_rw_reporting out", o.Key, o.Value)
 		}
-	case "clat_percentiles":
-		if o.Value == "0" {
-			return fmt.Errorf("%s=0: starbench merges completion-latency histograms across workers for its percentiles; leave it out", o.Key)
-		}
 	}
 	return nil
+}
+
+// noPercentiles says whether the job turns off the completion-latency
+// percentiles (and with them json+'s histograms): its rows have none.
+func (j *Job) noPercentiles() bool {
+	if v, ok := j.raw("clat_percentiles"); ok && v == "0" {
+		return true
+	}
+	for _, k := range []string{"gtod_reduce", "disable_clat", "disable_lat"} {
+		if v, ok := j.raw(k); ok && v != "0" {
+			return true
+		}
+	}
+	return false
 }
 
 // JobNames lists the jobs' names in order.
