@@ -2,6 +2,7 @@ package builtins
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"go.starlark.net/starlark"
@@ -21,7 +22,7 @@ func NewClusterModule(deps Deps) *runtime.Module {
 			{Name: "configure", Params: "(compression=None, dedup=None, rdma=None, uplink=None)",
 				Doc: "apply and verify cluster settings (None leaves one as it is; uplink= a speed, NIC names or a LAG, set on the vSAN portgroup of a distributed switch or host by host on standard ones); a failure sets back what changed; returns the settings they replaced", Fn: c.configure},
 			{Name: "state", Params: "()",
-				Doc: "the cluster's settings: compression, dedup, rdma, uplink, active_nics, standby_nics, lag, switch, architecture", Fn: c.state},
+				Doc: "the cluster's settings: compression, dedup, rdma, uplink, active_nics, standby_nics, lag, switch, architecture; rdma_active and rdma_note say whether RDMA runs and what keeps it off", Fn: c.state},
 		}, clusterEventMembers(deps)...),
 	}
 }
@@ -101,8 +102,19 @@ func stateStruct(st vsphere.ClusterState) *starlarkstruct.Struct {
 		"standby_nics": strList(st.StandbyNICs),
 		"lag":          starlark.String(st.LAG),
 		"switch":       starlark.String(st.Switch),
+		"rdma_active":  starlark.Bool(st.RDMAActive),
+		"rdma_note":    starlark.String(rdmaNote(st)),
 		"architecture": starlark.String(st.Architecture),
 	})
+}
+
+// rdmaNote says what keeps RDMA from running, "" when nothing does.
+func rdmaNote(st vsphere.ClusterState) string {
+	notes := slices.Clone(st.RDMAMissing)
+	if st.RDMATeaming != "" {
+		notes = append(notes, st.RDMATeaming)
+	}
+	return strings.Join(notes, "; ")
 }
 
 func strList(ss []string) *starlark.List {

@@ -303,3 +303,38 @@ func (p *dvPortgroup) checkOrder(o *types.VMwareUplinkPortOrderPolicy) types.Bas
 	}
 	return nil
 }
+
+// SetRDMALink takes the RDMA device paired with NIC nic of host down (or
+// up again), as a cable pulled or a switch port shut would.
+func (s *Sim) SetRDMALink(host, nic string, up bool) error {
+	state := "down"
+	if up {
+		state = "active"
+	}
+	for _, e := range s.model.Map().All("HostSystem") {
+		h := e.(*simulator.HostSystem)
+		if h.Name != host {
+			continue
+		}
+		found := false
+		s.model.Map().WithLock(&simulator.Context{}, h, func() {
+			cfg := *h.Config
+			network := *cfg.Network
+			network.RdmaDevice = slices.Clone(network.RdmaDevice)
+			for i, d := range network.RdmaDevice {
+				if b, ok := d.Backing.(*types.HostRdmaDevicePnicBacking); ok && b.PairedUplink == nic {
+					network.RdmaDevice[i].ConnectionInfo.State = state
+					found = true
+				}
+			}
+			cfg.Network = &network
+			h.Config = &cfg
+		})
+		if !found {
+			return fmt.Errorf("host %s has no RDMA device on %s", host, nic)
+		}
+		s.bump("updatePhysicalNicLinkSpeed") // the hosts changed; the VMs did not
+		return nil
+	}
+	return fmt.Errorf("no host %s", host)
+}

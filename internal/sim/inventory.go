@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	"github.com/google/uuid"
 	"github.com/vmware/govmomi/find"
@@ -115,6 +116,17 @@ func shapeHost(h *simulator.HostSystem, p *testbed.Profile, i int) {
 		names = append(names, n.Name)
 	}
 	network.Pnic = pnics
+	if p.RDMACapable { // RoCE v2 NICs, one RDMA device paired with each
+		for j, n := range p.NICs {
+			network.RdmaDevice = append(network.RdmaDevice, types.HostRdmaDevice{
+				Key: "key-vim.host.RdmaDevice-vmrdma" + strconv.Itoa(j), Device: "vmrdma" + strconv.Itoa(j), Driver: "nmlx5_rdma",
+				Description:    "MT27710 Family [ConnectX-4 Lx]",
+				Backing:        &types.HostRdmaDevicePnicBacking{PairedUplink: n.Name},
+				ConnectionInfo: types.HostRdmaDeviceConnectionInfo{State: "active", Mtu: 4096, SpeedInMbps: int32(n.SpeedGbps * 1000)},
+				Capability:     types.HostRdmaDeviceCapability{RoceV1Capable: true, RoceV2Capable: true},
+			})
+		}
+	}
 
 	// A standard switch carries the VM network, and vSAN unless a
 	// distributed switch does (createDVS moves it there).

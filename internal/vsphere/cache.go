@@ -69,7 +69,7 @@ func cloneWorkers(ws []Worker) []Worker {
 }
 
 func cloneState(s ClusterState) ClusterState {
-	s.ActiveNICs, s.StandbyNICs = slices.Clone(s.ActiveNICs), slices.Clone(s.StandbyNICs)
+	s.ActiveNICs, s.StandbyNICs, s.RDMAMissing = slices.Clone(s.ActiveNICs), slices.Clone(s.StandbyNICs), slices.Clone(s.RDMAMissing)
 	return s
 }
 

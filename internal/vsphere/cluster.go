@@ -40,6 +40,15 @@ type ClusterState struct {
 	Switch string
 	// Architecture is "ESA" or "OSA".
 	Architecture string
+	// RDMAMissing is what keeps the hosts from running RDMA (an RDMA
+	// device, RoCE v2, a link up); RDMATeaming why the uplinks' teaming
+	// does ("" when it does not). RDMAActive: RDMA is on and runs.
+	RDMAMissing []string
+	RDMATeaming string
+	RDMAActive  bool
+
+	ipHash     bool // the standard vSAN portgroups balance by IP hash
+	rdmaIssues []rdmaIssue
 }
 
 // vsanConfig reads the cluster's vSAN configuration.
@@ -89,7 +98,22 @@ func (c *Client) state(ctx context.Context) (ClusterState, error) {
 	if err := c.uplinkState(ctx, &st); err != nil {
 		return ClusterState{}, err
 	}
+	st.RDMAMissing, st.rdmaIssues = grouped(st.rdmaIssues), nil
+	st.RDMATeaming = rdmaTeaming(st, st.ipHash)
+	st.RDMAActive = st.RDMA && len(st.RDMAMissing) == 0 && st.RDMATeaming == ""
 	return st, nil
+}
+
+// setBack undoes a call's uplink change (when it made one) after cause
+// stopped the rest of it, and says so in the error.
+func (c *Client) setBack(ctx context.Context, cause error, changed bool, undo func(context.Context) error, uplink string) error {
+	if !changed {
+		return cause
+	}
+	if err := undo(context.WithoutCancel(ctx)); err != nil {
+		return fmt.Errorf("%w; setting the vSAN uplinks back to %s failed too: %v", cause, uplink, err)
+	}
+	return fmt.Errorf("%w (the vSAN uplinks were set back to %s)", cause, uplink)
 }
 
 // ClusterState is the cluster's state as the data-plane model sees it.
@@ -98,7 +122,8 @@ func (c *Client) ClusterState(ctx context.Context) (model.ClusterState, error) {
 	if err != nil {
 		return model.ClusterState{}, err
 	}
-	return model.ClusterState{Compression: st.Compression, Dedup: st.Dedup, RDMA: st.RDMA, Uplink: st.Uplink, ActiveNICs: st.ActiveNICs, LAG: st.LAG}, nil
+	// vSAN runs over RDMA only where it can; elsewhere it stays on TCP.
+	return model.ClusterState{Compression: st.Compression, Dedup: st.Dedup, RDMA: st.RDMAActive, Uplink: st.Uplink, ActiveNICs: st.ActiveNICs, LAG: st.LAG}, nil
 }
 
 var _ model.StateSource = (*Client)(nil)
@@ -151,6 +176,16 @@ func (c *Client) Configure(ctx context.Context, s ClusterSettings) (ClusterState
 			return prev, err
 		}
 	}
+	if s.RDMA != nil && *s.RDMA {
+		// Checked on the uplinks the call leaves, before vSAN changes.
+		now, err := c.state(ctx)
+		if err == nil && len(now.RDMAMissing) > 0 {
+			err = rdmaRefusal(c.cluster.Name(), now.RDMAMissing)
+		}
+		if err != nil {
+			return prev, c.setBack(ctx, err, s.Uplink != "", undoUplink, prev.Uplink)
+		}
+	}
 	if spec.DataEfficiencyConfig != nil || spec.RdmaConfig != nil {
 		err := c.do(ctx, "reconfigure vSAN of cluster", c.cluster.Name(), "VsanClusterReconfig", func(ctx context.Context) error {
 			_, err := waitTask(ctx, func(ctx context.Context) (*object.Task, error) {
@@ -163,13 +198,7 @@ func (c *Client) Configure(ctx context.Context, s ClusterSettings) (ClusterState
 			return err
 		})
 		if err != nil {
-			if s.Uplink == "" {
-				return prev, err
-			}
-			if uerr := undoUplink(context.WithoutCancel(ctx)); uerr != nil {
-				return prev, fmt.Errorf("%w; setting the vSAN uplinks back to %s failed too: %v", err, prev.Uplink, uerr)
-			}
-			return prev, fmt.Errorf("%w (the vSAN uplinks were set back to %s)", err, prev.Uplink)
+			return prev, c.setBack(ctx, err, s.Uplink != "", undoUplink, prev.Uplink)
 		}
 	}
 	got, err := c.State(ctx)

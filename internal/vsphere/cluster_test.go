@@ -63,7 +63,7 @@ func TestConfigureRefusesWhatTheClusterCannotDo(t *testing.T) {
 		want string
 	}{
 		{ClusterSettings{Dedup: &on}, "dedup is not available on vSAN ESA"},
-		{ClusterSettings{RDMA: &on}, "NotSupported"},
+		{ClusterSettings{RDMA: &on}, "vmnic0 has no RDMA device"},
 		{ClusterSettings{Uplink: "100g"}, `has no 100 GbE NIC (it has vmnic0 10g`},
 		{ClusterSettings{Uplink: "vmnic9"}, `no NIC "vmnic9"`},
 	} {

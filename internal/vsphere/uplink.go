@@ -259,8 +259,12 @@ func (c *Client) uplinkState(ctx context.Context, st *ClusterState) error {
 			if len(active) == 0 {
 				active, standby = vswitchOrder(h, pg.Spec.VswitchName)
 			}
+			if t := pg.Spec.Policy.NicTeaming; t != nil && t.Policy == "loadbalance_ip" {
+				st.ipHash = true
+			}
 			st.Switch = fmt.Sprintf("standard switch %s, portgroup %s", pg.Spec.VswitchName, pg.Spec.Name)
 		}
+		st.rdmaIssues = append(st.rdmaIssues, rdmaMissing(h, active)...)
 		if i == 0 {
 			st.ActiveNICs, st.StandbyNICs = active, standby
 			st.Uplink = uplinkName(h, active)

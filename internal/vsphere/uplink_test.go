@@ -112,9 +112,7 @@ func TestUplinkOnADistributedSwitchWithLAGsPicksALAG(t *testing.T) {
 // task fails, or vSAN refuses the rest of the call after the teaming
 // changed: either way the teaming reads back as before.
 func TestAFailedDistributedUplinkChangeLeavesTheTeamingAsItWas(t *testing.T) {
-	p := testbedDVS(3, false)
-	p.RDMACapable = false
-	s, c := startSim(t, sim.Options{Testbed: p})
+	s, c := startSim(t, sim.Options{Testbed: testbedDVS(3, false)})
 	ctx := context.Background()
 	before, _ := teaming(t, s, "vSAN-pg")
 	s.SetFaults([]sim.Fault{{Task: "ReconfigureDvPortgroup", Rate: 1, Fault: func() types.BaseMethodFault { return &types.DvsFault{} }}})
@@ -124,11 +122,11 @@ func TestAFailedDistributedUplinkChangeLeavesTheTeamingAsItWas(t *testing.T) {
 	if now, _ := teaming(t, s, "vSAN-pg"); !slices.Equal(now, before) {
 		t.Errorf("after a failed task the teaming is %v, want %v", now, before)
 	}
-	s.SetFaults(nil)
+	s.SetFaults([]sim.Fault{{Task: "VsanClusterReconfig", Rate: 1, Fault: func() types.BaseMethodFault { return &types.VsanFault{} }}})
 	on := true
-	_, err := c.Configure(ctx, ClusterSettings{Uplink: "25g", RDMA: &on})
-	if err == nil || !strings.Contains(err.Error(), "NotSupported") || !strings.Contains(err.Error(), "set back to 10g") {
-		t.Errorf("vSAN refusing RDMA: got %v, want its fault and the uplinks set back", err)
+	_, err := c.Configure(ctx, ClusterSettings{Uplink: "25g", Compression: &on})
+	if err == nil || !strings.Contains(err.Error(), "VsanFault") || !strings.Contains(err.Error(), "set back to 10g") {
+		t.Errorf("vSAN refusing its part: got %v, want its fault and the uplinks set back", err)
 	}
 	if now, _ := teaming(t, s, "vSAN-pg"); !slices.Equal(now, before) {
 		t.Errorf("after vSAN refused, the teaming is %v, want %v", now, before)

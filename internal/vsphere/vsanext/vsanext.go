@@ -16,7 +16,13 @@ import (
 	vsantypes "github.com/vmware/govmomi/vsan/types"
 )
 
-// RdmaConfig is vSAN's RDMA (RoCEv2) setting of a cluster.
+// RdmaConfig is vSAN's RDMA (RoCEv2) setting of a cluster: the data
+// object VsanRdmaConfig (vim.vsan.RdmaConfig, vSAN API 7.0U2 and later) of
+// VMware's vSAN Management API reference, with its one property
+// rdmaEnabled (xsd:boolean, "whether RDMA is enabled for vSAN"); it is the
+// rdmaConfig property of VimVsanReconfigSpec, VsanConfigInfoEx and
+// VsanHostConfigInfoEx.
+// https://developer.broadcom.com/xapis/vsan-management-api/8.0U3/vim.vsan.RdmaConfig.html
 type RdmaConfig struct {
 	vim.DynamicData
 
