@@ -80,7 +80,8 @@ func (d *dirSum) merge(o *dirSum) {
 	d.errs += o.errs
 }
 
-func (d *dirSum) moved() bool { return d.ios > 0 || d.iops > 0 }
+// moved says whether the direction has a row: it moved data, or failed to.
+func (d *dirSum) moved() bool { return d.ios > 0 || d.iops > 0 || d.errs > 0 }
 
 // row turns the sums into a Row. Latency columns are completion latency
 // (fio's clat), the distribution fio reports percentiles for; extra are

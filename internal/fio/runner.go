@@ -367,7 +367,9 @@ func (r *Runner) run(ctx context.Context, workers []Worker, wl *Workload, expect
 	if err := checkEntries(entries, wl, workers, clients, said); err != nil {
 		return nil, err
 	}
-	if waitErr != nil {
+	// fio exits 1 after jobs that went on past errors (continue_on_error),
+	// which checkEntries accepted.
+	if waitErr != nil && !slices.ContainsFunc(entries, func(e JobStats) bool { return e.Error != 0 }) {
 		return nil, fmt.Errorf("fio failed (%v) although every worker reported%s", waitErr, said)
 	}
 	res, err := Aggregate(entries, wl, workers, clients)
@@ -376,6 +378,7 @@ func (r *Runner) run(ctx context.Context, workers []Worker, wl *Workload, expect
 	}
 	res.Notes = append(res.Notes, fmt.Sprintf("measured by %s on %d workers", out.Version, len(workers)))
 	res.Notes = append(res.Notes, steadyNotes(entries, wl, sectionJobs)...)
+	res.Notes = append(res.Notes, errorNotes(entries, wl, sectionJobs)...)
 	res.Artifacts = append(artifacts, Artifact{Name: "fio-output.json", Content: stdout.Bytes()})
 	if progress != nil {
 		st := Status{Elapsed: int(time.Since(start) / time.Second), Total: int(expect / time.Second)}
@@ -403,6 +406,28 @@ func steadyNotes(entries []JobStats, wl *Workload, sectionJobs map[string]int) [
 			}
 		}
 		notes = append(notes, fmt.Sprintf("job %s: steady state (%s) reached on %d of %d fio jobs; the others ran their whole runtime", j.Name, crit, reached, n))
+	}
+	return notes
+}
+
+// errorNotes counts, per job, the I/O errors fio went on after
+// (continue_on_error) and names the first.
+func errorNotes(entries []JobStats, wl *Workload, sectionJobs map[string]int) []string {
+	var notes []string
+	for i, j := range wl.Jobs {
+		var n int64
+		first := 0
+		for _, e := range entries {
+			if k, ok := sectionJobs[e.Name]; ok && k == i && e.TotalErr > 0 {
+				n += e.TotalErr
+				if first == 0 {
+					first = e.FirstErr
+				}
+			}
+		}
+		if n > 0 {
+			notes = append(notes, fmt.Sprintf("job %s: %d I/O errors (continue_on_error), the first %s", j.Name, n, errnoText(first)))
+		}
 	}
 	return notes
 }
@@ -522,7 +547,7 @@ func checkEntries(entries []JobStats, wl *Workload, workers []Worker, clients ma
 			}
 			reported[e.Name] = true
 			j := &wl.Jobs[t.Job]
-			if e.Error != 0 {
+			if e.Error != 0 && !(j.continuesOnError() && e.TotalErr > 0) {
 				problems = append(problems, fmt.Sprintf("worker %s (%s) failed on %s: fio error %d (%s)", w.Name, w.Addr, where(t), e.Error, errnoText(e.Error)))
 				continue
 			}

@@ -153,6 +153,12 @@ func (j *Job) noPercentiles() bool {
 	return false
 }
 
+// continuesOnError says whether fio goes on after I/O errors in the job.
+func (j *Job) continuesOnError() bool {
+	v, ok := j.raw("continue_on_error")
+	return ok && v != "none" && v != "0"
+}
+
 // JobNames lists the jobs' names in order.
 func (wl *Workload) JobNames() []string {
 	out := make([]string, len(wl.Jobs))
