@@ -23,7 +23,7 @@ type JobStats struct {
 	Port      int      `json:"port"`
 	Error     int      `json:"error"`
 	RuntimeMs int64    `json:"job_runtime"`
-	TotalErr  int64    `json:"total_err"`  // with continue_on_error only
+	TotalErr  int64    `json:"total_err"`   // with continue_on_error only
 	FirstErr  int      `json:"first_error"` // with continue_on_error only
 	Read      DirStats `json:"read"`
 	Write     DirStats `json:"write"`
