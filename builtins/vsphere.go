@@ -15,10 +15,8 @@ import (
 	"starbench/internal/runtime"
 	"starbench/internal/target"
 	"starbench/internal/vsphere"
+	"starbench/internal/worker"
 )
-
-// fioServerPort is the port fio --server listens on by default.
-const fioServerPort = 8765
 
 // NewVSphereModule returns the `vsphere` module: vSphere inventory and worker VMs.
 func NewVSphereModule(deps Deps) *runtime.Module {
@@ -398,7 +396,7 @@ func workerList(ws []vsphere.Worker, simulated bool) *starlark.List {
 func fioWorker(w vsphere.Worker, simulated bool) fio.Worker {
 	fw := fio.Worker{Name: w.Name, Host: w.Host, Simulated: simulated, CPUs: w.CPUs, Controller: w.Controller}
 	if w.IP != "" {
-		fw.Addr = fmt.Sprintf("%s:%d", w.IP, fioServerPort)
+		fw.Addr = fmt.Sprintf("%s:%d", w.IP, worker.ServerPort)
 	}
 	for _, d := range w.Disks {
 		fw.Disks = append(fw.Disks, fio.Disk{Name: d.Name, Path: d.Path, SizeBytes: d.SizeBytes, Policy: d.Policy})

@@ -79,6 +79,7 @@ func commands() []command {
 		{"repl", "[--target T] [--testbed NAME] [--out DIR]", "interactive Starlark with the same modules as run; files saved with a relative path go to DIR (out/repl)", replCmd},
 		{"report", "SCRIPT --from DB [--out DIR]", "run a figures script on a stored campaign (no cluster), then write report.html and report.md", reportCmd},
 		{"compare", "BASE.db NEW.db [--threshold 5%] [--json] [--figure FILE]", "compare two campaign stores: each metric's change with a confidence interval; exit 4 when something regressed significantly", compareCmd},
+		{"worker", "check [--template NAME] [--worker NAME ...] [--trial] [--port 8765]", "check a worker template or running workers before a deployment: guest OS, disks, guest IP, fio server and version, data disks (docs/worker-image.md)", workerCmd},
 		{"clean", "OUTDIR [--list]", "remove the VMs and policies runs writing to OUTDIR made on the vCenter, and restore the settings they changed (from OUTDIR's ledger)", cleanCmd},
 		{"export", "DB --csv DIR", "write a campaign store's datasets (results_wide, cell_summary, runs, ...) as CSV files", exportCmd},
 		{"doc", "[NAME] [--markdown]", "reference of the builtins and the values they return (NAME: frame, frame.filter, plot.figure.save)", docCmd},

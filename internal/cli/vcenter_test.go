@@ -3,9 +3,12 @@ package cli
 import (
 	"bytes"
 	"context"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -229,4 +232,48 @@ func TestCtrlCOrSIGTERMCancelsTheTasksInFlight(t *testing.T) {
 
 func equalState(a, b vcenterState) bool {
 	return slices.Equal(a.vms, b.vms) && slices.Equal(a.policies, b.policies) && a.compression == b.compression && slices.Equal(a.activeNICs, b.activeNICs)
+}
+
+// TestWorkerCheckTrialsATemplate: the template passes, a trial worker is
+// deployed and reached at its guest IP by a real fio server standing for
+// the image, its data disks (which this machine does not have) fail with
+// their names, and the trial worker is removed.
+func TestWorkerCheckTrialsATemplate(t *testing.T) {
+	if _, err := exec.LookPath("fio"); err != nil {
+		t.Skip("fio is not installed (apt-get install -y fio)")
+	}
+	s, env := servedVCenter(t)
+	before := observe(t, s)
+	// The simulator gives the first VM powered on 127.1.0.1.
+	ln, err := net.Listen("tcp", "127.1.0.1:0")
+	if err != nil {
+		t.Skip("no 127.1.0.1 on this machine")
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	server := exec.Command("fio", "--server=ip:127.1.0.1,"+strconv.Itoa(port))
+	server.Dir = t.TempDir()
+	if err := server.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { server.Process.Kill(); server.Wait() })
+	for i := 0; ; i++ { // until it listens
+		if c, err := net.Dial("tcp", net.JoinHostPort("127.1.0.1", strconv.Itoa(port))); err == nil {
+			c.Close()
+			break
+		}
+		if i > 500 {
+			t.Fatal("the fio server does not listen")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	r := runCLI(t, "", env, "worker", "check", "--trial", "--port", strconv.Itoa(port))
+	expect(t, r, ExitScriptError,
+		`(?s)ok   template starbench-worker-template: is a template.*ok   worker starbench-check-01: guest IP: 127.1.0.1.*ok   worker starbench-check-01: fio server: answers.*ok   worker starbench-check-01: fio version: fio-.*FAIL worker starbench-check-01: disk1 \(/dev/sdb\): fio on the worker cannot read it.*FAIL worker starbench-check-01: disk2 \(/dev/sdc\)`,
+		`(?s)cleanup: removed vm starbench-check-01.*not ready for a deployment`)
+	if after := observe(t, s); !equalState(after, before) {
+		t.Errorf("the trial left %+v, want %+v", after, before)
+	}
+	expect(t, runCLI(t, "", env, "worker", "check", "--template", "nope"), ExitScriptError, "FAIL template nope: exists: no VM or template named nope", "")
+	expect(t, runCLI(t, "", map[string]string{}, "worker", "check"), ExitUsage, "", "GOVC_URL is not set")
 }
