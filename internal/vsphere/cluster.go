@@ -104,6 +104,22 @@ func (c *Client) state(ctx context.Context) (ClusterState, error) {
 	return st, nil
 }
 
+// reconfigureVSAN applies spec to the cluster's vSAN (VsanClusterReconfig)
+// and waits for the task.
+func (c *Client) reconfigureVSAN(ctx context.Context, op string, spec vsanext.ReconfigSpec) error {
+	spec.Modify = true
+	return c.do(ctx, op, c.cluster.Name(), "VsanClusterReconfig", func(ctx context.Context) error {
+		_, err := waitTask(ctx, func(ctx context.Context) (*object.Task, error) {
+			ref, err := vsanext.Reconfigure(ctx, c.vsan, c.cluster.Reference(), spec)
+			if err != nil {
+				return nil, err
+			}
+			return object.NewTask(c.vim, ref), nil
+		})
+		return err
+	})
+}
+
 // setBack undoes a call's uplink change (when it made one) after cause
 // stopped the rest of it, and says so in the error.
 func (c *Client) setBack(ctx context.Context, cause error, changed bool, undo func(context.Context) error, uplink string) error {
@@ -187,17 +203,7 @@ func (c *Client) Configure(ctx context.Context, s ClusterSettings) (ClusterState
 		}
 	}
 	if spec.DataEfficiencyConfig != nil || spec.RdmaConfig != nil {
-		err := c.do(ctx, "reconfigure vSAN of cluster", c.cluster.Name(), "VsanClusterReconfig", func(ctx context.Context) error {
-			_, err := waitTask(ctx, func(ctx context.Context) (*object.Task, error) {
-				ref, err := vsanext.Reconfigure(ctx, c.vsan, c.cluster.Reference(), spec)
-				if err != nil {
-					return nil, err
-				}
-				return object.NewTask(c.vim, ref), nil
-			})
-			return err
-		})
-		if err != nil {
+		if err := c.reconfigureVSAN(ctx, "reconfigure vSAN of cluster", spec); err != nil {
 			return prev, c.setBack(ctx, err, s.Uplink != "", undoUplink, prev.Uplink)
 		}
 	}

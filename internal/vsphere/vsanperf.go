@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/vsan"
 	vsanmethods "github.com/vmware/govmomi/vsan/methods"
 	vsantypes "github.com/vmware/govmomi/vsan/types"
@@ -77,19 +76,8 @@ func (c *Client) EnablePerfService(ctx context.Context) error {
 
 func (c *Client) setPerfService(ctx context.Context, on bool) error {
 	spec := vsanext.ReconfigSpec{}
-	spec.Modify = true
 	spec.PerfsvcConfig = &vsantypes.VsanPerfsvcConfig{Enabled: on}
-	err := c.do(ctx, "set the vSAN performance service of cluster", c.cluster.Name(), "VsanClusterReconfig", func(ctx context.Context) error {
-		_, err := waitTask(ctx, func(ctx context.Context) (*object.Task, error) {
-			ref, err := vsanext.Reconfigure(ctx, c.vsan, c.cluster.Reference(), spec)
-			if err != nil {
-				return nil, err
-			}
-			return object.NewTask(c.vim, ref), nil
-		})
-		return err
-	})
-	if err != nil {
+	if err := c.reconfigureVSAN(ctx, "set the vSAN performance service of cluster", spec); err != nil {
 		return err
 	}
 	if got, err := c.PerfServiceEnabled(ctx); err != nil || got != on {
