@@ -659,7 +659,11 @@ func resultOf(v starlark.Value, simulated bool) (*fio.Result, error) {
 		return v.FioResult(), nil
 	case *Frame:
 		if v.runs != nil {
-			return campaign.ResultOfRows(runRows(v.runs), simulated, v.Notes())
+			res, err := campaign.ResultOfRows(runRows(v.runs), simulated, v.Notes())
+			if err == nil {
+				keepRunData(res, v.runs)
+			}
+			return res, err
 		}
 		return campaign.ResultOf(frameRecords(v), simulated, false, v.Notes())
 	case *starlark.Dict:

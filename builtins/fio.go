@@ -33,6 +33,8 @@ func NewFioModule(deps Deps) *runtime.Module {
 				Doc: "n fio servers on loopback, each with its own data files, stopped when the script ends", Fn: fioLocalWorkers},
 			{Name: "prepare", Params: "(workers, method=\"random\", bs=\"256k\", compress=0, age=False)",
 				Doc: "fill every data disk once (random, zero or none), optionally age it with mixed-size random writes", Fn: m.prepare},
+			{Name: "samples", Params: "(result)",
+				Doc: "the run over time of a fio.run result: t_s (seconds into the measurement, the interval's end), job, direction, iops, mbps, lat_mean_us, p99_us, per repeat", Fn: fioSamples},
 			{Name: "run", Params: "(workers, job, repeat=1)",
 				Doc: "run a fio.job or fio.workload on every data disk of the workers at once: a frame of per-job, per-disk rows and aggregate rows (worker \"all\"; job \"all\" over all jobs; direction \"total\" combines read and write)", Fn: m.run},
 		},
@@ -442,6 +444,61 @@ func (m fioModule) run(thread *starlark.Thread, b *starlark.Builtin, args starla
 		return nil, err
 	}
 	return newRunFrame(df, notes, results), nil
+}
+
+// keepRunData adds to a campaign's result of fio.run's runs what their
+// rows do not hold: the samples and the files kept (named per repeat when
+// there are several).
+func keepRunData(res *fio.Result, runs []*fio.Result) {
+	for i, r := range runs {
+		res.Samples = append(res.Samples, r.Samples...)
+		for _, a := range r.Artifacts {
+			if len(runs) > 1 {
+				a.Name = fmt.Sprintf("repeat-%d/%s", i+1, a.Name)
+			}
+			res.Artifacts = append(res.Artifacts, a)
+		}
+	}
+}
+
+func fioSamples(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var f *Frame
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "result", &f); err != nil {
+		return nil, err
+	}
+	if f.runs == nil {
+		return nil, fmt.Errorf("the frame is not a fio.run result; samples come with fio.run's frame (or a store's samples frame)")
+	}
+	var tb table.Builder
+	n := 0
+	for i, res := range f.runs {
+		for _, s := range res.Samples {
+			job := s.Job
+			if job == "" {
+				job = "all"
+			}
+			tb.Set("t_s", s.TS)
+			tb.Set("job", job)
+			tb.Set("direction", s.Direction)
+			tb.Set("iops", s.IOPS)
+			tb.Set("mbps", s.MBps)
+			tb.Set("lat_mean_us", s.LatMeanUs)
+			tb.Set("p99_us", s.P99Us)
+			tb.Set(SimulatedColumn, res.Simulated)
+			tb.Set("repeat", i+1)
+			tb.EndRow()
+			n++
+		}
+	}
+	cols := []string{"t_s", "job", "direction", "iops", "mbps", "lat_mean_us", "p99_us", SimulatedColumn, "repeat"}
+	df, err := emptyFrame(cols)
+	if n > 0 {
+		df, err = tb.Frame()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return NewFrame(df), nil
 }
 
 // ResultFrame turns results into one frame: per-disk rows then the

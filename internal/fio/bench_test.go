@@ -107,3 +107,38 @@ func BenchmarkIOPSVersusPlainFio(b *testing.B) {
 	b.ReportMetric(plain/float64(b.N), "plain-fio-IOPS")
 	b.ReportMetric(sb/plain, "ratio")
 }
+
+// BenchmarkSamplesOverhead runs one job file on 8 local workers (4k
+// random reads at iodepth 32 through libaio, 3 s) with and without the
+// per-interval logs behind Result.Samples, alternating in the same
+// benchmark, and reports both IOPS and their ratio (samples / plain).
+func BenchmarkSamplesOverhead(b *testing.B) {
+	l := startLocal(b, 8, 1)
+	ctx := context.Background()
+	if err := (&Runner{}).Prepare(ctx, l.Workers, Prep{Method: "random"}, nil); err != nil {
+		b.Fatal(err)
+	}
+	wl := NewWorkload(Job{Name: "rr", RW: "randread", BlockSize: 4096, IODepth: 32, IOEngine: "libaio", RuntimeSec: 3, TimeBased: true})
+	plain, sampled := &Runner{SampleInterval: -1}, &Runner{}
+	var with, without float64
+	for b.Loop() {
+		for _, r := range []*Runner{plain, sampled} {
+			res, err := r.Run(ctx, l.Workers, wl, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			iops, _ := res.Totals()
+			if r == sampled {
+				if len(res.Samples) == 0 {
+					b.Fatal("the sampled run has no samples")
+				}
+				with += iops
+			} else {
+				without += iops
+			}
+		}
+	}
+	b.ReportMetric(with/float64(b.N), "sampled-IOPS")
+	b.ReportMetric(without/float64(b.N), "plain-IOPS")
+	b.ReportMetric(with/without, "ratio")
+}

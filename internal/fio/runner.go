@@ -30,6 +30,10 @@ type Runner struct {
 	PrepareRate int64
 	// DialTimeout bounds the check that every worker's server answers (default 3 s).
 	DialTimeout time.Duration
+	// SampleInterval is how often a run samples IOPS, bandwidth and
+	// latency (Result.Samples): 0 means every second (longer for runs of
+	// more than 600 intervals), below 0 no samples.
+	SampleInterval time.Duration
 
 	mu       sync.Mutex
 	prepared map[diskID]Prep
@@ -73,7 +77,11 @@ func (r *Runner) Run(ctx context.Context, workers []Worker, wl *Workload, progre
 	}
 	expect := time.Duration(wl.Seconds()) * time.Second
 	limit := max(expect, r.sizeBound(wl, workers)) + r.margin()
-	res, err := r.run(ctx, workers, wl, expect, limit, progress)
+	var every time.Duration
+	if r.SampleInterval >= 0 {
+		every = sampleInterval(r.SampleInterval, max(expect, limit-r.margin()))
+	}
+	res, err := r.run(ctx, workers, wl, expect, limit, every, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +157,7 @@ func (r *Runner) Prepare(ctx context.Context, workers []Worker, prep Prep, progr
 	}
 	for _, job := range jobs {
 		expect := time.Duration(largest/r.prepareRate()+1) * time.Second
-		if _, err := r.run(ctx, workers, NewWorkload(*job), expect, expect+r.margin(), progress); err != nil {
+		if _, err := r.run(ctx, workers, NewWorkload(*job), expect, expect+r.margin(), 0, progress); err != nil {
 			return fmt.Errorf("preparing disks (%s pass): %w", job.Name, err)
 		}
 	}
@@ -281,8 +289,8 @@ func (r *Runner) diskStateNotes(workers []Worker) []string {
 
 // run is one fio client invocation over all workers. expect is how long the
 // workload should take (for progress; 0 when unknown); limit bounds the
-// whole invocation.
-func (r *Runner) run(ctx context.Context, workers []Worker, wl *Workload, expect, limit time.Duration, progress func(Status)) (*Result, error) {
+// whole invocation; every is the samples' interval (0: none).
+func (r *Runner) run(ctx context.Context, workers []Worker, wl *Workload, expect, limit, every time.Duration, progress func(Status)) (*Result, error) {
 	bin, err := r.binary()
 	if err != nil {
 		return nil, err
@@ -301,9 +309,22 @@ func (r *Runner) run(ctx context.Context, workers []Worker, wl *Workload, expect
 	defer os.RemoveAll(dir)
 	args := []string{"--output-format=json+"}
 	var artifacts []Artifact
-	sectionJobs := map[string]int{} // fio job name to workload job
+	sectionJobs := map[string]int{}  // fio job name to workload job
+	prefixes := map[string]string{}  // log file prefix to workload job name
+	logged := map[string]sectionOf{} // log file prefix to its section
 	for i, w := range workers {
-		text, targets, err := wl.WorkerFile(w)
+		var logs func(int, Target) []Option
+		var drop []string
+		if every > 0 {
+			drop = logOptionNames
+			logs = func(s int, t Target) []Option {
+				prefix := fmt.Sprintf("w%d-s%d", i, s)
+				prefixes[prefix] = wl.Jobs[t.Job].Name
+				logged[prefix] = sectionOf{clients[w.Name], t.Section}
+				return logOptions(prefix, every)
+			}
+		}
+		text, targets, err := wl.workerFile(w, logs, drop)
 		if err != nil {
 			return nil, err
 		}
@@ -380,6 +401,20 @@ func (r *Runner) run(ctx context.Context, workers []Worker, wl *Workload, expect
 	res.Notes = append(res.Notes, steadyNotes(entries, wl, sectionJobs)...)
 	res.Notes = append(res.Notes, errorNotes(entries, wl, sectionJobs)...)
 	res.Artifacts = append(artifacts, Artifact{Name: "fio-output.json", Content: stdout.Bytes()})
+	if every > 0 {
+		bySection := map[string][]JobStats{}
+		for prefix, sec := range logged {
+			for _, e := range entries {
+				if (ClientKey{e.Host, e.Port}) == sec.client && e.Name == sec.name {
+					bySection[prefix] = append(bySection[prefix], e)
+				}
+			}
+		}
+		if res.Samples, err = readSamples(dir, prefixes, bySection, every, len(wl.Jobs) == 1); err != nil {
+			return nil, err
+		}
+		res.Notes = append(res.Notes, logNotes(wl)...)
+	}
 	if progress != nil {
 		st := Status{Elapsed: int(time.Since(start) / time.Second), Total: int(expect / time.Second)}
 		st.IOPS, st.MBps = res.Totals()
@@ -406,6 +441,29 @@ func steadyNotes(entries []JobStats, wl *Workload, sectionJobs map[string]int) [
 			}
 		}
 		notes = append(notes, fmt.Sprintf("job %s: steady state (%s) reached on %d of %d fio jobs; the others ran their whole runtime", j.Name, crit, reached, n))
+	}
+	return notes
+}
+
+// sectionOf names a section of a worker's job file in fio's output.
+type sectionOf struct {
+	client ClientKey
+	name   string
+}
+
+// logNotes names the jobs whose own log options gave way to the samples.
+func logNotes(wl *Workload) []string {
+	var notes []string
+	for _, j := range wl.Jobs {
+		var own []string
+		for _, o := range j.Options {
+			if slices.Contains(logOptionNames, canonical(o.Key)) && !slices.Contains(own, o.Key) {
+				own = append(own, o.Key)
+			}
+		}
+		if len(own) > 0 {
+			notes = append(notes, fmt.Sprintf("job %s: its %s gave way to starbench's per-interval samples (the samples table)", j.Name, strings.Join(own, ", ")))
+		}
 	}
 	return notes
 }

@@ -457,6 +457,12 @@ func escapeFilename(p string) string { return strings.ReplaceAll(p, ":", `\:`) }
 // starbench reports every disk and merges them itself. A disk target
 // without a size gets its disks' size, so files are laid out whole.
 func (wl *Workload) WorkerFile(w Worker) (string, []Target, error) {
+	return wl.workerFile(w, nil, nil)
+}
+
+// workerFile is WorkerFile with the options extra gives each section added
+// last and the job's own settings of them and of drop left out.
+func (wl *Workload) workerFile(w Worker, extra func(section int, t Target) []Option, drop []string) (string, []Target, error) {
 	if len(w.Disks) == 0 {
 		return "", nil, fmt.Errorf("worker %s has no data disks: give it at least one", w.Name)
 	}
@@ -466,9 +472,16 @@ func (wl *Workload) WorkerFile(w Worker) (string, []Target, error) {
 	}
 	var b strings.Builder
 	seen := map[int]bool{}
-	for _, t := range targets {
+	for i, t := range targets {
 		j := wl.Jobs[t.Job]
-		drop := []string{"group_reporting"}
+		var more []Option
+		if extra != nil {
+			more = extra(i, t)
+		}
+		drop := append([]string{"group_reporting"}, drop...)
+		for _, o := range more {
+			drop = append(drop, o.Key)
+		}
 		if j.onDisks() {
 			drop = append(drop, diskOptions...)
 		}
@@ -494,7 +507,7 @@ func (wl *Workload) WorkerFile(w Worker) (string, []Target, error) {
 				}
 			}
 		}
-		writeSection(&b, t.Section, opts)
+		writeSection(&b, t.Section, append(opts, more...))
 	}
 	return b.String(), targets, nil
 }

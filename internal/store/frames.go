@@ -12,12 +12,12 @@ import (
 )
 
 // FrameNames lists the tables Frame serves, in doc order.
-var FrameNames = []string{"results", "rows", "runs", "metrics", "events", "cells", "sessions", "files", "sets"}
+var FrameNames = []string{"results", "rows", "runs", "metrics", "events", "samples", "cells", "sessions", "files", "sets"}
 
 // ReservedColumns are column names of the frames; a factor may not take one.
 var ReservedColumns = slices.Concat([]string{"run_id", "cell", "position", "workload", "job", "repeat", "status", "error",
 	"started_at", "ended_at", "seconds", "simulated", "worker", "disk", "direction", "iops", "mbps",
-	"lat_mean_us", "p50_us", "p95_us", "p99_us", "p999_us", "errors", "host", "metric", "at", "value"}, reservedDatasetColumns, reservedEventColumns)
+	"lat_mean_us", "p50_us", "p95_us", "p99_us", "p999_us", "errors", "host", "metric", "at", "value"}, reservedDatasetColumns, reservedEventColumns, reservedSampleColumns)
 
 type colKind int
 
@@ -81,7 +81,8 @@ var frames = map[string]frameQuery{
 		cols:       concat(runCols, []column{{"host", text}, {"metric", text}, {"at", text}, {"value", real}, {"simulated", boolean}}),
 		withLevels: true,
 	},
-	"events": eventsFrame,
+	"events":  eventsFrame,
+	"samples": samplesFrame,
 	"cells": {
 		sql:        `SELECT id, label, position FROM cells ORDER BY position`,
 		cols:       []column{{"cell", text}, {"position", integer}},

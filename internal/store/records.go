@@ -218,6 +218,9 @@ func (s *Store) CommitRun(ctx context.Context, r Run) error {
 			if err := insertEvents(ctx, tx, runID, r.Result.Events); err != nil {
 				return err
 			}
+			if err := insertSamples(ctx, tx, runID, r.Result.Samples); err != nil {
+				return err
+			}
 			if err := insertArtifacts(ctx, tx, runID, r.Result.Artifacts); err != nil {
 				return err
 			}

@@ -138,6 +138,22 @@ ALTER TABLE session_files ADD COLUMN content BLOB;
 	`
 ALTER TABLE rows ADD COLUMN job TEXT NOT NULL DEFAULT '';
 `,
+	// v6: each run over time, as fio's per-interval logs (or the model)
+	// give it: per job, direction and interval, t_s seconds after the
+	// measurement began (the interval's end); NULL where nothing measured.
+	`
+CREATE TABLE samples (
+	run_id      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	job         TEXT    NOT NULL,
+	direction   TEXT    NOT NULL,
+	t_s         REAL    NOT NULL,
+	iops        REAL,
+	mbps        REAL,
+	lat_mean_us REAL,
+	p99_us      REAL
+);
+CREATE INDEX samples_run ON samples(run_id);
+`,
 }
 
 // SchemaVersion is the schema version this build writes.
