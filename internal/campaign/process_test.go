@@ -101,7 +101,7 @@ func buildStarbench(t *testing.T) string {
 
 type proc struct {
 	cmd    *exec.Cmd
-	stderr bytes.Buffer
+	stderr lockedBuffer
 	done   chan struct{} // closed when the process has exited
 	code   int
 }
@@ -131,6 +131,35 @@ func startCampaign(t *testing.T, bin, dir string, args ...string) *proc {
 		close(p.done)
 	}()
 	return p
+}
+
+// lockedBuffer is a bytes.Buffer the test reads while the process writes it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// waitFor waits until p has written want to its standard error (or ended).
+func (p *proc) waitFor(t *testing.T, want string) {
+	t.Helper()
+	for !strings.Contains(p.stderr.String(), want) {
+		if p.exited() {
+			t.Fatalf("the process ended before it wrote %q:\n%s", want, p.stderr.String())
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // exitCode waits for p and returns its exit code (-1 when killed by a signal).
@@ -351,8 +380,11 @@ func TestSIGINTStopsGracefullyRestoresAndResumes(t *testing.T) {
 	}
 	p.cmd.Process.Signal(syscall.SIGINT)
 	// The run finishes (it cannot see the interrupt while it waits at the
-	// gate); whether it is stored depends on whether the signal was seen
-	// first.
+	// gate); whether it is stored depends on whether the campaign checks
+	// for the interrupt before or after it commits. The gate opens only
+	// once the process has taken the signal, or the next run could start
+	// before it did.
+	p.waitFor(t, "interrupt received")
 	gatetest.Open(t, inFlight)
 	if code := p.exitCode(); code != 130 {
 		t.Fatalf("exit code %d, want 130 (interrupted):\n%s", code, p.stderr.String())

@@ -152,7 +152,9 @@ func execScript(st *State, cmd string, s *runtime.Session, cleanup bool) (code i
 	defer watchInterrupts(st, func(os.Signal) {
 		if ctx.Err() != nil {
 			once.Do(func() { close(again) })
+			return
 		}
+		fmt.Fprintln(st.Stderr, interruptNote)
 		cancel(errInterrupted)
 	})()
 	closed := func() { cancel(errBrokenPipe) }
@@ -187,6 +189,10 @@ func execScript(st *State, cmd string, s *runtime.Session, cleanup bool) (code i
 		return ExitInterrupted, true
 	}
 }
+
+// interruptNote is what the first interrupt prints at once: a campaign
+// may need a while to finish its run in flight and set the cluster back.
+const interruptNote = "starbench: interrupt received: finishing the run in flight and setting the cluster back (interrupt again to exit at once)"
 
 func checkAndExec(st *State, cmd string, s *runtime.Session) int {
 	ctx := s.Ctx
