@@ -29,6 +29,12 @@ func TestValueTypesAreDocumented(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	samples := []starlark.Value{&Frame{}, &Groups{}, &Figure{}, &storeValue{}, &Worker{}, &JobValue{}, &WorkloadValue{}, &Policy{},
+		&campaignValue{}, &factorValue{}, &workloadValue{}, &eventValue{}, &eventWorkload{}, &eventsResult{}}
+	sampled := map[string]bool{}
+	for _, v := range samples {
+		sampled[v.Type()] = true
+	}
 	typeMethod := regexp.MustCompile(`\) Type\(\) string\s*\{\s*return "([^"]+)"`)
 	for _, f := range files {
 		src, err := os.ReadFile(f)
@@ -39,10 +45,11 @@ func TestValueTypesAreDocumented(t *testing.T) {
 			if docs[string(m[1])] == nil {
 				t.Errorf("%s: value type %s has no doc table (add one to its module's Types)", f, m[1])
 			}
+			if !sampled[string(m[1])] {
+				t.Errorf("%s: value type %s is not among this test's samples, so its members go unchecked", f, m[1])
+			}
 		}
 	}
-	samples := []starlark.Value{&Frame{}, &Groups{}, &Figure{}, &storeValue{}, &Worker{}, &JobValue{}, &WorkloadValue{}, &Policy{},
-		&campaignValue{}, &factorValue{}, &workloadValue{}, &eventValue{}, &eventWorkload{}, &eventsResult{}}
 	for _, v := range samples {
 		doc := docs[v.Type()]
 		if doc == nil {
@@ -61,5 +68,29 @@ func TestValueTypesAreDocumented(t *testing.T) {
 		if !slices.Equal(documented, served) {
 			t.Errorf("value type %s: documented members %v, the value serves %v", v.Type(), documented, served)
 		}
+		for _, mem := range doc.Members {
+			if mem.Params != "" {
+				checkMethodServed(t, v, mem.Name)
+			}
+		}
+	}
+}
+
+// checkMethodServed fails unless v's Attr gives a callable for the
+// documented method name (a method documented but dispatched nowhere).
+func checkMethodServed(t *testing.T, v starlark.Value, name string) {
+	t.Helper()
+	h, ok := v.(starlark.HasAttrs)
+	if !ok {
+		t.Errorf("value type %s documents method %s but has no attributes", v.Type(), name)
+		return
+	}
+	got, err := h.Attr(name)
+	if err != nil {
+		t.Errorf("%s.%s: %v", v.Type(), name, err)
+		return
+	}
+	if _, ok := got.(starlark.Callable); !ok {
+		t.Errorf("%s.%s is documented as a method but the value serves %v", v.Type(), name, got)
 	}
 }
