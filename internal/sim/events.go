@@ -188,26 +188,29 @@ func setPower(ctx *simulator.Context, host *simulator.HostSystem, on bool) {
 // retagging the NICs in the host's VirtualNicManagerInfo.
 type hostVsanSystem struct {
 	mo.HostVsanSystem
-	host *simulator.HostSystem
+	host    *simulator.HostSystem
+	storage *hostStorage // its vSAN devices (disks.go)
 }
 
 // addVsanSystems gives every host its HostVsanSystem, with the vSAN
-// VMkernel NIC as its one network port, and registers hostOps.
+// VMkernel NIC as its one network port and the testbed's devices as its
+// storage, and registers hostOps.
 func (s *Sim) addVsanSystems(hosts []*simulator.HostSystem) {
 	m := s.model.Map()
 	m.Put(&hostOps{sim: s})
 	esa := s.Testbed.Architecture == "ESA"
-	for _, h := range hosts {
+	for i, h := range hosts {
 		ref := types.ManagedObjectReference{Type: "HostVsanSystem", Value: "vsanSystem-" + h.Self.Value}
 		h.ConfigManager.VsanSystem = &ref
 		self := h.Self
-		vs := &hostVsanSystem{host: h}
+		vs := &hostVsanSystem{host: h, storage: newHostStorage(s.Testbed, i)}
 		vs.Self = ref
 		vs.Config = types.VsanHostConfigInfo{
 			Enabled:        types.NewBool(true),
 			HostSystem:     &self,
 			NetworkInfo:    &types.VsanHostConfigInfoNetworkInfo{Port: []types.VsanHostConfigInfoNetworkInfoPortConfig{{Device: vsanVmk}}},
 			VsanEsaEnabled: types.NewBool(esa),
+			StorageInfo:    vs.storage.info(),
 		}
 		m.Put(vs)
 	}

@@ -408,12 +408,15 @@ const (
 	KindMaintenance = "maintenance"  // a host put into maintenance mode
 	KindHostFailure = "host-failure" // a host isolated or powered off (Before: the HostFailure)
 	KindSnapshot    = "snapshot"     // a snapshot of workers (Before: the workers)
+	// KindDiskFailure is a vSAN device or disk group taken out of use
+	// (Before: the DiskFailure).
+	KindDiskFailure = "disk-failure"
 )
 
 // EventKind says whether a ledger entry is a change an event made: those
 // are set back at the end of every run, whatever --cleanup says.
 func EventKind(kind string) bool {
-	return kind == KindMaintenance || kind == KindHostFailure || kind == KindSnapshot
+	return kind == KindMaintenance || kind == KindHostFailure || kind == KindSnapshot || kind == KindDiskFailure
 }
 
 // settleEvent marks the pending entries of kind about name done: the
@@ -459,6 +462,13 @@ func (c *Client) eventUndoers() map[string]ledger.Undoer {
 				return "", fmt.Errorf("host failure of %s: the ledger's record is not one: %w", e.Name, err)
 			}
 			return ledger.Restored, c.RestoreHost(ctx, f, 0)
+		}},
+		KindDiskFailure: {Phase: -1, Undo: func(ctx context.Context, e ledger.Entry) (string, error) {
+			var f DiskFailure
+			if err := json.Unmarshal(e.Before, &f); err != nil {
+				return "", fmt.Errorf("disk failure %s: the ledger's record is not one: %w", e.Name, err)
+			}
+			return ledger.Restored, c.RestoreDisk(ctx, f)
 		}},
 		KindSnapshot: {Phase: 0, Undo: func(ctx context.Context, e ledger.Entry) (string, error) {
 			var ws []Worker

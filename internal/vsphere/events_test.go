@@ -10,11 +10,13 @@ import (
 	"github.com/vmware/govmomi/find"
 	"github.com/vmware/govmomi/property"
 	"github.com/vmware/govmomi/vim25"
+	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
 
 	"starbench/internal/ledger"
 	"starbench/internal/sim"
+	"starbench/internal/testbed"
 )
 
 // hostSeen reads a host through an independent client.
@@ -279,5 +281,177 @@ func TestEventChangesAreInTheLedgerAndUndone(t *testing.T) {
 		if names, _ := c.Snapshots(ctx, w); len(names) != 0 {
 			t.Errorf("%s keeps snapshots %v", w.Name, names)
 		}
+	}
+}
+
+// withDisks gives a test testbed vSAN devices: OSA two disk groups of one
+// cache and two capacity devices per host, ESA four devices.
+func withDisks(p *testbed.Profile) *testbed.Profile {
+	dev := testbed.Device{Model: "test NVMe", CapacityGB: 1920}
+	if p.Architecture == "OSA" {
+		p.Storage = testbed.Storage{DiskGroups: 2, CapacityPerGroup: 2, CapacityDevices: 4, Cache: testbed.Device{Model: "test cache", CapacityGB: 400}, Capacity: dev}
+	} else {
+		p.Storage = testbed.Storage{CapacityDevices: 4, Capacity: dev}
+	}
+	return p
+}
+
+// groupsSeen reads a host's disk groups through an independent client:
+// cache device -> mounted.
+func groupsSeen(t *testing.T, c *vim25.Client, host string) map[string]bool {
+	t.Helper()
+	var vs mo.HostVsanSystem
+	if err := propertyOf(context.Background(), c, *hostSeen(t, c, host).ConfigManager.VsanSystem, "config.storageInfo", &vs); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for _, g := range vs.Config.StorageInfo.DiskMapInfo {
+		out[g.Mapping.Ssd.CanonicalName] = g.Mounted
+	}
+	return out
+}
+
+// disksSeen asks a host's vSAN system, through an independent client,
+// which devices vSAN uses: name -> state.
+func disksSeen(t *testing.T, c *vim25.Client, host string) map[string]string {
+	t.Helper()
+	res, err := methods.QueryDisksForVsan(context.Background(), c, &types.QueryDisksForVsan{This: *hostSeen(t, c, host).ConfigManager.VsanSystem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, r := range res.Returnval {
+		out[r.Disk.CanonicalName] = r.State
+	}
+	return out
+}
+
+func TestUnmountDiskGroupKeepsItsDevicesAndMountsBack(t *testing.T) {
+	s, c := startSim(t, sim.Options{Testbed: withDisks(testbedOf(4, "OSA"))})
+	ctx := context.Background()
+	other := independentClient(t, s)
+	host := "DC0_C0_H2"
+	disks, err := c.Disks(ctx, host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(disks) != 6 || disks[0].Tier != "cache" || disks[1].Group != disks[0].Name || !disks[1].InUse || disks[1].CapacityGB != 1920 {
+		t.Fatalf("disks of an OSA host with 2 groups of 1+2: %+v", disks)
+	}
+	if _, err := c.FailDisk(ctx, host, disks[1].Name, "pull"); err == nil || !strings.Contains(err.Error(), `"unmount"`) {
+		t.Fatalf("an unknown way: %v, want the choices named", err)
+	}
+	if _, err := c.FailDisk(ctx, host, disks[0].Name, DiskRemove); err == nil || !strings.Contains(err.Error(), "cache device") {
+		t.Fatalf("removing a cache device: %v, want it refused (it leaves with its group)", err)
+	}
+	// Any device of a group names the group.
+	f, err := c.FailDisk(ctx, host, disks[2].Name, DiskUnmount)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Disk != disks[0].Name || len(f.Devices) != 3 {
+		t.Errorf("the failure %+v; want the group of cache device %s, 3 devices", f, disks[0].Name)
+	}
+	if g := groupsSeen(t, other, host); g[disks[0].Name] || !g[disks[3].Name] {
+		t.Errorf("disk groups as another client sees them: %v; want the first unmounted, the second mounted", g)
+	}
+	if seen := disksSeen(t, other, host); seen[disks[1].Name] != "inUse" {
+		t.Errorf("an unmounted group's device reads %q; want inUse (its data is kept)", seen[disks[1].Name])
+	}
+	if _, err := c.FailDisk(ctx, host, disks[1].Name, DiskUnmount); err == nil || !strings.Contains(err.Error(), "out of vSAN's use already") {
+		t.Errorf("unmounting an unmounted group: %v", err)
+	}
+	if err := c.RestoreDisk(ctx, f); err != nil {
+		t.Fatal(err)
+	}
+	if g := groupsSeen(t, other, host); !g[disks[0].Name] {
+		t.Errorf("disk groups after the restore: %v; want all mounted", g)
+	}
+}
+
+func TestRemoveDiskTakesOneDeviceOutAndClaimsItBack(t *testing.T) {
+	s, c := startSim(t, sim.Options{Testbed: withDisks(testbedOf(4, "ESA"))})
+	ctx := context.Background()
+	other := independentClient(t, s)
+	host := "DC0_C0_H1"
+	if _, err := c.FailDisk(ctx, host, "", DiskUnmount); err == nil || !strings.Contains(err.Error(), "no disk groups to unmount") {
+		t.Fatalf("unmounting on ESA: %v, want it refused", err)
+	}
+	f, err := c.FailDisk(ctx, host, "", DiskRemove)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := disksSeen(t, other, host)
+	if len(seen) != 4 || seen[f.Disk] != "eligible" {
+		t.Fatalf("devices as another client sees them: %v; want %s eligible (out of vSAN's use)", seen, f.Disk)
+	}
+	for name, state := range seen {
+		if name != f.Disk && state != "inUse" {
+			t.Errorf("device %s is %s; only %s was removed", name, state, f.Disk)
+		}
+	}
+	if err := c.RestoreDisk(ctx, f); err != nil {
+		t.Fatal(err)
+	}
+	if seen := disksSeen(t, other, host); seen[f.Disk] != "inUse" {
+		t.Errorf("after the restore %s is %q, want inUse", f.Disk, seen[f.Disk])
+	}
+	// OSA: the last capacity device of a group stays (vCenter refuses).
+	_, osa := startSim(t, sim.Options{Testbed: withDisks(testbedOf(4, "OSA"))})
+	disks, err := osa.Disks(ctx, host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := osa.FailDisk(ctx, host, disks[1].Name, DiskRemove); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := osa.FailDisk(ctx, host, disks[2].Name, DiskRemove); err == nil || !strings.Contains(err.Error(), "DiskIsLastRemainingNonSSD") {
+		t.Errorf("removing a group's last capacity device: %v, want DiskIsLastRemainingNonSSD", err)
+	}
+}
+
+// TestDiskFailuresAreInTheLedgerAndUndone: a disk failure is recorded
+// before it is made and set back by the ledger's undo, as starbench clean
+// and the next run do.
+func TestDiskFailuresAreInTheLedgerAndUndone(t *testing.T) {
+	s, c := startSim(t, sim.Options{Testbed: withDisks(testbedOf(4, "OSA"))})
+	ctx := context.Background()
+	l, err := ledger.Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetLedger(l)
+	g, err := c.FailDisk(ctx, "DC0_C0_H0", "", DiskUnmount)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := c.FailDisk(ctx, "DC0_C0_H1", "", DiskRemove)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range l.Pending() {
+		if EventKind(e.Kind) {
+			names = append(names, e.Kind+" "+e.Name)
+		}
+	}
+	if want := []string{"disk-failure " + g.Name(), "disk-failure " + d.Name()}; !slices.Equal(names, want) {
+		t.Fatalf("pending changes %v, want %v", names, want)
+	}
+	if f, ok := c.DiskFailureOf("DC0_C0_H1", ""); !ok || f.Disk != d.Disk || f.How != DiskRemove {
+		t.Errorf("the ledger's record of the removal: %+v, %v", f, ok)
+	}
+	if err := l.Undo(ctx, c.Host(), c.Undoers(), nil); err != nil {
+		t.Fatal(err)
+	}
+	other := independentClient(t, s)
+	if groups := groupsSeen(t, other, "DC0_C0_H0"); !groups[g.Disk] {
+		t.Errorf("the unmounted group is not back: %v", groups)
+	}
+	if seen := disksSeen(t, other, "DC0_C0_H1"); seen[d.Disk] != "inUse" {
+		t.Errorf("the removed device is not back: %v", seen)
+	}
+	if n := len(l.Pending()); n != 0 {
+		t.Errorf("%d changes still pending", n)
 	}
 }
