@@ -31,7 +31,7 @@ func NewPlotModule(deps Deps) *runtime.Module {
 			{Name: "scatter", Params: "(frame, x, y, series=None, logx=False, logy=False, xunit=None, unit=None, " + common + ")",
 				Doc: "one marker per row, one shape and colour per series", Fn: plotScatter},
 			{Name: "hockey", Params: "(frame, x=\"iops\", y=\"p99_us\", series=None, label=None, xunit=None, unit=None, " + common + ")",
-				Doc: "latency-vs-throughput curve per series, points in load order and labelled (e.g. label=\"iodepth\")", Fn: plotHockey},
+				Doc: "latency-vs-throughput curve per series, one point per load level (the label column, e.g. label=\"iodepth\") in load order and labelled where the label fits; a level's repeated rows are drawn as their mean with ± std error bars both ways", Fn: plotHockey},
 			{Name: "heatmap", Params: "(frame, x, y, value, agg=None, unit=None, " + common + ")",
 				Doc: "a matrix of value by x and y (e.g. compression x rdma), cells coloured and labelled", Fn: plotHeatmap},
 			{Name: "facets", Params: "(frame, by, kind=\"bars\", cols=0, shared_y=True, title=\"\", save=None, size=\"16x10cm\", dpi=150, **chart)",
@@ -606,11 +606,67 @@ func plotHockey(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 	if err != nil {
 		return nil, err
 	}
-	series, err := xySeries(NewFrame(df), x, y, c.series, c.label)
+	series, err := hockeySeries(NewFrame(df), x, y, c.series, c.label)
 	if err != nil {
 		return nil, err
 	}
 	return c.finish(plots.Hockey(series, o))
+}
+
+// hockeySeries returns a curve per value of the series column with one
+// point per load level, a value of the label column: the mean x and y of
+// the level's rows (its repeats), with ± their std as error bars both ways
+// when a level has more than one row. Levels keep the order of f's rows.
+// Without a label every row is a point.
+func hockeySeries(f *Frame, x, y string, seriesV, labelV starlark.Value) ([]plots.Series, error) {
+	rows, err := xySeries(f, x, y, seriesV, labelV) // checks the columns
+	if err != nil {
+		return nil, err
+	}
+	labelName, _ := optString(labelV, "label", "")
+	if labelName == "" {
+		return rows, nil
+	}
+	seriesName, _ := optString(seriesV, "series", "")
+	sc, _ := optionalColumn(f, seriesName)
+	lc, _ := optionalColumn(f, labelName)
+	xc, yc, _ := xyColumns(f, x, y)
+	type level struct{ xs, ys []float64 }
+	byCurve := newCategories(sc)
+	var levels []*categories
+	var values [][]*level
+	for row := range f.Len() {
+		s := byCurve.of(row)
+		if s == len(levels) {
+			levels = append(levels, newCategories(lc))
+			values = append(values, nil)
+		}
+		l := levels[s].of(row)
+		if l == len(values[s]) {
+			values[s] = append(values[s], &level{})
+		}
+		values[s][l].xs = append(values[s][l].xs, xc.Float(row))
+		values[s][l].ys = append(values[s][l].ys, yc.Float(row))
+	}
+	out := make([]plots.Series, len(rows))
+	repeated := false
+	for s := range out {
+		curve := plots.Series{Name: rows[s].Name, Labels: levels[s].names()}
+		for _, v := range values[s] {
+			mx, sx := meanStd(v.xs)
+			my, sy := meanStd(v.ys)
+			curve.X, curve.Y = append(curve.X, mx), append(curve.Y, my)
+			curve.XErr, curve.Err = append(curve.XErr, sx), append(curve.Err, sy)
+			repeated = repeated || len(v.xs) > 1
+		}
+		out[s] = curve
+	}
+	if !repeated {
+		for s := range out {
+			out[s].XErr, out[s].Err = nil, nil
+		}
+	}
+	return out, nil
 }
 
 func plotHeatmap(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

@@ -1,6 +1,7 @@
 package builtins
 
 import (
+	"math"
 	"reflect"
 	"testing"
 
@@ -49,4 +50,72 @@ func TestDistinctValuesStayApart(t *testing.T) {
 	if len(series) != 2 || series[0].Name != "0.5" || len(series[0].X) != 2 || series[1].Name != "0.5004" {
 		t.Errorf("xy series = %+v, want 0.5 with two points and 0.5004 with one", series)
 	}
+}
+
+// TestHockeyAveragesRepeats: plot.hockey draws one point per series and
+// load level, the mean of its repeats, with their std as error bars both
+// ways; with one row per level there are no error bars.
+func TestHockeyAveragesRepeats(t *testing.T) {
+	frameOf := func(rows [][4]float64) *Frame { // policy, iodepth, iops, p99
+		var b table.Builder
+		for _, r := range rows {
+			b.Set("policy", []string{"raid1", "raid5"}[int(r[0])])
+			b.Set("iodepth", int(r[1]))
+			b.Set("iops", r[2])
+			b.Set("p99_us", r[3])
+			b.EndRow()
+		}
+		df, err := b.Frame()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return NewFrame(df)
+	}
+	// Two repeats of each level, in the order a campaign stores them.
+	f := frameOf([][4]float64{
+		{0, 1, 100, 10}, {0, 4, 300, 20}, {1, 1, 50, 30},
+		{0, 1, 120, 14}, {0, 4, 340, 20}, {1, 1, 70, 30},
+	})
+	series, err := hockeySeries(f, "iops", "p99_us", starlark.String("policy"), starlark.String("iodepth"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(series) != 2 {
+		t.Fatalf("%d series, want raid1 and raid5: %+v", len(series), series)
+	}
+	r1, r5 := series[0], series[1]
+	if r1.Name != "raid1" || !reflect.DeepEqual(r1.Labels, []string{"1", "4"}) {
+		t.Errorf("raid1 curve %q with labels %q, want raid1 with 1 and 4", r1.Name, r1.Labels)
+	}
+	if !reflect.DeepEqual(r1.X, []float64{110, 320}) || !reflect.DeepEqual(r1.Y, []float64{12, 20}) {
+		t.Errorf("raid1 points x %v y %v, want the means x [110 320] y [12 20]", r1.X, r1.Y)
+	}
+	std := func(a, b float64) float64 { return math.Abs(a-b) / math.Sqrt2 }
+	if !near(r1.XErr, []float64{std(100, 120), std(300, 340)}) || !near(r1.Err, []float64{std(10, 14), 0}) {
+		t.Errorf("raid1 error bars x %v y %v, want the repeats' std", r1.XErr, r1.Err)
+	}
+	if !reflect.DeepEqual(r5.X, []float64{60}) || !near(r5.XErr, []float64{std(50, 70)}) {
+		t.Errorf("raid5 point x %v ± %v, want 60 ± %v", r5.X, r5.XErr, std(50, 70))
+	}
+
+	once := frameOf([][4]float64{{0, 1, 100, 10}, {0, 4, 300, 20}})
+	series, err = hockeySeries(once, "iops", "p99_us", starlark.None, starlark.String("iodepth"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(series) != 1 || len(series[0].X) != 2 || series[0].Err != nil || series[0].XErr != nil {
+		t.Errorf("one row per level: %+v, want two points without error bars", series)
+	}
+}
+
+func near(got, want []float64) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	for i := range got {
+		if math.Abs(got[i]-want[i]) > 1e-9 {
+			return false
+		}
+	}
+	return true
 }

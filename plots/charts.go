@@ -17,6 +17,7 @@ type Series struct {
 	Name   string
 	X, Y   []float64
 	Err    []float64 // optional ± half-lengths of error bars
+	XErr   []float64 // optional ± half-lengths of horizontal error bars (hockey: throughput)
 	Labels []string  // optional point labels (hockey: outstanding I/O)
 }
 
@@ -51,6 +52,9 @@ func (o Options) check(series []Series) error {
 	for _, s := range series {
 		if s.Err != nil && len(s.Err) != len(s.Y) {
 			return fmt.Errorf("series %q has %d error values for %d values", s.Name, len(s.Err), len(s.Y))
+		}
+		if s.XErr != nil && len(s.XErr) != len(s.X) {
+			return fmt.Errorf("series %q has %d x error values for %d x values", s.Name, len(s.XErr), len(s.X))
 		}
 		if s.Labels != nil && len(s.Labels) != len(s.Y) {
 			return fmt.Errorf("series %q has %d labels for %d values", s.Name, len(s.Labels), len(s.Y))

@@ -2,6 +2,7 @@ package plots
 
 import (
 	"fmt"
+	"image/color"
 	"math"
 
 	"gonum.org/v1/plot"
@@ -34,12 +35,12 @@ func Hockey(series []Series, o Options) (*Figure, error) {
 	return xy(series, o, true, true)
 }
 
-func xy(series []Series, o Options, joined, pointLabels bool) (*Figure, error) {
-	return xyOver(nil, series, o, joined, pointLabels)
+func xy(series []Series, o Options, joined, labelPoints bool) (*Figure, error) {
+	return xyOver(nil, series, o, joined, labelPoints)
 }
 
 // xyOver draws series over under (drawn behind them, above the grid; nil: nothing).
-func xyOver(under plot.Plotter, series []Series, o Options, joined, pointLabels bool) (*Figure, error) {
+func xyOver(under plot.Plotter, series []Series, o Options, joined, labelPoints bool) (*Figure, error) {
 	if err := o.check(series); err != nil {
 		return nil, err
 	}
@@ -47,36 +48,34 @@ func xyOver(under plot.Plotter, series []Series, o Options, joined, pointLabels 
 	if under != nil {
 		p.Add(under)
 	}
+	labels := &pointLabels{style: textStyle(7, mutedColor)}
 	for i, s := range series {
 		if len(s.X) != len(s.Y) {
 			return nil, fmt.Errorf("series %q has %d x values and %d y values", s.Name, len(s.X), len(s.Y))
 		}
-		pts := make(plotter.XYs, 0, len(s.X))
-		var errs plotter.YErrors
-		var names []string
+		cv := labelledCurve{markerRadius: markerRadius}
 		for j := range s.X {
 			if math.IsNaN(s.X[j]) || math.IsNaN(s.Y[j]) {
 				continue // a gap, not a zero
 			}
-			pts = append(pts, plotter.XY{X: s.X[j], Y: s.Y[j]})
+			cv.pts = append(cv.pts, plotter.XY{X: s.X[j], Y: s.Y[j]})
 			if s.Err != nil {
-				e := s.Err[j]
-				if math.IsNaN(e) {
-					e = 0
-				}
-				errs = append(errs, struct{ Low, High float64 }{e, e})
+				cv.yErr = append(cv.yErr, errOrZero(s.Err[j]))
+			}
+			if s.XErr != nil {
+				cv.xErr = append(cv.xErr, errOrZero(s.XErr[j]))
 			}
 			if s.Labels != nil {
-				names = append(names, s.Labels[j])
+				cv.labels = append(cv.labels, s.Labels[j])
 			}
 		}
-		if len(pts) == 0 {
+		if len(cv.pts) == 0 {
 			continue
 		}
 		col := SeriesColor(i)
 		var thumbs []plot.Thumbnailer
 		if joined {
-			line, err := plotter.NewLine(pts)
+			line, err := plotter.NewLine(cv.pts)
 			if err != nil {
 				return nil, err
 			}
@@ -84,39 +83,25 @@ func xyOver(under plot.Plotter, series []Series, o Options, joined, pointLabels 
 			p.Add(line)
 			thumbs = append(thumbs, line)
 		}
-		sc, err := plotter.NewScatter(pts)
+		sc, err := plotter.NewScatter(cv.pts)
 		if err != nil {
 			return nil, err
 		}
-		sc.GlyphStyle = draw.GlyphStyle{Color: col, Radius: 2.5, Shape: glyphs[i%len(glyphs)]}
+		sc.GlyphStyle = draw.GlyphStyle{Color: col, Radius: markerRadius, Shape: glyphs[i%len(glyphs)]}
 		p.Add(sc)
 		thumbs = append(thumbs, sc)
-		if errs != nil {
-			eb, err := plotter.NewYErrorBars(struct {
-				plotter.XYs
-				plotter.YErrors
-			}{pts, errs})
-			if err != nil {
-				return nil, err
-			}
-			eb.LineStyle = draw.LineStyle{Color: col, Width: 0.8}
-			eb.CapWidth = 5
-			p.Add(eb)
+		if err := addErrorBars(p, cv, col); err != nil {
+			return nil, err
 		}
-		if pointLabels && names != nil {
-			lb, err := plotter.NewLabels(plotter.XYLabels{XYs: pts, Labels: names})
-			if err != nil {
-				return nil, err
-			}
-			for k := range lb.TextStyle {
-				lb.TextStyle[k] = textStyle(7, mutedColor)
-			}
-			lb.Offset = vg.Point{X: 3, Y: 3}
-			p.Add(lb)
+		if labelPoints && cv.labels != nil {
+			labels.curves = append(labels.curves, cv)
 		}
 		if len(series) > 1 || s.Name != "" {
 			f.addLegend(s.Name, multiThumb(thumbs))
 		}
+	}
+	if labels.curves != nil {
+		p.Add(labels)
 	}
 	if o.Categories != nil {
 		p.X.Min, p.X.Max = -0.5, float64(len(o.Categories))-0.5
@@ -129,10 +114,56 @@ func xyOver(under plot.Plotter, series []Series, o Options, joined, pointLabels 
 	if !o.LogY && p.Y.Min > 0 {
 		p.Y.Min = 0 // throughput and latency read best from zero
 	}
-	if !o.LogX && o.Categories == nil && p.X.Min > 0 && pointLabels {
+	if !o.LogX && o.Categories == nil && p.X.Min > 0 && labelPoints {
 		p.X.Min = 0
 	}
 	return f, nil
+}
+
+// markerRadius is the size of the markers of lines, scatter and hockey curves.
+const markerRadius = vg.Length(2.5)
+
+func errOrZero(e float64) float64 {
+	if math.IsNaN(e) {
+		return 0
+	}
+	return e
+}
+
+// addErrorBars draws a curve's vertical and horizontal error bars, if it has them.
+func addErrorBars(p *plot.Plot, cv labelledCurve, col color.Color) error {
+	style := draw.LineStyle{Color: col, Width: 0.8}
+	if cv.yErr != nil {
+		errs := make(plotter.YErrors, len(cv.yErr))
+		for i, e := range cv.yErr {
+			errs[i].Low, errs[i].High = e, e
+		}
+		eb, err := plotter.NewYErrorBars(struct {
+			plotter.XYs
+			plotter.YErrors
+		}{cv.pts, errs})
+		if err != nil {
+			return err
+		}
+		eb.LineStyle, eb.CapWidth = style, 5
+		p.Add(eb)
+	}
+	if cv.xErr != nil {
+		errs := make(plotter.XErrors, len(cv.xErr))
+		for i, e := range cv.xErr {
+			errs[i].Low, errs[i].High = e, e
+		}
+		eb, err := plotter.NewXErrorBars(struct {
+			plotter.XYs
+			plotter.XErrors
+		}{cv.pts, errs})
+		if err != nil {
+			return err
+		}
+		eb.LineStyle, eb.CapWidth = style, 5
+		p.Add(eb)
+	}
+	return nil
 }
 
 // multiThumb draws several thumbnails on top of each other (line + marker).

@@ -126,7 +126,8 @@ func TestGoldenHockey(t *testing.T) {
 	oio := []string{"1", "2", "4", "8", "16", "32", "64"}
 	f, err := Hockey([]Series{
 		{Name: "10 GbE", X: []float64{30e3, 58e3, 105e3, 150e3, 170e3, 176e3, 178e3}, Y: []float64{220, 240, 290, 420, 800, 1600, 3300}, Labels: oio},
-		{Name: "25 GbE", X: []float64{32e3, 63e3, 120e3, 210e3, 290e3, 320e3, 328e3}, Y: []float64{200, 210, 240, 300, 480, 900, 1900}, Labels: oio},
+		{Name: "25 GbE", X: []float64{32e3, 63e3, 120e3, 210e3, 290e3, 320e3, 328e3}, Y: []float64{200, 210, 240, 300, 480, 900, 1900}, Labels: oio,
+			XErr: []float64{500, 900, 2000, 4000, 6000, 5000, 7000}, Err: []float64{5, 6, 8, 12, 30, 60, 150}},
 	}, Options{Title: "Latency against throughput across outstanding I/O", XLabel: "throughput", XUnit: "IOPS", YLabel: "p99 latency", YUnit: "µs", Simulated: true})
 	golden(t, "hockey", f, err)
 }
