@@ -16,7 +16,18 @@ import (
 // SQLITE_READONLY_RECOVERY), is read from a copy in a temporary directory
 // (returned, for the caller to remove) that SQLite recovers as the next
 // writer would: the file itself is left as it is, for that writer.
+//
+// A store no killed writer left so is read through a query-only read-write connection instead:
+// when that is the store's last connection, closing it removes the -wal
+// and -shm files SQLite made for the reading, which a read-only connection
+// must leave behind.
 func openReadable(ctx context.Context, path string) (*sql.DB, string, error) {
+	if leftClean(path) {
+		if db, err := openQueryOnly(ctx, path); err == nil {
+			return db, "", nil
+		}
+		// A file or directory this process may not write: read-only below.
+	}
 	db, err := openDB(path, true)
 	if err == nil {
 		if _, err = db.ExecContext(ctx, `SELECT count(*) FROM sqlite_master`); err == nil {
@@ -54,6 +65,31 @@ func openReadable(ctx context.Context, path string) (*sql.DB, string, error) {
 		return nil, "", fmt.Errorf("%w; recovering a copy of it failed: %v", err, cerr)
 	}
 	return db, dir, nil
+}
+
+// leftClean says whether the store at path has no rollback journal beside
+// it, and a WAL only if empty or in use by a live writer (one holding the
+// campaign's lock): no killed writer left it to recover.
+func leftClean(path string) bool {
+	if _, err := os.Stat(path + "-journal"); !errors.Is(err, os.ErrNotExist) {
+		return false
+	}
+	fi, err := os.Stat(path + "-wal")
+	return errors.Is(err, os.ErrNotExist) || (err == nil && fi.Size() == 0) || writerAlive(path+".lock")
+}
+
+// openQueryOnly opens path read-write with every write refused.
+func openQueryOnly(ctx context.Context, path string) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=query_only(1)")
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	if _, err := db.ExecContext(ctx, `SELECT count(*) FROM sqlite_master`); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
 }
 
 // needsWriter says whether err is SQLite refusing a read-only connection
