@@ -209,39 +209,36 @@ func (s *Store) CommitRun(ctx context.Context, r Run) error {
 			return err
 		}
 		if r.Result != nil {
-			if err := insertRows(ctx, tx, runID, r.Result.Aggregate, true); err != nil {
+			if err := s.insertRows(ctx, tx, runID, r.Result.Aggregate, true); err != nil {
 				return err
 			}
-			if err := insertRows(ctx, tx, runID, r.Result.Rows, false); err != nil {
+			if err := s.insertRows(ctx, tx, runID, r.Result.Rows, false); err != nil {
 				return err
 			}
 			if err := insertEvents(ctx, tx, runID, r.Result.Events); err != nil {
 				return err
 			}
-			if err := insertSamples(ctx, tx, runID, r.Result.Samples); err != nil {
+			if err := s.insertSamples(ctx, tx, runID, r.Result.Samples); err != nil {
 				return err
 			}
 			if err := insertArtifacts(ctx, tx, runID, r.Result.Artifacts); err != nil {
 				return err
 			}
 		}
-		return insertBatched(ctx, tx, "INSERT INTO host_metrics VALUES", 5, len(r.Metrics), func(i int, to []any) []any {
+		return s.insertBatched(ctx, tx, hostMetricsTable, len(r.Metrics), func(i int, to []any) []any {
 			m := &r.Metrics[i]
 			return append(to, runID, m.Host, m.Metric, stamp(m.At), m.Value)
 		})
 	})
 }
 
-func insertRows(ctx context.Context, tx *sql.Tx, runID int64, rows []fio.Row, aggregate bool) error {
-	return insertBatched(ctx, tx, "INSERT INTO rows VALUES", 15, len(rows), func(i int, to []any) []any {
+func (s *Store) insertRows(ctx context.Context, tx *sql.Tx, runID int64, rows []fio.Row, aggregate bool) error {
+	return s.insertBatched(ctx, tx, rowsTable, len(rows), func(i int, to []any) []any {
 		r := &rows[i]
 		return append(to, runID, aggregate, r.Worker, r.Disk, r.Direction, nullable(r.IOPS), nullable(r.MBps), nullable(r.LatMeanUs),
-			nullable(r.P50Us), nullable(r.P95Us), nullable(r.P99Us), nullable(r.P999Us), r.Errors, r.Simulated, r.Job)
+			nullable(r.P50Us), nullable(r.P95Us), nullable(r.P99Us), nullable(r.P999Us), int64(r.Errors), r.Simulated, r.Job)
 	})
 }
-
-// nullable stores NaN (no I/O measured it) as NULL.
-func nullable(f float64) sql.NullFloat64 { return sql.NullFloat64{Float64: f, Valid: !math.IsNaN(f)} }
 
 // nanIfNull reads NULL back as NaN.
 func nanIfNull(n sql.NullFloat64) float64 {

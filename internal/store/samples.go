@@ -9,10 +9,10 @@ import (
 
 // insertSamples stores a run over time (the samples table): per job,
 // direction and interval, on one time axis from the measurement's start.
-func insertSamples(ctx context.Context, tx *sql.Tx, runID int64, samples []fio.Sample) error {
-	return insertBatched(ctx, tx, "INSERT INTO samples VALUES", 8, len(samples), func(i int, to []any) []any {
-		s := &samples[i]
-		return append(to, runID, s.Job, s.Direction, s.TS, nullable(s.IOPS), nullable(s.MBps), nullable(s.LatMeanUs), nullable(s.P99Us))
+func (s *Store) insertSamples(ctx context.Context, tx *sql.Tx, runID int64, samples []fio.Sample) error {
+	return s.insertBatched(ctx, tx, samplesTable, len(samples), func(i int, to []any) []any {
+		x := &samples[i]
+		return append(to, runID, x.Job, x.Direction, x.TS, nullable(x.IOPS), nullable(x.MBps), nullable(x.LatMeanUs), nullable(x.P99Us))
 	})
 }
 

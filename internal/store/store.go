@@ -26,6 +26,8 @@ type Store struct {
 	path string
 	lock *os.File // nil for read-only stores
 	tmp  string   // a recovered copy's directory, removed at Close
+	// batches are the prepared full-batch INSERTs of a writable store.
+	batches map[batchTable]*sql.Stmt
 	// Simulated says whether the store holds simulated (model) results or
 	// measured ones; never both.
 	Simulated bool
@@ -69,6 +71,10 @@ func Open(ctx context.Context, path, name string, opt Options) (*Store, error) {
 	}
 	s := &Store{db: db, path: path, lock: lock, Name: name, Simulated: opt.Simulated}
 	if err := s.init(ctx, opt); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if err := s.prepareBatches(ctx); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -127,6 +133,9 @@ func (s *Store) Path() string { return s.path }
 
 // Close closes the store and releases its lock.
 func (s *Store) Close() error {
+	for _, stmt := range s.batches {
+		stmt.Close()
+	}
 	err := s.db.Close()
 	if s.tmp != "" {
 		os.RemoveAll(s.tmp)
