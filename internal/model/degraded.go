@@ -21,6 +21,11 @@ type Degradation struct {
 	// rebuilt yet: their writes reach one replica fewer, and erasure-coded
 	// reads of the missing component are rebuilt from the others.
 	Absent float64
+	// Devices is how many capacity devices of the serving hosts serve no
+	// I/O (failed, removed, or in an OSA disk group out of service), and
+	// Groups how many OSA disk groups (their cache devices and LSOM): the
+	// other devices carry their load.
+	Devices, Groups int
 	// Snapshots is how many snapshots each worker disk's chain holds.
 	Snapshots int
 	// Background is, by station name, the share of its capacity background
@@ -61,6 +66,9 @@ func (d *Degradation) apply(p *testbed.Profile, c *cell) error {
 		case slices.Contains(deviceStations, s.Name):
 			s.Copies = max(1, int(math.Round(float64(s.Copies)*serving)))
 			s.scale(1 / serving)
+			if err := s.lose(d.lost(c, s.Name)); err != nil {
+				return err
+			}
 		}
 		if d.Absent > 0 && slices.Contains(replicaStations, s.Name) {
 			// A write to an object missing a component goes to one
@@ -77,6 +85,36 @@ func (d *Degradation) apply(p *testbed.Profile, c *cell) error {
 			s.scale(1 / (1 - b))
 		}
 	}
+	return nil
+}
+
+// lost is how many copies of the device station name the failed devices
+// and disk groups take away.
+func (d *Degradation) lost(c *cell, name string) int {
+	switch {
+	case name == "ssd-capacity":
+		return d.Devices
+	case name == "ssd-cache":
+		return d.Groups
+	case name == c.pl.storeName && c.pl.groups > 0:
+		return d.Groups // OSA's LSOM runs per disk group
+	case name == c.pl.storeName:
+		return d.Devices // ESA's per device
+	}
+	return 0
+}
+
+// lose takes n copies out of a station; the others carry their load.
+func (s *station) lose(n int) error {
+	if n <= 0 {
+		return nil
+	}
+	if n >= s.Copies {
+		return fmt.Errorf("%d of the %d %s left out of service: at least one must serve", n, s.Copies, s.Name)
+	}
+	left := s.Copies - n
+	s.scale(float64(s.Copies) / float64(left))
+	s.Copies = left
 	return nil
 }
 
@@ -156,8 +194,8 @@ func resyncLoad(p *testbed.Profile, c *cell, d *Degradation) map[string]float64 
 	hosts := float64(p.Hosts - d.Out)
 	serving := hosts / float64(p.Hosts)
 	hz := c.pl.hz
-	devices := math.Max(1, float64(c.pl.devices)*serving)
-	stores := math.Max(1, float64(c.pl.stores)*serving)
+	devices := math.Max(1, float64(c.pl.devices)*serving-float64(d.Devices))
+	stores := math.Max(1, float64(c.pl.stores)*serving-float64(d.lost(c, c.pl.storeName)))
 	netCycles := m.TxByteCyclesTCP.Value + m.RxByteCyclesTCP.Value
 	if c.rdma {
 		netCycles = 2 * m.ByteCyclesRDMA.Value
@@ -173,7 +211,7 @@ func resyncLoad(p *testbed.Profile, c *cell, d *Degradation) map[string]float64 
 		"ssd-capacity": (1/c.pl.capRead + 1/c.pl.capWrite) / devices,
 	}
 	if c.pl.groups > 0 {
-		load["ssd-cache"] = 1 / c.pl.cacheWrite / math.Max(1, float64(c.pl.groups)*serving)
+		load["ssd-cache"] = 1 / c.pl.cacheWrite / math.Max(1, float64(c.pl.groups)*serving-float64(d.Groups))
 	}
 	return load
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -290,5 +291,114 @@ func TestOSAConsolidatesWhatTheSnapshotsHeldWhenTheLastGoes(t *testing.T) {
 		if osa && (len(evs) != 2 || evs[0].Kind != "consolidation_start" || evs[1].Kind != "consolidation_end" || busy != 10) {
 			t.Errorf("consolidating 10 GiB at 1 GiB/s: %+v, busy %g s", evs, busy)
 		}
+	}
+}
+
+func TestADeviceOutLeavesTheOtherDevicesItsLoad(t *testing.T) {
+	job := &fio.Job{RW: "randread", BlockSize: 4096, IODepth: 64, RuntimeSec: 60, IOEngine: "libaio", Direct: true}
+	stations := func(profile string, d *Degradation) map[string]station {
+		p := mustLoad(t, profile)
+		in := UniformInput(p, 4*p.Hosts, 4, Policy{RAID: "raid1", FTT: 1}, job)
+		in.Degradation = d
+		c, err := buildCell(p, in, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]station{}
+		for _, s := range c.st {
+			out[s.Name] = s
+		}
+		return out
+	}
+	// What the devices out served, the others serve: copies x demand stays.
+	same := func(whole, less station, lost int) {
+		t.Helper()
+		if less.Copies != whole.Copies-lost {
+			t.Errorf("%s: %d copies with %d out, whole %d", whole.Name, less.Copies, lost, whole.Copies)
+		}
+		if a, b := float64(whole.Copies)*whole.D[read], float64(less.Copies)*less.D[read]; math.Abs(a-b) > 1e-9*a {
+			t.Errorf("%s: the cluster's read demand %g with devices out, %g whole", whole.Name, b, a)
+		}
+	}
+	esa, esa1 := stations("storagereview-r6625-esa", nil), stations("storagereview-r6625-esa", &Degradation{Devices: 1})
+	same(esa["ssd-capacity"], esa1["ssd-capacity"], 1)
+	same(esa["vsan-device"], esa1["vsan-device"], 1)
+	same(esa["cpu"], esa1["cpu"], 0)
+	// An OSA disk group out takes its cache device, its LSOM and its four
+	// capacity devices.
+	osa, osa1 := stations("wwt-r640-osa", nil), stations("wwt-r640-osa", &Degradation{Groups: 1, Devices: 4})
+	same(osa["ssd-cache"], osa1["ssd-cache"], 1)
+	same(osa["vsan-diskgroup"], osa1["vsan-diskgroup"], 1)
+	same(osa["ssd-capacity"], osa1["ssd-capacity"], 4)
+	p := mustLoad(t, "storagereview-r6625-esa")
+	in := UniformInput(p, 4, 1, Policy{RAID: "raid1", FTT: 1}, job)
+	in.Degradation = &Degradation{Devices: p.Hosts * p.Storage.CapacityDevices}
+	if _, err := Solve(context.Background(), p, in); err == nil || !strings.Contains(err.Error(), "at least one must serve") {
+		t.Errorf("every device out: %v", err)
+	}
+}
+
+func TestAnAbsentDeviceRebuildsAfterTheTimerADegradedOneAtOnce(t *testing.T) {
+	for _, tc := range []struct {
+		components string
+		start      float64
+	}{{"absent", 300 + RepairDelay}, {"degraded", 300}} {
+		pl, ws := scenarioPlane(t)
+		s := pl.Scenario(ws, oltpJob(6000), nil)
+		fail := fio.Event{AtS: 300, Kind: "disk_failure", Target: "esx-02/naa.1", Detail: "how=remove unit=device components=" + tc.components}
+		series, logged := stepThrough(t, s, []fio.Event{fail}, 4500)
+		if len(logged) < 2 || logged[0].Kind != "resync_start" || logged[0].AtS != tc.start || logged[0].Target != fail.Target {
+			t.Fatalf("%s: logged %+v; want the rebuild of %s to start at %g s", tc.components, logged, fail.Target, tc.start)
+		}
+		// One device of 32 holds a 32nd of what is stored: 8 x 4 x 50 GiB
+		// RAID-1 disks, two mirrors.
+		if want := "rebuild of 100.0 GiB"; logged[0].Detail != want {
+			t.Errorf("%s: rebuild detail %q, want %q", tc.components, logged[0].Detail, want)
+		}
+		if logged[1].Kind != "resync_end" || logged[1].AtS <= logged[0].AtS {
+			t.Errorf("%s: the rebuild ends %+v", tc.components, logged[1])
+		}
+		before, pause, after := series[3], series[5], series[6]
+		// vSAN stops I/O 5-7 s at a device failure as at a host's; a
+		// degraded device's rebuild runs in the same interval.
+		if r := pause / after; r > 0.95 || (tc.components == "absent" && r < 0.8) {
+			t.Errorf("%s: the interval of the failure has %.0f IOPS against %.0f after it (%.2f); want about 54/60 of it, or less with the rebuild", tc.components, pause, after, r)
+		}
+		during := series[int((logged[0].AtS+30)/60)]
+		if during >= 0.99*before {
+			t.Errorf("%s: IOPS during the rebuild %.0f, before the failure %.0f; want lower (the rebuild competes)", tc.components, during, before)
+		}
+		t.Logf("%s: %.0f IOPS before, %.0f in the failure's interval, %.0f during the rebuild (%s %.0f s to %.0f s)", tc.components, before, pause, during, logged[0].Detail, logged[0].AtS, logged[1].AtS)
+	}
+}
+
+func TestADiskGroupBackResyncsWhatChangedARemovedDeviceIsRebuilt(t *testing.T) {
+	r := recovery{hosts: 4, osa: true, devices: 32, groups: 8, perGroup: 4, stored: 800 << 30, comps: 2, out: map[string]*absence{}, failed: map[string]*diskOut{}}
+	r.apply(fio.Event{AtS: 60, Kind: "disk_failure", Target: "h1/naa.g", Detail: "how=unmount unit=disk_group components=absent"})
+	r.apply(fio.Event{AtS: 60, Kind: "disk_failure", Target: "h2/naa.d", Detail: "how=remove unit=device components=absent"})
+	if d := r.degradation(); d.Groups != 1 || d.Devices != 5 || d.Absent <= 0 {
+		t.Fatalf("a group of 4 and a device out: %+v", d)
+	}
+	r.wrote(8 << 30)
+	r.apply(fio.Event{AtS: 600, Kind: "disk_return", Target: "h1/naa.g"})
+	r.apply(fio.Event{AtS: 600, Kind: "disk_return", Target: "h2/naa.d"})
+	d := r.degradation()
+	if d.Groups != 0 || d.Devices != 0 || d.Absent <= 0 {
+		t.Errorf("both back: %+v; want every device serving and the removed one's components still absent", d)
+	}
+	var jobs []string
+	for _, j := range r.queue {
+		jobs = append(jobs, fmt.Sprintf("%s %s %.1f GiB from %g s", j.kind, j.target, j.bytes/(1<<30), j.ready))
+	}
+	// The group kept its data: a 4th of what was written to its objects
+	// (2 components over 8 groups) resyncs; the device came back empty: its
+	// 25 GiB are rebuilt when the timer runs out.
+	want := []string{"rebuild h2/naa.d 25.0 GiB from 3660 s", "resync h1/naa.g 2.0 GiB from 600 s"}
+	if !slices.Equal(jobs, want) {
+		t.Errorf("background work %v, want %v", jobs, want)
+	}
+	r.resync(3660, 60, 1<<30)
+	if d := r.degradation(); d.Absent != 0 || len(r.failed) != 0 {
+		t.Errorf("after the rebuild: %+v, %d devices still tracked", d, len(r.failed))
 	}
 }

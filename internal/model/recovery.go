@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strings"
 
 	"starbench/internal/fio"
 )
@@ -22,8 +23,16 @@ type recovery struct {
 	// objects with a component on any one host.
 	perHost, share float64
 	// disks is the size of the scenario's disks, as the guests see them.
-	disks     float64
-	out       map[string]*absence
+	disks float64
+	// stored is what the scenario's disks store on the cluster (replicas
+	// and components); comps the mean number of components of an object.
+	stored, comps float64
+	// devices and groups count the cluster's capacity devices and OSA disk
+	// groups; perGroup is an OSA disk group's capacity devices.
+	devices, groups, perGroup int
+	out                       map[string]*absence
+	// failed are the devices and disk groups out, by event target.
+	failed    map[string]*diskOut
 	queue     []*resyncJob
 	snapshots int
 	// snapWritten is what the workloads wrote since the first snapshot of
@@ -44,6 +53,22 @@ type absence struct {
 	rebuild *resyncJob
 }
 
+// diskOut is a vSAN device or OSA disk group out of service.
+type diskOut struct {
+	host  string
+	group bool // an OSA disk group: its cache device and capacity devices
+	// kept says its data stays on it (a disk group unmounted): when it is
+	// back, what was written meanwhile resynchronises, as for a host.
+	kept bool
+	// back says it serves again; a device that lost its data comes back
+	// empty, and the rebuild of what it held goes on.
+	back bool
+	// share is the share of objects with a component on it.
+	share   float64
+	stale   float64
+	rebuild *resyncJob
+}
+
 // resyncJob is data to copy in the background.
 type resyncJob struct {
 	kind, target string // "rebuild", "resync", "evacuation", "consolidation"; the host or "snapshots"
@@ -56,6 +81,10 @@ type resyncJob struct {
 func (r *recovery) init(ctx context.Context, pl *Plane, classes []*class) error {
 	p := pl.p
 	r.hosts, r.osa = p.Hosts, p.Architecture == "OSA"
+	r.devices, r.perGroup = p.Hosts*p.Storage.CapacityDevices, p.Storage.CapacityPerGroup
+	if r.osa {
+		r.groups = p.Hosts * p.Storage.DiskGroups
+	}
 	seen := map[diskKey]bool{}
 	stored, comps, n := 0.0, 0.0, 0.0
 	for _, c := range classes {
@@ -82,9 +111,10 @@ func (r *recovery) init(ctx context.Context, pl *Plane, classes []*class) error 
 			}
 		}
 	}
-	r.perHost = stored / float64(r.hosts)
+	r.stored, r.perHost = stored, stored/float64(r.hosts)
 	if n > 0 {
-		r.share = math.Min(1, comps/n/float64(r.hosts))
+		r.comps = comps / n
+		r.share = math.Min(1, r.comps/float64(r.hosts))
 	}
 	return nil
 }
@@ -114,6 +144,10 @@ func (r *recovery) apply(e fio.Event) {
 		}
 	case "host_return", "maintenance_exit":
 		r.back(e.Target, e.AtS)
+	case "disk_failure":
+		r.failDisk(e)
+	case "disk_return":
+		r.diskBack(e.Target, e.AtS)
 	case "snapshot_create":
 		r.snapshots++
 	case "snapshot_remove":
@@ -163,6 +197,78 @@ func (r *recovery) back(host string, at float64) {
 	rb.bytes = math.Min(rb.bytes, rb.done+a.stale)
 }
 
+// failDisk takes a device or OSA disk group out (docs/events.md, "Disk
+// failures"): its objects' components are absent, rebuilt once the repair
+// timer runs out, or degraded, rebuilt at once; I/O stands still while
+// vSAN re-evaluates the objects, as for a host.
+func (r *recovery) failDisk(e fio.Event) {
+	if _, ok := r.failed[e.Target]; ok {
+		return
+	}
+	f := detailFields(e.Detail)
+	d := &diskOut{host: hostOfDisk(e.Target), group: f["unit"] == "disk_group"}
+	degraded := f["components"] == "degraded"
+	d.kept = f["how"] == "unmount" && !degraded
+	units := r.devices
+	if d.group {
+		units = r.groups
+	}
+	if units == 0 {
+		return
+	}
+	d.share = math.Min(1, r.comps/float64(units))
+	ready := e.AtS + RepairDelay
+	if degraded {
+		ready = e.AtS
+	}
+	d.rebuild = &resyncJob{kind: "rebuild", target: e.Target, bytes: r.stored / float64(units), ready: ready}
+	r.queue = append(r.queue, d.rebuild)
+	r.failed[e.Target] = d
+	r.failures = append(r.failures, e.AtS)
+}
+
+// diskBack brings a device or disk group back into service. One that kept
+// its data resynchronises what was written meanwhile (or the rebuild goes
+// on, whichever is shorter, as for a host); one that lost it comes back
+// empty and the rebuild of what it held runs its course.
+func (r *recovery) diskBack(target string, at float64) {
+	d, ok := r.failed[target]
+	if !ok || d.back {
+		return
+	}
+	d.back = true
+	if !d.kept {
+		return
+	}
+	delete(r.failed, target)
+	rb := d.rebuild
+	if !rb.started {
+		r.queue = slices.DeleteFunc(r.queue, func(j *resyncJob) bool { return j == rb })
+		if d.stale > 0 {
+			r.queue = append(r.queue, &resyncJob{kind: "resync", target: target, bytes: d.stale, ready: at})
+		}
+		return
+	}
+	rb.bytes = math.Min(rb.bytes, rb.done+d.stale)
+}
+
+// hostOfDisk is the host of a disk event's target, host/disk.
+func hostOfDisk(target string) string {
+	host, _, _ := strings.Cut(target, "/")
+	return host
+}
+
+// detailFields reads an event's detail of key=value words.
+func detailFields(detail string) map[string]string {
+	out := map[string]string{}
+	for _, w := range strings.Fields(detail) {
+		if k, v, ok := strings.Cut(w, "="); ok {
+			out[k] = v
+		}
+	}
+	return out
+}
+
 // degradation is the cluster for the next interval.
 func (r *recovery) degradation() Degradation {
 	d := Degradation{Out: len(r.out), Snapshots: r.snapshots}
@@ -172,6 +278,20 @@ func (r *recovery) degradation() Degradation {
 		if a.absent && a.rebuild.bytes > 0 {
 			left := 1 - a.rebuild.done/a.rebuild.bytes
 			whole *= 1 - r.share*left
+		}
+	}
+	for _, t := range slices.Sorted(maps.Keys(r.failed)) {
+		f := r.failed[t]
+		if !f.back && r.out[f.host] == nil {
+			if f.group {
+				d.Groups++
+				d.Devices += r.perGroup
+			} else {
+				d.Devices++
+			}
+		}
+		if f.rebuild.bytes > 0 {
+			whole *= 1 - f.share*(1-f.rebuild.done/f.rebuild.bytes)
 		}
 	}
 	d.Absent = 1 - whole
@@ -220,6 +340,7 @@ func (r *recovery) resync(t, dt, rate float64) ([]fio.Event, float64) {
 		}
 	}
 	r.queue = slices.DeleteFunc(r.queue, func(j *resyncJob) bool { return j.done >= j.bytes })
+	maps.DeleteFunc(r.failed, func(_ string, d *diskOut) bool { return d.back && d.rebuild.done >= d.rebuild.bytes })
 	return evs, math.Min(busy, dt)
 }
 
@@ -254,6 +375,11 @@ func (r *recovery) wrote(bytes float64) {
 	for _, a := range r.out {
 		if a.absent {
 			a.stale += bytes * r.share
+		}
+	}
+	for _, d := range r.failed {
+		if d.kept {
+			d.stale += bytes * d.share
 		}
 	}
 	if r.snapshots > 0 {

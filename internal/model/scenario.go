@@ -60,7 +60,7 @@ const (
 // Scenario starts a measurement of job on workers over time; progress, when
 // set, sees it advance interval by interval.
 func (pl *Plane) Scenario(workers []fio.Worker, job *fio.Job, progress func(fio.Status)) *Scenario {
-	s := &Scenario{pl: pl, progress: progress, rec: recovery{out: map[string]*absence{}}}
+	s := &Scenario{pl: pl, progress: progress, rec: recovery{out: map[string]*absence{}, failed: map[string]*diskOut{}}}
 	s.classes = []*class{{name: job.Name, workers: workers, job: job, end: math.Inf(1)}}
 	return s
 }
