@@ -30,6 +30,12 @@ func clusterEventMembers(deps Deps) []runtime.Member {
 			Doc: "take a host out as a failure would: isolate (vSAN traffic off its VMkernel NIC) or power_off (forced shutdown); disruptive; returns the host as it was", Fn: deps.clusterFailHost},
 		{Name: "restore_host", Params: "(host, timeout=\"30m\")",
 			Doc: "bring back a host cluster.fail_host took out; returns the host as it was", Fn: deps.clusterRestoreHost},
+		{Name: "disks", Params: "(host)",
+			Doc: "a host's vSAN devices as structs: name, host, tier (cache or capacity), group (an OSA device's disk group, by its cache device), in_use, capacity_gb", Fn: deps.clusterDisks},
+		{Name: "fail_disk", Params: "(host, disk=None, how=None)",
+			Doc: "take a vSAN device out as a failure would: unmount (an OSA disk group, data kept; the default on OSA), remove (one device, data dropped; the default on ESA), both leaving its components absent, or error (simulator only: components degraded, rebuilt at once); disk None: the host's first in use; disruptive; returns the disk as it was", Fn: deps.clusterFailDisk},
+		{Name: "restore_disk", Params: "(host, disk=None)",
+			Doc: "bring back a device or disk group cluster.fail_disk took out (disk None: the host's only one); returns the disk as it was", Fn: deps.clusterRestoreDisk},
 	}
 }
 
@@ -132,6 +138,10 @@ func changeName(e ledger.Entry) string {
 		var f vsphere.HostFailure
 		_ = json.Unmarshal(e.Before, &f)
 		return fmt.Sprintf("host %s failed (%s)", e.Name, f.How)
+	case vsphere.KindDiskFailure:
+		var f vsphere.DiskFailure
+		_ = json.Unmarshal(e.Before, &f)
+		return fmt.Sprintf("disk %s of host %s out (%s)", f.Disk, f.Host, f.How)
 	case vsphere.KindSnapshot:
 		var ws []vsphere.Worker
 		_ = json.Unmarshal(e.Before, &ws)
@@ -154,13 +164,13 @@ func (d Deps) events(thread *starlark.Thread) (*eventSession, *runtime.Session, 
 	return es, s, err
 }
 
-// disruptive refuses what takes hosts of a real cluster out of service
-// unless the command line allows it.
+// disruptive refuses what takes hosts or devices of a real cluster out of
+// service unless the command line allows it.
 func (es *eventSession) disruptive(s *runtime.Session, what string) error {
 	if es.target.Sim != nil || s.AllowDisruptive {
 		return nil
 	}
-	return fmt.Errorf("%s takes a host of cluster %s out of service: run starbench with --allow-disruptive to allow it (what the script changes is set back when it ends)", what, es.target.VSphere.Cluster())
+	return fmt.Errorf("%s disrupts cluster %s: run starbench with --allow-disruptive to allow it (what the script changes is set back when it ends)", what, es.target.VSphere.Cluster())
 }
 
 // logEvent adds to the log of the measurement in progress, if any.
@@ -401,4 +411,162 @@ func workersLabel(ws []vsphere.Worker) string {
 		return ws[0].Name
 	}
 	return fmt.Sprintf("%s..%s (%d workers)", ws[0].Name, ws[len(ws)-1].Name, len(ws))
+}
+
+// The ways cluster.fail_disk fails a device: vsphere's two calls, and a
+// device error, which no vCenter call makes (docs/events.md).
+var diskFailures = []string{vsphere.DiskUnmount, vsphere.DiskRemove, "error"}
+
+func diskStruct(d vsphere.VsanDisk) *starlarkstruct.Struct {
+	return starlarkstruct.FromStringDict(starlarkstruct.Default, starlark.StringDict{
+		"name":        starlark.String(d.Name),
+		"host":        starlark.String(d.Host),
+		"tier":        starlark.String(d.Tier),
+		"group":       starlark.String(d.Group),
+		"in_use":      starlark.Bool(d.InUse),
+		"capacity_gb": starlark.Float(d.CapacityGB),
+	})
+}
+
+func (d Deps) clusterDisks(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var host string
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "host", &host); err != nil {
+		return nil, err
+	}
+	t, err := d.target(thread)
+	if err != nil {
+		return nil, err
+	}
+	disks, err := t.VSphere.Disks(runtime.Context(thread), host)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]starlark.Value, len(disks))
+	for i, dk := range disks {
+		out[i] = diskStruct(dk)
+	}
+	return starlark.NewList(out), nil
+}
+
+// optionalString reads a string argument that may be None.
+func optionalString(name string, v starlark.Value) (string, error) {
+	if v == starlark.None {
+		return "", nil
+	}
+	s, ok := starlark.AsString(v)
+	if !ok {
+		return "", fmt.Errorf("%s is a %s; want a string or None", name, v.Type())
+	}
+	return s, nil
+}
+
+func (d Deps) clusterFailDisk(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var host string
+	var diskArg, howArg starlark.Value = starlark.None, starlark.None
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "host", &host, "disk?", &diskArg, "how?", &howArg); err != nil {
+		return nil, err
+	}
+	disk, err := optionalString("disk", diskArg)
+	if err != nil {
+		return nil, err
+	}
+	how, err := optionalString("how", howArg)
+	if err != nil {
+		return nil, err
+	}
+	if how != "" && !slices.Contains(diskFailures, how) {
+		return nil, fmt.Errorf("how=%q: want %s (or None: unmount on OSA, remove on ESA)", how, strings.Join(diskFailures, ", "))
+	}
+	es, s, err := d.events(thread)
+	if err != nil {
+		return nil, err
+	}
+	if how == "error" && es.target.Sim == nil {
+		return nil, fmt.Errorf(`how="error": no vCenter call makes a device fail with an error (vSAN's own fault injection runs on the host); on a real cluster use how="unmount" or "remove", which leave its components absent (docs/events.md, "Disk failures")`)
+	}
+	if err := es.disruptive(s, "a disk failure"); err != nil {
+		return nil, err
+	}
+	ctx := runtime.Context(thread)
+	vc := es.target.VSphere
+	disks, err := vc.Disks(ctx, host)
+	if err != nil {
+		return nil, err
+	}
+	osa := slices.ContainsFunc(disks, func(d vsphere.VsanDisk) bool { return d.Tier == "cache" })
+	if how == "" {
+		how = vsphere.DiskRemove
+		if osa {
+			how = vsphere.DiskUnmount
+		}
+	}
+	call, components := how, "absent"
+	if how == "error" {
+		// A failed device: on OSA a cache device takes its disk group down,
+		// and so does any device of a group with deduplication.
+		components, call = "degraded", vsphere.DiskRemove
+		if osa {
+			st, err := vc.State(ctx)
+			if err != nil {
+				return nil, err
+			}
+			i := slices.IndexFunc(disks, func(d vsphere.VsanDisk) bool { return d.Name == disk })
+			if st.Dedup || (i >= 0 && disks[i].Tier == "cache") {
+				call = vsphere.DiskUnmount
+			}
+		}
+	}
+	f, err := vc.FailDisk(ctx, host, disk, call)
+	if err != nil {
+		return nil, err
+	}
+	unit := "device"
+	if call == vsphere.DiskUnmount {
+		unit = "disk_group"
+	}
+	es.logEvent("disk_failure", f.Name(), fmt.Sprintf("how=%s unit=%s components=%s", how, unit, components))
+	prev := vsphere.VsanDisk{Name: f.Disk, Host: host}
+	if i := slices.IndexFunc(disks, func(d vsphere.VsanDisk) bool { return d.Name == f.Disk }); i >= 0 {
+		prev = disks[i]
+	}
+	return diskStruct(prev), nil
+}
+
+func (d Deps) clusterRestoreDisk(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var host string
+	var diskArg starlark.Value = starlark.None
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "host", &host, "disk?", &diskArg); err != nil {
+		return nil, err
+	}
+	disk, err := optionalString("disk", diskArg)
+	if err != nil {
+		return nil, err
+	}
+	es, _, err := d.events(thread)
+	if err != nil {
+		return nil, err
+	}
+	ctx := runtime.Context(thread)
+	vc := es.target.VSphere
+	f, ok := vc.DiskFailureOf(host, disk)
+	if !ok {
+		what := "no device"
+		if disk != "" {
+			what = "device " + disk
+		}
+		return nil, fmt.Errorf("%s of host %s was taken out by cluster.fail_disk in this run (or several were: name one), so starbench does not know what to bring back", what, host)
+	}
+	disks, err := vc.Disks(ctx, host)
+	if err != nil {
+		return nil, err
+	}
+	if err := vc.RestoreDisk(ctx, f); err != nil {
+		return nil, err
+	}
+	es.logEvent("disk_return", f.Name(), fmt.Sprintf("%d device(s) back in use", len(f.Devices)))
+	prev := vsphere.VsanDisk{Name: f.Disk, Host: host}
+	if i := slices.IndexFunc(disks, func(d vsphere.VsanDisk) bool { return d.Name == f.Disk }); i >= 0 {
+		prev = disks[i]
+	}
+	return diskStruct(prev), nil
 }

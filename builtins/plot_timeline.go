@@ -17,7 +17,7 @@ import (
 // timelineMember is the plot module's chart of a measurement over time.
 var timelineMember = runtime.Member{Name: "timeline",
 	Params: "(samples, events=None, y=\"iops\", x=\"t_s\", series=\"direction\", unit=None, title=\"\", xlabel=None, ylabel=None, save=None, size=\"16x10cm\", dpi=150)",
-	Doc:    "a measurement over time (events.run's samples, or the store's) with its events as labelled markers and the periods they open (host failure, maintenance, snapshot, second workload, resync) shaded",
+	Doc:    "a measurement over time (events.run's samples, or the store's) with its events as labelled markers and the periods they open (host failure, disk failure, maintenance, snapshot, second workload, resync) shaded",
 	Fn:     plotTimeline}
 
 func plotTimeline(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

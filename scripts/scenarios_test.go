@@ -117,3 +117,60 @@ print("fired", sorted(seen))
 		}
 	}
 }
+
+// TestDiskFailureDipsAndRebuilds fails a device inside events.run on the
+// embedded default (without the model's noise, so the intervals compare
+// exactly): a removed device leaves its components absent and is rebuilt
+// once the 60-minute repair timer runs out; a device error leaves them
+// degraded and the rebuild starts at once, deepening the dip of the
+// failure's interval. What the script did not set back is set back when
+// the measurement ends.
+func TestDiskFailureDipsAndRebuilds(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "disk.star")
+	os.WriteFile(script, []byte(`
+ws = vsphere.deploy_workers("d", per_host = 2, disks = 4, disk_size = "20GiB")
+fio.prepare(ws, method = "random", bs = "256k")
+host = ws[0].host
+job = fio.job(name = "oltp", rw = "randrw", rwmixread = 70, bs = "8k", iodepth = 8, runtime = "70m",
+              time_based = True, direct = True, ioengine = "libaio")
+
+def iops_at(r, t):
+    s = r.samples.filter(direction = "read")
+    return {ts: x for ts, x in zip(list(s["t_s"]), list(s["iops"]))}[t]
+
+dips = {}
+for how, start in [("remove", 3900.0), ("error", 300.0)]:
+    fail_ev = events.at("5m", lambda: cluster.fail_disk(host, how = how), name = "fail")
+    r = events.run(ws, job, [fail_ev], interval = "60s")
+    ev = r.events
+    kinds, at, detail = list(ev["kind"]), list(ev["at_s"]), list(ev["detail"])
+    if kinds != ["disk_failure", "resync_start", "resync_end"] or at[0] != 300:
+        fail("%s: events %s at %s" % (how, kinds, at))
+    if at[1] != start or not detail[1].startswith("rebuild of "):
+        fail("%s: the rebuild starts at %g s (%s), want %g s" % (how, at[1], detail[1], start))
+    before, failed, after = iops_at(r, 300.0), iops_at(r, 360.0), iops_at(r, 420.0)
+    rebuilding = iops_at(r, start + 60)
+    print("%s: %d IOPS before, %d in the failure's interval, %d after it, %d while rebuilding (%s, %g s to %g s)" % (
+        how, before, failed, after, rebuilding, detail[1], at[1], at[2]))
+    if failed > 0.95 * min(before, after):
+        fail("%s: no dip in the failure's interval" % how)
+    if rebuilding >= 0.99 * before:
+        fail("%s: the rebuild costs the foreground nothing" % how)
+    dips[how] = failed
+    if [d.name for d in cluster.disks(host) if not d.in_use]:
+        fail("%s: a device is still out after the measurement" % how)
+if dips["error"] >= dips["remove"]:
+    fail("a degraded device's rebuild at once does not deepen the failure's dip: %s" % dips)
+`), 0o644)
+	code, _, stderr := starbench(t, "run", script, "--out", filepath.Join(dir, "out"), "--no-progress", "--no-noise")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	t.Log(stderr)
+	for _, want := range []string{"of host DC0_C0_H0 out (remove): set back", "remove: ", "error: "} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("no %q in:\n%s", want, stderr)
+		}
+	}
+}

@@ -11,7 +11,7 @@ import (
 // whole or not alone: from an event that starts it to the one that ends it.
 type Period struct {
 	From, To float64
-	// Group is what kind of period it is ("host failure", "maintenance",
+	// Group is what kind of period it is ("host failure", "disk failure", "maintenance",
 	// "snapshot", "second workload", "resync"); Target what it concerns.
 	Group, Target string
 }
@@ -20,6 +20,7 @@ type Period struct {
 // end it (docs/events.md).
 var periodKinds = []struct{ start, end, group string }{
 	{"host_failure", "host_return", "host failure"},
+	{"disk_failure", "disk_return", "disk failure"},
 	{"maintenance_enter", "maintenance_exit", "maintenance"},
 	{"snapshot_create", "snapshot_remove", "snapshot"},
 	{"workload_start", "workload_end", "second workload"},

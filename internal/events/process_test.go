@@ -19,8 +19,10 @@ import (
 	"github.com/vmware/govmomi/property"
 	"github.com/vmware/govmomi/session"
 	"github.com/vmware/govmomi/vim25"
+	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/soap"
+	"github.com/vmware/govmomi/vim25/types"
 
 	"starbench/internal/ledger"
 	"starbench/internal/sim"
@@ -65,13 +67,14 @@ func buildStarbench(t *testing.T) string {
 	return filepath.Join(binDir, "starbench")
 }
 
-// changeScript takes one host into maintenance mode and isolates another,
-// says so, then waits at its gate (a named pipe the test writes to, or
-// never does).
+// changeScript takes one host into maintenance mode, isolates another and
+// fails a device of a third, says so, then waits at its gate (a named pipe
+// the test writes to, or never does).
 const changeScript = `
 hosts = [h.name for h in cluster.hosts()]
 cluster.maintenance(hosts[0], evacuation = "no_data_migration")
 cluster.fail_host(hosts[1], how = "isolate")
+cluster.fail_disk(hosts[3], how = "remove")
 print("changed")
 frame.read_csv(args.get("gate", ""))
 print("passed the gate")
@@ -152,6 +155,34 @@ func (v *vcenter) changed(t *testing.T) (maintenance, out int) {
 		}
 	}
 	return maintenance, out
+}
+
+// disksOut counts, through the test's own client, the devices of the
+// cluster's hosts that vSAN does not use.
+func (v *vcenter) disksOut(t *testing.T) int {
+	t.Helper()
+	ctx := context.Background()
+	list, err := find.NewFinder(v.vim, false).HostSystemList(ctx, "/"+sim.Datacenter+"/host/"+sim.Cluster+"/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, h := range list {
+		var mh mo.HostSystem
+		if err := property.DefaultCollector(v.vim).RetrieveOne(ctx, h.Reference(), []string{"configManager.vsanSystem"}, &mh); err != nil {
+			t.Fatal(err)
+		}
+		res, err := methods.QueryDisksForVsan(ctx, v.vim, &types.QueryDisksForVsan{This: *mh.ConfigManager.VsanSystem})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range res.Returnval {
+			if r.State != string(types.VsanHostDiskResultStateInUse) {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 type proc struct {
@@ -277,12 +308,14 @@ func gate(t *testing.T, dir string) string {
 func TestDisruptiveActionsNeedTheFlag(t *testing.T) {
 	v := startVCenter(t)
 	dir := t.TempDir()
-	p := v.start(t, dir, changeScript)
-	if code := p.exitCode(); code != 1 || !strings.Contains(p.output(), "run starbench with --allow-disruptive") {
-		t.Fatalf("exit %d, want 1 naming --allow-disruptive:\n%s", code, p.output())
-	}
-	if m, i := v.changed(t); m != 0 || i != 0 {
-		t.Errorf("refused, yet %d hosts are in maintenance mode and %d isolated", m, i)
+	for _, script := range []string{changeScript, `cluster.fail_disk(cluster.hosts()[0].name)`} {
+		p := v.start(t, dir, script)
+		if code := p.exitCode(); code != 1 || !strings.Contains(p.output(), "run starbench with --allow-disruptive") {
+			t.Fatalf("exit %d, want 1 naming --allow-disruptive:\n%s", code, p.output())
+		}
+		if m, i := v.changed(t); m != 0 || i != 0 || v.disksOut(t) != 0 {
+			t.Errorf("refused, yet %d hosts are in maintenance mode, %d isolated and %d devices out", m, i, v.disksOut(t))
+		}
 	}
 }
 
@@ -292,19 +325,19 @@ func TestChangesAreUndoneAfterAKillOnTheNextRun(t *testing.T) {
 	g := gate(t, dir)
 	p := v.start(t, dir, changeScript, "--allow-disruptive", "--set", "gate="+g)
 	p.waitFor(t, "changed")
-	if m, i := v.changed(t); m != 1 || i != 1 {
-		t.Fatalf("before the kill: %d hosts in maintenance mode, %d isolated; want 1 and 1", m, i)
+	if m, i := v.changed(t); m != 1 || i != 1 || v.disksOut(t) != 1 {
+		t.Fatalf("before the kill: %d hosts in maintenance mode, %d isolated, %d devices out; want 1, 1 and 1", m, i, v.disksOut(t))
 	}
 	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	p.exitCode()
-	if m, i := v.changed(t); m != 1 || i != 1 {
-		t.Fatalf("a killed process cannot set anything back, yet %d hosts are in maintenance mode and %d isolated", m, i)
+	if m, i := v.changed(t); m != 1 || i != 1 || v.disksOut(t) != 1 {
+		t.Fatalf("a killed process cannot set anything back, yet %d hosts are in maintenance mode, %d isolated and %d devices out", m, i, v.disksOut(t))
 	}
 	journal := filepath.Join(dir, "out", ledger.FileName)
-	if n := openEventChanges(t, journal); n != 2 {
-		t.Fatalf("the ledger that survived the kill holds %d open changes by events, want 2", n)
+	if n := openEventChanges(t, journal); n != 3 {
+		t.Fatalf("the ledger that survived the kill holds %d open changes by events, want 3", n)
 	}
 
 	// The next run sets them back before its script does anything, without
@@ -314,13 +347,13 @@ func TestChangesAreUndoneAfterAKillOnTheNextRun(t *testing.T) {
 		t.Fatalf("the next run: exit %d\n%s", code, next.output())
 	}
 	out := next.output()
-	for _, want := range []string{"undo: 2 change(s)", "in maintenance mode: set back", "failed (isolate): set back", "hosts serving: 4"} {
+	for _, want := range []string{"undo: 3 change(s)", "in maintenance mode: set back", "failed (isolate): set back", "of host DC0_C0_H3 out (remove): set back", "hosts serving: 4"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the next run does not say %q:\n%s", want, out)
 		}
 	}
-	if m, i := v.changed(t); m != 0 || i != 0 {
-		t.Errorf("after the next run: %d hosts in maintenance mode, %d isolated; want none", m, i)
+	if m, i := v.changed(t); m != 0 || i != 0 || v.disksOut(t) != 0 {
+		t.Errorf("after the next run: %d hosts in maintenance mode, %d isolated, %d devices out; want none", m, i, v.disksOut(t))
 	}
 	if n := openEventChanges(t, journal); n != 0 {
 		t.Errorf("the ledger still holds %d open changes by events", n)
@@ -351,10 +384,10 @@ func TestChangesAreUndoneOnCtrlCAndAfterAFailure(t *testing.T) {
 	if code := p.exitCode(); code != 130 {
 		t.Fatalf("exit %d after Ctrl-C, want 130:\n%s", code, p.output())
 	}
-	if m, i := v.changed(t); m != 0 || i != 0 {
-		t.Errorf("after Ctrl-C: %d hosts in maintenance mode, %d isolated; want none:\n%s", m, i, p.output())
+	if m, i := v.changed(t); m != 0 || i != 0 || v.disksOut(t) != 0 {
+		t.Errorf("after Ctrl-C: %d hosts in maintenance mode, %d isolated, %d devices out; want none:\n%s", m, i, v.disksOut(t), p.output())
 	}
-	for _, want := range []string{"undo: host DC0_C0_H0 in maintenance mode: set back", "undo: host DC0_C0_H1 failed (isolate): set back", "undo: host DC0_C0_H2 failed (power_off): set back"} {
+	for _, want := range []string{"undo: host DC0_C0_H0 in maintenance mode: set back", "undo: host DC0_C0_H1 failed (isolate): set back", "undo: host DC0_C0_H2 failed (power_off): set back", "of host DC0_C0_H3 out (remove): set back"} {
 		if !strings.Contains(p.output(), want) {
 			t.Errorf("the undo is not logged as %q:\n%s", want, p.output())
 		}
@@ -365,7 +398,7 @@ func TestChangesAreUndoneOnCtrlCAndAfterAFailure(t *testing.T) {
 	if code := f.exitCode(); code != 1 || !strings.Contains(f.output(), "the script failed") {
 		t.Fatalf("exit %d, want 1 with the script's error:\n%s", code, f.output())
 	}
-	if m, i := v.changed(t); m != 0 || i != 0 {
-		t.Errorf("after the script failed: %d hosts in maintenance mode, %d isolated; want none:\n%s", m, i, f.output())
+	if m, i := v.changed(t); m != 0 || i != 0 || v.disksOut(t) != 0 {
+		t.Errorf("after the script failed: %d hosts in maintenance mode, %d isolated, %d devices out; want none:\n%s", m, i, v.disksOut(t), f.output())
 	}
 }
