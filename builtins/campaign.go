@@ -769,14 +769,20 @@ func frameRecords(f *Frame) []campaign.Record {
 // runRows are the rows of ResultFrame(runs) as campaign.ResultOf reads
 // them from the frame: the same rows without the detour through the table.
 func runRows(runs []*fio.Result) []fio.Row {
-	var rows []fio.Row
+	n := 0
 	for _, res := range runs {
-		for _, r := range slices.Concat(res.Rows, res.Aggregate) {
-			if r.Disk == "" {
-				r.Disk = "all"
+		n += len(res.Rows) + len(res.Aggregate)
+	}
+	rows := make([]fio.Row, 0, n)
+	for _, res := range runs {
+		for _, part := range [][]fio.Row{res.Rows, res.Aggregate} {
+			for _, r := range part {
+				if r.Disk == "" {
+					r.Disk = "all"
+				}
+				r.Simulated = r.Simulated || res.Simulated
+				rows = append(rows, r)
 			}
-			r.Simulated = r.Simulated || res.Simulated
-			rows = append(rows, r)
 		}
 	}
 	return rows

@@ -439,11 +439,7 @@ func (m fioModule) run(thread *starlark.Thread, b *starlark.Builtin, args starla
 			}
 		}
 	}
-	df, err := ResultFrame(results...)
-	if err != nil {
-		return nil, err
-	}
-	return newRunFrame(df, notes, results), nil
+	return newRunFrame(notes, results), nil
 }
 
 // keepRunData adds to a campaign's result of fio.run's runs what their

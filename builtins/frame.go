@@ -181,7 +181,7 @@ func concatFrames(args starlark.Tuple) (starlark.Value, error) {
 		if !ok {
 			return nil, fmt.Errorf("argument %d is %s; want a frame", i+1, a.Type())
 		}
-		dfs[i] = f.df
+		dfs[i] = f.DataFrame()
 		if f.hasColumn(SimulatedColumn) {
 			withSim++
 		}
@@ -204,7 +204,7 @@ func frameRowsMethod(f *Frame, thread *starlark.Thread, b *starlark.Builtin, arg
 	if err := noArgs(b, args, kwargs); err != nil {
 		return nil, err
 	}
-	cols := table.ReadAll(f.df)
+	cols := table.ReadAll(f.DataFrame())
 	rows := make([]starlark.Value, f.Len())
 	for i := range rows {
 		rows[i] = rowDict(cols, i)
@@ -229,7 +229,7 @@ func frameSelect(f *Frame, thread *starlark.Thread, b *starlark.Builtin, args st
 func pickColumns(f *Frame, want []string) (starlark.Value, error) {
 	cols := make([]*table.Column, len(want))
 	for i, name := range want {
-		c, err := table.Read(f.df, name)
+		c, err := table.Read(f.DataFrame(), name)
 		if err != nil {
 			return nil, err
 		}
@@ -251,11 +251,11 @@ func frameDrop(f *Frame, thread *starlark.Thread, b *starlark.Builtin, args star
 			return nil, fmt.Errorf("the %q column says whether rows are simulated and cannot be dropped", SimulatedColumn)
 		}
 		if !f.hasColumn(name) {
-			return nil, fmt.Errorf("no column %q; columns are %v", name, f.df.Names())
+			return nil, fmt.Errorf("no column %q; columns are %v", name, f.DataFrame().Names())
 		}
 	}
 	var keep []string
-	for _, name := range f.df.Names() {
+	for _, name := range f.DataFrame().Names() {
 		if !slices.Contains(drop, name) {
 			keep = append(keep, name)
 		}
@@ -289,7 +289,7 @@ func frameFilter(f *Frame, thread *starlark.Thread, b *starlark.Builtin, args st
 			fn = c
 			continue
 		}
-		col, err := table.Read(f.df, name)
+		col, err := table.Read(f.DataFrame(), name)
 		if err != nil {
 			return nil, err
 		}
@@ -306,7 +306,7 @@ func frameFilter(f *Frame, thread *starlark.Thread, b *starlark.Builtin, args st
 		}
 	}
 	if fn != nil {
-		cols := table.ReadAll(f.df)
+		cols := table.ReadAll(f.DataFrame())
 		for i := range keep {
 			if !keep[i] {
 				continue
@@ -327,7 +327,7 @@ func frameFilter(f *Frame, thread *starlark.Thread, b *starlark.Builtin, args st
 			idx = append(idx, i)
 		}
 	}
-	return result(table.Take(f.df, idx))
+	return result(table.Take(f.DataFrame(), idx))
 }
 
 // condition reads a filter value: v (==), [v1, v2] (in) or (op, v).
@@ -382,7 +382,7 @@ func frameSort(f *Frame, thread *starlark.Thread, b *starlark.Builtin, args star
 		}
 		keys[i] = table.SortKey{Column: name, Desc: minus != reverse}
 	}
-	return result(table.Sort(runtime.Context(thread), f.df, keys))
+	return result(table.Sort(runtime.Context(thread), f.DataFrame(), keys))
 }
 
 func frameHead(f *Frame, thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -409,7 +409,7 @@ func headTail(f *Frame, b *starlark.Builtin, args starlark.Tuple, kwargs []starl
 			idx[i] = f.Len() - n + i
 		}
 	}
-	return result(table.Take(f.df, idx))
+	return result(table.Take(f.DataFrame(), idx))
 }
 
 func frameUnique(f *Frame, thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -417,7 +417,7 @@ func frameUnique(f *Frame, thread *starlark.Thread, b *starlark.Builtin, args st
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "column", &name); err != nil {
 		return nil, err
 	}
-	c, err := table.Read(f.df, name)
+	c, err := table.Read(f.DataFrame(), name)
 	if err != nil {
 		return nil, err
 	}
@@ -428,7 +428,7 @@ func frameRename(f *Frame, thread *starlark.Thread, b *starlark.Builtin, args st
 	if len(args) > 0 {
 		return nil, fmt.Errorf("rename takes keywords old=\"new\", e.g. rename(iops=\"IOPS\")")
 	}
-	cols := table.ReadAll(f.df)
+	cols := table.ReadAll(f.DataFrame())
 	for _, kv := range kwargs {
 		old := string(kv[0].(starlark.String))
 		name, ok := starlark.AsString(kv[1])
@@ -440,7 +440,7 @@ func frameRename(f *Frame, thread *starlark.Thread, b *starlark.Builtin, args st
 		}
 		i := slices.IndexFunc(cols, func(c *table.Column) bool { return c.Name == old })
 		if i < 0 {
-			return nil, fmt.Errorf("no column %q; columns are %v", old, f.df.Names())
+			return nil, fmt.Errorf("no column %q; columns are %v", old, f.DataFrame().Names())
 		}
 		cols[i].Name = name
 	}
@@ -487,7 +487,7 @@ func withColumn(thread *starlark.Thread, f *Frame, name string, value starlark.V
 			vals[i] = v.Index(i)
 		}
 	case starlark.Callable:
-		cols := table.ReadAll(f.df)
+		cols := table.ReadAll(f.DataFrame())
 		for i := range vals {
 			if err := runtime.Context(thread).Err(); err != nil {
 				return dataframe.DataFrame{}, err
@@ -516,7 +516,7 @@ func withColumn(thread *starlark.Thread, f *Frame, name string, value starlark.V
 	if err != nil {
 		return dataframe.DataFrame{}, err
 	}
-	cols := table.ReadAll(f.df)
+	cols := table.ReadAll(f.DataFrame())
 	c := table.FromSeries(newCol.Col(name))
 	if n == 0 {
 		c = table.NAColumn(name, table.Float, 0)
@@ -542,7 +542,7 @@ func frameJoin(f *Frame, thread *starlark.Thread, b *starlark.Builtin, args star
 	if f.hasColumn(SimulatedColumn) && !slices.Contains(on, SimulatedColumn) {
 		on = append(on, SimulatedColumn) // simulated rows join only simulated rows
 	}
-	return result(table.Join(runtime.Context(thread), f.df, other.df, on, how))
+	return result(table.Join(runtime.Context(thread), f.DataFrame(), other.DataFrame(), on, how))
 }
 
 func framePivot(f *Frame, thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -556,7 +556,7 @@ func framePivot(f *Frame, thread *starlark.Thread, b *starlark.Builtin, args sta
 	if err != nil {
 		return nil, err
 	}
-	df, err := table.Pivot(runtime.Context(thread), f.df, index, columns, values, agg, policy)
+	df, err := table.Pivot(runtime.Context(thread), f.DataFrame(), index, columns, values, agg, policy)
 	if err != nil {
 		return nil, err
 	}
@@ -590,7 +590,7 @@ func frameDescribe(f *Frame, thread *starlark.Thread, b *starlark.Builtin, args 
 	if err := noArgs(b, args, kwargs); err != nil {
 		return nil, err
 	}
-	df, err := table.Describe(f.df)
+	df, err := table.Describe(f.DataFrame())
 	if err != nil {
 		return nil, err
 	}
@@ -619,15 +619,15 @@ func frameShow(f *Frame, thread *starlark.Thread, b *starlark.Builtin, args star
 }
 
 func frameToCSV(f *Frame, thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	return writeOut(f, thread, b, args, kwargs, func(w *bytes.Buffer) error { return table.WriteCSV(w, f.df) })
+	return writeOut(f, thread, b, args, kwargs, func(w *bytes.Buffer) error { return table.WriteCSV(w, f.DataFrame()) })
 }
 
 func frameToJSON(f *Frame, thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	return writeOut(f, thread, b, args, kwargs, func(w *bytes.Buffer) error { return table.WriteJSON(w, f.df) })
+	return writeOut(f, thread, b, args, kwargs, func(w *bytes.Buffer) error { return table.WriteJSON(w, f.DataFrame()) })
 }
 
 func frameToMarkdown(f *Frame, thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	return writeOut(f, thread, b, args, kwargs, func(w *bytes.Buffer) error { return table.Markdown(w, f.df) })
+	return writeOut(f, thread, b, args, kwargs, func(w *bytes.Buffer) error { return table.Markdown(w, f.DataFrame()) })
 }
 
 // writeOut returns the text render makes, or writes it to path and returns the path.
@@ -667,7 +667,7 @@ func frameGroupBy(f *Frame, thread *starlark.Thread, b *starlark.Builtin, args s
 	if err != nil {
 		return nil, err
 	}
-	g, err := table.GroupBy(runtime.Context(thread), f.df, keys...)
+	g, err := table.GroupBy(runtime.Context(thread), f.DataFrame(), keys...)
 	if err != nil {
 		return nil, err
 	}
@@ -705,7 +705,7 @@ func (g *Groups) Iterate() starlark.Iterator {
 		for k, c := range keys {
 			key[k] = cell(c, i)
 		}
-		df, err := table.Take(g.frame.df, idx)
+		df, err := table.Take(g.frame.DataFrame(), idx)
 		if err != nil {
 			continue
 		}
@@ -763,7 +763,7 @@ func groupsAgg(g *Groups, thread *starlark.Thread, b *starlark.Builtin, args sta
 		}
 	}
 	for _, s := range stats {
-		for _, c := range table.ReadAll(g.frame.df) {
+		for _, c := range table.ReadAll(g.frame.DataFrame()) {
 			if (c.Numeric() || s == "count") && !slices.Contains(g.keys, c.Name) && c.Name != SimulatedColumn {
 				aggs = append(aggs, table.Agg{Column: c.Name, Stat: s})
 			}

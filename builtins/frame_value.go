@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/go-gota/gota/dataframe"
 	"go.starlark.net/starlark"
@@ -29,6 +30,9 @@ type Frame struct {
 	// runs are the results fio.run made the frame of, so that a campaign
 	// stores them without reading the frame back; nil for other frames.
 	runs []*fio.Result
+	// built makes df of runs when the frame is first read: a campaign
+	// stores fio.run's results without ever reading its frame.
+	built sync.Once
 }
 
 // SimulatedColumn names the bool column that says whether a row is simulated.
@@ -50,35 +54,52 @@ func NewFrameWithNotes(df dataframe.DataFrame, notes []string) *Frame {
 	return &Frame{df: df, notes: notes}
 }
 
-// newRunFrame returns the frame fio.run makes of its results (ResultFrame).
-func newRunFrame(df dataframe.DataFrame, notes []string, runs []*fio.Result) *Frame {
-	return &Frame{df: df, notes: notes, runs: runs}
+// newRunFrame returns the frame fio.run makes of its results: their
+// ResultFrame, built when the frame is first read.
+func newRunFrame(notes []string, runs []*fio.Result) *Frame {
+	return &Frame{notes: notes, runs: runs}
 }
 
 // Notes returns the data plane's notes of the runs behind the frame.
 func (f *Frame) Notes() []string { return f.notes }
 
 // DataFrame returns the frame's table.
-func (f *Frame) DataFrame() dataframe.DataFrame { return f.df }
+func (f *Frame) DataFrame() dataframe.DataFrame {
+	f.built.Do(func() {
+		if f.runs == nil {
+			return
+		}
+		// ResultFrame cannot fail on fio.run's results: its columns are the
+		// fixed ones and the distinct percentiles beyond them fio lists.
+		df, err := ResultFrame(f.runs...)
+		if err != nil {
+			df = dataframe.DataFrame{Err: fmt.Errorf("internal error: the frame of fio.run's results: %w", err)}
+		}
+		f.df = df
+	})
+	return f.df
+}
 
 // frameRows is how many rows str(frame) shows.
 const frameRows = 20
 
-func (f *Frame) String() string        { return strings.TrimSuffix(table.Text(f.df, frameRows), "\n") }
+func (f *Frame) String() string {
+	return strings.TrimSuffix(table.Text(f.DataFrame(), frameRows), "\n")
+}
 func (f *Frame) Type() string          { return "frame" }
 func (f *Frame) Freeze()               {}
-func (f *Frame) Truth() starlark.Bool  { return f.df.Nrow() > 0 }
+func (f *Frame) Truth() starlark.Bool  { return f.DataFrame().Nrow() > 0 }
 func (f *Frame) Hash() (uint32, error) { return 0, errUnhashable("frame") }
 
 // Len is the number of rows.
-func (f *Frame) Len() int { return f.df.Nrow() }
+func (f *Frame) Len() int { return f.DataFrame().Nrow() }
 
 // Index returns row i as a dict.
-func (f *Frame) Index(i int) starlark.Value { return rowDict(table.ReadAll(f.df), i) }
+func (f *Frame) Index(i int) starlark.Value { return rowDict(table.ReadAll(f.DataFrame()), i) }
 
 // Iterate yields the rows as dicts: `for row in f`.
 func (f *Frame) Iterate() starlark.Iterator {
-	cols := table.ReadAll(f.df)
+	cols := table.ReadAll(f.DataFrame())
 	return &rowIterator{cols: cols, n: f.Len()}
 }
 
@@ -102,7 +123,7 @@ func (it *rowIterator) Done() {}
 func (f *Frame) Get(k starlark.Value) (starlark.Value, bool, error) {
 	switch k := k.(type) {
 	case starlark.String:
-		c, err := table.Read(f.df, string(k))
+		c, err := table.Read(f.DataFrame(), string(k))
 		if err != nil {
 			return nil, false, err
 		}
@@ -124,7 +145,7 @@ func (f *Frame) Get(k starlark.Value) (starlark.Value, bool, error) {
 // Simulated reports whether any row is simulated, and whether rows mix
 // simulated and measured.
 func (f *Frame) Simulated() (any, mixed bool) {
-	c, err := table.Read(f.df, SimulatedColumn)
+	c, err := table.Read(f.DataFrame(), SimulatedColumn)
 	if err != nil || c.Kind != table.Bool {
 		return false, false
 	}
@@ -137,7 +158,7 @@ func (f *Frame) Simulated() (any, mixed bool) {
 	return any, any && !all
 }
 
-func (f *Frame) hasColumn(name string) bool { return slices.Contains(f.df.Names(), name) }
+func (f *Frame) hasColumn(name string) bool { return slices.Contains(f.DataFrame().Names(), name) }
 
 // toGo converts a Starlark cell value to a Go value for table.
 func toGo(v starlark.Value) (any, error) {
@@ -229,15 +250,15 @@ func (f *Frame) AttrNames() []string { return frameType.names() }
 func (f *Frame) Attr(name string) (starlark.Value, error) {
 	switch name {
 	case "columns":
-		names := f.df.Names()
+		names := f.DataFrame().Names()
 		vals := make([]starlark.Value, len(names))
 		for i, n := range names {
 			vals[i] = starlark.String(n)
 		}
 		return starlark.NewList(vals), nil
 	case "types":
-		d := starlark.NewDict(f.df.Ncol())
-		for _, c := range table.ReadAll(f.df) {
+		d := starlark.NewDict(f.DataFrame().Ncol())
+		for _, c := range table.ReadAll(f.DataFrame()) {
 			_ = d.SetKey(starlark.String(c.Name), starlark.String(c.Kind.String()))
 		}
 		return d, nil

@@ -598,11 +598,11 @@ func plotHockey(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 	// Order points by load: the label column when numeric, else throughput.
 	order := x
 	if name, _ := optString(c.label, "label", ""); name != "" {
-		if lc, err := table.Read(f.df, name); err == nil && lc.Numeric() {
+		if lc, err := table.Read(f.DataFrame(), name); err == nil && lc.Numeric() {
 			order = name
 		}
 	}
-	df, err := table.Sort(runtime.Context(thread), f.df, []table.SortKey{{Column: order}})
+	df, err := table.Sort(runtime.Context(thread), f.DataFrame(), []table.SortKey{{Column: order}})
 	if err != nil {
 		return nil, err
 	}
@@ -685,12 +685,12 @@ func plotHeatmap(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 	if err != nil {
 		return nil, err
 	}
-	if vc, err := table.Read(f.df, value); err != nil {
+	if vc, err := table.Read(f.DataFrame(), value); err != nil {
 		return nil, err
 	} else if err := checkFinite(vc, nil); err != nil {
 		return nil, err
 	}
-	wide, err := table.Pivot(runtime.Context(thread), f.df, []string{y}, x, value, agg, table.Propagate)
+	wide, err := table.Pivot(runtime.Context(thread), f.DataFrame(), []string{y}, x, value, agg, table.Propagate)
 	if err != nil {
 		return nil, err
 	}
@@ -740,7 +740,7 @@ func plotFacets(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 	if _, mixed := f.Simulated(); mixed {
 		return nil, errMixed
 	}
-	g, err := table.GroupBy(runtime.Context(thread), f.df, by)
+	g, err := table.GroupBy(runtime.Context(thread), f.DataFrame(), by)
 	if err != nil {
 		return nil, err
 	}
@@ -751,7 +751,7 @@ func plotFacets(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 		if err := runtime.Context(thread).Err(); err != nil {
 			return nil, err
 		}
-		sub, err := table.Take(f.df, rows)
+		sub, err := table.Take(f.DataFrame(), rows)
 		if err != nil {
 			return nil, err
 		}
@@ -794,10 +794,10 @@ func checkFinite(c, by *table.Column) error {
 
 // xyColumns reads the x and y columns of f.
 func xyColumns(f *Frame, x, y string) (xc, yc *table.Column, err error) {
-	if xc, err = table.Read(f.df, x); err != nil {
+	if xc, err = table.Read(f.DataFrame(), x); err != nil {
 		return nil, nil, err
 	}
-	if yc, err = table.Read(f.df, y); err != nil {
+	if yc, err = table.Read(f.DataFrame(), y); err != nil {
 		return nil, nil, err
 	}
 	return xc, yc, nil
@@ -808,5 +808,5 @@ func optionalColumn(f *Frame, name string) (*table.Column, error) {
 	if name == "" {
 		return nil, nil
 	}
-	return table.Read(f.df, name)
+	return table.Read(f.DataFrame(), name)
 }

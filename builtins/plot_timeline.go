@@ -92,7 +92,7 @@ func eventsOf(f *Frame) ([]fio.Event, error) {
 		return nil, fmt.Errorf("events frame: %w", err)
 	}
 	var detail *table.Column
-	if slices.Contains(f.df.Names(), "detail") {
+	if slices.Contains(f.DataFrame().Names(), "detail") {
 		if detail, err = optionalColumn(f, "detail"); err != nil {
 			return nil, err
 		}

@@ -12,7 +12,7 @@ import (
 // TestRunFramesStoreAsTheirTable: the result a campaign stores of fio.run's
 // frame, taken from the runs behind it, is the one it would read from the
 // frame's table: measured and simulated rows, missing latencies, job names,
-// several repeats.
+// several repeats; and the table, built only when read, is ResultFrame's.
 func TestRunFramesStoreAsTheirTable(t *testing.T) {
 	nan := math.NaN()
 	measured := []*fio.Result{
@@ -34,9 +34,14 @@ func TestRunFramesStoreAsTheirTable(t *testing.T) {
 		}
 		notes := []string{"a note"}
 		want, wantErr := campaign.ResultOf(frameRecords(NewFrameWithNotes(df, notes)), tc.simulated, false, notes)
-		got, gotErr := resultOf(newRunFrame(df, notes, tc.runs), tc.simulated)
+		frame := newRunFrame(notes, tc.runs)
+		got, gotErr := resultOf(frame, tc.simulated)
 		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) {
 			t.Errorf("simulated=%v:\nfrom the runs  %+v, %v\nfrom the table %+v, %v", tc.simulated, got, gotErr, want, wantErr)
+		}
+		// The table, built when first read, is the runs' ResultFrame.
+		if got, want := frame.DataFrame(), df; got.Err != nil || fmt.Sprint(got.Names(), got.Records()) != fmt.Sprint(want.Names(), want.Records()) {
+			t.Errorf("simulated=%v: the frame's table\n%v (%v)\nwant\n%v", tc.simulated, got, got.Err, want)
 		}
 	}
 }

@@ -80,6 +80,9 @@ func ResultOf(records []Record, simulated, strict bool, notes []string) (*fio.Re
 // or "all" are the aggregates.
 func ResultOfRows(rows []fio.Row, simulated bool, notes []string) (*fio.Result, error) {
 	res := &fio.Result{Simulated: simulated, Notes: notes}
+	if n := len(rows) - aggregateRows(rows); n > 0 {
+		res.Rows = make([]fio.Row, 0, n)
+	}
 	for i, row := range rows {
 		if row.Simulated != simulated {
 			return nil, fmt.Errorf("workload result row %d is %s but this session's results are %s; simulated and measured results never mix",
@@ -99,6 +102,17 @@ func ResultOfRows(rows []fio.Row, simulated bool, notes []string) (*fio.Result, 
 		return nil, fmt.Errorf("workload results have no aggregate row (worker \"\" or \"all\"); a campaign stores one per direction")
 	}
 	return res, nil
+}
+
+// aggregateRows counts the aggregates of rows (worker "" or "all").
+func aggregateRows(rows []fio.Row) int {
+	n := 0
+	for _, row := range rows {
+		if row.Worker == "" || row.Worker == "all" {
+			n++
+		}
+	}
+	return n
 }
 
 func kind(simulated bool) string {
