@@ -13,10 +13,12 @@ import (
 
 // Host metrics the HCIBench summary reads: the hosts' CPU (as
 // vsphere.host_metrics names it) and vSAN's own CPU, when a campaign's
-// metrics function gives it under this name.
+// metrics function gives it under VSANCPUMetric or as the vSAN
+// performance service names it (vsphere.vsan_metrics, VSANPerfCPUMetric).
 const (
-	HostCPUMetric = "cpu_percent"
-	VSANCPUMetric = "vsan_cpu_percent"
+	HostCPUMetric     = "cpu_percent"
+	VSANCPUMetric     = "vsan_cpu_percent"
+	VSANPerfCPUMetric = "vsan.cpu.usedPct"
 )
 
 // HCIRow is one cell and workload summed up as HCIBench's results table
@@ -69,7 +71,7 @@ func HCIBench(aggs []store.Aggregate, hostMeans map[store.RunKey]map[string]floa
 			if v, ok := hostMeans[k][HostCPUMetric]; ok {
 				cpu = append(cpu, v)
 			}
-			if v, ok := hostMeans[k][VSANCPUMetric]; ok {
+			if v, ok := vsanCPU(hostMeans[k]); ok {
 				vsan = append(vsan, v)
 			}
 		}
@@ -78,6 +80,16 @@ func HCIBench(aggs []store.Aggregate, hostMeans map[store.RunKey]map[string]floa
 			ReadP95Us: measuredMean(rp95), WriteP95Us: measuredMean(wp95), CPUPercent: measuredMean(cpu), VSANCPUPercent: measuredMean(vsan)})
 	}
 	return out
+}
+
+// vsanCPU is a run's vSAN CPU among its host metric means, under our name
+// or the vSAN performance service's.
+func vsanCPU(means map[string]float64) (float64, bool) {
+	if v, ok := means[VSANCPUMetric]; ok {
+		return v, true
+	}
+	v, ok := means[VSANPerfCPUMetric]
+	return v, ok
 }
 
 // totals are a run's IOPS and MB/s over its directions: reads plus writes
