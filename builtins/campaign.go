@@ -376,7 +376,20 @@ func (c *campaignValue) plan(ctx context.Context, s *runtime.Session) (*campaign
 	if err != nil {
 		return nil, err
 	}
-	return campaign.StoredPlan(ctx, &c.spec, path, s.Fresh, s.RerunFailed)
+	// --plan runs on the simulator whatever --target says; the plan is
+	// for the target the real run would use.
+	simulated := target.Kind(s.Target) == target.Embedded
+	if !s.Plan {
+		if simulated, err = sessionSimulated(s); err != nil {
+			return nil, err
+		}
+	}
+	p, err := campaign.StoredPlan(ctx, &c.spec, path, s.Fresh, s.RerunFailed)
+	if err != nil {
+		return nil, err
+	}
+	p.Simulated = simulated
+	return p, nil
 }
 
 func (c *campaignValue) planMethod(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

@@ -89,7 +89,7 @@ fail("the script went on after the plan")
 		t.Fatalf("want the script stopped with the plan printed, got %v", backtrace(err))
 	}
 	for _, want := range []string{"4 cells x 1 workloads x 2 repeats = 8 runs", "changes: policy 2, compression 3",
-		"estimated duration: 1h16m30s (changes 1h0m30s, preparation 0s, runs 16m0s)"} {
+		"estimated duration on a real cluster: 1h16m30s (changes 1h0m30s, preparation 0s, runs 16m0s); simulated here on a virtual clock, in seconds"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("plan lacks %q:\n%s", want, out)
 		}

@@ -385,13 +385,21 @@ func TestValidateSaysWhatIsWrong(t *testing.T) {
 
 func TestPlanWriteShowsOrderChangesAndEstimate(t *testing.T) {
 	var b bytes.Buffer
-	NewPlan(matrix16(), nil, false, nil).Write(&b)
+	plan := NewPlan(matrix16(), nil, false, nil)
+	plan.Write(&b)
 	out := b.String()
 	for _, want := range []string{"16 cells x 2 workloads x 2 repeats = 64 runs", "policy raid1 -> raid6", "prepare disks",
-		"changes: policy 2, rdma 3, compression 5, uplink 9", "estimated duration: 2h28m35s"} {
+		"changes: policy 2, rdma 3, compression 5, uplink 9", "estimated duration on this target: 2h28m35s"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("plan lacks %q:\n%s", want, out)
 		}
+	}
+	// On the embedded default the estimate is a real cluster's, and says so.
+	b.Reset()
+	plan.Simulated = true
+	plan.Write(&b)
+	if want := "estimated duration on a real cluster: 2h28m35s"; !strings.Contains(b.String(), want) || !strings.Contains(b.String(), "simulated here on a virtual clock") {
+		t.Errorf("a simulated plan lacks %q and what it takes here:\n%s", want, b.String())
 	}
 }
 

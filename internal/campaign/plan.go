@@ -31,6 +31,9 @@ type Plan struct {
 	// Total counts the planned runs; Stored those already in the store, of
 	// which Failed failed (kept unless --rerun-failed).
 	Total, Stored, Failed int
+	// Simulated says the plan runs on the embedded default: its estimate
+	// is then what the runs would take on a real cluster, not here.
+	Simulated bool
 }
 
 // Pair names one workload of one cell.
@@ -210,8 +213,12 @@ func (p *Plan) Write(w io.Writer) {
 	if !e.RunsKnown {
 		runs += " + runs of unknown duration (give workloads duration=)"
 	}
-	fmt.Fprintf(w, "estimated duration: %s (changes %s, preparation %s, runs %s)\n",
-		e.Total().Round(time.Second), e.Changes.Round(time.Second), e.Prepare.Round(time.Second), runs)
+	where, after := "this target", ""
+	if p.Simulated {
+		where, after = "a real cluster", "; simulated here on a virtual clock, in seconds"
+	}
+	fmt.Fprintf(w, "estimated duration on %s: %s (changes %s, preparation %s, runs %s)%s\n",
+		where, e.Total().Round(time.Second), e.Changes.Round(time.Second), e.Prepare.Round(time.Second), runs, after)
 }
 
 func seconds(f float64) string {

@@ -63,6 +63,7 @@ func Run(ctx context.Context, spec *Spec, opt RunOptions) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
+	plan.Simulated = opt.Simulated
 	var printed strings.Builder
 	plan.Write(&printed)
 	session, err := st.BeginSession(ctx, opt.Origin.Provenance(ctx, printed.String()))
