@@ -115,8 +115,8 @@ func (e *Engine) Execute(ctx context.Context, plan *Plan) (sum Summary, err erro
 	for i, c := range plan.Cells {
 		cells[i] = e.Spec.StoreCell(c, i)
 	}
-	e.Progress.Start(e.Spec.Name, plan.Total, plan.Stored, perRun(plan))
-	e.Observer.CampaignStarted(e.Spec.Name, e.Store.Simulated, plan.Total, plan.Stored)
+	e.Progress.Start(e.Spec.Name, plan.Total, plan.Kept(), perRun(plan))
+	e.Observer.CampaignStarted(e.Spec.Name, e.Store.Simulated, plan.Total, plan.Kept())
 	// Every way out from here stops the progress display (its ticker too):
 	// finish on success, stopped otherwise.
 	err = e.Store.SaveCells(ctx, cells)
@@ -277,7 +277,7 @@ func (e *Engine) stopped(ctx context.Context, sum *Summary, plan *Plan, cause er
 	if ctx.Err() != nil {
 		e.Progress.Stop("campaign %s interrupted: %d runs done now; restoring settings", e.Spec.Name, sum.Ran)
 		return fmt.Errorf("%w after %d of %d runs (%w); settings restored; run the script again to resume",
-			ErrInterrupted, plan.Stored+sum.Ran, plan.Total, ctx.Err())
+			ErrInterrupted, plan.Kept()+sum.Ran, plan.Total, ctx.Err())
 	}
 	e.Progress.Stop("campaign %s stopped: %v", e.Spec.Name, cause)
 	return cause

@@ -294,9 +294,13 @@ func TestFailedRunsKeptThenRerun(t *testing.T) {
 		t.Fatalf("without --rerun-failed %d runs ran, want 0", sum.Ran)
 	}
 	c.ranUnder = nil
-	sum, err, _ = execute(t, context.Background(), path, s, c, store.Options{Simulated: true}, true)
+	sum, err, out = execute(t, context.Background(), path, s, c, store.Options{Simulated: true}, true)
 	if err != nil || sum.Ran != 1 || sum.Failed != 0 {
 		t.Fatalf("rerun-failed: %+v %v", sum, err)
+	}
+	// The run again counts as the last of the 64, not the 65th.
+	if !strings.Contains(out, "63 of 64 runs stored, 1 to run") || !strings.Contains(out, "run 64/64 ok") {
+		t.Errorf("rerun-failed's progress does not count the failed run as the one to do:\n%s", out)
 	}
 	assertRanUnderTheirCells(t, c, 1)
 	if done := storedRuns(t, path); done[bad] != store.StatusOK || len(done) != 64 {

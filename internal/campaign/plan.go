@@ -98,6 +98,10 @@ func NewPlan(s *Spec, done map[store.RunKey]string, rerunFailed bool, extra map[
 	return p
 }
 
+// Kept counts the stored runs the plan does not run again (failed ones
+// are run again under --rerun-failed).
+func (p *Plan) Kept() int { return p.Total - p.Pending() }
+
 // Pending counts the runs left to do.
 func (p *Plan) Pending() int {
 	n := 0

@@ -88,6 +88,9 @@ func ResultOfRows(rows []fio.Row, simulated bool, notes []string) (*fio.Result, 
 			return nil, fmt.Errorf("workload result row %d is %s but this session's results are %s; simulated and measured results never mix",
 				i+1, kind(row.Simulated), kind(simulated))
 		}
+		if err := checkFinite(row); err != nil {
+			return nil, fmt.Errorf("workload result row %d: %w", i+1, err)
+		}
 		if row.Job == "all" {
 			row.Job = ""
 		}
@@ -102,6 +105,23 @@ func ResultOfRows(rows []fio.Row, simulated bool, notes []string) (*fio.Result, 
 		return nil, fmt.Errorf("workload results have no aggregate row (worker \"\" or \"all\"); a campaign stores one per direction")
 	}
 	return res, nil
+}
+
+// checkFinite refuses a row with a metric no measurement can give: an
+// infinite value or a negative one (NaN is a metric not measured).
+func checkFinite(row fio.Row) error {
+	for _, k := range RowMetrics {
+		var v float64
+		if k == "errors" {
+			v = float64(row.Errors)
+		} else {
+			v = *rowNumber(&row, k)
+		}
+		if math.IsInf(v, 0) || v < 0 {
+			return fmt.Errorf("%s is %g: a measurement gives a finite number >= 0 (find what produced it; a metric not measured is left out)", k, v)
+		}
+	}
+	return nil
 }
 
 // aggregateRows counts the aggregates of rows (worker "" or "all").
@@ -136,6 +156,9 @@ func rowOf(fields Record, keys []string, simulated, strict bool) (fio.Row, error
 			f, ok := asFloat(v)
 			if !ok {
 				return row, fmt.Errorf("%s is a %s; want a number", k, typeName(v))
+			}
+			if math.IsNaN(f) && strict {
+				return row, fmt.Errorf("%s is NaN; give a number, or leave %s out when it was not measured", k, k)
 			}
 			if k == "errors" {
 				row.Errors = int(f)

@@ -33,10 +33,19 @@ func TestResultOfShapesRows(t *testing.T) {
 		{Record{"iops": 1.0, "simulated": false}, false, "measured but this session's results are simulated"},
 		{Record{"worker": "w1", "iops": 1.0}, false, "no aggregate row"},
 		{Record{"direction": Other("list")}, false, "direction is a list; want a string"},
+		// Values no measurement gives fail the run, naming the metric.
+		{Record{"iops": math.Inf(1)}, false, "iops is +Inf: a measurement gives a finite number >= 0"},
+		{Record{"iops": 5.0, "p99_us": -1.0}, false, "p99_us is -1: a measurement gives a finite number >= 0"},
+		{Record{"iops": 5.0, "errors": int64(-2)}, false, "errors is -2"},
+		{Record{"iops": math.NaN()}, true, "iops is NaN; give a number, or leave iops out"},
 	} {
 		if _, err := ResultOf([]Record{tc.rec}, true, tc.strict, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: err = %v, want %q", tc.rec, err, tc.want)
 		}
+	}
+	// A frame's NaN is a metric not measured (a frame has no missing keys).
+	if res, err := ResultOf([]Record{{"iops": 1.0, "p99_us": math.NaN()}}, true, false, nil); err != nil || !math.IsNaN(res.Aggregate[0].P99Us) {
+		t.Errorf("a frame's NaN: %v, %v; want it kept as not measured", res, err)
 	}
 	// A frame's extra columns are kept out of the row, not refused.
 	if _, err := ResultOf([]Record{{"iops": 1.0, "bs": "4k"}}, true, false, nil); err != nil {
