@@ -496,7 +496,12 @@ func sessionSimulated(s *runtime.Session) (bool, error) {
 func (c *campaignValue) origin(s *runtime.Session, simulated bool) campaign.Origin {
 	o := campaign.Origin{Script: s.Script, Sets: s.Set, Target: s.Target, Testbed: s.Testbed, Simulated: simulated}
 	if t := openedTarget(s); t != nil {
-		o.VSphere = t.VSphere
+		// The cluster the script connected to (vsphere.connect(testbed=...)
+		// picks its own), not the command line's default.
+		o.VSphere, o.Target, o.Testbed = t.VSphere, string(t.Kind), ""
+		if t.Testbed != nil {
+			o.Testbed = t.Testbed.Name
+		}
 	}
 	// Parsing only finds the files (resolve errors, with no predeclared
 	// names given, do not matter); the script already ran this far.
