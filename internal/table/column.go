@@ -1,7 +1,7 @@
 // Package table holds fast, correct table operations over gota DataFrames:
 // typed column access, group-by and aggregation, sorting, pivots, joins and
 // text output. gota stays the frame type; this package replaces its slow or
-// wrong hot paths (see STACK-NOTES.md).
+// wrong hot paths.
 package table
 
 import (
