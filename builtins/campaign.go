@@ -217,7 +217,8 @@ func campaignWorkload(thread *starlark.Thread, b *starlark.Builtin, args starlar
 	if duration == starlark.None {
 		seconds = workloadSeconds(run) + workloadSeconds(warmup)
 	}
-	return &workloadValue{spec: campaign.Workload{Name: name, Seconds: seconds}, run: run, warmup: warmup}, nil
+	spec := campaign.Workload{Name: name, Seconds: seconds, Definition: workloadDefinition(run, warmup)}
+	return &workloadValue{spec: spec, run: run, warmup: warmup}, nil
 }
 
 // campaignValue is the Starlark handle of a declared campaign.

@@ -59,6 +59,9 @@ func Run(ctx context.Context, spec *Spec, opt RunOptions) (Summary, error) {
 	if opt.Opened != nil {
 		opt.Opened()
 	}
+	if err := checkDefinitions(ctx, spec, st); err != nil {
+		return Summary{}, err
+	}
 	plan, err := PlanFrom(ctx, spec, st, opt.RerunFailed)
 	if err != nil {
 		return Summary{}, err

@@ -36,6 +36,9 @@ type Workload struct {
 	Name string
 	// Seconds is the estimated duration of one run (warm-up included); 0 when unknown.
 	Seconds float64
+	// Definition is what the workload runs (a job's options, a function's
+	// source): a resume refuses stored runs of a workload defined otherwise.
+	Definition string
 }
 
 // Spec is a campaign as declared.

@@ -154,6 +154,17 @@ CREATE TABLE samples (
 );
 CREATE INDEX samples_run ON samples(run_id);
 `,
+	// v7: what each workload was when its runs were stored (a job's
+	// options, a function's source), so that a resume notices a change.
+	`
+CREATE TABLE definitions (
+	kind   TEXT NOT NULL,
+	name   TEXT NOT NULL,
+	sha256 TEXT NOT NULL,
+	text   TEXT NOT NULL,
+	PRIMARY KEY (kind, name)
+);
+`,
 }
 
 // SchemaVersion is the schema version this build writes.
