@@ -18,6 +18,7 @@ import (
 
 	"starbench/internal/campaign"
 	"starbench/internal/fio"
+	"starbench/internal/model"
 	"starbench/internal/progress"
 	"starbench/internal/runtime"
 	"starbench/internal/store"
@@ -30,8 +31,8 @@ func NewCampaignModule(deps Deps) *runtime.Module {
 		Name: "campaign",
 		Doc:  "matrices of cluster settings, repeated and stored",
 		Members: []runtime.Member{
-			{Name: "factor", Params: "(name, levels, apply, cost=\"cheap\", invalidates_prep=False, restore=None)",
-				Doc: "a cluster setting to vary: apply(level) sets it and returns the setting it replaced", Fn: campaignFactor},
+			{Name: "factor", Params: "(name, levels, apply, cost=\"cheap\", invalidates_prep=False, restore=None, kind=\"setting\")",
+				Doc: "a cluster setting to vary: apply(level) sets it and returns the setting it replaced; levels keep their type (int, float, bool, text) and order in frames and reports; kind=\"load\" marks a load such as iodepth or VMs, which reports draw curves over instead of ranking", Fn: campaignFactor},
 			{Name: "workload", Params: "(name, run, duration=None, warmup=None)",
 				Doc: "a measurement: run is a fio.job or fio.workload (run on the campaign's workers; duration defaults to its runtime) or a callable returning results", Fn: campaignWorkload},
 			{Name: "new", Params: "(name, factors=[], workloads=[], repeat=1, workers=None, prepare=None, prepare_cost=None, metrics=None, cv_threshold=0.05, rerun_high_cv=False)",
@@ -60,7 +61,7 @@ func (f *factorValue) Freeze()               {}
 func (f *factorValue) Truth() starlark.Bool  { return starlark.True }
 func (f *factorValue) Hash() (uint32, error) { return 0, errUnhashable("campaign.factor") }
 func (f *factorValue) AttrNames() []string {
-	return []string{"cost", "invalidates_prep", "levels", "name"}
+	return []string{"cost", "invalidates_prep", "kind", "levels", "name"}
 }
 
 func (f *factorValue) Attr(name string) (starlark.Value, error) {
@@ -73,6 +74,11 @@ func (f *factorValue) Attr(name string) (starlark.Value, error) {
 		return starlark.Float(f.spec.Cost), nil
 	case "invalidates_prep":
 		return starlark.Bool(f.invalidatesPrep), nil
+	case "kind":
+		if f.spec.Load {
+			return starlark.String(kindLoad), nil
+		}
+		return starlark.String(kindSetting), nil
 	}
 	return nil, nil
 }
@@ -83,9 +89,10 @@ func campaignFactor(thread *starlark.Thread, b *starlark.Builtin, args starlark.
 	var apply starlark.Callable
 	var cost starlark.Value = starlark.String("cheap")
 	var invalidates bool
+	kind := kindSetting
 	var restore starlark.Value = starlark.None
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "levels", &levels, "apply", &apply,
-		"cost?", &cost, "invalidates_prep?", &invalidates, "restore?", &restore); err != nil {
+		"cost?", &cost, "invalidates_prep?", &invalidates, "restore?", &restore, "kind?", &kind); err != nil {
 		return nil, err
 	}
 	if err := campaign.CheckFactorName(name); err != nil {
@@ -95,8 +102,12 @@ func campaignFactor(thread *starlark.Thread, b *starlark.Builtin, args starlark.
 	if err != nil {
 		return nil, fmt.Errorf("factor %q: %w", name, err)
 	}
+	if kind != kindSetting && kind != kindLoad {
+		return nil, fmt.Errorf("factor %q has kind %q; want %q (a cluster setting) or %q (a load such as iodepth or VMs)", name, kind, kindSetting, kindLoad)
+	}
+	load := kind == kindLoad
 	f := &factorValue{apply: apply, costArg: cost, invalidatesPrep: invalidates,
-		spec: campaign.Factor{Name: name, Cost: seconds, InvalidatesPrep: invalidates}}
+		spec: campaign.Factor{Name: name, Cost: seconds, InvalidatesPrep: invalidates, Load: load}}
 	if restore != starlark.None {
 		r, ok := restore.(starlark.Callable)
 		if !ok {
@@ -111,8 +122,45 @@ func campaignFactor(thread *starlark.Thread, b *starlark.Builtin, args starlark.
 	if len(f.levels) == 0 {
 		return nil, fmt.Errorf("factor %q has no levels; want a list such as [False, True]", name)
 	}
+	f.spec.LevelType = levelType(f.levels)
+	if load && f.spec.LevelType != store.LevelInt && f.spec.LevelType != store.LevelFloat {
+		i := slices.IndexFunc(f.levels, func(v starlark.Value) bool { _, ok := starlark.AsFloat(v); return !ok })
+		return nil, fmt.Errorf("factor %q is a load (kind=\"load\") but level %s is a %s; a load's levels are numbers, such as iodepth [1, 4, 16, 64]",
+			name, f.levels[i].String(), f.levels[i].Type())
+	}
 	return f, nil
 }
+
+// levelType is the type a factor's levels share, as the store keeps it:
+// int, float (ints and floats mixed), bool, or text for anything else.
+func levelType(levels []starlark.Value) string {
+	ints, floats, bools := 0, 0, 0
+	for _, v := range levels {
+		switch v.(type) {
+		case starlark.Int:
+			ints++
+		case starlark.Float:
+			floats++
+		case starlark.Bool:
+			bools++
+		}
+	}
+	switch len(levels) {
+	case ints:
+		return store.LevelInt
+	case ints + floats:
+		return store.LevelFloat
+	case bools:
+		return store.LevelBool
+	}
+	return store.LevelText
+}
+
+// Factor kinds: a cluster setting, or a load the campaign sweeps.
+const (
+	kindSetting = "setting"
+	kindLoad    = "load"
+)
 
 // costSeconds reads a change cost: seconds, a duration ("90s", "30m") or a
 // named cost (campaign.NamedCosts).
@@ -495,7 +543,7 @@ func sessionSimulated(s *runtime.Session) (bool, error) {
 
 // origin says where this session's results come from.
 func (c *campaignValue) origin(s *runtime.Session, simulated bool) campaign.Origin {
-	o := campaign.Origin{Script: s.Script, Sets: s.Set, Target: s.Target, Testbed: s.Testbed, Simulated: simulated}
+	o := campaign.Origin{Script: s.Script, Sets: s.Set, Target: s.Target, Testbed: s.Testbed, Simulated: simulated, Model: model.Version}
 	if t := openedTarget(s); t != nil {
 		// The cluster the script connected to (vsphere.connect(testbed=...)
 		// picks its own), not the command line's default.

@@ -241,8 +241,8 @@ func (r *eventsResult) Hash() (uint32, error) { return 0, errUnhashable("events.
 func (r *eventsResult) AttrNames() []string   { return []string{"events", "notes", "results", "samples"} }
 
 // FioResult is the run as the campaign stores it: the measured job's rows
-// (a store keeps no job column yet: a second workload's rows would read as
-// repeats of the first), every job's samples, the events.
+// only (the scenario measures that job; a total over every job would mix
+// in the second workload's I/O), every job's samples, the events.
 func (r *eventsResult) FioResult() *fio.Result { return r.measured() }
 
 // measured is the result with only the measured job's rows.

@@ -97,13 +97,22 @@ func storeFrame(ctx context.Context, path, name string, threshold float64) (star
 		if err != nil {
 			return nil, err
 		}
-		return NewFrame(campaign.StatsFrame(campaign.Stats(aggs, threshold))), nil
-	case "hcibench":
-		rows, cells, err := campaign.ReadHCIBench(ctx, st)
+		stats := campaign.Stats(aggs, threshold)
+		cells := make([]string, len(stats))
+		for i, s := range stats {
+			cells[i] = s.Cell
+		}
+		factors, err := st.FactorColumns(ctx, cells)
 		if err != nil {
 			return nil, err
 		}
-		return NewFrame(campaign.HCIBenchFrame(rows, cells)), nil
+		return NewFrame(campaign.StatsFrame(stats, factors)), nil
+	case "hcibench":
+		rows, factors, err := campaign.ReadHCIBench(ctx, st)
+		if err != nil {
+			return nil, err
+		}
+		return NewFrame(campaign.HCIBenchFrame(rows, factors)), nil
 	}
 	df, err := st.Frame(ctx, name)
 	if err != nil {

@@ -98,6 +98,7 @@ var (
 		Members: []runtime.Member{
 			attr("cost", "seconds one change of the setting takes, for ordering the matrix"),
 			attr("invalidates_prep", "True when changing the setting undoes the campaign's prepare step"),
+			attr("kind", "\"setting\", or \"load\" for a load (iodepth, VMs) that reports draw curves over"),
 			attr("levels", "the levels, in the order given"),
 			attr("name", "the factor's name, a column of the results"),
 		},

@@ -119,7 +119,10 @@ func (e *Engine) Execute(ctx context.Context, plan *Plan) (sum Summary, err erro
 	e.Observer.CampaignStarted(e.Spec.Name, e.Store.Simulated, plan.Total, plan.Kept())
 	// Every way out from here stops the progress display (its ticker too):
 	// finish on success, stopped otherwise.
-	err = e.Store.SaveCells(ctx, cells)
+	err = e.Store.SaveFactors(ctx, e.Spec.StoreFactors())
+	if err == nil {
+		err = e.Store.SaveCells(ctx, cells)
+	}
 	if err == nil {
 		err = e.steps(ctx, &sum, plan)
 	}

@@ -361,7 +361,7 @@ func TestStatsMeanStdCV(t *testing.T) {
 	if st := Stats(aggs, 0.2); st[0].Flagged {
 		t.Fatal("flagged under a 0.2 threshold")
 	}
-	f := StatsFrame(st)
+	f := StatsFrame(st, nil)
 	if f.Nrow() != 1 || f.Col("iops_cv").Float()[0] != 0.1 {
 		t.Fatalf("frame:\n%v", f)
 	}

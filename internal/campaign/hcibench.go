@@ -127,18 +127,11 @@ func measuredMean(xs []float64) float64 {
 	return stat.Mean(ok, nil)
 }
 
-// HCIBenchFrame returns rows as a frame with one text column per factor
-// after cell (cells give each cell's levels); the CPU columns are there
-// only when some run measured them.
-func HCIBenchFrame(rows []HCIRow, cells []store.Cell) dataframe.DataFrame {
+// HCIBenchFrame returns rows as a frame with the factor columns (one per
+// factor, one value per row, as store.FactorColumns gives them) after
+// cell; the CPU columns are there only when some run measured them.
+func HCIBenchFrame(rows []HCIRow, factors []series.Series) dataframe.DataFrame {
 	n := len(rows)
-	levels := map[string]map[string]string{}
-	for _, c := range cells {
-		levels[c.Label] = map[string]string{}
-		for _, l := range c.Levels {
-			levels[c.Label][l.Factor] = l.Value
-		}
-	}
 	cell, workload, count := make([]string, n), make([]string, n), make([]int, n)
 	floats := map[string][]float64{}
 	cols := HCIColumns[2:]
@@ -155,14 +148,7 @@ func HCIBenchFrame(rows []HCIRow, cells []store.Cell) dataframe.DataFrame {
 		hasCPU = hasCPU || !math.IsNaN(r.CPUPercent)
 		hasVSAN = hasVSAN || !math.IsNaN(r.VSANCPUPercent)
 	}
-	out := []series.Series{series.New(cell, series.String, "cell")}
-	for _, f := range store.Factors(cells) {
-		col := make([]string, n)
-		for i, r := range rows {
-			col[i] = levels[r.Cell][f]
-		}
-		out = append(out, series.New(col, series.String, f))
-	}
+	out := append([]series.Series{series.New(cell, series.String, "cell")}, factors...)
 	out = append(out, series.New(workload, series.String, "workload"), series.New(count, series.Int, "n"))
 	for _, c := range cols {
 		if (c == HostCPUMetric && !hasCPU) || (c == VSANCPUMetric && !hasVSAN) {
@@ -174,8 +160,8 @@ func HCIBenchFrame(rows []HCIRow, cells []store.Cell) dataframe.DataFrame {
 }
 
 // ReadHCIBench sums up the store st as HCIBench does and returns the rows
-// with the store's cells.
-func ReadHCIBench(ctx context.Context, st *store.Store) ([]HCIRow, []store.Cell, error) {
+// with their factor columns.
+func ReadHCIBench(ctx context.Context, st *store.Store) ([]HCIRow, []series.Series, error) {
 	aggs, err := st.Aggregates(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -184,9 +170,11 @@ func ReadHCIBench(ctx context.Context, st *store.Store) ([]HCIRow, []store.Cell,
 	if err != nil {
 		return nil, nil, err
 	}
-	cells, err := st.Cells(ctx)
-	if err != nil {
-		return nil, nil, err
+	rows := HCIBench(aggs, means)
+	cells := make([]string, len(rows))
+	for i, r := range rows {
+		cells[i] = r.Cell
 	}
-	return HCIBench(aggs, means), cells, nil
+	factors, err := st.FactorColumns(ctx, cells)
+	return rows, factors, err
 }

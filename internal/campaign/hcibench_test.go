@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/go-gota/gota/series"
+
 	"starbench/internal/fio"
 	"starbench/internal/store"
 )
@@ -45,7 +47,7 @@ func TestHCIBenchSumsDirectionsAndAveragesRepeats(t *testing.T) {
 	if y.IOPS != 50 || y.MBps != 0.2 || !math.IsNaN(y.ReadLatUs) || !math.IsNaN(y.CPUPercent) {
 		t.Errorf("single row: %+v", y)
 	}
-	cells := []store.Cell{{Label: "a=x", Levels: []store.Level{{Factor: "a", Value: "x"}}}, {Label: "a=y", Levels: []store.Level{{Factor: "a", Value: "y"}}}}
+	cells := []series.Series{series.New([]string{"x", "y"}, series.String, "a")}
 	f := HCIBenchFrame(rows, cells)
 	if names := f.Names(); !slices.Equal(names, []string{"cell", "a", "workload", "n", "iops", "mbps", "read_lat_us", "write_lat_us",
 		"read_p95_us", "write_p95_us", "cpu_percent", "vsan_cpu_percent"}) {

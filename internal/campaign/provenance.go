@@ -22,6 +22,9 @@ type Origin struct {
 	Testbed string            // "" for the target's default
 	// Simulated says the data plane is the model.
 	Simulated bool
+	// Model names the model version behind simulated runs (ignored for
+	// measured ones).
+	Model string
 	// VSphere is the session's vCenter connection, nil when none was opened.
 	VSphere *vsphere.Client
 }
@@ -31,12 +34,12 @@ type Origin struct {
 // recorded as unknown: provenance never stops a campaign.
 func (o Origin) Provenance(ctx context.Context, plan string) store.Provenance {
 	p := store.Provenance{Script: o.Script, Sets: o.Sets, Target: o.Target, Testbed: o.Testbed, Plan: plan,
-		ToolVersion: toolVersion(), FioVersion: "none (simulated data plane)"}
+		ToolVersion: toolVersion(), FioVersion: "none (simulated data plane)", ModelVersion: o.Model}
 	if p.Testbed == "" && o.Simulated {
 		p.Testbed = testbed.Default
 	}
 	if !o.Simulated {
-		p.FioVersion = fioVersion()
+		p.FioVersion, p.ModelVersion = fioVersion(), ""
 	}
 	if o.VSphere != nil && o.VSphere.VIM() != nil {
 		p.VCenterVersion = o.VSphere.VIM().ServiceContent.About.FullName

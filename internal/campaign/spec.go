@@ -5,6 +5,7 @@
 package campaign
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -16,6 +17,12 @@ import (
 type Factor struct {
 	Name   string
 	Levels []string // as shown and stored, e.g. "False", "raid6", "25g"
+	// LevelType is the Starlark type the levels share (store.LevelInt,
+	// LevelFloat, LevelBool), or store.LevelText; "" is text.
+	LevelType string
+	// Load marks a load (iodepth, VMs, threads) rather than a cluster
+	// setting: reports draw curves over it instead of ranking its levels.
+	Load bool
 	// Cost is the estimated seconds one change of this factor takes.
 	Cost float64
 	// InvalidatesPrep means a change leaves the disks needing preparation again
@@ -143,6 +150,15 @@ func (s *Spec) StoreCell(c Cell, position int) store.Cell {
 		levels[i] = store.Level{Factor: f.Name, Value: f.Levels[c.Levels[i]]}
 	}
 	return store.Cell{Label: s.Label(c), Position: position, Levels: levels}
+}
+
+// StoreFactors returns the factors as the store records their declaration.
+func (s *Spec) StoreFactors() []store.Factor {
+	out := make([]store.Factor, len(s.Factors))
+	for i, f := range s.Factors {
+		out[i] = store.Factor{Name: f.Name, Type: cmp.Or(f.LevelType, store.LevelText), Load: f.Load, Levels: f.Levels}
+	}
+	return out
 }
 
 // changeCost is what one change of factor i costs, preparation included.

@@ -69,8 +69,10 @@ func meanStd(xs []float64) (mean, std float64) {
 	return stat.MeanStdDev(xs, nil)
 }
 
-// StatsFrame returns stats as a frame, one row per cell, workload and direction.
-func StatsFrame(stats []Stat) dataframe.DataFrame {
+// StatsFrame returns stats as a frame, one row per cell, workload and
+// direction, with the factor columns (one value per stat, as
+// store.FactorColumns gives them) after cell.
+func StatsFrame(stats []Stat, factors []series.Series) dataframe.DataFrame {
 	n := len(stats)
 	cell, workload, direction := make([]string, n), make([]string, n), make([]string, n)
 	count := make([]int, n)
@@ -83,8 +85,7 @@ func StatsFrame(stats []Stat) dataframe.DataFrame {
 		lat[i], p95[i], p99[i] = s.MeanLatUs, s.MeanP95Us, s.MeanP99Us
 		flagged[i], simulated[i] = s.Flagged, s.Simulated
 	}
-	return dataframe.New(
-		series.New(cell, series.String, "cell"),
+	return dataframe.New(append(append([]series.Series{series.New(cell, series.String, "cell")}, factors...),
 		series.New(workload, series.String, "workload"),
 		series.New(direction, series.String, "direction"),
 		series.New(count, series.Int, "n"),
@@ -97,7 +98,7 @@ func StatsFrame(stats []Stat) dataframe.DataFrame {
 		series.New(p95, series.Float, "p95_us_mean"),
 		series.New(p99, series.Float, "p99_us_mean"),
 		series.New(flagged, series.Bool, "flagged"),
-		series.New(simulated, series.Bool, "simulated"),
+		series.New(simulated, series.Bool, "simulated"))...,
 	)
 }
 

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/base64"
 	"fmt"
@@ -135,4 +136,77 @@ func levelsLabel(factors []string, levels map[string]string) string {
 		parts[i] = levels[f]
 	}
 	return strings.Join(parts, " / ")
+}
+
+// LoadCurves draws, for each workload of a campaign with load factors,
+// mean IOPS against mean latency with one curve per configuration (the
+// levels of the other factors) through its loads, each point labelled with
+// its load levels: the throughput-latency ("hockey stick") curve a load
+// sweep is run for. Mixed workloads are drawn by their total row.
+func LoadCurves(ctx context.Context, c *Campaign) ([]Figure, error) {
+	if len(c.Load) == 0 {
+		return nil, nil
+	}
+	var out []Figure
+	for _, w := range c.Workloads {
+		dir := curveDirection(c.Stats, w)
+		var series []plots.Series
+		index := map[string]int{}
+		for _, s := range c.Stats {
+			if s.Workload != w || s.Direction != dir {
+				continue
+			}
+			var config, load []string
+			for _, f := range c.Factors {
+				if slices.Contains(c.Load, f) {
+					load = append(load, f+"="+s.Levels[f])
+				} else {
+					config = append(config, s.Levels[f])
+				}
+			}
+			name := cmp.Or(strings.Join(config, " / "), w)
+			i, ok := index[name]
+			if !ok {
+				i = len(series)
+				index[name] = i
+				series = append(series, plots.Series{Name: name})
+			}
+			cv := &series[i]
+			cv.X, cv.XErr = append(cv.X, s.MeanIOPS), append(cv.XErr, s.StdIOPS)
+			cv.Y, cv.Labels = append(cv.Y, s.MeanLatUs), append(cv.Labels, strings.Join(load, " "))
+		}
+		if len(series) == 0 {
+			continue
+		}
+		title := fmt.Sprintf("IOPS against latency over %s: %s (%s)", strings.Join(c.Load, ", "), w, dir)
+		fig, err := plots.Hockey(series, plots.Options{Title: title, XLabel: "IOPS", XUnit: "IOPS",
+			YLabel: "mean completion latency", YUnit: "µs", Simulated: c.Simulated})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", title, err)
+		}
+		var buf bytes.Buffer
+		if err := fig.Write(ctx, &buf, "png", plots.DefaultSize, 150); err != nil {
+			return nil, err
+		}
+		out = append(out, Figure{Title: title, DataURI: dataURI("image/png", buf.Bytes())})
+	}
+	return out, nil
+}
+
+// curveDirection is the direction a workload's curve follows: its total
+// when it mixes directions, else its one direction.
+func curveDirection(stats []Stat, workload string) string {
+	dir := ""
+	for _, s := range stats {
+		if s.Workload != workload {
+			continue
+		}
+		if s.Direction == fio.TotalDirection {
+			return s.Direction
+		}
+		if dir == "" {
+			dir = s.Direction
+		}
+	}
+	return dir
 }

@@ -22,9 +22,12 @@ type Campaign struct {
 	CreatedAt   string
 	CompletedAt string // "" while runs are missing
 	Factors     []string
-	Cells       []Cell
-	Workloads   []string
-	Stats       []Stat
+	// Load are the factors declared as loads (iodepth, VMs): the report
+	// draws curves over them instead of ranking their levels.
+	Load      []string
+	Cells     []Cell
+	Workloads []string
+	Stats     []Stat
 	// HCIBench sums up each cell and workload as HCIBench's results table does.
 	HCIBench []HCIRow
 	// HasCPU and HasVSANCPU say some run measured the hosts' and vSAN's CPU.
@@ -35,7 +38,8 @@ type Campaign struct {
 	CVThreshold float64
 }
 
-// Cell is one combination of factor levels, in execution order.
+// Cell is one combination of factor levels; cells come in the declared
+// order of their levels.
 type Cell struct {
 	Label  string
 	Levels map[string]string
@@ -76,6 +80,7 @@ type Session struct {
 	ToolVersion, FioVersion string
 	VCenterVersion, ESXi    string
 	Testbed, Target         string
+	ModelVersion            string
 	Simulated               bool
 	Plan                    string
 	Files                   []store.File
@@ -115,6 +120,15 @@ func load(ctx context.Context, st *store.Store) (*Campaign, error) {
 		return nil, err
 	}
 	c.Factors = store.Factors(cells)
+	declared, err := st.DeclaredFactors(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range declared {
+		if f.Load && slices.Contains(c.Factors, f.Name) {
+			c.Load = append(c.Load, f.Name)
+		}
+	}
 	levels := map[string]map[string]string{}
 	for _, cell := range cells {
 		m := map[string]string{}
@@ -142,7 +156,7 @@ func load(ctx context.Context, st *store.Store) (*Campaign, error) {
 	for _, s := range sessions {
 		sess := Session{ID: s.ID, StartedAt: s.StartedAt, EndedAt: s.EndedAt, Status: s.Status, Script: s.Script,
 			ToolVersion: s.ToolVersion, FioVersion: s.FioVersion, VCenterVersion: s.VCenterVersion,
-			ESXi: strings.Join(s.ESXiVersions, ","), Testbed: s.Testbed, Target: s.Target, Simulated: s.Simulated,
+			ESXi: strings.Join(s.ESXiVersions, ","), Testbed: s.Testbed, Target: s.Target, ModelVersion: s.ModelVersion, Simulated: s.Simulated,
 			Plan: s.Plan, Files: s.Files}
 		for _, name := range s.SortedSets() {
 			sess.Sets = append(sess.Sets, Set{Name: name, Value: s.Sets[name]})

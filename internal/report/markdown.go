@@ -18,16 +18,19 @@ func WriteMarkdown(w io.Writer, c *Campaign, figures []Figure, now time.Time) er
 
 	p("# %s\n\n", mdText(v.Name))
 	if v.Simulated {
-		p("> **SIMULATED**: every number and figure in this report comes from starbench's queueing model%s, not from measurements on a cluster.\n\n",
-			optional(" of testbed ", v.Testbed))
+		p("> **SIMULATED**: every number and figure in this report comes from starbench's queueing model%s%s, not from measurements on a cluster.\n\n",
+			optional(" (", v.Model, ")"), optional(" of testbed ", v.Testbed))
 	} else {
 		p("> **MEASURED**: results of fio runs on a real cluster%s.\n\n", optional(" (target ", v.Target, ")"))
 	}
 	p("starbench campaign report, generated %s.\n\n## Summary\n\n", v.Generated)
 	p("- Results: %s\n- Status: %s\n- Runs: %d ok, %d failed\n", v.Kind(), v.Status(), v.OK, v.Failed)
 	p("- Matrix: %d cells%s x %d workloads x %d repeats\n", len(v.Cells), optional(" (", strings.Join(v.Factors, " x "), ")"), len(v.Workloads), v.Repeats)
-	p("%s%s- Started: %s\n%s\n", optional("- Testbed: ", v.Testbed, "\n"), optional("- Target: ", v.Target, "\n"), v.CreatedAt,
-		optional("- Completed: ", v.CompletedAt, "\n"))
+	p("%s%s%s- Started: %s\n%s\n", optional("- Testbed: ", v.Testbed, "\n"), optional("- Model: ", v.Model, "\n"),
+		optional("- Target: ", v.Target, "\n"), v.CreatedAt, optional("- Completed: ", v.CompletedAt, "\n"))
+	if over := v.PeakOver(); over != "" {
+		p("Load factors (%s) are not ranked: each configuration is compared at its peak over them (the HTML report draws IOPS against latency along them).\n\n", over)
+	}
 	if len(v.Highlights) > 0 {
 		table(b, []string{"workload", "direction", "best cell", "IOPS", "worst cell", "IOPS", "best vs worst"}, len(v.Highlights), func(i int) []string {
 			h := v.Highlights[i]
@@ -129,7 +132,7 @@ func WriteMarkdown(w io.Writer, c *Campaign, figures []Figure, now time.Time) er
 		p("### Session %d: %s\n\n", s.ID, s.Status)
 		p("- Script: `%s`\n- Time: %s to %s\n- Target: %s%s\n- starbench: %s\n- fio: %s\n", s.Script, s.StartedAt, ended,
 			s.Target, optional(", testbed ", s.Testbed), s.ToolVersion, s.FioVersion)
-		p("%s%s", optional("- vCenter: ", s.VCenterVersion, "\n"), optional("- ESXi: ", s.ESXi, "\n"))
+		p("%s%s%s", optional("- Model: ", s.ModelVersion, "\n"), optional("- vCenter: ", s.VCenterVersion, "\n"), optional("- ESXi: ", s.ESXi, "\n"))
 		sets := "none"
 		if len(s.Sets) > 0 {
 			var parts []string

@@ -43,12 +43,17 @@ func Write(ctx context.Context, storePath, outDir, base string, figurePaths []st
 	if err != nil {
 		return Files{}, err
 	}
-	all := figures
+	var drawn []Figure // the report's own, before the script's
 	if overview, ok, err := Overview(ctx, c); err != nil {
 		return Files{}, err
 	} else if ok {
-		all = append([]Figure{overview}, figures...)
+		drawn = append(drawn, overview)
 	}
+	curves, err := LoadCurves(ctx, c)
+	if err != nil {
+		return Files{}, err
+	}
+	all := append(append(drawn, curves...), figures...)
 	now := time.Now()
 	files := Files{HTML: filepath.Join(outDir, base+".html"), Markdown: filepath.Join(outDir, base+".md")}
 	if err := atomicfile.Write(files.HTML, func(w io.Writer) error { return WriteHTML(w, c, all, now) }); err != nil {

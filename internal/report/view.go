@@ -20,6 +20,7 @@ type view struct {
 	Repeats    int
 	Testbed    string
 	Target     string
+	Model      string   // the model version of the latest session, "" for measured
 	DataPlane  []string // "simulated by MODEL on testbed T" lines, distinct
 	Plan       string   // the latest session's plan
 	Highlights []highlight
@@ -32,6 +33,8 @@ type view struct {
 }
 
 // highlight is the best and worst cell of one workload and direction.
+// With load factors, cells that differ only in their loads are one
+// configuration, represented by its peak over the loads.
 type highlight struct {
 	Workload, Direction string
 	Best, Worst         Stat
@@ -77,7 +80,7 @@ func newView(c *Campaign, figures []Figure, now time.Time) *view {
 	v := &view{Campaign: c, Generated: now.UTC().Format(time.RFC3339), Complete: c.CompletedAt != "", Figures: figures}
 	if n := len(c.Sessions); n > 0 {
 		last := c.Sessions[n-1]
-		v.Testbed, v.Target, v.Plan = last.Testbed, last.Target, last.Plan
+		v.Testbed, v.Target, v.Plan, v.Model = last.Testbed, last.Target, last.Plan, last.ModelVersion
 	}
 	v.summariseRuns()
 	v.summariseStats()
@@ -173,23 +176,61 @@ func (v *view) summariseStats() {
 		}
 		v.Tables = append(v.Tables, resultTable{Workload: w, Stats: stats})
 		for _, dir := range directions(stats) {
-			var best, worst *Stat
-			for i := range stats {
-				s := &stats[i]
-				if s.Direction != dir {
-					continue
-				}
-				if best == nil || s.MeanIOPS > best.MeanIOPS {
-					best = s
-				}
-				if worst == nil || s.MeanIOPS < worst.MeanIOPS {
-					worst = s
-				}
+			if h, ok := v.highlight(w, dir, stats); ok {
+				v.Highlights = append(v.Highlights, h)
 			}
-			v.Highlights = append(v.Highlights, highlight{Workload: w, Direction: dir, Best: *best, Worst: *worst})
 		}
 	}
 }
+
+// highlight compares the configurations of one workload and direction:
+// every cell, or with load factors each configuration's peak over its
+// loads. There is nothing to compare when all cells are one configuration
+// at several loads.
+func (v *view) highlight(workload, dir string, stats []Stat) (highlight, bool) {
+	peaks := map[string]*Stat{}
+	var configs []string
+	for i := range stats {
+		s := &stats[i]
+		if s.Direction != dir {
+			continue
+		}
+		k := v.configuration(s.Levels)
+		if peaks[k] == nil {
+			configs = append(configs, k)
+		}
+		if peaks[k] == nil || s.MeanIOPS > peaks[k].MeanIOPS {
+			peaks[k] = s
+		}
+	}
+	if len(configs) < 2 && len(v.Load) > 0 {
+		return highlight{}, false
+	}
+	h := highlight{Workload: workload, Direction: dir}
+	for i, k := range configs {
+		if p := peaks[k]; i == 0 || p.MeanIOPS > h.Best.MeanIOPS {
+			h.Best = *p
+		}
+		if p := peaks[k]; i == 0 || p.MeanIOPS < h.Worst.MeanIOPS {
+			h.Worst = *p
+		}
+	}
+	return h, true
+}
+
+// configuration names a cell's levels of the factors that are not loads.
+func (v *view) configuration(levels map[string]string) string {
+	var parts []string
+	for _, f := range v.Factors {
+		if !slices.Contains(v.Load, f) {
+			parts = append(parts, f+"="+levels[f])
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// PeakOver names the load factors highlights take their peak over, "" when none.
+func (v *view) PeakOver() string { return strings.Join(v.Load, ", ") }
 
 func directions(stats []Stat) []string {
 	var out []string

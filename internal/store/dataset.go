@@ -28,9 +28,12 @@ var optionalDatasets = []string{"events", "samples"}
 // layout is what a store's datasets depend on: its factors, and the
 // columns and tables its schema version has.
 type layout struct {
-	factors []string
-	job     bool     // rows has a job column (concurrent jobs)
-	tables  []string // optionalDatasets the store has
+	factors  []string // as the cells name them, in declaration order
+	declared []Factor // the factors table (version 8), in declaration order
+	// modelVersion says sessions have a model_version column (version 8).
+	modelVersion bool
+	job          bool     // rows has a job column (concurrent jobs)
+	tables       []string // optionalDatasets the store has
 }
 
 func readLayout(ctx context.Context, q querier) (layout, error) {
@@ -51,6 +54,12 @@ func readLayout(ctx context.Context, q querier) (layout, error) {
 	for _, t := range optionalDatasets {
 		if slices.Contains(tables, t) {
 			l.tables = append(l.tables, t)
+		}
+	}
+	if slices.Contains(tables, "factors") {
+		l.modelVersion = true
+		if l.declared, err = readDeclared(ctx, q); err != nil {
+			return l, err
 		}
 	}
 	return l, nil
@@ -83,11 +92,21 @@ func quoteIdent(name string) string { return `"` + strings.ReplaceAll(name, `"`,
 // quoteText quotes a string literal for SQL.
 func quoteText(s string) string { return `'` + strings.ReplaceAll(s, `'`, `''`) + `'` }
 
-// factorColumns selects each factor's level of cell c as a column.
-func factorColumns(factors []string, c string) string {
+// factorColumns selects each factor's level of cell c as a column, typed
+// as the factor was declared (text in a store from before version 8).
+func factorColumns(l layout, c string) string {
 	var b strings.Builder
-	for _, f := range factors {
-		fmt.Fprintf(&b, "(SELECT level FROM cell_levels WHERE cell_id = %s.id AND factor = %s) AS %s, ", c, quoteText(f), quoteIdent(f))
+	for _, f := range l.factors {
+		level := fmt.Sprintf("(SELECT level FROM cell_levels WHERE cell_id = %s.id AND factor = %s)", c, quoteText(f))
+		switch l.declaredFactor(f).Type {
+		case LevelInt:
+			level = "CAST(" + level + " AS INTEGER)"
+		case LevelFloat:
+			level = "CAST(" + level + " AS REAL)"
+		case LevelBool:
+			level = "(" + level + " = 'True')"
+		}
+		fmt.Fprintf(&b, "%s AS %s, ", level, quoteIdent(f))
 	}
 	return b.String()
 }
@@ -100,12 +119,12 @@ func resultsWideSQL(l layout) string {
 	if l.job {
 		job, jobOrder = jobColumn+", ", "w.job, "
 	}
-	return `SELECT r.id AS run_id, c.label AS cell, ` + factorColumns(l.factors, "c") + `r.workload AS workload, r.repeat AS repeat,
+	return `SELECT r.id AS run_id, c.label AS cell, ` + factorColumns(l, "c") + `r.workload AS workload, r.repeat AS repeat,
 	` + job + `w.direction AS direction, ` + prefixed("w.", metricColumns) + `, w.errors AS errors, w.simulated AS simulated,
 	r.started_at AS started_at, r.ended_at AS ended_at
 FROM rows w JOIN runs r ON r.id = w.run_id JOIN cells c ON c.id = r.cell_id
 WHERE w.aggregate AND r.status = 'ok'
-ORDER BY c.position, r.workload, r.repeat, ` + jobOrder + directionOrder
+ORDER BY ` + levelOrderSQL(l, "c") + `, r.workload, r.repeat, ` + jobOrder + directionOrder
 }
 
 // jobColumn is a row's job, "all" for a one-job workload's rows and the
@@ -117,7 +136,6 @@ const jobColumn = `CASE w.job WHEN '' THEN 'all' ELSE w.job END AS job`
 // deviation of IOPS and MB/s (0 for one repeat, as the stats frame) and
 // the CV of IOPS.
 func cellSummarySQL(l layout) string {
-	factors := l.factors
 	job := "'all' AS job"
 	if l.job {
 		job = jobColumn
@@ -140,12 +158,12 @@ func cellSummarySQL(l layout) string {
 ), s AS (
 	SELECT m.*, ` + strings.Join(stds, ", ") + ` FROM m
 )
-SELECT c.label AS cell, ` + factorColumns(factors, "c") + `s.workload AS workload, s.job AS job, s.direction AS direction, s.n AS n,
+SELECT c.label AS cell, ` + factorColumns(l, "c") + `s.workload AS workload, s.job AS job, s.direction AS direction, s.n AS n,
 	s.iops_mean AS iops_mean, s.iops_std AS iops_std, CASE WHEN s.iops_mean > 0 THEN s.iops_std / s.iops_mean ELSE 0.0 END AS iops_cv,
 	s.mbps_mean AS mbps_mean, s.mbps_std AS mbps_std, s.lat_mean_us_mean AS lat_mean_us_mean,
 	s.p95_us_mean AS p95_us_mean, s.p99_us_mean AS p99_us_mean, s.simulated AS simulated
 FROM s JOIN cells c ON c.id = s.cell_id
-ORDER BY c.position, s.workload, s.job, s.seq`
+ORDER BY ` + levelOrderSQL(l, "c") + `, s.workload, s.job, s.seq`
 }
 
 // prefixed lists names as "p.name AS name, ...".
@@ -159,7 +177,6 @@ func prefixed(p string, names []string) string {
 
 // datasetSQL is the query of one of a store's datasets.
 func datasetSQL(name string, l layout) (string, error) {
-	factors := l.factors
 	if slices.Contains(l.tables, name) {
 		return `SELECT * FROM ` + name + ` ORDER BY rowid`, nil
 	}
@@ -169,11 +186,11 @@ func datasetSQL(name string, l layout) (string, error) {
 	case "cell_summary":
 		return cellSummarySQL(l), nil
 	case "runs":
-		return `SELECT r.id AS run_id, c.label AS cell, ` + factorColumns(factors, "c") + `r.workload AS workload, r.repeat AS repeat,
+		return `SELECT r.id AS run_id, c.label AS cell, ` + factorColumns(l, "c") + `r.workload AS workload, r.repeat AS repeat,
 	r.status AS status, r.error AS error, r.started_at AS started_at, r.ended_at AS ended_at,
 	(julianday(r.ended_at) - julianday(r.started_at)) * 86400.0 AS seconds, r.session_id AS session_id,
 	r.simulated AS simulated, r.notes AS notes
-FROM runs r JOIN cells c ON c.id = r.cell_id ORDER BY c.position, r.workload, r.repeat`, nil
+FROM runs r JOIN cells c ON c.id = r.cell_id ORDER BY ` + levelOrderSQL(l, "c") + `, r.workload, r.repeat`, nil
 	case "rows":
 		job := ""
 		if l.job {
@@ -184,7 +201,11 @@ FROM rows w ORDER BY run_id, aggregate DESC, worker, disk, ` + job + directionOr
 	case "host_metrics":
 		return `SELECT run_id, host, metric, at, value FROM host_metrics ORDER BY run_id, host, metric, at`, nil
 	case "sessions":
-		return `SELECT id AS session_id, started_at, ended_at, status, pid, script, tool_version, fio_version, vcenter_version,
+		model := ""
+		if l.modelVersion {
+			model = "model_version, "
+		}
+		return `SELECT id AS session_id, started_at, ended_at, status, pid, script, tool_version, fio_version, ` + model + `vcenter_version,
 	esxi_versions, testbed, target, simulated, plan FROM sessions ORDER BY id`, nil
 	}
 	return "", fmt.Errorf("no dataset %q in a campaign store; want one of %s", name, strings.Join(slices.Concat(Datasets, l.tables), ", "))

@@ -17,7 +17,7 @@ var FrameNames = []string{"results", "rows", "runs", "metrics", "events", "sampl
 // ReservedColumns are column names of the frames; a factor may not take one.
 var ReservedColumns = slices.Concat([]string{"run_id", "cell", "position", "workload", "job", "repeat", "status", "error",
 	"started_at", "ended_at", "seconds", "simulated", "worker", "disk", "direction", "iops", "mbps",
-	"lat_mean_us", "p50_us", "p95_us", "p99_us", "p999_us", "errors", "host", "metric", "at", "value"}, reservedDatasetColumns, reservedEventColumns, reservedSampleColumns)
+	"lat_mean_us", "p50_us", "p95_us", "p99_us", "p999_us", "errors", "host", "metric", "at", "value", "testbed", "model"}, reservedDatasetColumns, reservedEventColumns, reservedSampleColumns)
 
 type colKind int
 
@@ -43,6 +43,15 @@ type frameQuery struct {
 
 var runCols = []column{{"run_id", integer}, {"cell", text}, {"workload", text}, {"repeat", integer}}
 
+// provenanceCols say where a run's numbers come from: its session's testbed
+// and model version ("" for measured runs); provenanceSQL selects them.
+var provenanceCols = []column{{"testbed", text}, {"model", text}}
+
+const provenanceSQL = "{provenance}"
+
+// provenanceJoin joins a run r to its session s.
+const provenanceJoin = " LEFT JOIN sessions s ON s.id = r.session_id "
+
 var metricCols = []column{{"direction", text}, {"iops", real}, {"mbps", real}, {"lat_mean_us", real},
 	{"p50_us", real}, {"p95_us", real}, {"p99_us", real}, {"p999_us", real}, {"errors", integer}, {"simulated", boolean}}
 
@@ -51,27 +60,27 @@ const directionOrder = `CASE w.direction WHEN 'read' THEN 0 WHEN 'write' THEN 1 
 
 // rowSQL reads rows; a job of ” (a one-job workload, or all jobs) reads as "all".
 const rowSQL = `SELECT c.id, r.id, c.label, r.workload, r.repeat, CASE w.job WHEN '' THEN 'all' ELSE w.job END, %s w.direction,
-	w.iops, w.mbps, w.lat_mean_us, w.p50_us, w.p95_us, w.p99_us, w.p999_us, w.errors, w.simulated
-	FROM rows w JOIN runs r ON r.id = w.run_id JOIN cells c ON c.id = r.cell_id
+	w.iops, w.mbps, w.lat_mean_us, w.p50_us, w.p95_us, w.p99_us, w.p999_us, w.errors, w.simulated, ` + provenanceSQL + `
+	FROM rows w JOIN runs r ON r.id = w.run_id JOIN cells c ON c.id = r.cell_id` + provenanceJoin + `
 	WHERE w.aggregate = %d AND r.status = 'ok' ORDER BY c.position, r.workload, r.repeat, w.worker, w.disk, w.job, ` + directionOrder
 
 var frames = map[string]frameQuery{
 	"results": {
 		sql:        fmt.Sprintf(rowSQL, "", 1),
-		cols:       concat(runCols, []column{{"job", text}}, metricCols),
+		cols:       concat(runCols, []column{{"job", text}}, metricCols, provenanceCols),
 		withLevels: true,
 	},
 	"rows": {
 		sql:        fmt.Sprintf(rowSQL, "w.worker, w.disk,", 0),
-		cols:       concat(runCols, []column{{"job", text}, {"worker", text}, {"disk", text}}, metricCols),
+		cols:       concat(runCols, []column{{"job", text}, {"worker", text}, {"disk", text}}, metricCols, provenanceCols),
 		withLevels: true,
 	},
 	"runs": {
 		sql: `SELECT c.id, r.id, c.label, r.workload, r.repeat, r.status, r.error, r.started_at, r.ended_at,
-			(julianday(r.ended_at) - julianday(r.started_at)) * 86400.0, r.simulated
-			FROM runs r JOIN cells c ON c.id = r.cell_id ORDER BY c.position, r.workload, r.repeat`,
+			(julianday(r.ended_at) - julianday(r.started_at)) * 86400.0, r.simulated, ` + provenanceSQL + `
+			FROM runs r JOIN cells c ON c.id = r.cell_id` + provenanceJoin + `ORDER BY c.position, r.workload, r.repeat`,
 		cols: concat(runCols, []column{{"status", text}, {"error", text}, {"started_at", text},
-			{"ended_at", text}, {"seconds", real}, {"simulated", boolean}}),
+			{"ended_at", text}, {"seconds", real}, {"simulated", boolean}}, provenanceCols),
 		withLevels: true,
 	},
 	"metrics": {
@@ -90,10 +99,10 @@ var frames = map[string]frameQuery{
 	},
 	"sessions": {
 		sql: `SELECT 0, id, started_at, COALESCE(ended_at, ''), status, pid, script, tool_version, fio_version,
-			vcenter_version, esxi_versions, testbed, target, simulated FROM sessions ORDER BY id`,
+			vcenter_version, esxi_versions, testbed, target, simulated, {model_version} FROM sessions ORDER BY id`,
 		cols: []column{{"session", integer}, {"started_at", text}, {"ended_at", text}, {"status", text}, {"pid", integer},
 			{"script", text}, {"tool_version", text}, {"fio_version", text}, {"vcenter_version", text},
-			{"esxi_versions", text}, {"testbed", text}, {"target", text}, {"simulated", boolean}},
+			{"esxi_versions", text}, {"testbed", text}, {"target", text}, {"simulated", boolean}, {"model", text}},
 	},
 	"files": {
 		sql:  `SELECT 0, session_id, path, sha256, bytes FROM session_files ORDER BY session_id, path`,
@@ -114,21 +123,31 @@ func concat(parts ...[]column) []column {
 }
 
 // Frame returns one of the store's tables (see FrameNames) for analysis.
-// Frames about cells carry one text column per factor after "cell".
+// Frames about cells carry one column per factor after "cell", typed as
+// the factor's levels were declared (int, float, bool; text otherwise and
+// in stores from before version 8), and list cells in the declared order
+// of their levels, not in execution order.
 func (s *Store) Frame(ctx context.Context, name string) (dataframe.DataFrame, error) {
 	q, ok := frames[name]
 	if !ok {
 		return dataframe.DataFrame{}, fmt.Errorf("no frame %q in a campaign store; want one of %s", name, strings.Join(FrameNames, ", "))
 	}
-	var factors []string
+	l, err := readLayout(ctx, s.db)
+	if err != nil {
+		return dataframe.DataFrame{}, err
+	}
 	var levels map[int64]map[string]string
 	if q.withLevels {
-		var err error
-		if factors, levels, err = s.levels(ctx); err != nil {
+		if levels, err = s.levels(ctx); err != nil {
 			return dataframe.DataFrame{}, err
 		}
 	}
-	rows, err := s.db.QueryContext(ctx, q.sql)
+	model, provenance := "''", "COALESCE(s.testbed, ''), ''"
+	if l.modelVersion {
+		model, provenance = "model_version", "COALESCE(s.testbed, ''), COALESCE(s.model_version, '')"
+	}
+	query := strings.NewReplacer(provenanceSQL, provenance, "{model_version}", model).Replace(q.sql)
+	rows, err := s.db.QueryContext(ctx, query)
 	if err != nil {
 		return dataframe.DataFrame{}, err
 	}
@@ -161,20 +180,112 @@ func (s *Store) Frame(ctx context.Context, name string) (dataframe.DataFrame, er
 	if err := rows.Err(); err != nil {
 		return dataframe.DataFrame{}, err
 	}
+	order := identity(len(cellIDs))
+	if q.withLevels {
+		order = declaredOrder(l, levels, cellIDs)
+	}
 	var cols []series.Series
 	for i, c := range q.cols {
-		cols = append(cols, toSeries(c, values[i]))
+		cols = append(cols, toSeries(c, permute(values[i], order)))
 		if q.withLevels && c.name == "cell" {
-			for _, f := range factors {
-				col := make([]string, len(cellIDs))
-				for j, id := range cellIDs {
-					col[j] = levels[id][f]
+			for _, f := range l.factors {
+				texts := make([]string, len(order))
+				for j, k := range order {
+					texts[j] = levels[cellIDs[k]][f]
 				}
-				cols = append(cols, series.New(col, series.String, f))
+				cols = append(cols, levelSeries(l.declaredFactor(f), texts))
 			}
 		}
 	}
 	return dataframe.New(cols...), nil
+}
+
+// declaredOrder is the order of rows that lists cells by their levels'
+// declared order, factor by factor; rows of one cell keep their order.
+func declaredOrder(l layout, levels map[int64]map[string]string, cellIDs []int64) []int {
+	order := identity(len(cellIDs))
+	slices.SortStableFunc(order, func(a, b int) int {
+		la, lb := levels[cellIDs[a]], levels[cellIDs[b]]
+		for _, f := range l.factors {
+			if c := levelRank(l.declaredFactor(f), la[f], lb[f]); c != 0 {
+				return c
+			}
+		}
+		return 0
+	})
+	return order
+}
+
+func identity(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+func permute[T any](vals []T, order []int) []T {
+	out := make([]T, len(order))
+	for i, j := range order {
+		out[i] = vals[j]
+	}
+	return out
+}
+
+// FactorColumns returns one column per factor for rows of the given cells
+// (by label), typed and named as Frame's factor columns.
+func (s *Store) FactorColumns(ctx context.Context, cells []string) ([]series.Series, error) {
+	l, err := readLayout(ctx, s.db)
+	if err != nil {
+		return nil, err
+	}
+	stored, err := s.cellsByPosition(ctx)
+	if err != nil {
+		return nil, err
+	}
+	byLabel := make(map[string]Cell, len(stored))
+	for _, c := range stored {
+		byLabel[c.Label] = c
+	}
+	out := make([]series.Series, len(l.factors))
+	for i, f := range l.factors {
+		texts := make([]string, len(cells))
+		for j, label := range cells {
+			texts[j] = byLabel[label].level(f)
+		}
+		out[i] = levelSeries(l.declaredFactor(f), texts)
+	}
+	return out, nil
+}
+
+// levelSeries is factor f's column of the given levels, typed as f was
+// declared; a level that does not parse as its type (a store edited by
+// hand) leaves the column text.
+func levelSeries(f Factor, texts []string) series.Series {
+	ints := make([]int, len(texts))
+	floats := make([]float64, len(texts))
+	bools := make([]bool, len(texts))
+	for j, t := range texts {
+		switch v := typedLevel(f.Type, t).(type) {
+		case int64:
+			ints[j] = int(v)
+		case float64:
+			floats[j] = v
+		case bool:
+			bools[j] = v
+		default:
+			return series.New(texts, series.String, f.Name)
+		}
+	}
+	switch f.Type {
+	case LevelInt:
+		return series.New(ints, series.Int, f.Name)
+	case LevelFloat:
+		return series.New(floats, series.Float, f.Name)
+	case LevelBool:
+		return series.New(bools, series.Bool, f.Name)
+	}
+	return series.New(texts, series.String, f.Name)
 }
 
 func toSeries(c column, vals []any) series.Series {
@@ -206,30 +317,24 @@ func toSeries(c column, vals []any) series.Series {
 	}
 }
 
-// levels returns the factor names in first-seen order and each cell's levels.
-func (s *Store) levels(ctx context.Context) ([]string, map[int64]map[string]string, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT cell_id, factor, level FROM cell_levels ORDER BY rowid`)
+// levels returns each cell's levels as text.
+func (s *Store) levels(ctx context.Context) (map[int64]map[string]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT cell_id, factor, level FROM cell_levels`)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	defer rows.Close()
-	var factors []string
-	seen := map[string]bool{}
 	levels := map[int64]map[string]string{}
 	for rows.Next() {
 		var id int64
 		var f, l string
 		if err := rows.Scan(&id, &f, &l); err != nil {
-			return nil, nil, err
-		}
-		if !seen[f] {
-			seen[f] = true
-			factors = append(factors, f)
+			return nil, err
 		}
 		if levels[id] == nil {
 			levels[id] = map[string]string{}
 		}
 		levels[id][f] = l
 	}
-	return factors, levels, rows.Err()
+	return levels, rows.Err()
 }

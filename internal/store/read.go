@@ -26,9 +26,56 @@ func (s *Store) Info(ctx context.Context) (Info, error) {
 	return in, err
 }
 
-// Cells returns every cell in execution order, each with its levels in the
+// Cells returns every cell in the declared order of its levels (factor by
+// factor; Position is the execution order), each with its levels in the
 // order the campaign declared its factors.
 func (s *Store) Cells(ctx context.Context) ([]Cell, error) {
+	l, err := readLayout(ctx, s.db)
+	if err != nil {
+		return nil, err
+	}
+	cells, err := s.cellsByPosition(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sort.SliceStable(cells, func(i, j int) bool { return compareCells(l, cells[i], cells[j]) < 0 })
+	return cells, nil
+}
+
+// compareCells orders two cells by their levels' declared order.
+func compareCells(l layout, a, b Cell) int {
+	for _, f := range l.factors {
+		if c := levelRank(l.declaredFactor(f), a.level(f), b.level(f)); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+// level is c's level of factor f ("" when c has none).
+func (c Cell) level(f string) string {
+	for _, l := range c.Levels {
+		if l.Factor == f {
+			return l.Value
+		}
+	}
+	return ""
+}
+
+// cellRanks numbers the cells by label in the order Cells returns them.
+func (s *Store) cellRanks(ctx context.Context) (map[string]int, error) {
+	cells, err := s.Cells(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ranks := make(map[string]int, len(cells))
+	for i, c := range cells {
+		ranks[c.Label] = i
+	}
+	return ranks, nil
+}
+
+func (s *Store) cellsByPosition(ctx context.Context) ([]Cell, error) {
 	var cells []Cell
 	err := s.each(ctx, `SELECT c.label, c.position, l.factor, l.level FROM cells c
 		LEFT JOIN cell_levels l ON l.cell_id = c.id ORDER BY c.position, c.id, l.rowid`, func(rows *sql.Rows) error {
@@ -114,12 +161,20 @@ type SessionRecord struct {
 // files and --set values.
 func (s *Store) Sessions(ctx context.Context) ([]SessionRecord, error) {
 	var out []SessionRecord
-	err := s.each(ctx, `SELECT id, started_at, COALESCE(ended_at, ''), status, pid, script, tool_version,
-		fio_version, vcenter_version, esxi_versions, testbed, target, simulated, plan FROM sessions ORDER BY id`, func(rows *sql.Rows) error {
+	l, err := readLayout(ctx, s.db)
+	if err != nil {
+		return nil, err
+	}
+	model := "''"
+	if l.modelVersion {
+		model = "model_version"
+	}
+	err = s.each(ctx, `SELECT id, started_at, COALESCE(ended_at, ''), status, pid, script, tool_version,
+		fio_version, vcenter_version, esxi_versions, testbed, target, simulated, plan, `+model+` FROM sessions ORDER BY id`, func(rows *sql.Rows) error {
 		var r SessionRecord
 		var esxi string
 		if err := rows.Scan(&r.ID, &r.StartedAt, &r.EndedAt, &r.Status, &r.PID, &r.Script, &r.ToolVersion, &r.FioVersion,
-			&r.VCenterVersion, &esxi, &r.Testbed, &r.Target, &r.Simulated, &r.Plan); err != nil {
+			&r.VCenterVersion, &esxi, &r.Testbed, &r.Target, &r.Simulated, &r.Plan, &r.ModelVersion); err != nil {
 			return err
 		}
 		if esxi != "" {

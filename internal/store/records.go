@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"sort"
 	"strings"
 	"time"
 
@@ -27,7 +28,9 @@ type Provenance struct {
 	ESXiVersions   []string
 	Testbed        string
 	Target         string
-	Plan           string // the plan as printed
+	// ModelVersion names the model behind simulated runs ("" for measured).
+	ModelVersion string
+	Plan         string // the plan as printed
 }
 
 // File is one input file of a session with its content hash.
@@ -58,9 +61,9 @@ func (s *Store) BeginSession(ctx context.Context, p Provenance) (int64, error) {
 	var id int64
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO sessions (started_at, status, pid, script, tool_version, fio_version,
-			vcenter_version, esxi_versions, testbed, target, simulated, plan) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
+			vcenter_version, esxi_versions, testbed, target, simulated, plan, model_version) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 			stamp(time.Now()), SessionRunning, os.Getpid(), p.Script, p.ToolVersion, p.FioVersion, p.VCenterVersion,
-			strings.Join(p.ESXiVersions, ","), p.Testbed, p.Target, s.Simulated, p.Plan)
+			strings.Join(p.ESXiVersions, ","), p.Testbed, p.Target, s.Simulated, p.Plan, p.ModelVersion)
 		if err != nil {
 			return err
 		}
@@ -274,7 +277,8 @@ type Aggregate struct {
 }
 
 // Aggregates returns the aggregate rows of every successful run over all
-// of its jobs (a workload of several jobs also stores each job's).
+// of its jobs (a workload of several jobs also stores each job's), cells
+// in the order Cells gives them.
 func (s *Store) Aggregates(ctx context.Context) ([]Aggregate, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT c.label, r.workload, r.repeat, w.direction, w.iops, w.mbps, w.lat_mean_us,
 		w.p50_us, w.p95_us, w.p99_us, w.p999_us, w.errors, w.simulated
@@ -296,7 +300,16 @@ func (s *Store) Aggregates(ctx context.Context) ([]Aggregate, error) {
 		a.P95Us, a.P99Us, a.P999Us = nanIfNull(m[4]), nanIfNull(m[5]), nanIfNull(m[6])
 		out = append(out, a)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close() // before the next query: a store may hold one connection
+	ranks, err := s.cellRanks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sort.SliceStable(out, func(i, j int) bool { return ranks[out[i].Cell] < ranks[out[j].Cell] })
+	return out, nil
 }
 
 // SaveOriginal records the token that restores factor to what it was before

@@ -165,6 +165,20 @@ CREATE TABLE definitions (
 	PRIMARY KEY (kind, name)
 );
 `,
+	// v8: factors as declared: their levels' Starlark type and order (text
+	// in cell_levels, typed in frames and views), whether a factor is a load
+	// (iodepth, VMs) rather than a setting; and the model version behind a
+	// session's simulated runs ('' for measured ones).
+	`
+CREATE TABLE factors (
+	name     TEXT    PRIMARY KEY,
+	position INTEGER NOT NULL,
+	type     TEXT    NOT NULL CHECK (type IN ('int', 'float', 'bool', 'text')),
+	load     INTEGER NOT NULL,
+	levels   TEXT    NOT NULL
+);
+ALTER TABLE sessions ADD COLUMN model_version TEXT NOT NULL DEFAULT '';
+`,
 }
 
 // SchemaVersion is the schema version this build writes.
