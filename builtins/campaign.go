@@ -123,6 +123,7 @@ func campaignFactor(thread *starlark.Thread, b *starlark.Builtin, args starlark.
 		return nil, fmt.Errorf("factor %q has no levels; want a list such as [False, True]", name)
 	}
 	f.spec.LevelType = levelType(f.levels)
+	f.spec.Definition, f.spec.LevelDefinitions = factorDefinition(f)
 	if load && f.spec.LevelType != store.LevelInt && f.spec.LevelType != store.LevelFloat {
 		i := slices.IndexFunc(f.levels, func(v starlark.Value) bool { _, ok := starlark.AsFloat(v); return !ok })
 		return nil, fmt.Errorf("factor %q is a load (kind=\"load\") but level %s is a %s; a load's levels are numbers, such as iodepth [1, 4, 16, 64]",

@@ -26,6 +26,26 @@ func workloadDefinition(run, warmup starlark.Value) string {
 	return def
 }
 
+// factorDefinition is how a factor sets its levels, as the store keeps it
+// to notice a change on resume: apply's source (and restore's), and what
+// each level stands for where its label does not say it all (a policy
+// handle's rules; plain strings, numbers and bools say it all).
+func factorDefinition(f *factorValue) (string, map[string]string) {
+	def := "apply: " + definitionOf(f.apply)
+	if f.restore != nil {
+		def += "\nrestore: " + definitionOf(f.restore)
+	}
+	levels := map[string]string{}
+	for i, v := range f.levels {
+		switch v.(type) {
+		case starlark.String, starlark.Int, starlark.Float, starlark.Bool, starlark.NoneType:
+		default:
+			levels[f.spec.Levels[i]] = v.String()
+		}
+	}
+	return def, levels
+}
+
 func definitionOf(v starlark.Value) string {
 	switch v := v.(type) {
 	case *JobValue:

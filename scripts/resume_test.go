@@ -8,8 +8,9 @@ import (
 )
 
 // TestResumeRefusesAChangedWorkload: a campaign run again with a workload
-// defined otherwise under the same name (a job's runtime changed with
-// --set, a job a function runs, a function's body) is refused before
+// or factor defined otherwise under the same name (a job's runtime changed
+// with --set, a job a function runs, a function's body, a factor's apply)
+// is refused before
 // anything runs, saying what changed; the same definition, respaced,
 // resumes, and so does a change of a plain value a function reads (a
 // path, a flag); --fresh measures again.
@@ -51,20 +52,23 @@ c.run()
 	}
 	for _, tc := range []struct {
 		set  []string
+		from string // what the script's text changes, "" for nothing
+		to   string
 		want string
 	}{
-		{[]string{"--set", "runtime=30"}, `workload "oltp" is not what it was when its 2 stored runs were measured: it had runtime=60 where it now has runtime=30`},
-		{[]string{"--set", "bs=4k"}, `workload "fn" is not what it was when its 2 stored runs were measured: it had bs=1m where it now has bs=4k`},
-		{nil, `workload "plain" is not what it was when its 2 stored runs were measured: it had 100 where it now has 200`},
+		{[]string{"--set", "runtime=30"}, "", "", `workload "oltp" is not what it was when its 2 stored runs were measured: it had runtime=60 where it now has runtime=30`},
+		{[]string{"--set", "bs=4k"}, "", "", `workload "fn" is not what it was when its 2 stored runs were measured: it had bs=1m where it now has bs=4k`},
+		{nil, "100 * scale", "200 * scale", `workload "plain" is not what it was when its 2 stored runs were measured: it had 100 where it now has 200`},
+		{nil, "configure(compression = v)", "configure(compression = not v)",
+			`factor "compression" is not what it was when its 6 stored runs were measured: it had v) where it now has not`},
 	} {
-		if tc.set == nil {
-			write(strings.Replace(campaignText, "100 * scale", "200 * scale", 1))
-		}
+		write(strings.Replace(campaignText, tc.from, tc.to, 1))
 		code, stderr := run(tc.set...)
 		if code != 1 || !strings.Contains(stderr, tc.want) || !strings.Contains(stderr, "--fresh") || !strings.Contains(stderr, "resume.star:11") {
-			t.Errorf("%v: exit %d, want 1 and %q with --fresh and the script line:\n%s", tc.set, code, tc.want, stderr)
+			t.Errorf("%v %q: exit %d, want 1 and %q with --fresh and the script line:\n%s", tc.set, tc.to, code, tc.want, stderr)
 		}
 	}
+	write(campaignText)
 	if code, stderr := run("--set", "runtime=30", "--fresh"); code != 0 || !strings.Contains(stderr, "6 to run") {
 		t.Fatalf("--fresh: exit %d, want the campaign measured again\n%s", code, stderr)
 	}

@@ -9,35 +9,78 @@ import (
 	"starbench/internal/store"
 )
 
-// checkDefinitions refuses to resume a campaign whose workload is defined
-// otherwise than when its stored runs were measured (a job's runtime
-// changed with --set, say): their results would be mixed with the new
-// ones under one name. Then it records the definitions of this session.
+// Kinds of definitions the store keeps.
+const (
+	defWorkload = "workload"
+	defFactor   = "factor"
+	defLevel    = "level" // named "factor=level"
+)
+
+// checkDefinitions refuses to resume a campaign whose workloads, factors or
+// levels are defined otherwise than when its stored runs were measured (a
+// job's runtime changed with --set, a factor's apply now sets another
+// setting, a policy level now has other rules): their results would be
+// mixed with the new ones under one name. Then it records the definitions
+// of this session. A definition nothing stored was measured under (a new
+// level, a workload with no runs yet) is simply recorded.
 func checkDefinitions(ctx context.Context, spec *Spec, st *store.Store) error {
-	stored, err := st.Definitions(ctx, "workload")
+	runs, err := runsByDefinition(ctx, st)
 	if err != nil {
 		return err
-	}
-	done, err := st.Done(ctx)
-	if err != nil {
-		return err
-	}
-	runs := map[string]int{}
-	for k := range done {
-		runs[k.Workload]++
 	}
 	var defs []store.Definition
 	for _, w := range spec.Workloads {
-		if w.Definition == "" {
-			continue
+		defs = append(defs, store.Definition{Kind: defWorkload, Name: w.Name, Text: w.Definition})
+	}
+	for _, f := range spec.Factors {
+		defs = append(defs, store.Definition{Kind: defFactor, Name: f.Name, Text: f.Definition})
+		for _, l := range f.Levels {
+			if text, ok := f.LevelDefinitions[l]; ok {
+				defs = append(defs, store.Definition{Kind: defLevel, Name: f.Name + "=" + l, Text: text})
+			}
 		}
-		if old, ok := stored[w.Name]; ok && !sameWords(old.Text, w.Definition) && runs[w.Name] > 0 {
-			return fmt.Errorf("workload %q is not what it was when its %d stored runs were measured: %s; to measure it again run with --fresh (or delete the store), or give the changed workload a new name",
-				w.Name, runs[w.Name], firstDifference(old.Text, w.Definition))
+	}
+	defs = slices.DeleteFunc(defs, func(d store.Definition) bool { return d.Text == "" })
+	stored := map[string]map[string]store.Definition{}
+	for _, kind := range []string{defWorkload, defFactor, defLevel} {
+		if stored[kind], err = st.Definitions(ctx, kind); err != nil {
+			return err
 		}
-		defs = append(defs, store.Definition{Kind: "workload", Name: w.Name, Text: w.Definition})
+	}
+	for _, d := range defs {
+		old, ok := stored[d.Kind][d.Name]
+		if n := runs[d.Kind][d.Name]; ok && n > 0 && !sameWords(old.Text, d.Text) {
+			return fmt.Errorf("%s %q is not what it was when its %d stored runs were measured: %s; to measure it again run with --fresh (or delete the store), or give the changed %s a new name",
+				d.Kind, d.Name, n, firstDifference(old.Text, d.Text), d.Kind)
+		}
 	}
 	return st.SaveDefinitions(ctx, defs)
+}
+
+// runsByDefinition counts the stored runs of each workload, factor and level
+// (by definition kind and name).
+func runsByDefinition(ctx context.Context, st *store.Store) (map[string]map[string]int, error) {
+	done, err := st.Done(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cells, err := st.Cells(ctx)
+	if err != nil {
+		return nil, err
+	}
+	levels := map[string][]store.Level{}
+	for _, c := range cells {
+		levels[c.Label] = c.Levels
+	}
+	runs := map[string]map[string]int{defWorkload: {}, defFactor: {}, defLevel: {}}
+	for k := range done {
+		runs[defWorkload][k.Workload]++
+		for _, l := range levels[k.Cell] {
+			runs[defFactor][l.Factor]++
+			runs[defLevel][l.Factor+"="+l.Value]++
+		}
+	}
+	return runs, nil
 }
 
 // firstDifference names the first word where two definitions differ.

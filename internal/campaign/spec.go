@@ -23,6 +23,13 @@ type Factor struct {
 	// Load marks a load (iodepth, VMs, threads) rather than a cluster
 	// setting: reports draw curves over it instead of ranking its levels.
 	Load bool
+	// Definition is how the factor sets a level (its apply function's
+	// source, and restore's): a resume refuses stored runs of a factor
+	// defined otherwise. "" is not checked.
+	Definition string
+	// LevelDefinitions are what each level stands for where its label does
+	// not say it all (a policy handle's rules), by label; checked alike.
+	LevelDefinitions map[string]string
 	// Cost is the estimated seconds one change of this factor takes.
 	Cost float64
 	// InvalidatesPrep means a change leaves the disks needing preparation again
