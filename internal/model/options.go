@@ -48,7 +48,7 @@ var (
 	asyncEngines  = []string{"libaio", "io_uring", "posixaio"}
 	syncEngines   = []string{"psync", "sync", "pvsync", "pvsync2", "vsync", "mmap"}
 	noDiskEngines = []string{"null", "net", "netsplice", "cpuio", "http", "nbd", "rdma", "exec", "filecreate", "filestat", "filedelete", "dircreate", "dirstat", "dirdelete"}
-	quietOptions  = []string{"name", "description", "filename", "directory", "filename_format", "group_reporting", "new_group", "stonewall", "wait_for", "kb_base", "unit_base", "randrepeat", "randseed", "random_generator", "norandommap", "softrandommap", "allrandrepeat", "invalidate", "thread", "clat_percentiles", "lat_percentiles", "slat_percentiles", "percentile_list", "unified_rw_reporting", "disable_lat", "disable_clat", "disable_slat", "disable_bw_measurement", "gtod_reduce", "per_job_logs", "log_avg_msec", "log_hist_msec", "log_max_value", "log_offset", "log_compression", "write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log", "exitall", "exitall_on_error", "create_serialize", "create_fsync", "create_on_open", "allow_mounted_write", "allow_file_create", "refill_buffers", "scramble_buffers", "buffer_compress_chunk", "iodepth_batch", "iodepth_batch_submit", "iodepth_batch_complete", "iodepth_batch_complete_min", "iodepth_batch_complete_max", "latency_window", "latency_run", "buffered", "rwmixwrite", "rwmixread", "thinktime", "thinktime_blocks", "thinktime_spin", "thinktime_iotime", "thinktime_blocks_type", "rate_iops", "rate", "latency_target", "latency_percentile", "percentage_random", "zero_buffers", "bs", "blocksize", "bssplit", "bsrange", "blocksize_range"}
+	quietOptions  = []string{"name", "description", "filename", "directory", "filename_format", "group_reporting", "new_group", "stonewall", "wait_for", "kb_base", "unit_base", "randrepeat", "randseed", "random_generator", "norandommap", "softrandommap", "allrandrepeat", "invalidate", "thread", "clat_percentiles", "lat_percentiles", "slat_percentiles", "percentile_list", "unified_rw_reporting", "disable_lat", "disable_clat", "disable_slat", "disable_bw_measurement", "gtod_reduce", "per_job_logs", "log_avg_msec", "log_hist_msec", "log_max_value", "log_offset", "log_compression", "steadystate_duration", "steadystate_ramp_time", "ss_dur", "ss_ramp", "write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log", "exitall", "exitall_on_error", "create_serialize", "create_fsync", "create_on_open", "allow_mounted_write", "allow_file_create", "refill_buffers", "scramble_buffers", "buffer_compress_chunk", "iodepth_batch", "iodepth_batch_submit", "iodepth_batch_complete", "iodepth_batch_complete_min", "iodepth_batch_complete_max", "latency_window", "latency_run", "buffered", "rwmixwrite", "rwmixread", "thinktime", "thinktime_blocks", "thinktime_spin", "thinktime_iotime", "thinktime_blocks_type", "rate_iops", "rate", "latency_target", "latency_percentile", "percentage_random", "zero_buffers", "bs", "blocksize", "bssplit", "bsrange", "blocksize_range"}
 )
 
 // readJob reads a job's options.
@@ -153,6 +153,16 @@ func (sh *jobShape) option(job *fio.Job, o fio.Option) error {
 			// Stall thinktime after every thinktime_iotime of I/O: a duty cycle.
 			sh.duty, sh.think, sh.spin = io/(io+t), 0, 0
 		}
+	case "steadystate", "ss":
+		ramp, dur, ok, err := steadyWindow(job)
+		switch {
+		case err != nil:
+			return err
+		case !ok:
+			sh.notes = append(sh.notes, fmt.Sprintf("steadystate=%s without steadystate_duration (ss_dur): fio does not judge it, and the job runs its whole length", o.Value))
+		default:
+			sh.notes = append(sh.notes, fmt.Sprintf("steadystate=%s: the model's regime is steady from the start, so fio's criterion holds as soon as it is judged: the job stops after ss_ramp + ss_dur = %.0f s unless its runtime or size ends it first (on OSA, writes still filling the write buffers would keep fio judging longer)", o.Value, ramp+dur))
+		}
 	case "rate_iops", "rate":
 		for dir, v := range strings.Split(o.Value, ",") {
 			if dir > 1 || strings.TrimSpace(v) == "" {
@@ -218,6 +228,32 @@ func optionText(o fio.Option) string {
 }
 
 // rawValue is a raw option's value ("" when absent; flags read as "1").
+// steadyWindow reads fio's steady-state options: ss_ramp and ss_dur in
+// seconds, and whether a criterion is set with a window to judge it in.
+func steadyWindow(job *fio.Job) (ramp, dur float64, ok bool, err error) {
+	if v, _ := job.Raw("steadystate"); v == "" {
+		return 0, 0, false, nil
+	}
+	read := func(key string) (float64, error) {
+		v, _ := job.Raw(key)
+		if v == "" {
+			return 0, nil
+		}
+		n, err := fio.ParseSeconds(v)
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("%s=%s: want a duration such as 30s", key, v)
+		}
+		return float64(n), nil
+	}
+	if ramp, err = read("steadystate_ramp_time"); err != nil {
+		return 0, 0, false, err
+	}
+	if dur, err = read("steadystate_duration"); err != nil {
+		return 0, 0, false, err
+	}
+	return ramp, dur, dur > 0, nil
+}
+
 func rawValue(job *fio.Job, key string) string {
 	for _, o := range slices.Backward(job.Options) {
 		if o.Key == key {

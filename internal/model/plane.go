@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -129,16 +130,13 @@ func (pl *Plane) Prepare(ctx context.Context, workers []fio.Worker, prep fio.Pre
 // job on the disks fio.Workload.Targets maps it to, as concurrent classes
 // through RunJobs) and returns fio's result shape, all marked simulated.
 // A workload of several jobs also gets aggregate rows over all of them.
-// Phases (stonewall, wait_for) are not modelled yet.
+// Phases (stonewall, wait_for) run one after another (see runPhases).
 func (pl *Plane) Run(ctx context.Context, workers []fio.Worker, wl *fio.Workload, progress func(fio.Status)) (*fio.Result, error) {
 	if wl == nil {
 		return nil, fmt.Errorf("no workload to run")
 	}
 	if err := wl.Validate(); err != nil {
 		return nil, err
-	}
-	if p := wl.Phases(); len(p) > 1 {
-		return nil, fmt.Errorf("the workload runs in %d phases (stonewall or wait_for); the model runs jobs that start together only, not yet one phase after another", len(p))
 	}
 	// fio's $ncpus and $mb_memory are the worker VM's.
 	machine := fio.Machine{NCPUs: pl.p.Workers.CPUs, MemMB: pl.p.Workers.MemoryMB}
@@ -173,13 +171,88 @@ func (pl *Plane) Run(ctx context.Context, workers []fio.Worker, wl *fio.Workload
 			}
 		}
 	}
-	res, err := pl.RunJobs(ctx, jobs, progress)
+	var res *fio.Result
+	var err error
+	if phases := wl.Phases(); len(phases) > 1 {
+		res, err = pl.runPhases(ctx, jobs, phases, progress)
+	} else {
+		res, err = pl.RunJobs(ctx, jobs, progress)
+	}
 	if err != nil || len(jobs) == 1 {
 		return res, err
 	}
 	res.Aggregate = append(res.Aggregate, fio.CombineJobs(res.Aggregate)...)
 	res.Notes = append(res.Notes, "the aggregate over all jobs sums their IOPS and MB/s and weights mean latency by IOPS; simulated jobs have no histograms to merge, so its percentiles are missing")
 	return res, nil
+}
+
+// runPhases runs a workload's phases (fio's stonewall and wait_for) one
+// after another, as fio does: each phase's jobs at once, as classes of one
+// network, on the disks the phases before it wrote. Every job keeps its
+// rows under its name; the samples of a phase follow the end of the one
+// before it on one time axis; notes of each phase name it.
+func (pl *Plane) runPhases(ctx context.Context, jobs []JobRun, phases [][]int, progress func(fio.Status)) (*fio.Result, error) {
+	res := &fio.Result{Simulated: true}
+	offset := 0.0
+	for n, phase := range phases {
+		part := make([]JobRun, len(phase))
+		var names []string
+		for k, i := range phase {
+			part[k] = jobs[i]
+			names = append(names, jobs[i].Job.Name)
+		}
+		r, err := pl.RunJobs(ctx, part, progress)
+		if err != nil {
+			return nil, fmt.Errorf("phase %d (%s): %w", n+1, strings.Join(names, ", "), err)
+		}
+		if len(part) == 1 { // RunJobs names jobs only when it runs several
+			nameRows(r, part[0].Job.Name)
+		}
+		end := offset
+		for _, s := range r.Samples {
+			s.TS += offset
+			end = max(end, s.TS)
+			res.Samples = append(res.Samples, s)
+		}
+		res.Rows = append(res.Rows, r.Rows...)
+		res.Aggregate = append(res.Aggregate, r.Aggregate...)
+		res.Model, res.Testbed = r.Model, r.Testbed
+		label := fmt.Sprintf("phase %d (%s): ", n+1, strings.Join(names, ", "))
+		for _, note := range r.Notes {
+			switch {
+			case strings.HasPrefix(note, dataPlanePrefix):
+				if !slices.Contains(res.Notes, note) {
+					res.Notes = append(res.Notes, note)
+				}
+			case strings.HasPrefix(note, bottleneckPrefix):
+				res.Notes = append(res.Notes, bottleneckPrefix+label+strings.TrimPrefix(note, bottleneckPrefix))
+			default:
+				res.Notes = append(res.Notes, label+note)
+			}
+		}
+		offset = end
+	}
+	res.Notes = append(res.Notes, fmt.Sprintf("%d phases (stonewall, wait_for) solved one after another, each on the disks the ones before it wrote; the aggregate over all jobs sums them, as fio's own totals do: read each job's rows", len(phases)))
+	return res, nil
+}
+
+// Prefixes of the notes RunJobs writes that readers pick out.
+const (
+	dataPlanePrefix  = "simulated by "
+	bottleneckPrefix = "bottleneck: "
+)
+
+// nameRows sets the job name of a one-job result's rows and samples.
+func nameRows(r *fio.Result, job string) {
+	for i := range r.Rows {
+		r.Rows[i].Job = job
+	}
+	for i := range r.Aggregate {
+		r.Aggregate[i].Job = job
+	}
+	for i := range r.Samples {
+		r.Samples[i].Job = job
+	}
 }
 
 // JobRun is one job of a workload and the workers it runs on.
@@ -269,8 +342,8 @@ func (pl *Plane) RunJobs(ctx context.Context, jobs []JobRun, progress func(fio.S
 	}
 	slices.SortStableFunc(res.Samples, func(a, b fio.Sample) int { return cmp.Compare(a.TS, b.TS) })
 	res.Notes = append(res.Notes,
-		fmt.Sprintf("simulated by %s on testbed %s", out.Version, out.Profile),
-		fmt.Sprintf("bottleneck: %s at %.0f %%; host CPU %.0f %%, NIC %.0f %%; %d outstanding I/Os", out.Bottleneck, 100*out.BottleneckUtil, out.CPUPercent, out.NICPercent, out.Outstanding))
+		fmt.Sprintf(dataPlanePrefix+"%s on testbed %s", out.Version, out.Profile),
+		fmt.Sprintf(bottleneckPrefix+"%s at %.0f %%; host CPU %.0f %%, NIC %.0f %%; %d outstanding I/Os", out.Bottleneck, 100*out.BottleneckUtil, out.CPUPercent, out.NICPercent, out.Outstanding))
 	res.Notes = append(res.Notes, notes...)
 	res.Notes = append(res.Notes, out.Notes...)
 	if sp.bufferNote != "" {

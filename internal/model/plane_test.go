@@ -322,3 +322,122 @@ func TestPlaneRunsConcurrentJobs(t *testing.T) {
 		t.Errorf("notes %q", res.Notes)
 	}
 }
+
+// Phases run one after another: a fill, then (stonewall) a read of what
+// it wrote, each job with its rows, the read's samples after the fill's,
+// and the read as fast as the same read run alone after the same fill.
+func TestPlaneRunsPhasesInOrder(t *testing.T) {
+	ctx := context.Background()
+	text := `[global]
+ioengine=libaio
+direct=1
+time_based=1
+runtime=30
+
+[fill]
+rw=write
+bs=1m
+iodepth=8
+
+[check]
+stonewall
+rw=randread
+bs=4k
+iodepth=16
+`
+	wl, err := fio.ParseWorkload("phases", "phases.fio", text, fio.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, _ := newTestPlane(t)
+	res, err := pl.Run(ctx, workers(4, 2, ""), wl, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	iops := map[string]float64{}
+	for _, a := range res.Aggregate {
+		iops[a.Job+"/"+a.Direction] = a.IOPS
+	}
+	if iops["fill/write"] <= 0 || iops["check/read"] <= 0 || iops["/read"] != iops["check/read"] || iops["/write"] != iops["fill/write"] {
+		t.Fatalf("aggregates by job and direction %v", iops)
+	}
+	last := map[string]float64{}
+	first := map[string]float64{}
+	for _, s := range res.Samples {
+		if _, ok := first[s.Job]; !ok {
+			first[s.Job] = s.TS
+		}
+		last[s.Job] = max(last[s.Job], s.TS)
+	}
+	if first["check"] <= last["fill"] || last["check"] != 60 {
+		t.Fatalf("samples: fill %v to %v, check from %v to %v; want check after fill, ending at 60 s", first["fill"], last["fill"], first["check"], last["check"])
+	}
+	notes := strings.Join(res.Notes, "\n")
+	for _, want := range []string{"2 phases (stonewall, wait_for) solved one after another", "bottleneck: phase 1 (fill): ", "bottleneck: phase 2 (check): "} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes lack %q:\n%s", want, notes)
+		}
+	}
+	if strings.Count(notes, "simulated by ") != 1 {
+		t.Errorf("the data plane is named %d times:\n%s", strings.Count(notes, "simulated by "), notes)
+	}
+
+	// The same read alone, on a plane whose disks the same fill wrote.
+	again, _ := newTestPlane(t)
+	fill, check := wl.Jobs[0], wl.Jobs[1]
+	if _, err := again.Run(ctx, workers(4, 2, ""), fio.NewWorkload(fill), nil); err != nil {
+		t.Fatal(err)
+	}
+	alone, err := again.Run(ctx, workers(4, 2, ""), fio.NewWorkload(check), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := iops["check/read"], alone.Aggregate[0].IOPS; math.Abs(got-want) > 1e-9*want {
+		t.Errorf("check after fill in phases: %.1f IOPS; alone after the same fill: %.1f", got, want)
+	}
+}
+
+// A steady-state criterion stops a job once fio can judge it (the model is
+// steady from the start): after ss_ramp + ss_dur, not its runtime; without
+// ss_dur fio never judges it and the job runs its whole runtime.
+func TestPlaneStopsAtSteadyState(t *testing.T) {
+	ctx := context.Background()
+	run := func(ss string) *fio.Result {
+		t.Helper()
+		text := "[steady]\nioengine=libaio\ndirect=1\nrw=randread\nbs=4k\niodepth=16\ntime_based=1\nruntime=600\n" + ss
+		wl, err := fio.ParseWorkload("ss", "ss.fio", text, fio.LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl, _ := newTestPlane(t)
+		res, err := pl.Run(ctx, workers(2, 2, ""), wl, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	lastSample := func(r *fio.Result) float64 {
+		end := 0.0
+		for _, s := range r.Samples {
+			end = max(end, s.TS)
+		}
+		return end
+	}
+	steady := run("ss=iops_slope:0.1%\nss_dur=60\nss_ramp=30\n")
+	if end := lastSample(steady); end != 90 {
+		t.Errorf("with ss_ramp=30 and ss_dur=60 the run ends at %v s, want 90", end)
+	}
+	if notes := strings.Join(steady.Notes, "\n"); !strings.Contains(notes, "steadystate=iops_slope:0.1%: the model's regime is steady from the start") {
+		t.Errorf("notes %q", notes)
+	}
+	whole := run("ss=iops_slope:0.1%\n")
+	if end := lastSample(whole); end != 600 {
+		t.Errorf("without ss_dur the run ends at %v s, want its runtime, 600", end)
+	}
+	if notes := strings.Join(whole.Notes, "\n"); !strings.Contains(notes, "without steadystate_duration (ss_dur): fio does not judge it") {
+		t.Errorf("notes %q", notes)
+	}
+	if steady.Aggregate[0].IOPS != whole.Aggregate[0].IOPS {
+		t.Errorf("steady %.0f IOPS, whole run %.0f: the regime is the same", steady.Aggregate[0].IOPS, whole.Aggregate[0].IOPS)
+	}
+}

@@ -39,8 +39,20 @@ func bufferBytes(p *testbed.Profile) float64 {
 
 // runSeconds is how long fio runs a job after its ramp: runtime when time
 // based, else until each job has moved its size (or the disk's), capped by
-// runtime.
+// runtime; sooner when a steady-state criterion (ss, ss_dur) stops it.
 func runSeconds(job *fio.Job, disks []fio.Disk, mbps float64) float64 {
+	t := movingSeconds(job, disks, mbps)
+	// A steady-state criterion stops the job once fio can judge it: the
+	// model's regime is steady from the start (see the option's note).
+	if ramp, dur, ok, _ := steadyWindow(job); ok && (t == 0 || ramp+dur < t) {
+		t = ramp + dur
+	}
+	return t
+}
+
+// movingSeconds is how long a job runs by its runtime, or moving its size
+// at mbps; 0 when neither bounds it.
+func movingSeconds(job *fio.Job, disks []fio.Disk, mbps float64) float64 {
 	if job.TimeBased && job.RuntimeSec > 0 {
 		return float64(job.RuntimeSec)
 	}
