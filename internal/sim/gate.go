@@ -47,7 +47,7 @@ func (g *taskGate) PutObject(_ *simulator.Context, obj mo.Reference) {
 		g.track(t)
 	}
 	var fault types.BaseMethodFault
-	var hold chan bool
+	var hold *heldTask
 	if g.sim != nil {
 		fault = g.sim.faults.pickTask(name)
 		hold = g.sim.holds.take(name, t.Self)
@@ -66,10 +66,11 @@ func (g *taskGate) PutObject(_ *simulator.Context, obj mo.Reference) {
 		return body(t)
 	}
 	t.Execute = func(t *simulator.Task) (types.AnyType, types.BaseMethodFault) {
-		if hold != nil && <-hold {
+		if hold != nil && <-hold.stop {
 			if name == "CloneVm" { // cancelled late: the clone is there
 				_, _ = run(t)
 			}
+			close(hold.stopped)
 			return nil, &types.RequestCanceled{}
 		}
 		if fault != nil {

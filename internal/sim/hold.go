@@ -18,7 +18,7 @@ type Hold struct {
 
 	mu        sync.Mutex
 	changed   chan struct{} // closed and replaced whenever a task is held or cancelled
-	held      map[types.ManagedObjectReference]chan bool
+	held      map[types.ManagedObjectReference]heldTask
 	count     int // tasks held so far
 	cancelled int
 	released  bool
@@ -40,14 +40,22 @@ func (s *Sim) HoldTasks(name string) *Hold {
 	if s.holds.m == nil {
 		s.holds.m = map[string]*Hold{}
 	}
-	h := &Hold{name: name, changed: make(chan struct{}), held: map[types.ManagedObjectReference]chan bool{}}
+	h := &Hold{name: name, changed: make(chan struct{}), held: map[types.ManagedObjectReference]heldTask{}}
 	s.holds.m[name] = h
 	return h
 }
 
+// heldTask is a held task's side of its hold: stop tells it to go on
+// (false) or stop (true); a stopped task closes stopped once what it does
+// when stopped (a late clone's VM) is done.
+type heldTask struct {
+	stop    chan bool
+	stopped chan struct{}
+}
+
 // take registers task as held if a hold on its name is in force, and
-// returns the channel that tells it to go on (false) or stop (true).
-func (hs *holds) take(name string, task types.ManagedObjectReference) chan bool {
+// returns its side of the hold (nil when none).
+func (hs *holds) take(name string, task types.ManagedObjectReference) *heldTask {
 	hs.mu.Lock()
 	h := hs.m[name]
 	hs.mu.Unlock()
@@ -59,33 +67,41 @@ func (hs *holds) take(name string, task types.ManagedObjectReference) chan bool 
 	if h.released {
 		return nil
 	}
-	ch := make(chan bool, 1)
-	h.held[task] = ch
+	t := heldTask{stop: make(chan bool, 1), stopped: make(chan struct{})}
+	h.held[task] = t
 	h.count++
 	h.signal()
-	return ch
+	return &t
 }
 
-// cancel tells a held task that a client cancelled it; false when task is
-// not held.
+// cancel tells a held task that a client cancelled it and waits until the
+// task has done what a cancelled task does (a late clone leaves its VM),
+// so that the simulator's own CancelTask, which ends the task at once,
+// never reports it ended before that. False when task is not held.
 func (hs *holds) cancel(task types.ManagedObjectReference) bool {
 	hs.mu.Lock()
-	defer hs.mu.Unlock()
+	var stopped chan struct{}
 	for _, h := range hs.m {
 		h.mu.Lock()
-		ch, ok := h.held[task]
+		t, ok := h.held[task]
 		if ok {
 			delete(h.held, task)
 			h.cancelled++
 			h.signal()
-			ch <- true
+			t.stop <- true
+			stopped = t.stopped
 		}
 		h.mu.Unlock()
 		if ok {
-			return true
+			break
 		}
 	}
-	return false
+	hs.mu.Unlock()
+	if stopped == nil {
+		return false
+	}
+	<-stopped
+	return true
 }
 
 // Wait returns once n tasks have been held (some may have ended since), or
@@ -128,8 +144,8 @@ func (h *Hold) Release() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.released = true
-	for task, ch := range h.held {
-		ch <- false
+	for task, t := range h.held {
+		t.stop <- false
 		delete(h.held, task)
 	}
 }
