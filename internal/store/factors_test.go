@@ -136,6 +136,13 @@ func TestFactorsKeepTheirTypeAndDeclaredOrder(t *testing.T) {
 	if d, _ := cols[0].Int(); cols[0].Name != "iodepth" || !slices.Equal(d, []int{64, 1}) || cols[1].Type() != series.Bool {
 		t.Fatalf("factor columns %v", cols)
 	}
+	ff, err := s.Frame(ctx, "factors")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(ff.Col("factor").Records(), ff.Col("kind").Records(), ff.Col("type").Records(), ff.Col("levels").Records()); got != "[iodepth compression] [load setting] [int bool] [1, 4, 16, 64 False, True]" {
+		t.Fatalf("factors frame %s", got)
+	}
 	declared, err := s.DeclaredFactors(ctx)
 	if err != nil || len(declared) != 2 || !declared[0].Load || declared[1].Load || declared[0].Levels[2] != "16" {
 		t.Fatalf("declared factors %+v (%v)", declared, err)

@@ -12,7 +12,7 @@ import (
 )
 
 // FrameNames lists the tables Frame serves, in doc order.
-var FrameNames = []string{"results", "rows", "runs", "metrics", "events", "samples", "cells", "sessions", "files", "sets"}
+var FrameNames = []string{"results", "rows", "runs", "metrics", "events", "samples", "cells", "factors", "sessions", "files", "sets"}
 
 // ReservedColumns are column names of the frames; a factor may not take one.
 var ReservedColumns = slices.Concat([]string{"run_id", "cell", "position", "workload", "job", "repeat", "status", "error",
@@ -90,6 +90,7 @@ var frames = map[string]frameQuery{
 		cols:       concat(runCols, []column{{"host", text}, {"metric", text}, {"at", text}, {"value", real}, {"simulated", boolean}}),
 		withLevels: true,
 	},
+	"factors": {}, // from the declarations (factorsFrame), not a query
 	"events":  eventsFrame,
 	"samples": samplesFrame,
 	"cells": {
@@ -135,6 +136,9 @@ func (s *Store) Frame(ctx context.Context, name string) (dataframe.DataFrame, er
 	l, err := readLayout(ctx, s.db)
 	if err != nil {
 		return dataframe.DataFrame{}, err
+	}
+	if name == "factors" {
+		return factorsFrame(l), nil
 	}
 	var levels map[int64]map[string]string
 	if q.withLevels {
@@ -198,6 +202,23 @@ func (s *Store) Frame(ctx context.Context, name string) (dataframe.DataFrame, er
 		}
 	}
 	return dataframe.New(cols...), nil
+}
+
+// factorsFrame lists the factors as declared: factor, position, type (int,
+// float, bool or text), kind (setting or load) and their levels in order;
+// empty for a store from before version 8.
+func factorsFrame(l layout) dataframe.DataFrame {
+	n := len(l.declared)
+	names, types, kinds, levels := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	positions := make([]int, n)
+	for i, f := range l.declared {
+		names[i], positions[i], types[i], kinds[i], levels[i] = f.Name, i, f.Type, "setting", strings.Join(f.Levels, ", ")
+		if f.Load {
+			kinds[i] = "load"
+		}
+	}
+	return dataframe.New(series.New(names, series.String, "factor"), series.New(positions, series.Int, "position"),
+		series.New(types, series.String, "type"), series.New(kinds, series.String, "kind"), series.New(levels, series.String, "levels"))
 }
 
 // declaredOrder is the order of rows that lists cells by their levels'
