@@ -592,7 +592,7 @@ func (sc *scenario) startWorkload(ctx context.Context, w *eventWorkload) error {
 			return
 		}
 		sc.log.Add("workload_end", w.name, "")
-		sc.extra = append(sc.extra, events.Shifted(res, w.name, start))
+		sc.extra = append(sc.extra, res.AsJob(w.name, start))
 	}()
 	return nil
 }

@@ -39,24 +39,6 @@ func (l Logged) Step(ctx context.Context, t, dt float64) ([]fio.Sample, error) {
 // Result is the scenario's whole measurement.
 func (l Logged) Result(context.Context) (*fio.Result, error) { return l.Scenario.Result() }
 
-// Shifted returns res as a second workload of a measurement: its rows and
-// samples under job's name, its samples moved to start seconds in.
-func Shifted(res *fio.Result, job string, start float64) *fio.Result {
-	out := *res
-	out.Rows, out.Aggregate, out.Samples = slices.Clone(res.Rows), slices.Clone(res.Aggregate), slices.Clone(res.Samples)
-	for i := range out.Rows {
-		out.Rows[i].Job = job
-	}
-	for i := range out.Aggregate {
-		out.Aggregate[i].Job = job
-	}
-	for i := range out.Samples {
-		out.Samples[i].Job = job
-		out.Samples[i].TS += start
-	}
-	return &out
-}
-
 // Merge adds x's rows, samples and notes to dst.
 func Merge(dst, x *fio.Result) {
 	dst.Rows = append(dst.Rows, x.Rows...)

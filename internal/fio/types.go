@@ -2,7 +2,10 @@
 // workers, and turns json+ output into correctly aggregated results.
 package fio
 
-import "context"
+import (
+	"context"
+	"slices"
+)
 
 // Worker is one fio server and the data disks it drives: a worker VM on a
 // cluster, or a local server on loopback.
@@ -175,4 +178,22 @@ type Status struct {
 type DataPlane interface {
 	Run(ctx context.Context, workers []Worker, wl *Workload, progress func(Status)) (*Result, error)
 	Prepare(ctx context.Context, workers []Worker, prep Prep, progress func(Status)) error
+}
+
+// AsJob returns a copy of r as one job of a longer measurement: its rows
+// and samples under job's name, its samples moved start seconds later.
+func (r *Result) AsJob(job string, start float64) *Result {
+	out := *r
+	out.Rows, out.Aggregate, out.Samples = slices.Clone(r.Rows), slices.Clone(r.Aggregate), slices.Clone(r.Samples)
+	for i := range out.Rows {
+		out.Rows[i].Job = job
+	}
+	for i := range out.Aggregate {
+		out.Aggregate[i].Job = job
+	}
+	for i := range out.Samples {
+		out.Samples[i].Job = job
+		out.Samples[i].TS += start
+	}
+	return &out
 }

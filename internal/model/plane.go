@@ -206,7 +206,7 @@ func (pl *Plane) runPhases(ctx context.Context, jobs []JobRun, phases [][]int, p
 			return nil, fmt.Errorf("phase %d (%s): %w", n+1, strings.Join(names, ", "), err)
 		}
 		if len(part) == 1 { // RunJobs names jobs only when it runs several
-			nameRows(r, part[0].Job.Name)
+			r = r.AsJob(part[0].Job.Name, 0)
 		}
 		end := offset
 		for _, s := range r.Samples {
@@ -241,19 +241,6 @@ const (
 	dataPlanePrefix  = "simulated by "
 	bottleneckPrefix = "bottleneck: "
 )
-
-// nameRows sets the job name of a one-job result's rows and samples.
-func nameRows(r *fio.Result, job string) {
-	for i := range r.Rows {
-		r.Rows[i].Job = job
-	}
-	for i := range r.Aggregate {
-		r.Aggregate[i].Job = job
-	}
-	for i := range r.Samples {
-		r.Samples[i].Job = job
-	}
-}
 
 // JobRun is one job of a workload and the workers it runs on.
 type JobRun struct {
