@@ -9,6 +9,7 @@ func Modules(deps Deps) []*runtime.Module {
 		NewPolicyModule(deps).With(policyDoc),
 		NewClusterModule(deps),
 		NewFioModule(deps).With(jobDoc, workloadDocType),
+		NewHCIBenchModule(deps),
 		NewEventsModule(deps).With(eventDoc, eventWorkloadDoc, eventsResultDoc),
 		NewCampaignModule(deps).With(campaignDoc, factorDoc, workloadDoc),
 		NewStoreModule(deps).With(storeDoc),

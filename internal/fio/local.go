@@ -111,10 +111,32 @@ func (l *Local) Add(ctx context.Context, name string, disks []Disk) (Worker, err
 	w := Worker{Name: name, Addr: addr}
 	for _, d := range disks {
 		d.Path = filepath.Join(wdir, d.Name+".dat")
+		// The data file exists at its size (sparse) from the start, as a
+		// device does: jobs sized in percent of it (size=100%) need that.
+		if err := createSized(d.Path, d.SizeBytes); err != nil {
+			return Worker{}, err
+		}
 		w.Disks = append(w.Disks, d)
 	}
 	l.Workers = append(l.Workers, w)
 	return w, nil
+}
+
+// createSized makes path a file of size bytes, keeping what an existing
+// one holds.
+func createSized(path string, size int64) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	if info, err := f.Stat(); err == nil && info.Size() < size {
+		err = f.Truncate(size)
+		if err != nil {
+			f.Close()
+			return err
+		}
+	}
+	return f.Close()
 }
 
 // startServer starts one server on a free loopback port, retrying when

@@ -1,0 +1,140 @@
+package builtins
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+
+	"starbench/internal/fio"
+	"starbench/internal/hcibench"
+	"starbench/internal/runtime"
+)
+
+// NewHCIBenchModule returns the hcibench module: HCIBench's parameter files
+// and easy-run sizing, for engineers moving their HCIBench runs over.
+func NewHCIBenchModule(deps Deps) *runtime.Module {
+	return &runtime.Module{
+		Name: "hcibench",
+		Doc:  "HCIBench's parameter files and easy run",
+		Members: []runtime.Member{
+			{Name: "read", Params: "(path)",
+				Doc: "an HCIBench parameter file (relative to the script): a vdbench file (sd=, wd=, rd=) translated into fio, one fio.workload per rd=, or a fio job file; a struct of format, runs (fio.workload values, in file order), names and notes (what the translation decided)", Fn: hcibenchRead},
+			{Name: "easy_run", Params: "(policy=None)",
+				Doc: "HCIBench 2's easy run for the connected cluster and policy (a policy.vsan; None: FTT 1 with checksums): a struct of vms, disks_per_vm, disk_size, cpus, memory, working_set_gb, prepare, workloads (dict 4k70r, 4k100r, 8k50r, 256k0r of fio.workload), files (the vdbench files HCIBench would write) and notes", Fn: deps.hcibenchEasyRun},
+		},
+	}
+}
+
+func hcibenchRead(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var path string
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "path", &path); err != nil {
+		return nil, err
+	}
+	full := scriptRelative(thread, path)
+	data, err := os.ReadFile(full)
+	if err != nil {
+		return nil, fmt.Errorf("reading HCIBench parameter file: %w", err)
+	}
+	noteInput(thread, full)
+	if !hcibench.IsVdbench(string(data)) {
+		wl, err := fio.ParseWorkload(strings.TrimSuffix(filepath.Base(full), filepath.Ext(full)), full, string(data), fio.LoadOptions{})
+		if err != nil {
+			return nil, err
+		}
+		return parsedStruct("fio", []*fio.Workload{wl}, nil), nil
+	}
+	p, err := hcibench.ParseVdbench(full, string(data))
+	if err != nil {
+		return nil, err
+	}
+	wls := make([]*fio.Workload, len(p.Runs))
+	for i, r := range p.Runs {
+		wls[i] = r.Workload
+	}
+	return parsedStruct("vdbench", wls, p.Notes), nil
+}
+
+func parsedStruct(format string, wls []*fio.Workload, notes []string) *starlarkstruct.Struct {
+	runs, names := make([]starlark.Value, len(wls)), make([]starlark.Value, len(wls))
+	for i, wl := range wls {
+		runs[i], names[i] = NewWorkloadValue(wl), starlark.String(wl.Name)
+	}
+	return starlarkstruct.FromStringDict(starlarkstruct.Default, starlark.StringDict{
+		"format": starlark.String(format),
+		"runs":   starlark.NewList(runs),
+		"names":  starlark.NewList(names),
+		"notes":  strList(notes),
+	})
+}
+
+func (d Deps) hcibenchEasyRun(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var pv starlark.Value = starlark.None
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "policy?", &pv); err != nil {
+		return nil, err
+	}
+	pol := hcibench.Policy{FTT: 1, Checksum: true}
+	switch p := pv.(type) {
+	case starlark.NoneType:
+	case *Policy:
+		pol = hcibench.Policy{FTT: p.spec.FTT, Checksum: p.spec.Checksum}
+	default:
+		return nil, fmt.Errorf("policy is a %s; want a policy.vsan handle or None", pv.Type())
+	}
+	t, err := d.target(thread)
+	if err != nil {
+		return nil, err
+	}
+	ctx := runtime.Context(thread)
+	inv, err := t.VSphere.Inventory(ctx)
+	if err != nil {
+		return nil, err
+	}
+	state, err := t.VSphere.State(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c := hcibench.Cluster{Hosts: len(inv.Hosts), ESA: state.Architecture == "ESA", Dedup: state.Dedup}
+	if !c.ESA {
+		for _, h := range inv.Hosts {
+			disks, err := t.VSphere.Disks(ctx, h.Name)
+			if err != nil {
+				return nil, err
+			}
+			for _, dk := range disks {
+				if dk.Tier == "cache" && dk.InUse {
+					c.DiskGroups++
+					c.CacheGB += dk.CapacityGB
+				}
+			}
+		}
+	}
+	plan, err := hcibench.EasyRun(c, pol)
+	if err != nil {
+		return nil, err
+	}
+	workloads, files := starlark.NewDict(len(plan.Runs)), starlark.NewDict(len(plan.Runs))
+	for _, r := range plan.Runs {
+		if err := workloads.SetKey(starlark.String(r.Name), NewWorkloadValue(r.Workload)); err != nil {
+			return nil, err
+		}
+		if err := files.SetKey(starlark.String(r.Name), starlark.String(plan.Files[r.Name])); err != nil {
+			return nil, err
+		}
+	}
+	return starlarkstruct.FromStringDict(starlarkstruct.Default, starlark.StringDict{
+		"vms":            starlark.MakeInt(plan.VMs),
+		"disks_per_vm":   starlark.MakeInt(plan.DisksPerVM),
+		"disk_size":      starlark.String(fmt.Sprintf("%dGiB", plan.DiskSizeGB)),
+		"cpus":           starlark.MakeInt(plan.CPUs),
+		"memory":         starlark.String(fmt.Sprintf("%dGiB", plan.MemoryGB)),
+		"working_set_gb": starlark.Float(plan.WorkingSetGB),
+		"prepare":        starlark.String(plan.Prepare),
+		"workloads":      workloads,
+		"files":          files,
+		"notes":          strList(plan.Notes),
+	}), nil
+}
