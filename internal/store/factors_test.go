@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/go-gota/gota/series"
@@ -213,5 +214,48 @@ func TestEveryRowNamesItsTestbedAndModel(t *testing.T) {
 	}
 	if _, err := ro.Frame(ctx, "sessions"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A store from before concurrent jobs (version 4: no job column, no
+// samples, definitions or factors tables), read as it is, serves its
+// datasets and frames without what it lacks.
+func TestAVersion4StoreReadsAsItIs(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "v4.db")
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range append(slices.Clone(migrations[:4]), `PRAGMA user_version = 4`,
+		`INSERT INTO campaign VALUES (1, 'old', 1, '2026-01-01T00:00:00Z', NULL)`,
+		`INSERT INTO cells VALUES (1, 'a=x', 0)`, `INSERT INTO cell_levels VALUES (1, 'a', 'x')`,
+		`INSERT INTO runs (cell_id, workload, repeat, status, error, started_at, ended_at, simulated, notes) VALUES (1, 'w', 1, 'ok', '', '', '', 1, '')`,
+		`INSERT INTO rows VALUES (1, 1, '', '', 'read', 100, 0.4, 80, 70, 90, 120, 200, 0, 1)`) {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	s, err := OpenReadOnly(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, name := range []string{"results_wide", "rows", "runs", "sessions"} {
+		var b strings.Builder
+		if err := s.WriteCSV(ctx, name, &b); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if head := strings.SplitN(b.String(), "\n", 2)[0]; strings.Contains(head, "job") || strings.Contains(head, "model_version") {
+			t.Errorf("%s.csv of a version 4 store has %s", name, head)
+		}
+	}
+	res, err := s.Frame(ctx, "results")
+	if err != nil || res.Nrow() != 1 || res.Col("iops").Float()[0] != 100 {
+		t.Fatalf("results of a version 4 store: %v (%v)", res, err)
+	}
+	if f, err := s.Frame(ctx, "factors"); err != nil || f.Nrow() != 0 {
+		t.Errorf("factors frame of a version 4 store: %v (%v)", f, err)
 	}
 }

@@ -151,6 +151,9 @@ func (s *Store) Frame(ctx context.Context, name string) (dataframe.DataFrame, er
 		model, provenance = "model_version", "COALESCE(s.testbed, ''), COALESCE(s.model_version, '')"
 	}
 	query := strings.NewReplacer(provenanceSQL, provenance, "{model_version}", model).Replace(q.sql)
+	if !l.job { // a store from before concurrent jobs (version 5): every row is the one job's
+		query = strings.ReplaceAll(query, "w.job", "''")
+	}
 	rows, err := s.db.QueryContext(ctx, query)
 	if err != nil {
 		return dataframe.DataFrame{}, err
