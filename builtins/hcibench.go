@@ -40,14 +40,7 @@ func hcibenchRead(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tu
 		return nil, fmt.Errorf("reading HCIBench parameter file: %w", err)
 	}
 	noteInput(thread, full)
-	if !hcibench.IsVdbench(string(data)) {
-		wl, err := fio.ParseWorkload(strings.TrimSuffix(filepath.Base(full), filepath.Ext(full)), full, string(data), fio.LoadOptions{})
-		if err != nil {
-			return nil, err
-		}
-		return parsedStruct("fio", []*fio.Workload{wl}, nil), nil
-	}
-	p, err := hcibench.ParseVdbench(full, string(data))
+	p, err := hcibench.Read(strings.TrimSuffix(filepath.Base(full), filepath.Ext(full)), full, string(data))
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +48,7 @@ func hcibenchRead(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tu
 	for i, r := range p.Runs {
 		wls[i] = r.Workload
 	}
-	return parsedStruct("vdbench", wls, p.Notes), nil
+	return parsedStruct(p.Format, wls, p.Notes), nil
 }
 
 func parsedStruct(format string, wls []*fio.Workload, notes []string) *starlarkstruct.Struct {

@@ -20,11 +20,28 @@ type Run struct {
 	Workload *fio.Workload
 }
 
-// Parsed is a vdbench parameter file translated: its runs, in file order,
-// and what the translation decided that a reader should know.
+// Parsed is an HCIBench parameter file read: its format ("vdbench" or
+// "fio"), its runs in file order and what the translation decided that a
+// reader should know.
 type Parsed struct {
-	Runs  []Run
-	Notes []string
+	Format string
+	Runs   []Run
+	Notes  []string
+}
+
+// Read reads a parameter file HCIBench runs (file names it in errors): a
+// vdbench file translated by ParseVdbench, or a fio job file (HCIBench's
+// fioconfig writes one section per data disk, filename=/dev/sdX) read by
+// starbench's fio parser as it is, named name.
+func Read(name, file, text string) (*Parsed, error) {
+	if IsVdbench(text) {
+		return ParseVdbench(file, text)
+	}
+	wl, err := fio.ParseWorkload(name, file, text, fio.LoadOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return &Parsed{Format: "fio", Runs: []Run{{Name: name, Workload: wl}}}, nil
 }
 
 // definition is one sd=, wd= or rd= line: its name, its parameters in
@@ -63,11 +80,11 @@ func isComment(line string) bool {
 // job run on every data disk of every worker. What has no fio equivalent
 // is refused with its file:line and why.
 func ParseVdbench(file, text string) (*Parsed, error) {
-	p := &Parsed{}
+	p := &Parsed{Format: "vdbench"}
 	sds, wds := map[string]definition{}, map[string]definition{}
 	var sdOrder, wdOrder []string
 	defaults := map[string]map[string]string{"sd": {}, "wd": {}, "rd": {}}
-	general := map[string]string{} // compratio, dedupratio
+	general := map[string]string{} // compratio, dedupratio, dedupunit
 	var rds []definition
 	noted := map[string]bool{}
 	note := func(s string) {
@@ -116,6 +133,11 @@ func ParseVdbench(file, text string) (*Parsed, error) {
 			ratio, err := strconv.ParseFloat(name, 64)
 			if err != nil || ratio < 1 {
 				return nil, errAt(pos, "%s=%s: want a ratio of 1 or more, such as 2", kind, name)
+			}
+			general[kind] = name
+		case "dedupunit":
+			if _, err := fio.ParseSize(name); err != nil {
+				return nil, errAt(pos, "dedupunit=%s: want a size such as 4k", name)
 			}
 			general[kind] = name
 		default:
@@ -189,13 +211,15 @@ func translateRun(file string, rd definition, wds map[string]definition, wdOrder
 	if v, ok := general["dedupratio"]; ok {
 		r, _ := strconv.ParseFloat(v, 64)
 		fmt.Fprintf(&b, "dedupe_percentage=%d\n", int(math.Round(100*(1-1/r))))
+	} else if v, ok := general["dedupunit"]; ok {
+		note(fmt.Sprintf("dedupunit=%s without dedupratio= changes nothing vdbench writes", v))
 	}
 	for _, name := range names {
 		wd, ok := wds[name]
 		if !ok {
 			return Run{}, errAt(rd.pos, "rd=%s runs wd=%s, which no wd= line defines", rd.name, name)
 		}
-		section, err := translateWorkload(wd, rd, sds, sdOrder, note)
+		section, err := translateWorkload(wd, rd, sds, sdOrder, general, note)
 		if err != nil {
 			return Run{}, err
 		}
@@ -209,7 +233,7 @@ func translateRun(file string, rd definition, wds map[string]definition, wdOrder
 }
 
 // translateWorkload is the fio [section] of one wd= as rd= runs it.
-func translateWorkload(wd, rd definition, sds map[string]definition, sdOrder []string, note func(string)) (string, error) {
+func translateWorkload(wd, rd definition, sds map[string]definition, sdOrder []string, general map[string]string, note func(string)) (string, error) {
 	for _, k := range []string{"rhpct", "whpct"} {
 		if v, ok := wd.params[k]; ok && v != "0" {
 			return "", errAt(wd.pos, "%s=%s asks vdbench for cache hits in a small hit area; fio has no equivalent, and vSAN has no read cache to hit on all-flash: remove it", k, v)
@@ -229,6 +253,9 @@ func translateWorkload(wd, rd definition, sds map[string]definition, sdOrder []s
 	if err != nil {
 		return "", err
 	}
+	if !sameSet(sdNames, sdOrder) {
+		return "", errAt(wd.pos, "wd=%s drives %s of the SDs %s: starbench runs every workload on all of a worker's data disks (the SDs, in order); give each wd= every SD, or write a fio job file with one filename= per disk", wd.name, strings.Join(sdNames, ","), strings.Join(sdOrder, ","))
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n[%s]\n", wd.name)
 	rw, err := readWrite(wd)
@@ -241,6 +268,9 @@ func translateWorkload(wd, rd definition, sds map[string]definition, sdOrder []s
 		return "", err
 	}
 	b.WriteString(bs)
+	if unit, ok := general["dedupunit"]; ok && general["dedupratio"] != "" && bs != "bs="+strings.ToLower(unit)+"\n" {
+		note(fmt.Sprintf("wd=%s: vdbench dedups in units of dedupunit=%s; fio repeats whole write buffers (%s), so the same share of data is duplicate in larger pieces", wd.name, unit, strings.TrimSpace(bs)))
+	}
 	disk, err := storage(sdNames, sds, rd, note)
 	if err != nil {
 		return "", err
@@ -409,6 +439,14 @@ func storage(names []string, sds map[string]definition, rd definition, note func
 		note(fmt.Sprintf("rd=%s iorate=%s is each worker's total over its %d SDs: rate_iops=%d per data disk", rd.name, v, len(names), int(math.Round(per))))
 	}
 	return b.String(), nil
+}
+
+// sameSet says whether a and b hold the same names.
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
 }
 
 // rangePercent reads range=(lo,hi) in percent of the device.

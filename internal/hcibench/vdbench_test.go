@@ -1,10 +1,13 @@
 package hcibench
 
 import (
+	"fmt"
 	"os"
 	"slices"
 	"strings"
 	"testing"
+
+	"starbench/internal/fio"
 )
 
 func parseFile(t *testing.T, path string) *Parsed {
@@ -16,7 +19,7 @@ func parseFile(t *testing.T, path string) *Parsed {
 	if !IsVdbench(string(b)) {
 		t.Fatalf("%s does not read as a vdbench file", path)
 	}
-	p, err := ParseVdbench(path, string(b))
+	p, err := Read("unused", path, string(b))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,30 +47,93 @@ func options(t *testing.T, p *Parsed, run, job string) []string {
 	return nil
 }
 
-// HCIBench's easy-run files translate option for option, what vdbench
-// counts inside elapsed (warmup) going to fio's ramp_time.
+// The files HCIBench's vdbench generator wrote translate option for
+// option, what vdbench counts inside elapsed (warmup) going to fio's
+// ramp_time and compratio/dedupratio to fio's buffer percentages.
 func TestHCIBenchFilesTranslate(t *testing.T) {
+	easy := []string{"direct=1", "ioengine=libaio", "ramp_time=1800", "runtime=1800", "size=100%", "time_based"}
+	random := []string{"buffer_compress_percentage=50", "dedupe_percentage=50"}
 	for file, want := range map[string][]string{
-		"testdata/vdb-8vmdk-100ws-4k-70rdpct-100randompct-4threads": {"bs=4k", "direct=1", "iodepth=4", "ioengine=libaio",
-			"ramp_time=1800", "runtime=1800", "rw=randrw", "rwmixread=70", "size=100%", "time_based"},
-		"testdata/vdb-8vmdk-100ws-256k-0rdpct-0randompct-1threads": {"bs=256k", "direct=1", "iodepth=1", "ioengine=libaio",
-			"ramp_time=1800", "runtime=1800", "rw=write", "size=100%", "time_based"},
-		"testdata/vdb-5vmdk-20ws-8k-35rdpct-60randompct-2threads": {"bs=8k", "direct=1", "iodepth=2", "ioengine=libaio",
+		"testdata/vdb-8vmdk-100ws-4k-70rdpct-100randompct-4threads":  append([]string{"bs=4k", "iodepth=4", "rw=randrw", "rwmixread=70"}, easy...),
+		"testdata/vdb-8vmdk-100ws-256k-0rdpct-0randompct-1threads":   append([]string{"bs=256k", "iodepth=1", "rw=write"}, easy...),
+		"testdata/vdb-8vmdk-100ws-8k-50rdpct-100randompct-4threads":  append(append([]string{"bs=8k", "iodepth=4", "rw=randrw", "rwmixread=50"}, easy...), random...),
+		"testdata/vdb-8vmdk-100ws-4k-70rdpct-100randompct-16threads": append(append([]string{"bs=4k", "iodepth=16", "rw=randrw", "rwmixread=70"}, easy...), random...),
+		"testdata/vdb-8vmdk-100ws-512k-0rdpct-0randompct-2threads":   append(append([]string{"bs=512k", "iodepth=2", "rw=write"}, easy...), random...),
+		"testdata/vdb-5vmdk-20ws-8k-35rdpct-60randompct-2threads": {"bs=8k", "buffer_compress_percentage=50", "dedupe_percentage=67", "direct=1", "iodepth=2", "ioengine=libaio",
 			"percentage_random=60", "rate_iops=3000", "runtime=600", "rw=randrw", "rwmixread=35", "size=20%", "time_based"},
 	} {
 		p := parseFile(t, file)
-		if len(p.Runs) != 1 || p.Runs[0].Name != "run1" {
-			t.Fatalf("%s: runs %v", file, p.Runs)
+		if p.Format != "vdbench" || len(p.Runs) != 1 || p.Runs[0].Name != "run1" {
+			t.Fatalf("%s: %s runs %v", file, p.Format, p.Runs)
 		}
+		slices.Sort(want)
 		if got := options(t, p, "run1", "wd1"); !slices.Equal(got, want) {
 			t.Errorf("%s:\n got %v\nwant %v", file, got, want)
 		}
 	}
 	notes := strings.Join(parseFile(t, "testdata/vdb-5vmdk-20ws-8k-35rdpct-60randompct-2threads").Notes, "\n")
 	for _, want := range []string{"iorate=15000 is each worker's total over its 5 SDs: rate_iops=3000 per data disk",
-		"debug=86 is vdbench's own diagnostics", "interval=5: vdbench's reporting interval", "runs on 5 SDs"} {
+		"debug=86 is vdbench's own diagnostics", "interval=5: vdbench's reporting interval", "runs on 5 SDs",
+		"wd=wd1: vdbench dedups in units of dedupunit=4k; fio repeats whole write buffers (bs=8k)"} {
 		if !strings.Contains(notes, want) {
 			t.Errorf("notes lack %q:\n%s", want, notes)
+		}
+	}
+	if notes := strings.Join(parseFile(t, "testdata/vdb-8vmdk-100ws-4k-70rdpct-100randompct-16threads").Notes, "\n"); strings.Contains(notes, "dedupunit") {
+		t.Errorf("xfersize=4k is dedupunit=4k, yet a note says otherwise:\n%s", notes)
+	}
+}
+
+// The files HCIBench's fio generator (fioconfig) wrote read as they are:
+// one job per data disk, the n-th naming /dev/sdX (or a vNVMe device) and
+// running on the worker's n-th data disk.
+func TestHCIBenchFioFilesRead(t *testing.T) {
+	for file, want := range map[string]struct {
+		jobs   int
+		global []string
+	}{
+		"testdata/fio-8vmdk-100ws-4k-70rdpct-100randompct-4threads":                      {8, []string{"rw=randrw", "rwmixread=70", "bs=4k", "ramp_time=1800", "runtime=3600"}},
+		"testdata/fio-8vmdk-100ws-256k-0rdpct-0randompct-1threads":                       {8, []string{"rw=write", "bs=256k"}},
+		"testdata/fio-8vmdk-100ws-4k-70rdpct-100randompct-16threads-50compress-50dedupe": {8, []string{"buffer_compress_percentage=50", "dedupe_percentage=50"}},
+		"testdata/fio-8vmdk-100ws-4k-70rdpct-100randompct-1000lt":                        {8, []string{"latency_target=1000", "latency_percentile=95.0", "iodepth=1024"}},
+		"testdata/fio-5vmdk-20ws-8k-35rdpct-60randompct-2threads":                        {5, []string{"rate_iops=15000", "percentage_random=60", "size=20%"}},
+	} {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Read("hci", file, string(b))
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		if p.Format != "fio" || len(p.Runs) != 1 {
+			t.Fatalf("%s: %s, %d runs", file, p.Format, len(p.Runs))
+		}
+		wl := p.Runs[0].Workload
+		if len(wl.Jobs) != want.jobs || len(wl.Phases()) != 1 {
+			t.Fatalf("%s: jobs %v phases %v", file, wl.JobNames(), wl.Phases())
+		}
+		text := wl.Text()
+		for _, o := range want.global {
+			if !strings.Contains(text, "\n"+o+"\n") {
+				t.Errorf("%s lacks %s:\n%s", file, o, text)
+			}
+		}
+		var disks []fio.Disk
+		for i := range want.jobs {
+			disks = append(disks, fio.Disk{Path: fmt.Sprintf("/data/disk%d", i+1)})
+		}
+		targets, err := wl.Targets(fio.Worker{Name: "w1", Disks: disks})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, tg := range targets {
+			if tg.Job != i || len(tg.Disks) != 1 || tg.Disks[0] != disks[i] {
+				t.Errorf("%s: target %d is %+v, want job %d on %s", file, i, tg, i, disks[i].Path)
+			}
+		}
+		if _, err := wl.Targets(fio.Worker{Name: "w1", Disks: disks[:2]}); err == nil || !strings.Contains(err.Error(), "worker w1 has 2 data disks") {
+			t.Errorf("%s on a worker with 2 disks: %v", file, err)
 		}
 	}
 }
@@ -111,6 +177,9 @@ func TestVdbenchRefusals(t *testing.T) {
 		base:                                                                                 "no run definition (rd=)",
 		base + "rd=run1,wd=wd1,elapsed=60,maxdata=1":                                         "t.vdb:3: rd= parameter maxdata= has no fio equivalent",
 		"sd=sd1,lun=/dev/sdb,range=(0,20g)\nwd=w,sd=sd1\nrd=r,wd=w":                          "t.vdb:1: range=(0,20g): \"20g\" is not a percentage",
+		"sd=sd1,lun=/dev/sdb\nsd=sd2,lun=/dev/sdc\nwd=w,sd=sd2\nrd=r,wd=w":                   "t.vdb:3: wd=w drives sd2 of the SDs sd1,sd2",
+		"dedupratio=2\ndedupunit=4q\n" + base + "rd=run1,wd=wd1":                             "t.vdb:2: dedupunit=4q: want a size such as 4k",
+		"compratio=0.5\n" + base + "rd=run1,wd=wd1":                                          "t.vdb:1: compratio=0.5: want a ratio of 1 or more",
 	} {
 		if _, err := ParseVdbench("t.vdb", text); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q:\n got %v\nwant %q", text, err, want)
