@@ -23,8 +23,8 @@ func NewHCIBenchModule(deps Deps) *runtime.Module {
 		Members: []runtime.Member{
 			{Name: "read", Params: "(path)",
 				Doc: "an HCIBench parameter file (relative to the script): a vdbench file (sd=, wd=, rd=) translated into fio, one fio.workload per rd=, or a fio job file; a struct of format, runs (fio.workload values, in file order), names and notes (what the translation decided)", Fn: hcibenchRead},
-			{Name: "easy_run", Params: "(policy=None)",
-				Doc: "HCIBench 2's easy run for the connected cluster and policy (a policy.vsan; None: FTT 1 with checksums): a struct of vms, disks_per_vm, disk_size, cpus, memory, working_set_gb, prepare, workloads (dict 4k70r, 4k100r, 8k50r, 256k0r of fio.workload), files (the vdbench files HCIBench would write) and notes", Fn: deps.hcibenchEasyRun},
+			{Name: "easy_run", Params: "(policy=None, tool=\"vdbench\", latency_target=\"Max\")",
+				Doc: "HCIBench's easy run (its easy-run.rb) for the connected cluster's hosts, disk groups and vSAN datastore and a policy (a policy.vsan; None: FTT 1 with checksums); tool \"vdbench\" or \"fio\" picks which of HCIBench's generators writes the files, latency_target \"Max\" (8 disks a VM) or \"Low\", \"Medium\", \"High\" (4 disks; fio holds the latency). A struct of vms, disks_per_vm, disk_size, cpus, memory, threads_per_disk, working_set_gb, prepare (for fio.prepare), workloads (dict of fio.workload: 4k100r, 4k0r, 256k100r, 256k0r, 4k70r, 8k50r; 512k on ESA), files (what HCIBench would write) and notes", Fn: deps.hcibenchEasyRun},
 		},
 	}
 }
@@ -66,14 +66,18 @@ func parsedStruct(format string, wls []*fio.Workload, notes []string) *starlarks
 
 func (d Deps) hcibenchEasyRun(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var pv starlark.Value = starlark.None
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "policy?", &pv); err != nil {
+	tool, latency := "vdbench", "Max"
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "policy?", &pv, "tool?", &tool, "latency_target?", &latency); err != nil {
 		return nil, err
 	}
 	pol := hcibench.Policy{FTT: 1, Checksum: true}
 	switch p := pv.(type) {
 	case starlark.NoneType:
 	case *Policy:
-		pol = hcibench.Policy{FTT: p.spec.FTT, Checksum: p.spec.Checksum}
+		pol = hcibench.Policy{FTT: p.spec.FTT, ErasureCoding: p.spec.RAID != "raid1", Checksum: p.spec.Checksum}
+		if pol.FTT == 0 { // what the RAID level implies
+			pol.FTT = map[string]int{"raid1": 1, "raid5": 1, "raid6": 2}[p.spec.RAID]
+		}
 	default:
 		return nil, fmt.Errorf("policy is a %s; want a policy.vsan handle or None", pv.Type())
 	}
@@ -91,6 +95,11 @@ func (d Deps) hcibenchEasyRun(thread *starlark.Thread, b *starlark.Builtin, args
 		return nil, err
 	}
 	c := hcibench.Cluster{Hosts: len(inv.Hosts), ESA: state.Architecture == "ESA", Dedup: state.Dedup}
+	for _, ds := range inv.Datastores {
+		if ds.Type == "vsan" {
+			c.CapacityGB, c.FreeGB = int(ds.CapacityGB), int(ds.FreeGB)
+		}
+	}
 	if !c.ESA {
 		for _, h := range inv.Hosts {
 			disks, err := t.VSphere.Disks(ctx, h.Name)
@@ -100,12 +109,12 @@ func (d Deps) hcibenchEasyRun(thread *starlark.Thread, b *starlark.Builtin, args
 			for _, dk := range disks {
 				if dk.Tier == "cache" && dk.InUse {
 					c.DiskGroups++
-					c.CacheGB += dk.CapacityGB
+					c.CacheGB += int(dk.CapacityGB)
 				}
 			}
 		}
 	}
-	plan, err := hcibench.EasyRun(c, pol)
+	plan, err := hcibench.EasyRun(c, pol, tool, latency)
 	if err != nil {
 		return nil, err
 	}
@@ -119,15 +128,16 @@ func (d Deps) hcibenchEasyRun(thread *starlark.Thread, b *starlark.Builtin, args
 		}
 	}
 	return starlarkstruct.FromStringDict(starlarkstruct.Default, starlark.StringDict{
-		"vms":            starlark.MakeInt(plan.VMs),
-		"disks_per_vm":   starlark.MakeInt(plan.DisksPerVM),
-		"disk_size":      starlark.String(fmt.Sprintf("%dGiB", plan.DiskSizeGB)),
-		"cpus":           starlark.MakeInt(plan.CPUs),
-		"memory":         starlark.String(fmt.Sprintf("%dGiB", plan.MemoryGB)),
-		"working_set_gb": starlark.Float(plan.WorkingSetGB),
-		"prepare":        starlark.String(plan.Prepare),
-		"workloads":      workloads,
-		"files":          files,
-		"notes":          strList(plan.Notes),
+		"vms":              starlark.MakeInt(plan.VMs),
+		"disks_per_vm":     starlark.MakeInt(plan.DisksPerVM),
+		"disk_size":        starlark.String(fmt.Sprintf("%dGiB", plan.DiskSizeGB)),
+		"cpus":             starlark.MakeInt(plan.CPUs),
+		"threads_per_disk": starlark.MakeInt(plan.ThreadsPerDisk),
+		"memory":           starlark.String(fmt.Sprintf("%dGiB", plan.MemoryGB)),
+		"working_set_gb":   starlark.Float(plan.WorkingSetGB),
+		"prepare":          starlark.String(plan.Prepare),
+		"workloads":        workloads,
+		"files":            files,
+		"notes":            strList(plan.Notes),
 	}), nil
 }

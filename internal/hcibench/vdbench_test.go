@@ -95,7 +95,7 @@ func TestHCIBenchFioFilesRead(t *testing.T) {
 		"testdata/fio-8vmdk-100ws-4k-70rdpct-100randompct-4threads":                      {8, []string{"rw=randrw", "rwmixread=70", "bs=4k", "ramp_time=1800", "runtime=3600"}},
 		"testdata/fio-8vmdk-100ws-256k-0rdpct-0randompct-1threads":                       {8, []string{"rw=write", "bs=256k"}},
 		"testdata/fio-8vmdk-100ws-4k-70rdpct-100randompct-16threads-50compress-50dedupe": {8, []string{"buffer_compress_percentage=50", "dedupe_percentage=50"}},
-		"testdata/fio-8vmdk-100ws-4k-70rdpct-100randompct-1000lt":                        {8, []string{"latency_target=1000", "latency_percentile=95.0", "iodepth=1024"}},
+		"testdata/fio-4vmdk-100ws-4k-70rdpct-100randompct-1000lt":                        {4, []string{"latency_target=1000", "latency_percentile=95.0", "iodepth=1024"}},
 		"testdata/fio-5vmdk-20ws-8k-35rdpct-60randompct-2threads":                        {5, []string{"rate_iops=15000", "percentage_random=60", "size=20%"}},
 	} {
 		b, err := os.ReadFile(file)
