@@ -114,3 +114,13 @@ func TestSummaryOfCountsTheWorkloadRows(t *testing.T) {
 		t.Errorf("summary %+v, want %+v", got, want)
 	}
 }
+
+// TestBoundsWithoutMemoryFigures: a profile that gives no memory channels
+// has no memory bound, rather than one of 0 MB/s.
+func TestBoundsWithoutMemoryFigures(t *testing.T) {
+	p := roundProfile(t, "storagereview-r6625-esa")
+	p.MemoryChannels = 0
+	if w := CheckBounds(p, Summary{ReadMBps: 1, WriteMBps: 1}); len(w) > 0 {
+		t.Errorf("2 MB/s with no memory figures: warnings %q, want none", w)
+	}
+}
