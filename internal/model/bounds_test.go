@@ -101,17 +101,26 @@ func TestBoundsByHand(t *testing.T) {
 
 // TestSummaryOfCountsTheWorkloadRows: a result's summary sums the rows of
 // the whole workload per direction, not those of single jobs (which the
-// whole's already hold) nor the total rows.
+// whole's already hold) nor the total rows; a one-job workload's rows name
+// no job.
 func TestSummaryOfCountsTheWorkloadRows(t *testing.T) {
-	res := &fio.Result{Aggregate: []fio.Row{
+	twoJobs := &fio.Result{Aggregate: []fio.Row{
 		{Job: "a", Direction: "read", IOPS: 100, MBps: 1},
 		{Job: "b", Direction: "write", IOPS: 200, MBps: 2},
 		{Direction: "read", IOPS: 100, MBps: 1},
 		{Direction: "write", IOPS: 200, MBps: 2},
 		{Direction: fio.TotalDirection, IOPS: 300, MBps: 3},
 	}}
-	if got, want := SummaryOf(res), (Summary{ReadIOPS: 100, ReadMBps: 1, WriteIOPS: 200, WriteMBps: 2}); got != want {
-		t.Errorf("summary %+v, want %+v", got, want)
+	oneJob := &fio.Result{Aggregate: []fio.Row{
+		{Direction: "read", IOPS: 100, MBps: 1},
+		{Direction: "write", IOPS: 200, MBps: 2},
+		{Direction: fio.TotalDirection, IOPS: 300, MBps: 3},
+	}}
+	want := Summary{ReadIOPS: 100, ReadMBps: 1, WriteIOPS: 200, WriteMBps: 2}
+	for name, res := range map[string]*fio.Result{"two jobs": twoJobs, "one job": oneJob} {
+		if got := SummaryOf(res); got != want {
+			t.Errorf("%s: summary %+v, want %+v", name, got, want)
+		}
 	}
 }
 
