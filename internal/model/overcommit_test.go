@@ -12,7 +12,7 @@ import (
 // solver is still Bard-Schweitzer: the same throughput, queues and wait
 // shares (within 1 %, the two iterations' convergence), so the
 // load-dependent station's Seidmann and ready-time parts and the think time
-// enter both alike. 24 VMs at iodepth 1 on 8 cores a host leave the CPU's
+// enter both alike. 24 VMs at iodepth 1 on 4 cores a host leave the CPU's
 // wait share between 0 and its ceiling, where it follows the queue.
 func TestOneOvercommittedClassIsSchweitzer(t *testing.T) {
 	p := mustLoad(t, "vxrail-ve660-esa")
