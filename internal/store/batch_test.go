@@ -10,16 +10,17 @@ import (
 	"starbench/internal/fio"
 )
 
-// wideRun is a run of 96 workers x 8 disks x 2 directions with 150 metric samples.
-func wideRun(i int) Run {
+// wideRun is a run of 96 workers x 8 disks x 2 directions with 150 metric
+// samples, simulated or measured.
+func wideRun(i int, simulated bool) Run {
 	start := time.Date(2026, 12, 3, 10, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Minute)
-	r := Run{RunKey: RunKey{testCells[0].Label, "general", i}, Start: start, End: start.Add(time.Minute), Result: &fio.Result{Simulated: true}}
+	r := Run{RunKey: RunKey{testCells[0].Label, "general", i}, Start: start, End: start.Add(time.Minute), Result: &fio.Result{Simulated: simulated}}
 	for _, dir := range []string{"read", "write"} {
-		r.Result.Aggregate = append(r.Result.Aggregate, fio.Row{Direction: dir, IOPS: 1e6, Simulated: true})
+		r.Result.Aggregate = append(r.Result.Aggregate, fio.Row{Direction: dir, IOPS: 1e6, Simulated: simulated})
 		for w := range 96 {
 			for d := range 8 {
 				r.Result.Rows = append(r.Result.Rows, fio.Row{Worker: fmt.Sprintf("w%02d", w), Disk: fmt.Sprintf("disk%d", d+1),
-					Direction: dir, IOPS: float64(w*8 + d), LatMeanUs: float64(w*8 + d), Simulated: true})
+					Direction: dir, IOPS: float64(w*8 + d), LatMeanUs: float64(w*8 + d), Simulated: simulated})
 			}
 		}
 	}
@@ -32,14 +33,19 @@ func wideRun(i int) Run {
 }
 
 // BenchmarkCommitWideRun commits runs of 1,538 rows (a run on 96 workers x
-// 8 disks); compare with BenchmarkCommitRun (18 rows) in the same run.
+// 8 disks) into a measured store (synchronous=FULL) and a simulated one
+// (NORMAL); compare with BenchmarkCommitRun (18 rows) in the same run.
 func BenchmarkCommitWideRun(b *testing.B) {
-	s := benchStore(b)
-	ctx := context.Background()
-	for i := 0; b.Loop(); i++ {
-		if err := s.CommitRun(ctx, wideRun(i)); err != nil {
-			b.Fatal(err)
-		}
+	for _, simulated := range []bool{false, true} {
+		b.Run(kind(simulated), func(b *testing.B) {
+			s := benchStore(b, simulated)
+			ctx := context.Background()
+			for i := 0; b.Loop(); i++ {
+				if err := s.CommitRun(ctx, wideRun(i, simulated)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
@@ -52,7 +58,7 @@ func TestCommitRunOfManyRows(t *testing.T) {
 	if err := s.SaveCells(ctx, testCells); err != nil {
 		t.Fatal(err)
 	}
-	r := wideRun(1)
+	r := wideRun(1, true)
 	r.Result.Rows[767].LatMeanUs, r.Result.Rows[1535].LatMeanUs = math.NaN(), math.NaN()
 	if err := s.CommitRun(ctx, r); err != nil {
 		t.Fatal(err)

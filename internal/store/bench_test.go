@@ -29,8 +29,9 @@ func fullRun(i int) Run {
 	return r
 }
 
-func benchStore(b *testing.B) *Store {
-	s, err := Open(context.Background(), filepath.Join(b.TempDir(), "b.db"), "b", Options{Simulated: true})
+// benchStore is a store of simulated results, or of measured ones.
+func benchStore(b *testing.B, simulated bool) *Store {
+	s, err := Open(context.Background(), filepath.Join(b.TempDir(), "b.db"), "b", Options{Simulated: simulated})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -42,20 +43,25 @@ func benchStore(b *testing.B) *Store {
 }
 
 // BenchmarkCommitMinimalTx is the baseline: the cheapest durable write, one
-// small row in its own transaction (WAL, synchronous=FULL).
+// small row in its own transaction, in a measured store (WAL,
+// synchronous=FULL) and a simulated one (synchronous=NORMAL).
 func BenchmarkCommitMinimalTx(b *testing.B) {
-	s := benchStore(b)
-	ctx := context.Background()
-	for i := 0; b.Loop(); i++ {
-		if err := s.SaveOriginal(ctx, fmt.Sprint(i), "level:0"); err != nil {
-			b.Fatal(err)
-		}
+	for _, simulated := range []bool{false, true} {
+		b.Run(kind(simulated), func(b *testing.B) {
+			s := benchStore(b, simulated)
+			ctx := context.Background()
+			for i := 0; b.Loop(); i++ {
+				if err := s.SaveOriginal(ctx, fmt.Sprint(i), "level:0"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
 // BenchmarkCommitRun commits whole runs: 1 run, 18 rows, 16 metric samples each.
 func BenchmarkCommitRun(b *testing.B) {
-	s := benchStore(b)
+	s := benchStore(b, true)
 	ctx := context.Background()
 	for i := 0; b.Loop(); i++ {
 		if err := s.CommitRun(ctx, fullRun(i)); err != nil {
@@ -66,7 +72,7 @@ func BenchmarkCommitRun(b *testing.B) {
 
 // BenchmarkFrameResults reads the results frame of a 1,000-run store.
 func BenchmarkFrameResults(b *testing.B) {
-	s := benchStore(b)
+	s := benchStore(b, true)
 	ctx := context.Background()
 	for i := range 1000 {
 		if err := s.CommitRun(ctx, fullRun(i)); err != nil {

@@ -74,6 +74,10 @@ func Open(ctx context.Context, path, name string, opt Options) (*Store, error) {
 		s.Close()
 		return nil, err
 	}
+	if err := s.setDurability(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
 	if err := s.prepareBatches(ctx); err != nil {
 		s.Close()
 		return nil, err
@@ -126,6 +130,23 @@ func openDB(path string, readOnly bool) (*sql.DB, error) {
 		return nil, fmt.Errorf("opening %s: %w", path, err)
 	}
 	return db, nil
+}
+
+// setDurability relaxes synchronous=FULL to NORMAL in a store of simulated
+// results, once init has settled which kind the store holds. In WAL mode a
+// commit then writes the WAL without waiting for the disk: a killed process
+// (even SIGKILL) still loses nothing committed, since the kernel holds the
+// written pages; only an OS crash or a power loss can lose the last
+// committed runs, which a resume simulates again in milliseconds. A store of
+// measured results keeps FULL: a measured run cannot be had again. (The
+// store has one connection, so the setting holds for every later statement;
+// a connection opened again would start at FULL.)
+func (s *Store) setDurability(ctx context.Context) error {
+	if !s.Simulated {
+		return nil
+	}
+	_, err := s.db.ExecContext(ctx, `PRAGMA synchronous = NORMAL`)
+	return err
 }
 
 // Path returns the store's file.

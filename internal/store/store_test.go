@@ -349,3 +349,53 @@ func TestDatasetsFollowTheSchema(t *testing.T) {
 		t.Fatalf("rows.csv starts %q (%v)", strings.SplitN(b.String(), "\n", 2)[0], err)
 	}
 }
+
+// TestSynchronousFollowsTheKind: a store of simulated results commits with
+// synchronous=NORMAL (1), one of measured results with FULL (2), on the
+// connection every run is committed on, also after --fresh changes the kind.
+func TestSynchronousFollowsTheKind(t *testing.T) {
+	ctx := context.Background()
+	repeat := 0
+	synchronous := func(s *Store) int {
+		t.Helper()
+		if err := s.SaveCells(ctx, testCells); err != nil {
+			t.Fatal(err)
+		}
+		repeat++
+		if err := s.CommitRun(ctx, okRun(testCells[0].Label, "4k", repeat, 1, s.Simulated)); err != nil {
+			t.Fatal(err)
+		}
+		var level int
+		if err := s.db.QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&level); err != nil {
+			t.Fatal(err)
+		}
+		return level
+	}
+	for _, simulated := range []bool{true, false} {
+		s, path := openTemp(t, Options{Simulated: simulated})
+		want, other := 2, 1
+		if simulated {
+			want, other = 1, 2
+		}
+		if got := synchronous(s); got != want {
+			t.Errorf("%s store: synchronous = %d, want %d", kind(simulated), got, want)
+		}
+		s.Close()
+		again, err := Open(ctx, path, "wwt", Options{Simulated: simulated})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := synchronous(again); got != want {
+			t.Errorf("%s store opened again: synchronous = %d, want %d", kind(simulated), got, want)
+		}
+		again.Close()
+		fresh, err := Open(ctx, path, "wwt", Options{Simulated: !simulated, Fresh: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := synchronous(fresh); got != other {
+			t.Errorf("%s store made %s with --fresh: synchronous = %d, want %d", kind(simulated), kind(!simulated), got, other)
+		}
+		fresh.Close()
+	}
+}
