@@ -1,0 +1,305 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"starbench/internal/fio"
+)
+
+const gib = float64(1 << 30)
+
+// newRecovery is the bookkeeping of a cluster of 4 hosts of 8 devices in 4
+// OSA disk groups of 2, storing 800 GiB of objects of 2 components each
+// (so a host holds a share 2/4 of the objects, a device 2/32).
+func newRecovery() *recovery {
+	return &recovery{hosts: 4, osa: true, perHost: 200 * gib, share: 0.5, disks: 400 * gib, stored: 800 * gib, comps: 2,
+		devices: 32, groups: 16, perGroup: 2, out: map[string]*absence{}, failed: map[string]*diskOut{}}
+}
+
+func describe(evs []fio.Event) string {
+	var s []string
+	for _, e := range evs {
+		s = append(s, fmt.Sprintf("%g %s %s %s", e.AtS, e.Kind, e.Target, e.Detail))
+	}
+	return strings.Join(s, "; ")
+}
+
+// Background copies run oldest first, one after another at the rate given;
+// a copy not ready by the end of the interval waits, one ready later in it
+// starts then. Worked by hand at 10 GiB/s from 0 to 20 s: the 100 GiB
+// rebuild takes 10 s; the consolidation ready at 20 s waits; the 300 GiB
+// resync, ready at 5 s, starts at 10 s and moves 100 GiB by 20 s. In the
+// next interval the consolidation (older) takes 5 s, then the resync's
+// other 200 GiB 20 s.
+func TestResyncRunsCopiesOldestFirstAtTheRate(t *testing.T) {
+	r := newRecovery()
+	r.queue = []*resyncJob{
+		{kind: "rebuild", target: "h1", bytes: 100 * gib},
+		{kind: "consolidation", target: "snapshots", bytes: 50 * gib, ready: 20},
+		{kind: "resync", target: "h2", bytes: 300 * gib, ready: 5},
+	}
+	evs, busy := r.resync(0, 20, 10*gib)
+	if want := "0 resync_start h1 rebuild of 100.0 GiB; 10 resync_end h1 rebuild; 10 resync_start h2 resync of 300.0 GiB"; describe(evs) != want || busy != 20 {
+		t.Errorf("first interval: %s, busy %g s\nwant %s, busy 20 s", describe(evs), busy, want)
+	}
+	if len(r.queue) != 2 || r.queue[1].done != 100*gib {
+		t.Errorf("after the first interval %d copies wait, the resync has %g GiB done; want 2 and 100", len(r.queue), r.queue[len(r.queue)-1].done/gib)
+	}
+	evs, busy = r.resync(20, 60, 10*gib)
+	if want := "20 consolidation_start snapshots consolidation of 50.0 GiB; 25 consolidation_end snapshots consolidation; 45 resync_end h2 resync"; describe(evs) != want || busy != 25 {
+		t.Errorf("second interval: %s, busy %g s\nwant %s, busy 25 s", describe(evs), busy, want)
+	}
+	if len(r.queue) != 0 || r.pending(math.Inf(1)) {
+		t.Errorf("%d copies left after both intervals", len(r.queue))
+	}
+	// Without bandwidth nothing moves.
+	r.queue = []*resyncJob{{kind: "rebuild", target: "h1", bytes: gib}}
+	if evs, busy := r.resync(0, 60, 0); evs != nil || busy != 0 || r.queue[0].started {
+		t.Errorf("at rate 0: %s, busy %g s, started %v", describe(evs), busy, r.queue[0].started)
+	}
+}
+
+// A copy is pending before a time when it is ready strictly before it and
+// not done.
+func TestPendingCopies(t *testing.T) {
+	r := newRecovery()
+	r.queue = []*resyncJob{{kind: "rebuild", bytes: gib, ready: 60}}
+	if r.pending(60) || !r.pending(60.5) {
+		t.Errorf("a copy ready at 60 s pending before 60 s: %v, before 60.5 s: %v; want false, true", r.pending(60), r.pending(60.5))
+	}
+	r.queue[0].done = gib
+	if r.pending(120) {
+		t.Error("a finished copy is still pending")
+	}
+}
+
+// I/O stands still FailurePause seconds from each failure, within the
+// interval it falls in.
+func TestPauseOfFailuresInAnInterval(t *testing.T) {
+	r := newRecovery()
+	r.failures = []float64{0, 10, 58, 60, -1}
+	if got := r.pause(0, 60); got != 2*FailurePause+2 {
+		t.Errorf("failures at 0, 10 and 58 s: %g s of pause in 0-60 s, want %g", got, 2*FailurePause+2)
+	}
+	if got := r.pause(60, 60); got != FailurePause {
+		t.Errorf("a failure at 60 s: %g s of pause in 60-120 s, want %g", got, float64(FailurePause))
+	}
+}
+
+// A host failing is absent: its rebuild waits for the repair timer; it
+// pauses I/O. Maintenance with full data migration evacuates at once and
+// leaves nothing absent; other maintenance is absent like a failure.
+func TestHostsLeavingService(t *testing.T) {
+	r := newRecovery()
+	r.apply(fio.Event{AtS: 100, Kind: "host_failure", Target: "h1"})
+	r.apply(fio.Event{AtS: 200, Kind: "maintenance_enter", Target: "h2", Detail: "full_data_migration"})
+	r.apply(fio.Event{AtS: 300, Kind: "maintenance_enter", Target: "h3", Detail: "ensure_accessibility"})
+	var jobs []string
+	for _, j := range r.queue {
+		jobs = append(jobs, fmt.Sprintf("%s %s %g GiB from %g s", j.kind, j.target, j.bytes/gib, j.ready))
+	}
+	want := []string{"rebuild h1 200 GiB from 3700 s", "evacuation h2 200 GiB from 200 s", "rebuild h3 200 GiB from 3900 s"}
+	if !slices.Equal(jobs, want) {
+		t.Errorf("background work %q, want %q", jobs, want)
+	}
+	if !slices.Equal(r.failures, []float64{100}) {
+		t.Errorf("I/O pauses at %v s, want at the failure only (100 s)", r.failures)
+	}
+	// Two of four hosts absent, each missing a component of half the
+	// objects: 1 - (1 - 1/2)^2 of the objects miss one.
+	if d := r.degradation(); d.Out != 3 || d.Absent != 0.75 || d.Devices != 0 {
+		t.Errorf("three hosts out, two absent: %+v; want Out 3, Absent 0.75", d)
+	}
+	// A rebuild half done leaves half its host's share absent.
+	r.queue[0].done = 100 * gib
+	if d := r.degradation(); d.Absent != 1-0.75*0.5 {
+		t.Errorf("h1's rebuild half done: absent %g, want %g", d.Absent, 1-0.75*0.5)
+	}
+}
+
+// A host back before its rebuild started resynchronises what was written
+// to its objects meanwhile (a share of what the workloads wrote); one back
+// during the rebuild copies whichever is less, the rest of the rebuild or
+// the stale data. A host that was never out changes nothing.
+func TestHostsComingBack(t *testing.T) {
+	r := newRecovery()
+	r.apply(fio.Event{AtS: 0, Kind: "host_failure", Target: "h1"})
+	r.apply(fio.Event{AtS: 0, Kind: "host_failure", Target: "h2"})
+	r.apply(fio.Event{AtS: 0, Kind: "maintenance_enter", Target: "h3", Detail: "full_data_migration"})
+	r.wrote(40 * gib)
+	for h, want := range map[string]float64{"h1": 20, "h2": 20, "h3": 0} {
+		if got := r.out[h].stale / gib; got != want {
+			t.Errorf("%s: %g GiB stale after 40 GiB written, want %g", h, got, want)
+		}
+	}
+	r.apply(fio.Event{AtS: 600, Kind: "host_return", Target: "h1"})
+	r.apply(fio.Event{AtS: 600, Kind: "host_return", Target: "h4"})
+	r.apply(fio.Event{AtS: 600, Kind: "maintenance_exit", Target: "h3"})
+	var jobs []string
+	for _, j := range r.queue {
+		jobs = append(jobs, fmt.Sprintf("%s %s %g GiB from %g s", j.kind, j.target, j.bytes/gib, j.ready))
+	}
+	want := []string{"rebuild h2 200 GiB from 3600 s", "evacuation h3 200 GiB from 0 s", "resync h1 20 GiB from 600 s"}
+	if !slices.Equal(jobs, want) {
+		t.Errorf("background work %q, want %q", jobs, want)
+	}
+	if d := r.degradation(); d.Out != 1 {
+		t.Errorf("h2 still out: %+v", d)
+	}
+	// h2's rebuild is 150 GiB along when it comes back with 20 GiB stale:
+	// 170 GiB is less than the 200 GiB rebuild, so that is what it copies.
+	rb := r.queue[0]
+	rb.started, rb.done = true, 150*gib
+	r.apply(fio.Event{AtS: 4000, Kind: "host_return", Target: "h2"})
+	if rb.bytes != 170*gib {
+		t.Errorf("h2 back 150 GiB into its rebuild with 20 GiB stale: %g GiB to copy, want 170", rb.bytes/gib)
+	}
+	// Back with nothing stale before its rebuild: nothing to copy.
+	r.apply(fio.Event{AtS: 5000, Kind: "host_failure", Target: "h4"})
+	r.apply(fio.Event{AtS: 5100, Kind: "host_return", Target: "h4"})
+	for _, j := range r.queue {
+		if j.target == "h4" {
+			t.Errorf("h4 back with nothing written: %s of %g GiB queued", j.kind, j.bytes/gib)
+		}
+	}
+}
+
+// Snapshots: the chain counts creates and removes, never below zero; what
+// the workloads write while it exists is held once per block.
+func TestSnapshotChain(t *testing.T) {
+	r := newRecovery()
+	r.apply(fio.Event{Kind: "snapshot_remove"})
+	r.apply(fio.Event{Kind: "snapshot_create"})
+	if d := r.degradation(); d.Snapshots != 1 {
+		t.Errorf("a remove before any create, then a create: %d snapshots, want 1", d.Snapshots)
+	}
+	r.wrote(100 * gib)
+	r.wrote(150 * gib)
+	if r.snapWritten != 250*gib {
+		t.Errorf("250 GiB written under a snapshot: delta of %g GiB", r.snapWritten/gib)
+	}
+	r.wrote(300 * gib)
+	if r.snapWritten != r.disks {
+		t.Errorf("550 GiB written to 400 GiB of disks: delta of %g GiB, want 400", r.snapWritten/gib)
+	}
+	r.apply(fio.Event{AtS: 900, Kind: "snapshot_remove"})
+	if len(r.queue) != 1 || r.queue[0].kind != "consolidation" || r.queue[0].bytes != 400*gib || r.queue[0].ready != 900 || r.snapWritten != 0 {
+		t.Errorf("the last snapshot removed: queue %+v, delta %g; want a 400 GiB consolidation from 900 s", r.queue, r.snapWritten)
+	}
+	r.wrote(gib)
+	if r.snapWritten != 0 {
+		t.Errorf("writes without a snapshot fill a delta of %g GiB", r.snapWritten/gib)
+	}
+}
+
+// A device failure: its share of the objects (components over devices)
+// loses a component, its data (what is stored over the devices) is rebuilt
+// after the repair timer, or at once when its components are degraded; an
+// OSA disk group takes its capacity devices with it. I/O pauses.
+func TestDiskFailures(t *testing.T) {
+	r := newRecovery()
+	r.apply(fio.Event{AtS: 10, Kind: "disk_failure", Target: "h1/naa.1", Detail: "how=remove unit=device components=absent"})
+	r.apply(fio.Event{AtS: 20, Kind: "disk_failure", Target: "h2/naa.g", Detail: "how=unmount unit=disk_group components=degraded"})
+	r.apply(fio.Event{AtS: 30, Kind: "disk_failure", Target: "h1/naa.1", Detail: "how=remove unit=device"}) // already out
+	var jobs []string
+	for _, j := range r.queue {
+		jobs = append(jobs, fmt.Sprintf("%s %s %g GiB from %g s", j.kind, j.target, j.bytes/gib, j.ready))
+	}
+	want := []string{"rebuild h1/naa.1 25 GiB from 3610 s", "rebuild h2/naa.g 50 GiB from 20 s"}
+	if !slices.Equal(jobs, want) {
+		t.Errorf("background work %q, want %q", jobs, want)
+	}
+	if !slices.Equal(r.failures, []float64{10, 20}) {
+		t.Errorf("pauses at %v s, want 10 and 20", r.failures)
+	}
+	dev, grp := r.failed["h1/naa.1"], r.failed["h2/naa.g"]
+	if dev.host != "h1" || dev.group || dev.kept || dev.share != 2.0/32 || grp.host != "h2" || !grp.group || grp.kept || grp.share != 2.0/16 {
+		t.Errorf("device %+v, group %+v", dev, grp)
+	}
+	d := r.degradation()
+	if wantAbsent := 1 - (1-2.0/32)*(1-2.0/16); d.Devices != 3 || d.Groups != 1 || math.Abs(d.Absent-wantAbsent) > 1e-15 {
+		t.Errorf("a device and a group of 2 out: %+v; want 3 devices, 1 group, absent %g", d, wantAbsent)
+	}
+	// A disk on a host that is out counts with the host, not again.
+	r.apply(fio.Event{AtS: 40, Kind: "host_failure", Target: "h1"})
+	if d := r.degradation(); d.Devices != 2 || d.Groups != 1 {
+		t.Errorf("h1 out with its failed device: %+v; want the group's 2 devices only", d)
+	}
+	// A cluster without disk groups has no group to fail.
+	esa := newRecovery()
+	esa.groups = 0
+	esa.apply(fio.Event{AtS: 10, Kind: "disk_failure", Target: "h1/g", Detail: "unit=disk_group"})
+	if len(esa.queue) != 0 || len(esa.failed) != 0 || len(esa.failures) != 0 {
+		t.Errorf("a disk group failing without disk groups: queue %v, failed %v", esa.queue, esa.failed)
+	}
+}
+
+// A disk group unmounted keeps its data: back before its rebuild, it
+// resynchronises its share of what was written; back during the rebuild,
+// the lesser of the two. A removed device comes back empty: its rebuild
+// runs on, and a second return changes nothing.
+func TestDisksComingBack(t *testing.T) {
+	r := newRecovery()
+	r.apply(fio.Event{AtS: 0, Kind: "disk_failure", Target: "h1/g1", Detail: "how=unmount unit=disk_group components=absent"})
+	r.apply(fio.Event{AtS: 0, Kind: "disk_failure", Target: "h1/g2", Detail: "how=unmount unit=disk_group components=absent"})
+	r.apply(fio.Event{AtS: 0, Kind: "disk_failure", Target: "h2/d", Detail: "how=remove unit=device components=absent"})
+	r.wrote(160 * gib)
+	for target, want := range map[string]float64{"h1/g1": 20, "h1/g2": 20, "h2/d": 0} {
+		if got := r.failed[target].stale / gib; got != want {
+			t.Errorf("%s: %g GiB stale after 160 GiB written, want %g", target, got, want)
+		}
+	}
+	r.apply(fio.Event{AtS: 600, Kind: "disk_return", Target: "h1/g1"})
+	r.apply(fio.Event{AtS: 600, Kind: "disk_return", Target: "h2/d"})
+	r.apply(fio.Event{AtS: 600, Kind: "disk_return", Target: "h3/none"})
+	var jobs []string
+	for _, j := range r.queue {
+		jobs = append(jobs, fmt.Sprintf("%s %s %g GiB from %g s", j.kind, j.target, j.bytes/gib, j.ready))
+	}
+	want := []string{"rebuild h1/g2 50 GiB from 3600 s", "rebuild h2/d 25 GiB from 3600 s", "resync h1/g1 20 GiB from 600 s"}
+	if !slices.Equal(jobs, want) {
+		t.Errorf("background work %q, want %q", jobs, want)
+	}
+	if _, ok := r.failed["h1/g1"]; ok || !r.failed["h2/d"].back {
+		t.Errorf("after the returns: %v", r.failed)
+	}
+	// A second return of the empty device does not cancel its rebuild.
+	r.apply(fio.Event{AtS: 700, Kind: "disk_return", Target: "h2/d"})
+	if len(r.queue) != 3 {
+		t.Errorf("a second return changed the queue to %d copies", len(r.queue))
+	}
+	// g2 back 40 GiB into its rebuild with 20 GiB stale: 60 GiB is more
+	// than the 50 GiB rebuild, which goes on.
+	rb := r.queue[0]
+	rb.started, rb.done = true, 40*gib
+	r.apply(fio.Event{AtS: 3700, Kind: "disk_return", Target: "h1/g2"})
+	if rb.bytes != 50*gib {
+		t.Errorf("g2 back 40 GiB into a 50 GiB rebuild with 20 GiB stale: %g GiB to copy, want 50", rb.bytes/gib)
+	}
+	// Once the removed device's rebuild is done it is forgotten.
+	r.resync(3700, 60, 1000*gib)
+	if len(r.failed) != 0 || len(r.queue) != 0 {
+		t.Errorf("every copy done: still tracking %v, queue %v", r.failed, r.queue)
+	}
+}
+
+func TestEventDetailFields(t *testing.T) {
+	got := detailFields("how=unmount  unit=disk_group components= stray")
+	if len(got) != 3 || got["how"] != "unmount" || got["unit"] != "disk_group" || got["components"] != "" {
+		t.Errorf("fields %v", got)
+	}
+	if hostOfDisk("esx-01/naa.5") != "esx-01" || hostOfDisk("esx-01") != "esx-01" {
+		t.Errorf("hosts of esx-01/naa.5 and esx-01: %q, %q", hostOfDisk("esx-01/naa.5"), hostOfDisk("esx-01"))
+	}
+	ws := []fio.Worker{{Disks: make([]fio.Disk, 2)}, {Disks: make([]fio.Disk, 3)}, {Disks: make([]fio.Disk, 1)}}
+	if got := diskIndex(ws, 2, 0); got != 5 {
+		t.Errorf("the third worker's first disk is disk %d, want 5", got)
+	}
+	if got := diskIndex(ws, 1, 2); got != 4 {
+		t.Errorf("the second worker's third disk is disk %d, want 4", got)
+	}
+}
