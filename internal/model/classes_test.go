@@ -152,3 +152,66 @@ func BenchmarkSolveTwoJobsN65536(b *testing.B) {
 		}
 	}
 }
+
+// Beside other jobs each job is capped by its own rate: rate_iops per fio
+// job, numjobs of them on each of its disks (5 x 2 x 64 = 640 IOPS); a
+// latency_target is not applied beside others, and the notes say so.
+func TestConcurrentJobsKeepTheirOwnRates(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	reads := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 16,
+		Options: []fio.Option{{Key: "latency_target", Value: "500us"}}}
+	limited := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 4096, IODepth: 16, NumJobs: 2, RateIOPS: 5}
+	out := solve(t, p, split(p, Policy{RAID: "raid1"}, reads, limited))
+	if got := out.Jobs[1].Write.IOPS; math.Abs(got-640) > 1e-6 {
+		t.Errorf("rate_iops=5, numjobs=2 on 64 disks beside another job: %.3f IOPS, want 640", got)
+	}
+	if !strings.Contains(strings.Join(out.Notes, "\n"), "latency_target is not applied to a job running beside others") {
+		t.Errorf("notes %q do not say the latency target was not applied", out.Notes)
+	}
+	free := solve(t, p, split(p, Policy{RAID: "raid1"}, reads, &fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 4096, IODepth: 16}))
+	if out.Jobs[0].Read.IOPS <= free.Jobs[0].Read.IOPS {
+		t.Errorf("reads beside a rate-limited job %.0f IOPS, beside a free one %.0f; want more", out.Jobs[0].Read.IOPS, free.Jobs[0].Read.IOPS)
+	}
+}
+
+// Concurrent jobs' fio threads share the worker VMs' vCPUs: the guest
+// station serves as many threads as the jobs run together (at most the
+// vCPUs), and each job's CPU station counts them all runnable beside
+// vSAN's own worlds, which stay as they are for one job.
+func TestConcurrentJobsShareTheGuestThreads(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	a := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 16}
+	b := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 4096, IODepth: 16, NumJobs: 2}
+	in := split(p, Policy{RAID: "raid1"}, a, b)
+	_, cells, err := solveJobs(context.Background(), p, in, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var alone []*cell
+	for _, jl := range in.Jobs {
+		alone = append(alone, mustBuild(t, p, Input{State: in.State, VMs: in.VMs, Jobs: []JobLoad{jl}}))
+	}
+	threads := math.Min(alone[0].g.threadsPerHost+alone[1].g.threadsPerHost, alone[0].g.vcpusPerHost)
+	if threads == alone[0].g.threadsPerHost || threads == alone[1].g.threadsPerHost {
+		t.Fatalf("the two jobs run %g threads per host, as many as one of them: no property to check", threads)
+	}
+	for i, c := range cells {
+		guest, cpu := stationNamed(c, "guest"), stationNamed(c, "cpu")
+		cpu1 := stationNamed(alone[i], "cpu")
+		if guest.Servers != threads {
+			t.Errorf("job %d: guest serves %g threads, want the jobs' %g together", i+1, guest.Servers, threads)
+		}
+		if got, want := cpu.Threads-threads, cpu1.Threads-alone[i].g.threadsPerHost; math.Abs(got-want) > 1e-9 {
+			t.Errorf("job %d: the CPU has %g runnable threads besides fio's %g; alone %g besides its own", i+1, got, threads, want)
+		}
+	}
+}
+
+func stationNamed(c *cell, name string) station {
+	for _, s := range c.st {
+		if s.Name == name {
+			return s
+		}
+	}
+	return station{}
+}
