@@ -215,3 +215,55 @@ func stationNamed(c *cell, name string) station {
 	}
 	return station{}
 }
+
+// Each concurrent job obeys Little's law with fio's own outstanding I/Os,
+// those its virtual controllers do not admit waiting in the guest; the
+// jobs together sum their throughput and weight latencies (percentiles
+// too) by I/Os; a direction no job uses stays empty.
+func TestConcurrentJobsLittleAndTheirSum(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	deep := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 512}
+	mixed := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 50, BlockSize: 8192, IODepth: 4}
+	out := solve(t, p, split(p, Policy{RAID: "raid1"}, deep, mixed))
+	if !strings.Contains(strings.Join(out.Notes, "\n"), "the rest wait in the guest") {
+		t.Fatalf("iodepth 512: notes %q do not say the controllers cap it", out.Notes)
+	}
+	for _, j := range out.Jobs {
+		x := j.Read.IOPS + j.Write.IOPS
+		r := (j.Read.IOPS*j.Read.LatMeanUs + j.Write.IOPS*j.Write.LatMeanUs) / x * 1e-6
+		if math.Abs(x*r/float64(j.Outstanding)-1) > 1e-9 {
+			t.Errorf("job %s: X R = %g, want its %d outstanding I/Os", j.Name, x*r, j.Outstanding)
+		}
+	}
+	a, b := out.Jobs[0].Read, out.Jobs[1].Read
+	n := a.IOPS + b.IOPS
+	mean := func(f func(Direction) float64) float64 { return (a.IOPS*f(a) + b.IOPS*f(b)) / n }
+	want := Direction{IOPS: n, MBps: a.MBps + b.MBps,
+		LatMeanUs: mean(func(d Direction) float64 { return d.LatMeanUs }), P50Us: mean(func(d Direction) float64 { return d.P50Us }),
+		P95Us: mean(func(d Direction) float64 { return d.P95Us }), P99Us: mean(func(d Direction) float64 { return d.P99Us }),
+		P999Us: mean(func(d Direction) float64 { return d.P999Us })}
+	if !closeDirection(out.Read, want) || !closeDirection(out.Write, out.Jobs[1].Write) {
+		t.Errorf("reads together %+v, want %+v; writes %+v, want the one writing job's %+v", out.Read, want, out.Write, out.Jobs[1].Write)
+	}
+	if out.Outstanding != out.Jobs[0].Outstanding+out.Jobs[1].Outstanding {
+		t.Errorf("%d outstanding I/Os in all, jobs %d and %d", out.Outstanding, out.Jobs[0].Outstanding, out.Jobs[1].Outstanding)
+	}
+	reads := solve(t, p, split(p, Policy{RAID: "raid1"}, deep, deep))
+	if reads.Write != (Direction{}) {
+		t.Errorf("two read-only jobs write %+v", reads.Write)
+	}
+}
+
+// A rate above what one outstanding I/O reaches: the job runs with the
+// fewest outstanding I/Os that reach it and does exactly its rate
+// (500 x 64 disks = 32,000 IOPS; one 4 KiB write at a time does a few
+// thousand).
+func TestConcurrentJobAtARateNeedingSeveralIOs(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	reads := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 16}
+	limited := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 4096, IODepth: 16, RateIOPS: 500}
+	out := solve(t, p, split(p, Policy{RAID: "raid1"}, reads, limited))
+	if got := out.Jobs[1].Write.IOPS; math.Abs(got-32000) > 1e-6 {
+		t.Errorf("rate_iops=500 on 64 disks beside another job: %.3f IOPS, want 32000", got)
+	}
+}
