@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
+	"fmt"
 	"math"
 	"strings"
 )
@@ -26,52 +28,127 @@ var (
 	hostMetricsTable = batchTable{"INSERT INTO host_metrics VALUES", 5}
 )
 
-// prepareBatches prepares the full-batch INSERT of each batched table once,
-// when the store opens: a transaction reuses them on its connection instead
-// of compiling them again for every run. (They cannot be prepared later, in
-// a transaction: the store has one connection, which the transaction holds.)
-func (s *Store) prepareBatches(ctx context.Context) error {
-	s.batches = map[batchTable]*sql.Stmt{}
+// batchStmts are the full-batch INSERTs of a writable store, prepared on
+// its one driver connection. A run's rows go to the driver directly, inside
+// the run's transaction on that connection: database/sql would check and
+// copy each of a run's thousands of values once more on the way.
+type batchStmts struct {
+	conn  any // the driver connection they were prepared on
+	stmts map[batchTable]batchStmt
+}
+
+// batchStmt is a prepared statement of the driver.
+type batchStmt interface {
+	driver.Stmt
+	driver.StmtExecContext
+}
+
+// prepare prepares the full-batch INSERT of each batched table on the
+// driver connection dc, once: later calls on the same connection keep them.
+// (A connection database/sql opened again, after it dropped the first one,
+// has them prepared again; the first one's went with it.)
+func (b *batchStmts) prepare(ctx context.Context, dc any) error {
+	if b.conn == dc {
+		return nil
+	}
+	prep, ok := dc.(driver.ConnPrepareContext)
+	if !ok {
+		return fmt.Errorf("internal error: the SQLite driver's connection %T cannot prepare statements", dc)
+	}
+	stmts := map[batchTable]batchStmt{}
 	for _, t := range []batchTable{rowsTable, samplesTable, hostMetricsTable} {
-		stmt, err := s.db.PrepareContext(ctx, insertSQL(t.insert, t.cols, batchRows))
+		st, err := prep.PrepareContext(ctx, insertSQL(t.insert, t.cols, batchRows))
 		if err != nil {
+			closeStmts(stmts)
 			return err
 		}
-		s.batches[t] = stmt
+		bs, ok := st.(batchStmt)
+		if !ok {
+			st.Close()
+			closeStmts(stmts)
+			return fmt.Errorf("internal error: the SQLite driver's statement %T cannot execute with a context", st)
+		}
+		stmts[t] = bs
 	}
+	b.conn, b.stmts = dc, stmts
 	return nil
 }
 
-// insertBatched inserts n rows into t, in tx; args appends the values of
-// row i. Full batches run the statement prepareBatches prepared.
-func (s *Store) insertBatched(ctx context.Context, tx *sql.Tx, t batchTable, n int, args func(i int, to []any) []any) error {
-	var full *sql.Stmt
-	defer func() {
-		if full != nil {
-			full.Close()
+// close closes the statements while their connection is open.
+func (b *batchStmts) close(db *sql.DB) {
+	if b.conn == nil {
+		return
+	}
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	_ = conn.Raw(func(dc any) error {
+		if dc == b.conn {
+			closeStmts(b.stmts)
 		}
-	}()
-	values := make([]any, 0, batchRows*t.cols)
-	for start := 0; start < n; start += batchRows {
-		end := min(start+batchRows, n)
-		values = values[:0]
-		for i := start; i < end; i++ {
-			values = args(i, values)
-		}
-		var err error
-		if end-start == batchRows {
-			if full == nil {
-				full = tx.StmtContext(ctx, s.batches[t])
-			}
-			_, err = full.ExecContext(ctx, values...)
-		} else {
-			_, err = tx.ExecContext(ctx, insertSQL(t.insert, t.cols, end-start), values...)
-		}
-		if err != nil {
+		return nil
+	})
+	b.conn, b.stmts = nil, nil
+}
+
+func closeStmts(stmts map[batchTable]batchStmt) {
+	for _, st := range stmts {
+		st.Close()
+	}
+}
+
+// prepareBatches prepares the full-batch INSERTs when the store opens.
+func (s *Store) prepareBatches(ctx context.Context) error {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error { return s.batches.prepare(ctx, dc) })
+}
+
+// insertBatched inserts n rows into t on conn, inside the transaction open
+// on it; args appends the values of row i (int64, float64, bool, string or
+// nil, as the driver takes them). Full batches run the prepared statement.
+func (s *Store) insertBatched(ctx context.Context, conn *sql.Conn, t batchTable, n int, args func(i int, to []any) []any) error {
+	if n == 0 {
+		return nil
+	}
+	return conn.Raw(func(dc any) error {
+		if err := s.batches.prepare(ctx, dc); err != nil {
 			return err
 		}
-	}
-	return nil
+		exec, ok := dc.(driver.ExecerContext)
+		if !ok {
+			return fmt.Errorf("internal error: the SQLite driver's connection %T cannot execute statements", dc)
+		}
+		values := make([]any, 0, batchRows*t.cols)
+		named := make([]driver.NamedValue, 0, batchRows*t.cols)
+		for start := 0; start < n; start += batchRows {
+			end := min(start+batchRows, n)
+			values = values[:0]
+			for i := start; i < end; i++ {
+				values = args(i, values)
+			}
+			named = named[:0]
+			for i, v := range values {
+				named = append(named, driver.NamedValue{Ordinal: i + 1, Value: v})
+			}
+			var err error
+			if end-start == batchRows {
+				_, err = s.batches.stmts[t].ExecContext(ctx, named)
+			} else {
+				_, err = exec.ExecContext(ctx, insertSQL(t.insert, t.cols, end-start), named)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // insertSQL is table's INSERT of n rows of cols values.

@@ -189,7 +189,7 @@ func (s *Store) CommitRun(ctx context.Context, r Run) error {
 	if simulated != s.Simulated {
 		return fmt.Errorf("run %s is %s but %s holds %s runs; a store never mixes them", r.RunKey, kind(simulated), s.path, kind(s.Simulated))
 	}
-	return s.tx(ctx, func(tx *sql.Tx) error {
+	return s.connTx(ctx, func(conn *sql.Conn, tx *sql.Tx) error {
 		var cellID int64
 		if err := tx.QueryRowContext(ctx, `SELECT id FROM cells WHERE label = ?`, r.Cell).Scan(&cellID); err != nil {
 			return fmt.Errorf("run %s: unknown cell: %w", r.RunKey, err)
@@ -212,31 +212,31 @@ func (s *Store) CommitRun(ctx context.Context, r Run) error {
 			return err
 		}
 		if r.Result != nil {
-			if err := s.insertRows(ctx, tx, runID, r.Result.Aggregate, true); err != nil {
+			if err := s.insertRows(ctx, conn, runID, r.Result.Aggregate, true); err != nil {
 				return err
 			}
-			if err := s.insertRows(ctx, tx, runID, r.Result.Rows, false); err != nil {
+			if err := s.insertRows(ctx, conn, runID, r.Result.Rows, false); err != nil {
 				return err
 			}
 			if err := insertEvents(ctx, tx, runID, r.Result.Events); err != nil {
 				return err
 			}
-			if err := s.insertSamples(ctx, tx, runID, r.Result.Samples); err != nil {
+			if err := s.insertSamples(ctx, conn, runID, r.Result.Samples); err != nil {
 				return err
 			}
 			if err := insertArtifacts(ctx, tx, runID, r.Result.Artifacts); err != nil {
 				return err
 			}
 		}
-		return s.insertBatched(ctx, tx, hostMetricsTable, len(r.Metrics), func(i int, to []any) []any {
+		return s.insertBatched(ctx, conn, hostMetricsTable, len(r.Metrics), func(i int, to []any) []any {
 			m := &r.Metrics[i]
 			return append(to, runID, m.Host, m.Metric, stamp(m.At), m.Value)
 		})
 	})
 }
 
-func (s *Store) insertRows(ctx context.Context, tx *sql.Tx, runID int64, rows []fio.Row, aggregate bool) error {
-	return s.insertBatched(ctx, tx, rowsTable, len(rows), func(i int, to []any) []any {
+func (s *Store) insertRows(ctx context.Context, conn *sql.Conn, runID int64, rows []fio.Row, aggregate bool) error {
+	return s.insertBatched(ctx, conn, rowsTable, len(rows), func(i int, to []any) []any {
 		r := &rows[i]
 		return append(to, runID, aggregate, r.Worker, r.Disk, r.Direction, nullable(r.IOPS), nullable(r.MBps), nullable(r.LatMeanUs),
 			nullable(r.P50Us), nullable(r.P95Us), nullable(r.P99Us), nullable(r.P999Us), int64(r.Errors), r.Simulated, r.Job)

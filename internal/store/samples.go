@@ -9,8 +9,8 @@ import (
 
 // insertSamples stores a run over time (the samples table): per job,
 // direction and interval, on one time axis from the measurement's start.
-func (s *Store) insertSamples(ctx context.Context, tx *sql.Tx, runID int64, samples []fio.Sample) error {
-	return s.insertBatched(ctx, tx, samplesTable, len(samples), func(i int, to []any) []any {
+func (s *Store) insertSamples(ctx context.Context, conn *sql.Conn, runID int64, samples []fio.Sample) error {
+	return s.insertBatched(ctx, conn, samplesTable, len(samples), func(i int, to []any) []any {
 		x := &samples[i]
 		return append(to, runID, x.Job, x.Direction, x.TS, nullable(x.IOPS), nullable(x.MBps), nullable(x.LatMeanUs), nullable(x.P99Us))
 	})

@@ -27,7 +27,7 @@ type Store struct {
 	lock *os.File // nil for read-only stores
 	tmp  string   // a recovered copy's directory, removed at Close
 	// batches are the prepared full-batch INSERTs of a writable store.
-	batches map[batchTable]*sql.Stmt
+	batches batchStmts
 	// Simulated says whether the store holds simulated (model) results or
 	// measured ones; never both.
 	Simulated bool
@@ -154,9 +154,7 @@ func (s *Store) Path() string { return s.path }
 
 // Close closes the store and releases its lock.
 func (s *Store) Close() error {
-	for _, stmt := range s.batches {
-		stmt.Close()
-	}
+	s.batches.close(s.db)
 	err := s.db.Close()
 	if s.tmp != "" {
 		os.RemoveAll(s.tmp)
@@ -250,6 +248,26 @@ func (s *Store) tx(ctx context.Context, f func(*sql.Tx) error) error {
 		return err
 	}
 	if err := f(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// connTx runs f in one transaction on the store's connection, committed
+// if f returns nil; f reaches the driver through conn.Raw, in the same
+// transaction.
+func (s *Store) connTx(ctx context.Context, f func(*sql.Conn, *sql.Tx) error) error {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := f(conn, tx); err != nil {
 		tx.Rollback()
 		return err
 	}
