@@ -267,3 +267,18 @@ func TestConcurrentJobAtARateNeedingSeveralIOs(t *testing.T) {
 		t.Errorf("rate_iops=500 on 64 disks beside another job: %.3f IOPS, want 32000", got)
 	}
 }
+
+// Two identical halves load every station as the one job does (the
+// utilisation law over both classes, within the multi-class
+// approximation's 3 %), for a mix of reads and writes.
+func TestIdenticalClassesLoadTheStationsAsOneJob(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	job := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 65536, IODepth: 4}
+	one := solve(t, p, uniformInput(p, Policy{RAID: "raid5"}, job))
+	two := solve(t, p, split(p, Policy{RAID: "raid5"}, job, job))
+	for _, s := range one.Stations {
+		if u := util(two, s.Name); s.Util > 0.01 && math.Abs(u/s.Util-1) > 0.03 {
+			t.Errorf("%s: %.3f busy with two halves, %.3f with one job", s.Name, u, s.Util)
+		}
+	}
+}

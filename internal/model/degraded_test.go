@@ -402,3 +402,133 @@ func TestADiskGroupBackResyncsWhatChangedARemovedDeviceIsRebuilt(t *testing.T) {
 		t.Errorf("after the rebuild: %+v, %d devices still tracked", d, len(r.failed))
 	}
 }
+
+// degradedStations are the stations of 4 VMs per host with 4 disks each
+// running the OLTP job under pol, degraded by d (nil: whole), by name.
+func degradedStations(t *testing.T, profile string, pol Policy, d *Degradation) (map[string]station, *cell) {
+	t.Helper()
+	p := mustLoad(t, profile)
+	in := UniformInput(p, 4*p.Hosts, 4, pol, oltpJob(60))
+	in.Degradation = d
+	c, err := buildCell(p, in, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]station{}
+	for _, s := range c.st {
+		out[s.Name] = s
+	}
+	return out, c
+}
+
+// Each mechanism of the degraded mode on its own, station by station.
+func TestDegradationStationByStation(t *testing.T) {
+	const esa, osa = "storagereview-r6625-esa", "wwt-r640-osa"
+	r1 := Policy{RAID: "raid1", FTT: 1}
+	whole, _ := degradedStations(t, esa, r1, nil)
+	ratio := func(a, b station, dir int) float64 { return a.D[dir] / b.D[dir] }
+
+	// One host of 4 out: the per-host and device stations keep 3/4 of their
+	// copies (rounded), and the cluster's demand (copies x demand) stays.
+	out, _ := degradedStations(t, esa, r1, &Degradation{Out: 1})
+	for name, s := range whole {
+		o := out[name]
+		switch {
+		case slices.Contains(perHostStations, name), slices.Contains(deviceStations, name):
+			if want := int(math.Round(float64(s.Copies) * 3 / 4)); o.Copies != want {
+				t.Errorf("one host out: %s has %d copies of %d, want %d", name, o.Copies, s.Copies, want)
+			}
+			for dir := range 2 {
+				if a, b := float64(o.Copies)*o.D[dir], float64(s.Copies)*s.D[dir]; math.Abs(a/b-1) > 1e-12 && b > 0 {
+					t.Errorf("one host out: %s's cluster demand %g, whole %g", name, a, b)
+				}
+			}
+		default:
+			if o.Copies != s.Copies || o.D != s.D {
+				t.Errorf("one host out changed %s: %+v, whole %+v", name, o, s)
+			}
+		}
+	}
+
+	// Half the objects missing a component: on every station that works
+	// per replica, a RAID-1 write reaches 1.5 mirrors of 2 (3/4 of the
+	// demand); RAID-1 reads need no reconstruction.
+	absent, _ := degradedStations(t, esa, r1, &Degradation{Absent: 0.5})
+	for name, s := range whole {
+		a := absent[name]
+		wantW := 1.0
+		if slices.Contains(replicaStations, name) {
+			wantW = 0.75
+		}
+		if s.D[write] > 0 && math.Abs(ratio(a, s, write)-wantW) > 1e-12 || a.D[read] != s.D[read] {
+			t.Errorf("half absent, RAID-1: %s write demand x%g, read x%g; want x%g and x1", name, ratio(a, s, write), ratio(a, s, read), wantW)
+		}
+	}
+	// Erasure coding: on ESA (RAID-5 2+1 on 4 hosts) writes land on the
+	// performance leg's 2 mirrors; on OSA (3+1) on the stripe's 4
+	// components. A read of a missing data component (1 time in k) reads
+	// the stripe's others: x(1 + absent x data/k).
+	for _, c := range []struct {
+		profile      string
+		write, reads float64
+	}{{esa, 1 - 0.5/2, 1 + 0.5*2.0/3}, {osa, 1 - 0.5/4, 1 + 0.5*3.0/4}} {
+		r5 := Policy{RAID: "raid5", FTT: 1}
+		w, _ := degradedStations(t, c.profile, r5, nil)
+		a, _ := degradedStations(t, c.profile, r5, &Degradation{Absent: 0.5})
+		for _, name := range []string{"ssd-capacity", "nic-tx"} {
+			if gw, gr := ratio(a[name], w[name], write), ratio(a[name], w[name], read); math.Abs(gw-c.write) > 1e-12 || math.Abs(gr-c.reads) > 1e-12 {
+				t.Errorf("%s RAID-5 half absent: %s write x%g, read x%g; want x%g, x%g", c.profile, name, gw, gr, c.write, c.reads)
+			}
+		}
+	}
+
+	// Snapshots add DOM cycles per I/O, spread over the copies, on the DOM
+	// and CPU stations only: ESA a flat 2 % of a DOM I/O; OSA a tenth of a
+	// DOM I/O per level to read, plus an LSOM operation to write.
+	for _, c := range []struct {
+		profile string
+		n       int
+	}{{esa, 5}, {osa, 3}} {
+		w, cl := degradedStations(t, c.profile, r1, nil)
+		snap, _ := degradedStations(t, c.profile, r1, &Degradation{Snapshots: c.n})
+		m := &cl.pl
+		p := mustLoad(t, c.profile)
+		want := [2]float64{0.02 * p.Model.DOMIOCycles.Value, 0.02 * p.Model.DOMIOCycles.Value}
+		if c.profile == osa {
+			lookup := float64(c.n) * 0.1 * p.Model.DOMIOCycles.Value
+			want = [2]float64{lookup, lookup + p.Model.LSOMOpCycles.Value}
+		}
+		for name, s := range w {
+			for dir := range 2 {
+				added := (snap[name].D[dir] - s.D[dir]) * m.hz * float64(s.Copies)
+				if name != "cpu" && name != "vsan-dom" {
+					if added != 0 {
+						t.Errorf("%s, %d snapshots: %s gains %g cycles per I/O", c.profile, c.n, name, added)
+					}
+					continue
+				}
+				if math.Abs(added/want[dir]-1) > 1e-9 {
+					t.Errorf("%s, %d snapshots: %s gains %g cycles per %s, want %g", c.profile, c.n, name, added, dirName[dir], want[dir])
+				}
+			}
+		}
+	}
+
+	// Background work takes its share of a station's capacity, at most 95 %.
+	bg, _ := degradedStations(t, esa, r1, &Degradation{Background: map[string]float64{"cpu": 0.5, "nic-tx": 0.99}})
+	for name, s := range whole {
+		f := map[string]float64{"cpu": 2, "nic-tx": 20}[name]
+		if f == 0 {
+			f = 1
+		}
+		b := bg[name]
+		for dir := range 2 {
+			if s.D[dir] > 0 && math.Abs(ratio(b, s, dir)/f-1) > 1e-12 || b.Extra[dir] != s.Extra[dir]*f {
+				t.Errorf("background: %s demand x%g, extra %g (whole %g); want x%g", name, ratio(b, s, dir), b.Extra[dir], s.Extra[dir], f)
+			}
+			if s.Busy != nil && math.Abs(b.Busy[dir]/s.Busy[dir]/f-1) > 1e-12 {
+				t.Errorf("background: %s busy part x%g, want x%g", name, b.Busy[dir]/s.Busy[dir], f)
+			}
+		}
+	}
+}
