@@ -532,3 +532,73 @@ func TestDegradationStationByStation(t *testing.T) {
 		}
 	}
 }
+
+// One byte per second of resync, station by station: the byte is read on
+// a source device and written on a target device (through the cache tier
+// on OSA), sent by one host and received by another, with DOM cycles
+// (and checksums) on both ends, LSOM's read and write, and the network
+// stack's per-byte cycles (RDMA's instead of TCP's), all spread over what
+// still serves.
+func TestResyncLoadPerByte(t *testing.T) {
+	for _, c := range []struct {
+		profile string
+		rdma    bool
+		d       Degradation
+	}{
+		{"storagereview-r6625-esa", false, Degradation{Out: 1, Devices: 2}},
+		{"wwt-r640-osa", false, Degradation{Out: 2, Groups: 1, Devices: 4}},
+		{"wwt-r640-osa", true, Degradation{}},
+	} {
+		p := mustLoad(t, c.profile)
+		in := UniformInput(p, 4*p.Hosts, 4, Policy{RAID: "raid1", FTT: 1}, oltpJob(60))
+		in.State.RDMA = c.rdma
+		in.Degradation = &c.d
+		cl, err := buildCell(p, in, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cl.rdma != c.rdma {
+			t.Fatalf("%s: RDMA %v, want %v", c.profile, cl.rdma, c.rdma)
+		}
+		m := &p.Model
+		pl := newPlatform(p)
+		link, err := resolveLink(p, in.State, c.rdma)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hosts := float64(p.Hosts - c.d.Out)
+		share := hosts / float64(p.Hosts)
+		devices := float64(p.Hosts*p.Storage.CapacityDevices)*share - float64(c.d.Devices)
+		net := m.TxByteCyclesTCP.Value + m.RxByteCyclesTCP.Value
+		if c.rdma {
+			net = 2 * m.ByteCyclesRDMA.Value
+		}
+		dom := 2 * (m.DOMByteCycles.Value + m.ChecksumCyclesPerByte.Value)
+		lsom := m.LSOMReadByteCycles.Value + m.LSOMWriteByteCycles.Value
+		capRead, capWrite := deviceRates(p.Storage.Capacity)
+		want := map[string]float64{
+			"cpu":          (dom + lsom + net) / pl.hz / (hosts * pl.effCPU),
+			"vsan-dom":     dom / pl.hz / (hosts * pl.domWorlds),
+			"nic-tx":       link.frame / (hosts * link.bps),
+			"nic-rx":       link.frame / (hosts * link.bps),
+			"ssd-capacity": (1/capRead + 1/capWrite) / devices,
+		}
+		if p.Architecture == "OSA" {
+			groups := float64(p.Hosts*p.Storage.DiskGroups)*share - float64(c.d.Groups)
+			_, cacheWrite := deviceRates(p.Storage.Cache)
+			want["ssd-cache"] = 1 / cacheWrite / groups
+			want["vsan-diskgroup"] = lsom / pl.hz / (groups * m.DiskGroupWorlds.Value)
+		} else {
+			want["vsan-device"] = lsom / pl.hz / (devices * m.DeviceWorlds.Value)
+		}
+		got := resyncLoad(p, cl, &c.d)
+		if len(got) != len(want) {
+			t.Errorf("%s %+v: load on %v, want %v", c.profile, c.d, got, want)
+		}
+		for name, w := range want {
+			if math.Abs(got[name]/w-1) > 1e-12 {
+				t.Errorf("%s %+v rdma %v: %s %g per byte/s, want %g", c.profile, c.d, c.rdma, name, got[name], w)
+			}
+		}
+	}
+}
