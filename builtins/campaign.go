@@ -906,7 +906,11 @@ func campaignRunStatus(thread *starlark.Thread, st fio.Status) {
 		observer.Sample(st)
 	}
 	if bar != nil {
-		bar.RunStatus(fmt.Sprintf("%ds/%ds %s IOPS %.0f MB/s", st.Elapsed, st.Total, humanCount(st.IOPS), st.MBps))
+		status := fmt.Sprintf("%ds/%ds %s IOPS %.0f MB/s", st.Elapsed, st.Total, humanCount(st.IOPS), st.MBps)
+		if st.LatMeanUs > 0 {
+			status += fmt.Sprintf(" %.3g ms", st.LatMeanUs/1000)
+		}
+		bar.RunStatus(status)
 	}
 }
 

@@ -3,6 +3,7 @@ package builtins
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -31,7 +32,7 @@ func NewEventsModule(deps Deps) *runtime.Module {
 			{Name: "after", Params: "(event, delay, action, name=None)",
 				Doc: "an event firing delay after another event's action returned", Fn: eventsAfter},
 			{Name: "when", Params: "(condition, action, name=None)",
-				Doc: "an event firing once, at the first sample for which condition(sample) is True (sample: t_s, job, direction, iops, mbps, lat_mean_us, p99_us); simulated measurements only: fio's client reports a measured run only at its end", Fn: eventsWhen},
+				Doc: "an event firing once, at the first sample for which condition(sample) is True (sample: t_s, job, direction, iops, mbps, lat_mean_us, p99_us); on a measured run the samples are fio's live rate every second over all workers (direction \"total\", lat_mean_us by Little's law where the jobs' depth is fixed, p99_us NaN)", Fn: eventsWhen},
 			{Name: "rolling", Params: "(hosts, enter, leave, at=0, hold=\"10m\", gap=0, name=\"rolling\")",
 				Doc: "one host after another: enter(host), hold later leave(host), gap later the next host; a list of events", Fn: eventsRolling},
 			{Name: "workload", Params: "(workers, job, name=None)",
@@ -382,8 +383,6 @@ func (m eventsModule) run(thread *starlark.Thread, b *starlark.Builtin, args sta
 		if ws, err = fm.current(thread, workers); err != nil {
 			return nil, err
 		}
-	} else if i := slices.IndexFunc(evs, func(e *eventValue) bool { return e.when != nil }); i >= 0 {
-		return nil, fmt.Errorf("event %q is an events.when: a measured run cannot check conditions while it runs, because fio's client reports its results (and no interval samples) only when the run ends; schedule it with events.at or events.after, or dry-run the condition on the embedded default (docs/events.md, \"Scheduling\")", evs[i].name)
 	}
 	ctx := runtime.Context(thread)
 	sc := &scenario{thread: thread, es: es, fm: fm, plane: plane, simulated: simulated}
@@ -536,7 +535,8 @@ func (sc *scenario) measure(ws []fio.Worker, job *fio.Job, step float64) events.
 	return func(ctx context.Context, sample func(fio.Sample)) (*fio.Result, error) {
 		res, err := sc.plane.Run(ctx, ws, fio.NewWorkload(*job), func(st fio.Status) {
 			campaignRunStatus(sc.thread, st)
-			s := fio.Sample{Job: job.Name, Direction: "total", TS: float64(st.Elapsed), IOPS: st.IOPS, MBps: st.MBps}
+			s := fio.Sample{Job: job.Name, Direction: "total", TS: float64(st.Elapsed), IOPS: st.IOPS, MBps: st.MBps,
+				LatMeanUs: st.LatMeanUs, P99Us: math.NaN()}
 			sc.mu.Lock()
 			sc.live = append(sc.live, s)
 			sc.mu.Unlock()

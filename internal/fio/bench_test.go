@@ -109,9 +109,10 @@ func BenchmarkIOPSVersusPlainFio(b *testing.B) {
 }
 
 // BenchmarkSamplesOverhead runs one job file on 8 local workers (4k
-// random reads at iodepth 32 through libaio, 3 s) with and without the
-// per-interval logs behind Result.Samples, alternating in the same
-// benchmark, and reports both IOPS and their ratio (samples / plain).
+// random reads at iodepth 32 through libaio, 3 s) plain, with the
+// per-interval logs behind Result.Samples, and with those and the live
+// rate read through relays (a progress function), alternating in the same
+// benchmark, and reports the IOPS of each and their ratios to plain.
 func BenchmarkSamplesOverhead(b *testing.B) {
 	l := startLocal(b, 8, 1)
 	ctx := context.Background()
@@ -119,26 +120,37 @@ func BenchmarkSamplesOverhead(b *testing.B) {
 		b.Fatal(err)
 	}
 	wl := NewWorkload(Job{Name: "rr", RW: "randread", BlockSize: 4096, IODepth: 32, IOEngine: "libaio", RuntimeSec: 3, TimeBased: true})
-	plain, sampled := &Runner{SampleInterval: -1}, &Runner{}
-	var with, without float64
+	ways := []struct {
+		name   string
+		runner *Runner
+		follow bool
+	}{{"plain", &Runner{SampleInterval: -1}, false}, {"followed", &Runner{}, true}, {"sampled", &Runner{}, false}}
+	sums := make([]float64, len(ways))
 	for b.Loop() {
-		for _, r := range []*Runner{plain, sampled} {
-			res, err := r.Run(ctx, l.Workers, wl, nil)
+		for i, w := range ways {
+			live := 0
+			var progress func(Status)
+			if w.follow {
+				progress = func(Status) { live++ }
+			}
+			res, err := w.runner.Run(ctx, l.Workers, wl, progress)
 			if err != nil {
 				b.Fatal(err)
 			}
-			iops, _ := res.Totals()
-			if r == sampled {
-				if len(res.Samples) == 0 {
-					b.Fatal("the sampled run has no samples")
-				}
-				with += iops
-			} else {
-				without += iops
+			if w.runner.SampleInterval == 0 && len(res.Samples) == 0 {
+				b.Fatalf("the %s run has no samples", w.name)
 			}
+			if w.follow && live < 2 {
+				b.Fatalf("the followed run had %d statuses, want live ones before the result", live)
+			}
+			iops, _ := res.Totals()
+			sums[i] += iops
 		}
 	}
-	b.ReportMetric(with/float64(b.N), "sampled-IOPS")
-	b.ReportMetric(without/float64(b.N), "plain-IOPS")
-	b.ReportMetric(with/without, "ratio")
+	for i, w := range ways {
+		b.ReportMetric(sums[i]/float64(b.N), w.name+"-IOPS")
+		if i > 0 {
+			b.ReportMetric(sums[i]/sums[0], w.name+"/plain")
+		}
+	}
 }

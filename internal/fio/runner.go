@@ -309,9 +309,10 @@ func (r *Runner) run(ctx context.Context, workers []Worker, wl *Workload, expect
 	defer os.RemoveAll(dir)
 	args := []string{"--output-format=json+"}
 	var artifacts []Artifact
-	sectionJobs := map[string]int{}  // fio job name to workload job
-	prefixes := map[string]string{}  // log file prefix to workload job name
-	logged := map[string]sectionOf{} // log file prefix to its section
+	depths := make([][]int, len(workers)) // per worker, its fio jobs' outstanding I/Os
+	sectionJobs := map[string]int{}       // fio job name to workload job
+	prefixes := map[string]string{}       // log file prefix to workload job name
+	logged := map[string]sectionOf{}      // log file prefix to its section
 	for i, w := range workers {
 		var logs func(int, Target) []Option
 		var drop []string
@@ -328,15 +329,47 @@ func (r *Runner) run(ctx context.Context, workers []Worker, wl *Workload, expect
 		if err != nil {
 			return nil, err
 		}
+		known := true
 		for _, t := range targets {
 			sectionJobs[t.Section] = t.Job
+			d := threadDepths(&wl.Jobs[t.Job])
+			known = known && d != nil
+			depths[i] = append(depths[i], d...)
+		}
+		if !known {
+			depths[i] = nil
 		}
 		name := fmt.Sprintf("worker-%d.fio", i)
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			return nil, err
 		}
 		artifacts = append(artifacts, Artifact{Name: w.Name + ".fio", Content: []byte(text)})
-		args = append(args, "--client="+clientArg(clients[w.Name]), name)
+	}
+	// fio's client reaches the servers through relays that read their live
+	// rate when someone follows the run; its output then names each worker
+	// by its relay, which back turns into the worker's server again.
+	via, back := clients, map[ClientKey]ClientKey{}
+	var live *liveRate
+	var relays []*relay
+	if progress != nil {
+		if live, relays, err = r.startRelays(workers, depths); err != nil {
+			return nil, err
+		}
+		defer func() {
+			for _, rl := range relays {
+				rl.close()
+			}
+		}()
+		via = map[string]ClientKey{}
+		var table strings.Builder
+		for i, w := range workers {
+			via[w.Name], back[relays[i].key()] = relays[i].key(), clients[w.Name]
+			fmt.Fprintf(&table, "%s %s %s\n", clientArg(relays[i].key()), w.Name, w.Addr)
+		}
+		artifacts = append(artifacts, Artifact{Name: "fio-relays.txt", Content: []byte(table.String())})
+	}
+	for i, w := range workers {
+		args = append(args, "--client="+clientArg(via[w.Name]), fmt.Sprintf("worker-%d.fio", i))
 	}
 
 	var stdout, stderr bytes.Buffer
@@ -353,27 +386,34 @@ func (r *Runner) run(ctx context.Context, workers []Worker, wl *Workload, expect
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 
-	// fio 3.33's client prints json+ only when the run ends (--status-interval
-	// samples are folded into the final client_stats, and JSON output turns
-	// off the ETA line), so progress gets one sample: the result.
+	// fio 3.33's client prints json+ only when the run ends; while it runs,
+	// progress gets the relays' live rate every second.
 	timer := time.NewTimer(limit)
 	defer timer.Stop()
+	var tick <-chan time.Time
+	if live != nil {
+		ticker := time.NewTicker(time.Second)
+		defer ticker.Stop()
+		tick = ticker.C
+	}
 	var waitErr error
-	select {
-	case waitErr = <-done:
-	case <-ctx.Done():
-		stopGroup(cmd, done, syscall.SIGINT)
-		return nil, ctx.Err()
-	case <-timer.C:
-		stopGroup(cmd, done, syscall.SIGINT)
-		late := unreported(stdout.Bytes(), workers, clients)
-		msg := fmt.Sprintf("no result within %s (the workload's bound plus a margin of %s)", limit.Round(time.Second), r.margin())
-		// fio's client can wait forever on a server that died: name the
-		// workers whose server no longer answers.
-		if err := r.dialAll(ctx, late); err != nil {
-			return nil, fmt.Errorf("%s: %w", msg, err)
+wait:
+	for {
+		select {
+		case waitErr = <-done:
+			break wait
+		case now := <-tick:
+			if iops, mbps, lat, ok := live.status(now); ok {
+				progress(Status{Elapsed: int(now.Sub(start) / time.Second), Total: int(expect / time.Second),
+					IOPS: iops, MBps: mbps, LatMeanUs: lat})
+			}
+		case <-ctx.Done():
+			stopGroup(cmd, done, syscall.SIGINT)
+			return nil, ctx.Err()
+		case <-timer.C:
+			stopGroup(cmd, done, syscall.SIGINT)
+			return nil, r.lateError(ctx, limit, unreported(stdout.Bytes(), workers, via))
 		}
-		return nil, fmt.Errorf("%s: %s did not finish", msg, describeWorkers(late))
 	}
 
 	out, perr := ParseOutput(stdout.Bytes())
@@ -385,6 +425,11 @@ func (r *Runner) run(ctx context.Context, workers []Worker, wl *Workload, expect
 		return nil, perr
 	}
 	entries := out.Entries()
+	for i, e := range entries {
+		if k, ok := back[ClientKey{e.Host, e.Port}]; ok {
+			entries[i].Host, entries[i].Port = k.Host, k.Port
+		}
+	}
 	if err := checkEntries(entries, wl, workers, clients, said); err != nil {
 		return nil, err
 	}
@@ -416,9 +461,12 @@ func (r *Runner) run(ctx context.Context, workers []Worker, wl *Workload, expect
 		res.Notes = append(res.Notes, logNotes(wl)...)
 	}
 	if progress != nil {
-		st := Status{Elapsed: int(time.Since(start) / time.Second), Total: int(expect / time.Second)}
-		st.IOPS, st.MBps = res.Totals()
-		progress(st)
+		progress(res.Status(int(time.Since(start)/time.Second), int(expect/time.Second)))
+	}
+	for _, rl := range relays {
+		if err := rl.close(); err != nil {
+			res.Notes = append(res.Notes, fmt.Sprintf("live rate: %v", err))
+		}
 	}
 	return res, nil
 }
@@ -660,6 +708,39 @@ func unreported(stdout []byte, workers []Worker, clients map[string]ClientKey) [
 		return workers
 	}
 	return late
+}
+
+// startRelays starts a relay to every worker's server, feeding one live
+// rate; depths are the workers' jobs' outstanding I/Os (see liveRate).
+func (r *Runner) startRelays(workers []Worker, depths [][]int) (*liveRate, []*relay, error) {
+	dial := r.DialTimeout
+	if dial <= 0 {
+		dial = 3 * time.Second
+	}
+	live := &liveRate{latest: make([]eta, len(workers)), depths: depths}
+	var relays []*relay
+	for i, w := range workers {
+		rl, err := startRelay(w.Addr, dial, func(e eta) { live.set(i, e) })
+		if err != nil {
+			for _, rl := range relays {
+				rl.close()
+			}
+			return nil, nil, err
+		}
+		relays = append(relays, rl)
+	}
+	return live, relays, nil
+}
+
+// lateError says a run gave no result within limit; fio's client can wait
+// forever on a server that died, so it names the late workers whose server
+// no longer answers.
+func (r *Runner) lateError(ctx context.Context, limit time.Duration, late []Worker) error {
+	msg := fmt.Sprintf("no result within %s (the workload's bound plus a margin of %s)", limit.Round(time.Second), r.margin())
+	if err := r.dialAll(ctx, late); err != nil {
+		return fmt.Errorf("%s: %w", msg, err)
+	}
+	return fmt.Errorf("%s: %s did not finish", msg, describeWorkers(late))
 }
 
 func describeWorkers(ws []Worker) string {

@@ -4,6 +4,7 @@ package fio
 
 import (
 	"context"
+	"math"
 	"slices"
 )
 
@@ -137,6 +138,23 @@ func (r *Result) Totals() (iops, mbps float64) {
 	return iops, mbps
 }
 
+// Status is the run's progress sample once it has ended: its totals, and
+// the mean latency of all its I/Os (the directions' weighted by IOPS).
+func (r *Result) Status(elapsed, total int) Status {
+	st := Status{Elapsed: elapsed, Total: total, LatMeanUs: math.NaN()}
+	st.IOPS, st.MBps = r.Totals()
+	var latSum float64
+	for _, a := range r.Aggregate {
+		if a.Job == "" && a.Direction != TotalDirection {
+			latSum += a.LatMeanUs * a.IOPS
+		}
+	}
+	if st.IOPS > 0 {
+		st.LatMeanUs = latSum / st.IOPS
+	}
+	return st
+}
+
 // Artifact is one named file of a run.
 type Artifact struct {
 	Name    string // e.g. "job.fio", "fio-output.json"
@@ -166,10 +184,15 @@ type Prep struct {
 	Age bool
 }
 
-// Status is one progress sample of a running job.
+// Status is one progress sample of a running job: while it runs, the rate
+// over the last interval; when it ends, its result.
 type Status struct {
 	Elapsed, Total int // seconds
 	IOPS, MBps     float64
+	// LatMeanUs is the mean latency in µs; NaN when not known. While a
+	// measured run runs, it is Little's law's (the I/Os its jobs keep in
+	// flight over IOPS), known only for jobs at a fixed queue depth.
+	LatMeanUs float64
 }
 
 // DataPlane runs workloads on workers: real fio, or the simulated model.

@@ -29,7 +29,7 @@ type Exporter struct {
 	info, planned, stored, complete *prometheus.GaugeVec
 	failed                          *prometheus.CounterVec
 	active                          *prometheus.GaugeVec
-	elapsed, iops, mbps             *prometheus.GaugeVec
+	elapsed, iops, mbps, lat        *prometheus.GaugeVec
 	lastIOPS, lastMBps              *prometheus.GaugeVec
 	lastLat, lastP99                *prometheus.GaugeVec
 
@@ -58,6 +58,7 @@ func New() *Exporter {
 	e.elapsed = gauge("run_elapsed_seconds", "seconds the run in flight has measured, from the workload's progress samples", "campaign")
 	e.iops = gauge("run_iops", "IOPS of the run in flight, its latest progress sample", "campaign")
 	e.mbps = gauge("run_mbps", "MB/s (10^6 bytes/s) of the run in flight, its latest progress sample", "campaign")
+	e.lat = gauge("run_lat_mean_microseconds", "mean latency of the run in flight, its latest progress sample (a measured run's, while it runs, by Little's law; no series when not known)", "campaign")
 	e.lastIOPS = gauge("last_run_iops", "IOPS of the last stored run, per direction (all workers)", "campaign", "cell", "workload", "direction")
 	e.lastMBps = gauge("last_run_mbps", "MB/s (10^6 bytes/s) of the last stored run, per direction", "campaign", "cell", "workload", "direction")
 	e.lastLat = gauge("last_run_clat_mean_microseconds", "mean completion latency (fio's clat) of the last stored run, per direction", "campaign", "cell", "workload", "direction")
@@ -125,6 +126,11 @@ func (e *Exporter) Sample(s fio.Status) {
 	e.elapsed.WithLabelValues(name).Set(float64(s.Elapsed))
 	e.iops.WithLabelValues(name).Set(s.IOPS)
 	e.mbps.WithLabelValues(name).Set(s.MBps)
+	if math.IsNaN(s.LatMeanUs) {
+		e.lat.DeleteLabelValues(name)
+	} else {
+		e.lat.WithLabelValues(name).Set(s.LatMeanUs)
+	}
 }
 
 // CampaignEnded implements campaign.Observer.

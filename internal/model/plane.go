@@ -341,6 +341,7 @@ func (pl *Plane) RunJobs(ctx context.Context, jobs []JobRun, progress func(fio.S
 	}
 	res.Notes = append(res.Notes, CheckBounds(pl.p, SummaryOf(res))...)
 	if progress != nil {
+		status.LatMeanUs = res.Status(0, 0).LatMeanUs
 		progress(status)
 	}
 	return res, nil

@@ -153,7 +153,11 @@ func (s *Scenario) Step(ctx context.Context, t, dt float64, evs []fio.Event) ([]
 	s.rec.wrote(written)
 	if s.progress != nil && len(active) > 0 && active[0] == s.classes[0] {
 		x := out.Jobs[0]
-		s.progress(fio.Status{Elapsed: int(t + dt), Total: s.classes[0].job.RuntimeSec, IOPS: x.Read.IOPS + x.Write.IOPS, MBps: x.Read.MBps + x.Write.MBps})
+		st := fio.Status{Elapsed: int(t + dt), Total: s.classes[0].job.RuntimeSec, IOPS: x.Read.IOPS + x.Write.IOPS, MBps: x.Read.MBps + x.Write.MBps, LatMeanUs: math.NaN()}
+		if st.IOPS > 0 {
+			st.LatMeanUs = (x.Read.IOPS*x.Read.LatMeanUs + x.Write.IOPS*x.Write.LatMeanUs) / st.IOPS
+		}
+		s.progress(st)
 	}
 	return samples, logged, nil
 }
