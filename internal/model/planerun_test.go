@@ -1,0 +1,243 @@
+package model
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"starbench/internal/fio"
+	"starbench/internal/testbed"
+)
+
+// A run marks what it wrote on each disk: random writes of x disk sizes
+// cover 1 - exp(-x) of it, sequential ones min(1, x), a job that is not
+// time based its whole size; the written part's compressibility is the
+// I/O-weighted mix of what wrote it; reads change nothing.
+func TestPlaneRecordsWhatARunWrote(t *testing.T) {
+	pl, _ := newTestPlane(t)
+	ctx := context.Background()
+	ws := workers(2, 2, "r5") // 4 unprepared disks of 50 GiB
+	size := float64(50 << 30)
+	run := func(job fio.Job) *fio.Result {
+		t.Helper()
+		job.IOEngine, job.Direct, job.BlockSize, job.IODepth = "libaio", true, 65536, 4
+		res, err := pl.Run(ctx, ws, fio.NewWorkload(job), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	written := func(res *fio.Result, secs float64) float64 { // bytes per disk
+		return res.Aggregate[len(res.Aggregate)-1].MBps * 1e6 * secs / 4
+	}
+	check := func(what string, share, pct float64) {
+		t.Helper()
+		for _, w := range ws {
+			for _, d := range w.Disks {
+				got := pl.disks[diskKey{w.Name, d.Name}]
+				if math.Abs(got.written-share) > 1e-9 || math.Abs(got.compressPct-pct) > 1e-9 {
+					t.Errorf("after %s: %s/%s written %.6f, %.3f %% compressible; want %.6f, %.3f %%", what, w.Name, d.Name, got.written, got.compressPct, share, pct)
+				}
+			}
+		}
+	}
+	res := run(fio.Job{RW: "randwrite", RuntimeSec: 60, TimeBased: true, BufferCompressPercentage: 50})
+	x := written(res, 60) / size
+	if x < 0.05 || x > 3 {
+		t.Fatalf("60 s of random writes cover %g disk sizes: choose another length for this test", x)
+	}
+	w1 := 1 - math.Exp(-x)
+	check("60 s of random writes", w1, 50)
+
+	run(fio.Job{RW: "randread", RuntimeSec: 60, TimeBased: true})
+	check("a read", w1, 50)
+
+	res = run(fio.Job{RW: "write", RuntimeSec: 20, TimeBased: true})
+	w2 := w1 + (1-w1)*math.Min(1, written(res, 20)/size)
+	check("20 s of sequential incompressible writes", w2, w1*50/w2)
+
+	run(fio.Job{RW: "write"})
+	check("a sequential write of the whole size", 1, w1*50/1)
+}
+
+// A run reports its progress once: its runtime, and the throughput of all
+// its jobs and directions. Its notes name the bottleneck at the model's
+// utilisation; a run in one phase at one rate has no note on phases or on
+// how its samples combine.
+func TestPlaneProgressAndNotes(t *testing.T) {
+	var solved Output
+	src := &memSource{policies: map[string]Policy{"r5": {RAID: "raid5", FTT: 1}}}
+	pl := NewPlane(mustLoad(t, "storagereview-r6625-esa"), src, WithObserver(func(_ *testbed.Profile, _ Input, out Output) { solved = out })).(*Plane)
+	ctx := context.Background()
+	ws := workers(4, 2, "r5")
+	var status []fio.Status
+	progress := func(s fio.Status) { status = append(status, s) }
+	res, err := pl.Run(ctx, ws, fio.NewWorkload(fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 8192, IODepth: 16, RuntimeSec: 90, TimeBased: true}), progress)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, w := res.Aggregate[0], res.Aggregate[1]
+	want := fio.Status{Elapsed: 90, Total: 90, IOPS: r.IOPS + w.IOPS, MBps: r.MBps + w.MBps}
+	if len(status) != 1 || status[0] != want {
+		t.Errorf("progress %+v, want once %+v", status, want)
+	}
+	notes := strings.Join(res.Notes, "\n")
+	if bn := fmt.Sprintf("bottleneck: %s at %.0f %%;", solved.Bottleneck, 100*solved.BottleneckUtil); !strings.Contains(notes, bn) || solved.BottleneckUtil < 0.05 {
+		t.Errorf("notes %q lack %q", notes, bn)
+	}
+	if strings.Contains(notes, "phases") || strings.Contains(notes, "over the whole run") {
+		t.Errorf("a steady one-phase run notes %q", notes)
+	}
+	// Each row is the aggregate shared evenly over the 8 disks.
+	for _, row := range res.Rows {
+		agg := r
+		if row.Direction == "write" {
+			agg = w
+		}
+		if math.Abs(row.IOPS*8/agg.IOPS-1) > 1e-12 || math.Abs(row.MBps*8/agg.MBps-1) > 1e-12 || row.P99Us != agg.P99Us {
+			t.Errorf("row %+v is not an 8th of %+v", row, agg)
+		}
+	}
+
+	// Two jobs: the longer runtime, the throughput of both.
+	status = nil
+	a := &fio.Job{Name: "a", IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 8, RuntimeSec: 60, TimeBased: true}
+	b := &fio.Job{Name: "b", IOEngine: "libaio", Direct: true, RW: "write", BlockSize: 1 << 20, IODepth: 2, RuntimeSec: 120, TimeBased: true}
+	res, err = pl.RunJobs(ctx, []JobRun{{Workers: ws[:2], Job: a}, {Workers: ws[2:], Job: b}}, progress)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = fio.Status{Elapsed: 120, Total: 120}
+	for _, row := range res.Aggregate {
+		want.IOPS += row.IOPS
+		want.MBps += row.MBps
+	}
+	if len(status) != 1 || status[0].Elapsed != want.Elapsed || status[0].Total != want.Total ||
+		math.Abs(status[0].IOPS/want.IOPS-1) > 1e-12 || math.Abs(status[0].MBps/want.MBps-1) > 1e-12 {
+		t.Errorf("two jobs: progress %+v, want once %+v", status, want)
+	}
+}
+
+// Concurrent jobs that are not time based each run until they have moved
+// their size on each of their disks: the last sample of each is at its
+// size over its throughput (both directions).
+func TestConcurrentJobsRunUntilTheyMovedTheirSize(t *testing.T) {
+	pl, _ := newTestPlane(t)
+	ctx := context.Background()
+	ws := workers(4, 2, "r5")
+	if err := pl.Prepare(ctx, ws, fio.Prep{Method: "random"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	a := &fio.Job{Name: "a", IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 50, BlockSize: 65536, IODepth: 8, Size: 4 << 30}
+	b := &fio.Job{Name: "b", IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 8, Size: 1 << 30, NumJobs: 2}
+	res, err := pl.RunJobs(ctx, []JobRun{{Workers: ws[:2], Job: a}, {Workers: ws[2:], Job: b}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mbps, last := map[string]float64{}, map[string]float64{}
+	for _, row := range res.Aggregate {
+		mbps[row.Job] += row.MBps
+	}
+	for _, s := range res.Samples {
+		last[s.Job] = math.Max(last[s.Job], s.TS)
+	}
+	// Job a: 4 disks x 4 GiB; job b: 4 disks x 2 fio jobs x 1 GiB.
+	for job, bytes := range map[string]float64{"a": 4 * 4 << 30, "b": 4 * 2 << 30} {
+		if want := bytes / (mbps[job] * 1e6); math.Abs(last[job]/want-1) > 1e-9 {
+			t.Errorf("job %s at %.0f MB/s: last sample at %g s, want %g s", job, mbps[job], last[job], want)
+		}
+	}
+}
+
+// OSA's write buffers carry over from run to run: a first short run fills
+// them for its whole length, so a second run's burst is that much shorter
+// than it is on empty buffers. A run with a burst says how its figures
+// combine; so do concurrent jobs that burst, unless they burst all along.
+func TestOSAWriteBuffersCarryOver(t *testing.T) {
+	ctx := context.Background()
+	ws := workers(96, 8, "r1")
+	job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 65536, IODepth: 8, RuntimeSec: 1800, TimeBased: true}
+	burst := func(res *fio.Result) float64 {
+		for _, n := range res.Notes {
+			var mbps, secs float64
+			if _, err := fmt.Sscanf(n, "OSA write buffers absorb writes at %f MB/s for the first %f s", &mbps, &secs); err == nil {
+				return secs
+			}
+		}
+		return 0
+	}
+	fresh := newOSAPlane(t)
+	whole, err := fresh.Run(ctx, ws, fio.NewWorkload(job), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := burst(whole)
+	if b < 60 || !strings.Contains(strings.Join(whole.Notes, "\n"), "over the whole run, throughput is the mean of the samples") {
+		t.Fatalf("on empty buffers: a burst of %g s, notes %q; want one of at least a minute, and how the figures combine", b, whole.Notes)
+	}
+	pl := newOSAPlane(t)
+	short := job
+	short.RuntimeSec = 30
+	if _, err := pl.Run(ctx, ws, fio.NewWorkload(short), nil); err != nil {
+		t.Fatal(err)
+	}
+	again, err := pl.Run(ctx, ws, fio.NewWorkload(job), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := burst(again); math.Abs(got-(b-30)) > 1 {
+		t.Errorf("after a 30 s burst the next run bursts %g s, want %g", got, b-30)
+	}
+
+	// Two concurrent writing jobs on empty buffers burst, then slow down.
+	pl = newOSAPlane(t)
+	a, c := job, job
+	a.Name, c.Name = "a", "c"
+	res, err := pl.RunJobs(ctx, []JobRun{{Workers: ws[:48], Job: &a}, {Workers: ws[48:], Job: &c}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first, final float64
+	for _, s := range res.Samples {
+		if s.Job == "a" {
+			if first == 0 {
+				first = s.IOPS
+			}
+			final = s.IOPS
+		}
+	}
+	if first < 1.1*final || !strings.Contains(strings.Join(res.Notes, "\n"), "over the whole run, throughput is the mean of the samples") {
+		t.Errorf("two writing jobs: first sample %.0f IOPS, last %.0f, notes %q; want the burst above the steady rate, and how the figures combine", first, final, res.Notes)
+	}
+	// Two 10 s jobs on empty buffers burst all along: nothing to combine.
+	pl = newOSAPlane(t)
+	a.RuntimeSec, c.RuntimeSec = 10, 10
+	res, err = pl.RunJobs(ctx, []JobRun{{Workers: ws[:48], Job: &a}, {Workers: ws[48:], Job: &c}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(strings.Join(res.Notes, "\n"), "over the whole run") {
+		t.Errorf("two jobs bursting all along: notes %q", res.Notes)
+	}
+}
+
+// An error in one of several concurrent jobs names the job; alone, a job
+// needs no name.
+func TestConcurrentJobErrorsNameTheJob(t *testing.T) {
+	pl, _ := newTestPlane(t)
+	ctx := context.Background()
+	good, bad := workers(2, 1, "r5"), workers(2, 1, "gold")
+	job := func(name string) *fio.Job {
+		return &fio.Job{Name: name, IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 4}
+	}
+	_, err := pl.RunJobs(ctx, []JobRun{{Workers: good, Job: job("a")}, {Workers: bad, Job: job("b")}}, nil)
+	if err == nil || !strings.HasPrefix(err.Error(), `job b: disk disk1 of w0: policy "gold"`) {
+		t.Errorf("a bad policy under job b: %v", err)
+	}
+	_, err = pl.RunJobs(ctx, []JobRun{{Workers: bad, Job: job("b")}}, nil)
+	if err == nil || !strings.HasPrefix(err.Error(), `disk disk1 of w0: policy "gold"`) {
+		t.Errorf("a bad policy under the only job: %v", err)
+	}
+}
