@@ -907,8 +907,11 @@ func campaignRunStatus(thread *starlark.Thread, st fio.Status) {
 	}
 	if bar != nil {
 		status := fmt.Sprintf("%ds/%ds %s IOPS %.0f MB/s", st.Elapsed, st.Total, humanCount(st.IOPS), st.MBps)
-		if st.LatMeanUs > 0 {
+		switch {
+		case st.LatMeanUs >= 1000:
 			status += fmt.Sprintf(" %.3g ms", st.LatMeanUs/1000)
+		case st.LatMeanUs > 0:
+			status += fmt.Sprintf(" %.3g µs", st.LatMeanUs)
 		}
 		bar.RunStatus(status)
 	}
