@@ -11,6 +11,7 @@ import (
 	pbmmethods "github.com/vmware/govmomi/pbm/methods"
 	pbmtypes "github.com/vmware/govmomi/pbm/types"
 	"github.com/vmware/govmomi/property"
+	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25"
 	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/mo"
@@ -302,4 +303,35 @@ func TestInProcessTaskCallsAnswerOnceTheTaskEnded(t *testing.T) {
 	if _, err := vm.Reconfigure(ctx, types.VirtualMachineConfigSpec{Annotation: "held"}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestRunningTaskIsLocked: a task is locked while its body runs, so that
+// whoever waits for it under the lock (vcsim's Task.Wait, in the body of a
+// clone or a destroy) sees it end without polling; the lock is free once
+// the task has ended.
+func TestRunningTaskIsLocked(t *testing.T) {
+	s, _ := startInProcess(t, Options{})
+	m := s.model.Map()
+	ctx := *s.model.Service.Context
+	ctx.Map = m
+	release := make(chan struct{})
+	task := simulator.CreateTask(m.Get(s.model.ServiceContent.RootFolder), "starbenchProbe",
+		func(*simulator.Task) (types.AnyType, types.BaseMethodFault) {
+			<-release
+			return nil, nil
+		})
+	ref := task.Run(&ctx)
+	seen := make(chan types.TaskInfoState, 1)
+	go m.WithLock(&simulator.Context{}, ref, func() { seen <- task.Info.State })
+	select {
+	case st := <-seen:
+		close(release)
+		t.Fatalf("another context read the task (%s) while its body ran", st)
+	case <-time.After(100 * time.Millisecond): // still waiting for the lock
+	}
+	close(release)
+	if st := <-seen; st != types.TaskInfoStateSuccess {
+		t.Errorf("read the task %s once it ended, want success", st)
+	}
+	m.WithLock(&simulator.Context{}, ref, func() {}) // free again
 }

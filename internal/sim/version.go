@@ -86,11 +86,20 @@ func (s *Sim) versioned(next func(*simulator.Context, *simulator.Method) (mo.Ref
 // taskWatch moves the version when a task's body has run (tasks change the
 // inventory after the call that started them returned) and tells in-process
 // calls when the tasks they started have ended.
+//
+// It also holds each running task's lock, on behalf of the context that
+// runs the task, from its start until it ends: a task body that started a
+// task of its own (a clone's CreateVM, a destroy's disk deletions) waits for
+// it in vcsim's Task.Wait, which checks the task's state under that lock and
+// otherwise sleeps 10 ms between checks. Held so, the first check returns
+// when the task has ended instead of after a sleep. A task a Hold keeps is
+// left unlocked, so that its state stays readable while it is held.
 type taskWatch struct {
 	sim *Sim
 
 	mu      sync.Mutex
 	running map[types.ManagedObjectReference]chan struct{} // closed when the task ends
+	unlock  map[types.ManagedObjectReference]func()        // releases a running task's lock
 }
 
 var taskWatchRef = types.ManagedObjectReference{Type: "StarbenchTaskWatch", Value: "task-watch"}
@@ -115,8 +124,10 @@ func (w *taskWatch) PutObject(_ *simulator.Context, obj mo.Reference) {
 	}
 }
 
-// UpdateObject sees a task's state change to success or error.
-func (w *taskWatch) UpdateObject(_ *simulator.Context, obj mo.Reference, changes []types.PropertyChange) {
+// UpdateObject sees a task's state change to running, and to success or
+// error. vcsim makes both changes under the task's lock, on behalf of the
+// context the task runs in (ctx), so taking the lock again is immediate.
+func (w *taskWatch) UpdateObject(ctx *simulator.Context, obj mo.Reference, changes []types.PropertyChange) {
 	ref := obj.Reference()
 	if ref.Type != "Task" {
 		return
@@ -125,15 +136,41 @@ func (w *taskWatch) UpdateObject(_ *simulator.Context, obj mo.Reference, changes
 		if c.Name != "info.state" {
 			continue
 		}
-		if st, _ := c.Val.(types.TaskInfoState); st == types.TaskInfoStateSuccess || st == types.TaskInfoStateError {
+		switch st, _ := c.Val.(types.TaskInfoState); st {
+		case types.TaskInfoStateRunning:
+			w.lock(ctx, ref)
+		case types.TaskInfoStateSuccess, types.TaskInfoStateError:
 			w.mu.Lock()
 			if done, ok := w.running[ref]; ok {
 				close(done)
 				delete(w.running, ref)
 			}
+			unlock := w.unlock[ref]
+			delete(w.unlock, ref)
 			w.mu.Unlock()
+			if unlock != nil {
+				unlock()
+			}
 		}
 	}
+}
+
+// lock takes the lock of a task that starts running, unless a Hold keeps it.
+func (w *taskWatch) lock(ctx *simulator.Context, task types.ManagedObjectReference) {
+	w.mu.Lock()
+	_, run := w.running[task]
+	_, locked := w.unlock[task]
+	w.mu.Unlock()
+	if !run || locked || w.sim.holds.isHeld(task) {
+		return
+	}
+	unlock := ctx.Map.AcquireLock(ctx, task)
+	w.mu.Lock()
+	if w.unlock == nil {
+		w.unlock = map[types.ManagedObjectReference]func(){}
+	}
+	w.unlock[task] = unlock
+	w.mu.Unlock()
 }
 
 func (w *taskWatch) RemoveObject(_ *simulator.Context, ref types.ManagedObjectReference) {}

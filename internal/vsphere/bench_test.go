@@ -42,3 +42,37 @@ func BenchmarkDeploy96Workers(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDeployEmbedded deploys the WWT "general" fleet as the embedded
+// default does: 96 workers x 8 data disks on RAID6 FTT2, in process, with no
+// simulated latency. Run it alone, once:
+//
+//	go test ./internal/vsphere -run XXX -bench DeployEmbedded -benchtime 1x
+func BenchmarkDeployEmbedded(b *testing.B) {
+	p, err := testbed.Load("wwt-r640-osa")
+	if err != nil {
+		b.Fatal(err)
+	}
+	_, c, _ := startInProcess(b, sim.Options{Testbed: p})
+	ctx := context.Background()
+	if _, err := c.SetPolicy(ctx, PolicySpec{Name: "bench-raid6", RAID: "raid6", FTT: 2}); err != nil {
+		b.Fatal(err)
+	}
+	spec := WorkerSpec{Prefix: "bench", PerHost: 4, CPUs: 4, MemoryMB: 8192, Disks: 8, DiskSizeGB: 100, Policy: "bench-raid6", IPTimeout: time.Minute}
+	for b.Loop() {
+		ws, err := c.DeployWorkers(ctx, spec)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(ws) != 96 {
+			b.Fatalf("%d workers, want 96", len(ws))
+		}
+		b.StopTimer()
+		if _, err := c.DestroyWorkers(ctx, "bench", 16); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+	}
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/fleet")
+	b.ReportMetric(0, "ns/op")
+}
