@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/stat/distuv"
+
 	"starbench/internal/fio"
 	"starbench/internal/testbed"
 )
@@ -444,5 +446,61 @@ func TestPolicyCompressionOverridesTheCluster(t *testing.T) {
 	}
 	if got := run(true, Off); got.CPUPercent != off.CPUPercent || total(got) != total(off) {
 		t.Errorf("a policy with compression off on a cluster with it: %.2f %% CPU, %.0f IOPS; want the cluster-off figures %.2f %%, %.0f", got.CPUPercent, total(got), off.CPUPercent, total(off))
+	}
+}
+
+// Latency percentiles: each station's queueing part is exponential with
+// mean copies x demand / servers x (1 + the queue an arrival sees), their
+// sum fitted by a Gamma of the same mean and variance, shifted by the
+// fixed delays (the think time and Seidmann's delay part (servers - 1) /
+// servers of each station's demand, or of its busy part), all scaled.
+// Worked by hand for reads (writes: 2 ms at the first station):
+//
+//	station 1: 2 copies, 1 server, 1 ms, 1 seen: queue 4 ms, delay 0
+//	station 2: 1 copy, 4 servers, 4 ms, 0.5 seen: queue 1.5 ms, delay 3 ms
+//	station 3: 1 copy, 2 servers, 1 ms + 0.5 x 2 ms extra, 1 seen:
+//	           queue 2 ms; delay (0.5 ms busy + 1 ms) / 2 = 0.75 ms
+//
+// fixed 0.1 + 3 + 0.75 = 3.85 ms, mean 7.5 ms, variance 16 + 2.25 + 4 =
+// 22.25 ms^2; at scale 2: 7.7 ms, 15 ms, 89 ms^2.
+func TestLatencyQuantileByHand(t *testing.T) {
+	st := []station{
+		{Name: "one", Copies: 2, Servers: 1, D: [2]float64{1e-3, 2e-3}},
+		{Name: "two", Copies: 1, Servers: 4, D: [2]float64{4e-3, 4e-3}},
+		{Name: "three", Copies: 1, Servers: 2, D: [2]float64{1e-3, 1e-3}, Extra: [2]float64{2e-3, 2e-3}, Busy: &[2]float64{0.5e-3, 0.5e-3}},
+	}
+	w, seen := []float64{0, 0, 0.5}, []float64{1, 0.5, 1}
+	for dir, c := range []struct{ fixed, mean, variance float64 }{
+		{7.7e-3, 15e-3, 89e-6},
+		{7.7e-3, 23e-3, 281e-6}, // station 1 queues 8 ms: 11.5 ms, 70.25 ms^2 before scaling
+	} {
+		q, err := latencyQuantile(st, w, seen, dir, 1e-4, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := distuv.Gamma{Alpha: c.mean * c.mean / c.variance, Beta: c.mean / c.variance}
+		for _, p := range []float64{0.5, 0.99, 0.999} {
+			if got, want := q(p), c.fixed+g.Quantile(p); math.Abs(got/want-1) > 1e-9 {
+				t.Errorf("%s p%g: %g s, want %g", dirName[dir], 100*p, got, want)
+			}
+		}
+	}
+	// No queueing and no delay: every I/O takes exactly nothing; no queueing
+	// but a fixed delay: every I/O takes the delay.
+	idle := []station{{Name: "idle", Copies: 1, Servers: 1}}
+	for _, z := range []float64{0, 2e-4} {
+		q, err := latencyQuantile(idle, []float64{0}, []float64{0}, read, z, 1)
+		if err != nil {
+			t.Fatalf("an idle station with %g s fixed: %v", z, err)
+		}
+		if got := q(0.99); got != z {
+			t.Errorf("an idle station with %g s fixed: p99 %g s, want %g", z, got, z)
+		}
+	}
+	if _, err := latencyQuantile(idle, []float64{0}, []float64{0}, write, -1e-3, 1); err == nil || !strings.Contains(err.Error(), "latency of writes: fixed part -0.001 s") {
+		t.Errorf("a negative fixed part: %v", err)
+	}
+	if _, err := latencyQuantile(st, w, []float64{math.NaN(), 0, 0}, read, 0, 1); err == nil || !strings.Contains(err.Error(), "want finite numbers of at least 0") {
+		t.Errorf("a NaN queue: %v", err)
 	}
 }

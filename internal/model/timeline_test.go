@@ -117,3 +117,155 @@ func TestESASamplesAreSteady(t *testing.T) {
 		}
 	}
 }
+
+// How long fio runs a job: its runtime when time based; else until each
+// fio job has moved its size (or its disk's) at the run's rate, capped by
+// a runtime; 0 when nothing bounds it; sooner with a steady-state
+// criterion, after ss_ramp + ss_dur.
+func TestRunSeconds(t *testing.T) {
+	disks := []fio.Disk{{SizeBytes: 1e10}, {SizeBytes: 1e10}}
+	ss := []fio.Option{{Key: "steadystate", Value: "iops:1%"}, {Key: "steadystate_ramp_time", Value: "10s"}, {Key: "steadystate_duration", Value: "20s"}}
+	for _, c := range []struct {
+		name string
+		job  fio.Job
+		mbps float64
+		want float64
+	}{
+		{"time based", fio.Job{TimeBased: true, RuntimeSec: 60}, 100, 60},
+		{"time based without a runtime: by size", fio.Job{TimeBased: true, Size: 1 << 30, NumJobs: 3}, 100, 6 * (1 << 30) / 100e6},
+		{"the disks' size", fio.Job{}, 100, 2e10 / 100e6},
+		{"size capped by the runtime", fio.Job{Size: 1 << 30, NumJobs: 3, RuntimeSec: 30}, 100, 30},
+		{"size within the runtime", fio.Job{Size: 1 << 30, RuntimeSec: 300}, 100, 2 * (1 << 30) / 100e6},
+		{"no rate: the runtime", fio.Job{RuntimeSec: 40}, 0, 40},
+		{"nothing bounds it", fio.Job{}, 0, 0},
+		{"steady state before the runtime", fio.Job{TimeBased: true, RuntimeSec: 60, Options: ss}, 100, 30},
+		{"steady state after the runtime", fio.Job{TimeBased: true, RuntimeSec: 25, Options: ss}, 100, 25},
+		{"steady state bounds a job without bounds", fio.Job{Options: ss}, 0, 30},
+		{"steady state without a duration", fio.Job{TimeBased: true, RuntimeSec: 60, Options: ss[:2]}, 100, 60},
+	} {
+		if got := runSeconds(&c.job, disks, c.mbps); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("%s: %g s, want %g", c.name, got, c.want)
+		}
+	}
+	if got := runSeconds(&fio.Job{}, []fio.Disk{{}}, 100); got != 0 {
+		t.Errorf("empty disks, no size: %g s, want 0", got)
+	}
+}
+
+// OSA's write buffers: a disk group buffers up to its cache device's
+// capacity, at most 600 GB before vSAN 8 and 1.6 TB from it; writes burst
+// until the buffers are at the destage threshold (30 %); a run without
+// writes lets the elevators drain them at the capacity devices' rate. On
+// the WWT testbed, 48 disk groups with 375 GB cache devices: 112.5 GB each
+// to fill, at 1.125 GB/s a group: 100 s.
+func TestWriteBufferBurst(t *testing.T) {
+	p := mustLoad(t, "wwt-r640-osa")
+	if got := bufferBytes(p); got != 375e9 {
+		t.Errorf("a 375 GB cache device buffers %g bytes, want all of it", got)
+	}
+	big := *p
+	big.Storage.Cache.CapacityGB = 2000
+	big.VSANRelease = "7.0 U3"
+	if got := bufferBytes(&big); got != 600e9 {
+		t.Errorf("vSAN 7 with a 2 TB cache device buffers %g bytes, want 600 GB", got)
+	}
+	big.VSANRelease = "8.0"
+	if got := bufferBytes(&big); got != 1600e9 {
+		t.Errorf("vSAN 8 with a 2 TB cache device buffers %g bytes, want 1.6 TB", got)
+	}
+
+	writing := &Output{Burst: &Output{}, BufferBytesPerSec: 48 * 1.125e9, Write: Direction{IOPS: 1}}
+	for _, c := range []struct {
+		name              string
+		fill, end         float64
+		burst, afterwards float64
+	}{
+		{"empty, a long run", 0, 300, 100, 112.5e9},
+		{"half full", 56.25e9, 300, 50, 112.5e9},
+		{"empty, a short run", 0, 40, 40, 45e9},
+		{"above the threshold", 200e9, 300, 0, 112.5e9},
+	} {
+		buf := writeBuffer{fill: c.fill}
+		got := bufferBurst(p, &buf, writing, c.end)
+		if math.Abs(got-c.burst) > 1e-9 || math.Abs(buf.fill-c.afterwards) > 1 {
+			t.Errorf("%s: a burst of %g s leaving %g bytes; want %g s, %g", c.name, got, buf.fill, c.burst, c.afterwards)
+		}
+	}
+	// Four 2.9 GB/s capacity devices drain a group's buffer at 11.6 GB/s.
+	buf := writeBuffer{fill: 50e9}
+	if got := bufferBurst(p, &buf, &Output{Read: Direction{IOPS: 1}}, 2); got != 0 || math.Abs(buf.fill-(50e9-2*11.6e9)) > 1 {
+		t.Errorf("2 s of reads: burst %g s, %g bytes left; want 0 s, %g", got, buf.fill, 50e9-2*11.6e9)
+	}
+	if bufferBurst(p, &buf, &Output{Read: Direction{IOPS: 1}}, 60); buf.fill != 0 {
+		t.Errorf("a minute of reads leaves %g bytes in the buffer", buf.fill)
+	}
+	// Writes that skip the buffer neither fill nor drain it.
+	buf = writeBuffer{fill: 50e9}
+	if got := bufferBurst(p, &buf, &Output{Write: Direction{IOPS: 1}}, 60); got != 0 || buf.fill != 50e9 {
+		t.Errorf("writes without a burst: %g s, %g bytes; want 0 s, 50 GB", got, buf.fill)
+	}
+	// ESA has no disk group and no buffer.
+	esa := mustLoad(t, "storagereview-r6625-esa")
+	if got := bufferBurst(esa, &writeBuffer{}, writing, 300); got != 0 {
+		t.Errorf("ESA bursts %g s", got)
+	}
+}
+
+// A run in time: the burst's figures for its first seconds, the steady
+// ones after; over a window, throughput is the I/Os and bytes over the
+// window, latencies weighted by I/Os. Worked by hand: 2,000 IOPS for 20 s
+// then 1,000 for 70 s are 110,000 I/Os in 90 s.
+func TestJobSpanOverAWindow(t *testing.T) {
+	steady := [2]Direction{{IOPS: 1000, MBps: 8, LatMeanUs: 300, P50Us: 250, P95Us: 600, P99Us: 900, P999Us: 1200}}
+	burst := [2]Direction{{IOPS: 2000, MBps: 16, LatMeanUs: 100, P50Us: 80, P95Us: 200, P99Us: 300, P999Us: 400}}
+	sp := jobSpan(10, 100, steady, burst, 30)
+	got := sp.over(10, 100)
+	mean := func(b, s float64) float64 { return (40000*b + 70000*s) / 110000 }
+	want := Direction{IOPS: 110000.0 / 90, MBps: (320 + 560) / 90.0, LatMeanUs: mean(100, 300), P50Us: mean(80, 250), P95Us: mean(200, 600), P99Us: mean(300, 900), P999Us: mean(400, 1200)}
+	if !closeDirection(got[read], want) || got[write] != (Direction{}) {
+		t.Errorf("over 10-100 s: %+v, want %+v and no writes", got, want)
+	}
+	if got := sp.over(40, 40); got != ([2]Direction{}) {
+		t.Errorf("an empty window: %+v", got)
+	}
+	if got := sp.over(0, 30)[read]; !closeDirection(got, burst[read]) {
+		t.Errorf("the burst alone: %+v, want %+v", got, burst[read])
+	}
+	if got := sp.over(30, 100)[read]; !closeDirection(got, steady[read]) {
+		t.Errorf("the steady part alone: %+v, want %+v", got, steady[read])
+	}
+	if sp := jobSpan(0, 100, steady, burst, 0); len(sp.phases) != 1 || sp.phases[0] != (phase{0, 100, steady}) {
+		t.Errorf("without a burst: %+v", sp.phases)
+	}
+	if sp := jobSpan(0, 100, steady, burst, 150); len(sp.phases) != 1 || sp.phases[0] != (phase{0, 100, burst}) {
+		t.Errorf("a burst through the run: %+v", sp.phases)
+	}
+	if sp := jobSpan(0, 0, steady, burst, 0); len(sp.phases) != 1 || sp.phases[0] != (phase{0, 0, steady}) {
+		t.Errorf("a run of no length: %+v", sp.phases)
+	}
+}
+
+// Samples: a second each, or longer so that a run has at most about a
+// hundred; they count from the end of the ramp, the last ends with the
+// run, and a direction without I/O has none.
+func TestSamplesOfASpan(t *testing.T) {
+	for measured, want := range map[float64]float64{50: 1, 149: 1, 150: 2, 250: 3, 1800: 18} {
+		if got := sampleInterval(measured); got != want {
+			t.Errorf("%g s measured: samples of %g s, want %g", measured, got, want)
+		}
+	}
+	steady := [2]Direction{{}, {IOPS: 500, MBps: 4, LatMeanUs: 200, P99Us: 700}}
+	sp := jobSpan(10, 35.5, steady, [2]Direction{}, 0)
+	smp := sp.samples("j")
+	if len(smp) != 26 || smp[0].TS != 1 || smp[24].TS != 25 || smp[25].TS != 25.5 {
+		t.Fatalf("25.5 s measured: %d samples at %v..; want 26, at 1, 2, .., 25, 25.5 s", len(smp), smp[0].TS)
+	}
+	for _, s := range smp {
+		if s.Job != "j" || s.Direction != "write" || s.IOPS != 500 || s.MBps != 4 || s.LatMeanUs != 200 || s.P99Us != 700 {
+			t.Fatalf("sample %+v", s)
+		}
+	}
+	if smp := jobSpan(10, 10, steady, [2]Direction{}, 0).samples("j"); smp != nil {
+		t.Errorf("no measured window: %d samples", len(smp))
+	}
+}
