@@ -23,22 +23,7 @@ func BenchmarkDeploy96Workers(b *testing.B) {
 	for _, size := range []int{1, 8} {
 		b.Run(fmt.Sprintf("pool=%d", size), func(b *testing.B) {
 			_, c := startSim(b, sim.Options{Testbed: p, Latency: 50 * time.Millisecond})
-			ctx := context.Background()
-			spec := WorkerSpec{Prefix: "bench", PerHost: 4, CPUs: 4, MemoryMB: 8192, Disks: 8, DiskSizeGB: 100, Pool: size, IPTimeout: time.Minute}
-			for b.Loop() {
-				ws, err := c.DeployWorkers(ctx, spec)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if len(ws) != 96 {
-					b.Fatalf("%d workers, want 96", len(ws))
-				}
-				b.StopTimer()
-				if _, err := c.DestroyWorkers(ctx, "bench", 16); err != nil {
-					b.Fatal(err)
-				}
-				b.StartTimer()
-			}
+			deployFleets(b, c, WorkerSpec{Prefix: "bench", PerHost: 4, CPUs: 4, MemoryMB: 8192, Disks: 8, DiskSizeGB: 100, Pool: size, IPTimeout: time.Minute})
 		})
 	}
 }
@@ -59,6 +44,15 @@ func BenchmarkDeployEmbedded(b *testing.B) {
 		b.Fatal(err)
 	}
 	spec := WorkerSpec{Prefix: "bench", PerHost: 4, CPUs: 4, MemoryMB: 8192, Disks: 8, DiskSizeGB: 100, Policy: "bench-raid6", IPTimeout: time.Minute}
+	deployFleets(b, c, spec)
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/fleet")
+	b.ReportMetric(0, "ns/op")
+}
+
+// deployFleets deploys the 96 workers of spec once per iteration, and
+// destroys them again outside the timing.
+func deployFleets(b *testing.B, c *Client, spec WorkerSpec) {
+	ctx := context.Background()
 	for b.Loop() {
 		ws, err := c.DeployWorkers(ctx, spec)
 		if err != nil {
@@ -68,11 +62,9 @@ func BenchmarkDeployEmbedded(b *testing.B) {
 			b.Fatalf("%d workers, want 96", len(ws))
 		}
 		b.StopTimer()
-		if _, err := c.DestroyWorkers(ctx, "bench", 16); err != nil {
+		if _, err := c.DestroyWorkers(ctx, spec.Prefix, 16); err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()
 	}
-	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/fleet")
-	b.ReportMetric(0, "ns/op")
 }
