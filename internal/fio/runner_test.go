@@ -22,9 +22,14 @@ func killTree(pid int, sig syscall.Signal) {
 	_ = syscall.Kill(pid, sig)
 }
 
-// needFio skips when fio is missing; test.sh installs it, so CI always runs these.
+// needFio skips a test that runs fio servers when fio is missing (test.sh
+// installs it, so CI always runs these) and with -short, which mutation
+// testing of the package's pure files uses (docs/mutation.md).
 func needFio(t testing.TB) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("runs fio servers: skipped with -short")
+	}
 	if _, err := exec.LookPath("fio"); err != nil {
 		t.Skip("fio is not installed (apt-get install -y fio)")
 	}
