@@ -62,8 +62,8 @@ func TestPlaneRecordsWhatARunWrote(t *testing.T) {
 	check("a sequential write of the whole size", 1, w1*50/1)
 }
 
-// A run reports its progress once: its runtime, and the throughput of all
-// its jobs and directions. Its notes name the bottleneck at the model's
+// A run reports its progress once: its runtime, the throughput of all its
+// jobs and directions, and their I/O-weighted mean latency. Its notes name the bottleneck at the model's
 // utilisation; a run in one phase at one rate has no note on phases or on
 // how its samples combine.
 func TestPlaneProgressAndNotes(t *testing.T) {
@@ -79,8 +79,10 @@ func TestPlaneProgressAndNotes(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, w := res.Aggregate[0], res.Aggregate[1]
-	want := fio.Status{Elapsed: 90, Total: 90, IOPS: r.IOPS + w.IOPS, MBps: r.MBps + w.MBps}
-	if len(status) != 1 || status[0] != want {
+	want := fio.Status{Elapsed: 90, Total: 90, IOPS: r.IOPS + w.IOPS, MBps: r.MBps + w.MBps,
+		LatMeanUs: (r.IOPS*r.LatMeanUs + w.IOPS*w.LatMeanUs) / (r.IOPS + w.IOPS)}
+	if len(status) != 1 || status[0].Elapsed != want.Elapsed || status[0].Total != want.Total || status[0].IOPS != want.IOPS ||
+		status[0].MBps != want.MBps || math.Abs(status[0].LatMeanUs/want.LatMeanUs-1) > 1e-12 {
 		t.Errorf("progress %+v, want once %+v", status, want)
 	}
 	notes := strings.Join(res.Notes, "\n")
