@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // BenchmarkParse96x8 parses and aggregates a json+ result of 96 workers x
@@ -126,6 +128,7 @@ func BenchmarkSamplesOverhead(b *testing.B) {
 		follow bool
 	}{{"plain", &Runner{SampleInterval: -1}, false}, {"followed", &Runner{}, true}, {"sampled", &Runner{}, false}}
 	sums := make([]float64, len(ways))
+	cpu := make([]time.Duration, len(ways)) // this process's CPU time: parsing, and the relays
 	for b.Loop() {
 		for i, w := range ways {
 			live := 0
@@ -133,10 +136,12 @@ func BenchmarkSamplesOverhead(b *testing.B) {
 			if w.follow {
 				progress = func(Status) { live++ }
 			}
+			before := selfCPU(b)
 			res, err := w.runner.Run(ctx, l.Workers, wl, progress)
 			if err != nil {
 				b.Fatal(err)
 			}
+			cpu[i] += selfCPU(b) - before
 			if w.runner.SampleInterval == 0 && len(res.Samples) == 0 {
 				b.Fatalf("the %s run has no samples", w.name)
 			}
@@ -149,8 +154,18 @@ func BenchmarkSamplesOverhead(b *testing.B) {
 	}
 	for i, w := range ways {
 		b.ReportMetric(sums[i]/float64(b.N), w.name+"-IOPS")
+		b.ReportMetric(float64(cpu[i].Milliseconds())/float64(b.N), w.name+"-cpu-ms/run")
 		if i > 0 {
 			b.ReportMetric(sums[i]/sums[0], w.name+"/plain")
 		}
 	}
+}
+
+// selfCPU is the CPU time (user and system) this process has used.
+func selfCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
