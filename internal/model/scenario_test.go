@@ -1,6 +1,8 @@
 package model
 
 import (
+	"context"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -160,5 +162,215 @@ func TestScenarioResultGathersTheWorkloads(t *testing.T) {
 	}
 	if _, err := (&Scenario{classes: []*class{{name: "oltp"}}}).Result(); err == nil || !strings.Contains(err.Error(), "no interval solved") {
 		t.Errorf("a scenario never stepped: %v", err)
+	}
+}
+
+// A scenario without events is a run interval by interval: each
+// interval's samples end at t + dt with the run's figures, on the cluster
+// state the control plane gives (here two NICs in a LAG, not the profile's
+// one-link uplink); progress follows the main job; the result is the run's.
+func TestScenarioWithoutEventsIsARun(t *testing.T) {
+	pl, src := newTestPlane(t)
+	src.state = ClusterState{ActiveNICs: []string{"vmnic0", "vmnic1"}, LAG: "lag1"}
+	ctx := context.Background()
+	ws := workers(4, 2, "r5")
+	if err := pl.Prepare(ctx, ws, fio.Prep{Method: "random"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	job := &fio.Job{Name: "mix", IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 1 << 20, IODepth: 8, RuntimeSec: 120, TimeBased: true}
+	run, err := pl.Run(ctx, ws, fio.NewWorkload(*job), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oneLink := newPlaneWith(t, "storagereview-r6625-esa", ClusterState{})
+	if err := oneLink.Prepare(ctx, ws, fio.Prep{Method: "random"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	narrow, err := oneLink.Run(ctx, ws, fio.NewWorkload(*job), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if narrow.Aggregate[0].IOPS == run.Aggregate[0].IOPS {
+		t.Fatalf("one link or two: %g read IOPS either way; the test needs a state that matters", run.Aggregate[0].IOPS)
+	}
+	var progress []fio.Status
+	s := pl.Scenario(ws, job, func(st fio.Status) { progress = append(progress, st) })
+	for _, at := range []float64{0, 60} {
+		samples, logged, err := s.Step(ctx, at, 60, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(samples) != 2 || len(logged) != 0 {
+			t.Fatalf("at %g s: samples %+v, events %+v", at, samples, logged)
+		}
+		var iops, mbps, lat float64
+		for i, smp := range samples {
+			agg := run.Aggregate[i]
+			if smp.Job != "mix" || smp.Direction != agg.Direction || smp.TS != at+60 || math.Abs(smp.IOPS/agg.IOPS-1) > 1e-9 || math.Abs(smp.P99Us/agg.P99Us-1) > 1e-9 {
+				t.Errorf("at %g s: sample %+v, want the run's %+v at %g s", at, smp, agg, at+60)
+			}
+			iops, mbps, lat = iops+smp.IOPS, mbps+smp.MBps, lat+smp.IOPS*smp.LatMeanUs
+		}
+		st := progress[len(progress)-1]
+		if len(progress) != int(at/60)+1 || st.Elapsed != int(at)+60 || st.Total != 120 || math.Abs(st.IOPS/iops-1) > 1e-9 || math.Abs(st.MBps/mbps-1) > 1e-9 || math.Abs(st.LatMeanUs/(lat/iops)-1) > 1e-9 {
+			t.Errorf("at %g s: progress %+v, want %d s of 120, %g IOPS, %g MB/s, %g us", at, progress, int(at)+60, iops, mbps, lat/iops)
+		}
+	}
+	res, err := s.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, agg := range res.Aggregate {
+		if math.Abs(agg.IOPS/run.Aggregate[i].IOPS-1) > 1e-9 || agg.Job != "mix" {
+			t.Errorf("the scenario's %+v, the run's %+v", agg, run.Aggregate[i])
+		}
+	}
+}
+
+func newPlaneWith(t *testing.T, profile string, state ClusterState) *Plane {
+	src := &memSource{state: state, policies: map[string]Policy{"r1": {RAID: "raid1", FTT: 1}, "r5": {RAID: "raid5", FTT: 1}}}
+	return NewPlane(mustLoad(t, profile), src).(*Plane)
+}
+
+// A second workload runs from its start (included) to its end (excluded).
+func TestScenarioWorkloadWindow(t *testing.T) {
+	pl, ws := scenarioPlane(t)
+	s := pl.Scenario(ws[:4], oltpJob(180), nil)
+	s.AddWorkload("backup", ws[4:], &fio.Job{Name: "backup", RW: "read", BlockSize: 1 << 20, IODepth: 8, IOEngine: "libaio", Direct: true}, 60, 120)
+	for _, at := range []float64{0, 60, 120} {
+		samples, _, err := s.Step(context.Background(), at, 60, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		backup := 0
+		for _, smp := range samples {
+			if smp.Job == "backup" {
+				backup++
+			}
+		}
+		if want := map[float64]int{0: 0, 60: 1, 120: 0}[at]; backup != want {
+			t.Errorf("interval from %g s: %d backup samples, want %d", at, backup, want)
+		}
+	}
+}
+
+// Alone on an OSA cluster a scenario's job fills the write buffers as a
+// run does: its first interval bursts above its later ones.
+func TestScenarioAloneBurstsOnOSA(t *testing.T) {
+	pl := newOSAPlane(t)
+	ws := workers(96, 8, "r1")
+	s := pl.Scenario(ws, &fio.Job{Name: "oltp", IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 65536, IODepth: 8, RuntimeSec: 600, TimeBased: true}, nil)
+	series, _ := stepThrough(t, s, nil, 600)
+	if series[0] < 1.1*series[9] {
+		t.Errorf("OSA writes: %.0f IOPS in the first minute, %.0f in the tenth; want the burst first", series[0], series[9])
+	}
+}
+
+// With noise, a scenario's intervals vary as runs do, the same with the
+// same seed.
+func TestScenarioNoiseIsSeeded(t *testing.T) {
+	series := func(seed uint64) []float64 {
+		pl, _ := newTestPlane(t, WithNoise(seed))
+		s := pl.Scenario(workers(4, 2, "r5"), oltpJob(300), nil)
+		got, _ := stepThrough(t, s, nil, 300)
+		return got
+	}
+	a, b, c := series(1), series(1), series(2)
+	if !slices.Equal(a, b) || slices.Equal(a, c) || a[0] == a[1] {
+		t.Errorf("seed 1 twice: %v and %v; seed 2: %v; want the same, then different, varying by interval", a, b, c)
+	}
+}
+
+// What is written while a host is out is what resynchronises when it is
+// back: its share (2 components over 4 hosts: half) of the bytes the
+// workload wrote in the intervals it was out, from the samples.
+func TestResyncCopiesTheShareOfWhatWasWritten(t *testing.T) {
+	pl, ws := scenarioPlane(t)
+	s := pl.Scenario(ws, oltpJob(1800), nil)
+	evs := []fio.Event{{AtS: 120, Kind: "host_failure", Target: "esx-04"}, {AtS: 1320, Kind: "host_return", Target: "esx-04"}}
+	var written float64
+	var logged []fio.Event
+	for at := 0.0; at < 1800; at += 60 {
+		var due []fio.Event
+		for _, e := range evs {
+			if e.AtS <= at {
+				due = append(due, e)
+			}
+		}
+		samples, l, err := s.Step(context.Background(), at, 60, due)
+		if err != nil {
+			t.Fatal(err)
+		}
+		logged = append(logged, l...)
+		for _, smp := range samples {
+			if smp.Direction == "write" && at >= 120 && at < 1320 {
+				written += smp.MBps * 1e6 * 60
+			}
+		}
+	}
+	var gib float64
+	if len(logged) == 0 || logged[0].Kind != "resync_start" {
+		t.Fatalf("logged %+v", logged)
+	}
+	if _, err := fmt.Sscanf(logged[0].Detail, "resync of %f GiB", &gib); err != nil {
+		t.Fatal(err)
+	}
+	if want := 0.5 * written / (1 << 30); math.Abs(gib-want) > 0.051 {
+		t.Errorf("resync of %.1f GiB; want half of the %.1f GiB written while the host was out, %.2f", gib, written/(1<<30), want)
+	}
+}
+
+// Resync moves what the foreground leaves on the station it needs most:
+// under a light foreground, the least of (1 - utilisation) / load per byte
+// over the stations, from the foreground's own solve. The evacuation of a
+// host's 100 GiB then takes 100 GiB over that rate, and the foreground of
+// that interval has the rest of each station.
+func TestResyncTakesWhatALightForegroundLeaves(t *testing.T) {
+	pl, ws := scenarioPlane(t)
+	light := &fio.Job{Name: "oltp", RW: "randread", BlockSize: 4096, IODepth: 1, RuntimeSec: 6000, TimeBased: true, IOEngine: "libaio", Direct: true}
+	s := pl.Scenario(ws[:1], light, nil)
+	series, logged := stepThrough(t, s, []fio.Event{{AtS: 0, Kind: "maintenance_enter", Target: "esx-04", Detail: "full_data_migration"}}, 3600)
+	if len(logged) < 2 || logged[0].Detail != "evacuation of 100.0 GiB" || logged[1].Kind != "resync_end" {
+		t.Fatalf("logged %+v; want the evacuation of a host's 100 GiB (one worker's 4 x 50 GiB, two mirrors, over 4 hosts) to start and end", logged)
+	}
+	in, _, err := pl.input(context.Background(), ws[:1], light)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := Degradation{Out: 1}
+	in.Degradation = &d
+	fg, err := Solve(context.Background(), pl.p, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := buildCell(pl.p, in, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	free, alone := math.Inf(1), math.Inf(1)
+	for name, l := range resyncLoad(pl.p, c, &d) {
+		free = math.Min(free, (1-util(fg, name))/l)
+		alone = math.Min(alone, 1/l)
+	}
+	if free < 2*ResyncMinShare*alone {
+		t.Fatalf("the light foreground leaves %g B/s of %g: not light enough for this test", free, alone)
+	}
+	if took, want := logged[1].AtS-logged[0].AtS, 100*gib/free; math.Abs(took/want-1) > 1e-9 {
+		t.Errorf("the evacuation took %g s, want %g s at %.2f GB/s", took, want, free/1e9)
+	}
+	// The foreground of that first minute shares each station with the
+	// evacuation for the seconds it ran: rate x load x busy / 60 of it.
+	took := logged[1].AtS - logged[0].AtS
+	bg := map[string]float64{}
+	for name, l := range resyncLoad(pl.p, c, &d) {
+		bg[name] = free * l * took / 60
+	}
+	in.Degradation = &Degradation{Out: 1, Background: bg}
+	shared, err := Solve(context.Background(), pl.p, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(series[0]/iops(shared)-1) > 1e-9 || series[0] >= series[1] {
+		t.Errorf("the first minute %.0f IOPS, the next %.0f; want %.0f, beside %.1f s of evacuation", series[0], series[1], iops(shared), took)
 	}
 }
