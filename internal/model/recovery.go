@@ -39,6 +39,9 @@ type recovery struct {
 	// the chain (OSA merges it into the base disks when they go).
 	snapWritten float64
 	failures    []float64 // when hosts failed (I/O pauses)
+	// ended are copies that ended when a host or device came back (a
+	// started rebuild with nothing left to copy), for the next step's log.
+	ended []fio.Event
 }
 
 // absence is one host out of service.
@@ -194,7 +197,7 @@ func (r *recovery) back(host string, at float64) {
 		}
 		return
 	}
-	rb.bytes = math.Min(rb.bytes, rb.done+a.stale)
+	r.cut(rb, a.stale, at)
 }
 
 // failDisk takes a device or OSA disk group out (docs/events.md, "Disk
@@ -249,7 +252,17 @@ func (r *recovery) diskBack(target string, at float64) {
 		}
 		return
 	}
-	rb.bytes = math.Min(rb.bytes, rb.done+d.stale)
+	r.cut(rb, d.stale, at)
+}
+
+// cut shortens a started rebuild to what is left of it or the stale data,
+// whichever is less (vSAN takes the shorter); one with nothing left ends at.
+func (r *recovery) cut(rb *resyncJob, stale, at float64) {
+	rb.bytes = math.Min(rb.bytes, rb.done+stale)
+	if rb.done >= rb.bytes {
+		r.queue = slices.DeleteFunc(r.queue, func(j *resyncJob) bool { return j == rb })
+		r.ended = append(r.ended, fio.Event{AtS: at, Kind: endKind(rb.kind), Target: rb.target, Detail: rb.kind})
+	}
 }
 
 // hostOfDisk is the host of a disk event's target, host/disk.

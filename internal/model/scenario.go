@@ -109,14 +109,15 @@ func (s *Scenario) Step(ctx context.Context, t, dt float64, evs []fio.Event) ([]
 	if err != nil {
 		return nil, nil, err
 	}
-	var logged []fio.Event
+	logged := s.rec.ended
+	s.rec.ended = nil
 	if s.rec.pending(t + dt) {
 		rate, load, err := s.resyncRate(in, d, out)
 		if err != nil {
 			return nil, nil, err
 		}
-		var busy float64
-		logged, busy = s.rec.resync(t, dt, rate)
+		copies, busy := s.rec.resync(t, dt, rate)
+		logged = append(logged, copies...)
 		if busy > 0 {
 			bg := map[string]float64{}
 			for k, v := range load {

@@ -374,3 +374,18 @@ func TestResyncTakesWhatALightForegroundLeaves(t *testing.T) {
 		t.Errorf("the first minute %.0f IOPS, the next %.0f; want %.0f, beside %.1f s of evacuation", series[0], series[1], iops(shared), took)
 	}
 }
+
+// A host back while its rebuild runs, with nothing written meanwhile (a
+// read-only workload), has nothing left to copy: the rebuild ends when the
+// host is back, and the log says so.
+func TestARebuildCutShortByTheHostsReturnEnds(t *testing.T) {
+	pl, ws := scenarioPlane(t)
+	s := pl.Scenario(ws, &fio.Job{Name: "oltp", RW: "randread", BlockSize: 4096, IODepth: 16, RuntimeSec: 6000, TimeBased: true, IOEngine: "libaio", Direct: true}, nil)
+	back := RepairDelay + 30
+	evs := []fio.Event{{AtS: 0, Kind: "host_failure", Target: "esx-04"}, {AtS: back, Kind: "host_return", Target: "esx-04"}}
+	_, logged := stepThrough(t, s, evs, RepairDelay+600)
+	want := fmt.Sprintf("%g resync_start esx-04 rebuild of 800.0 GiB; %g resync_end esx-04 rebuild", RepairDelay, back)
+	if got := describe(logged); got != want {
+		t.Errorf("logged %s\nwant %s", got, want)
+	}
+}
