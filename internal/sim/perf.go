@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"slices"
 	"sync"
 	"time"
 
@@ -32,10 +33,17 @@ const maxSpans = 10000
 
 func newHostLoad() *hostLoad { return &hostLoad{runs: map[string][]loadSpan{}} }
 
+// record notes a load, keeping a host's spans in the order of their ends
+// (runs are recorded as they end, so a span almost always goes last).
 func (h *hostLoad) record(host string, start, end time.Time, cpu float64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	spans := append(h.runs[host], loadSpan{start, end, cpu})
+	spans := h.runs[host]
+	i := len(spans)
+	for i > 0 && spans[i-1].end.After(end) {
+		i--
+	}
+	spans = slices.Insert(spans, i, loadSpan{start, end, cpu})
 	if len(spans) > maxSpans {
 		spans = spans[len(spans)-maxSpans:]
 	}
@@ -45,12 +53,21 @@ func (h *hostLoad) record(host string, start, end time.Time, cpu float64) {
 // cpu returns the CPU usage of host over [start, end): the time-weighted
 // mean of the recorded loads that overlap it, or idle when none does. Idle
 // gaps within the window do not dilute a load, because simulated runs take
-// far less wall time than the runs they stand for.
+// far less wall time than the runs they stand for. Only the spans that end
+// after start are looked at: for the window of the latest run, a few of
+// the thousands a long campaign records.
 func (h *hostLoad) cpu(host string, start, end time.Time) float64 {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	spans := h.runs[host]
+	first, _ := slices.BinarySearchFunc(spans, start, func(s loadSpan, t time.Time) int {
+		if s.end.After(t) {
+			return 1
+		}
+		return -1
+	})
 	busy, sum := 0.0, 0.0
-	for _, s := range h.runs[host] {
+	for _, s := range spans[first:] {
 		from, to := maxTime(s.start, start), minTime(s.end, end)
 		if d := to.Sub(from).Seconds(); d > 0 {
 			busy += d
@@ -166,7 +183,7 @@ func (p *perfManager) vmMemory(ctx *simulator.Context) map[types.ManagedObjectRe
 	used := map[types.ManagedObjectReference]float64{}
 	for _, e := range ctx.Map.All("VirtualMachine") {
 		vm := e.(*simulator.VirtualMachine)
-		ctx.WithLock(vm, func() {
+		ctx.WithLock(vm.Self, func() { // by reference: locking vm itself finds its reference by reflection
 			if vm.Runtime.Host != nil && vm.Runtime.PowerState == types.VirtualMachinePowerStatePoweredOn && vm.Config != nil {
 				used[*vm.Runtime.Host] += float64(vm.Config.Hardware.MemoryMB)
 			}

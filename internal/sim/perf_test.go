@@ -1,0 +1,37 @@
+package sim
+
+import (
+	"math"
+	"testing"
+	"time"
+)
+
+// TestHostLoadMeansTheSpansThatOverlap: a window's CPU is the time-weighted
+// mean of the recorded spans that overlap it, whatever order they were
+// recorded in; a window no span overlaps, or another host, reads idle.
+func TestHostLoadMeansTheSpansThatOverlap(t *testing.T) {
+	h := newHostLoad()
+	t0 := time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	h.record("esx1", at(0), at(60), 40)
+	h.record("esx1", at(120), at(180), 80)
+	h.record("esx1", at(30), at(90), 20) // ends before the one recorded last
+	h.record("esx3", at(100), at(200), 70)
+	h.record("esx3", at(0), at(50), 10)
+	for _, c := range []struct {
+		host       string
+		start, end int
+		want       float64
+	}{
+		{"esx1", 60, 120, 20},                  // only the late-recorded span reaches in
+		{"esx1", 0, 200, (40 + 80 + 20) / 3.0}, // all three, 60 s each
+		{"esx1", 150, 400, 80},
+		{"esx1", 200, 300, idleCPUPercent},
+		{"esx2", 0, 200, idleCPUPercent},
+		{"esx3", 60, 150, 70},
+	} {
+		if got := h.cpu(c.host, at(c.start), at(c.end)); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("%s over [%d s, %d s): %v %% CPU, want %v", c.host, c.start, c.end, got, c.want)
+		}
+	}
+}
