@@ -225,8 +225,8 @@ func TestConcurrentJobsLittleAndTheirSum(t *testing.T) {
 	deep := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 512}
 	mixed := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 50, BlockSize: 8192, IODepth: 4}
 	out := solve(t, p, split(p, Policy{RAID: "raid1"}, deep, mixed))
-	if !strings.Contains(strings.Join(out.Notes, "\n"), "the rest wait in the guest") {
-		t.Fatalf("iodepth 512: notes %q do not say the controllers cap it", out.Notes)
+	if notes := strings.Join(out.Notes, "\n"); !strings.Contains(notes, "the rest wait in the guest") || strings.Contains(notes, "latency_target") {
+		t.Fatalf("iodepth 512: notes %q; want the controllers' cap, and nothing on a latency_target no job has", out.Notes)
 	}
 	for _, j := range out.Jobs {
 		x := j.Read.IOPS + j.Write.IOPS
