@@ -28,13 +28,21 @@ var (
 	hostMetricsTable = batchTable{"INSERT INTO host_metrics VALUES", 5}
 )
 
-// batchStmts are the full-batch INSERTs of a writable store, prepared on
-// its one driver connection. A run's rows go to the driver directly, inside
+// batchStmts are the batched INSERTs of a writable store, prepared on its
+// one driver connection the first time a batch of their size is written,
+// and kept (at most batchRows a table): a run of a given size writes the
+// same batches every time. A run's rows go to the driver directly, inside
 // the run's transaction on that connection: database/sql would check and
 // copy each of a run's thousands of values once more on the way.
 type batchStmts struct {
 	conn  any // the driver connection they were prepared on
-	stmts map[batchTable]batchStmt
+	stmts map[batchSize]batchStmt
+}
+
+// batchSize is an INSERT of rows rows into table.
+type batchSize struct {
+	table batchTable
+	rows  int
 }
 
 // batchStmt is a prepared statement of the driver.
@@ -43,35 +51,33 @@ type batchStmt interface {
 	driver.StmtExecContext
 }
 
-// prepare prepares the full-batch INSERT of each batched table on the
-// driver connection dc, once: later calls on the same connection keep them.
-// (A connection database/sql opened again, after it dropped the first one,
-// has them prepared again; the first one's went with it.)
-func (b *batchStmts) prepare(ctx context.Context, dc any) error {
-	if b.conn == dc {
-		return nil
+// stmt returns the INSERT of rows rows into t, prepared on the driver
+// connection dc. (A connection database/sql opened again, after it dropped
+// the first one, has its statements prepared again; the first one's went
+// with it.)
+func (b *batchStmts) stmt(ctx context.Context, dc any, t batchTable, rows int) (batchStmt, error) {
+	if b.conn != dc {
+		b.conn, b.stmts = dc, map[batchSize]batchStmt{}
+	}
+	key := batchSize{t, rows}
+	if st, ok := b.stmts[key]; ok {
+		return st, nil
 	}
 	prep, ok := dc.(driver.ConnPrepareContext)
 	if !ok {
-		return fmt.Errorf("internal error: the SQLite driver's connection %T cannot prepare statements", dc)
+		return nil, fmt.Errorf("internal error: the SQLite driver's connection %T cannot prepare statements", dc)
 	}
-	stmts := map[batchTable]batchStmt{}
-	for _, t := range []batchTable{rowsTable, samplesTable, hostMetricsTable} {
-		st, err := prep.PrepareContext(ctx, insertSQL(t.insert, t.cols, batchRows))
-		if err != nil {
-			closeStmts(stmts)
-			return err
-		}
-		bs, ok := st.(batchStmt)
-		if !ok {
-			st.Close()
-			closeStmts(stmts)
-			return fmt.Errorf("internal error: the SQLite driver's statement %T cannot execute with a context", st)
-		}
-		stmts[t] = bs
+	st, err := prep.PrepareContext(ctx, insertSQL(t.insert, t.cols, rows))
+	if err != nil {
+		return nil, err
 	}
-	b.conn, b.stmts = dc, stmts
-	return nil
+	bs, ok := st.(batchStmt)
+	if !ok {
+		st.Close()
+		return nil, fmt.Errorf("internal error: the SQLite driver's statement %T cannot execute with a context", st)
+	}
+	b.stmts[key] = bs
+	return bs, nil
 }
 
 // close closes the statements while their connection is open.
@@ -87,48 +93,31 @@ func (b *batchStmts) close(db *sql.DB) {
 	defer conn.Close()
 	_ = conn.Raw(func(dc any) error {
 		if dc == b.conn {
-			closeStmts(b.stmts)
+			for _, st := range b.stmts {
+				st.Close()
+			}
 		}
 		return nil
 	})
 	b.conn, b.stmts = nil, nil
 }
 
-func closeStmts(stmts map[batchTable]batchStmt) {
-	for _, st := range stmts {
-		st.Close()
-	}
-}
-
-// prepareBatches prepares the full-batch INSERTs when the store opens.
-func (s *Store) prepareBatches(ctx context.Context) error {
-	conn, err := s.db.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	return conn.Raw(func(dc any) error { return s.batches.prepare(ctx, dc) })
-}
-
 // insertBatched inserts n rows into t on conn, inside the transaction open
 // on it; args appends the values of row i (int64, float64, bool, string or
-// nil, as the driver takes them). Full batches run the prepared statement.
+// nil, as the driver takes them).
 func (s *Store) insertBatched(ctx context.Context, conn *sql.Conn, t batchTable, n int, args func(i int, to []any) []any) error {
 	if n == 0 {
 		return nil
 	}
 	return conn.Raw(func(dc any) error {
-		if err := s.batches.prepare(ctx, dc); err != nil {
-			return err
-		}
-		exec, ok := dc.(driver.ExecerContext)
-		if !ok {
-			return fmt.Errorf("internal error: the SQLite driver's connection %T cannot execute statements", dc)
-		}
 		values := make([]any, 0, batchRows*t.cols)
 		named := make([]driver.NamedValue, 0, batchRows*t.cols)
 		for start := 0; start < n; start += batchRows {
 			end := min(start+batchRows, n)
+			st, err := s.batches.stmt(ctx, dc, t, end-start)
+			if err != nil {
+				return err
+			}
 			values = values[:0]
 			for i := start; i < end; i++ {
 				values = args(i, values)
@@ -137,13 +126,7 @@ func (s *Store) insertBatched(ctx context.Context, conn *sql.Conn, t batchTable,
 			for i, v := range values {
 				named = append(named, driver.NamedValue{Ordinal: i + 1, Value: v})
 			}
-			var err error
-			if end-start == batchRows {
-				_, err = s.batches.stmts[t].ExecContext(ctx, named)
-			} else {
-				_, err = exec.ExecContext(ctx, insertSQL(t.insert, t.cols, end-start), named)
-			}
-			if err != nil {
+			if _, err := st.ExecContext(ctx, named); err != nil {
 				return err
 			}
 		}

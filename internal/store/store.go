@@ -26,7 +26,7 @@ type Store struct {
 	path string
 	lock *os.File // nil for read-only stores
 	tmp  string   // a recovered copy's directory, removed at Close
-	// batches are the prepared full-batch INSERTs of a writable store.
+	// batches are the prepared batched INSERTs of a writable store.
 	batches batchStmts
 	// Simulated says whether the store holds simulated (model) results or
 	// measured ones; never both.
@@ -75,10 +75,6 @@ func Open(ctx context.Context, path, name string, opt Options) (*Store, error) {
 		return nil, err
 	}
 	if err := s.setDurability(ctx); err != nil {
-		s.Close()
-		return nil, err
-	}
-	if err := s.prepareBatches(ctx); err != nil {
 		s.Close()
 		return nil, err
 	}
