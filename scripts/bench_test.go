@@ -9,6 +9,7 @@ import (
 	goruntime "runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -30,8 +31,10 @@ import (
 //
 // BenchmarkSimulatedRun reports its own baseline: the model's solve time for
 // the same input, measured in the same run (solve-us), and the run's cost
-// as a multiple of it (x-solve); heap-MB is the heap in use after the
-// campaign (compare -benchtime 1000x with 10000x: it stays flat).
+// as a multiple of it (x-solve); cpu-ms/run is the process's CPU time a run
+// (steadier than ms/run when other work shares the machine); heap-MB is the
+// heap in use after the campaign (compare -benchtime 1000x with 10000x: it
+// stays flat).
 
 // BenchmarkWWTMatrix runs scripts/wwt_matrix.star whole (96 workers x 8
 // disks per worker set, 80 runs, tables, figures and report) as
@@ -186,11 +189,13 @@ func BenchmarkSimulatedRun(b *testing.B) {
 	thread, bench := simulatedRunSession(b)
 	simulatedRun.count++
 	name := fmt.Sprintf("bench-%d", simulatedRun.count)
+	cpu := processCPU(b)
 	b.ResetTimer()
 	if _, err := starlark.Call(thread, bench, starlark.Tuple{starlark.String(name), starlark.MakeInt(b.N)}, nil); err != nil {
 		b.Fatal(runtime.FormatError(err))
 	}
 	b.StopTimer()
+	cpu = processCPU(b) - cpu
 	var m goruntime.MemStats
 	goruntime.GC()
 	goruntime.ReadMemStats(&m)
@@ -198,8 +203,20 @@ func BenchmarkSimulatedRun(b *testing.B) {
 	perRun := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
 	solve := solveTime(b)
 	b.ReportMetric(perRun/1e6, "ms/run")
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/1e6, "cpu-ms/run")
 	b.ReportMetric(solve.Seconds()*1e6, "solve-us")
 	b.ReportMetric(perRun/float64(solve.Nanoseconds()), "x-solve")
+}
+
+// processCPU is the CPU time (user and system, every thread) the process
+// has used so far: on a machine other work shares, a run's CPU time varies
+// less than its wall time.
+func processCPU(b *testing.B) time.Duration {
+	var u syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }
 
 // solveTime is the model's own time to solve the input of one run of
