@@ -13,7 +13,7 @@ import (
 
 // A run marks what it wrote on each disk: random writes of x disk sizes
 // cover 1 - exp(-x) of it, sequential ones min(1, x), a job that is not
-// time based its whole size; the written part's compressibility is the
+// time based its whole size (fio's random map writes each block once); the written part's compressibility is the
 // I/O-weighted mix of what wrote it; reads change nothing.
 func TestPlaneRecordsWhatARunWrote(t *testing.T) {
 	pl, _ := newTestPlane(t)
@@ -58,8 +58,21 @@ func TestPlaneRecordsWhatARunWrote(t *testing.T) {
 	w2 := w1 + (1-w1)*math.Min(1, written(res, 20)/size)
 	check("20 s of sequential incompressible writes", w2, w1*50/w2)
 
+	// Not time based but capped by its runtime: it writes what it moves in it.
+	res = run(fio.Job{RW: "write", RuntimeSec: 10})
+	if x := written(res, 10) / size; x >= 1 {
+		t.Fatalf("10 s of sequential writes cover %g disk sizes: want less than one for this test", x)
+	}
+	w3 := w2 + (1-w2)*written(res, 10)/size
+	check("10 s of sequential writes, not time based", w3, w1*50/w3)
+
 	run(fio.Job{RW: "write"})
 	check("a sequential write of the whole size", 1, w1*50/1)
+
+	// fio's random writes of a size, not time based, write each block once.
+	pl, _ = newTestPlane(t)
+	run(fio.Job{RW: "randwrite", BufferCompressPercentage: 25})
+	check("a random write of the whole size", 1, 25)
 }
 
 // A run reports its progress once: its runtime, the throughput of all its
@@ -241,5 +254,35 @@ func TestConcurrentJobErrorsNameTheJob(t *testing.T) {
 	_, err = pl.RunJobs(ctx, []JobRun{{Workers: bad, Job: job("b")}}, nil)
 	if err == nil || !strings.HasPrefix(err.Error(), `disk disk1 of w0: policy "gold"`) {
 		t.Errorf("a bad policy under the only job: %v", err)
+	}
+}
+
+// The model sees a job of a workload alone without a name, and the jobs
+// of a workload of several by their names.
+func TestPlaneNamesJobsOnlyAmongSeveral(t *testing.T) {
+	var seen []string
+	src := &memSource{policies: map[string]Policy{"r5": {RAID: "raid5", FTT: 1}}}
+	pl := NewPlane(mustLoad(t, "storagereview-r6625-esa"), src, WithObserver(func(_ *testbed.Profile, in Input, _ Output) {
+		seen = nil
+		for _, j := range in.Jobs {
+			seen = append(seen, j.Name)
+		}
+	})).(*Plane)
+	ctx := context.Background()
+	ws := workers(4, 2, "r5")
+	job := func(name string) *fio.Job {
+		return &fio.Job{Name: name, IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 4, RuntimeSec: 10, TimeBased: true}
+	}
+	if _, err := pl.RunJobs(ctx, []JobRun{{Workers: ws, Job: job("a")}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 1 || seen[0] != "" {
+		t.Errorf("one job: the model saw jobs %q, want one without a name", seen)
+	}
+	if _, err := pl.RunJobs(ctx, []JobRun{{Workers: ws[:2], Job: job("a")}, {Workers: ws[2:], Job: job("b")}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 2 || seen[0] != "a" || seen[1] != "b" {
+		t.Errorf("two jobs: the model saw jobs %q, want a and b", seen)
 	}
 }
