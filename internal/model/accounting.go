@@ -28,6 +28,8 @@ type opCost struct {
 	capacityTime  float64 // device-seconds of capacity devices
 	cacheTime     float64 // device-seconds of OSA cache devices
 	wireBytes     float64 // bytes on the wire (each sent once and received once)
+	txBytes       float64 // of those, the ones this end sends (see ioCost)
+	rxBytes       float64 // and the ones it receives
 	memBytes      float64 // bytes through the hosts' memory
 	roundTrips    float64 // network round trips on the I/O's critical path
 	deviceLatency float64 // device access latency on the critical path, seconds
@@ -49,6 +51,8 @@ func (c *opCost) add(o opCost, w float64) {
 	c.capacityTime += w * o.capacityTime
 	c.cacheTime += w * o.cacheTime
 	c.wireBytes += w * o.wireBytes
+	c.txBytes += w * o.txBytes
+	c.rxBytes += w * o.rxBytes
 	c.memBytes += w * o.memBytes
 	c.roundTrips += w * o.roundTrips
 	c.deviceLatency += w * o.deviceLatency
@@ -64,10 +68,13 @@ type layout struct {
 	capFactor   float64 // capacity-leg bytes per guest byte
 }
 
+// raidSpelling drops what separates "raid" from its level.
+var raidSpelling = strings.NewReplacer("-", "", " ", "", "_", "")
+
 // policyLayout checks a policy against the cluster and returns its layout.
 func policyLayout(p *testbed.Profile, pol Policy) (layout, error) {
 	h := p.Hosts
-	raid := strings.NewReplacer("-", "", " ", "", "_", "").Replace(strings.ToLower(pol.RAID)) // "RAID-5" too
+	raid := raidSpelling.Replace(strings.ToLower(pol.RAID)) // "RAID-5" too
 	switch raid {
 	case "", "raid1":
 		ftt := pol.FTT
@@ -193,38 +200,99 @@ func (c *costModel) compressCycles(b, s float64) float64 {
 	return b * (s*c.m.CompressCyclesPerByte.Value + (1-s)*c.m.CompressSkipCyclesPerByte.Value)
 }
 
+// Where an I/O's work lands. Every cost of a guest I/O is on its DOM
+// owner's host (the VM's: the guest, the DOM, the owner's end of each
+// message) or at the components of one of the object's legs: the capacity
+// leg (RAID-1 mirrors or the erasure-coded stripe: reads, OSA's writes,
+// ESA's destage and large writes) or ESA's performance leg (RAID-1 mirrors
+// of every small write). A component on another host than the owner adds
+// the network's work at both ends.
+const (
+	capLeg  = 0
+	perfLeg = 1
+)
+
+// ioCost is one guest I/O's cost by where it lands (see capLeg).
+type ioCost struct {
+	owner opCost // on the DOM owner's host, however the components lie
+	legs  [2]legCost
+}
+
+// legCost is a leg's share of an I/O's cost, summed over the leg's
+// components (which share it evenly).
+type legCost struct {
+	comp     opCost // at the components, local or not
+	compNet  opCost // added at the components when all are on other hosts
+	ownerNet opCost // added at the owner's host when all are on other hosts
+}
+
+func (io *ioCost) add(o ioCost, w float64) {
+	io.owner.add(o.owner, w)
+	for l := range io.legs {
+		io.legs[l].comp.add(o.legs[l].comp, w)
+		io.legs[l].compNet.add(o.legs[l].compNet, w)
+		io.legs[l].ownerNet.add(o.legs[l].ownerNet, w)
+	}
+}
+
+// total is the I/O's cost over the whole cluster when a share remote[l]
+// of leg l's components is on another host than the owner.
+func (io *ioCost) total(remote [2]float64) opCost {
+	o := io.owner
+	for l, lc := range io.legs {
+		o.add(lc.comp, 1)
+		o.add(lc.compNet, remote[l])
+		o.add(lc.ownerNet, remote[l])
+	}
+	return o
+}
+
 // guestSide is the work of every guest I/O of b bytes on the VM's side: the
 // guest's own path, the DOM's per-I/O and per-byte work (checksum, moving
 // the bytes to or from guest memory), the hand-offs from the guest to the
 // DOM and back, and the bytes crossing memory for the copy.
-func (c *costModel) guestSide(o *opCost, b, dataBytes float64) {
+func (c *costModel) guestSide(io *ioCost, b, dataBytes float64) {
 	m := c.m
+	o := &io.owner
 	o.guestCycles += c.guestIO
 	o.domCycles += m.DOMIOCycles.Value + b*m.GuestCopyByteCycles.Value + dataBytes*(m.DOMByteCycles.Value+m.ChecksumCyclesPerByte.Value)
 	o.dispatches += 3
 	o.memBytes += 2*b + dataBytes // copy: read and write; checksum: read
 }
 
-// component adds one component op of payload bytes to or from another host
-// with probability remote: the DOM's message, the LSOM's message and its
-// op, the bytes on the wire and through the NICs' memory, the receiver's
-// hand-off. toComponent says which way the payload goes (writes) or comes
-// (reads): the sender pays tx cycles, the receiver rx cycles in the NIC's
-// worlds.
-func (c *costModel) component(o *opCost, n, payload float64, toComponent bool) {
-	r := c.remote
-	o.domCycles += n * r * c.msgCycles
-	o.storeCycles += n * (c.m.LSOMOpCycles.Value + r*c.msgCycles)
-	o.dispatches += n * (1 + 2*r)
-	o.wireBytes += n * r * (payload*c.frame + 2*c.m.MessageHeaderBytes.Value)
-	o.memBytes += n * r * 2 * payload // NIC DMA out and in
-	tx := n * r * payload * c.txCycles
-	if toComponent {
-		o.domCycles += tx
-	} else {
-		o.storeCycles += tx
+// component adds n component ops of payload bytes on a leg: the LSOM's op
+// at the component, and when the component is on another host the DOM's
+// and the LSOM's messages, the bytes on the wire each way, through the
+// NICs' memory, and the receiver's hand-off. toComponent says which way
+// the payload goes (writes) or comes (reads): the sender pays tx cycles,
+// the receiver rx cycles in the NIC's worlds.
+func (c *costModel) component(io *ioCost, leg int, n, payload float64, toComponent bool) {
+	l := &io.legs[leg]
+	hdr := c.m.MessageHeaderBytes.Value
+	l.comp.storeCycles += n * c.m.LSOMOpCycles.Value
+	l.comp.dispatches += n
+	l.ownerNet.domCycles += n * c.msgCycles
+	l.compNet.storeCycles += n * c.msgCycles
+	l.ownerNet.dispatches += n // the reply, received at the owner
+	l.compNet.dispatches += n  // the request, received at the component
+	l.ownerNet.wireBytes += n * (payload*c.frame + 2*hdr)
+	l.ownerNet.memBytes += n * payload // NIC DMA out at one end, in at the other
+	l.compNet.memBytes += n * payload
+	send, back := payload*c.frame+hdr, hdr
+	sender, receiver := &l.ownerNet, &l.compNet
+	if !toComponent {
+		sender, receiver = receiver, sender
 	}
-	o.otherCycles += n * r * payload * c.rxCycles
+	sender.txBytes += n * send
+	sender.rxBytes += n * back
+	receiver.rxBytes += n * send
+	receiver.txBytes += n * back
+	if toComponent {
+		sender.domCycles += n * payload * c.txCycles
+	} else {
+		sender.storeCycles += n * payload * c.txCycles
+	}
+	receiver.otherCycles += n * payload * c.rxCycles
 }
 
 // capRead and friends are device times of one op of bytes.
@@ -232,8 +300,10 @@ func (c *costModel) capRead(bytes float64) float64  { return c.tRead + bytes/c.p
 func (c *costModel) capWrite(bytes float64) float64 { return c.tWrite + bytes/c.pl.capWrite }
 
 // deviceOp adds the LSOM's per-byte work and the device time of n device
-// reads or writes of bytes each (the per-op cycles are in component).
-func (c *costModel) deviceOp(o *opCost, n, bytes float64, devTime float64, isWrite, cache bool) {
+// reads or writes of bytes each at a leg's components (the per-op cycles
+// are in component).
+func (c *costModel) deviceOp(io *ioCost, leg int, n, bytes float64, devTime float64, isWrite, cache bool) {
+	o := &io.legs[leg].comp
 	perByte := c.m.LSOMReadByteCycles.Value
 	if isWrite {
 		perByte = c.m.LSOMWriteByteCycles.Value
@@ -248,21 +318,37 @@ func (c *costModel) deviceOp(o *opCost, n, bytes float64, devTime float64, isWri
 	o.memBytes += n * bytes // device DMA
 }
 
-// readCost is one guest read of b bytes. written is the share of blocks that
-// hold data; the rest cost a metadata lookup only, but the guest still gets
-// b bytes (zeros). compressPct is the compressibility of the data on disk.
+// readCost is one guest read of b bytes over the whole cluster, with a
+// share remote of the components on other hosts than the owner (see
+// readIO).
 func (c *costModel) readCost(b, written float64, compressPct int) opCost {
-	var o opCost
-	o.roundTrips = c.remote
+	io := c.readIO(b, written, compressPct)
+	return io.total([2]float64{c.remote, c.remote})
+}
+
+// writeCost is one guest write of b bytes over the whole cluster (see
+// writeIO and readCost).
+func (c *costModel) writeCost(b float64, lay layout, compressPct, dedupePct int) opCost {
+	io := c.writeIO(b, lay, compressPct, dedupePct)
+	return io.total([2]float64{c.remote, c.remote})
+}
+
+// readIO is one guest read of b bytes from the capacity leg. written is
+// the share of blocks that hold data; the rest cost a metadata lookup
+// only, but the guest still gets b bytes (zeros). compressPct is the
+// compressibility of the data on disk.
+func (c *costModel) readIO(b, written float64, compressPct int) ioCost {
+	var io ioCost
+	io.legs[capLeg].ownerNet.roundTrips = 1 // one round trip to a remote component
 
 	// Unwritten blocks: the guest's path and a metadata lookup; no
 	// device, no payload, no checksum.
-	var meta opCost
+	var meta ioCost
 	c.guestSide(&meta, b, 0)
-	c.component(&meta, 1, 0, false)
-	meta.storeCycles += c.m.MetadataReadCycles.Value - c.m.LSOMOpCycles.Value
+	c.component(&meta, capLeg, 1, 0, false)
+	meta.legs[capLeg].comp.storeCycles += c.m.MetadataReadCycles.Value - c.m.LSOMOpCycles.Value
 
-	var data opCost
+	var data ioCost
 	c.guestSide(&data, b, b)
 	s := c.saving(compressPct)
 	devBytes := b * (1 - s)
@@ -270,32 +356,34 @@ func (c *costModel) readCost(b, written float64, compressPct int) opCost {
 	if c.osa {
 		wire = b // OSA decompresses on the component's host
 	}
-	c.component(&data, 1, wire, false)
-	c.deviceOp(&data, 1, devBytes, c.capRead(devBytes), false, false)
-	data.deviceLatency = accessLatency(c.p.Storage.Capacity, c.pl.capRead)
+	c.component(&data, capLeg, 1, wire, false)
+	c.deviceOp(&data, capLeg, 1, devBytes, c.capRead(devBytes), false, false)
+	data.owner.deviceLatency = accessLatency(c.p.Storage.Capacity, c.pl.capRead)
 	if s > 0 { // only blocks stored compressed need decompressing
 		dc := c.m.DecompressCyclesPerByte.Value * b
 		if c.osa {
-			data.storeCycles += dc
+			data.legs[capLeg].comp.storeCycles += dc
+			data.legs[capLeg].comp.memBytes += devBytes + b
 		} else {
-			data.domCycles += dc
+			data.owner.domCycles += dc
+			data.owner.memBytes += devBytes + b
 		}
-		data.memBytes += devBytes + b
 	}
-	o.add(data, written)
-	o.add(meta, 1-written)
-	return o
+	io.add(data, written)
+	io.add(meta, 1-written)
+	return io
 }
 
-// writeCost is one guest write of b bytes of the given compressibility.
-func (c *costModel) writeCost(b float64, lay layout, compressPct, dedupePct int) opCost {
-	var o opCost
-	c.guestSide(&o, b, b)
+// writeIO is one guest write of b bytes of the given compressibility.
+func (c *costModel) writeIO(b float64, lay layout, compressPct, dedupePct int) ioCost {
+	var io ioCost
+	c.guestSide(&io, b, b)
+	o := &io.owner
 	o.roundTrips = 1
 	if c.osa {
 		o.deviceLatency = accessLatency(c.p.Storage.Cache, c.pl.cacheRead)
-		c.osaWrite(&o, b, lay, compressPct, dedupePct)
-		return o
+		c.osaWrite(&io, b, lay, compressPct, dedupePct)
+		return io
 	}
 	o.deviceLatency = accessLatency(c.p.Storage.Capacity, c.pl.capRead) // parallel component writes
 
@@ -315,41 +403,43 @@ func (c *costModel) writeCost(b float64, lay layout, compressPct, dedupePct int)
 			comps = float64(lay.dataStripes + lay.parity)
 			per = cb / float64(lay.dataStripes)
 		}
-		c.component(&o, comps, per, true)
-		c.deviceOp(&o, comps, per, c.capWrite(per), true, false)
-		return o
+		c.component(&io, capLeg, comps, per, true)
+		c.deviceOp(&io, capLeg, comps, per, c.capWrite(per), true, false)
+		return io
 	}
 	// Performance leg: RAID-1 mirrors of the (compressed) block.
 	mirrors := float64(lay.mirrors)
-	c.component(&o, mirrors, cb, true)
-	c.deviceOp(&o, mirrors, cb, c.capWrite(cb), true, false)
+	c.component(&io, perfLeg, mirrors, cb, true)
+	c.deviceOp(&io, perfLeg, mirrors, cb, c.capWrite(cb), true, false)
 	// Asynchronous full-stripe destage to the capacity leg, sent by the
 	// DOM owner from memory.
 	ops := capBytes / c.m.DestageIOBytes.Value
-	c.component(&o, ops, c.m.DestageIOBytes.Value, true)
-	c.deviceOp(&o, ops, c.m.DestageIOBytes.Value, c.capWrite(c.m.DestageIOBytes.Value), true, false)
-	return o
+	c.component(&io, capLeg, ops, c.m.DestageIOBytes.Value, true)
+	c.deviceOp(&io, capLeg, ops, c.m.DestageIOBytes.Value, c.capWrite(c.m.DestageIOBytes.Value), true, false)
+	return io
 }
 
 // osaWrite: the cache tier takes the write (RAID-1 copies, or RAID-5/6
 // read-modify-write), destaged later within each disk group by its
 // elevator: read back from the cache tier, compressed and deduplicated per
-// replica, written to the capacity tier.
-func (c *costModel) osaWrite(o *opCost, b float64, lay layout, compressPct, dedupePct int) {
+// replica, written to the capacity tier. All of it on the object's
+// components (OSA has one leg).
+func (c *costModel) osaWrite(io *ioCost, b float64, lay layout, compressPct, dedupePct int) {
 	m := c.m
 	cacheWrites := float64(lay.mirrors)
 	if lay.dataStripes > 0 {
 		// Partial-stripe read-modify-write: read old data and parity,
 		// write new data and parity; two network phases.
 		rmw := float64(1 + lay.parity)
-		c.component(o, rmw, b, false)
-		c.deviceOp(o, rmw, b, c.capRead(b), false, false)
-		o.roundTrips = 2
-		o.deviceLatency += accessLatency(c.p.Storage.Capacity, c.pl.capRead)
+		c.component(io, capLeg, rmw, b, false)
+		c.deviceOp(io, capLeg, rmw, b, c.capRead(b), false, false)
+		io.owner.roundTrips = 2
+		io.owner.deviceLatency += accessLatency(c.p.Storage.Capacity, c.pl.capRead)
 		cacheWrites = rmw
 	}
-	c.component(o, cacheWrites, b, true)
-	c.deviceOp(o, cacheWrites, b, c.cacheWr+b/c.pl.cacheWrite, true, true)
+	c.component(io, capLeg, cacheWrites, b, true)
+	c.deviceOp(io, capLeg, cacheWrites, b, c.cacheWr+b/c.pl.cacheWrite, true, true)
+	o := &io.legs[capLeg].comp
 	o.bufferBytes += cacheWrites * b
 	if c.deferDestage {
 		return
@@ -357,7 +447,7 @@ func (c *costModel) osaWrite(o *opCost, b float64, lay layout, compressPct, dedu
 
 	// Destage by the disk groups' elevators (local, no network).
 	saved := c.saving(compressPct)
-	c.deviceOp(o, cacheWrites, b, c.cacheRd+b/c.pl.cacheRead, false, true)
+	c.deviceOp(io, capLeg, cacheWrites, b, c.cacheRd+b/c.pl.cacheRead, false, true)
 	o.storeCycles += cacheWrites * m.LSOMOpCycles.Value
 	o.dispatches += cacheWrites
 	if c.compress {
@@ -371,7 +461,7 @@ func (c *costModel) osaWrite(o *opCost, b float64, lay layout, compressPct, dedu
 	}
 	destaged := cacheWrites * b * (1 - saved)
 	ops := destaged / m.DestageIOBytes.Value
-	c.deviceOp(o, ops, m.DestageIOBytes.Value, c.capWrite(m.DestageIOBytes.Value), true, false)
+	c.deviceOp(io, capLeg, ops, m.DestageIOBytes.Value, c.capWrite(m.DestageIOBytes.Value), true, false)
 }
 
 // releaseAtLeast reports whether a release such as "8.0 U2" is at least

@@ -92,12 +92,28 @@ func solveCell(ctx context.Context, p *testbed.Profile, in Input, deferDestage b
 	out.Read, out.Write = dirs[read], dirs[write]
 	out.Jobs = []JobOutput{{Name: c.job.Name, Outstanding: g.fioOutstanding, Read: dirs[read], Write: dirs[write]}}
 
+	u := make([]float64, len(st))
 	for k := range st {
 		s := &st[k]
-		out.addStation(s, sol.W[k], x*(c.fr*s.demandAt(read, sol.W[k])+(1-c.fr)*s.demandAt(write, sol.W[k]))/s.Servers)
+		u[k] = x * (c.fr*s.demandAt(read, sol.W[k]) + (1-c.fr)*s.demandAt(write, sol.W[k])) / s.Servers
 	}
+	out.addStations(st, sol.W, u)
 	out.Notes = append(out.Notes, rangeNotes(p, g.fioOutstanding, c.sizes)...)
 	return out, c, nil
+}
+
+// addStations records each station kind once, at its busiest copy (a
+// kind's stations are next to each other), with w and u per station.
+func (out *Output) addStations(st []station, w, u []float64) {
+	for k := 0; k < len(st); {
+		busiest := k
+		for k++; k < len(st) && st[k].Name == st[busiest].Name; k++ {
+			if u[k] > u[busiest] {
+				busiest = k
+			}
+		}
+		out.addStation(&st[busiest], w[busiest], u[busiest])
+	}
 }
 
 // addStation records a station's utilisation u (and w, the share of its
@@ -234,14 +250,18 @@ type cell struct {
 	pl    platform
 	g     guestLoad
 	cost  [2]opCost // per I/O, by direction
-	st    []station
-	z     [2]float64 // fixed delay per direction, seconds
-	zMix  float64
-	notes []string
+	// copies are the stations' copies one by one (per kind), before
+	// finishCells groups the identical ones into st.
+	copies [][]station
+	st     []station
+	z      [2]float64 // fixed delay per direction, seconds
+	zMix   float64
+	notes  []string
 }
 
-// buildCell turns an input into its network: the per-I/O costs of each
-// named path on the platform, the stations and the fixed delays.
+// buildCell turns an input of one job into its network: the per-I/O
+// costs of each named path on the platform, where they land, the stations
+// and the fixed delays.
 func buildCell(p *testbed.Profile, in Input, deferDestage bool) (*cell, error) {
 	if err := in.check(); err != nil {
 		return nil, err
@@ -249,7 +269,35 @@ func buildCell(p *testbed.Profile, in Input, deferDestage bool) (*cell, error) {
 	if len(in.Jobs) > 1 {
 		return nil, fmt.Errorf("%d concurrent jobs: the model solves one job at a time", len(in.Jobs))
 	}
-	c := &cell{job: in.Jobs[0]}
+	objects, err := placeInput(p, in)
+	if err != nil {
+		return nil, err
+	}
+	c, err := newCell(p, in, 0, objects[0], deferDestage)
+	if err != nil {
+		return nil, err
+	}
+	if err := finishCells(p, in.Degradation, []*cell{c}); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// placeInput places the objects of every job of the input together, so
+// jobs beside each other use different components.
+func placeInput(p *testbed.Profile, in Input) ([][]object, error) {
+	hostOf, err := vmHosts(p, in.VMs)
+	if err != nil {
+		return nil, err
+	}
+	return placeObjects(p, in.Jobs, hostOf)
+}
+
+// newCell builds job j of the input, its disks placed as objects, up to
+// its stations' copies, one by one (c.copies); finishCells groups them
+// into the network.
+func newCell(p *testbed.Profile, in Input, j int, objects []object, deferDestage bool) (*cell, error) {
+	c := &cell{job: in.Jobs[j]}
 	job := c.job.Job
 	var err error
 	if c.shape, err = readJob(job); err != nil {
@@ -272,18 +320,18 @@ func buildCell(p *testbed.Profile, in Input, deferDestage bool) (*cell, error) {
 	}
 	c.pl = newPlatform(p)
 	c.g = guestLayout(p, in.VMs, c.job, c.shape.depth)
-	if c.cost, err = accountCosts(p, c.pl, c.link, in.State, c.g, c.job.Disks, c.shape, deferDestage); err != nil {
+	kindOf, costs, err := accountCosts(p, c.pl, c.link, in.State, in.VMs, c.job.Disks, c.shape, deferDestage)
+	if err != nil {
 		return nil, err
 	}
-	for dir := range c.cost { // thinktime_spin busies the guest's vCPU
-		c.cost[dir].guestCycles += c.shape.spin * c.pl.hz
-	}
-	c.st = stations(p, c.pl, c.link, c.g, c.cost, c.fr)
-	if in.Degradation != nil {
-		if err := in.Degradation.apply(p, c); err != nil {
-			return nil, err
+	for k := range costs { // thinktime_spin busies the guest's vCPU
+		for dir := range costs[k] {
+			costs[k][dir].owner.guestCycles += c.shape.spin * c.pl.hz
 		}
 	}
+	var sp [2]spread
+	sp, c.cost = placedLoad(p, objects, kindOf, costs)
+	c.copies = stationCopies(p, c.pl, c.link, c.g, sp, c.fr)
 	hop := p.Model.HopLatencyTCPUs.Value
 	if c.rdma {
 		hop = p.Model.HopLatencyRDMAUs.Value
@@ -295,11 +343,29 @@ func buildCell(p *testbed.Profile, in Input, deferDestage bool) (*cell, error) {
 	return c, nil
 }
 
+// finishCells groups the cells' station copies into their networks (the
+// same stations for every cell: jobs beside each other share them) and
+// applies what events left of the cluster.
+func finishCells(p *testbed.Profile, d *Degradation, cells []*cell) error {
+	groupCopies(cells)
+	if d == nil {
+		return nil
+	}
+	for _, c := range cells {
+		if err := d.apply(p, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // guestLoad is the guest side of a job: the worker VMs' vCPUs and virtual
 // controllers, and the outstanding I/O the controllers let through.
 type guestLoad struct {
-	vcpusPerHost   float64            // worker vCPUs per host
-	threadsPerHost float64            // guest threads that can run at once (vCPUs busy with fio)
+	vcpusPerHost   float64            // worker vCPUs per host, on average
+	threadsPerHost float64            // guest threads that can run at once (vCPUs busy with fio), on average, at least 1
+	hostVCPUs      []float64          // worker vCPUs on each host (see vmHosts; VMs on unknown hosts spread evenly)
+	hostThreads    []float64          // guest threads that can run at once on each host, at least 1
 	controllers    map[string]float64 // share of the job's disks on each controller
 	fioOutstanding int                // I/Os fio keeps outstanding
 	outstanding    int                // of those, the ones the controllers admit
@@ -319,7 +385,22 @@ func guestLayout(p *testbed.Profile, vms []VM, jl JobLoad, depth int) guestLoad 
 		}
 		disksOf[v]++
 	}
-	g := guestLoad{controllers: map[string]float64{}}
+	hostOf, err := vmHosts(p, vms)
+	if err != nil { // buildCell refuses such an input; here the VMs count as spread
+		hostOf = nil
+	}
+	h := float64(p.Hosts)
+	g := guestLoad{controllers: map[string]float64{}, hostVCPUs: make([]float64, p.Hosts), hostThreads: make([]float64, p.Hosts)}
+	// on adds a VM's share to its host, or evenly to every host.
+	on := func(per []float64, v int, x float64) {
+		if v < len(hostOf) && hostOf[v] >= 0 {
+			per[hostOf[v]] += x
+			return
+		}
+		for i := range per {
+			per[i] += x / h
+		}
+	}
 	vcpus, threads := 0.0, 0.0
 	capped := false
 	hosts := map[string]int{}
@@ -342,13 +423,16 @@ func guestLayout(p *testbed.Profile, vms []VM, jl JobLoad, depth int) guestLoad 
 			ctrl = p.Workers.Controller
 		}
 		vcpus += float64(cpus)
+		on(g.hostVCPUs, v, float64(cpus))
 		if vm.Host != "" {
 			hosts[vm.Host]++
 		}
 		if disks == 0 {
 			continue
 		}
-		threads += math.Min(float64(cpus), float64(disks*max(jl.Job.NumJobs, 1)))
+		t := math.Min(float64(cpus), float64(disks*max(jl.Job.NumJobs, 1)))
+		threads += t
+		on(g.hostThreads, v, t)
 		g.controllers[ctrl] += float64(disks) / float64(len(jl.Disks))
 		lun, adapter := controllerQueues(m, ctrl)
 		adapters := (disks + maxDisksPerController - 1) / maxDisksPerController
@@ -357,8 +441,10 @@ func guestLayout(p *testbed.Profile, vms []VM, jl JobLoad, depth int) guestLoad 
 		g.fioOutstanding += disks * perDisk
 		g.outstanding += admitted
 	}
-	h := float64(p.Hosts)
 	g.vcpusPerHost, g.threadsPerHost = vcpus/h, math.Max(threads/h, 1)
+	for i := range g.hostThreads {
+		g.hostThreads[i] = math.Max(g.hostThreads[i], 1)
+	}
 	if capped {
 		g.notes = append(g.notes, fmt.Sprintf("the virtual controllers' queues admit %d of fio's %d outstanding I/Os; the rest wait in the guest", g.outstanding, g.fioOutstanding))
 	}
@@ -371,7 +457,7 @@ func guestLayout(p *testbed.Profile, vms []VM, jl JobLoad, depth int) guestLoad 
 			lo, hi = min(lo, n), max(hi, n)
 		}
 		if hi > lo+1 {
-			g.notes = append(g.notes, fmt.Sprintf("worker VMs are spread unevenly (%d to %d per host); the model takes hosts as symmetric", lo, hi))
+			g.notes = append(g.notes, fmt.Sprintf("worker VMs are spread unevenly (%d to %d per host): the busiest host's stations pace the job", lo, hi))
 		}
 	}
 	return g
@@ -393,100 +479,246 @@ func controllerQueues(m *testbed.ModelParams, controller string) (lun, adapter i
 	return int(m.ControllerQueueLUNPVSCSI.Value), int(m.ControllerQueueAdapterPVSCSI.Value)
 }
 
-// accountCosts averages the per-I/O costs of each direction over the disks,
-// their controllers and block sizes. Disks in the same state cost the
-// same: each kind is accounted once, in first-seen order so sums are
-// deterministic.
-func accountCosts(p *testbed.Profile, pl platform, link vsanLink, state ClusterState, g guestLoad, disks []DiskLoad, sh jobShape, deferDestage bool) ([2]opCost, error) {
-	var kinds []DiskLoad
-	counts := map[DiskLoad]int{}
-	for _, d := range disks {
-		d.VM = 0 // the VM matters through the guest layout, not here
-		if counts[d] == 0 {
-			kinds = append(kinds, d)
-		}
-		counts[d]++
-	}
-	var cost [2]opCost
-	rdma := state.RDMA && p.RDMACapable
-	for _, ctrl := range sortedKeys(g.controllers) {
-		for _, d := range kinds {
-			lay, err := policyLayout(p, d.Policy)
-			if err != nil {
-				return cost, err
-			}
-			compress := state.Compression // a policy's compression rule overrides the cluster's
-			switch d.Policy.Compression {
-			case On:
-				compress = true
-			case Off:
-				compress = false
-			}
-			cm := newCostModel(p, pl, link, rdma, compress, state.Dedup, ctrl)
-			cm.deferDestage = deferDestage
-			w := g.controllers[ctrl] * float64(counts[d]) / float64(len(disks))
-			for _, s := range sh.sizes[read] {
-				cost[read].add(cm.readCost(float64(s.size), d.Written, d.CompressPercentage), w*s.share)
-			}
-			for _, s := range sh.sizes[write] {
-				cost[write].add(cm.writeCost(float64(s.size), lay, sh.compressPct, sh.dedupePct), w*s.share)
-			}
-		}
-	}
-	return cost, nil
+// diskKind is what decides a disk's cost per I/O: its policy, data and
+// virtual controller.
+type diskKind struct {
+	disk       DiskLoad // with VM 0: the VM matters through its controller and host
+	controller string
 }
 
-// stations builds the network for the per-I/O costs: per host the CPU
-// (every cycle, load-dependent), the guest's vCPUs, vSAN's DOM worlds, the
-// NICs and memory; vSAN's LSOM worlds per device (ESA) or disk group
-// (OSA); the devices.
-func stations(p *testbed.Profile, pl platform, link vsanLink, g guestLoad, cost [2]opCost, fr float64) []station {
+// accountCosts works out the per-I/O cost of each direction, by where it
+// lands, for each kind of disk among disks (averaged over the job's block
+// sizes): kindOf[i] is disk i's kind. Disks in the same state cost the
+// same: each kind is accounted once, in first-seen order so sums are
+// deterministic.
+func accountCosts(p *testbed.Profile, pl platform, link vsanLink, state ClusterState, vms []VM, disks []DiskLoad, sh jobShape, deferDestage bool) (kindOf []int, costs [][2]ioCost, err error) {
+	var kinds []diskKind
+	kindOf = make([]int, len(disks))
+	rdma := state.RDMA && p.RDMACapable
+	for i, d := range disks {
+		k := diskKind{disk: d, controller: p.Workers.Controller}
+		if len(vms) > 0 && vms[d.VM].Controller != "" {
+			k.controller = vms[d.VM].Controller
+		}
+		k.disk.VM = 0
+		kindOf[i] = slices.Index(kinds, k)
+		if kindOf[i] >= 0 {
+			continue
+		}
+		kindOf[i] = len(kinds)
+		kinds = append(kinds, k)
+		lay, err := policyLayout(p, d.Policy)
+		if err != nil {
+			return nil, nil, err
+		}
+		compress := state.Compression // a policy's compression rule overrides the cluster's
+		switch d.Policy.Compression {
+		case On:
+			compress = true
+		case Off:
+			compress = false
+		}
+		cm := newCostModel(p, pl, link, rdma, compress, state.Dedup, k.controller)
+		cm.deferDestage = deferDestage
+		var cost [2]ioCost
+		for _, s := range sh.sizes[read] {
+			cost[read].add(cm.readIO(float64(s.size), d.Written, d.CompressPercentage), s.share)
+		}
+		for _, s := range sh.sizes[write] {
+			cost[write].add(cm.writeIO(float64(s.size), lay, sh.compressPct, sh.dedupePct), s.share)
+		}
+		costs = append(costs, cost)
+	}
+	return kindOf, costs, nil
+}
+
+// stationCopies builds every copy of each station kind from where the
+// job's I/Os land: per host the CPU (every cycle, load-dependent), the
+// guest's vCPUs, vSAN's DOM worlds, the NICs and memory; vSAN's LSOM
+// worlds per device (ESA) or disk group (OSA); the devices.
+func stationCopies(p *testbed.Profile, pl platform, link vsanLink, g guestLoad, sp [2]spread, fr float64) [][]station {
 	m := &p.Model
-	h := float64(p.Hosts)
 	contention := 1 + m.MixedContention.Value*2*math.Min(fr, 1-fr)
-	per := func(f func(c opCost) float64) [2]float64 {
-		return [2]float64{f(cost[read]), f(cost[write])}
+	per := func(f func(s *spread) float64) [2]float64 {
+		return [2]float64{f(&sp[read]), f(&sp[write])}
+	}
+	kind := func(n int, f func(i int) station) []station {
+		out := make([]station, n)
+		for i := range out {
+			out[i] = f(i)
+			out[i].Copies = 1
+		}
+		return out
+	}
+	h := p.Hosts
+	host := func(i int, f func(c *opCost) float64) [2]float64 {
+		return per(func(s *spread) float64 { return f(&s.host[i]) })
 	}
 	// The threads' cycles are CPU time too: the CPU station saturates on
 	// all cycles but adds as latency only those no thread station holds.
-	other := per(func(c opCost) float64 { return c.otherCycles / pl.hz / h })
-	st := []station{
-		{Name: "cpu", Copies: p.Hosts, Servers: pl.effCPU, Busy: &other,
-			D:       per(func(c opCost) float64 { return c.cpuCycles() / pl.hz / h }),
-			Extra:   per(func(c opCost) float64 { return c.dispatches * m.ContextSwitchCycles.Value / pl.hz / h }),
-			Threads: g.threadsPerHost + pl.domWorlds + pl.storeWorldsPerHost() + float64(len(link.nics)), HWThreads: pl.hwThr},
-		{Name: "guest", Copies: p.Hosts, Servers: g.threadsPerHost,
-			D: per(func(c opCost) float64 { return c.guestCycles / pl.hz / h })},
-		{Name: "vsan-dom", Copies: p.Hosts, Servers: pl.domWorlds,
-			D: per(func(c opCost) float64 { return contention * c.domCycles / pl.hz / h })},
-		{Name: pl.storeName, Copies: pl.stores, Servers: pl.storeWorlds,
-			D: per(func(c opCost) float64 { return c.storeCycles / pl.hz / float64(pl.stores) })},
-		{Name: "ssd-capacity", Copies: pl.devices, Servers: 1,
-			D: per(func(c opCost) float64 { return c.capacityTime / float64(pl.devices) })},
-		{Name: "nic-tx", Copies: p.Hosts, Servers: 1,
-			D: per(func(c opCost) float64 { return c.wireBytes / h / link.bps })},
-		{Name: "nic-rx", Copies: p.Hosts, Servers: 1,
-			D: per(func(c opCost) float64 { return c.wireBytes / h / link.bps })},
+	kinds := [][]station{
+		kind(h, func(i int) station {
+			other := host(i, func(c *opCost) float64 { return c.otherCycles / pl.hz })
+			return station{Name: "cpu", Servers: pl.effCPU, Busy: &other,
+				D:       host(i, func(c *opCost) float64 { return c.cpuCycles() / pl.hz }),
+				Extra:   host(i, func(c *opCost) float64 { return c.dispatches * m.ContextSwitchCycles.Value / pl.hz }),
+				Threads: g.hostThreads[i] + pl.domWorlds + pl.storeWorldsPerHost() + float64(len(link.nics)), HWThreads: pl.hwThr}
+		}),
+		kind(h, func(i int) station {
+			return station{Name: "guest", Servers: g.hostThreads[i], D: host(i, func(c *opCost) float64 { return c.guestCycles / pl.hz })}
+		}),
+		kind(h, func(i int) station {
+			return station{Name: "vsan-dom", Servers: pl.domWorlds, D: host(i, func(c *opCost) float64 { return contention * c.domCycles / pl.hz })}
+		}),
+		kind(len(sp[read].store), func(i int) station {
+			return station{Name: pl.storeName, Servers: pl.storeWorlds, D: per(func(s *spread) float64 { return s.store[i] / pl.hz })}
+		}),
+		kind(len(sp[read].capacity), func(i int) station {
+			return station{Name: "ssd-capacity", Servers: 1, D: per(func(s *spread) float64 { return s.capacity[i] })}
+		}),
+		kind(h, func(i int) station {
+			return station{Name: "nic-tx", Servers: 1, D: host(i, func(c *opCost) float64 { return c.txBytes / link.bps })}
+		}),
+		kind(h, func(i int) station {
+			return station{Name: "nic-rx", Servers: 1, D: host(i, func(c *opCost) float64 { return c.rxBytes / link.bps })}
+		}),
 	}
 	if pl.memBps > 0 {
-		st = append(st, station{Name: "memory", Copies: p.Hosts, Servers: 1,
-			D: per(func(c opCost) float64 { return c.memBytes / h / pl.memBps })})
+		kinds = append(kinds, kind(h, func(i int) station {
+			return station{Name: "memory", Servers: 1, D: host(i, func(c *opCost) float64 { return c.memBytes / pl.memBps })}
+		}))
 	}
 	if pl.groups > 0 {
-		st = append(st, station{Name: "ssd-cache", Copies: pl.groups, Servers: 1,
-			D: per(func(c opCost) float64 { return c.cacheTime / float64(pl.groups) })})
+		kinds = append(kinds, kind(len(sp[read].cache), func(i int) station {
+			return station{Name: "ssd-cache", Servers: 1, D: per(func(s *spread) float64 { return s.cache[i] })}
+		}))
 	}
-	return st
+	return kinds
 }
 
-// sortedKeys returns a map's keys in order, for deterministic sums.
-func sortedKeys(m map[string]float64) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+// groupCopies builds each cell's network from its stations' copies: the
+// copies of a kind whose parameters are the same in every cell (within
+// rounding) are one station of that many copies, the mean of them, in the
+// order of their first copy; copies with no demand in any cell are left
+// out (they take no I/O) unless the kind has no other. Where the layout is
+// even this is one station per kind, as the symmetric network; where it is
+// not, the busiest copies are a station of their own and bind first.
+// Identical copies have identical queues, so the grouped network is the
+// network of every copy.
+func groupCopies(cells []*cell) {
+	for _, c := range cells {
+		c.st = c.st[:0]
 	}
-	slices.Sort(keys)
-	return keys
+	for k := range cells[0].copies {
+		n := len(cells[0].copies[k])
+		var groups [][]int // copy indices of each group
+		idle := []int{}
+		for i := range n {
+			if isIdle(cells, k, i) {
+				idle = append(idle, i)
+				continue
+			}
+			g := slices.IndexFunc(groups, func(g []int) bool { return sameCopies(cells, k, g[0], i) })
+			if g < 0 {
+				groups = append(groups, []int{i})
+			} else {
+				groups[g] = append(groups[g], i)
+			}
+		}
+		if len(groups) == 0 {
+			groups = [][]int{idle}
+		}
+		for _, c := range cells {
+			for _, g := range groups {
+				c.st = append(c.st, meanCopy(c.copies[k], g))
+			}
+		}
+	}
+}
+
+// isIdle reports whether copy i of kind k has no demand in any cell, in
+// the directions the cell's job runs.
+func isIdle(cells []*cell, k, i int) bool {
+	for _, c := range cells {
+		s := &c.copies[k][i]
+		for _, dir := range c.directionsRun() {
+			if s.D[dir] != 0 || s.Extra[dir] != 0 || s.Busy != nil && s.Busy[dir] != 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// sameCopies reports whether copies i and j of kind k are the same in
+// every cell, within rounding, in the directions the cell's job runs.
+func sameCopies(cells []*cell, k, i, j int) bool {
+	for _, c := range cells {
+		a, b := &c.copies[k][i], &c.copies[k][j]
+		if !near(a.Servers, b.Servers) || !near(a.Threads, b.Threads) || a.HWThreads != b.HWThreads {
+			return false
+		}
+		for _, dir := range c.directionsRun() {
+			if !near(a.D[dir], b.D[dir]) || !near(a.Extra[dir], b.Extra[dir]) {
+				return false
+			}
+			if a.Busy != nil && !near(a.Busy[dir], b.Busy[dir]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// directionsRun are the directions with I/Os in the cell's job.
+func (c *cell) directionsRun() []int {
+	switch c.fr {
+	case 1:
+		return []int{read}
+	case 0:
+		return []int{write}
+	}
+	return []int{read, write}
+}
+
+func near(a, b float64) bool {
+	return a == b || math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b))
+}
+
+// meanCopy is the station of the copies g of one kind: their mean, with
+// len(g) copies.
+func meanCopy(copies []station, g []int) station {
+	s := copies[g[0]]
+	s.Copies = len(g)
+	if len(g) == 1 {
+		return s
+	}
+	var busy [2]float64
+	s.D, s.Extra, s.Servers, s.Threads = [2]float64{}, [2]float64{}, 0, 0
+	for _, i := range g {
+		o := &copies[i]
+		for dir := range s.D {
+			s.D[dir] += o.D[dir]
+			s.Extra[dir] += o.Extra[dir]
+			if o.Busy != nil {
+				busy[dir] += o.Busy[dir]
+			}
+		}
+		s.Servers += o.Servers
+		s.Threads += o.Threads
+	}
+	n := float64(len(g))
+	for dir := range s.D {
+		s.D[dir] /= n
+		s.Extra[dir] /= n
+		busy[dir] /= n
+	}
+	s.Servers /= n
+	s.Threads /= n
+	if s.Busy != nil {
+		s.Busy = &busy
+	}
+	return s
 }
 
 // unwrittenShare is the share of the disks' blocks never written.

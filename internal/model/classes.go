@@ -137,9 +137,13 @@ func solveJobs(ctx context.Context, p *testbed.Profile, in Input, deferDestage b
 	}
 	cells := make([]*cell, len(in.Jobs))
 	n := make([]int, len(in.Jobs))
-	threads := 0.0
+	threads := make([]float64, p.Hosts) // fio threads per host, all jobs together
+	objects, err := placeInput(p, in)
+	if err != nil {
+		return nil, nil, err
+	}
 	for i, jl := range in.Jobs {
-		c, err := buildCell(p, Input{State: in.State, VMs: in.VMs, Jobs: []JobLoad{jl}, Degradation: in.Degradation}, deferDestage)
+		c, err := newCell(p, in, i, objects[i], deferDestage)
 		if err != nil {
 			if jl.Name != "" {
 				return nil, nil, fmt.Errorf("job %s: %w", jl.Name, err)
@@ -147,22 +151,33 @@ func solveJobs(ctx context.Context, p *testbed.Profile, in Input, deferDestage b
 			return nil, nil, err
 		}
 		cells[i], n[i] = c, c.g.outstanding
-		threads += c.g.threadsPerHost
+		for h, t := range c.g.hostThreads {
+			threads[h] += t
+		}
 		if c.shape.latTarget > 0 {
 			c.notes = append(c.notes, "latency_target is not applied to a job running beside others: run at its iodepth")
 		}
 	}
-	// The jobs' fio threads share the VMs' vCPUs and the hosts' cores.
-	threads = math.Max(1, math.Min(threads, cells[0].g.vcpusPerHost))
+	// The jobs' fio threads share the VMs' vCPUs and the hosts' cores, host
+	// by host.
+	for h := range threads {
+		threads[h] = math.Max(1, math.Min(threads[h], cells[0].g.hostVCPUs[h]))
+	}
 	for _, c := range cells {
-		for k := range c.st {
-			switch c.st[k].Name {
-			case "guest":
-				c.st[k].Servers = threads
-			case "cpu":
-				c.st[k].Threads += threads - c.g.threadsPerHost
+		for k := range c.copies {
+			for h := range c.copies[k] {
+				s := &c.copies[k][h]
+				switch s.Name {
+				case "guest":
+					s.Servers = threads[h]
+				case "cpu":
+					s.Threads += threads[h] - c.g.hostThreads[h]
+				}
 			}
 		}
+	}
+	if err := finishCells(p, in.Degradation, cells); err != nil {
+		return nil, nil, err
 	}
 	sol, err := solveClasses(ctx, cells, n)
 	if err != nil {
@@ -237,15 +252,14 @@ func solveJobs(ctx context.Context, p *testbed.Profile, in Input, deferDestage b
 		}
 	}
 	out.Notes = append(out.Notes, fmt.Sprintf("%d concurrent jobs solved as classes of one network; the jobs together: latencies (percentiles too) are the I/O-weighted mean of the jobs'", len(cells)))
-	for k := range cells[0].st {
-		s := &cells[0].st[k]
-		u := 0.0
+	u := make([]float64, len(cells[0].st))
+	for k := range u {
 		for i, c := range cells {
 			cs := &c.st[k]
-			u += sol.X[i] * (c.fr*cs.demandAt(read, sol.W[k]) + (1-c.fr)*cs.demandAt(write, sol.W[k])) / cs.Servers
+			u[k] += sol.X[i] * (c.fr*cs.demandAt(read, sol.W[k]) + (1-c.fr)*cs.demandAt(write, sol.W[k])) / cs.Servers
 		}
-		out.addStation(s, sol.W[k], u)
 	}
+	out.addStations(cells[0].st, sol.W, u)
 	var sizes [2][]sizeShare
 	for _, c := range cells {
 		sizes[read] = append(sizes[read], c.sizes[read]...)

@@ -46,7 +46,11 @@ var (
 // maxBackground keeps a station's foreground capacity above zero.
 const maxBackground = 0.95
 
-// apply changes the cell's stations for d, with the disks' layouts.
+// apply changes the cell's stations for d, with the disks' layouts. The
+// degraded mode does not know which hosts and devices are out, against
+// where the workers' VMs and components are: each station (a group of
+// identical copies, see groupCopies) keeps its serving share of copies, at
+// least one, with its own load.
 func (d *Degradation) apply(p *testbed.Profile, c *cell) error {
 	if d.Out < 0 || d.Out >= p.Hosts {
 		return fmt.Errorf("%d hosts out of %d: at least one host must serve", d.Out, p.Hosts)
@@ -56,19 +60,12 @@ func (d *Degradation) apply(p *testbed.Profile, c *cell) error {
 	if err != nil {
 		return err
 	}
-	overhead := snapshotOverhead(p, d.Snapshots)
 	for k := range c.st {
 		s := &c.st[k]
-		switch {
-		case slices.Contains(perHostStations, s.Name):
-			s.Copies = max(1, int(math.Round(float64(s.Copies)*serving)))
-			s.scale(1 / serving)
-		case slices.Contains(deviceStations, s.Name):
-			s.Copies = max(1, int(math.Round(float64(s.Copies)*serving)))
-			s.scale(1 / serving)
-			if err := s.lose(d.lost(c, s.Name)); err != nil {
-				return err
-			}
+		if slices.Contains(perHostStations, s.Name) || slices.Contains(deviceStations, s.Name) {
+			left := max(1, int(math.Round(float64(s.Copies)*serving)))
+			s.scale(float64(s.Copies) / float64(left))
+			s.Copies = left
 		}
 		if d.Absent > 0 && slices.Contains(replicaStations, s.Name) {
 			// A write to an object missing a component goes to one
@@ -77,15 +74,89 @@ func (d *Degradation) apply(p *testbed.Profile, c *cell) error {
 			s.D[write] *= 1 - d.Absent/mirrors
 			s.D[read] *= 1 + d.Absent*reconstruct
 		}
-		if s.Name == "vsan-dom" || s.Name == "cpu" {
-			s.D[read] += overhead[read] / c.pl.hz / float64(s.Copies)
-			s.D[write] += overhead[write] / c.pl.hz / float64(s.Copies)
+	}
+	for _, name := range deviceStations {
+		if err := c.loseCopies(name, d.lost(c, name)); err != nil {
+			return err
 		}
+	}
+	overhead := snapshotOverhead(p, d.Snapshots)
+	for _, name := range []string{"vsan-dom", "cpu"} {
+		c.addByDemand(name, [2]float64{overhead[read] / c.pl.hz, overhead[write] / c.pl.hz})
+	}
+	for k := range c.st {
+		s := &c.st[k]
 		if b := math.Min(d.Background[s.Name], maxBackground); b > 0 {
 			s.scale(1 / (1 - b))
 		}
 	}
 	return nil
+}
+
+// loseCopies takes n copies out of the stations named name, the largest
+// groups first; the others carry their load.
+func (c *cell) loseCopies(name string, n int) error {
+	if n <= 0 {
+		return nil
+	}
+	var of []int
+	total := 0
+	for k := range c.st {
+		if c.st[k].Name == name {
+			of = append(of, k)
+			total += c.st[k].Copies
+		}
+	}
+	if len(of) == 0 {
+		return nil
+	}
+	if n >= total {
+		return fmt.Errorf("%d of the %d %s left out of service: at least one must serve", n, total, name)
+	}
+	slices.SortStableFunc(of, func(a, b int) int { return c.st[b].Copies - c.st[a].Copies })
+	for _, k := range of {
+		take := min(n, c.st[k].Copies-1)
+		if err := c.st[k].lose(take); err != nil {
+			return err
+		}
+		n -= take
+	}
+	if n > 0 { // every group down to one copy: the busiest carry on
+		return fmt.Errorf("%d more of the %s left out of service than the layout can spare", n, name)
+	}
+	return nil
+}
+
+// addByDemand adds demand per I/O (seconds, per direction, over the
+// cluster) to the stations named name, each copy in proportion to its
+// share of their demand (evenly where they have none).
+func (c *cell) addByDemand(name string, add [2]float64) {
+	if add == [2]float64{} {
+		return
+	}
+	var total [2]float64
+	copies := 0
+	for _, s := range c.st {
+		if s.Name == name {
+			copies += s.Copies
+			for dir := range total {
+				total[dir] += float64(s.Copies) * s.D[dir]
+			}
+		}
+	}
+	for k := range c.st {
+		s := &c.st[k]
+		if s.Name != name {
+			continue
+		}
+		for dir := range s.D {
+			share := 1 / float64(copies)
+			if total[dir] > 0 {
+				share = s.D[dir] / total[dir]
+			}
+			s.D[dir] += add[dir] * share
+		}
+	}
 }
 
 // lost is how many copies of the device station name the failed devices

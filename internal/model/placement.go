@@ -1,0 +1,307 @@
+package model
+
+import (
+	"fmt"
+	"slices"
+
+	"starbench/internal/testbed"
+)
+
+// Placement (docs/model.md, "Placement"): the stations that serve a run
+// are the ones its VMs and their objects' components use. Each worker disk
+// is one vSAN object whose DOM owner is the host its VM runs on; its
+// components sit on distinct hosts, each on one capacity device.
+
+// vmHosts numbers the hosts the VMs run on 0..H-1 in name order; -1 for a
+// VM whose host is not known (its objects are then taken as spread evenly
+// over the cluster). More hosts than the testbed has is an error.
+func vmHosts(p *testbed.Profile, vms []VM) ([]int, error) {
+	var names []string
+	for _, vm := range vms {
+		if vm.Host != "" && !slices.Contains(names, vm.Host) {
+			names = append(names, vm.Host)
+		}
+	}
+	if len(names) > p.Hosts {
+		return nil, fmt.Errorf("the worker VMs run on %d hosts, but testbed %s has %d", len(names), p.Name, p.Hosts)
+	}
+	slices.Sort(names)
+	hosts := make([]int, len(vms))
+	for i, vm := range vms {
+		hosts[i] = -1
+		if vm.Host != "" {
+			hosts[i] = slices.Index(names, vm.Host)
+		}
+	}
+	return hosts, nil
+}
+
+// component is one component of an object: its host, the capacity device
+// it sits on (an index among the host's devices) and its leg.
+type component struct {
+	host, device, leg int
+}
+
+// object is one worker disk as vSAN lays it out.
+type object struct {
+	owner int         // the DOM owner's host (the VM's); -1: not known, spread evenly
+	comps []component // nil when the owner is not known
+	width [2]int      // components per leg
+}
+
+// remote is the share of leg l's components on another host than the
+// owner (all of them share the leg's work evenly).
+func (o *object) remote(l int) float64 {
+	local := 0
+	for _, c := range o.comps {
+		if c.leg == l && c.host == o.owner {
+			local++
+		}
+	}
+	if o.width[l] == 0 {
+		return 0
+	}
+	return 1 - float64(local)/float64(o.width[l])
+}
+
+// placeObjects lays out the disks of every job (in the order of the jobs
+// and their disks), following vSAN's rules where they are documented and
+// a deterministic stand-in where they are not (an assumption):
+//   - the DOM owner of a disk is the host its VM runs on;
+//   - an object's components are on distinct hosts: RAID-1 FTT n on n+1,
+//     RAID-5 on 4 (OSA 3+1) or 3 and 5 (ESA 2+1 and 4+1), RAID-6 on 6;
+//     ESA's performance leg mirrors on the first of them (all of them for
+//     RAID-1);
+//   - vSAN's placement does not look at the VM, so an owner's objects take
+//     turns over the hosts: its first object starts on the owner's host,
+//     each next one on the host after the last one's (mod H), and over
+//     its objects each host, its own included, holds the share width/H of
+//     their components that placement blind to the owner gives on average;
+//   - stripe width 1: each component on one device, each host's devices
+//     taken round-robin per leg (a performance-leg component on the next
+//     device after its capacity-leg sibling).
+//
+// hostOf is each VM's host from vmHosts; with no VMs every object's owner
+// is not known.
+func placeObjects(p *testbed.Profile, jobs []JobLoad, hostOf []int) ([][]object, error) {
+	h := p.Hosts
+	devices := max(p.Storage.CapacityDevices, 1)
+	turns := make([]int, h)   // components placed per owner
+	next := make([][2]int, h) // next device per host and leg
+	placed := make([][]object, len(jobs))
+	var backing []component // every object's components, in one allocation
+	layouts := map[Policy]layout{}
+	var lay layout // the last disk's, while the policy stays the same
+	for j, jl := range jobs {
+		placed[j] = make([]object, len(jl.Disks))
+		for i, d := range jl.Disks {
+			o := &placed[j][i]
+			o.owner = -1
+			if d.VM >= 0 && d.VM < len(hostOf) {
+				o.owner = hostOf[d.VM]
+			}
+			if i == 0 || d.Policy != jl.Disks[i-1].Policy {
+				var ok bool
+				if lay, ok = layouts[d.Policy]; !ok {
+					var err error
+					if lay, err = policyLayout(p, d.Policy); err != nil {
+						return nil, err
+					}
+					layouts[d.Policy] = lay
+				}
+			}
+			width := lay.mirrors
+			if lay.dataStripes > 0 {
+				width = lay.dataStripes + lay.parity
+			}
+			o.width[capLeg] = width
+			perf := 0
+			if p.Architecture == "ESA" {
+				perf = min(lay.mirrors, width)
+				o.width[perfLeg] = perf
+			}
+			if o.owner < 0 {
+				continue
+			}
+			first := o.owner + turns[o.owner]
+			turns[o.owner] += width
+			if cap(backing)-len(backing) < width+perf {
+				backing = make([]component, 0, max(64, 4*(width+perf)))
+			}
+			o.comps = backing[len(backing) : len(backing) : len(backing)+width+perf]
+			backing = backing[:len(backing)+width+perf]
+			for k := range width {
+				host := (first + k) % h
+				o.comps = append(o.comps, component{host: host, device: next[host][capLeg] % devices, leg: capLeg})
+				next[host][capLeg]++
+				if k < perf {
+					o.comps = append(o.comps, component{host: host, device: (next[host][perfLeg] + 1) % devices, leg: perfLeg})
+					next[host][perfLeg]++
+				}
+			}
+		}
+	}
+	return placed, nil
+}
+
+// spread is one direction's demand per I/O of a job at every copy of
+// every station kind: per host every host-level quantity (the cycles of
+// each pool, wire bytes each way, memory, hand-offs), and the LSOM cycles,
+// capacity-device and cache-device time per station.
+type spread struct {
+	host     []opCost
+	store    []float64 // per LSOM station: capacity device (ESA) or disk group (OSA)
+	capacity []float64 // per capacity device
+	cache    []float64 // per OSA disk group
+}
+
+// layout of the device-level copies: host h's capacity device d is copy
+// h x devices + d; on OSA it belongs to disk group d mod groups.
+type deviceLayout struct {
+	hosts, devices, groups int // per cluster, per host, per host (0 on ESA)
+}
+
+func newDeviceLayout(p *testbed.Profile) deviceLayout {
+	dl := deviceLayout{hosts: p.Hosts, devices: max(p.Storage.CapacityDevices, 1)}
+	if p.Architecture == "OSA" {
+		dl.groups = max(p.Storage.DiskGroups, 1)
+	}
+	return dl
+}
+
+// store is the LSOM station of host h's device d.
+func (dl deviceLayout) store(h, d int) int {
+	if dl.groups > 0 {
+		return dl.group(h, d)
+	}
+	return h*dl.devices + d
+}
+
+func (dl deviceLayout) group(h, d int) int { return h*dl.groups + d%dl.groups }
+
+func (dl deviceLayout) stores() int {
+	if dl.groups > 0 {
+		return dl.hosts * dl.groups
+	}
+	return dl.hosts * dl.devices
+}
+
+// placedLoad adds up where a job's I/Os land, per direction: each disk
+// takes an equal share of the job's I/Os (one class: fio runs the same job
+// on each); its cost (by disk kind) lands on its owner's host and its
+// components' hosts and devices as placed. Within a host, a leg's device
+// work is shared by the host's devices in proportion to the leg's
+// components on them, so how local and remote components fall on a host's
+// devices does not tilt them. A disk whose owner is not known spreads its
+// cost evenly over every copy, with the share (H-1)/H of its components
+// remote. total is the job's cost per I/O over the whole cluster.
+func placedLoad(p *testbed.Profile, objs []object, kindOf []int, costs [][2]ioCost) (sp [2]spread, total [2]opCost) {
+	h := p.Hosts
+	dl := newDeviceLayout(p)
+	nDev := h * dl.devices
+	kinds := len(costs)
+	// Weights of each kind's cost parts at each host.
+	type weights struct {
+		owner         float64
+		ownerNet      [2]float64
+		comp, compNet [2]float64
+		evenly        float64
+	}
+	w := make([][]weights, kinds)
+	for k := range w {
+		w[k] = make([]weights, h)
+	}
+	devShare := make([][2]float64, nDev) // components' weight per device and leg
+	evenly := make([]float64, kinds)
+	share := 1 / float64(len(objs))
+	for i := range objs {
+		o := &objs[i]
+		k := kindOf[i]
+		if o.owner < 0 {
+			evenly[k] += share
+			continue
+		}
+		ow := &w[k][o.owner]
+		ow.owner += share
+		for l := range o.width {
+			ow.ownerNet[l] += share * o.remote(l)
+		}
+		for _, c := range o.comps {
+			part := share / float64(o.width[c.leg])
+			cw := &w[k][c.host]
+			cw.comp[c.leg] += part
+			if c.host != o.owner {
+				cw.compNet[c.leg] += part
+			}
+			devShare[c.host*dl.devices+c.device][c.leg] += part
+		}
+	}
+	remote := float64(h-1) / float64(h)
+	for dir := range sp {
+		s := &sp[dir]
+		s.host = make([]opCost, h)
+		s.store = make([]float64, dl.stores())
+		s.capacity = make([]float64, nDev)
+		if dl.groups > 0 {
+			s.cache = make([]float64, h*dl.groups)
+		}
+		for k := range kinds {
+			io := &costs[k][dir]
+			if evenly[k] > 0 {
+				t := io.total([2]float64{remote, remote})
+				total[dir].add(t, evenly[k])
+				for x := range s.host {
+					s.host[x].add(t, evenly[k]/float64(h))
+				}
+				for x := range s.store {
+					s.store[x] += evenly[k] * t.storeCycles / float64(len(s.store))
+				}
+				for x := range s.capacity {
+					s.capacity[x] += evenly[k] * t.capacityTime / float64(nDev)
+				}
+				for x := range s.cache {
+					s.cache[x] += evenly[k] * t.cacheTime / float64(len(s.cache))
+				}
+			}
+			for x := range h {
+				hw := &w[k][x]
+				var at opCost
+				at.add(io.owner, hw.owner)
+				for l := range io.legs {
+					lc := &io.legs[l]
+					at.add(lc.ownerNet, hw.ownerNet[l])
+					var leg opCost // the leg's work at this host's components
+					leg.add(lc.comp, hw.comp[l])
+					leg.add(lc.compNet, hw.compNet[l])
+					at.add(leg, 1)
+					if hw.comp[l] > 0 {
+						dl.share(s, x, l, leg, devShare)
+					}
+				}
+				s.host[x].add(at, 1)
+				total[dir].add(at, 1)
+			}
+		}
+	}
+	return sp, total
+}
+
+// share spreads leg l's device work at host x over the host's devices in
+// proportion to the leg's components on them.
+func (dl deviceLayout) share(s *spread, x, l int, leg opCost, devShare [][2]float64) {
+	sum := 0.0
+	for d := range dl.devices {
+		sum += devShare[x*dl.devices+d][l]
+	}
+	for d := range dl.devices {
+		f := devShare[x*dl.devices+d][l] / sum
+		if f == 0 {
+			continue
+		}
+		s.store[dl.store(x, d)] += f * leg.storeCycles
+		s.capacity[x*dl.devices+d] += f * leg.capacityTime
+		if dl.groups > 0 {
+			s.cache[dl.group(x, d)] += f * leg.cacheTime
+		}
+	}
+}
