@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"testing"
@@ -85,5 +86,42 @@ func TestCommitRunOfManyRows(t *testing.T) {
 	}
 	if m, err := s.Frame(ctx, "metrics"); err != nil || m.Nrow() != 150 {
 		t.Errorf("metrics: %v rows, %v; want 150", m.Nrow(), err)
+	}
+}
+
+// TestCommitChecksForeignKeysAgainAfterwards: a run is written without
+// foreign-key checks, which are back on once it is stored; a run that
+// replaces a failed one is written with them, so the failed run's rows go
+// with it (the cascade) and none is left pointing at nothing.
+func TestCommitChecksForeignKeysAgainAfterwards(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTemp(t, Options{Simulated: true})
+	if err := s.SaveCells(ctx, testCells); err != nil {
+		t.Fatal(err)
+	}
+	failed := Run{RunKey: RunKey{testCells[0].Label, "general", 1}, Start: time.Now(), End: time.Now(), Err: errors.New("worker w2 died"),
+		Metrics: []HostMetric{{Host: "esx01", Metric: "cpu.usage.average", At: time.Now(), Value: 40}}}
+	if err := s.CommitRun(ctx, failed); err != nil {
+		t.Fatal(err)
+	}
+	var on int
+	if err := s.db.QueryRowContext(ctx, `PRAGMA foreign_keys`).Scan(&on); err != nil || on != 1 {
+		t.Fatalf("foreign_keys %d (%v) after a commit, want 1", on, err)
+	}
+	if err := s.CommitRun(ctx, wideRun(1, true)); err != nil {
+		t.Fatal(err)
+	}
+	var orphans, metrics int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM host_metrics WHERE run_id NOT IN (SELECT id FROM runs)`).Scan(&orphans); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM host_metrics`).Scan(&metrics); err != nil {
+		t.Fatal(err)
+	}
+	if orphans != 0 || metrics != 150 {
+		t.Errorf("%d host metrics left of the failed run, %d in all; want 0 and the new run's 150", orphans, metrics)
+	}
+	if err := s.db.QueryRowContext(ctx, `PRAGMA foreign_keys`).Scan(&on); err != nil || on != 1 {
+		t.Fatalf("foreign_keys %d (%v) after replacing a failed run, want 1", on, err)
 	}
 }

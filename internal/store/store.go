@@ -7,6 +7,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"os"
@@ -252,13 +253,26 @@ func (s *Store) tx(ctx context.Context, f func(*sql.Tx) error) error {
 
 // connTx runs f in one transaction on the store's connection, committed
 // if f returns nil; f reaches the driver through conn.Raw, in the same
-// transaction.
-func (s *Store) connTx(ctx context.Context, f func(*sql.Conn, *sql.Tx) error) error {
+// transaction. Without foreignKeys the transaction runs without
+// foreign-key checks (and their cascades), which are back on before anyone
+// else gets the connection.
+func (s *Store) connTx(ctx context.Context, foreignKeys bool, f func(*sql.Conn, *sql.Tx) error) error {
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
+	if !foreignKeys {
+		if _, err := conn.ExecContext(ctx, `PRAGMA foreign_keys = OFF`); err != nil {
+			return err
+		}
+		defer func() {
+			if _, err := conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA foreign_keys = ON`); err != nil {
+				// A connection left without checks is dropped; the next opens with them.
+				_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+			}
+		}()
+	}
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return err
