@@ -127,7 +127,6 @@ type costModel struct {
 	// writes while it fills (the burst before the elevator must keep pace).
 	deferDestage bool
 	largeOK      bool    // ESA large writes go straight to the capacity leg
-	remote       float64 // share of component accesses on another host
 	msgCycles    float64 // per message, send and receive together
 	txCycles     float64 // per payload byte sent
 	rxCycles     float64 // per payload byte received
@@ -142,7 +141,6 @@ type costModel struct {
 func newCostModel(p *testbed.Profile, pl platform, link vsanLink, rdma, compress, dedup bool, controller string) costModel {
 	m := &p.Model
 	c := costModel{p: p, m: m, pl: pl, osa: p.Architecture == "OSA", compress: compress, dedup: dedup && p.Architecture == "OSA", frame: link.frame}
-	c.remote = float64(p.Hosts-1) / float64(p.Hosts)
 	c.largeOK = !c.osa && m.LargeWriteBytes.Value > 0 && releaseAtLeast(p.VSANRelease, 8, 1)
 	if rdma {
 		c.msgCycles, c.txCycles, c.rxCycles = m.MessageCyclesRDMA.Value, m.ByteCyclesRDMA.Value, m.ByteCyclesRDMA.Value
@@ -316,21 +314,6 @@ func (c *costModel) deviceOp(io *ioCost, leg int, n, bytes float64, devTime floa
 	}
 	o.deviceBytes += n * bytes
 	o.memBytes += n * bytes // device DMA
-}
-
-// readCost is one guest read of b bytes over the whole cluster, with a
-// share remote of the components on other hosts than the owner (see
-// readIO).
-func (c *costModel) readCost(b, written float64, compressPct int) opCost {
-	io := c.readIO(b, written, compressPct)
-	return io.total([2]float64{c.remote, c.remote})
-}
-
-// writeCost is one guest write of b bytes over the whole cluster (see
-// writeIO and readCost).
-func (c *costModel) writeCost(b float64, lay layout, compressPct, dedupePct int) opCost {
-	io := c.writeIO(b, lay, compressPct, dedupePct)
-	return io.total([2]float64{c.remote, c.remote})
 }
 
 // readIO is one guest read of b bytes from the capacity leg. written is

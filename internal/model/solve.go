@@ -30,8 +30,8 @@ type Output struct {
 	Profile, Version string
 	Outstanding      int
 	Read, Write      Direction
-	CPUPercent       float64 // mean host CPU
-	GuestCPUPercent  float64 // the worker VMs' vCPUs running fio, per host
+	CPUPercent       float64 // host CPU at the busiest host (every host's on an even layout)
+	GuestCPUPercent  float64 // the worker VMs' vCPUs running fio, on the busiest host
 	NICPercent       float64 // busiest NIC direction
 	Bottleneck       string
 	BottleneckUtil   float64
