@@ -303,3 +303,21 @@ func TestEventDetailFields(t *testing.T) {
 		t.Errorf("the second worker's third disk is disk %d, want 4", got)
 	}
 }
+
+// A started rebuild cut to nothing when its host comes back ends there
+// and leaves the queue; the other copies wait on.
+func TestACutRebuildEndsAndLeavesTheOthers(t *testing.T) {
+	r := newRecovery()
+	r.apply(fio.Event{AtS: 0, Kind: "host_failure", Target: "h1"})
+	r.apply(fio.Event{AtS: 0, Kind: "host_failure", Target: "h2"})
+	for _, j := range r.queue {
+		j.started, j.done = true, 10*gib
+	}
+	r.apply(fio.Event{AtS: 3700, Kind: "host_return", Target: "h1"})
+	if len(r.queue) != 1 || r.queue[0].target != "h2" {
+		t.Errorf("after h1's return the queue holds %+v, want h2's rebuild only", r.queue)
+	}
+	if got := describe(r.ended); got != "3700 resync_end h1 rebuild" {
+		t.Errorf("ended %s, want h1's rebuild at 3700 s", got)
+	}
+}

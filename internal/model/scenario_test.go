@@ -389,3 +389,22 @@ func TestARebuildCutShortByTheHostsReturnEnds(t *testing.T) {
 		t.Errorf("logged %s\nwant %s", got, want)
 	}
 }
+
+// On OSA a disk group holds what is stored over the disk groups, a device
+// what is stored over the devices: 96 workers' 8 x 50 GiB RAID-1 disks
+// (76,800 GiB stored) over 24 hosts' 2 groups and 8 devices.
+func TestOSARebuildsADiskGroupOrADevice(t *testing.T) {
+	for _, c := range []struct{ unit, want string }{{"disk_group", "rebuild of 1600.0 GiB"}, {"device", "rebuild of 400.0 GiB"}} {
+		pl := newOSAPlane(t)
+		ws := workers(96, 8, "r1")
+		if err := pl.Prepare(context.Background(), ws, fio.Prep{Method: "random"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		s := pl.Scenario(ws, oltpJob(600), nil)
+		fail := fio.Event{AtS: 0, Kind: "disk_failure", Target: "esx-01/naa.1", Detail: "how=remove unit=" + c.unit + " components=degraded"}
+		_, logged := stepThrough(t, s, []fio.Event{fail}, 60)
+		if len(logged) == 0 || logged[0].Detail != c.want {
+			t.Errorf("a %s failing: logged %+v, want %q", c.unit, logged, c.want)
+		}
+	}
+}
