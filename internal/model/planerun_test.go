@@ -164,6 +164,14 @@ func TestConcurrentJobsRunUntilTheyMovedTheirSize(t *testing.T) {
 			t.Errorf("job %s at %.0f MB/s: last sample at %g s, want %g s", job, mbps[job], last[job], want)
 		}
 	}
+	// Alone, the same.
+	alone, err := pl.Run(ctx, ws[:2], fio.NewWorkload(*a), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := float64(16<<30) / ((alone.Aggregate[0].MBps + alone.Aggregate[1].MBps) * 1e6); math.Abs(alone.Samples[len(alone.Samples)-1].TS/want-1) > 1e-9 {
+		t.Errorf("job a alone: last sample at %g s, want %g s", alone.Samples[len(alone.Samples)-1].TS, want)
+	}
 }
 
 // OSA's write buffers carry over from run to run: a first short run fills
@@ -205,12 +213,32 @@ func TestOSAWriteBuffersCarryOver(t *testing.T) {
 	if got := burst(again); math.Abs(got-(b-30)) > 1 {
 		t.Errorf("after a 30 s burst the next run bursts %g s, want %g", got, b-30)
 	}
+	// A ramp fills the buffers too, unmeasured: the note counts the burst
+	// from the end of the ramp.
+	ramped := job
+	ramped.RampSec = 20
+	res, err := newOSAPlane(t).Run(ctx, ws, fio.NewWorkload(ramped), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := burst(res); math.Abs(got-(b-20)) > 1 || !strings.Contains(strings.Join(res.Notes, "\n"), "until 30 % full") {
+		t.Errorf("after a 20 s ramp the measurement bursts %g s, want %g, until the 30 %% threshold: notes %q", got, b-20, res.Notes)
+	}
+	// A run shorter than the burst bursts all along: nothing falls.
+	brief := job
+	brief.RuntimeSec = 10
+	if res, err = newOSAPlane(t).Run(ctx, ws, fio.NewWorkload(brief), nil); err != nil {
+		t.Fatal(err)
+	}
+	if notes := strings.Join(res.Notes, "\n"); strings.Contains(notes, "OSA write buffers absorb") || strings.Contains(notes, "over the whole run") {
+		t.Errorf("a 10 s run on empty buffers: notes %q", res.Notes)
+	}
 
 	// Two concurrent writing jobs on empty buffers burst, then slow down.
 	pl = newOSAPlane(t)
 	a, c := job, job
 	a.Name, c.Name = "a", "c"
-	res, err := pl.RunJobs(ctx, []JobRun{{Workers: ws[:48], Job: &a}, {Workers: ws[48:], Job: &c}}, nil)
+	res, err = pl.RunJobs(ctx, []JobRun{{Workers: ws[:48], Job: &a}, {Workers: ws[48:], Job: &c}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

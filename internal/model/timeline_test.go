@@ -150,6 +150,9 @@ func TestRunSeconds(t *testing.T) {
 	if got := runSeconds(&fio.Job{}, []fio.Disk{{}}, 100); got != 0 {
 		t.Errorf("empty disks, no size: %g s, want 0", got)
 	}
+	if got := runSeconds(&fio.Job{RuntimeSec: 40}, []fio.Disk{{}}, 100); got != 40 {
+		t.Errorf("empty disks, no size, a runtime of 40 s: %g s, want the runtime", got)
+	}
 }
 
 // OSA's write buffers: a disk group buffers up to its cache device's
@@ -203,6 +206,11 @@ func TestWriteBufferBurst(t *testing.T) {
 	buf = writeBuffer{fill: 50e9}
 	if got := bufferBurst(p, &buf, &Output{Write: Direction{IOPS: 1}}, 60); got != 0 || buf.fill != 50e9 {
 		t.Errorf("writes without a burst: %g s, %g bytes; want 0 s, 50 GB", got, buf.fill)
+	}
+	// A burst regime that puts nothing into the buffers does not burst.
+	buf = writeBuffer{}
+	if got := bufferBurst(p, &buf, &Output{Burst: &Output{}, Write: Direction{IOPS: 1}}, 60); got != 0 || buf.fill != 0 {
+		t.Errorf("a burst at 0 bytes/s: %g s, %g bytes", got, buf.fill)
 	}
 	// ESA has no disk group and no buffer.
 	esa := mustLoad(t, "storagereview-r6625-esa")
