@@ -408,3 +408,26 @@ func TestOSARebuildsADiskGroupOrADevice(t *testing.T) {
 		}
 	}
 }
+
+// What a scenario's workload writes is on the disks afterwards, as after a
+// run: 60 s of random writes of x disk sizes cover 1 - exp(-x) of each.
+func TestScenarioRecordsWhatItWrote(t *testing.T) {
+	pl, _ := newTestPlane(t)
+	ws := workers(2, 2, "r5") // 4 unprepared disks of 50 GiB
+	s := pl.Scenario(ws, &fio.Job{Name: "fill", RW: "randwrite", BlockSize: 65536, IODepth: 4, RuntimeSec: 60, TimeBased: true, IOEngine: "libaio", Direct: true}, nil)
+	samples, _, err := s.Step(context.Background(), 0, 60, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(samples) != 1 || samples[0].Direction != "write" {
+		t.Fatalf("samples %+v", samples)
+	}
+	x := samples[0].MBps * 1e6 * 60 / 4 / (50 << 30)
+	for _, w := range ws {
+		for _, d := range w.Disks {
+			if got := pl.disks[diskKey{w.Name, d.Name}].written; math.Abs(got-(1-math.Exp(-x))) > 1e-9 || x < 0.05 {
+				t.Errorf("%s/%s: %.6f written after %g disk sizes of random writes, want %.6f", w.Name, d.Name, got, x, 1-math.Exp(-x))
+			}
+		}
+	}
+}
