@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -331,8 +332,22 @@ func TestHighCVFlaggedAndRerunOnce(t *testing.T) {
 	if len(sum.Flagged) != 1 || sum.Flagged[0].Cell != noisy || sum.Flagged[0].N != 6 {
 		t.Fatalf("flagged %+v", sum.Flagged)
 	}
-	if !strings.Contains(out, "varies: "+noisy+" / 4k read: IOPS CV") {
-		t.Errorf("no flag event:\n%s", out)
+	// The six repeats' sample CV, worked out here: mean 108.33, standard
+	// deviation sqrt(3083.33 / 5) = 24.83, CV 22.9 %.
+	vals := []float64{100, 150, 80, 120, 90, 110}
+	mean, ss := 0.0, 0.0
+	for _, v := range vals {
+		mean += v / 6
+	}
+	for _, v := range vals {
+		ss += (v - mean) * (v - mean)
+	}
+	flag := fmt.Sprintf("varies: %s / 4k read: IOPS CV %.1f%% over 6 repeats (threshold 5.0%%)", noisy, 100*math.Sqrt(ss/5)/mean)
+	if !strings.Contains(out, flag) || !strings.Contains(out, "IOPS CV 22.9%") {
+		t.Errorf("no %q event:\n%s", flag, out)
+	}
+	if !strings.Contains(out, "27 runs done now (0 failed), 27 of 27 stored; 1 cell workloads vary above CV 0.05") {
+		t.Errorf("the end does not count the flagged cell workload:\n%s", out)
 	}
 	if !strings.Contains(out, "varies above CV 0.05; 3 more repeats") {
 		t.Errorf("no re-run event:\n%s", out)

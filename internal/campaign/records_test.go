@@ -97,3 +97,21 @@ func TestRestoreTokensRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestResultErrorsNameTheRow: a bad row is named by its place, counting
+// from 1, whichever check refuses it.
+func TestResultErrorsNameTheRow(t *testing.T) {
+	ok := Record{"iops": 1.0}
+	for _, tc := range []struct {
+		recs []Record
+		want string
+	}{
+		{[]Record{ok, {"iosp": 1.0}}, "workload result row 2: unknown metric"},
+		{[]Record{ok, ok, {"iops": math.Inf(1)}}, "workload result row 3: "},
+		{[]Record{ok, {"iops": 1.0, "simulated": false}}, "workload result row 2 is measured"},
+	} {
+		if _, err := ResultOf(tc.recs, true, true, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: error %v, want one saying %q", tc.recs, err, tc.want)
+		}
+	}
+}
