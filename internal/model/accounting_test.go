@@ -1,0 +1,115 @@
+package model
+
+import (
+	"math"
+	"testing"
+)
+
+// A read of a never-written block costs a metadata lookup in place of the
+// LSOM operation a device read costs: the lookup's cycles count, the
+// LSOM operation's do not.
+func TestUnwrittenReadCostsALookupNotAnLSOMOp(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	base := costModelFor(t, p, false, false, false)
+	lsom, meta := *p, *p
+	lsom.Model.LSOMOpCycles.Value += 1000
+	meta.Model.MetadataReadCycles.Value += 1000
+	b := base.readCost(4096, 0, 0).storeCycles
+	lsomCost, metaCost := costModelFor(t, &lsom, false, false, false), costModelFor(t, &meta, false, false, false)
+	if got := lsomCost.readCost(4096, 0, 0).storeCycles; got != b {
+		t.Errorf("1000 more cycles per LSOM op: an unwritten read costs %g store cycles, was %g; want the same", got, b)
+	}
+	if got := metaCost.readCost(4096, 0, 0).storeCycles; math.Abs(got-b-1000) > 1e-6 {
+		t.Errorf("1000 more cycles per metadata lookup: an unwritten read costs %g store cycles, was %g; want 1000 more", got, b)
+	}
+}
+
+// Memory traffic of data reduction. Writes of incompressible 64 KiB
+// blocks: OSA's destage compresses each cache-tier copy, reading and
+// writing it (2 x 2 x 64 KiB on RAID-1), and deduplication reads each copy
+// (2 x 64 KiB); ESA compresses once at ingest, reading the block and
+// writing what it compressed to (2 x 64 KiB). Reads of blocks stored at
+// half their size: decompressing reads the stored bytes and writes the
+// block, and the device moves the stored bytes, not the block's.
+func TestDataReductionMemoryTraffic(t *testing.T) {
+	const b = 65536.0
+	osa := mustLoad(t, "wwt-r640-osa")
+	r1, err := policyLayout(osa, Policy{RAID: "raid1", FTT: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := costModelFor(t, osa, false, false, false)
+	for _, c := range []struct {
+		name            string
+		compress, dedup bool
+		want            float64
+	}{{"compression", true, false, 2 * 2 * b}, {"deduplication", false, true, 2 * b}} {
+		on := costModelFor(t, osa, false, c.compress, c.dedup)
+		if got := on.writeCost(b, r1, 0, 0).memBytes - off.writeCost(b, r1, 0, 0).memBytes; math.Abs(got-c.want) > 1e-6 {
+			t.Errorf("OSA %s: %g more bytes through memory per 64 KiB write, want %g", c.name, got, c.want)
+		}
+	}
+	esa := mustLoad(t, "storagereview-r6625-esa")
+	r5, err := policyLayout(esa, Policy{RAID: "raid5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	esaOn, esaOff := costModelFor(t, esa, false, true, false), costModelFor(t, esa, false, false, false)
+	if got := esaOn.writeCost(b, r5, 0, 0).memBytes - esaOff.writeCost(b, r5, 0, 0).memBytes; math.Abs(got-2*b) > 1e-6 {
+		t.Errorf("ESA compression: %g more bytes through memory per 64 KiB write, want %g", got, 2*b)
+	}
+
+	// OSA decompresses on the component's host and ships the whole block:
+	// half-size blocks move 32 KiB less through the device and 32 + 64 KiB
+	// more to decompress, 2 x 32 KiB in all.
+	osaOn := costModelFor(t, osa, false, true, false)
+	if got := osaOn.readCost(b, 1, 50).memBytes - osaOn.readCost(b, 1, 0).memBytes; math.Abs(got-2*b/2) > 1e-6 {
+		t.Errorf("OSA reads of half-size blocks: %g more bytes through memory, want %g", got, b)
+	}
+	// ESA ships the compressed block and decompresses at the DOM owner: the
+	// wire's DMA (at both ends of a remote component, 3 of 4) shrinks too.
+	remote := 3.0 / 4
+	want := -b/2 - 2*remote*b/2 + (b/2 + b)
+	if got := esaOn.readCost(b, 1, 50).memBytes - esaOn.readCost(b, 1, 0).memBytes; math.Abs(got-want) > 1e-6 {
+		t.Errorf("ESA reads of half-size blocks: %g more bytes through memory, want %g", got, want)
+	}
+}
+
+// vSAN releases compare by major version, then update: "8" is 8.0 with no
+// update; a release that does not parse is no release.
+func TestReleaseAtLeast(t *testing.T) {
+	for _, c := range []struct {
+		release       string
+		major, update int
+		want          bool
+	}{
+		{"8", 8, 0, true},
+		{"8", 8, 1, false},
+		{"8.0 U1", 8, 1, true},
+		{"8.0 U2", 8, 3, false},
+		{"9.0", 8, 3, true},
+		{"7.0 U3", 8, 0, false},
+		{"", 7, 0, false},
+		{"eight", 7, 0, false},
+	} {
+		if got := releaseAtLeast(c.release, c.major, c.update); got != c.want {
+			t.Errorf("%q at least %d.0 U%d: %v, want %v", c.release, c.major, c.update, got, c.want)
+		}
+	}
+}
+
+// Without a large-write threshold every ESA write takes the performance
+// leg, however large.
+func TestNoLargeWriteThresholdKeepsThePerformanceLeg(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	r5, err := policyLayout(p, Policy{RAID: "raid5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	none := *p
+	none.Model.LargeWriteBytes.Value = 0
+	cm := costModelFor(t, &none, false, false, false)
+	if got, want := cm.writeCost(1<<20, r5, 0, 0).deviceBytes, (2+1.5)*(1<<20); math.Abs(got-want) > 1e-6 {
+		t.Errorf("1 MiB RAID-5 write without a threshold: %g device bytes, want %g (2 mirrors and the 1.5 capacity leg)", got, want)
+	}
+}
