@@ -137,3 +137,15 @@ func TestPlanWrite(t *testing.T) {
 		t.Errorf("a baseline plan:\n%s", got)
 	}
 }
+
+// TestOneRepeatIsValid: one repeat is the least a campaign may ask for.
+func TestOneRepeatIsValid(t *testing.T) {
+	s := &Spec{Name: "one", Workloads: []Workload{{Name: "w"}}, Repeat: 1}
+	if err := s.Validate(); err != nil {
+		t.Errorf("repeat 1: %v", err)
+	}
+	s.Repeat = 0
+	if err := s.Validate(); err == nil || err.Error() != "repeat is 0; want 1 or more" {
+		t.Errorf("repeat 0: %v", err)
+	}
+}

@@ -115,3 +115,40 @@ func TestResultErrorsNameTheRow(t *testing.T) {
 		}
 	}
 }
+
+// TestMetricsErrorsNameTheRow: a bad metrics row is named by its place.
+func TestMetricsErrorsNameTheRow(t *testing.T) {
+	ok := Record{"host": "h1", "cpu_pct": 10.0}
+	for _, tc := range []struct {
+		rec  Record
+		want string
+	}{
+		{Record{"cpu_pct": 1.0}, "metrics row 2 has no host (a string); got [cpu_pct]"},
+		{Record{"host": "h2", "at": "yesterday"}, `metrics row 2: time "yesterday" is not an RFC 3339 time`},
+		{Record{"host": "h2", "metric": "cpu_pct"}, "metrics row 2 needs metric (a string) and value (a number); got [host metric]"},
+	} {
+		if _, err := HostMetricsOf([]Record{ok, tc.rec}, time.Now()); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: error %v, want %q", tc.rec, err, tc.want)
+		}
+	}
+}
+
+// TestResultRowsOfDifferentKeys: rows of one result may give different
+// metrics; each is read with its own keys. A job or worker "all" is the
+// aggregate over jobs or workers.
+func TestResultRowsOfDifferentKeys(t *testing.T) {
+	res, err := ResultOf([]Record{
+		{"worker": "w1", "iops": 10.0},
+		{"worker": "w2", "mbps": 5.0},
+		{"worker": "all", "job": "all", "iops": 10.0, "mbps": 5.0},
+	}, true, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Rows) != 2 || res.Rows[0].IOPS != 10 || !math.IsNaN(res.Rows[0].MBps) || res.Rows[1].MBps != 5 || !math.IsNaN(res.Rows[1].IOPS) {
+		t.Errorf("rows %+v: want each with its own metric, the other missing", res.Rows)
+	}
+	if len(res.Aggregate) != 1 || res.Aggregate[0].Job != "" || res.Aggregate[0].Worker != "" {
+		t.Errorf("aggregate %+v: want one, of no job and no worker", res.Aggregate)
+	}
+}
