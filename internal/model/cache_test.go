@@ -2,6 +2,7 @@ package model
 
 import (
 	"context"
+	"reflect"
 	"testing"
 
 	"starbench/internal/fio"
@@ -143,5 +144,34 @@ func TestInputKeyCoversEveryField(t *testing.T) {
 		if key(in) == want {
 			t.Errorf("changing %s kept the key", name)
 		}
+	}
+}
+
+// The key's encoding tells apart what holds different data however the
+// Input type may grow: an interface's dynamic type (1 as an int or an
+// int64), arrays element by element, a nil slice from an empty one.
+func TestEncodeTellsApartTypesArraysAndNil(t *testing.T) {
+	enc := func(v any) string {
+		b, ok := encode(nil, reflect.ValueOf(v))
+		if !ok {
+			t.Fatalf("%#v has no encoding", v)
+		}
+		return string(b)
+	}
+	type boxed struct{ X any }
+	for _, c := range []struct {
+		name string
+		a, b any
+	}{
+		{"an int and an int64 in an interface", boxed{int(1)}, boxed{int64(1)}},
+		{"arrays in another order", [2]int{1, 2}, [2]int{2, 1}},
+		{"a nil slice and an empty one", struct{ S []int }{}, struct{ S []int }{S: []int{}}},
+	} {
+		if enc(c.a) == enc(c.b) {
+			t.Errorf("%s encode the same", c.name)
+		}
+	}
+	if enc(boxed{int64(7)}) != enc(boxed{int64(7)}) || enc([2]int{1, 2}) != enc([2]int{1, 2}) {
+		t.Error("equal values encode differently")
 	}
 }
