@@ -129,10 +129,15 @@ func (sh *jobShape) option(job *fio.Job, o fio.Option) error {
 			return bad("a time, like 100 (microseconds), 100us or 2ms")
 		}
 		blocks := 1.0
+		iotime := rawValue(job, "thinktime_iotime")
 		if v := rawValue(job, "thinktime_blocks"); v != "" {
 			if blocks, err = strconv.ParseFloat(v, 64); err != nil || blocks < 1 {
 				return fmt.Errorf("thinktime_blocks=%s: want a whole number of at least 1", v)
 			}
+		} else if iotime != "" {
+			// With thinktime_iotime and no thinktime_blocks fio stalls by
+			// time only: the queue keeps its depth (measured with fio 3.33).
+			blocks = float64(sh.depth)
 		}
 		// fio waits thinktime after every thinktime_blocks completions,
 		// which caps the queue at thinktime_blocks.
@@ -145,10 +150,10 @@ func (sh *jobShape) option(job *fio.Job, o fio.Option) error {
 			}
 			sh.spin = math.Min(spin, t) / blocks
 		}
-		if v := rawValue(job, "thinktime_iotime"); v != "" {
-			io, err := parseMicros(v)
+		if iotime != "" {
+			io, err := parseTime(iotime, 1) // fio reads a bare thinktime_iotime in seconds
 			if err != nil || io <= 0 {
-				return fmt.Errorf("thinktime_iotime=%s: want a time above 0", v)
+				return fmt.Errorf("thinktime_iotime=%s: want a time above 0, like 9 (seconds), 9s or 500ms", iotime)
 			}
 			// Stall thinktime after every thinktime_iotime of I/O: a duty cycle.
 			sh.duty, sh.think, sh.spin = io/(io+t), 0, 0
@@ -272,9 +277,13 @@ func hasRaw(job *fio.Job, key string) bool {
 
 // parseMicros reads a fio time given in microseconds by default: "100",
 // "100us", "2ms", "1s"; the result is in seconds.
-func parseMicros(s string) (float64, error) {
+func parseMicros(s string) (float64, error) { return parseTime(s, 1e-6) }
+
+// parseTime reads a fio time in seconds: a number with a unit (us, ms, s,
+// m, h), or a bare number in the option's own unit, bare seconds.
+func parseTime(s string, bare float64) (float64, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
-	mult := 1e-6
+	mult := bare
 	for _, u := range []struct {
 		suffix string
 		sec    float64

@@ -134,3 +134,53 @@ func TestUnmodelledOptionsAreNamed(t *testing.T) {
 		t.Errorf("a reporting option is named as unmodelled: %q", n)
 	}
 }
+
+// thinktime_iotime stalls a job thinktime after every thinktime_iotime of
+// I/O, its queue at its depth (fio 3.33 keeps iodepth=4 with thinktime=1ms
+// and thinktime_iotime=3ms, and caps it at 1 without thinktime_iotime):
+// 3 ms of I/O in every 4 ms keeps 75 % of the throughput at the same
+// latency, and the notes say so; a job without it has no such note.
+func TestThinkTimeIOTimeIsADutyCycle(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	base := fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 4}
+	free := solve(t, p, oneDisk(&base))
+	duty := base
+	duty.Options = []fio.Option{{Key: "thinktime", Value: "1ms"}, {Key: "thinktime_iotime", Value: "3ms"}}
+	out := solve(t, p, oneDisk(&duty))
+	if r := total(out) / total(free); math.Abs(r-0.75) > 1e-9 || out.Read.LatMeanUs != free.Read.LatMeanUs {
+		t.Errorf("thinktime=1ms, thinktime_iotime=3ms: %.4f of the throughput at %.1f us (free %.1f us); want 0.75 at the same latency", r, out.Read.LatMeanUs, free.Read.LatMeanUs)
+	}
+	if !strings.Contains(notes(out), "thinktime_iotime: I/O 75 % of the time") || strings.Contains(notes(free), "thinktime_iotime") {
+		t.Errorf("notes with a duty cycle %q, without %q", out.Notes, free.Notes)
+	}
+	// fio's own example: thinktime_iotime=9s and thinktime=1s, a 10-second
+	// cycle; a bare thinktime_iotime is seconds.
+	duty.Options = []fio.Option{{Key: "thinktime", Value: "1s"}, {Key: "thinktime_iotime", Value: "9"}}
+	if r := total(solve(t, p, oneDisk(&duty))) / total(free); math.Abs(r-0.9) > 1e-9 {
+		t.Errorf("thinktime=1s, thinktime_iotime=9: %.4f of the throughput, want 0.9", r)
+	}
+}
+
+// A rate limit caps each fio job of a disk (numjobs of them), and holds
+// with think time: one I/O at a time with 1 ms of think time between them
+// does about 900 a second; at rate_iops=500 it does 500 at the latency of
+// one I/O alone.
+func TestRateLimitWithNumJobsAndThinkTime(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	two := fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 4, NumJobs: 2, RateIOPS: 100}
+	if got := total(solve(t, p, oneDisk(&two))); math.Abs(got-200) > 1e-9 {
+		t.Errorf("rate_iops=100, numjobs=2 on one disk: %g IOPS, want 200", got)
+	}
+	base := fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 1}
+	free := solve(t, p, oneDisk(&base))
+	think := base
+	think.Options = []fio.Option{{Key: "thinktime", Value: "1ms"}}
+	if x := total(solve(t, p, oneDisk(&think))); x <= 500 {
+		t.Fatalf("thinktime=1ms alone does %g IOPS: the rate would not bind", x)
+	}
+	think.RateIOPS = 500
+	out := solve(t, p, oneDisk(&think))
+	if math.Abs(total(out)-500) > 1e-9 || math.Abs(out.Read.LatMeanUs/free.Read.LatMeanUs-1) > 1e-9 {
+		t.Errorf("thinktime=1ms, rate_iops=500: %g IOPS at %.2f us; want 500 at the unloaded %.2f us", total(out), out.Read.LatMeanUs, free.Read.LatMeanUs)
+	}
+}
