@@ -184,3 +184,26 @@ func TestRateLimitWithNumJobsAndThinkTime(t *testing.T) {
 		t.Errorf("thinktime=1ms, rate_iops=500: %g IOPS at %.2f us; want 500 at the unloaded %.2f us", total(out), out.Read.LatMeanUs, free.Read.LatMeanUs)
 	}
 }
+
+// I/Os beyond the virtual controller's queue wait in the guest: the job
+// runs the network the controller admits, and every I/O, whatever its
+// percentile, waits the same (fio's outstanding I/Os minus the admitted,
+// over the throughput) on top.
+func TestGuestWaitAddsToEveryPercentile(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	lun, _ := controllerQueues(&p.Model, p.Workers.Controller)
+	job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: lun}
+	admitted := solve(t, p, oneDisk(&job))
+	job.IODepth = 4 * lun
+	deep := solve(t, p, oneDisk(&job))
+	if !strings.Contains(notes(deep), "the rest wait in the guest") || total(deep) != total(admitted) {
+		t.Fatalf("iodepth %d over a queue of %d: %g IOPS (admitted %g), notes %q", 4*lun, lun, total(deep), total(admitted), deep.Notes)
+	}
+	wait := float64(3*lun) / total(deep) * 1e6
+	a, d := admitted.Read, deep.Read
+	for name, diff := range map[string]float64{"mean": d.LatMeanUs - a.LatMeanUs, "p50": d.P50Us - a.P50Us, "p95": d.P95Us - a.P95Us, "p99": d.P99Us - a.P99Us, "p99.9": d.P999Us - a.P999Us} {
+		if math.Abs(diff/wait-1) > 1e-6 {
+			t.Errorf("%s latency %g us above the admitted queue's, want the guest wait %g us", name, diff, wait)
+		}
+	}
+}
