@@ -161,3 +161,39 @@ func TestLiveRateSums(t *testing.T) {
 		t.Error("no job running, yet a live status")
 	}
 }
+
+// TestETAAndOutstandingAtTheEdges: a jobs_eta of exactly the fields read
+// is enough; an ETA as old as the limit still counts; the I/Os in flight
+// are every job's when all run, running x depth when the depths agree,
+// unknown otherwise.
+func TestETAAndOutstandingAtTheEdges(t *testing.T) {
+	p := etaPayload(3, [3]uint64{1, 2, 3}, [3]uint32{4, 5, 6}, 7)
+	if e, err := parseETA(p[:136]); err != nil || e.running != 3 || e.elapsedS != 7 || e.iops != [3]uint32{4, 5, 6} {
+		t.Errorf("136 bytes: %+v %v", e, err)
+	}
+	if _, err := parseETA(p[:135]); err == nil {
+		t.Error("135 bytes read as an ETA")
+	}
+	now := time.Date(2026, 12, 4, 7, 0, 0, 0, time.UTC)
+	l := &liveRate{latest: []eta{{running: 1, iops: [3]uint32{10, 0, 0}, receiveAt: now.Add(-staleETA)}}, depths: [][]int{{1}}}
+	if iops, _, lat, ok := l.status(now); !ok || iops != 10 || lat != 1e5 {
+		t.Errorf("an ETA %v old: %v IOPS, %v us, %v; want 10 IOPS and 100000 us", staleETA, iops, lat, ok)
+	}
+	l.latest[0].iops = [3]uint32{}
+	if _, _, lat, ok := l.status(now); !ok || !math.IsNaN(lat) {
+		t.Errorf("a running job at 0 IOPS: latency %v (%v), want NaN", lat, ok)
+	}
+	for _, tc := range []struct {
+		depths  []int
+		running int
+		want    float64
+	}{
+		{[]int{4, 8}, 2, 12}, {[]int{4, 4, 4}, 2, 8}, {[]int{4, 4, 4}, 3, 12}, {[]int{4, 8}, 1, math.NaN()},
+		{[]int{2}, 1, 2}, {nil, 1, math.NaN()}, {[]int{8, 4, 4}, 2, math.NaN()},
+	} {
+		got := serverOutstanding(tc.depths, tc.running)
+		if got != tc.want && !(math.IsNaN(got) && math.IsNaN(tc.want)) {
+			t.Errorf("serverOutstanding(%v, %d) = %v, want %v", tc.depths, tc.running, got, tc.want)
+		}
+	}
+}
