@@ -60,11 +60,16 @@ func TestReadSamplesMergesLogs(t *testing.T) {
 		t.Fatal(err)
 	}
 	nan := math.NaN()
+	// A coarse bin b sums fine bins 16b to 16b+15 and stands for the middle
+	// of their latencies: fine bin i >= 128 starts at 2^(i/64+5) + (i%64)
+	// 2^(i/64-1) ns, so bin 10 spans 192-224 ns, bin 20 1024-1280 ns and
+	// bin 30 6144-7168 ns.
+	const bin10, bin20, bin30 = 0.208, 1.152, 6.656
 	want := []Sample{
 		// 300 reads (100 + 2 x 100) at 20, 60 and 60 us; p99 of 300: bin 30.
-		{"oltp", "read", 1, 300, 1200 * 1024 / 1e6, (100*20 + 200*60) / 300.0, coarseBinValue(30) / 1000},
+		{"oltp", "read", 1, 300, 1200 * 1024 / 1e6, (100*20 + 200*60) / 300.0, bin30},
 		{"oltp", "write", 1, 50, 200 * 1024 / 1e6, 80, nan},
-		{"oltp", "read", 2, 300, 1200 * 1024 / 1e6, 40, coarseBinValue(20) / 1000},
+		{"oltp", "read", 2, 300, 1200 * 1024 / 1e6, 40, bin20},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("samples %+v, want %+v", got, want)
@@ -114,10 +119,42 @@ func TestReadSamplesAddsWhatLogsDropped(t *testing.T) {
 		t.Fatalf("samples %+v, want 3 intervals", got)
 	}
 	last := got[2]
-	if last.TS != 3 || last.IOPS != 100 || math.Abs(last.MBps-400*1024/1e6) > 1e-12 || last.P99Us != coarseBinValue(40)/1000 {
+	// Coarse bin 40 spans 32768-40960 ns (see TestReadSamplesMergesLogs).
+	if last.TS != 3 || last.IOPS != 100 || math.Abs(last.MBps-400*1024/1e6) > 1e-12 || math.Abs(last.P99Us-36.864) > 1e-9 {
 		t.Errorf("the dropped interval %+v: want 100 IOPS, %.4f MB/s and p99 in bin 40 at 3 s", last, 400*1024/1e6)
 	}
 	if got[0].IOPS != 100 || got[1].IOPS != 300 {
 		t.Errorf("logged intervals %+v changed", got[:2])
+	}
+}
+
+// TestSpreadSharesAnIntervalOut: a logged span is shared out over the
+// intervals it overlaps in proportion, and nothing before the axis's start
+// or of no length is counted.
+func TestSpreadSharesAnIntervalOut(t *testing.T) {
+	m := newMerger(0, 1000)
+	for _, tc := range []struct {
+		from, to float64
+		want     map[int]float64
+	}{
+		{500, 1500, map[int]float64{0: 0.5, 1: 0.5}},
+		{0, 3000, map[int]float64{0: 1.0 / 3, 1: 1.0 / 3, 2: 1.0 / 3}},
+		{-500, 500, map[int]float64{0: 0.5}},
+		{1000, 2000, map[int]float64{1: 1}},
+		{1250, 1750, map[int]float64{1: 1}},
+		{1000, 1000, map[int]float64{}},
+		{2000, 1000, map[int]float64{}},
+	} {
+		got := map[int]float64{}
+		m.spread(tc.from, tc.to, func(n int, share float64) { got[n] += share })
+		if len(got) != len(tc.want) {
+			t.Errorf("spread(%g, %g) = %v, want %v", tc.from, tc.to, got, tc.want)
+			continue
+		}
+		for n, w := range tc.want {
+			if math.Abs(got[n]-w) > 1e-12 {
+				t.Errorf("spread(%g, %g) = %v, want %v", tc.from, tc.to, got, tc.want)
+			}
+		}
 	}
 }
