@@ -198,6 +198,7 @@ func (r *relay) down(client io.Writer, server io.Reader) error {
 type liveRate struct {
 	mu     sync.Mutex
 	latest []eta
+	moving bool // some I/O was seen: before it, jobs are setting up
 	// depths holds, per server, the outstanding I/Os each of its fio jobs
 	// keeps (iodepth for an asynchronous engine, 1 for a synchronous one);
 	// nil when a job's is not known (open loop: rate limits, think time).
@@ -216,7 +217,8 @@ func (l *liveRate) set(i int, e eta) {
 
 // status sums the servers' latest ETAs at now: IOPS, MB/s, and the mean
 // latency by Little's law (outstanding I/Os over IOPS, NaN when the
-// outstanding I/Os are not known). ok is false while no job runs.
+// outstanding I/Os are not known). ok is false while no job runs, and
+// before the first I/O (jobs laying out files are not a stall).
 func (l *liveRate) status(now time.Time) (iops, mbps, latUs float64, ok bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -235,8 +237,9 @@ func (l *liveRate) status(now time.Time) (iops, mbps, latUs float64, ok bool) {
 	latUs = math.NaN()
 	if iops > 0 {
 		latUs = outstanding / iops * 1e6
+		l.moving = true
 	}
-	return iops, mbps, latUs, ok
+	return iops, mbps, latUs, ok && l.moving
 }
 
 // serverOutstanding is the I/Os a server keeps in flight with running of
