@@ -19,7 +19,7 @@ func TestUnwrittenReadCostsALookupNotAnLSOMOp(t *testing.T) {
 	if got := lsomCost.readCost(4096, 0, 0).storeCycles; got != b {
 		t.Errorf("1000 more cycles per LSOM op: an unwritten read costs %g store cycles, was %g; want the same", got, b)
 	}
-	if got := metaCost.readCost(4096, 0, 0).storeCycles; math.Abs(got-b-1000) > 1e-6 {
+	if got := metaCost.readCost(4096, 0, 0).storeCycles; !(math.Abs(got-b-1000) <= 1e-6) {
 		t.Errorf("1000 more cycles per metadata lookup: an unwritten read costs %g store cycles, was %g; want 1000 more", got, b)
 	}
 }
@@ -45,7 +45,7 @@ func TestDataReductionMemoryTraffic(t *testing.T) {
 		want            float64
 	}{{"compression", true, false, 2 * 2 * b}, {"deduplication", false, true, 2 * b}} {
 		on := costModelFor(t, osa, false, c.compress, c.dedup)
-		if got := on.writeCost(b, r1, 0, 0).memBytes - off.writeCost(b, r1, 0, 0).memBytes; math.Abs(got-c.want) > 1e-6 {
+		if got := on.writeCost(b, r1, 0, 0).memBytes - off.writeCost(b, r1, 0, 0).memBytes; !(math.Abs(got-c.want) <= 1e-6) {
 			t.Errorf("OSA %s: %g more bytes through memory per 64 KiB write, want %g", c.name, got, c.want)
 		}
 	}
@@ -55,7 +55,7 @@ func TestDataReductionMemoryTraffic(t *testing.T) {
 		t.Fatal(err)
 	}
 	esaOn, esaOff := costModelFor(t, esa, false, true, false), costModelFor(t, esa, false, false, false)
-	if got := esaOn.writeCost(b, r5, 0, 0).memBytes - esaOff.writeCost(b, r5, 0, 0).memBytes; math.Abs(got-2*b) > 1e-6 {
+	if got := esaOn.writeCost(b, r5, 0, 0).memBytes - esaOff.writeCost(b, r5, 0, 0).memBytes; !(math.Abs(got-2*b) <= 1e-6) {
 		t.Errorf("ESA compression: %g more bytes through memory per 64 KiB write, want %g", got, 2*b)
 	}
 
@@ -63,14 +63,14 @@ func TestDataReductionMemoryTraffic(t *testing.T) {
 	// half-size blocks move 32 KiB less through the device and 32 + 64 KiB
 	// more to decompress, 2 x 32 KiB in all.
 	osaOn := costModelFor(t, osa, false, true, false)
-	if got := osaOn.readCost(b, 1, 50).memBytes - osaOn.readCost(b, 1, 0).memBytes; math.Abs(got-2*b/2) > 1e-6 {
+	if got := osaOn.readCost(b, 1, 50).memBytes - osaOn.readCost(b, 1, 0).memBytes; !(math.Abs(got-2*b/2) <= 1e-6) {
 		t.Errorf("OSA reads of half-size blocks: %g more bytes through memory, want %g", got, b)
 	}
 	// ESA ships the compressed block and decompresses at the DOM owner: the
 	// wire's DMA (at both ends of a remote component, 3 of 4) shrinks too.
 	remote := 3.0 / 4
 	want := -b/2 - 2*remote*b/2 + (b/2 + b)
-	if got := esaOn.readCost(b, 1, 50).memBytes - esaOn.readCost(b, 1, 0).memBytes; math.Abs(got-want) > 1e-6 {
+	if got := esaOn.readCost(b, 1, 50).memBytes - esaOn.readCost(b, 1, 0).memBytes; !(math.Abs(got-want) <= 1e-6) {
 		t.Errorf("ESA reads of half-size blocks: %g more bytes through memory, want %g", got, want)
 	}
 }
@@ -109,7 +109,7 @@ func TestNoLargeWriteThresholdKeepsThePerformanceLeg(t *testing.T) {
 	none := *p
 	none.Model.LargeWriteBytes.Value = 0
 	cm := costModelFor(t, &none, false, false, false)
-	if got, want := cm.writeCost(1<<20, r5, 0, 0).deviceBytes, (2+1.5)*(1<<20); math.Abs(got-want) > 1e-6 {
+	if got, want := cm.writeCost(1<<20, r5, 0, 0).deviceBytes, (2+1.5)*(1<<20); !(math.Abs(got-want) <= 1e-6) {
 		t.Errorf("1 MiB RAID-5 write without a threshold: %g device bytes, want %g (2 mirrors and the 1.5 capacity leg)", got, want)
 	}
 }

@@ -28,11 +28,11 @@ func TestIdenticalClassesShareTheLoad(t *testing.T) {
 	job := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 8192, IODepth: 16}
 	one := solve(t, p, uniformInput(p, Policy{RAID: "raid5"}, job))
 	two := solve(t, p, split(p, Policy{RAID: "raid5"}, job, job))
-	if len(two.Jobs) != 2 || two.Jobs[0].Name != "a" || math.Abs(total(two)/total(one)-1) > 0.03 {
+	if len(two.Jobs) != 2 || two.Jobs[0].Name != "a" || !(math.Abs(total(two)/total(one)-1) <= 0.03) {
 		t.Errorf("two halves: %d jobs, %.0f IOPS; one job %.0f", len(two.Jobs), total(two), total(one))
 	}
 	a, b := two.Jobs[0].Read.IOPS+two.Jobs[0].Write.IOPS, two.Jobs[1].Read.IOPS+two.Jobs[1].Write.IOPS
-	if math.Abs(a/b-1) > 1e-6 || two.Outstanding != one.Outstanding {
+	if !(math.Abs(a/b-1) <= 1e-6) || two.Outstanding != one.Outstanding {
 		t.Errorf("the halves do %.0f and %.0f IOPS with %d outstanding (one job %d)", a, b, two.Outstanding, one.Outstanding)
 	}
 }
@@ -50,7 +50,7 @@ func TestOneClassIsSchweitzer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if math.Abs(multi.X[0]/single.X-1) > 1e-4 {
+	if !(math.Abs(multi.X[0]/single.X-1) <= 1e-4) {
 		t.Errorf("one class: X %g, Schweitzer %g", multi.X[0], single.X)
 	}
 }
@@ -106,7 +106,7 @@ func TestTwoClassesAgainstExactMVA(t *testing.T) {
 	}
 	want := x[key{n1, n2}]
 	for c := range 2 {
-		if math.Abs(sol.X[c]/want[c]-1) > 0.06 {
+		if !(math.Abs(sol.X[c]/want[c]-1) <= 0.06) {
 			t.Errorf("class %d: X %g, exact %g", c+1, sol.X[c], want[c])
 		}
 	}
@@ -123,7 +123,7 @@ func TestConcurrentJobsCompete(t *testing.T) {
 	if both.Jobs[0].Read.IOPS >= aloneR.Jobs[0].Read.IOPS || both.Jobs[1].Write.MBps <= 0 {
 		t.Errorf("4K reads beside 1M writes: %.0f IOPS, beside an idle job %.0f; writes %.0f MB/s", both.Jobs[0].Read.IOPS, aloneR.Jobs[0].Read.IOPS, both.Jobs[1].Write.MBps)
 	}
-	if limit := 64.0; math.Abs(aloneR.Jobs[1].Read.IOPS-limit) > 1e-6 {
+	if limit := 64.0; !(math.Abs(aloneR.Jobs[1].Read.IOPS-limit) <= 1e-6) {
 		t.Errorf("rate_iops=1 on 64 disks: %.3f IOPS, want %g", aloneR.Jobs[1].Read.IOPS, limit)
 	}
 	if !strings.Contains(strings.Join(both.Notes, "\n"), "2 concurrent jobs solved as classes of one network") || both.Bottleneck == "" {
@@ -162,7 +162,7 @@ func TestConcurrentJobsKeepTheirOwnRates(t *testing.T) {
 		Options: []fio.Option{{Key: "latency_target", Value: "500us"}}}
 	limited := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 4096, IODepth: 16, NumJobs: 2, RateIOPS: 5}
 	out := solve(t, p, split(p, Policy{RAID: "raid1"}, reads, limited))
-	if got := out.Jobs[1].Write.IOPS; math.Abs(got-640) > 1e-6 {
+	if got := out.Jobs[1].Write.IOPS; !(math.Abs(got-640) <= 1e-6) {
 		t.Errorf("rate_iops=5, numjobs=2 on 64 disks beside another job: %.3f IOPS, want 640", got)
 	}
 	if !strings.Contains(strings.Join(out.Notes, "\n"), "latency_target is not applied to a job running beside others") {
@@ -201,7 +201,7 @@ func TestConcurrentJobsShareTheGuestThreads(t *testing.T) {
 		if guest.Servers != threads {
 			t.Errorf("job %d: guest serves %g threads, want the jobs' %g together", i+1, guest.Servers, threads)
 		}
-		if got, want := cpu.Threads-threads, cpu1.Threads-alone[i].g.threadsPerHost; math.Abs(got-want) > 1e-9 {
+		if got, want := cpu.Threads-threads, cpu1.Threads-alone[i].g.threadsPerHost; !(math.Abs(got-want) <= 1e-9) {
 			t.Errorf("job %d: the CPU has %g runnable threads besides fio's %g; alone %g besides its own", i+1, got, threads, want)
 		}
 	}
@@ -231,7 +231,7 @@ func TestConcurrentJobsLittleAndTheirSum(t *testing.T) {
 	for _, j := range out.Jobs {
 		x := j.Read.IOPS + j.Write.IOPS
 		r := (j.Read.IOPS*j.Read.LatMeanUs + j.Write.IOPS*j.Write.LatMeanUs) / x * 1e-6
-		if math.Abs(x*r/float64(j.Outstanding)-1) > 1e-9 {
+		if !(math.Abs(x*r/float64(j.Outstanding)-1) <= 1e-9) {
 			t.Errorf("job %s: X R = %g, want its %d outstanding I/Os", j.Name, x*r, j.Outstanding)
 		}
 	}
@@ -263,7 +263,7 @@ func TestConcurrentJobAtARateNeedingSeveralIOs(t *testing.T) {
 	reads := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 16}
 	limited := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 4096, IODepth: 16, RateIOPS: 500}
 	out := solve(t, p, split(p, Policy{RAID: "raid1"}, reads, limited))
-	if got := out.Jobs[1].Write.IOPS; math.Abs(got-32000) > 1e-6 {
+	if got := out.Jobs[1].Write.IOPS; !(math.Abs(got-32000) <= 1e-6) {
 		t.Errorf("rate_iops=500 on 64 disks beside another job: %.3f IOPS, want 32000", got)
 	}
 }
@@ -277,7 +277,7 @@ func TestIdenticalClassesLoadTheStationsAsOneJob(t *testing.T) {
 	one := solve(t, p, uniformInput(p, Policy{RAID: "raid5"}, job))
 	two := solve(t, p, split(p, Policy{RAID: "raid5"}, job, job))
 	for _, s := range one.Stations {
-		if u := util(two, s.Name); s.Util > 0.01 && math.Abs(u/s.Util-1) > 0.03 {
+		if u := util(two, s.Name); s.Util > 0.01 && !(math.Abs(u/s.Util-1) <= 0.03) {
 			t.Errorf("%s: %.3f busy with two halves, %.3f with one job", s.Name, u, s.Util)
 		}
 	}

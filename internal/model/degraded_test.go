@@ -237,7 +237,7 @@ func TestResyncKeepsItsShareUnderASaturatingForeground(t *testing.T) {
 		t.Fatal(err)
 	}
 	took := logged[1].AtS - logged[0].AtS
-	if rate := gib * (1 << 30) / took; math.Abs(rate/(ResyncMinShare*alone)-1) > 1e-3 {
+	if rate := gib * (1 << 30) / took; !(math.Abs(rate/(ResyncMinShare*alone)-1) <= 1e-3) {
 		t.Errorf("evacuation at %.2f GB/s; adaptive resync keeps %.0f %% of %.2f GB/s, and a saturating foreground leaves it no more", rate/1e9, 100*ResyncMinShare, alone/1e9)
 	}
 }
@@ -316,7 +316,7 @@ func TestADeviceOutLeavesTheOtherDevicesItsLoad(t *testing.T) {
 		if less.Copies != whole.Copies-lost {
 			t.Errorf("%s: %d copies with %d out, whole %d", whole.Name, less.Copies, lost, whole.Copies)
 		}
-		if a, b := float64(whole.Copies)*whole.D[read], float64(less.Copies)*less.D[read]; math.Abs(a-b) > 1e-9*a {
+		if a, b := float64(whole.Copies)*whole.D[read], float64(less.Copies)*less.D[read]; !(math.Abs(a-b) <= 1e-9*a) {
 			t.Errorf("%s: the cluster's read demand %g with devices out, %g whole", whole.Name, b, a)
 		}
 	}
@@ -439,7 +439,7 @@ func TestDegradationStationByStation(t *testing.T) {
 				t.Errorf("one host out: %s has %d copies of %d, want %d", name, o.Copies, s.Copies, want)
 			}
 			for dir := range 2 {
-				if a, b := float64(o.Copies)*o.D[dir], float64(s.Copies)*s.D[dir]; math.Abs(a/b-1) > 1e-12 && b > 0 {
+				if a, b := float64(o.Copies)*o.D[dir], float64(s.Copies)*s.D[dir]; !(math.Abs(a/b-1) <= 1e-12) && b > 0 {
 					t.Errorf("one host out: %s's cluster demand %g, whole %g", name, a, b)
 				}
 			}
@@ -460,7 +460,7 @@ func TestDegradationStationByStation(t *testing.T) {
 		if slices.Contains(replicaStations, name) {
 			wantW = 0.75
 		}
-		if s.D[write] > 0 && math.Abs(ratio(a, s, write)-wantW) > 1e-12 || a.D[read] != s.D[read] {
+		if s.D[write] > 0 && !(math.Abs(ratio(a, s, write)-wantW) <= 1e-12) || a.D[read] != s.D[read] {
 			t.Errorf("half absent, RAID-1: %s write demand x%g, read x%g; want x%g and x1", name, ratio(a, s, write), ratio(a, s, read), wantW)
 		}
 	}
@@ -476,7 +476,7 @@ func TestDegradationStationByStation(t *testing.T) {
 		w, _ := degradedStations(t, c.profile, r5, nil)
 		a, _ := degradedStations(t, c.profile, r5, &Degradation{Absent: 0.5})
 		for _, name := range []string{"ssd-capacity", "nic-tx"} {
-			if gw, gr := ratio(a[name], w[name], write), ratio(a[name], w[name], read); math.Abs(gw-c.write) > 1e-12 || math.Abs(gr-c.reads) > 1e-12 {
+			if gw, gr := ratio(a[name], w[name], write), ratio(a[name], w[name], read); !(math.Abs(gw-c.write) <= 1e-12) || !(math.Abs(gr-c.reads) <= 1e-12) {
 				t.Errorf("%s RAID-5 half absent: %s write x%g, read x%g; want x%g, x%g", c.profile, name, gw, gr, c.write, c.reads)
 			}
 		}
@@ -507,7 +507,7 @@ func TestDegradationStationByStation(t *testing.T) {
 					}
 					continue
 				}
-				if math.Abs(added/want[dir]-1) > 1e-9 {
+				if !(math.Abs(added/want[dir]-1) <= 1e-9) {
 					t.Errorf("%s, %d snapshots: %s gains %g cycles per %s, want %g", c.profile, c.n, name, added, dirName[dir], want[dir])
 				}
 			}
@@ -523,10 +523,10 @@ func TestDegradationStationByStation(t *testing.T) {
 		}
 		b := bg[name]
 		for dir := range 2 {
-			if s.D[dir] > 0 && math.Abs(ratio(b, s, dir)/f-1) > 1e-12 || b.Extra[dir] != s.Extra[dir]*f {
+			if s.D[dir] > 0 && !(math.Abs(ratio(b, s, dir)/f-1) <= 1e-12) || b.Extra[dir] != s.Extra[dir]*f {
 				t.Errorf("background: %s demand x%g, extra %g (whole %g); want x%g", name, ratio(b, s, dir), b.Extra[dir], s.Extra[dir], f)
 			}
-			if s.Busy != nil && math.Abs(b.Busy[dir]/s.Busy[dir]/f-1) > 1e-12 {
+			if s.Busy != nil && !(math.Abs(b.Busy[dir]/s.Busy[dir]/f-1) <= 1e-12) {
 				t.Errorf("background: %s busy part x%g, want x%g", name, b.Busy[dir]/s.Busy[dir], f)
 			}
 		}
@@ -596,7 +596,7 @@ func TestResyncLoadPerByte(t *testing.T) {
 			t.Errorf("%s %+v: load on %v, want %v", c.profile, c.d, got, want)
 		}
 		for name, w := range want {
-			if math.Abs(got[name]/w-1) > 1e-12 {
+			if !(math.Abs(got[name]/w-1) <= 1e-12) {
 				t.Errorf("%s %+v rdma %v: %s %g per byte/s, want %g", c.profile, c.d, c.rdma, name, got[name], w)
 			}
 		}

@@ -57,10 +57,10 @@ func TestThinkTime(t *testing.T) {
 	think.Options = []fio.Option{{Key: "thinktime", Value: "1ms"}}
 	slow := solve(t, p, oneDisk(&think))
 	r := free.Read.LatMeanUs * 1e-6
-	if want := 1 / (r + 1e-3); math.Abs(total(slow)/want-1) > 1e-6 {
+	if want := 1 / (r + 1e-3); !(math.Abs(total(slow)/want-1) <= 1e-6) {
 		t.Errorf("thinktime=1ms at depth 1: %.1f IOPS, want 1/(R + 1 ms) = %.1f", total(slow), want)
 	}
-	if math.Abs(slow.Read.LatMeanUs/free.Read.LatMeanUs-1) > 1e-6 {
+	if !(math.Abs(slow.Read.LatMeanUs/free.Read.LatMeanUs-1) <= 1e-6) {
 		t.Errorf("thinktime changed the I/O latency: %.1f us vs %.1f", slow.Read.LatMeanUs, free.Read.LatMeanUs)
 	}
 	deep := base
@@ -81,18 +81,18 @@ func TestRatePerDirection(t *testing.T) {
 	p := mustLoad(t, "storagereview-r6625-esa")
 	job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 4096, IODepth: 16, RateIOPS: 500}
 	out := solve(t, p, oneDisk(&job))
-	if math.Abs(out.Read.IOPS-500) > 1e-6 || math.Abs(out.Write.IOPS-500*3.0/7) > 1e-6 {
+	if !(math.Abs(out.Read.IOPS-500) <= 1e-6) || !(math.Abs(out.Write.IOPS-500*3.0/7) <= 1e-6) {
 		t.Errorf("rate_iops=500 on 70/30: %.1f reads, %.1f writes per second; want 500 and 214.3", out.Read.IOPS, out.Write.IOPS)
 	}
 	job.RateIOPS = 0
 	job.Options = []fio.Option{{Key: "rate_iops", Value: "500,100"}}
 	out = solve(t, p, oneDisk(&job))
-	if math.Abs(out.Write.IOPS-100) > 1e-6 || math.Abs(out.Read.IOPS-700.0/3) > 1e-6 {
+	if !(math.Abs(out.Write.IOPS-100) <= 1e-6) || !(math.Abs(out.Read.IOPS-700.0/3) <= 1e-6) {
 		t.Errorf("rate_iops=500,100 on 70/30: %.1f reads, %.1f writes; want 233.3 and 100 (writes bind)", out.Read.IOPS, out.Write.IOPS)
 	}
 	job.Options = []fio.Option{{Key: "rate", Value: ",1m"}}
 	out = solve(t, p, oneDisk(&job))
-	if want := float64(1<<20) / 4096; math.Abs(out.Write.IOPS-want) > 1e-6 {
+	if want := float64(1<<20) / 4096; !(math.Abs(out.Write.IOPS-want) <= 1e-6) {
 		t.Errorf("rate=,1m: %.1f writes per second, want %.1f (reads unlimited)", out.Write.IOPS, want)
 	}
 }
@@ -147,7 +147,7 @@ func TestThinkTimeIOTimeIsADutyCycle(t *testing.T) {
 	duty := base
 	duty.Options = []fio.Option{{Key: "thinktime", Value: "1ms"}, {Key: "thinktime_iotime", Value: "3ms"}}
 	out := solve(t, p, oneDisk(&duty))
-	if r := total(out) / total(free); math.Abs(r-0.75) > 1e-9 || out.Read.LatMeanUs != free.Read.LatMeanUs {
+	if r := total(out) / total(free); !(math.Abs(r-0.75) <= 1e-9) || out.Read.LatMeanUs != free.Read.LatMeanUs {
 		t.Errorf("thinktime=1ms, thinktime_iotime=3ms: %.4f of the throughput at %.1f us (free %.1f us); want 0.75 at the same latency", r, out.Read.LatMeanUs, free.Read.LatMeanUs)
 	}
 	if !strings.Contains(notes(out), "thinktime_iotime: I/O 75 % of the time") || strings.Contains(notes(free), "thinktime_iotime") {
@@ -156,7 +156,7 @@ func TestThinkTimeIOTimeIsADutyCycle(t *testing.T) {
 	// fio's own example: thinktime_iotime=9s and thinktime=1s, a 10-second
 	// cycle; a bare thinktime_iotime is seconds.
 	duty.Options = []fio.Option{{Key: "thinktime", Value: "1s"}, {Key: "thinktime_iotime", Value: "9"}}
-	if r := total(solve(t, p, oneDisk(&duty))) / total(free); math.Abs(r-0.9) > 1e-9 {
+	if r := total(solve(t, p, oneDisk(&duty))) / total(free); !(math.Abs(r-0.9) <= 1e-9) {
 		t.Errorf("thinktime=1s, thinktime_iotime=9: %.4f of the throughput, want 0.9", r)
 	}
 }
@@ -168,7 +168,7 @@ func TestThinkTimeIOTimeIsADutyCycle(t *testing.T) {
 func TestRateLimitWithNumJobsAndThinkTime(t *testing.T) {
 	p := mustLoad(t, "storagereview-r6625-esa")
 	two := fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 4, NumJobs: 2, RateIOPS: 100}
-	if got := total(solve(t, p, oneDisk(&two))); math.Abs(got-200) > 1e-9 {
+	if got := total(solve(t, p, oneDisk(&two))); !(math.Abs(got-200) <= 1e-9) {
 		t.Errorf("rate_iops=100, numjobs=2 on one disk: %g IOPS, want 200", got)
 	}
 	base := fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 1}
@@ -180,7 +180,7 @@ func TestRateLimitWithNumJobsAndThinkTime(t *testing.T) {
 	}
 	think.RateIOPS = 500
 	out := solve(t, p, oneDisk(&think))
-	if math.Abs(total(out)-500) > 1e-9 || math.Abs(out.Read.LatMeanUs/free.Read.LatMeanUs-1) > 1e-9 {
+	if !(math.Abs(total(out)-500) <= 1e-9) || !(math.Abs(out.Read.LatMeanUs/free.Read.LatMeanUs-1) <= 1e-9) {
 		t.Errorf("thinktime=1ms, rate_iops=500: %g IOPS at %.2f us; want 500 at the unloaded %.2f us", total(out), out.Read.LatMeanUs, free.Read.LatMeanUs)
 	}
 }
@@ -202,7 +202,7 @@ func TestGuestWaitAddsToEveryPercentile(t *testing.T) {
 	wait := float64(3*lun) / total(deep) * 1e6
 	a, d := admitted.Read, deep.Read
 	for name, diff := range map[string]float64{"mean": d.LatMeanUs - a.LatMeanUs, "p50": d.P50Us - a.P50Us, "p95": d.P95Us - a.P95Us, "p99": d.P99Us - a.P99Us, "p99.9": d.P999Us - a.P999Us} {
-		if math.Abs(diff/wait-1) > 1e-6 {
+		if !(math.Abs(diff/wait-1) <= 1e-6) {
 			t.Errorf("%s latency %g us above the admitted queue's, want the guest wait %g us", name, diff, wait)
 		}
 	}

@@ -37,7 +37,7 @@ func TestPlaneRecordsWhatARunWrote(t *testing.T) {
 		for _, w := range ws {
 			for _, d := range w.Disks {
 				got := pl.disks[diskKey{w.Name, d.Name}]
-				if math.Abs(got.written-share) > 1e-9 || math.Abs(got.compressPct-pct) > 1e-9 {
+				if !(math.Abs(got.written-share) <= 1e-9) || !(math.Abs(got.compressPct-pct) <= 1e-9) { // NaN fails
 					t.Errorf("after %s: %s/%s written %.6f, %.3f %% compressible; want %.6f, %.3f %%", what, w.Name, d.Name, got.written, got.compressPct, share, pct)
 				}
 			}
@@ -54,9 +54,10 @@ func TestPlaneRecordsWhatARunWrote(t *testing.T) {
 	run(fio.Job{RW: "randread", RuntimeSec: 60, TimeBased: true})
 	check("a read", w1, 50)
 
-	res = run(fio.Job{RW: "write", RuntimeSec: 20, TimeBased: true})
+	res = run(fio.Job{RW: "write", RuntimeSec: 20, TimeBased: true, BufferCompressPercentage: 20})
 	w2 := w1 + (1-w1)*math.Min(1, written(res, 20)/size)
-	check("20 s of sequential incompressible writes", w2, w1*50/w2)
+	pct2 := (w1*50 + (w2-w1)*20) / w2
+	check("20 s of sequential writes, 20 % compressible", w2, pct2)
 
 	// Not time based but capped by its runtime: it writes what it moves in it.
 	res = run(fio.Job{RW: "write", RuntimeSec: 10})
@@ -64,10 +65,10 @@ func TestPlaneRecordsWhatARunWrote(t *testing.T) {
 		t.Fatalf("10 s of sequential writes cover %g disk sizes: want less than one for this test", x)
 	}
 	w3 := w2 + (1-w2)*written(res, 10)/size
-	check("10 s of sequential writes, not time based", w3, w1*50/w3)
+	check("10 s of sequential incompressible writes, not time based", w3, w2*pct2/w3)
 
 	run(fio.Job{RW: "write"})
-	check("a sequential write of the whole size", 1, w1*50/1)
+	check("a sequential write of the whole size", 1, w2*pct2/1)
 
 	// fio's random writes of a size, not time based, write each block once.
 	pl, _ = newTestPlane(t)
@@ -95,7 +96,7 @@ func TestPlaneProgressAndNotes(t *testing.T) {
 	want := fio.Status{Elapsed: 90, Total: 90, IOPS: r.IOPS + w.IOPS, MBps: r.MBps + w.MBps,
 		LatMeanUs: (r.IOPS*r.LatMeanUs + w.IOPS*w.LatMeanUs) / (r.IOPS + w.IOPS)}
 	if len(status) != 1 || status[0].Elapsed != want.Elapsed || status[0].Total != want.Total || status[0].IOPS != want.IOPS ||
-		status[0].MBps != want.MBps || math.Abs(status[0].LatMeanUs/want.LatMeanUs-1) > 1e-12 {
+		status[0].MBps != want.MBps || !(math.Abs(status[0].LatMeanUs/want.LatMeanUs-1) <= 1e-12) {
 		t.Errorf("progress %+v, want once %+v", status, want)
 	}
 	notes := strings.Join(res.Notes, "\n")
@@ -111,7 +112,7 @@ func TestPlaneProgressAndNotes(t *testing.T) {
 		if row.Direction == "write" {
 			agg = w
 		}
-		if math.Abs(row.IOPS*8/agg.IOPS-1) > 1e-12 || math.Abs(row.MBps*8/agg.MBps-1) > 1e-12 || row.P99Us != agg.P99Us {
+		if !(math.Abs(row.IOPS*8/agg.IOPS-1) <= 1e-12) || !(math.Abs(row.MBps*8/agg.MBps-1) <= 1e-12) || row.P99Us != agg.P99Us {
 			t.Errorf("row %+v is not an 8th of %+v", row, agg)
 		}
 	}
@@ -130,7 +131,7 @@ func TestPlaneProgressAndNotes(t *testing.T) {
 		want.MBps += row.MBps
 	}
 	if len(status) != 1 || status[0].Elapsed != want.Elapsed || status[0].Total != want.Total ||
-		math.Abs(status[0].IOPS/want.IOPS-1) > 1e-12 || math.Abs(status[0].MBps/want.MBps-1) > 1e-12 {
+		!(math.Abs(status[0].IOPS/want.IOPS-1) <= 1e-12) || !(math.Abs(status[0].MBps/want.MBps-1) <= 1e-12) {
 		t.Errorf("two jobs: progress %+v, want once %+v", status, want)
 	}
 }
@@ -160,7 +161,7 @@ func TestConcurrentJobsRunUntilTheyMovedTheirSize(t *testing.T) {
 	}
 	// Job a: 4 disks x 4 GiB; job b: 4 disks x 2 fio jobs x 1 GiB.
 	for job, bytes := range map[string]float64{"a": 4 * 4 << 30, "b": 4 * 2 << 30} {
-		if want := bytes / (mbps[job] * 1e6); math.Abs(last[job]/want-1) > 1e-9 {
+		if want := bytes / (mbps[job] * 1e6); !(math.Abs(last[job]/want-1) <= 1e-9) {
 			t.Errorf("job %s at %.0f MB/s: last sample at %g s, want %g s", job, mbps[job], last[job], want)
 		}
 	}
@@ -169,7 +170,7 @@ func TestConcurrentJobsRunUntilTheyMovedTheirSize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := float64(16<<30) / ((alone.Aggregate[0].MBps + alone.Aggregate[1].MBps) * 1e6); math.Abs(alone.Samples[len(alone.Samples)-1].TS/want-1) > 1e-9 {
+	if want := float64(16<<30) / ((alone.Aggregate[0].MBps + alone.Aggregate[1].MBps) * 1e6); !(math.Abs(alone.Samples[len(alone.Samples)-1].TS/want-1) <= 1e-9) {
 		t.Errorf("job a alone: last sample at %g s, want %g s", alone.Samples[len(alone.Samples)-1].TS, want)
 	}
 }
@@ -210,7 +211,7 @@ func TestOSAWriteBuffersCarryOver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := burst(again); math.Abs(got-(b-30)) > 1 {
+	if got := burst(again); !(math.Abs(got-(b-30)) <= 1) {
 		t.Errorf("after a 30 s burst the next run bursts %g s, want %g", got, b-30)
 	}
 	// A ramp fills the buffers too, unmeasured: the note counts the burst
@@ -221,7 +222,7 @@ func TestOSAWriteBuffersCarryOver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := burst(res); math.Abs(got-(b-20)) > 1 || !strings.Contains(strings.Join(res.Notes, "\n"), "until 30 % full") {
+	if got := burst(res); !(math.Abs(got-(b-20)) <= 1) || !strings.Contains(strings.Join(res.Notes, "\n"), "until 30 % full") {
 		t.Errorf("after a 20 s ramp the measurement bursts %g s, want %g, until the 30 %% threshold: notes %q", got, b-20, res.Notes)
 	}
 	// A run shorter than the burst bursts all along: nothing falls.

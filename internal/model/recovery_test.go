@@ -1,6 +1,7 @@
 package model
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -34,24 +35,26 @@ func describe(evs []fio.Event) string {
 // rebuild takes 10 s; the consolidation ready at 20 s waits; the 300 GiB
 // resync, ready at 5 s, starts at 10 s and moves 100 GiB by 20 s. In the
 // next interval the consolidation (older) takes 5 s, then the resync's
-// other 200 GiB 20 s.
+// other 200 GiB 20 s, then the evacuation, waiting since 0 s, 10 s.
 func TestResyncRunsCopiesOldestFirstAtTheRate(t *testing.T) {
 	r := newRecovery()
 	r.queue = []*resyncJob{
 		{kind: "rebuild", target: "h1", bytes: 100 * gib},
 		{kind: "consolidation", target: "snapshots", bytes: 50 * gib, ready: 20},
 		{kind: "resync", target: "h2", bytes: 300 * gib, ready: 5},
+		{kind: "evacuation", target: "h3", bytes: 100 * gib},
 	}
 	evs, busy := r.resync(0, 20, 10*gib)
 	if want := "0 resync_start h1 rebuild of 100.0 GiB; 10 resync_end h1 rebuild; 10 resync_start h2 resync of 300.0 GiB"; describe(evs) != want || busy != 20 {
 		t.Errorf("first interval: %s, busy %g s\nwant %s, busy 20 s", describe(evs), busy, want)
 	}
-	if len(r.queue) != 2 || r.queue[1].done != 100*gib {
-		t.Errorf("after the first interval %d copies wait, the resync has %g GiB done; want 2 and 100", len(r.queue), r.queue[len(r.queue)-1].done/gib)
+	if len(r.queue) != 3 || r.queue[1].done != 100*gib || r.queue[2].started {
+		t.Errorf("after the first interval %d copies wait, the resync has %g GiB done; want 3 and 100, the evacuation not started", len(r.queue), r.queue[1].done/gib)
 	}
 	evs, busy = r.resync(20, 60, 10*gib)
-	if want := "20 consolidation_start snapshots consolidation of 50.0 GiB; 25 consolidation_end snapshots consolidation; 45 resync_end h2 resync"; describe(evs) != want || busy != 25 {
-		t.Errorf("second interval: %s, busy %g s\nwant %s, busy 25 s", describe(evs), busy, want)
+	if want := "20 consolidation_start snapshots consolidation of 50.0 GiB; 25 consolidation_end snapshots consolidation; 45 resync_end h2 resync; " +
+		"45 resync_start h3 evacuation of 100.0 GiB; 55 resync_end h3 evacuation"; describe(evs) != want || busy != 35 {
+		t.Errorf("second interval: %s, busy %g s\nwant %s, busy 35 s", describe(evs), busy, want)
 	}
 	if len(r.queue) != 0 || r.pending(math.Inf(1)) {
 		t.Errorf("%d copies left after both intervals", len(r.queue))
@@ -221,8 +224,13 @@ func TestDiskFailures(t *testing.T) {
 		t.Errorf("device %+v, group %+v", dev, grp)
 	}
 	d := r.degradation()
-	if wantAbsent := 1 - (1-2.0/32)*(1-2.0/16); d.Devices != 3 || d.Groups != 1 || math.Abs(d.Absent-wantAbsent) > 1e-15 {
+	if wantAbsent := 1 - (1-2.0/32)*(1-2.0/16); d.Devices != 3 || d.Groups != 1 || !(math.Abs(d.Absent-wantAbsent) <= 1e-15) {
 		t.Errorf("a device and a group of 2 out: %+v; want 3 devices, 1 group, absent %g", d, wantAbsent)
+	}
+	// The device's rebuild half done leaves half its share absent.
+	dev.rebuild.done = dev.rebuild.bytes / 2
+	if want := 1 - (1-2.0/32/2)*(1-2.0/16); !(math.Abs(r.degradation().Absent-want) <= 1e-15) {
+		t.Errorf("the device's rebuild half done: absent %g, want %g", r.degradation().Absent, want)
 	}
 	// A disk on a host that is out counts with the host, not again.
 	r.apply(fio.Event{AtS: 40, Kind: "host_failure", Target: "h1"})
@@ -319,5 +327,39 @@ func TestACutRebuildEndsAndLeavesTheOthers(t *testing.T) {
 	}
 	if got := describe(r.ended); got != "3700 resync_end h1 rebuild" {
 		t.Errorf("ended %s, want h1's rebuild at 3700 s", got)
+	}
+}
+
+// What a scenario's data is on the cluster: each disk's written share
+// times its policy's capacity factor (RAID-5 2+1 on 4 hosts: 1.5) spread
+// over the hosts; objects of 3 components, each host holding one of 3/4 of
+// them; OSA's disk groups counted.
+func TestRecoverySizesTheScenariosData(t *testing.T) {
+	pl, src := newTestPlane(t)
+	src.policies["r5"] = Policy{RAID: "raid5", FTT: 1}
+	ws := workers(4, 2, "r5")
+	pl.mu.Lock()
+	for _, w := range ws {
+		for _, d := range w.Disks {
+			pl.disks[diskKey{w.Name, d.Name}] = diskData{written: 0.5}
+		}
+	}
+	pl.mu.Unlock()
+	s := pl.Scenario(ws, oltpJob(60), nil)
+	if err := s.rec.init(context.Background(), pl, s.classes); err != nil {
+		t.Fatal(err)
+	}
+	r := s.rec
+	stored := 8 * 50 * gib * 0.5 * 1.5
+	if r.stored != stored || r.perHost != stored/4 || r.disks != 8*50*gib || r.comps != 3 || r.share != 0.75 || r.devices != 32 || r.groups != 0 {
+		t.Errorf("8 half-written 50 GiB RAID-5 disks on 4 hosts: %+v; want %g GiB stored, %g per host, 3 components, share 0.75, 32 devices", r, stored/gib, stored/4/gib)
+	}
+	osa := newOSAPlane(t)
+	o := osa.Scenario(workers(2, 1, "r1"), oltpJob(60), nil)
+	if err := o.rec.init(context.Background(), osa, o.classes); err != nil {
+		t.Fatal(err)
+	}
+	if o.rec.groups != 48 || o.rec.perGroup != 4 || o.rec.devices != 192 || !o.rec.osa {
+		t.Errorf("OSA: %d groups of %d, %d devices, osa %v; want 48 of 4, 192", o.rec.groups, o.rec.perGroup, o.rec.devices, o.rec.osa)
 	}
 }

@@ -56,7 +56,7 @@ func TestStallTakesThePauseOutOfTheInterval(t *testing.T) {
 func TestStallLeavesATenthAndAnEmptyDirection(t *testing.T) {
 	dirs := [2]Direction{{IOPS: 1000, MBps: 8, LatMeanUs: 900, P99Us: 2000, P999Us: 3000}}
 	stall(&dirs, 600, 60, 100)
-	if r := dirs[read]; math.Abs(r.IOPS-100) > 1e-9 || math.Abs(r.LatMeanUs-9000) > 1e-6 || math.Abs(r.P99Us-54e6) > 1e-3 {
+	if r := dirs[read]; !(math.Abs(r.IOPS-100) <= 1e-9) || !(math.Abs(r.LatMeanUs-9000) <= 1e-6) || !(math.Abs(r.P99Us-54e6) <= 1e-3) {
 		t.Errorf("reads after a 100 s pause in 60 s: %+v; want 100 IOPS, 9000 us mean, p99 the 54 s paused", r)
 	}
 	if dirs[write] != (Direction{}) {
@@ -68,7 +68,7 @@ func closeDirection(a, b Direction) bool {
 	x := []float64{a.IOPS, a.MBps, a.LatMeanUs, a.P50Us, a.P95Us, a.P99Us, a.P999Us}
 	y := []float64{b.IOPS, b.MBps, b.LatMeanUs, b.P50Us, b.P95Us, b.P99Us, b.P999Us}
 	for i := range x {
-		if math.Abs(x[i]-y[i]) > 1e-9*math.Max(1, math.Abs(y[i])) {
+		if !(math.Abs(x[i]-y[i]) <= 1e-9*math.Max(1, math.Abs(y[i]))) { // NaN is never close
 			return false
 		}
 	}
@@ -128,7 +128,7 @@ func TestScenarioResultGathersTheWorkloads(t *testing.T) {
 		{name: "oltp", intervals: []interval{{res(100, "a", "b"), 60}, {res(200, "b", "c"), 60}},
 			samples: []fio.Sample{{Job: "oltp", TS: 60}, {Job: "oltp", TS: 120}}},
 		{name: "idle"},
-		{name: "backup", intervals: []interval{{res(50, "d", "a"), 60}}, samples: []fio.Sample{{Job: "backup", TS: 90}}},
+		{name: "backup", intervals: []interval{{res(50, "d", "a"), 60}}, samples: []fio.Sample{{Job: "backup", TS: 60}, {Job: "backup", TS: 90}}},
 	}}
 	out, err := s.Result()
 	if err != nil {
@@ -150,12 +150,12 @@ func TestScenarioResultGathersTheWorkloads(t *testing.T) {
 	if out.Aggregate[0].IOPS != 150 || out.Aggregate[1].IOPS != 50 {
 		t.Errorf("aggregate IOPS %g and %g, want 150 (100 then 200) and 50", out.Aggregate[0].IOPS, out.Aggregate[1].IOPS)
 	}
-	var ts []float64
+	var ts []string
 	for _, smp := range out.Samples {
-		ts = append(ts, smp.TS)
+		ts = append(ts, fmt.Sprintf("%s@%g", smp.Job, smp.TS))
 	}
-	if !slices.Equal(ts, []float64{60, 90, 120}) {
-		t.Errorf("samples at %v s, want 60, 90, 120", ts)
+	if want := []string{"oltp@60", "backup@60", "backup@90", "oltp@120"}; !slices.Equal(ts, want) {
+		t.Errorf("samples %v, want %v (in time, workloads in order at the same time)", ts, want)
 	}
 	if len(out.Notes) != 5 || strings.Join(out.Notes[:4], " ") != "a b c d" || !strings.Contains(out.Notes[4], "I/O-weighted mean") {
 		t.Errorf("notes %q; want a, b, c, d once each, then how the intervals combine", out.Notes)
@@ -206,13 +206,13 @@ func TestScenarioWithoutEventsIsARun(t *testing.T) {
 		var iops, mbps, lat float64
 		for i, smp := range samples {
 			agg := run.Aggregate[i]
-			if smp.Job != "mix" || smp.Direction != agg.Direction || smp.TS != at+60 || math.Abs(smp.IOPS/agg.IOPS-1) > 1e-9 || math.Abs(smp.P99Us/agg.P99Us-1) > 1e-9 {
+			if smp.Job != "mix" || smp.Direction != agg.Direction || smp.TS != at+60 || !(math.Abs(smp.IOPS/agg.IOPS-1) <= 1e-9) || !(math.Abs(smp.P99Us/agg.P99Us-1) <= 1e-9) {
 				t.Errorf("at %g s: sample %+v, want the run's %+v at %g s", at, smp, agg, at+60)
 			}
 			iops, mbps, lat = iops+smp.IOPS, mbps+smp.MBps, lat+smp.IOPS*smp.LatMeanUs
 		}
 		st := progress[len(progress)-1]
-		if len(progress) != int(at/60)+1 || st.Elapsed != int(at)+60 || st.Total != 120 || math.Abs(st.IOPS/iops-1) > 1e-9 || math.Abs(st.MBps/mbps-1) > 1e-9 || math.Abs(st.LatMeanUs/(lat/iops)-1) > 1e-9 {
+		if len(progress) != int(at/60)+1 || st.Elapsed != int(at)+60 || st.Total != 120 || !(math.Abs(st.IOPS/iops-1) <= 1e-9) || !(math.Abs(st.MBps/mbps-1) <= 1e-9) || !(math.Abs(st.LatMeanUs/(lat/iops)-1) <= 1e-9) {
 			t.Errorf("at %g s: progress %+v, want %d s of 120, %g IOPS, %g MB/s, %g us", at, progress, int(at)+60, iops, mbps, lat/iops)
 		}
 	}
@@ -221,7 +221,7 @@ func TestScenarioWithoutEventsIsARun(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, agg := range res.Aggregate {
-		if math.Abs(agg.IOPS/run.Aggregate[i].IOPS-1) > 1e-9 || agg.Job != "mix" {
+		if !(math.Abs(agg.IOPS/run.Aggregate[i].IOPS-1) <= 1e-9) || agg.Job != "mix" {
 			t.Errorf("the scenario's %+v, the run's %+v", agg, run.Aggregate[i])
 		}
 	}
@@ -315,7 +315,7 @@ func TestResyncCopiesTheShareOfWhatWasWritten(t *testing.T) {
 	if _, err := fmt.Sscanf(logged[0].Detail, "resync of %f GiB", &gib); err != nil {
 		t.Fatal(err)
 	}
-	if want := 0.5 * written / (1 << 30); math.Abs(gib-want) > 0.051 {
+	if want := 0.5 * written / (1 << 30); !(math.Abs(gib-want) <= 0.051) {
 		t.Errorf("resync of %.1f GiB; want half of the %.1f GiB written while the host was out, %.2f", gib, written/(1<<30), want)
 	}
 }
@@ -355,7 +355,7 @@ func TestResyncTakesWhatALightForegroundLeaves(t *testing.T) {
 	if free < 2*ResyncMinShare*alone {
 		t.Fatalf("the light foreground leaves %g B/s of %g: not light enough for this test", free, alone)
 	}
-	if took, want := logged[1].AtS-logged[0].AtS, 100*gib/free; math.Abs(took/want-1) > 1e-9 {
+	if took, want := logged[1].AtS-logged[0].AtS, 100*gib/free; !(math.Abs(took/want-1) <= 1e-9) {
 		t.Errorf("the evacuation took %g s, want %g s at %.2f GB/s", took, want, free/1e9)
 	}
 	// The foreground of that first minute shares each station with the
@@ -370,7 +370,7 @@ func TestResyncTakesWhatALightForegroundLeaves(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if math.Abs(series[0]/iops(shared)-1) > 1e-9 || series[0] >= series[1] {
+	if !(math.Abs(series[0]/iops(shared)-1) <= 1e-9) || series[0] >= series[1] {
 		t.Errorf("the first minute %.0f IOPS, the next %.0f; want %.0f, beside %.1f s of evacuation", series[0], series[1], iops(shared), took)
 	}
 }
@@ -425,8 +425,34 @@ func TestScenarioRecordsWhatItWrote(t *testing.T) {
 	x := samples[0].MBps * 1e6 * 60 / 4 / (50 << 30)
 	for _, w := range ws {
 		for _, d := range w.Disks {
-			if got := pl.disks[diskKey{w.Name, d.Name}].written; math.Abs(got-(1-math.Exp(-x))) > 1e-9 || x < 0.05 {
+			if got := pl.disks[diskKey{w.Name, d.Name}].written; !(math.Abs(got-(1-math.Exp(-x))) <= 1e-9) || x < 0.05 {
 				t.Errorf("%s/%s: %.6f written after %g disk sizes of random writes, want %.6f", w.Name, d.Name, got, x, 1-math.Exp(-x))
+			}
+		}
+	}
+}
+
+// A scenario on disks that hold no data has nothing to rebuild when a
+// host or a device fails: the cluster runs on, nothing is absent, nothing
+// is copied. A read-only job writes nothing, even without a runtime.
+func TestScenarioOnEmptyDisks(t *testing.T) {
+	pl, _ := newTestPlane(t)
+	ws := workers(4, 2, "r5") // never prepared
+	s := pl.Scenario(ws, &fio.Job{Name: "oltp", RW: "randread", BlockSize: 4096, IODepth: 4, IOEngine: "libaio", Direct: true}, nil)
+	evs := []fio.Event{{AtS: 0, Kind: "host_failure", Target: "esx-02"}, {AtS: 0, Kind: "disk_failure", Target: "esx-01/naa.1", Detail: "how=remove unit=device components=degraded"}}
+	series, logged := stepThrough(t, s, evs, 3*60+RepairDelay)
+	if len(logged) != 0 || s.rec.degradation().Absent != 0 {
+		t.Errorf("logged %+v, absent %g; want nothing to rebuild", logged, s.rec.degradation().Absent)
+	}
+	for i, x := range series {
+		if !(x > 0) || math.IsInf(x, 0) {
+			t.Fatalf("interval %d: %g IOPS", i, x)
+		}
+	}
+	for _, w := range ws {
+		for _, d := range w.Disks {
+			if got := pl.disks[diskKey{w.Name, d.Name}].written; got != 0 {
+				t.Errorf("%s/%s %g written by reads", w.Name, d.Name, got)
 			}
 		}
 	}

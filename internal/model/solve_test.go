@@ -52,7 +52,7 @@ func TestUplinkActsOnlyThroughNICs(t *testing.T) {
 		if slow.Bottleneck != "cpu" {
 			t.Fatalf("%s %d: bottleneck %s, want cpu for this property", job.RW, job.BlockSize, slow.Bottleneck)
 		}
-		if r := total(fast) / total(slow); math.Abs(r-1) > 0.005 {
+		if r := total(fast) / total(slow); !(math.Abs(r-1) <= 0.005) {
 			t.Errorf("%s %d CPU-bound: 25g/10g throughput = %.4f, want 1 (the uplink must not matter)", job.RW, job.BlockSize, r)
 		}
 	}
@@ -78,7 +78,7 @@ func TestUnwrittenReadsAreMetadataOnly(t *testing.T) {
 		t.Errorf("unwritten read touches devices: %+v", empty)
 	}
 	h := float64(p.Hosts)
-	if want := (h - 1) / h * 2 * p.Model.MessageHeaderBytes.Value; math.Abs(empty.wireBytes-want) > 1e-9 {
+	if want := (h - 1) / h * 2 * p.Model.MessageHeaderBytes.Value; !(math.Abs(empty.wireBytes-want) <= 1e-9) {
 		t.Errorf("unwritten read puts %g bytes on the wire, want the lookup's headers only (%g)", empty.wireBytes, want)
 	}
 	if copyCycles := float64(1<<20) * p.Model.GuestCopyByteCycles.Value; empty.domCycles < copyCycles || empty.guestCycles != full.guestCycles {
@@ -106,7 +106,7 @@ func TestRemoteReadShare(t *testing.T) {
 		cm := costModelFor(t, p, false, false, false)
 		h := float64(p.Hosts)
 		want := (h - 1) / h * (65536*frameFactor(p.MTU, false) + 2*p.Model.MessageHeaderBytes.Value)
-		if got := cm.readCost(65536, 1, 0).wireBytes; math.Abs(got-want) > 1e-6 {
+		if got := cm.readCost(65536, 1, 0).wireBytes; !(math.Abs(got-want) <= 1e-6) {
 			t.Errorf("%s: read network bytes %g, want %g", name, got, want)
 		}
 	}
@@ -154,11 +154,11 @@ func TestESAWriteLegs(t *testing.T) {
 	cm := costModelFor(t, p, false, false, false)
 	r5, _ := policyLayout(p, Policy{RAID: "raid5"})
 	small := cm.writeCost(65536, r5, 0, 0)
-	if want := (2 + 1.5) * 65536.0; math.Abs(small.deviceBytes-want) > 1e-6 {
+	if want := (2 + 1.5) * 65536.0; !(math.Abs(small.deviceBytes-want) <= 1e-6) {
 		t.Errorf("64K raid5 write device bytes %g, want %g (2 mirrors + 1.5 capacity)", small.deviceBytes, want)
 	}
 	large := cm.writeCost(1<<20, r5, 0, 0)
-	if want := 1.5 * (1 << 20); math.Abs(large.deviceBytes-want) > 1e-6 {
+	if want := 1.5 * (1 << 20); !(math.Abs(large.deviceBytes-want) <= 1e-6) {
 		t.Errorf("1M raid5 write device bytes %g, want %g (capacity leg only)", large.deviceBytes, want)
 	}
 	// Large writes before vSAN 8 U1 take the performance leg too.
@@ -178,7 +178,7 @@ func TestWriteLatencyByArchitecture(t *testing.T) {
 	sr.Workers.PerHost = 1
 	r1 := solve(t, sr, uniformInput(sr, Policy{RAID: "raid1"}, low))
 	r5 := solve(t, sr, uniformInput(sr, Policy{RAID: "raid5"}, low))
-	if d := r5.Write.LatMeanUs/r1.Write.LatMeanUs - 1; math.Abs(d) > 0.05 {
+	if d := r5.Write.LatMeanUs/r1.Write.LatMeanUs - 1; !(math.Abs(d) <= 0.05) {
 		t.Errorf("ESA write latency raid5 %.0f us vs raid1 %.0f us; want within 5 %%", r5.Write.LatMeanUs, r1.Write.LatMeanUs)
 	}
 	wwt := mustLoad(t, "wwt-r640-osa")
@@ -258,7 +258,7 @@ func TestOutputConsistency(t *testing.T) {
 		// Little's law on the mix.
 		x := total(a)
 		r := (a.Read.IOPS*a.Read.LatMeanUs + a.Write.IOPS*a.Write.LatMeanUs) / x * 1e-6
-		if math.Abs(x*r/float64(a.Outstanding)-1) > 1e-9 {
+		if !(math.Abs(x*r/float64(a.Outstanding)-1) <= 1e-9) {
 			t.Errorf("%s: X R = %g, want N = %d", name, x*r, a.Outstanding)
 		}
 		for _, d := range []Direction{a.Read, a.Write} {
@@ -282,7 +282,7 @@ func TestRateLimit(t *testing.T) {
 	p := mustLoad(t, "storagereview-r6625-esa")
 	in := uniformInput(p, Policy{RAID: "raid1"}, &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 16, RateIOPS: 500})
 	out := solve(t, p, in)
-	if got, want := total(out), 500.0*128; math.Abs(got/want-1) > 1e-9 {
+	if got, want := total(out), 500.0*128; !(math.Abs(got/want-1) <= 1e-9) {
 		t.Errorf("rate-limited IOPS %g, want %g", got, want)
 	}
 	if out.Read.LatMeanUs > 500 {
@@ -323,10 +323,10 @@ func TestUplinkByNICs(t *testing.T) {
 	}
 	byNICs, err := resolveLink(p, ClusterState{Uplink: "vmnic2,vmnic3"}, false)
 	want := 0.94 * 25e9 / 8 * hashedLinks(23, 2)
-	if err != nil || byNICs.bps != byName.bps || math.Abs(byName.bps/want-1) > 1e-12 || !byName.spread {
+	if err != nil || byNICs.bps != byName.bps || !(math.Abs(byName.bps/want-1) <= 1e-12) || !byName.spread {
 		t.Errorf("25g %g, vmnic2,vmnic3 %g (%v); want both LACP 2 x 25 GbE x 0.94 over 23 hashed flows, %g", byName.bps, byNICs.bps, err, want)
 	}
-	if one, _ := resolveLink(p, ClusterState{Uplink: "vmnic0"}, false); math.Abs(one.bps/(0.94*10e9/8)-1) > 1e-12 {
+	if one, _ := resolveLink(p, ClusterState{Uplink: "vmnic0"}, false); !(math.Abs(one.bps/(0.94*10e9/8)-1) <= 1e-12) {
 		t.Errorf("vmnic0 alone: %g", one.bps)
 	}
 }
@@ -357,11 +357,11 @@ func TestRateBytesLimit(t *testing.T) {
 	p := mustLoad(t, "storagereview-r6625-esa")
 	job := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 16, RateBytes: 1 << 20}
 	in := uniformInput(p, Policy{RAID: "raid1"}, job)
-	if got, want := total(solve(t, p, in)), float64(1<<20)/4096*128; math.Abs(got/want-1) > 1e-9 {
+	if got, want := total(solve(t, p, in)), float64(1<<20)/4096*128; !(math.Abs(got/want-1) <= 1e-9) {
 		t.Errorf("rate=1m IOPS %g, want %g", got, want)
 	}
 	job.RateIOPS = 100
-	if got, want := total(solve(t, p, in)), 100.0*128; math.Abs(got/want-1) > 1e-9 {
+	if got, want := total(solve(t, p, in)), 100.0*128; !(math.Abs(got/want-1) <= 1e-9) {
 		t.Errorf("rate=1m with rate_iops=100: IOPS %g, want %g", got, want)
 	}
 }
@@ -382,7 +382,7 @@ func TestRawMixOptions(t *testing.T) {
 	} {
 		in := uniformInput(p, Policy{RAID: "raid1"}, &fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", BlockSize: 4096, IODepth: 4, Options: c.opts})
 		out := solve(t, p, in)
-		if got := out.Read.IOPS / total(out); math.Abs(got-c.want) > 1e-9 {
+		if got := out.Read.IOPS / total(out); !(math.Abs(got-c.want) <= 1e-9) {
 			t.Errorf("%v: read share %g, want %g", c.opts, got, c.want)
 		}
 	}
@@ -394,7 +394,7 @@ func TestPerDirectionBlockSizes(t *testing.T) {
 	p := mustLoad(t, "storagereview-r6625-esa")
 	job := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", IODepth: 4, Options: []fio.Option{{Key: "bs", Value: "4k,64k"}}}
 	out := solve(t, p, uniformInput(p, Policy{RAID: "raid1"}, job))
-	if r, w := out.Read.MBps*1e6/out.Read.IOPS, out.Write.MBps*1e6/out.Write.IOPS; math.Abs(r-4096) > 1e-6 || math.Abs(w-65536) > 1e-6 {
+	if r, w := out.Read.MBps*1e6/out.Read.IOPS, out.Write.MBps*1e6/out.Write.IOPS; !(math.Abs(r-4096) <= 1e-6) || !(math.Abs(w-65536) <= 1e-6) {
 		t.Errorf("bs=4k,64k: reads of %g bytes, writes of %g; want 4096 and 65536", r, w)
 	}
 	job = &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", IODepth: 4, Options: []fio.Option{{Key: "bsrange", Value: "4k-64k"}}}
@@ -414,10 +414,10 @@ func TestRateLimitLatency(t *testing.T) {
 		return solve(t, p, Input{Jobs: []JobLoad{{Job: job, Disks: []DiskLoad{{Policy: Policy{RAID: "raid1"}, Written: 1}}}}})
 	}
 	free, limited := one(0), one(100)
-	if got := total(limited); math.Abs(got-100) > 1e-9 {
+	if got := total(limited); !(math.Abs(got-100) <= 1e-9) {
 		t.Errorf("rate_iops=100: IOPS %g, want 100", got)
 	}
-	if r := limited.Read.LatMeanUs / free.Read.LatMeanUs; math.Abs(r-1) > 0.01 {
+	if r := limited.Read.LatMeanUs / free.Read.LatMeanUs; !(math.Abs(r-1) <= 0.01) {
 		t.Errorf("rate_iops=100 latency %.0f us, want the unloaded %.0f us", limited.Read.LatMeanUs, free.Read.LatMeanUs)
 	}
 	if limited.BottleneckUtil >= free.BottleneckUtil {
@@ -480,7 +480,7 @@ func TestLatencyQuantileByHand(t *testing.T) {
 		}
 		g := distuv.Gamma{Alpha: c.mean * c.mean / c.variance, Beta: c.mean / c.variance}
 		for _, p := range []float64{0.5, 0.99, 0.999} {
-			if got, want := q(p), c.fixed+g.Quantile(p); math.Abs(got/want-1) > 1e-9 {
+			if got, want := q(p), c.fixed+g.Quantile(p); !(math.Abs(got/want-1) <= 1e-9) {
 				t.Errorf("%s p%g: %g s, want %g", dirName[dir], 100*p, got, want)
 			}
 		}

@@ -50,7 +50,7 @@ func TestOSAWriteBufferFillsOverARun(t *testing.T) {
 	if len(res.Samples) < 50 || len(res.Samples) > 120 || last.TS != 1800 {
 		t.Errorf("%d samples ending at %g s; want 50-120 over the 1800 s run", len(res.Samples), last.TS)
 	}
-	if got, want := res.Aggregate[0].IOPS, meanOf(res.Samples, "write", 1800); math.Abs(got/want-1) > 1e-9 {
+	if got, want := res.Aggregate[0].IOPS, meanOf(res.Samples, "write", 1800); !(math.Abs(got/want-1) <= 1e-9) {
 		t.Errorf("run %.1f IOPS, samples' mean %.1f: want the run to be its samples' mean", got, want)
 	}
 	if !strings.Contains(strings.Join(res.Notes, "\n"), "OSA write buffers absorb writes") {
@@ -61,7 +61,7 @@ func TestOSAWriteBufferFillsOverARun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a, b := again.Samples[0].IOPS, again.Samples[len(again.Samples)-1].IOPS; math.Abs(a/b-1) > 1e-9 || math.Abs(b/last.IOPS-1) > 1e-9 {
+	if a, b := again.Samples[0].IOPS, again.Samples[len(again.Samples)-1].IOPS; !(math.Abs(a/b-1) <= 1e-9) || !(math.Abs(b/last.IOPS-1) <= 1e-9) {
 		t.Errorf("a second run starts at %.0f IOPS and ends at %.0f; want the steady %.0f throughout", a, b, last.IOPS)
 	}
 	// A long read-only run drains them; writes burst again.
@@ -90,7 +90,7 @@ func TestRampTimeIsNotMeasured(t *testing.T) {
 		t.Fatal(err)
 	}
 	first, last := res.Samples[0], res.Samples[len(res.Samples)-1]
-	if math.Abs(first.IOPS/last.IOPS-1) > 1e-9 || last.TS != 600 || first.TS != sampleInterval(600) {
+	if !(math.Abs(first.IOPS/last.IOPS-1) <= 1e-9) || last.TS != 600 || first.TS != sampleInterval(600) {
 		t.Errorf("after an hour's ramp: samples %.0f..%.0f IOPS at %g..%g s; want steady, 0-600 s", first.IOPS, last.IOPS, first.TS, last.TS)
 	}
 }
@@ -112,7 +112,7 @@ func TestESASamplesAreSteady(t *testing.T) {
 		if s.Direction == "write" {
 			agg = res.Aggregate[1]
 		}
-		if math.Abs(s.IOPS/agg.IOPS-1) > 1e-12 || math.Abs(s.P99Us/agg.P99Us-1) > 1e-12 {
+		if !(math.Abs(s.IOPS/agg.IOPS-1) <= 1e-12) || !(math.Abs(s.P99Us/agg.P99Us-1) <= 1e-12) {
 			t.Fatalf("sample %+v differs from the run %+v", s, agg)
 		}
 	}
@@ -143,7 +143,7 @@ func TestRunSeconds(t *testing.T) {
 		{"steady state bounds a job without bounds", fio.Job{Options: ss}, 0, 30},
 		{"steady state without a duration", fio.Job{TimeBased: true, RuntimeSec: 60, Options: ss[:2]}, 100, 60},
 	} {
-		if got := runSeconds(&c.job, disks, c.mbps); math.Abs(got-c.want) > 1e-9 {
+		if got := runSeconds(&c.job, disks, c.mbps); !(math.Abs(got-c.want) <= 1e-9) {
 			t.Errorf("%s: %g s, want %g", c.name, got, c.want)
 		}
 	}
@@ -190,13 +190,13 @@ func TestWriteBufferBurst(t *testing.T) {
 	} {
 		buf := writeBuffer{fill: c.fill}
 		got := bufferBurst(p, &buf, writing, c.end)
-		if math.Abs(got-c.burst) > 1e-9 || math.Abs(buf.fill-c.afterwards) > 1 {
+		if !(math.Abs(got-c.burst) <= 1e-9) || !(math.Abs(buf.fill-c.afterwards) <= 1) {
 			t.Errorf("%s: a burst of %g s leaving %g bytes; want %g s, %g", c.name, got, buf.fill, c.burst, c.afterwards)
 		}
 	}
 	// Four 2.9 GB/s capacity devices drain a group's buffer at 11.6 GB/s.
 	buf := writeBuffer{fill: 50e9}
-	if got := bufferBurst(p, &buf, &Output{Read: Direction{IOPS: 1}}, 2); got != 0 || math.Abs(buf.fill-(50e9-2*11.6e9)) > 1 {
+	if got := bufferBurst(p, &buf, &Output{Read: Direction{IOPS: 1}}, 2); got != 0 || !(math.Abs(buf.fill-(50e9-2*11.6e9)) <= 1) {
 		t.Errorf("2 s of reads: burst %g s, %g bytes left; want 0 s, %g", got, buf.fill, 50e9-2*11.6e9)
 	}
 	if bufferBurst(p, &buf, &Output{Read: Direction{IOPS: 1}}, 60); buf.fill != 0 {
