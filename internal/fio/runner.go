@@ -55,6 +55,14 @@ func (r *Runner) binary() (string, error) {
 	return path, nil
 }
 
+// dialTimeout bounds connecting to a worker's server (default 3 s).
+func (r *Runner) dialTimeout() time.Duration {
+	if r.DialTimeout > 0 {
+		return r.DialTimeout
+	}
+	return 3 * time.Second
+}
+
 func (r *Runner) margin() time.Duration {
 	if r.Margin > 0 {
 		return r.Margin
@@ -593,10 +601,7 @@ func clientArg(k ClientKey) string {
 // dialAll checks that every worker's server accepts connections, so a
 // worker that is down is named before anything runs.
 func (r *Runner) dialAll(ctx context.Context, workers []Worker) error {
-	timeout := r.DialTimeout
-	if timeout <= 0 {
-		timeout = 3 * time.Second
-	}
+	timeout := r.dialTimeout()
 	errs := make([]error, len(workers))
 	var wg sync.WaitGroup
 	for i, w := range workers {
@@ -713,10 +718,7 @@ func unreported(stdout []byte, workers []Worker, clients map[string]ClientKey) [
 // startRelays starts a relay to every worker's server, feeding one live
 // rate; depths are the workers' jobs' outstanding I/Os (see liveRate).
 func (r *Runner) startRelays(workers []Worker, depths [][]int) (*liveRate, []*relay, error) {
-	dial := r.DialTimeout
-	if dial <= 0 {
-		dial = 3 * time.Second
-	}
+	dial := r.dialTimeout()
 	live := &liveRate{latest: make([]eta, len(workers)), depths: depths}
 	var relays []*relay
 	for i, w := range workers {

@@ -130,6 +130,17 @@ func scenarioPlane(t *testing.T) (*Plane, []fio.Worker) {
 	return pl, ws
 }
 
+// dueBy are the events of evs due by at (seconds).
+func dueBy(evs []fio.Event, at float64) []fio.Event {
+	var due []fio.Event
+	for _, e := range evs {
+		if e.AtS <= at {
+			due = append(due, e)
+		}
+	}
+	return due
+}
+
 // stepThrough steps a scenario in 60 s intervals to end, giving it the
 // events due by each step, and returns the aggregate IOPS per interval and
 // what it logged.
@@ -138,13 +149,7 @@ func stepThrough(t *testing.T, s *Scenario, evs []fio.Event, end float64) ([]flo
 	var series []float64
 	var logged []fio.Event
 	for at := 0.0; at < end; at += 60 {
-		var due []fio.Event
-		for _, e := range evs {
-			if e.AtS <= at {
-				due = append(due, e)
-			}
-		}
-		samples, l, err := s.Step(context.Background(), at, 60, due)
+		samples, l, err := s.Step(context.Background(), at, 60, dueBy(evs, at))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -297,17 +302,7 @@ func TestOSAConsolidatesWhatTheSnapshotsHeldWhenTheLastGoes(t *testing.T) {
 func TestADeviceOutLeavesTheOtherDevicesItsLoad(t *testing.T) {
 	job := &fio.Job{RW: "randread", BlockSize: 4096, IODepth: 64, RuntimeSec: 60, IOEngine: "libaio", Direct: true}
 	stations := func(profile string, d *Degradation) map[string]station {
-		p := mustLoad(t, profile)
-		in := UniformInput(p, 4*p.Hosts, 4, Policy{RAID: "raid1", FTT: 1}, job)
-		in.Degradation = d
-		c, err := buildCell(p, in, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out := map[string]station{}
-		for _, s := range c.st {
-			out[s.Name] = s
-		}
+		out, _ := stationsOf(t, profile, Policy{RAID: "raid1", FTT: 1}, job, d)
 		return out
 	}
 	// What the devices out served, the others serve: copies x demand stays.
@@ -407,8 +402,15 @@ func TestADiskGroupBackResyncsWhatChangedARemovedDeviceIsRebuilt(t *testing.T) {
 // running the OLTP job under pol, degraded by d (nil: whole), by name.
 func degradedStations(t *testing.T, profile string, pol Policy, d *Degradation) (map[string]station, *cell) {
 	t.Helper()
+	return stationsOf(t, profile, pol, oltpJob(60), d)
+}
+
+// stationsOf are the stations of 4 VMs per host with 4 disks each running
+// job under pol, degraded by d (nil: whole), by name.
+func stationsOf(t *testing.T, profile string, pol Policy, job *fio.Job, d *Degradation) (map[string]station, *cell) {
+	t.Helper()
 	p := mustLoad(t, profile)
-	in := UniformInput(p, 4*p.Hosts, 4, pol, oltpJob(60))
+	in := UniformInput(p, 4*p.Hosts, 4, pol, job)
 	in.Degradation = d
 	c, err := buildCell(p, in, false)
 	if err != nil {

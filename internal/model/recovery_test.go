@@ -101,10 +101,7 @@ func TestHostsLeavingService(t *testing.T) {
 	r.apply(fio.Event{AtS: 100, Kind: "host_failure", Target: "h1"})
 	r.apply(fio.Event{AtS: 200, Kind: "maintenance_enter", Target: "h2", Detail: "full_data_migration"})
 	r.apply(fio.Event{AtS: 300, Kind: "maintenance_enter", Target: "h3", Detail: "ensure_accessibility"})
-	var jobs []string
-	for _, j := range r.queue {
-		jobs = append(jobs, fmt.Sprintf("%s %s %g GiB from %g s", j.kind, j.target, j.bytes/gib, j.ready))
-	}
+	jobs := queued(r)
 	want := []string{"rebuild h1 200 GiB from 3700 s", "evacuation h2 200 GiB from 200 s", "rebuild h3 200 GiB from 3900 s"}
 	if !slices.Equal(jobs, want) {
 		t.Errorf("background work %q, want %q", jobs, want)
@@ -142,10 +139,7 @@ func TestHostsComingBack(t *testing.T) {
 	r.apply(fio.Event{AtS: 600, Kind: "host_return", Target: "h1"})
 	r.apply(fio.Event{AtS: 600, Kind: "host_return", Target: "h4"})
 	r.apply(fio.Event{AtS: 600, Kind: "maintenance_exit", Target: "h3"})
-	var jobs []string
-	for _, j := range r.queue {
-		jobs = append(jobs, fmt.Sprintf("%s %s %g GiB from %g s", j.kind, j.target, j.bytes/gib, j.ready))
-	}
+	jobs := queued(r)
 	want := []string{"rebuild h2 200 GiB from 3600 s", "evacuation h3 200 GiB from 0 s", "resync h1 20 GiB from 600 s"}
 	if !slices.Equal(jobs, want) {
 		t.Errorf("background work %q, want %q", jobs, want)
@@ -208,10 +202,7 @@ func TestDiskFailures(t *testing.T) {
 	r.apply(fio.Event{AtS: 10, Kind: "disk_failure", Target: "h1/naa.1", Detail: "how=remove unit=device components=absent"})
 	r.apply(fio.Event{AtS: 20, Kind: "disk_failure", Target: "h2/naa.g", Detail: "how=unmount unit=disk_group components=degraded"})
 	r.apply(fio.Event{AtS: 30, Kind: "disk_failure", Target: "h1/naa.1", Detail: "how=remove unit=device"}) // already out
-	var jobs []string
-	for _, j := range r.queue {
-		jobs = append(jobs, fmt.Sprintf("%s %s %g GiB from %g s", j.kind, j.target, j.bytes/gib, j.ready))
-	}
+	jobs := queued(r)
 	want := []string{"rebuild h1/naa.1 25 GiB from 3610 s", "rebuild h2/naa.g 50 GiB from 20 s"}
 	if !slices.Equal(jobs, want) {
 		t.Errorf("background work %q, want %q", jobs, want)
@@ -264,10 +255,7 @@ func TestDisksComingBack(t *testing.T) {
 	r.apply(fio.Event{AtS: 600, Kind: "disk_return", Target: "h1/g1"})
 	r.apply(fio.Event{AtS: 600, Kind: "disk_return", Target: "h2/d"})
 	r.apply(fio.Event{AtS: 600, Kind: "disk_return", Target: "h3/none"})
-	var jobs []string
-	for _, j := range r.queue {
-		jobs = append(jobs, fmt.Sprintf("%s %s %g GiB from %g s", j.kind, j.target, j.bytes/gib, j.ready))
-	}
+	jobs := queued(r)
 	want := []string{"rebuild h1/g2 50 GiB from 3600 s", "rebuild h2/d 25 GiB from 3600 s", "resync h1/g1 20 GiB from 600 s"}
 	if !slices.Equal(jobs, want) {
 		t.Errorf("background work %q, want %q", jobs, want)
@@ -362,4 +350,14 @@ func TestRecoverySizesTheScenariosData(t *testing.T) {
 	if o.rec.groups != 48 || o.rec.perGroup != 4 || o.rec.devices != 192 || !o.rec.osa {
 		t.Errorf("OSA: %d groups of %d, %d devices, osa %v; want 48 of 4, 192", o.rec.groups, o.rec.perGroup, o.rec.devices, o.rec.osa)
 	}
+}
+
+// queued describes r's background work in queue order: kind, target, size
+// and when it may start.
+func queued(r *recovery) []string {
+	var jobs []string
+	for _, j := range r.queue {
+		jobs = append(jobs, fmt.Sprintf("%s %s %g GiB from %g s", j.kind, j.target, j.bytes/gib, j.ready))
+	}
+	return jobs
 }

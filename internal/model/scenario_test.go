@@ -291,13 +291,7 @@ func TestResyncCopiesTheShareOfWhatWasWritten(t *testing.T) {
 	var written float64
 	var logged []fio.Event
 	for at := 0.0; at < 1800; at += 60 {
-		var due []fio.Event
-		for _, e := range evs {
-			if e.AtS <= at {
-				due = append(due, e)
-			}
-		}
-		samples, l, err := s.Step(context.Background(), at, 60, due)
+		samples, l, err := s.Step(context.Background(), at, 60, dueBy(evs, at))
 		if err != nil {
 			t.Fatal(err)
 		}
