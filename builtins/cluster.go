@@ -22,7 +22,7 @@ func NewClusterModule(deps Deps) *runtime.Module {
 			{Name: "configure", Params: "(compression=None, dedup=None, rdma=None, uplink=None)",
 				Doc: "apply and verify cluster settings (None leaves one as it is; uplink= a speed, NIC names or a LAG, set on the vSAN portgroup of a distributed switch or host by host on standard ones); a failure sets back what changed; returns the settings they replaced", Fn: c.configure},
 			{Name: "state", Params: "()",
-				Doc: "the cluster's settings: compression, dedup, rdma, uplink, active_nics, standby_nics, lag, switch, architecture; rdma_active and rdma_note say whether RDMA runs and what keeps it off", Fn: c.state},
+				Doc: "the cluster's settings: compression, dedup, rdma, uplink, active_nics, standby_nics, lag, switch, architecture; rdma_active and rdma_note say whether RDMA runs, what keeps it off and what unsupported teaming it runs on", Fn: c.state},
 		}, clusterEventMembers(deps)...),
 	}
 }
@@ -108,7 +108,8 @@ func stateStruct(st vsphere.ClusterState) *starlarkstruct.Struct {
 	})
 }
 
-// rdmaNote says what keeps RDMA from running, "" when nothing does.
+// rdmaNote says what keeps RDMA from running and what the uplinks'
+// teaming does to it, "" when neither applies.
 func rdmaNote(st vsphere.ClusterState) string {
 	notes := slices.Clone(st.RDMAMissing)
 	if st.RDMATeaming != "" {

@@ -41,8 +41,8 @@ type ClusterState struct {
 	// Architecture is "ESA" or "OSA".
 	Architecture string
 	// RDMAMissing is what keeps the hosts from running RDMA (an RDMA
-	// device, RoCE v2, a link up); RDMATeaming why the uplinks' teaming
-	// does ("" when it does not). RDMAActive: RDMA is on and runs.
+	// device, RoCE v2, a link up); RDMATeaming what the uplinks' teaming
+	// does to it ("" on failover teaming). RDMAActive: RDMA is on and runs.
 	RDMAMissing []string
 	RDMATeaming string
 	RDMAActive  bool
@@ -100,7 +100,7 @@ func (c *Client) state(ctx context.Context) (ClusterState, error) {
 	}
 	st.RDMAMissing, st.rdmaIssues = grouped(st.rdmaIssues), nil
 	st.RDMATeaming = rdmaTeaming(st, st.ipHash)
-	st.RDMAActive = st.RDMA && len(st.RDMAMissing) == 0 && st.RDMATeaming == ""
+	st.RDMAActive = st.RDMA && len(st.RDMAMissing) == 0
 	return st, nil
 }
 
@@ -138,7 +138,8 @@ func (c *Client) ClusterState(ctx context.Context) (model.ClusterState, error) {
 	if err != nil {
 		return model.ClusterState{}, err
 	}
-	// vSAN runs over RDMA only where it can; elsewhere it stays on TCP.
+	// vSAN runs over RDMA only where every host can; elsewhere it stays on
+	// TCP. Over a LAG the model puts RDMA on one of its links.
 	return model.ClusterState{Compression: st.Compression, Dedup: st.Dedup, RDMA: st.RDMAActive, Uplink: st.Uplink, ActiveNICs: st.ActiveNICs, LAG: st.LAG}, nil
 }
 

@@ -10,9 +10,12 @@ import (
 
 // vSAN runs over RDMA (RoCE v2, vSAN 7.0 U2 and later) only when every
 // host has, under each active vSAN uplink, an RDMA device that does RoCE v2
-// and whose link is up, and when the uplinks fail over rather than balance:
-// a LAG (LACP) or IP-hash teaming keeps vSAN on TCP. The switches must
-// also carry RoCE losslessly (PFC/DCB), which no vCenter API shows.
+// and whose link is up; otherwise the whole cluster stays on TCP. vSAN
+// supports RDMA over failover teaming only: an RDMA connection cannot spread
+// over several uplinks of one VMkernel port (Broadcom KB 407307), so over a
+// LAG (LACP) or IP-hash teaming RDMA runs, unsupported, on one link of it.
+// The switches must also carry RoCE losslessly (PFC/DCB), which no vCenter
+// API shows.
 
 // rdmaIssue is one thing keeping a host's NIC from RDMA.
 type rdmaIssue struct{ host, what string }
@@ -63,14 +66,14 @@ func grouped(issues []rdmaIssue) []string {
 	return out
 }
 
-// rdmaTeaming says why the vSAN uplinks' teaming keeps RDMA off, "" when it
-// does not: RoCE v2 runs over failover teaming only.
+// rdmaTeaming says what the vSAN uplinks' teaming does to RDMA, "" when it
+// is failover teaming, the only one vSAN supports for RDMA.
 func rdmaTeaming(st ClusterState, ipHash bool) string {
 	switch {
 	case st.LAG != "":
-		return fmt.Sprintf("vSAN's uplinks are LAG %s (LACP), and vSAN runs RDMA over failover teaming only (active/standby NICs): vSAN stays on TCP", st.LAG)
+		return fmt.Sprintf("vSAN's uplinks are LAG %s (LACP), which vSAN does not support with RDMA (failover teaming only): an RDMA connection cannot spread over a LAG's links (Broadcom KB 407307), so RDMA runs on one link of it", st.LAG)
 	case ipHash:
-		return "the vSAN portgroup balances by IP hash, and vSAN runs RDMA over failover teaming only (active/standby NICs): vSAN stays on TCP"
+		return "the vSAN portgroup balances by IP hash, which vSAN does not support with RDMA (failover teaming only): an RDMA connection cannot spread over the team's links (Broadcom KB 407307), so RDMA runs on one link of it"
 	}
 	return ""
 }
