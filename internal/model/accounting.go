@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"starbench/internal/fio"
 	"starbench/internal/testbed"
 )
 
@@ -126,16 +127,20 @@ type costModel struct {
 	// deferDestage leaves out OSA's destage: the write buffer absorbs
 	// writes while it fills (the burst before the elevator must keep pace).
 	deferDestage bool
-	largeOK      bool    // ESA large writes go straight to the capacity leg
-	msgCycles    float64 // per message, send and receive together
-	txCycles     float64 // per payload byte sent
-	rxCycles     float64 // per payload byte received
-	frame        float64 // wire bytes per payload byte
-	guestIO      float64 // fio, guest kernel and virtual controller per I/O
-	tRead        float64 // capacity device per-op read time, seconds
-	tWrite       float64
-	cacheRd      float64 // OSA cache device per-op times
-	cacheWr      float64
+	// fromBuffer is the share of OSA reads of written blocks that find
+	// their block still in the write buffer and read it from the cache
+	// device (see bufferedShare).
+	fromBuffer float64
+	largeOK    bool    // ESA large writes go straight to the capacity leg
+	msgCycles  float64 // per message, send and receive together
+	txCycles   float64 // per payload byte sent
+	rxCycles   float64 // per payload byte received
+	frame      float64 // wire bytes per payload byte
+	guestIO    float64 // fio, guest kernel and virtual controller per I/O
+	tRead      float64 // capacity device per-op read time, seconds
+	tWrite     float64
+	cacheRd    float64 // OSA cache device per-op times
+	cacheWr    float64
 }
 
 func newCostModel(p *testbed.Profile, pl platform, link vsanLink, rdma, compress, dedup bool, controller string) costModel {
@@ -331,6 +336,12 @@ func (c *costModel) readIO(b, written float64, compressPct int) ioCost {
 	c.component(&meta, capLeg, 1, 0, false)
 	meta.legs[capLeg].comp.storeCycles += c.m.MetadataReadCycles.Value - c.m.LSOMOpCycles.Value
 
+	io.add(meta, 1-written)
+	if c.fromBuffer > 0 {
+		io.add(c.bufferRead(b), written*c.fromBuffer)
+		written *= 1 - c.fromBuffer
+	}
+
 	var data ioCost
 	c.guestSide(&data, b, b)
 	s := c.saving(compressPct)
@@ -353,8 +364,45 @@ func (c *costModel) readIO(b, written float64, compressPct int) ioCost {
 		}
 	}
 	io.add(data, written)
-	io.add(meta, 1-written)
 	return io
+}
+
+// bufferRead is an OSA read of b bytes whose block is still in the write
+// buffer: vSAN looks for a block in the write buffer before the capacity
+// tier, so the cache device serves it, as written (compression and
+// deduplication happen at destage), with no decompression.
+func (c *costModel) bufferRead(b float64) ioCost {
+	var io ioCost
+	c.guestSide(&io, b, b)
+	c.component(&io, capLeg, 1, b, false)
+	c.deviceOp(&io, capLeg, 1, b, c.cacheRd+b/c.pl.cacheRead, false, true)
+	io.owner.deviceLatency = accessLatency(c.p.Storage.Cache, c.pl.cacheRead)
+	return io
+}
+
+// bufferedShare is the share of a job's reads on OSA that find their block
+// in the disk groups' write buffers: the job's own writes keep its region
+// there. Once the elevator keeps pace, a group's buffer holds the last
+// threshold x buffer bytes written to it; spread over the components the
+// job's objects put on the groups they use, that covers (random writes)
+// 1-exp(-held/region) of the region, as random writes cover a disk, or
+// (sequential) held/region. A job that only reads finds nothing of its
+// own there (0): what earlier runs left is not tracked.
+func bufferedShare(p *testbed.Profile, pl platform, lay layout, sh jobShape, job *fio.Job, disks int) float64 {
+	if pl.groups == 0 || sh.fr == 0 || sh.fr == 1 {
+		return 0
+	}
+	region := float64(p.Workers.DiskSizeGB) * 1e9
+	if job.Size > 0 {
+		region = float64(job.Size)
+	}
+	width := lay.mirrors
+	if lay.dataStripes > 0 {
+		width = lay.dataStripes + lay.parity
+	}
+	perGroup := float64(disks) * region * lay.capFactor / float64(min(pl.groups, disks*width))
+	x := p.Model.WriteBufferDestageThreshold.Value * bufferBytes(p) / perGroup
+	return sh.randomShare*(1-math.Exp(-x)) + (1-sh.randomShare)*math.Min(1, x)
 }
 
 // writeIO is one guest write of b bytes of the given compressibility.
@@ -442,9 +490,43 @@ func (c *costModel) osaWrite(io *ioCost, b float64, lay layout, compressPct, ded
 		o.memBytes += cacheWrites * b
 		saved = 1 - (1-saved)*(1-float64(dedupePct)/100)
 	}
+	c.efficiencyMaps(io, cacheWrites, b, dedupePct)
 	destaged := cacheWrites * b * (1 - saved)
 	ops := destaged / m.DestageIOBytes.Value
 	c.deviceOp(io, capLeg, ops, m.DestageIOBytes.Value, c.capWrite(m.DestageIOBytes.Value), true, false)
+}
+
+// efficiencyBlock is the block OSA's space efficiency works on: LZ4
+// compresses, and deduplication fingerprints, fixed 4 KiB blocks.
+const efficiencyBlock = 4096
+
+// efficiencyMaps is the metadata work of destaging n component writes of b
+// bytes under OSA's space efficiency. With compression a block's place on
+// the capacity tier is no longer its logical address, so each destaged
+// write looks up the disk's translation map (metadata_read_cycles, an
+// in-memory metadata lookup, as for reads of unwritten blocks) and writes
+// an entry per 4 KiB block (map_entry_cycles; compression-only keeps the
+// map per capacity device). Deduplication also looks each block's SHA-1
+// fingerprint up in the disk group's hash map: fingerprints of distinct
+// blocks are uniformly random, so every block is a lookup of its own, and
+// the maps live on the capacity tier (about 5 % of its raw capacity), far
+// more than memory caches, so a unique block's lookup reads its hash-map
+// page from a capacity device.
+func (c *costModel) efficiencyMaps(io *ioCost, n, b float64, dedupePct int) {
+	if !c.compress && !c.dedup {
+		return
+	}
+	m := c.m
+	o := &io.legs[capLeg].comp
+	blocks := n * math.Max(1, b/efficiencyBlock)
+	o.storeCycles += n*m.MetadataReadCycles.Value + blocks*m.MapEntryCycles.Value
+	if !c.dedup {
+		return
+	}
+	unique := blocks * (1 - float64(dedupePct)/100)
+	o.storeCycles += blocks*m.MetadataReadCycles.Value + unique*m.LSOMOpCycles.Value
+	o.dispatches += unique
+	c.deviceOp(io, capLeg, unique, efficiencyBlock, c.capRead(efficiencyBlock), false, false)
 }
 
 // releaseAtLeast reports whether a release such as "8.0 U2" is at least

@@ -1,0 +1,134 @@
+package model
+
+import (
+	"math"
+	"testing"
+
+	"starbench/internal/fio"
+	"starbench/internal/testbed"
+)
+
+// OSA's space efficiency at destage: compression-only looks up the
+// translation map once per destaged copy and writes an entry per 4 KiB
+// block, even on incompressible data; deduplication adds a hash-map lookup
+// per block and, per unique block, a hash-map page read from the capacity
+// tier. A 16 KiB RAID-1 FTT1 write has 2 copies of 4 blocks.
+func TestOSASpaceEfficiencyMaps(t *testing.T) {
+	p := mustLoad(t, "wwt-r640-osa")
+	m := &p.Model
+	r1, err := policyLayout(p, Policy{RAID: "raid1", FTT: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const b = 16384.0
+	off := costModelFor(t, p, false, false, false)
+	comp := costModelFor(t, p, false, true, false)
+	dd := costModelFor(t, p, false, true, true)
+	base := off.writeCost(b, r1, 0, 0)
+	c := comp.writeCost(b, r1, 0, 0)
+	lz4 := 2 * comp.compressCycles(b, 0)
+	maps := 2*m.MetadataReadCycles.Value + 8*m.MapEntryCycles.Value
+	if got := c.storeCycles - base.storeCycles; !(math.Abs(got-lz4-maps) <= 1e-6) {
+		t.Errorf("compression-only: %g more LSOM cycles per 16 KiB write, want %g (LZ4 %g + maps %g)", got, lz4+maps, lz4, maps)
+	}
+	if c.capacityTime != base.capacityTime {
+		t.Errorf("compression-only reads no hash map: capacity time %g, want %g", c.capacityTime, base.capacityTime)
+	}
+	for _, dedupe := range []int{0, 50, 100} {
+		d := dd.writeCost(b, r1, 0, dedupe)
+		unique := 8 * (1 - float64(dedupe)/100)
+		sha := 2 * m.DedupCyclesPerByte.Value * b
+		notWritten := 2 * b * float64(dedupe) / 100 * m.LSOMWriteByteCycles.Value
+		want := lz4 + maps + sha + 8*m.MetadataReadCycles.Value + unique*(m.LSOMOpCycles.Value+efficiencyBlock*m.LSOMReadByteCycles.Value) - notWritten
+		if got := d.storeCycles - base.storeCycles; !(math.Abs(got-want) <= 1e-6) {
+			t.Errorf("dedup, %d %% duplicates: %g more LSOM cycles per 16 KiB write, want %g", dedupe, got, want)
+		}
+		// Deduplicated blocks are not written: the capacity tier does
+		// the hash-map reads and what is left of the data.
+		saved := 1 - float64(dedupe)/100
+		wantTime := unique*dd.capRead(efficiencyBlock) + 2*b*saved/m.DestageIOBytes.Value*dd.capWrite(m.DestageIOBytes.Value)
+		if got := d.capacityTime; !(math.Abs(got-wantTime) <= 1e-12) {
+			t.Errorf("dedup, %d %% duplicates: capacity time %g per write, want %g", dedupe, got, wantTime)
+		}
+	}
+	// While the buffer absorbs writes nothing is destaged: no map work.
+	deferred := comp
+	deferred.deferDestage = true
+	plain := off
+	plain.deferDestage = true
+	if got, want := deferred.writeCost(b, r1, 0, 0).storeCycles, plain.writeCost(b, r1, 0, 0).storeCycles; got != want {
+		t.Errorf("deferred destage with compression: %g LSOM cycles, want %g (as without)", got, want)
+	}
+}
+
+// A read whose block is still in the write buffer is the cache device's:
+// no capacity-device time, no decompression, the same guest and DOM path.
+func TestOSAReadFromWriteBuffer(t *testing.T) {
+	p := mustLoad(t, "wwt-r640-osa")
+	cm := costModelFor(t, p, false, true, false)
+	capRead := cm.readCost(4096, 1, 50)
+	cm.fromBuffer = 1
+	buf := cm.readCost(4096, 1, 50)
+	if buf.capacityTime != 0 || !(buf.cacheTime > 0) {
+		t.Errorf("read from the buffer: capacity time %g, cache time %g; want 0 and more than 0", buf.capacityTime, buf.cacheTime)
+	}
+	if buf.guestCycles != capRead.guestCycles || buf.domCycles != capRead.domCycles {
+		t.Errorf("read from the buffer: guest %g and DOM %g cycles, want the capacity read's %g and %g", buf.guestCycles, buf.domCycles, capRead.guestCycles, capRead.domCycles)
+	}
+	// The capacity tier holds the block in 2 KiB and decompresses it; the
+	// buffer holds all 4 KiB as written.
+	dc := cm.m.DecompressCyclesPerByte.Value*4096 - 2048*cm.m.LSOMReadByteCycles.Value
+	if !(math.Abs(capRead.storeCycles-buf.storeCycles-dc) <= 1e-6) {
+		t.Errorf("read from the buffer: %g LSOM cycles, want the capacity read's %g less %g (decompression, against 2 KiB more read)", buf.storeCycles, capRead.storeCycles, dc)
+	}
+	// Unwritten blocks are a metadata lookup wherever the written ones are.
+	cm.fromBuffer = 0
+	half := cm.readCost(4096, 0.5, 0)
+	cm.fromBuffer = 1
+	halfBuf := cm.readCost(4096, 0.5, 0)
+	if halfBuf.capacityTime != 0 || !(math.Abs(halfBuf.guestCycles-half.guestCycles) <= 1e-6) {
+		t.Errorf("half-written disk read from the buffer: capacity time %g, guest cycles %g; want 0 and the capacity read's %g", halfBuf.capacityTime, halfBuf.guestCycles, half.guestCycles)
+	}
+	if meta := cm.m.MetadataReadCycles.Value - cm.m.LSOMOpCycles.Value; !(math.Abs(halfBuf.storeCycles-(0.5*buf.storeCycles+0.5*(cm.readCost(4096, 0, 0).storeCycles))) <= 1e-6) {
+		t.Errorf("half-written disk read from the buffer: %g LSOM cycles, want the mean of a buffered read and a metadata lookup (%g more than an op)", halfBuf.storeCycles, meta)
+	}
+}
+
+// The share of a job's reads the write buffer serves: all of a small test
+// file its own writes keep there, a small part of disks much larger than
+// the buffers, nothing for a job that only reads, nothing on ESA.
+func TestBufferedShare(t *testing.T) {
+	osa := mustLoad(t, "wwt-r640-osa")
+	esa := mustLoad(t, "storagereview-r6625-esa")
+	r1 := Policy{RAID: "raid1", FTT: 1}
+	mixed := &fio.Job{RW: "randrw", RWMixRead: 70, BlockSize: 4096, IODepth: 32, Direct: true, IOEngine: "libaio", Size: 4 << 30}
+	reads := &fio.Job{RW: "randread", BlockSize: 4096, IODepth: 32, Direct: true, IOEngine: "libaio", Size: 4 << 30}
+	whole := &fio.Job{RW: "randrw", RWMixRead: 70, BlockSize: 4096, IODepth: 8, Direct: true, IOEngine: "libaio"}
+	share := func(p *testbed.Profile, job *fio.Job, disks int) float64 {
+		t.Helper()
+		lay, err := policyLayout(p, r1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sh, err := readJob(job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return bufferedShare(p, newPlatform(p), lay, sh, job, disks)
+	}
+	if got := share(osa, mixed, 1); !(got > 0.999) {
+		t.Errorf("one disk rewriting a 4 GiB file: %.4f of its reads from the buffer, want all", got)
+	}
+	// 768 disks of 100 GB, RAID-1 on 48 groups: 3.2 TB a group against
+	// 0.3 x 375 GB held.
+	x := osa.Model.WriteBufferDestageThreshold.Value * 375e9 / (768 * 100e9 * 2 / 48)
+	if got, want := share(osa, whole, 768), 1-math.Exp(-x); !(math.Abs(got-want) <= 1e-9) {
+		t.Errorf("WWT's whole 100 GB disks: %.4f of reads from the buffer, want %.4f", got, want)
+	}
+	if got := share(osa, reads, 1); got != 0 {
+		t.Errorf("a read-only job: %g of its reads from the buffer, want 0", got)
+	}
+	if got := share(esa, mixed, 1); got != 0 {
+		t.Errorf("ESA: %g of reads from a write buffer, want 0 (it has none)", got)
+	}
+}
