@@ -127,25 +127,28 @@ type costModel struct {
 	// deferDestage leaves out OSA's destage: the write buffer absorbs
 	// writes while it fills (the burst before the elevator must keep pace).
 	deferDestage bool
-	// fromBuffer is the share of OSA reads of written blocks that find
+	// fromBuffer is the share of OSA reads of written blocks (the guest's,
+	// and a partial-stripe write's reads of old data and parity) that find
 	// their block still in the write buffer and read it from the cache
-	// device (see bufferedShare).
-	fromBuffer float64
-	largeOK    bool    // ESA large writes go straight to the capacity leg
-	msgCycles  float64 // per message, send and receive together
-	txCycles   float64 // per payload byte sent
-	rxCycles   float64 // per payload byte received
-	frame      float64 // wire bytes per payload byte
-	guestIO    float64 // fio, guest kernel and virtual controller per I/O
-	tRead      float64 // capacity device per-op read time, seconds
-	tWrite     float64
-	cacheRd    float64 // OSA cache device per-op times
-	cacheWr    float64
+	// device; destaged is the share of buffered writes the elevator
+	// destages, the rest overwritten while still in the buffer (see
+	// writeBufferState). newCostModel starts them at 0 and 1.
+	fromBuffer, destaged float64
+	largeOK              bool    // ESA large writes go straight to the capacity leg
+	msgCycles            float64 // per message, send and receive together
+	txCycles             float64 // per payload byte sent
+	rxCycles             float64 // per payload byte received
+	frame                float64 // wire bytes per payload byte
+	guestIO              float64 // fio, guest kernel and virtual controller per I/O
+	tRead                float64 // capacity device per-op read time, seconds
+	tWrite               float64
+	cacheRd              float64 // OSA cache device per-op times
+	cacheWr              float64
 }
 
 func newCostModel(p *testbed.Profile, pl platform, link vsanLink, rdma, compress, dedup bool, controller string) costModel {
 	m := &p.Model
-	c := costModel{p: p, m: m, pl: pl, osa: p.Architecture == "OSA", compress: compress, dedup: dedup && p.Architecture == "OSA", frame: link.frame}
+	c := costModel{p: p, m: m, pl: pl, osa: p.Architecture == "OSA", compress: compress, dedup: dedup && p.Architecture == "OSA", frame: link.frame, destaged: 1}
 	c.largeOK = !c.osa && m.LargeWriteBytes.Value > 0 && releaseAtLeast(p.VSANRelease, 8, 1)
 	if rdma {
 		c.msgCycles, c.txCycles, c.rxCycles = m.MessageCyclesRDMA.Value, m.ByteCyclesRDMA.Value, m.ByteCyclesRDMA.Value
@@ -380,17 +383,24 @@ func (c *costModel) bufferRead(b float64) ioCost {
 	return io
 }
 
-// bufferedShare is the share of a job's reads on OSA that find their block
-// in the disk groups' write buffers: the job's own writes keep its region
-// there. Once the elevator keeps pace, a group's buffer holds the last
-// threshold x buffer bytes written to it; spread over the components the
-// job's objects put on the groups they use, that covers (random writes)
-// 1-exp(-held/region) of the region, as random writes cover a disk, or
-// (sequential) held/region. A job that only reads finds nothing of its
-// own there (0): what earlier runs left is not tracked.
-func bufferedShare(p *testbed.Profile, pl platform, lay layout, sh jobShape, job *fio.Job, disks int) float64 {
-	if pl.groups == 0 || sh.fr == 0 || sh.fr == 1 {
-		return 0
+// writeBufferState is what OSA's write buffers hold of a job's region
+// (fio's size, or the disk) while the job writes it: the share of its
+// blocks found there (reads are served from the cache device) and the
+// share of its writes the elevator destages. Once the elevator keeps pace
+// a disk group's buffer holds the last threshold x buffer bytes written to
+// it, spread over the components the job's objects put on the groups they
+// use. Random writes find 1-exp(-x) of the region there, x = held/region
+// per group (as random writes cover a disk), and a write is destaged only
+// if its block is not written again within those bytes: exp(-x). A
+// sequential writer finds the last held bytes there (min(1, x)) and, when
+// the region fits (x >= 1), overwrites every block before it is destaged.
+// vSAN keeps blocks in the cache tier while they are written and destages
+// them when they go cold, so rewrites cost the capacity tier and the
+// space-efficiency work nothing. A job that does not write finds nothing
+// of its own there (0, 1): what earlier runs left is not tracked.
+func writeBufferState(p *testbed.Profile, pl platform, lay layout, sh jobShape, job *fio.Job, disks int) (held, destaged float64) {
+	if pl.groups == 0 || sh.fr == 1 {
+		return 0, 1
 	}
 	region := float64(p.Workers.DiskSizeGB) * 1e9
 	if job.Size > 0 {
@@ -402,7 +412,12 @@ func bufferedShare(p *testbed.Profile, pl platform, lay layout, sh jobShape, job
 	}
 	perGroup := float64(disks) * region * lay.capFactor / float64(min(pl.groups, disks*width))
 	x := p.Model.WriteBufferDestageThreshold.Value * bufferBytes(p) / perGroup
-	return sh.randomShare*(1-math.Exp(-x)) + (1-sh.randomShare)*math.Min(1, x)
+	seqDestaged := 1.0
+	if x >= 1 {
+		seqDestaged = 0
+	}
+	rs := sh.randomShare
+	return rs*(1-math.Exp(-x)) + (1-rs)*math.Min(1, x), rs*math.Exp(-x) + (1-rs)*seqDestaged
 }
 
 // writeIO is one guest write of b bytes of the given compressibility.
@@ -463,7 +478,8 @@ func (c *costModel) osaWrite(io *ioCost, b float64, lay layout, compressPct, ded
 		// write new data and parity; two network phases.
 		rmw := float64(1 + lay.parity)
 		c.component(io, capLeg, rmw, b, false)
-		c.deviceOp(io, capLeg, rmw, b, c.capRead(b), false, false)
+		c.deviceOp(io, capLeg, rmw*(1-c.fromBuffer), b, c.capRead(b), false, false)
+		c.deviceOp(io, capLeg, rmw*c.fromBuffer, b, c.cacheRd+b/c.pl.cacheRead, false, true)
 		io.owner.roundTrips = 2
 		io.owner.deviceLatency += accessLatency(c.p.Storage.Capacity, c.pl.capRead)
 		cacheWrites = rmw
@@ -476,7 +492,9 @@ func (c *costModel) osaWrite(io *ioCost, b float64, lay layout, compressPct, ded
 		return
 	}
 
-	// Destage by the disk groups' elevators (local, no network).
+	// Destage by the disk groups' elevators (local, no network), of what
+	// was not overwritten in the buffer first.
+	cacheWrites *= c.destaged
 	saved := c.saving(compressPct)
 	c.deviceOp(io, capLeg, cacheWrites, b, c.cacheRd+b/c.pl.cacheRead, false, true)
 	o.storeCycles += cacheWrites * m.LSOMOpCycles.Value
@@ -491,8 +509,8 @@ func (c *costModel) osaWrite(io *ioCost, b float64, lay layout, compressPct, ded
 		saved = 1 - (1-saved)*(1-float64(dedupePct)/100)
 	}
 	c.efficiencyMaps(io, cacheWrites, b, dedupePct)
-	destaged := cacheWrites * b * (1 - saved)
-	ops := destaged / m.DestageIOBytes.Value
+	stored := cacheWrites * b * (1 - saved)
+	ops := stored / m.DestageIOBytes.Value
 	c.deviceOp(io, capLeg, ops, m.DestageIOBytes.Value, c.capWrite(m.DestageIOBytes.Value), true, false)
 }
 

@@ -521,7 +521,7 @@ func accountCosts(p *testbed.Profile, pl platform, link vsanLink, state ClusterS
 		}
 		cm := newCostModel(p, pl, link, rdma, compress, state.Dedup, k.controller)
 		cm.deferDestage = deferDestage
-		cm.fromBuffer = bufferedShare(p, pl, lay, sh, job, len(disks))
+		cm.fromBuffer, cm.destaged = writeBufferState(p, pl, lay, sh, job, len(disks))
 		var cost [2]ioCost
 		for _, s := range sh.sizes[read] {
 			cost[read].add(cm.readIO(float64(s.size), d.Written, d.CompressPercentage), s.share)

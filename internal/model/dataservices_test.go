@@ -94,17 +94,20 @@ func TestOSAReadFromWriteBuffer(t *testing.T) {
 	}
 }
 
-// The share of a job's reads the write buffer serves: all of a small test
-// file its own writes keep there, a small part of disks much larger than
-// the buffers, nothing for a job that only reads, nothing on ESA.
-func TestBufferedShare(t *testing.T) {
+// What the write buffers hold of a job's region: all of a small test file
+// its own writes keep there (and none of its writes reach the elevator),
+// a small part of disks much larger than the buffers, nothing for a job
+// that only reads, nothing on ESA.
+func TestWriteBufferState(t *testing.T) {
 	osa := mustLoad(t, "wwt-r640-osa")
 	esa := mustLoad(t, "storagereview-r6625-esa")
 	r1 := Policy{RAID: "raid1", FTT: 1}
 	mixed := &fio.Job{RW: "randrw", RWMixRead: 70, BlockSize: 4096, IODepth: 32, Direct: true, IOEngine: "libaio", Size: 4 << 30}
 	reads := &fio.Job{RW: "randread", BlockSize: 4096, IODepth: 32, Direct: true, IOEngine: "libaio", Size: 4 << 30}
 	whole := &fio.Job{RW: "randrw", RWMixRead: 70, BlockSize: 4096, IODepth: 8, Direct: true, IOEngine: "libaio"}
-	share := func(p *testbed.Profile, job *fio.Job, disks int) float64 {
+	seq := &fio.Job{RW: "write", BlockSize: 1 << 20, IODepth: 8, Direct: true, IOEngine: "libaio"}
+	seqSmall := &fio.Job{RW: "write", BlockSize: 1 << 20, IODepth: 8, Direct: true, IOEngine: "libaio", Size: 4 << 30}
+	state := func(p *testbed.Profile, job *fio.Job, disks int) (float64, float64) {
 		t.Helper()
 		lay, err := policyLayout(p, r1)
 		if err != nil {
@@ -114,21 +117,54 @@ func TestBufferedShare(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return bufferedShare(p, newPlatform(p), lay, sh, job, disks)
+		return writeBufferState(p, newPlatform(p), lay, sh, job, disks)
 	}
-	if got := share(osa, mixed, 1); !(got > 0.999) {
-		t.Errorf("one disk rewriting a 4 GiB file: %.4f of its reads from the buffer, want all", got)
+	if held, destaged := state(osa, mixed, 1); !(held > 0.999) || !(destaged < 0.001) {
+		t.Errorf("one disk rewriting a 4 GiB file: %.4f of it in the buffer, %.4f of its writes destaged; want all and none", held, destaged)
 	}
 	// 768 disks of 100 GB, RAID-1 on 48 groups: 3.2 TB a group against
 	// 0.3 x 375 GB held.
 	x := osa.Model.WriteBufferDestageThreshold.Value * 375e9 / (768 * 100e9 * 2 / 48)
-	if got, want := share(osa, whole, 768), 1-math.Exp(-x); !(math.Abs(got-want) <= 1e-9) {
-		t.Errorf("WWT's whole 100 GB disks: %.4f of reads from the buffer, want %.4f", got, want)
+	if held, destaged := state(osa, whole, 768); !(math.Abs(held-(1-math.Exp(-x))) <= 1e-9) || !(math.Abs(destaged-math.Exp(-x)) <= 1e-9) {
+		t.Errorf("WWT's whole 100 GB disks: %.4f in the buffer, %.4f destaged; want %.4f and %.4f", held, destaged, 1-math.Exp(-x), math.Exp(-x))
 	}
-	if got := share(osa, reads, 1); got != 0 {
-		t.Errorf("a read-only job: %g of its reads from the buffer, want 0", got)
+	// Sequential: the last held bytes are there; every write reaches the
+	// elevator unless the region fits.
+	if held, destaged := state(osa, seq, 768); !(math.Abs(held-x) <= 1e-9) || destaged != 1 {
+		t.Errorf("WWT's disks written sequentially: %.4f in the buffer, %.4f destaged; want %.4f and 1", held, destaged, x)
 	}
-	if got := share(esa, mixed, 1); got != 0 {
-		t.Errorf("ESA: %g of reads from a write buffer, want 0 (it has none)", got)
+	if held, destaged := state(osa, seqSmall, 1); held != 1 || destaged != 0 {
+		t.Errorf("a 4 GiB file written sequentially over and over: %.4f in the buffer, %.4f destaged; want 1 and 0", held, destaged)
+	}
+	if held, destaged := state(osa, reads, 1); held != 0 || destaged != 1 {
+		t.Errorf("a read-only job: %g in the buffer, %g destaged; want 0 and 1", held, destaged)
+	}
+	if held, destaged := state(esa, mixed, 1); held != 0 || destaged != 1 {
+		t.Errorf("ESA: %g in a write buffer, %g destaged; want 0 and 1 (it has none)", held, destaged)
+	}
+}
+
+// Writes overwritten in the buffer are never destaged: with half of them
+// coalesced the elevator's work halves, the cache-tier write does not.
+func TestCoalescedWritesSkipTheElevator(t *testing.T) {
+	p := mustLoad(t, "wwt-r640-osa")
+	r1, err := policyLayout(p, Policy{RAID: "raid1", FTT: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := costModelFor(t, p, false, true, true)
+	half := all
+	half.destaged = 0.5
+	none := all
+	none.deferDestage = true
+	a, h, n := all.writeCost(4096, r1, 0, 0), half.writeCost(4096, r1, 0, 0), none.writeCost(4096, r1, 0, 0)
+	if got, want := h.storeCycles-n.storeCycles, (a.storeCycles-n.storeCycles)/2; !(math.Abs(got-want) <= 1e-6) {
+		t.Errorf("half the writes coalesced: elevator cycles %g, want half of %g", got, 2*want)
+	}
+	if got, want := h.capacityTime, a.capacityTime/2; !(math.Abs(got-want) <= 1e-15) {
+		t.Errorf("half the writes coalesced: capacity time %g, want %g", got, want)
+	}
+	if h.bufferBytes != a.bufferBytes {
+		t.Errorf("half the writes coalesced: %g bytes into the buffer, want %g (every write lands there)", h.bufferBytes, a.bufferBytes)
 	}
 }
