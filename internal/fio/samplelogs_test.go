@@ -158,3 +158,94 @@ func TestSpreadSharesAnIntervalOut(t *testing.T) {
 		}
 	}
 }
+
+// readOne reads the samples of one section's logs (prefix w0-s0, job r)
+// with what json+ counted for it, on 1 s intervals.
+func readOne(t *testing.T, dir string, e JobStats) []Sample {
+	t.Helper()
+	got, err := readSamples(dir, map[string]string{"w0-s0": "r"}, map[string][]JobStats{"w0-s0": {e}}, time.Second, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// reads is a json+ entry of n reads of 4 KiB over runtime ms, in coarse
+// bin 10.
+func reads(n int64, runtime int64) JobStats {
+	var e JobStats
+	e.RuntimeMs = runtime
+	e.Read.Clat.N, e.Read.IOBytes = n, n*4096
+	e.Read.Clat.Bins = Histogram{int64(platLowerEdge(10 << histCoarseness)): n}
+	return e
+}
+
+// TestReadSamplesRestAfterLateHistogram: the histogram log is stamped by
+// I/O completions, not by the clock the IOPS log follows, so its last
+// point can fall after the job's end as the logs' start and json+'s
+// runtime place it; what the IOPS log dropped still fills the time from
+// its own last point to that end. (This lost the last interval of a
+// section's I/Os when a run's timing fell so: TestRunSamples saw samples
+// hold 88 % of what fio counted.)
+func TestReadSamplesRestAfterLateHistogram(t *testing.T) {
+	dir := t.TempDir()
+	writeLog(t, dir, "w0-s0_iops.1.log", []float64{1000, 100, 0, 4096, 0}, []float64{2000, 300, 0, 4096, 0})
+	writeLog(t, dir, "w0-s0_bw.1.log", []float64{1000, 400, 0, 4096, 0}, []float64{2000, 1200, 0, 4096, 0})
+	writeLog(t, dir, "w0-s0_clat_hist.1.log", histLine(1000, 0, 10, 100), histLine(2000, 0, 10, 300), histLine(2990, 0, 10, 150))
+	// json+: 550 reads over 2.98 s, 150 more than the IOPS log holds.
+	got := readOne(t, dir, reads(550, 2980))
+	if len(got) != 3 || got[2].TS != 3 || math.Abs(got[2].IOPS-150) > 1e-9 || math.Abs(got[2].MBps-150*4096/1e6) > 1e-9 {
+		t.Fatalf("samples %+v: want a third interval at 3 s of 150 IOPS and %.4f MB/s", got, 150*4096/1e6)
+	}
+}
+
+// TestReadSamplesRestWhenLogsReachTheEnd: logs whose last point is the
+// job's end lack only the rounding of their rates; what json+ counted
+// beyond them goes into their last interval, never past the job's end.
+func TestReadSamplesRestWhenLogsReachTheEnd(t *testing.T) {
+	dir := t.TempDir()
+	writeLog(t, dir, "w0-s0_iops.1.log", []float64{1000, 100, 0, 4096, 0}, []float64{2000, 300, 0, 4096, 0})
+	writeLog(t, dir, "w0-s0_bw.1.log", []float64{1000, 400, 0, 4096, 0}, []float64{2000, 1200, 0, 4096, 0})
+	// json+: 410 reads over 2 s (the logs' span), 10 more than logged.
+	got := readOne(t, dir, reads(410, 2000))
+	if len(got) != 2 || got[0].IOPS != 100 || math.Abs(got[1].IOPS-310) > 1e-9 || math.Abs(got[1].MBps-310*4096/1e6) > 1e-9 {
+		t.Errorf("samples %+v: want 100 then 310 IOPS (%.4f MB/s) and nothing after 2 s", got, 310*4096/1e6)
+	}
+	// A job's end before the logs' last point (json+'s runtime is rounded
+	// to the ms, the logs' stamps are not the job's): the same.
+	got = readOne(t, dir, reads(410, 1990))
+	if len(got) != 2 || math.Abs(got[1].IOPS-310) > 1e-9 {
+		t.Errorf("samples %+v: want 100 then 310 IOPS", got)
+	}
+}
+
+// TestReadSamplesScalesLogsDownToFio: a rate fio logs is the mean of the
+// rates its helper thread measured over spans of uneven length, so its
+// logs can hold more than it counted; json+'s count wins, each interval
+// keeping its share.
+func TestReadSamplesScalesLogsDownToFio(t *testing.T) {
+	dir := t.TempDir()
+	writeLog(t, dir, "w0-s0_iops.1.log", []float64{1000, 100, 0, 4096, 0}, []float64{2000, 300, 0, 4096, 0}, []float64{2000, 50, 1, 4096, 0})
+	writeLog(t, dir, "w0-s0_bw.1.log", []float64{1000, 400, 0, 4096, 0}, []float64{2000, 1200, 0, 4096, 0}, []float64{2000, 200, 1, 4096, 0})
+	writeLog(t, dir, "w0-s0_clat.1.log", []float64{1000, 20000, 0, 4096, 0}, []float64{2000, 40000, 0, 4096, 0})
+	// json+: 300 reads (the logs hold 400) of 1,000 KiB (they hold 1,600),
+	// and the 50 writes the logs hold.
+	e := reads(300, 2000)
+	e.Read.IOBytes = 1000 * 1024
+	e.Write.Clat.N, e.Write.IOBytes = 50, 200*1024
+	got := readOne(t, dir, e)
+	if len(got) != 3 {
+		t.Fatalf("samples %+v, want 3", got)
+	}
+	r1, r2, w2 := got[0], got[1], got[2]
+	if math.Abs(r1.IOPS-75) > 1e-9 || math.Abs(r2.IOPS-225) > 1e-9 || math.Abs(w2.IOPS-50) > 1e-9 {
+		t.Errorf("IOPS %v, %v (reads), %v (writes): want 75, 225 and 50", r1.IOPS, r2.IOPS, w2.IOPS)
+	}
+	if math.Abs(r1.MBps-250*1024/1e6) > 1e-9 || math.Abs(r2.MBps-750*1024/1e6) > 1e-9 || math.Abs(w2.MBps-200*1024/1e6) > 1e-9 {
+		t.Errorf("MB/s %v, %v, %v: want 250, 750 and 200 KiB/s", r1.MBps, r2.MBps, w2.MBps)
+	}
+	// Scaling the I/Os leaves each interval's mean latency as logged.
+	if r1.LatMeanUs != 20 || r2.LatMeanUs != 40 {
+		t.Errorf("latencies %v, %v us: want 20 and 40", r1.LatMeanUs, r2.LatMeanUs)
+	}
+}

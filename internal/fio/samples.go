@@ -83,10 +83,13 @@ type logSection struct {
 
 // readSamples reads the logs in dir that sections wrote under prefixes
 // (prefix to workload job name) and merges them into samples every long,
-// on one time axis that starts when the first job began logging. fio logs
-// whole intervals only and drops a job's last one; what json+ counted
-// beyond the logs (entries, by section) fills it. A one-job workload's
-// samples name no job.
+// on one time axis that starts when the first job began logging. The logs
+// give the samples their course over time and json+ (entries, by section)
+// their totals: fio logs whole intervals only and drops a job's last one,
+// and what json+ counted beyond the logs fills it; a rate fio logs is the
+// mean of rates its helper thread measured over uneven spans, so logs can
+// also count more than fio did, and are then scaled down to json+'s
+// count. A one-job workload's samples name no job.
 func readSamples(dir string, prefixes map[string]string, entries map[string][]JobStats, every time.Duration, single bool) ([]Sample, error) {
 	var secs []*logSection
 	var names []string
@@ -121,8 +124,9 @@ func readSamples(dir string, prefixes map[string]string, entries map[string][]Jo
 	}
 	m := newMerger(start, step)
 	for i, sec := range secs {
-		m.add(sec, step)
-		m.addRest(sec, entries[names[i]], step)
+		logs, json := sec.logged(step), counted(entries[names[i]])
+		m.add(sec, step, logs.scale(json))
+		m.addRest(sec.job, logs, json, step)
 	}
 	return m.samples(single), nil
 }
@@ -208,9 +212,10 @@ func (m *merger) cell(job string, dir, n int) *cell {
 }
 
 // add lays a section's logged points out: each point covers the time since
-// the point before it of its file and direction (the first, one step). A
-// mean latency counts for the I/Os its file's IOPS log gives the same time.
-func (m *merger) add(sec *logSection, step float64) {
+// the point before it of its file and direction (the first, one step), its
+// I/Os and KiB times sc's factor for its direction. A mean latency counts
+// for the I/Os its file's IOPS log gives the same time.
+func (m *merger) add(sec *logSection, step float64, sc scale) {
 	for _, kind := range logKinds {
 		for num, pts := range sec.logs[kind] {
 			rate := rateOf(sec.logs["iops"][num], step)
@@ -226,9 +231,9 @@ func (m *merger) add(sec *logSection, step float64) {
 					c := m.cell(sec.job, p.dir, n)
 					switch kind {
 					case "iops":
-						c.ios += p.value * ms / 1000 * share
+						c.ios += p.value * ms / 1000 * share * sc.ios[p.dir]
 					case "bw":
-						c.kib += p.value * ms / 1000 * share
+						c.kib += p.value * ms / 1000 * share * sc.kib[p.dir]
 					case "clat":
 						ios := rate(p.dir, from, p.end)
 						c.latSum += p.value * ios * share
@@ -274,13 +279,20 @@ func rateOf(pts []point, step float64) func(dir int, from, to float64) float64 {
 	}
 }
 
-// addRest adds what json+ counted for the section beyond its logs (fio
-// drops each job's last interval from its periodic logs): the rest of its
-// I/Os, bytes and histogram, spread from its last logged point to its end.
-func (m *merger) addRest(sec *logSection, entries []JobStats, step float64) {
-	var first, last float64 = math.Inf(1), 0
-	var logged [3]struct{ ios, kib float64 }
-	loggedCounts := [3][]float64{}
+// logTotals is what a section's logs hold: from when its first interval
+// began (first) to its rate logs' last point (last), per direction the
+// I/Os and KiB of its IOPS and bandwidth logs and the counts of its
+// histogram log.
+type logTotals struct {
+	first, last float64
+	ios, kib    [3]float64
+	counts      [3][]float64
+}
+
+// logged adds a section's logs up: each point covers the time since the
+// point before it of its file and direction (the first, one step).
+func (sec *logSection) logged(step float64) logTotals {
+	t := logTotals{first: math.Inf(1)}
 	for _, kind := range []string{"iops", "bw", "clat_hist"} {
 		for _, pts := range sec.logs[kind] {
 			prev := map[int]float64{}
@@ -290,57 +302,106 @@ func (m *merger) addRest(sec *logSection, entries []JobStats, step float64) {
 					from = p.end - step
 				}
 				prev[p.dir] = p.end
-				first, last = math.Min(first, from), math.Max(last, p.end)
+				t.first = math.Min(t.first, from)
 				switch kind {
 				case "iops":
-					logged[p.dir].ios += p.value * (p.end - from) / 1000
+					t.ios[p.dir] += p.value * (p.end - from) / 1000
+					t.last = math.Max(t.last, p.end)
 				case "bw":
-					logged[p.dir].kib += p.value * (p.end - from) / 1000
+					t.kib[p.dir] += p.value * (p.end - from) / 1000
+					t.last = math.Max(t.last, p.end)
 				case "clat_hist":
-					if loggedCounts[p.dir] == nil {
-						loggedCounts[p.dir] = make([]float64, len(p.counts))
+					if t.counts[p.dir] == nil {
+						t.counts[p.dir] = make([]float64, len(p.counts))
 					}
 					for i, x := range p.counts {
-						if i < len(loggedCounts[p.dir]) {
-							loggedCounts[p.dir][i] += x
+						if i < len(t.counts[p.dir]) {
+							t.counts[p.dir][i] += x
 						}
 					}
 				}
 			}
 		}
 	}
-	if math.IsInf(first, 1) || len(entries) == 0 {
-		return
-	}
-	var runtime float64
-	for _, e := range entries {
-		runtime = math.Max(runtime, float64(e.RuntimeMs))
-	}
-	end := math.Max(last, first+runtime)
+	return t
+}
+
+// jsonTotals is what json+ counted for a section: per direction its I/Os,
+// KiB and latency histogram (in the logs' coarse bins), and its longest
+// job's runtime (ms); ok is false when json+ has no entry for it.
+type jsonTotals struct {
+	ok       bool
+	runtime  float64
+	ios, kib [3]float64
+	counts   [3][]float64
+}
+
+func counted(entries []JobStats) jsonTotals {
+	t := jsonTotals{ok: len(entries) > 0}
 	for d := range Directions {
-		var ios, bytes float64
-		counts := make([]float64, fineBins>>histCoarseness)
-		for _, e := range entries {
-			ds := e.dirs()[d]
-			ios += float64(ds.Clat.N)
-			bytes += float64(ds.IOBytes)
+		t.counts[d] = make([]float64, fineBins>>histCoarseness)
+	}
+	for _, e := range entries {
+		t.runtime = math.Max(t.runtime, float64(e.RuntimeMs))
+		for d, ds := range e.dirs() {
+			t.ios[d] += float64(ds.Clat.N)
+			t.kib[d] += float64(ds.IOBytes) / 1024
 			for ns, n := range ds.Clat.Bins {
-				if i := platIndex(ns) >> histCoarseness; i < len(counts) {
-					counts[i] += float64(n)
+				if i := platIndex(ns) >> histCoarseness; i < len(t.counts[d]) {
+					t.counts[d][i] += float64(n)
 				}
 			}
 		}
-		restIos, restKib := ios-logged[d].ios, bytes/1024-logged[d].kib
-		if restIos <= 0.5 || end <= last {
+	}
+	return t
+}
+
+// scale is the factor of a section's logged I/Os and KiB, per direction.
+type scale struct{ ios, kib [3]float64 }
+
+// scale brings logs that count more than json+ did down to its count (1
+// otherwise, and without json+).
+func (t logTotals) scale(json jsonTotals) scale {
+	var sc scale
+	for d := range Directions {
+		sc.ios[d], sc.kib[d] = 1, 1
+		if json.ok && t.ios[d] > json.ios[d] {
+			sc.ios[d] = json.ios[d] / t.ios[d]
+		}
+		if json.ok && t.kib[d] > json.kib[d] {
+			sc.kib[d] = json.kib[d] / t.kib[d]
+		}
+	}
+	return sc
+}
+
+// addRest adds what json+ counted for a section beyond its logs (fio drops
+// each job's last interval from its periodic logs): the rest of its I/Os,
+// KiB and histogram, spread from its rate logs' last point to its end
+// (when the section's logs began plus its runtime). Logs that reach the
+// end already lack only their last interval's rounding, which goes into
+// that interval.
+func (m *merger) addRest(job string, logs logTotals, json jsonTotals, step float64) {
+	if math.IsInf(logs.first, 1) || !json.ok {
+		return
+	}
+	from, end := logs.last, logs.first+json.runtime
+	if end <= from {
+		from, end = logs.last-step, logs.last
+	}
+	for d := range Directions {
+		restIos, restKib := json.ios[d]-logs.ios[d], json.kib[d]-logs.kib[d]
+		if restIos <= 0.5 {
 			continue
 		}
+		counts := json.counts[d]
 		for i := range counts {
-			if loggedCounts[d] != nil && i < len(loggedCounts[d]) {
-				counts[i] = math.Max(0, counts[i]-loggedCounts[d][i])
+			if logs.counts[d] != nil && i < len(logs.counts[d]) {
+				counts[i] = math.Max(0, counts[i]-logs.counts[d][i])
 			}
 		}
-		m.spread(last, end, func(n int, share float64) {
-			c := m.cell(sec.job, d, n)
+		m.spread(from, end, func(n int, share float64) {
+			c := m.cell(job, d, n)
 			c.ios += restIos * share
 			c.kib += math.Max(0, restKib) * share
 			if c.counts == nil {

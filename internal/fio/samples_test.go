@@ -9,8 +9,8 @@ import (
 
 // TestRunSamples: a run's samples, from fio's per-interval logs of every
 // worker and section merged on one time axis (with what json+ counted
-// beyond the logs' last interval), account for every I/O fio counted, per
-// job and direction; a stonewall's later phase comes later on the axis;
+// beyond the logs' last interval, scaled down to it where the logs count
+// more), account for every I/O fio counted, per job and direction; a stonewall's later phase comes later on the axis;
 // latency and p99 per interval agree with the run's.
 func TestRunSamples(t *testing.T) {
 	t.Parallel()
@@ -48,8 +48,12 @@ func TestRunSamples(t *testing.T) {
 		if s == nil {
 			t.Fatalf("no samples of %s (have %v)", k, got)
 		}
-		if math.Abs(s.ios-ios[k]) > 0.01*ios[k] {
-			t.Errorf("%s: samples hold %.0f I/Os, fio counted %.0f", k, s.ios, ios[k])
+		// The logs give the samples their course and json+ their totals, so
+		// whatever the machine's speed did to fio's logging, they hold what
+		// fio counted but for a rest under half an I/O per section (2
+		// workers x 2 disks), which is left out, and float rounding.
+		if !(math.Abs(s.ios-ios[k]) <= 4*0.5+1e-9*ios[k]) {
+			t.Errorf("%s: samples hold %.3f I/Os, fio counted %.0f", k, s.ios, ios[k])
 		}
 		if lat := s.lat / s.ios; math.Abs(lat-a.LatMeanUs) > 0.1*a.LatMeanUs {
 			t.Errorf("%s: samples' mean latency %.2f us, the run's %.2f us", k, lat, a.LatMeanUs)
