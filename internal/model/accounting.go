@@ -5,7 +5,6 @@ import (
 	"math"
 	"strings"
 
-	"starbench/internal/fio"
 	"starbench/internal/testbed"
 )
 
@@ -67,6 +66,15 @@ type layout struct {
 	dataStripes int     // k data components of an erasure-coded capacity leg (0 for RAID-1)
 	parity      int     // p parity components
 	capFactor   float64 // capacity-leg bytes per guest byte
+}
+
+// width is how many components the capacity leg has: the mirrors, or
+// the stripe's data and parity.
+func (l layout) width() int {
+	if l.dataStripes > 0 {
+		return l.dataStripes + l.parity
+	}
+	return l.mirrors
 }
 
 // raidSpelling drops what separates "raid" from its level.
@@ -383,35 +391,64 @@ func (c *costModel) bufferRead(b float64) ioCost {
 	return io
 }
 
-// writeBufferState is what OSA's write buffers hold of a job's region
-// (fio's size, or the disk) while the job writes it: the share of its
-// blocks found there (reads are served from the cache device) and the
-// share of its writes the elevator destages. Once the elevator keeps pace
-// a disk group's buffer holds the last threshold x buffer bytes written to
-// it, spread over the components the job's objects put on the groups they
-// use. Random writes find 1-exp(-x) of the region there, x = held/region
-// per group (as random writes cover a disk), and a write is destaged only
-// if its block is not written again within those bytes: exp(-x). A
-// sequential writer finds the last held bytes there (min(1, x)) and, when
-// the region fits (x >= 1), overwrites every block before it is destaged.
-// vSAN keeps blocks in the cache tier while they are written and destages
-// them when they go cold, so rewrites cost the capacity tier and the
-// space-efficiency work nothing. A job that does not write finds nothing
-// of its own there (0, 1): what earlier runs left is not tracked.
-func writeBufferState(p *testbed.Profile, pl platform, lay layout, sh jobShape, job *fio.Job, disks int) (held, destaged float64) {
-	if pl.groups == 0 || sh.fr == 1 {
+// bufferCoverage is how much of the written regions OSA's write buffers
+// hold: x = held / region bytes per disk group. Once the elevator keeps
+// pace a group's buffer holds the last threshold x buffer bytes written to
+// it; the regions are what the input's writing jobs write (fio's size, or
+// the disk), times each policy's capacity factor, spread over the groups
+// their components use. 0 on ESA or when no job writes.
+func bufferCoverage(p *testbed.Profile, pl platform, in Input) (float64, error) {
+	if pl.groups == 0 {
+		return 0, nil
+	}
+	bytes, comps := 0.0, 0
+	for _, jl := range in.Jobs {
+		sh, err := readJob(jl.Job)
+		if err != nil {
+			return 0, err
+		}
+		if sh.fr == 1 {
+			continue
+		}
+		for _, d := range jl.Disks {
+			lay, err := policyLayout(p, d.Policy)
+			if err != nil {
+				return 0, err
+			}
+			region := float64(d.SizeBytes)
+			if region == 0 {
+				region = float64(p.Workers.DiskSizeGB) * 1e9
+			}
+			if jl.Job.Size > 0 {
+				region = math.Min(region, float64(jl.Job.Size))
+			}
+			bytes += region * lay.capFactor
+			comps += lay.width()
+		}
+	}
+	if bytes == 0 {
+		return 0, nil
+	}
+	perGroup := bytes / float64(min(pl.groups, comps))
+	return p.Model.WriteBufferDestageThreshold.Value * bufferBytes(p) / perGroup, nil
+}
+
+// writeBufferState is what the write buffers mean for a job while it
+// writes, at coverage x (bufferCoverage): the share of its blocks found
+// there (reads are served from the cache device) and the share of its
+// writes the elevator destages. Random writes find 1-exp(-x) of the
+// region there (as random writes cover a disk), and a write is destaged
+// only if its block is not written again within the bytes held: exp(-x).
+// A sequential writer finds the last held bytes there (min(1, x)) and,
+// when the regions fit (x >= 1), overwrites every block before it is
+// destaged. vSAN keeps blocks in the cache tier while they are written
+// and destages them when they go cold, so rewrites cost the capacity tier
+// and the space-efficiency work nothing. A job that does not write finds
+// nothing of its own there (0, 1): what earlier runs left is not tracked.
+func writeBufferState(x float64, sh jobShape) (held, destaged float64) {
+	if x == 0 || sh.fr == 1 {
 		return 0, 1
 	}
-	region := float64(p.Workers.DiskSizeGB) * 1e9
-	if job.Size > 0 {
-		region = float64(job.Size)
-	}
-	width := lay.mirrors
-	if lay.dataStripes > 0 {
-		width = lay.dataStripes + lay.parity
-	}
-	perGroup := float64(disks) * region * lay.capFactor / float64(min(pl.groups, disks*width))
-	x := p.Model.WriteBufferDestageThreshold.Value * bufferBytes(p) / perGroup
 	seqDestaged := 1.0
 	if x >= 1 {
 		seqDestaged = 0

@@ -6,7 +6,6 @@ import (
 	"math"
 	"slices"
 
-	"starbench/internal/fio"
 	"starbench/internal/testbed"
 )
 
@@ -321,7 +320,11 @@ func newCell(p *testbed.Profile, in Input, j int, objects []object, deferDestage
 	}
 	c.pl = newPlatform(p)
 	c.g = guestLayout(p, in.VMs, c.job, c.shape.depth)
-	kindOf, costs, err := accountCosts(p, c.pl, c.link, in.State, in.VMs, c.job.Job, c.job.Disks, c.shape, deferDestage)
+	coverage, err := bufferCoverage(p, c.pl, in)
+	if err != nil {
+		return nil, err
+	}
+	kindOf, costs, err := accountCosts(p, c.pl, c.link, in.State, in.VMs, c.job.Disks, c.shape, deferDestage, coverage)
 	if err != nil {
 		return nil, err
 	}
@@ -492,7 +495,7 @@ type diskKind struct {
 // sizes): kindOf[i] is disk i's kind. Disks in the same state cost the
 // same: each kind is accounted once, in first-seen order so sums are
 // deterministic.
-func accountCosts(p *testbed.Profile, pl platform, link vsanLink, state ClusterState, vms []VM, job *fio.Job, disks []DiskLoad, sh jobShape, deferDestage bool) (kindOf []int, costs [][2]ioCost, err error) {
+func accountCosts(p *testbed.Profile, pl platform, link vsanLink, state ClusterState, vms []VM, disks []DiskLoad, sh jobShape, deferDestage bool, coverage float64) (kindOf []int, costs [][2]ioCost, err error) {
 	var kinds []diskKind
 	kindOf = make([]int, len(disks))
 	rdma := state.RDMA && p.RDMACapable
@@ -521,7 +524,7 @@ func accountCosts(p *testbed.Profile, pl platform, link vsanLink, state ClusterS
 		}
 		cm := newCostModel(p, pl, link, rdma, compress, state.Dedup, k.controller)
 		cm.deferDestage = deferDestage
-		cm.fromBuffer, cm.destaged = writeBufferState(p, pl, lay, sh, job, len(disks))
+		cm.fromBuffer, cm.destaged = writeBufferState(coverage, sh)
 		var cost [2]ioCost
 		for _, s := range sh.sizes[read] {
 			cost[read].add(cm.readIO(float64(s.size), d.Written, d.CompressPercentage), s.share)

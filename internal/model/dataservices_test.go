@@ -94,52 +94,68 @@ func TestOSAReadFromWriteBuffer(t *testing.T) {
 	}
 }
 
-// What the write buffers hold of a job's region: all of a small test file
-// its own writes keep there (and none of its writes reach the elevator),
-// a small part of disks much larger than the buffers, nothing for a job
-// that only reads, nothing on ESA.
+// What the write buffers hold of the written regions: all of a small test
+// file its own writes keep there (and none of its writes reach the
+// elevator), a small part of disks much larger than the buffers, less when
+// two jobs write, nothing for a job that only reads, nothing on ESA.
 func TestWriteBufferState(t *testing.T) {
 	osa := mustLoad(t, "wwt-r640-osa")
 	esa := mustLoad(t, "storagereview-r6625-esa")
 	r1 := Policy{RAID: "raid1", FTT: 1}
-	mixed := &fio.Job{RW: "randrw", RWMixRead: 70, BlockSize: 4096, IODepth: 32, Direct: true, IOEngine: "libaio", Size: 4 << 30}
-	reads := &fio.Job{RW: "randread", BlockSize: 4096, IODepth: 32, Direct: true, IOEngine: "libaio", Size: 4 << 30}
-	whole := &fio.Job{RW: "randrw", RWMixRead: 70, BlockSize: 4096, IODepth: 8, Direct: true, IOEngine: "libaio"}
-	seq := &fio.Job{RW: "write", BlockSize: 1 << 20, IODepth: 8, Direct: true, IOEngine: "libaio"}
-	seqSmall := &fio.Job{RW: "write", BlockSize: 1 << 20, IODepth: 8, Direct: true, IOEngine: "libaio", Size: 4 << 30}
-	state := func(p *testbed.Profile, job *fio.Job, disks int) (float64, float64) {
-		t.Helper()
-		lay, err := policyLayout(p, r1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sh, err := readJob(job)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return writeBufferState(p, newPlatform(p), lay, sh, job, disks)
+	job := func(rw string, size int64) *fio.Job {
+		return &fio.Job{RW: rw, RWMixRead: 70, BlockSize: 4096, IODepth: 8, Direct: true, IOEngine: "libaio", Size: size}
 	}
-	if held, destaged := state(osa, mixed, 1); !(held > 0.999) || !(destaged < 0.001) {
+	mixed, reads, whole := job("randrw", 4<<30), job("randread", 4<<30), job("randrw", 0)
+	seq, seqSmall := job("write", 0), job("write", 4<<30)
+	state := func(p *testbed.Profile, in Input, j int) (float64, float64) {
+		t.Helper()
+		x, err := bufferCoverage(p, newPlatform(p), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sh, err := readJob(in.Jobs[j].Job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return writeBufferState(x, sh)
+	}
+	one := func(p *testbed.Profile, jobs ...*fio.Job) Input {
+		in := Input{}
+		for _, jb := range jobs {
+			in.Jobs = append(in.Jobs, JobLoad{Job: jb, Disks: []DiskLoad{{Policy: r1, Written: 1, SizeBytes: 150 << 30}}})
+		}
+		return in
+	}
+	if held, destaged := state(osa, one(osa, mixed), 0); !(held > 0.999) || !(destaged < 0.001) {
 		t.Errorf("one disk rewriting a 4 GiB file: %.4f of it in the buffer, %.4f of its writes destaged; want all and none", held, destaged)
 	}
-	// 768 disks of 100 GB, RAID-1 on 48 groups: 3.2 TB a group against
-	// 0.3 x 375 GB held.
+	// 768 disks of 100 GB (the profile's), RAID-1 on 48 groups: 3.2 TB a
+	// group against 0.3 x 375 GB held.
 	x := osa.Model.WriteBufferDestageThreshold.Value * 375e9 / (768 * 100e9 * 2 / 48)
-	if held, destaged := state(osa, whole, 768); !(math.Abs(held-(1-math.Exp(-x))) <= 1e-9) || !(math.Abs(destaged-math.Exp(-x)) <= 1e-9) {
+	if held, destaged := state(osa, UniformInput(osa, 96, 8, r1, whole), 0); !(math.Abs(held-(1-math.Exp(-x))) <= 1e-9) || !(math.Abs(destaged-math.Exp(-x)) <= 1e-9) {
 		t.Errorf("WWT's whole 100 GB disks: %.4f in the buffer, %.4f destaged; want %.4f and %.4f", held, destaged, 1-math.Exp(-x), math.Exp(-x))
 	}
 	// Sequential: the last held bytes are there; every write reaches the
 	// elevator unless the region fits.
-	if held, destaged := state(osa, seq, 768); !(math.Abs(held-x) <= 1e-9) || destaged != 1 {
+	if held, destaged := state(osa, UniformInput(osa, 96, 8, r1, seq), 0); !(math.Abs(held-x) <= 1e-9) || destaged != 1 {
 		t.Errorf("WWT's disks written sequentially: %.4f in the buffer, %.4f destaged; want %.4f and 1", held, destaged, x)
 	}
-	if held, destaged := state(osa, seqSmall, 1); held != 1 || destaged != 0 {
+	if held, destaged := state(osa, one(osa, seqSmall), 0); held != 1 || destaged != 0 {
 		t.Errorf("a 4 GiB file written sequentially over and over: %.4f in the buffer, %.4f destaged; want 1 and 0", held, destaged)
 	}
-	if held, destaged := state(osa, reads, 1); held != 0 || destaged != 1 {
+	// A second job writing its own whole 150 GiB disk beside the file
+	// shares the buffers: less of the file stays there.
+	alone, _ := state(osa, one(osa, mixed), 0)
+	if shared, _ := state(osa, one(osa, mixed, whole), 0); !(shared < alone) {
+		t.Errorf("a 4 GiB file beside a job writing a 150 GiB disk: %.6f of it in the buffer, want less than alone (%.6f)", shared, alone)
+	}
+	if held, destaged := state(osa, one(osa, reads), 0); held != 0 || destaged != 1 {
 		t.Errorf("a read-only job: %g in the buffer, %g destaged; want 0 and 1", held, destaged)
 	}
-	if held, destaged := state(esa, mixed, 1); held != 0 || destaged != 1 {
+	if held, destaged := state(osa, one(osa, mixed, reads), 1); held != 0 || destaged != 1 {
+		t.Errorf("a read-only job beside a writer: %g in the buffer, %g destaged; want 0 and 1 (it reads its own disk)", held, destaged)
+	}
+	if held, destaged := state(esa, one(esa, mixed), 0); held != 0 || destaged != 1 {
 		t.Errorf("ESA: %g in a write buffer, %g destaged; want 0 and 1 (it has none)", held, destaged)
 	}
 }

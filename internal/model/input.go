@@ -54,6 +54,8 @@ type DiskLoad struct {
 	Written float64
 	// CompressPercentage is the compressibility of the data on the disk.
 	CompressPercentage int
+	// SizeBytes is the disk's size; 0: the profile's workers.disk_size_gb.
+	SizeBytes int64
 }
 
 // check refuses an input the model cannot solve, saying what is missing.

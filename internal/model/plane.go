@@ -437,7 +437,7 @@ func (pl *Plane) input(ctx context.Context, workers []fio.Worker, job *fio.Job) 
 		in.VMs = append(in.VMs, VM{Name: w.Name, Host: w.Host, CPUs: w.CPUs, Controller: w.Controller})
 		for _, d := range w.Disks {
 			data := pl.disks[diskKey{w.Name, d.Name}]
-			jl.Disks = append(jl.Disks, DiskLoad{VM: v, Policy: policies[d.Policy], Written: data.written, CompressPercentage: int(math.Round(data.compressPct))})
+			jl.Disks = append(jl.Disks, DiskLoad{VM: v, Policy: policies[d.Policy], Written: data.written, CompressPercentage: int(math.Round(data.compressPct)), SizeBytes: d.SizeBytes})
 		}
 	}
 	pl.mu.Unlock()
