@@ -249,3 +249,73 @@ func TestReadSamplesScalesLogsDownToFio(t *testing.T) {
 		t.Errorf("latencies %v, %v us: want 20 and 40", r1.LatMeanUs, r2.LatMeanUs)
 	}
 }
+
+// TestReadSamplesOnTheUnixClock: logs stamped with the Unix clock
+// (log_unix_epoch) by two workers whose jobs began 250 ms apart, so each
+// of the second's points falls 3:1 over two intervals; worked by hand. A
+// point's I/Os, KiB and histogram counts go 3:1; its mean latency counts
+// for its I/Os in each (its file's IOPS log, the same span).
+func TestReadSamplesOnTheUnixClock(t *testing.T) {
+	dir := t.TempDir()
+	const T = 1796375904000 // Unix ms
+	writeLog(t, dir, "w0-s0_iops.1.log", []float64{T + 1000, 100, 0, 4096, 0}, []float64{T + 2000, 200, 0, 4096, 0})
+	writeLog(t, dir, "w0-s0_bw.1.log", []float64{T + 1000, 400, 0, 4096, 0}, []float64{T + 2000, 800, 0, 4096, 0})
+	writeLog(t, dir, "w0-s0_clat.1.log", []float64{T + 1000, 10000, 0, 4096, 0}, []float64{T + 2000, 30000, 0, 4096, 0})
+	writeLog(t, dir, "w0-s0_clat_hist.1.log", histLine(T+1000, 0, 10, 100), histLine(T+2000, 0, 20, 200))
+	writeLog(t, dir, "w1-s0_iops.1.log", []float64{T + 1250, 400, 0, 4096, 0}, []float64{T + 2250, 800, 0, 4096, 0})
+	writeLog(t, dir, "w1-s0_bw.1.log", []float64{T + 1250, 1600, 0, 4096, 0}, []float64{T + 2250, 3200, 0, 4096, 0})
+	writeLog(t, dir, "w1-s0_clat.1.log", []float64{T + 1250, 50000, 0, 4096, 0}, []float64{T + 2250, 70000, 0, 4096, 0})
+	writeLog(t, dir, "w1-s0_clat_hist.1.log", histLine(T+1250, 0, 30, 4), histLine(T+2250, 0, 5, 800))
+	got, err := readSamples(dir, map[string]string{"w0-s0": "a", "w1-s0": "a"}, nil, time.Second, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The axis starts one step before the first IOPS point, at T.
+	// Interval 1: 100 + 3/4 of 400 I/Os; latency (100 x 10 + 300 x 50) / 400 us;
+	// counts 100 in bin 10 and 3 in bin 30, whose 99th is in bin 30.
+	// Interval 2: 200 + 1/4 of 400 + 3/4 of 800; latency (200 x 30 + 100 x 50
+	// + 600 x 70) / 900 us; counts 600 in bin 5, 200 in bin 20 and 1 in bin
+	// 30 (under 1 % of 801), whose 99th is in bin 20.
+	// Interval 3: 1/4 of 800, at 70 us, 200 in bin 5 (80-95 ns: 88 ns).
+	const bin5, bin20, bin30 = 0.088, 1.152, 6.656
+	want := []Sample{
+		{"a", "read", 1, 400, 1600 * 1024 / 1e6, 40, bin30},
+		{"a", "read", 2, 900, 3600 * 1024 / 1e6, 53000.0 / 900, bin20},
+		{"a", "read", 3, 200, 800 * 1024 / 1e6, 70, bin5},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("samples %+v, want %+v", got, want)
+	}
+	for i, w := range want {
+		g := got[i]
+		if g.Job != w.Job || g.TS != w.TS || !(math.Abs(g.IOPS-w.IOPS) <= 1e-9*w.IOPS) || !(math.Abs(g.MBps-w.MBps) <= 1e-9*w.MBps) ||
+			!(math.Abs(g.LatMeanUs-w.LatMeanUs) <= 1e-9*w.LatMeanUs) || !(math.Abs(g.P99Us-w.P99Us) <= 1e-9*w.P99Us) {
+			t.Errorf("sample %d: %+v, want %+v", i, g, w)
+		}
+	}
+}
+
+// TestReadLogLines: a log line needs fio's first three columns (time,
+// value, direction; a histogram's time, direction, block size), more are
+// ignored; a line of an unknown direction (fio logs 0 read, 1 write, 2
+// trim) is left out, and logs with no lines (a job shorter than an
+// interval) give no samples.
+func TestReadLogLines(t *testing.T) {
+	dir := t.TempDir()
+	writeLog(t, dir, "w0-s0_iops.1.log", []float64{1000, 100, 0}, []float64{1000, 7, 3, 4096, 0}, []float64{2000, 300, 0, 4096, 0, 0})
+	pts, err := readLog(filepath.Join(dir, "w0-s0_iops.1.log"), "iops")
+	if err != nil || len(pts) != 2 || pts[0].value != 100 || pts[1].end != 2000 {
+		t.Errorf("points %+v (%v): want the two read points", pts, err)
+	}
+	got, err := readSamples(dir, map[string]string{"w0-s0": "r"}, nil, time.Second, true)
+	if err != nil || len(got) != 2 || got[0].IOPS != 100 || got[1].IOPS != 300 {
+		t.Errorf("samples %+v (%v): want 100 then 300 IOPS of reads", got, err)
+	}
+	empty := t.TempDir()
+	for _, kind := range logKinds {
+		writeLog(t, empty, "w0-s0_"+kind+".1.log")
+	}
+	if got, err := readSamples(empty, map[string]string{"w0-s0": "r"}, nil, time.Second, true); got != nil || err != nil {
+		t.Errorf("empty logs gave %+v (%v), want no samples", got, err)
+	}
+}

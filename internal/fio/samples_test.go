@@ -87,6 +87,9 @@ func TestSampleInterval(t *testing.T) {
 	for _, c := range []struct{ every, expect, want time.Duration }{
 		{0, time.Minute, time.Second}, {0, time.Hour, 6 * time.Second}, {2 * time.Second, time.Minute, 2 * time.Second},
 		{0, 601 * time.Second, 2 * time.Second},
+		// No expected duration: 1 s. An interval that already gives 600
+		// samples stays as asked.
+		{0, 0, time.Second}, {1500 * time.Millisecond, 900 * time.Second, 1500 * time.Millisecond},
 	} {
 		if got := sampleInterval(c.every, c.expect); got != c.want {
 			t.Errorf("sampleInterval(%v, %v) = %v, want %v", c.every, c.expect, got, c.want)
