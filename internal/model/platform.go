@@ -15,7 +15,8 @@ type platform struct {
 	cores  float64 // physical cores per host
 	hwThr  float64 // hardware threads per host (cores x SMT threads)
 	effCPU float64 // cores' worth of throughput per host, SMT included
-	// World counts per host (DOM) and per LSOM station.
+	// World counts per host (DOM: one pool per host, at most one per
+	// hardware thread) and per LSOM station.
 	domWorlds   float64
 	storeName   string // "vsan-device" (ESA) or "vsan-diskgroup" (OSA)
 	stores      int    // LSOM stations in the cluster
@@ -41,7 +42,9 @@ func newPlatform(p *testbed.Profile) platform {
 		devices: p.Hosts * p.Storage.CapacityDevices,
 		memBps:  p.MemoryBytesPerSec() * m.MemoryEfficiency.Value,
 	}
-	pl.domWorlds = math.Min(m.DOMWorldsPerSocket.Value*float64(p.CPU.Sockets), pl.hwThr)
+	// The DOM's worlds are one pool per host, whatever its sockets; a
+	// world needs a hardware thread to run on.
+	pl.domWorlds = math.Min(m.DOMWorldsPerHost.Value, pl.hwThr)
 	pl.storeName, pl.stores, pl.storeWorlds = "vsan-device", pl.devices, m.DeviceWorlds.Value
 	if p.Architecture == "OSA" {
 		pl.groups = p.Hosts * p.Storage.DiskGroups
