@@ -324,6 +324,9 @@ func newCell(p *testbed.Profile, in Input, j int, objects []object, deferDestage
 	if err != nil {
 		return nil, err
 	}
+	if held, destaged := writeBufferState(coverage, c.shape); held >= 0.005 {
+		c.notes = append(c.notes, fmt.Sprintf("the write buffers hold %.0f %% of the blocks this job writes: reads of them come from the cache devices, and %.0f %% of its writes are overwritten there before the elevator destages them", 100*held, 100*(1-destaged)))
+	}
 	kindOf, costs, err := accountCosts(p, c.pl, c.link, in.State, in.VMs, c.job.Disks, c.shape, deferDestage, coverage)
 	if err != nil {
 		return nil, err

@@ -1,7 +1,9 @@
 package model
 
 import (
+	"context"
 	"math"
+	"strings"
 	"testing"
 
 	"starbench/internal/fio"
@@ -182,5 +184,34 @@ func TestCoalescedWritesSkipTheElevator(t *testing.T) {
 	}
 	if h.bufferBytes != a.bufferBytes {
 		t.Errorf("half the writes coalesced: %g bytes into the buffer, want %g (every write lands there)", h.bufferBytes, a.bufferBytes)
+	}
+}
+
+// A run says what the write buffers hold of its region: a job rewriting a
+// 4 GiB file has all of it there and none of its writes destaged; a job
+// that only reads is told nothing.
+func TestWriteBufferNote(t *testing.T) {
+	p := mustLoad(t, "wwt-r640-osa")
+	for _, c := range []struct {
+		rw   string
+		want string
+	}{
+		{"randrw", "the write buffers hold 100 % of the blocks this job writes: reads of them come from the cache devices, and 100 % of its writes are overwritten there"},
+		{"randread", ""},
+	} {
+		job := &fio.Job{RW: c.rw, RWMixRead: 70, BlockSize: 4096, IODepth: 32, Direct: true, IOEngine: "libaio", Size: 4 << 30}
+		out, err := Solve(context.Background(), p, UniformInput(p, 1, 1, Policy{RAID: "raid1", FTT: 1}, job))
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := ""
+		for _, n := range out.Notes {
+			if strings.HasPrefix(n, "the write buffers hold") {
+				found = n
+			}
+		}
+		if c.want == "" && found != "" || c.want != "" && !strings.HasPrefix(found, c.want) {
+			t.Errorf("%s on a 4 GiB file: note %q, want %q", c.rw, found, c.want)
+		}
 	}
 }
