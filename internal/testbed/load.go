@@ -59,10 +59,15 @@ func Load(nameOrPath string) (*Profile, error) {
 // a misspelt field is reported rather than silently ignored.
 func Parse(data []byte) (*Profile, error) {
 	var head struct {
-		Architecture string `json:"architecture"`
+		Architecture string          `json:"architecture"`
+		Model        json.RawMessage `json:"model"`
 	}
 	if err := json.Unmarshal(data, &head); err != nil {
 		return nil, fmt.Errorf("not valid JSON: %w", err)
+	}
+	var params map[string]json.RawMessage // a model that is no object is reported below
+	if json.Unmarshal(head.Model, &params) == nil && params["dom_worlds_per_socket"] != nil {
+		return nil, errors.New("model.dom_worlds_per_socket: replaced by model.dom_worlds_per_host, one pool of DOM worlds per host (docs/model.md); give the old value x cpu.sockets")
 	}
 	p := &Profile{Model: DefaultModel(head.Architecture)}
 	d := json.NewDecoder(bytes.NewReader(data))
