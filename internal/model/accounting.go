@@ -200,12 +200,22 @@ func accessLatency(d testbed.Device, rdBps float64) float64 {
 }
 
 // saving is the share of bytes compression removes for data of the given
-// compressibility (fio's buffer_compress_percentage).
+// compressibility (fio's buffer_compress_percentage). ESA stores what LZ4
+// leaves, up to max_compression_savings; OSA keeps a 4 KiB block
+// compressed only if it fits in the slot max_compression_savings leaves
+// (2 KiB), and as it is otherwise.
 func (c *costModel) saving(compressPct int) float64 {
 	if !c.compress {
 		return 0
 	}
-	return math.Min(float64(compressPct)/100, c.m.MaxCompressionSavings.Value)
+	s, limit := float64(compressPct)/100, c.m.MaxCompressionSavings.Value
+	if c.osa {
+		if s < limit {
+			return 0
+		}
+		return limit
+	}
+	return math.Min(s, limit)
 }
 
 // compressCycles is compressing b bytes of which a share s shrinks: LZ4
@@ -536,8 +546,9 @@ func (c *costModel) osaWrite(io *ioCost, b float64, lay layout, compressPct, ded
 	c.deviceOp(io, capLeg, cacheWrites, b, c.cacheRd+b/c.pl.cacheRead, false, true)
 	o.storeCycles += cacheWrites * m.LSOMOpCycles.Value
 	o.dispatches += cacheWrites
-	if c.compress {
-		o.storeCycles += cacheWrites * c.compressCycles(b, saved)
+	if c.compress { // LZ4 works through what it can shrink, kept or not
+		work := math.Min(float64(compressPct)/100, m.MaxCompressionSavings.Value)
+		o.storeCycles += cacheWrites * c.compressCycles(b, work)
 		o.memBytes += cacheWrites * 2 * b
 	}
 	if c.dedup {

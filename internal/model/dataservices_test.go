@@ -215,3 +215,39 @@ func TestWriteBufferNote(t *testing.T) {
 		}
 	}
 }
+
+// OSA keeps a 4 KiB block compressed only if it fits in 2 KiB: data LZ4
+// shrinks by 30 % is stored whole (LZ4's work is still done, and reads
+// decompress nothing), data it shrinks by 60 % or more is stored in half.
+// ESA stores what LZ4 leaves.
+func TestOSAKeepsOnlyBlocksThatFitHalf(t *testing.T) {
+	osa := costModelFor(t, mustLoad(t, "wwt-r640-osa"), false, true, false)
+	esa := costModelFor(t, mustLoad(t, "storagereview-r6625-esa"), false, true, false)
+	for _, c := range []struct {
+		pct      int
+		osa, esa float64
+	}{{0, 0, 0}, {30, 0, 0.3}, {50, 0.5, 0.5}, {60, 0.5, 0.6}, {100, 0.5, 0.875}} {
+		if got := osa.saving(c.pct); !(math.Abs(got-c.osa) <= 1e-12) {
+			t.Errorf("OSA, %d %% compressible: saves %g, want %g", c.pct, got, c.osa)
+		}
+		if got := esa.saving(c.pct); !(math.Abs(got-c.esa) <= 1e-12) {
+			t.Errorf("ESA, %d %% compressible: saves %g, want %g", c.pct, got, c.esa)
+		}
+	}
+	p := osa.p
+	r1, err := policyLayout(p, Policy{RAID: "raid1", FTT: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := costModelFor(t, p, false, false, false)
+	w30, w0 := osa.writeCost(4096, r1, 30, 0), off.writeCost(4096, r1, 30, 0)
+	if w30.capacityTime != w0.capacityTime {
+		t.Errorf("OSA, 30 %% compressible: capacity time %g per write, want %g (stored whole)", w30.capacityTime, w0.capacityTime)
+	}
+	if lz4 := 2 * osa.compressCycles(4096, 0.3); !(w30.storeCycles-w0.storeCycles > lz4) {
+		t.Errorf("OSA, 30 %% compressible: %g more LSOM cycles, want more than LZ4's %g", w30.storeCycles-w0.storeCycles, lz4)
+	}
+	if r30, r0 := osa.readCost(4096, 1, 30), off.readCost(4096, 1, 30); r30.storeCycles != r0.storeCycles {
+		t.Errorf("OSA, 30 %% compressible: a read costs %g LSOM cycles, want %g (nothing to decompress)", r30.storeCycles, r0.storeCycles)
+	}
+}
