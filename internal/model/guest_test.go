@@ -39,6 +39,32 @@ func TestThroughputFallsPastCPUSaturation(t *testing.T) {
 	}
 }
 
+// Past CPU saturation a waiting hand-off costs a context switch, not the
+// I/O's bytes (docs/model.md, "Load-dependent CPU"): 1M reads on the same
+// small hosts stay within 2 % as VMs double while their latency doubles
+// with the outstanding I/O (Little's law), where 4K reads fall (above).
+func TestLargeReadsStayFlatPastCPUSaturation(t *testing.T) {
+	small := mustLoad(t, "vxrail-ve660-esa")
+	small.CPU.CoresPerSocket = 4
+	job := &fio.Job{IOEngine: "libaio", Direct: true, RW: "read", BlockSize: 1 << 20, IODepth: 2}
+	few := solve(t, small, UniformInput(small, 16, 8, Policy{RAID: "raid1"}, job))
+	many := solve(t, small, UniformInput(small, 32, 8, Policy{RAID: "raid1"}, job))
+	for _, o := range []*Output{few, many} {
+		if o.Bottleneck != "cpu" {
+			t.Fatalf("bottleneck %s at %.0f %%; want the CPU", o.Bottleneck, 100*o.BottleneckUtil)
+		}
+	}
+	if !strings.Contains(strings.Join(many.Notes, "\n"), "cpu overcommitted") {
+		t.Errorf("32 VMs: notes %q; want the CPU overcommitted", many.Notes)
+	}
+	if r := total(many) / total(few); !(math.Abs(r-1) <= 0.02) {
+		t.Errorf("32 VMs give x%.3f the 1M reads of 16; want within 2 %% (a switch is about 1 %% of a 1M read's cycles)", r)
+	}
+	if r := many.Read.LatMeanUs / few.Read.LatMeanUs; !(math.Abs(r-2) <= 0.05) {
+		t.Errorf("latency x%.3f for twice the outstanding I/O; want about x2", r)
+	}
+}
+
 // The virtual controller is part of the guest's path: LSI Logic costs more
 // CPU per I/O than PVSCSI, and its shallower queues hold outstanding I/O in
 // the guest.
