@@ -22,29 +22,37 @@ import (
 )
 
 // vsanLoad is what vSAN's performance service would have measured during
-// one simulated run, cluster-wide, in its units: IOPS, bytes/s, ms.
+// one simulated run, cluster-wide, in its units: IOPS, bytes/s, ms. The
+// metrics are arrays in the order of their labels, not maps: a long
+// campaign keeps thousands of loads (maxSpans), and maps of 8 and 14
+// labels took some 1.2 kB a run where the arrays take 180 bytes.
 type vsanLoad struct {
-	client, backend map[string]float64 // by metric label
-	cpuPct          float64            // vSAN's share of each host's CPU
+	client  [len(clientLabels)]float64  // by clientLabels
+	backend [len(backendLabels)]float64 // by backendLabels
+	cpuPct  float64                     // vSAN's share of each host's CPU
 }
+
+// Where a metric is in a load's client and backend arrays (the backend
+// view has the client view's labels first).
+const (
+	iopsRead = iota
+	iopsWrite
+	throughputRead
+	throughputWrite
+	latencyAvgRead
+	latencyAvgWrite
+	congestion
+	oio
+)
 
 // The labels the simulated performance service serves, by view.
 var (
-	clientLabels  = []string{"iopsRead", "iopsWrite", "throughputRead", "throughputWrite", "latencyAvgRead", "latencyAvgWrite", "congestion", "oio"}
-	backendLabels = append(slices.Clone(clientLabels), "iopsResyncRead", "tputResyncRead", "latAvgResyncRead", "iopsRecWrite", "throughputRecWrite", "latencyAvgRecWrite")
+	clientLabels = [...]string{iopsRead: "iopsRead", iopsWrite: "iopsWrite", throughputRead: "throughputRead", throughputWrite: "throughputWrite",
+		latencyAvgRead: "latencyAvgRead", latencyAvgWrite: "latencyAvgWrite", congestion: "congestion", oio: "oio"}
+	backendLabels = [...]string{iopsRead: "iopsRead", iopsWrite: "iopsWrite", throughputRead: "throughputRead", throughputWrite: "throughputWrite",
+		latencyAvgRead: "latencyAvgRead", latencyAvgWrite: "latencyAvgWrite", congestion: "congestion", oio: "oio",
+		"iopsResyncRead", "tputResyncRead", "latAvgResyncRead", "iopsRecWrite", "throughputRecWrite", "latencyAvgRecWrite"}
 )
-
-// idle is a load of zeros in every label.
-func idle() vsanLoad {
-	l := vsanLoad{client: map[string]float64{}, backend: map[string]float64{}}
-	for _, k := range clientLabels {
-		l.client[k] = 0
-	}
-	for _, k := range backendLabels {
-		l.backend[k] = 0
-	}
-	return l
-}
 
 // vsanRuns holds the vSAN loads recorded over time.
 type vsanRuns struct {
@@ -73,19 +81,20 @@ type vsanSpan struct {
 //     vSAN's share of it apart;
 //   - congestion and resync are 0: a steady run has neither.
 func (s *Sim) RecordRun(start, end time.Time, in model.Input, out model.Output) {
-	load := idle()
-	put := func(m map[string]float64, dir string, iops, bytesPerSec, latMs float64) {
-		m["iops"+dir], m["throughput"+dir], m["latencyAvg"+dir] = iops, bytesPerSec, latMs
+	var load vsanLoad
+	// put sets a direction's metrics (read 0, write 1) in a view's metrics m.
+	put := func(m []float64, dir int, iops, bytesPerSec, latMs float64) {
+		m[iopsRead+dir], m[throughputRead+dir], m[latencyAvgRead+dir] = iops, bytesPerSec, latMs
 	}
-	put(load.client, "Read", out.Read.IOPS, out.Read.MBps*1e6, out.Read.LatMeanUs/1000)
-	put(load.client, "Write", out.Write.IOPS, out.Write.MBps*1e6, out.Write.LatMeanUs/1000)
-	load.client["oio"] = float64(out.Outstanding)
+	put(load.client[:], 0, out.Read.IOPS, out.Read.MBps*1e6, out.Read.LatMeanUs/1000)
+	put(load.client[:], 1, out.Write.IOPS, out.Write.MBps*1e6, out.Write.LatMeanUs/1000)
+	load.client[oio] = float64(out.Outstanding)
 
 	copies := writeCopies(in)
 	devLat := deviceLatencyMs(s.Testbed, out)
-	put(load.backend, "Read", out.Read.IOPS, out.Read.MBps*1e6, devLat)
-	put(load.backend, "Write", out.Write.IOPS*copies, out.Write.MBps*1e6*copies, devLat)
-	load.backend["oio"] = (load.backend["iopsRead"] + load.backend["iopsWrite"]) * devLat / 1000
+	put(load.backend[:], 0, out.Read.IOPS, out.Read.MBps*1e6, devLat)
+	put(load.backend[:], 1, out.Write.IOPS*copies, out.Write.MBps*1e6*copies, devLat)
+	load.backend[oio] = (load.backend[iopsRead] + load.backend[iopsWrite]) * devLat / 1000
 	load.cpuPct = out.CPUPercent
 
 	s.vsanRuns.mu.Lock()
@@ -135,7 +144,7 @@ func deviceLatencyMs(p *testbed.Profile, out model.Output) float64 {
 func (r *vsanRuns) at(from, to time.Time) vsanLoad {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := idle()
+	var out vsanLoad
 	busy := 0.0
 	for _, sp := range r.spans {
 		d := minTime(sp.end, to).Sub(maxTime(sp.start, from)).Seconds()
@@ -224,17 +233,18 @@ func (m *vsanPerfManager) series(q vsantypes.VsanPerfQuerySpec, kind string, hos
 		}
 		load := m.sim.vsanRuns.at(from, to)
 		times = append(times, to.UTC().Format(sampleTimeFormat))
-		metrics := load.client
+		labels, metrics := clientLabels[:], load.client[:]
 		share := 1.0
 		switch kind {
 		case "cluster-domcompmgr":
-			metrics = load.backend
+			labels, metrics = backendLabels[:], load.backend[:]
 		case "host-domcompmgr":
-			metrics, share = load.backend, 1/float64(hosts)
+			labels, metrics, share = backendLabels[:], load.backend[:], 1/float64(hosts)
 		case "vsan-cpu":
-			metrics = map[string]float64{"usedPct": load.cpuPct, "readyPct": 0}
+			labels, metrics = []string{"usedPct", "readyPct"}, []float64{load.cpuPct, 0}
 		}
-		for label, v := range metrics {
+		for j, label := range labels {
+			v := metrics[j]
 			if kind == "host-domcompmgr" && !strings.HasPrefix(label, "latenc") && !strings.HasPrefix(label, "latAvg") {
 				v *= share // latencies are per I/O, the rest adds up over hosts
 			}
