@@ -63,6 +63,11 @@ type Engine struct {
 	Now func() time.Time
 	// Observer follows the campaign (nil: none).
 	Observer Observer
+
+	// commitBehind says runs are committed behind the next run's
+	// simulation; inFlight is the run whose commit is in flight, if any.
+	commitBehind bool
+	inFlight     *handed
 }
 
 // Summary is what a campaign execution did.
@@ -92,6 +97,10 @@ func (e *Engine) Execute(ctx context.Context, plan *Plan) (sum Summary, err erro
 	if e.Now == nil {
 		e.Now = time.Now
 	}
+	// A simulated run is committed behind the next one's simulation, unless
+	// an observer follows the campaign: it sees each run stored before the
+	// next one starts.
+	e.commitBehind = e.Store.Simulated && e.Observer == nil
 	if e.Observer == nil {
 		e.Observer = noObserver{}
 	}
@@ -125,6 +134,10 @@ func (e *Engine) Execute(ctx context.Context, plan *Plan) (sum Summary, err erro
 	}
 	if err == nil {
 		err = e.steps(ctx, &sum, plan)
+		// However the steps ended, the run handed over last is stored.
+		if serr := e.settle(&sum); serr != nil {
+			err = errors.Join(err, serr)
+		}
 	}
 	if err == nil {
 		err = e.finish(ctx, &sum, plan)
@@ -164,7 +177,13 @@ func (e *Engine) steps(ctx context.Context, sum *Summary, plan *Plan) error {
 				return err
 			}
 		}
+		if err := e.settle(sum); err != nil {
+			return err
+		}
 		if err := e.rerunHighCV(ctx, sum, i+1, len(plan.Steps), st.Label); err != nil {
+			return err
+		}
+		if err := e.settle(sum); err != nil {
 			return err
 		}
 	}
@@ -210,19 +229,75 @@ func (e *Engine) runOne(ctx context.Context, sum *Summary, cell, cells int, k st
 		}
 		run.Metrics = metrics
 	}
+	if e.commitBehind {
+		// Committed behind the next run's simulation: counted and
+		// observed as stored once its commit has returned (settle).
+		cerr := e.settle(sum)
+		if cerr == nil {
+			cerr = e.Store.CommitBehind(context.WithoutCancel(ctx), run)
+		}
+		if cerr != nil {
+			e.Progress.RunEnd("not stored")
+			return cerr
+		}
+		e.inFlight = &handed{k, res, err}
+		e.Progress.RunEnd(outcome(err))
+		return nil
+	}
 	if cerr := e.Store.CommitRun(context.WithoutCancel(ctx), run); cerr != nil {
 		e.Progress.RunEnd("not stored")
 		return cerr
 	}
-	sum.Ran++
-	e.Observer.RunStored(k, res, err)
-	if err != nil {
-		sum.Failed++
-		e.Progress.RunEnd("failed: " + err.Error())
-	} else {
-		e.Progress.RunEnd("ok")
-	}
+	e.stored(sum, handed{k, res, err})
+	e.Progress.RunEnd(outcome(err))
 	return nil
+}
+
+// handed is a run handed over to the store, committed behind the next one.
+type handed struct {
+	key store.RunKey
+	res *fio.Result
+	err error
+}
+
+// settle waits for the commit of the run handed over last, if one is in
+// flight, and counts it as stored. The engine settles before it reads the
+// store or changes a setting, and before it returns.
+func (e *Engine) settle(sum *Summary) error {
+	if e.inFlight == nil {
+		return nil
+	}
+	if err := e.Store.Wait(); err != nil {
+		return e.notStored(err)
+	}
+	e.stored(sum, *e.inFlight)
+	e.inFlight = nil
+	return nil
+}
+
+// notStored is the error of the commit of the run handed over last; that
+// run and any simulated since are not stored (a resume simulates them).
+func (e *Engine) notStored(err error) error {
+	k := e.inFlight.key
+	e.inFlight = nil
+	return fmt.Errorf("run %s not stored: %w", k, err)
+}
+
+// stored counts a run as stored.
+func (e *Engine) stored(sum *Summary, h handed) {
+	sum.Ran++
+	e.Observer.RunStored(h.key, h.res, h.err)
+	if h.err != nil {
+		sum.Failed++
+	}
+}
+
+// outcome is a run's outcome as its progress line ends.
+func outcome(err error) string {
+	if err != nil {
+		return "failed: " + err.Error()
+	}
+	return "ok"
 }
 
 func (e *Engine) workload(name string) int {

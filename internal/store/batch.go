@@ -37,6 +37,11 @@ var (
 type batchStmts struct {
 	conn  any // the driver connection they were prepared on
 	stmts map[batchSize]batchStmt
+	// values and named hold a batch's values on their way to the driver,
+	// kept from one batch to the next (commits run one at a time): a run
+	// of 1,500 rows would allocate them afresh for each of its tables.
+	values []any
+	named  []driver.NamedValue
 }
 
 // batchSize is an INSERT of rows rows into table.
@@ -110,8 +115,12 @@ func (s *Store) insertBatched(ctx context.Context, conn *sql.Conn, t batchTable,
 		return nil
 	}
 	return conn.Raw(func(dc any) error {
-		values := make([]any, 0, batchRows*t.cols)
-		named := make([]driver.NamedValue, 0, batchRows*t.cols)
+		values, named := s.batches.values, s.batches.named
+		defer func() {
+			clear(values[:cap(values)]) // let the run's strings and boxed values go
+			clear(named[:cap(named)])
+			s.batches.values, s.batches.named = values[:0], named[:0]
+		}()
 		for start := 0; start < n; start += batchRows {
 			end := min(start+batchRows, n)
 			st, err := s.batches.stmt(ctx, dc, t, end-start)

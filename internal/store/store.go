@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -29,6 +30,9 @@ type Store struct {
 	tmp  string   // a recovered copy's directory, removed at Close
 	// batches are the prepared batched INSERTs of a writable store.
 	batches batchStmts
+	// mu guards behind, the commit in flight (see CommitBehind).
+	mu     sync.Mutex
+	behind *behind
 	// Simulated says whether the store holds simulated (model) results or
 	// measured ones; never both.
 	Simulated bool
@@ -79,12 +83,14 @@ func Open(ctx context.Context, path, name string, opt Options) (*Store, error) {
 		s.Close()
 		return nil, err
 	}
+	s.register()
 	return s, nil
 }
 
 // OpenReadOnly opens an existing store for reading; it takes no lock, so it
 // works while a campaign is writing to it.
 func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
+	waitWriter(path)
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("no campaign store at %s: %w", path, err)
 	}
@@ -149,10 +155,15 @@ func (s *Store) setDurability(ctx context.Context) error {
 // Path returns the store's file.
 func (s *Store) Path() string { return s.path }
 
-// Close closes the store and releases its lock.
+// Close closes the store and releases its lock, once the commit in flight
+// (see CommitBehind) has ended; it returns that commit's error too.
 func (s *Store) Close() error {
+	werr := s.Wait()
+	if s.lock != nil {
+		s.unregister()
+	}
 	s.batches.close(s.db)
-	err := s.db.Close()
+	err := errors.Join(werr, s.db.Close())
 	if s.tmp != "" {
 		os.RemoveAll(s.tmp)
 		s.tmp = ""
