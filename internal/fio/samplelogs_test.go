@@ -319,3 +319,39 @@ func TestReadLogLines(t *testing.T) {
 		t.Errorf("empty logs gave %+v (%v), want no samples", got, err)
 	}
 }
+
+// TestReadSamplesRestEndsWithTheJob: on a loaded machine fio's helper
+// thread logs a job's first rates late, so its logs seem to begin late and
+// their start plus its runtime falls past its end; the rest then ends where
+// the job's latency log ends (fio writes its last point when the job
+// ends), never in an interval with no latency logged.
+func TestReadSamplesRestEndsWithTheJob(t *testing.T) {
+	dir := t.TempDir()
+	// w0: rates logged 300 ms late; latency at 1, 2 and 3 s (the end).
+	writeLog(t, dir, "w0-s0_iops.1.log", []float64{1300, 100, 0, 4096, 0}, []float64{2300, 100, 0, 4096, 0})
+	writeLog(t, dir, "w0-s0_bw.1.log", []float64{1300, 400, 0, 4096, 0}, []float64{2300, 400, 0, 4096, 0})
+	writeLog(t, dir, "w0-s0_clat_hist.1.log", histLine(1300, 0, 10, 100), histLine(2300, 0, 10, 100))
+	// w1: on time, its logs reaching its end.
+	writeLog(t, dir, "w1-s0_iops.1.log", []float64{1000, 100, 0, 4096, 0}, []float64{2000, 100, 0, 4096, 0}, []float64{3000, 100, 0, 4096, 0})
+	writeLog(t, dir, "w1-s0_bw.1.log", []float64{1000, 400, 0, 4096, 0}, []float64{2000, 400, 0, 4096, 0}, []float64{3000, 400, 0, 4096, 0})
+	for _, w := range []string{"w0", "w1"} {
+		writeLog(t, dir, w+"-s0_clat.1.log", []float64{1000, 20000, 0, 4096, 0}, []float64{2000, 20000, 0, 4096, 0}, []float64{3000, 20000, 0, 4096, 0})
+	}
+	got, err := readSamples(dir, map[string]string{"w0-s0": "r", "w1-s0": "r"},
+		map[string][]JobStats{"w0-s0": {reads(300, 3000)}, "w1-s0": {reads(300, 3000)}}, time.Second, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// w0's points cover 300-1300 and 1300-2300 ms (70 + 30 and 70 + 30 I/Os
+	// over the intervals) and the 100 it did not log 2300-3000: intervals of
+	// 70 + 100, 100 + 100 and 130 + 100 I/Os, each at 20 us.
+	want := []float64{170, 200, 230}
+	if len(got) != len(want) {
+		t.Fatalf("samples %+v: want %v IOPS at 1, 2 and 3 s", got, want)
+	}
+	for i, s := range got {
+		if !(math.Abs(s.IOPS-want[i]) <= 1e-9*want[i]) || !(math.Abs(s.LatMeanUs-20) <= 1e-9) {
+			t.Errorf("sample %+v: want %v IOPS at 20 us", s, want[i])
+		}
+	}
+}

@@ -282,17 +282,23 @@ func rateOf(pts []point, step float64) func(dir int, from, to float64) float64 {
 // logTotals is what a section's logs hold: from when its first interval
 // began (first) to its rate logs' last point (last), per direction the
 // I/Os and KiB of its IOPS and bandwidth logs and the counts of its
-// histogram log.
+// histogram log; exit is its latency log's last point, which fio writes
+// when the job ends (finalize_logs), 0 without one.
 type logTotals struct {
-	first, last float64
-	ios, kib    [3]float64
-	counts      [3][]float64
+	first, last, exit float64
+	ios, kib          [3]float64
+	counts            [3][]float64
 }
 
 // logged adds a section's logs up: each point covers the time since the
 // point before it of its file and direction (the first, one step).
 func (sec *logSection) logged(step float64) logTotals {
 	t := logTotals{first: math.Inf(1)}
+	for _, pts := range sec.logs["clat"] {
+		for _, p := range pts {
+			t.exit = math.Max(t.exit, p.end)
+		}
+	}
 	for _, kind := range []string{"iops", "bw", "clat_hist"} {
 		for _, pts := range sec.logs[kind] {
 			prev := map[int]float64{}
@@ -377,15 +383,20 @@ func (t logTotals) scale(json jsonTotals) scale {
 
 // addRest adds what json+ counted for a section beyond its logs (fio drops
 // each job's last interval from its periodic logs): the rest of its I/Os,
-// KiB and histogram, spread from its rate logs' last point to its end
-// (when the section's logs began plus its runtime). Logs that reach the
-// end already lack only their last interval's rounding, which goes into
-// that interval.
+// KiB and histogram, spread from its rate logs' last point to its end.
+// The end is where its latency log ends, else when its logs began plus its
+// runtime (later than the job's end when the helper thread logging rates
+// ran late, as on a loaded machine, which left intervals of I/Os with no
+// latency). Logs that reach the end already lack only their last
+// interval's rounding, which goes into that interval.
 func (m *merger) addRest(job string, logs logTotals, json jsonTotals, step float64) {
 	if math.IsInf(logs.first, 1) || !json.ok {
 		return
 	}
 	from, end := logs.last, logs.first+json.runtime
+	if logs.exit > 0 {
+		end = logs.exit
+	}
 	if end <= from {
 		from, end = logs.last-step, logs.last
 	}
