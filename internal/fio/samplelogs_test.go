@@ -92,8 +92,8 @@ func TestReadSamplesMergesLogs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(two) == 0 || two[0].TS != 2 || !same(two[0].IOPS, (300+300)/2.0) {
-		t.Errorf("2 s samples %+v: want the first at 2 s with 300 IOPS", two)
+	if len(two) == 0 || two[0].TS != 2 || !same(two[0].IOPS, (300+300)/2.0) || !same(two[0].MBps, (1600+800)/2.0*1024/1e6) {
+		t.Errorf("2 s samples %+v: want the first at 2 s with 300 IOPS and 1,200 KiB/s", two)
 	}
 }
 
@@ -120,7 +120,7 @@ func TestReadSamplesAddsWhatLogsDropped(t *testing.T) {
 	}
 	last := got[2]
 	// Coarse bin 40 spans 32768-40960 ns (see TestReadSamplesMergesLogs).
-	if last.TS != 3 || last.IOPS != 100 || math.Abs(last.MBps-400*1024/1e6) > 1e-12 || math.Abs(last.P99Us-36.864) > 1e-9 {
+	if last.TS != 3 || last.IOPS != 100 || !(math.Abs(last.MBps-400*1024/1e6) <= 1e-12) || !(math.Abs(last.P99Us-36.864) <= 1e-9) {
 		t.Errorf("the dropped interval %+v: want 100 IOPS, %.4f MB/s and p99 in bin 40 at 3 s", last, 400*1024/1e6)
 	}
 	if got[0].IOPS != 100 || got[1].IOPS != 300 {
@@ -334,9 +334,8 @@ func TestReadSamplesRestEndsWithTheJob(t *testing.T) {
 	// w1: on time, its logs reaching its end.
 	writeLog(t, dir, "w1-s0_iops.1.log", []float64{1000, 100, 0, 4096, 0}, []float64{2000, 100, 0, 4096, 0}, []float64{3000, 100, 0, 4096, 0})
 	writeLog(t, dir, "w1-s0_bw.1.log", []float64{1000, 400, 0, 4096, 0}, []float64{2000, 400, 0, 4096, 0}, []float64{3000, 400, 0, 4096, 0})
-	for _, w := range []string{"w0", "w1"} {
-		writeLog(t, dir, w+"-s0_clat.1.log", []float64{1000, 20000, 0, 4096, 0}, []float64{2000, 20000, 0, 4096, 0}, []float64{3000, 20000, 0, 4096, 0})
-	}
+	writeLog(t, dir, "w0-s0_clat.1.log", []float64{1000, 20000, 0, 4096, 0}, []float64{2000, 20000, 0, 4096, 0}, []float64{3000, 60000, 0, 4096, 0})
+	writeLog(t, dir, "w1-s0_clat.1.log", []float64{1000, 20000, 0, 4096, 0}, []float64{2000, 20000, 0, 4096, 0}, []float64{3000, 20000, 0, 4096, 0})
 	got, err := readSamples(dir, map[string]string{"w0-s0": "r", "w1-s0": "r"},
 		map[string][]JobStats{"w0-s0": {reads(300, 3000)}, "w1-s0": {reads(300, 3000)}}, time.Second, true)
 	if err != nil {
@@ -344,14 +343,100 @@ func TestReadSamplesRestEndsWithTheJob(t *testing.T) {
 	}
 	// w0's points cover 300-1300 and 1300-2300 ms (70 + 30 and 70 + 30 I/Os
 	// over the intervals) and the 100 it did not log 2300-3000: intervals of
-	// 70 + 100, 100 + 100 and 130 + 100 I/Os, each at 20 us.
-	want := []float64{170, 200, 230}
+	// 70 + 100, 100 + 100 and 130 + 100 I/Os. Latency: 20 us but in the
+	// last interval, where w0's 60 us count for the I/Os its IOPS log gives
+	// 2-3 s, its rate carried on past its last point (30 + 70), and w1's 20
+	// us for its 100: 40 us.
+	want := []struct{ iops, lat float64 }{{170, 20}, {200, 20}, {230, 40}}
 	if len(got) != len(want) {
-		t.Fatalf("samples %+v: want %v IOPS at 1, 2 and 3 s", got, want)
+		t.Fatalf("samples %+v: want %v at 1, 2 and 3 s", got, want)
 	}
 	for i, s := range got {
-		if !(math.Abs(s.IOPS-want[i]) <= 1e-9*want[i]) || !(math.Abs(s.LatMeanUs-20) <= 1e-9) {
-			t.Errorf("sample %+v: want %v IOPS at 20 us", s, want[i])
+		if !(math.Abs(s.IOPS-want[i].iops) <= 1e-9*want[i].iops) || !(math.Abs(s.LatMeanUs-want[i].lat) <= 1e-9) {
+			t.Errorf("sample %+v: want %v IOPS at %v us", s, want[i].iops, want[i].lat)
+		}
+	}
+}
+
+// TestReadSamplesRestSharedOut: what the logs dropped is shared out over
+// the intervals from their last point to the job's end in proportion to
+// time (a third, then two thirds); its histogram counts with it, so the
+// tail's slow I/Os stay under 1 % of an interval that logged 990 fast ones
+// and make the last interval's p99. A rest of half an I/O or less is left
+// out.
+func TestReadSamplesRestSharedOut(t *testing.T) {
+	dir := t.TempDir()
+	writeLog(t, dir, "w0-s0_iops.1.log", []float64{1000, 1000, 0, 4096, 0}, []float64{1500, 1980, 0, 4096, 0})
+	writeLog(t, dir, "w0-s0_bw.1.log", []float64{1000, 4000, 0, 4096, 0}, []float64{1500, 7920, 0, 4096, 0})
+	writeLog(t, dir, "w0-s0_clat_hist.1.log", histLine(1000, 0, 10, 1000), histLine(1500, 0, 10, 990))
+	// The logs hold 1,990 reads, 7,960 KiB; json+ counted 6 more, slow ones
+	// (bin 40), over 3 s: 2 of them 1.5-2 s and 4 2-3 s.
+	e := reads(1996, 3000)
+	e.Read.Clat.Bins = Histogram{int64(platLowerEdge(10 << histCoarseness)): 1990, int64(platLowerEdge(40 << histCoarseness)): 6}
+	got := readOne(t, dir, e)
+	const bin10, bin40 = 0.208, 36.864
+	want := []Sample{
+		{"", "read", 1, 1000, 4000 * 1024 / 1e6, math.NaN(), bin10},
+		{"", "read", 2, 992, 3968 * 1024 / 1e6, math.NaN(), bin10}, // 2 of 992 in bin 40: under 1 %
+		{"", "read", 3, 4, 16 * 1024 / 1e6, math.NaN(), bin40},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("samples %+v, want %+v", got, want)
+	}
+	for i, w := range want {
+		g := got[i]
+		if g.TS != w.TS || !(math.Abs(g.IOPS-w.IOPS) <= 1e-9*w.IOPS) || !(math.Abs(g.MBps-w.MBps) <= 1e-9*w.MBps) || !(math.Abs(g.P99Us-w.P99Us) <= 1e-9) {
+			t.Errorf("sample %d: %+v, want %+v", i, g, w)
+		}
+	}
+	// 199.5 reads logged (100 in 1 s, 199 a second for half a second) and
+	// 200 counted: the half left over is left out.
+	half := t.TempDir()
+	writeLog(t, half, "w0-s0_iops.1.log", []float64{1000, 100, 0, 4096, 0}, []float64{1500, 199, 0, 4096, 0})
+	if got := readOne(t, half, reads(200, 2000)); len(got) != 2 || got[1].IOPS != 99.5 {
+		t.Errorf("samples %+v: want 100 then 99.5 IOPS", got)
+	}
+}
+
+// TestReadSamplesRestHistogramIsWhatTheLogsMissed: the rest's histogram is
+// json+'s less what the histogram log holds, bin by bin: logs of slow I/Os
+// and a fast tail give the tail a fast p99.
+func TestReadSamplesRestHistogramIsWhatTheLogsMissed(t *testing.T) {
+	dir := t.TempDir()
+	writeLog(t, dir, "w0-s0_iops.1.log", []float64{1000, 100, 0, 4096, 0}, []float64{2000, 300, 0, 4096, 0})
+	writeLog(t, dir, "w0-s0_clat_hist.1.log", histLine(1000, 0, 40, 100), histLine(2000, 0, 40, 300))
+	e := reads(500, 3000)
+	e.Read.Clat.Bins = Histogram{int64(platLowerEdge(40 << histCoarseness)): 400, int64(platLowerEdge(10 << histCoarseness)): 100}
+	got := readOne(t, dir, e)
+	if len(got) != 3 || got[2].IOPS != 100 || !(math.Abs(got[2].P99Us-0.208) <= 1e-12) || !(math.Abs(got[1].P99Us-36.864) <= 1e-12) {
+		t.Errorf("samples %+v: want the third of 100 IOPS with its p99 in bin 10 (0.208 us), the second's in bin 40", got)
+	}
+}
+
+// TestReadSamplesHistogramLinesOfOtherLengths: histogram lines of another
+// length than the coarse bins json+ is counted in (another coarseness, a
+// cut line) add up in the bins an interval's first line has, never past
+// them, and never stop the samples.
+func TestReadSamplesHistogramLinesOfOtherLengths(t *testing.T) {
+	dir := t.TempDir()
+	short := []float64{500, 0, 4096, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 50} // 11 bins, 50 in bin 10
+	writeLog(t, dir, "w0-s0_iops.1.log", []float64{1000, 100, 0, 4096, 0})
+	writeLog(t, dir, "w0-s0_clat_hist.1.log", short, histLine(1000, 0, 12, 50))
+	got := readOne(t, dir, reads(200, 2000))
+	if len(got) != 2 || got[0].IOPS != 100 || got[1].IOPS != 100 || !(got[0].P99Us > 0) || !(got[1].P99Us > 0) {
+		t.Errorf("samples %+v: want 100 IOPS and a p99 at 1 and 2 s", got)
+	}
+}
+
+// TestSamplesInDirectionOrder: samples of one time and job come read,
+// write, trim, whatever order the merge held them in.
+func TestSamplesInDirectionOrder(t *testing.T) {
+	dir := t.TempDir()
+	writeLog(t, dir, "w0-s0_iops.1.log", []float64{1000, 30, 2, 4096, 0}, []float64{1000, 20, 1, 4096, 0}, []float64{1000, 10, 0, 4096, 0})
+	for range 20 { // the merge keeps intervals in a map: its order changes from call to call
+		got, err := readSamples(dir, map[string]string{"w0-s0": "r"}, nil, time.Second, true)
+		if err != nil || len(got) != 3 || got[0].Direction != "read" || got[1].Direction != "write" || got[2].Direction != "trim" {
+			t.Fatalf("samples %+v (%v): want read, write, trim", got, err)
 		}
 	}
 }

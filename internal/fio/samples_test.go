@@ -105,3 +105,20 @@ func TestSampleInterval(t *testing.T) {
 		}
 	}
 }
+
+// TestPercentileRules: a percentile is the first bin whose running count
+// reaches p % of all (fio's stat.c: sum >= p / 100 x N), and fio's fine
+// bins stop at the last (plat_val_to_idx: the index never exceeds the
+// array's size - 1), where every longer latency is counted.
+func TestPercentileRules(t *testing.T) {
+	counts := make([]float64, fineBins>>histCoarseness)
+	counts[10], counts[30] = 99, 1
+	if got := histPercentile(counts, 99); got != coarseBinValue(10) {
+		t.Errorf("p99 of 99 I/Os in bin 10 and 1 in bin 30: %v ns, want bin 10's %v", got, coarseBinValue(10))
+	}
+	for _, ns := range []int64{1 << 40, 1 << 62} {
+		if got := platIndex(ns); got != fineBins-1 {
+			t.Errorf("platIndex(%d) = %d, want the last bin %d", ns, got, fineBins-1)
+		}
+	}
+}
