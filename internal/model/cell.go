@@ -98,6 +98,7 @@ func solveCell(ctx context.Context, p *testbed.Profile, in Input, deferDestage b
 		u[k] = x * (c.fr*s.demandAt(read, sol.W[k]) + (1-c.fr)*s.demandAt(write, sol.W[k])) / s.Servers
 	}
 	out.addStations(st, sol.W, u)
+	out.HostCPUPercent = hostPercent(c.hostCPU, u)
 	out.Notes = append(out.Notes, rangeNotes(p, g.fioOutstanding, c.sizes)...)
 	return out, c, nil
 }
@@ -114,6 +115,19 @@ func (out *Output) addStations(st []station, w, u []float64) {
 		}
 		out.addStation(&st[busiest], w[busiest], u[busiest])
 	}
+}
+
+// hostPercent is each host's utilisation in percent, from the station its
+// copy became (at, see cell.hostCPU) and the stations' utilisations u: 0
+// for a host whose copy is idle.
+func hostPercent(at []int, u []float64) []float64 {
+	pct := make([]float64, len(at))
+	for h, k := range at {
+		if k >= 0 {
+			pct[h] = 100 * u[k]
+		}
+	}
+	return pct
 }
 
 // addStation records a station's utilisation u (and w, the share of its
@@ -254,9 +268,13 @@ type cell struct {
 	// finishCells groups the identical ones into st.
 	copies [][]station
 	st     []station
-	z      [2]float64 // fixed delay per direction, seconds
-	zMix   float64
-	notes  []string
+	// hostCPU is, for each host, the index in st of the station its CPU
+	// copy is part of; -1 where the copy is idle and left out (see
+	// groupCopies). The same for every cell of a network.
+	hostCPU []int
+	z       [2]float64 // fixed delay per direction, seconds
+	zMix    float64
+	notes   []string
 }
 
 // buildCell turns an input of one job into its network: the per-I/O
@@ -608,7 +626,8 @@ func stationCopies(p *testbed.Profile, pl platform, link vsanLink, g guestLoad, 
 // copies of a kind whose parameters are the same in every cell (within
 // rounding) are one station of that many copies, the mean of them, in the
 // order of their first copy; copies with no demand in any cell are left
-// out (they take no I/O) unless the kind has no other. Where the layout is
+// out (they take no I/O) unless the kind has no other. Each cell's hostCPU
+// keeps which station each host's CPU became. Where the layout is
 // even this is one station per kind, as the symmetric network; where it is
 // not, the busiest copies are a station of their own and bind first.
 // Identical copies have identical queues, so the grouped network is the
@@ -635,6 +654,20 @@ func groupCopies(cells []*cell) {
 		}
 		if len(groups) == 0 {
 			groups = [][]int{idle}
+		}
+		if cells[0].copies[k][0].Name == "cpu" {
+			at := make([]int, n)
+			for i := range at {
+				at[i] = -1
+			}
+			for gi, g := range groups {
+				for _, i := range g {
+					at[i] = len(cells[0].st) + gi
+				}
+			}
+			for _, c := range cells {
+				c.hostCPU = at
+			}
 		}
 		for _, c := range cells {
 			for _, g := range groups {

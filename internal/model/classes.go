@@ -260,6 +260,7 @@ func solveJobs(ctx context.Context, p *testbed.Profile, in Input, deferDestage b
 		}
 	}
 	out.addStations(cells[0].st, sol.W, u)
+	out.HostCPUPercent = hostPercent(cells[0].hostCPU, u)
 	var sizes [2][]sizeShare
 	for _, c := range cells {
 		sizes[read] = append(sizes[read], c.sizes[read]...)

@@ -36,6 +36,30 @@ func vmHosts(p *testbed.Profile, vms []VM) ([]int, error) {
 	return hosts, nil
 }
 
+// hostNames names the model's hosts of a cell on vms (the indices vmHosts
+// and Output.HostCPUPercent use): the hosts the VMs run on, sorted, then
+// the other hosts of cluster, sorted; "" for a host neither names. The
+// model places components on the hosts without workers in that order.
+func hostNames(hosts int, vms []VM, cluster []string) []string {
+	var named []string
+	for _, vm := range vms {
+		if vm.Host != "" && !slices.Contains(named, vm.Host) {
+			named = append(named, vm.Host)
+		}
+	}
+	slices.Sort(named)
+	var others []string
+	for _, h := range cluster {
+		if !slices.Contains(named, h) && !slices.Contains(others, h) {
+			others = append(others, h)
+		}
+	}
+	slices.Sort(others)
+	names := make([]string, hosts)
+	copy(names, append(named, others...))
+	return names
+}
+
 // component is one component of an object: its host, the capacity device
 // it sits on (an index among the host's devices) and its leg.
 type component struct {

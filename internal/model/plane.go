@@ -30,6 +30,7 @@ type Plane struct {
 	buffer   writeBuffer // OSA's write buffers, carried from run to run
 	noise    *rand.Rand  // nil: no noise
 	hostLoad HostLoadFunc
+	hosts    []string // the cluster's hosts, for hostLoad
 	runLoad  RunLoadFunc
 	observe  ObserveFunc
 	solved   *solveCache
@@ -40,9 +41,10 @@ type Plane struct {
 // before noise.
 type ObserveFunc func(p *testbed.Profile, in Input, out Output)
 
-// HostLoadFunc receives the host CPU a simulated run predicted, with the
+// HostLoadFunc receives the CPU a simulated run predicted on each host it
+// loads, by host name (a host the run leaves idle is absent), with the
 // run's wall-clock window, so the control plane can report it as metrics.
-type HostLoadFunc func(start, end time.Time, cpuPercent float64)
+type HostLoadFunc func(start, end time.Time, cpuPercent map[string]float64)
 
 // RunLoadFunc receives every simulated run's wall-clock window with its
 // input and what the model predicted (noise included), so the control
@@ -69,9 +71,12 @@ func WithNoise(seed uint64) Option {
 	return func(pl *Plane) { pl.noise = rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)) }
 }
 
-// WithHostLoad reports every run's predicted host CPU to f.
-func WithHostLoad(f HostLoadFunc) Option {
-	return func(pl *Plane) { pl.hostLoad = f }
+// WithHostLoad reports every run's predicted CPU of each host to f. hosts
+// are the cluster's host names: the model knows the hosts of the worker
+// VMs, and puts the components it places elsewhere on the others in
+// sorted order (see hostNames).
+func WithHostLoad(hosts []string, f HostLoadFunc) Option {
+	return func(pl *Plane) { pl.hostLoad, pl.hosts = f, hosts }
 }
 
 // WithRunLoad reports every run's window, input and output to f.
@@ -288,7 +293,13 @@ func (pl *Plane) RunJobs(ctx context.Context, jobs []JobRun, progress func(fio.S
 	}
 	pl.mu.Unlock()
 	if pl.hostLoad != nil {
-		pl.hostLoad(start, time.Now(), out.CPUPercent)
+		cpu := map[string]float64{}
+		for h, name := range hostNames(pl.p.Hosts, in.VMs, pl.hosts) {
+			if name != "" && h < len(out.HostCPUPercent) && out.HostCPUPercent[h] > 0 {
+				cpu[name] = out.HostCPUPercent[h]
+			}
+		}
+		pl.hostLoad(start, time.Now(), cpu)
 	}
 	if pl.runLoad != nil {
 		pl.runLoad(start, time.Now(), in, *out)

@@ -30,14 +30,19 @@ type Output struct {
 	Profile, Version string
 	Outstanding      int
 	Read, Write      Direction
-	CPUPercent       float64 // host CPU at the busiest host (every host's on an even layout)
-	GuestCPUPercent  float64 // the worker VMs' vCPUs running fio, on the busiest host
-	NICPercent       float64 // busiest NIC direction
-	Bottleneck       string
-	BottleneckUtil   float64
-	Stations         []StationUse
-	RDMA             bool     // RDMA in effect (not only requested)
-	Notes            []string // fallbacks, inputs outside the calibrated range
+	// CPUPercent is the host CPU at the busiest host (every host's on an
+	// even layout): what notes and validation tables quote.
+	// HostCPUPercent is each host's own, by the model's host index (see
+	// hostNames); 0 for a host the cell leaves idle.
+	CPUPercent      float64
+	HostCPUPercent  []float64
+	GuestCPUPercent float64 // the worker VMs' vCPUs running fio, on the busiest host
+	NICPercent      float64 // busiest NIC direction
+	Bottleneck      string
+	BottleneckUtil  float64
+	Stations        []StationUse
+	RDMA            bool     // RDMA in effect (not only requested)
+	Notes           []string // fallbacks, inputs outside the calibrated range
 	// Jobs are the per-job results, in the order of Input.Jobs; Read and
 	// Write above are all jobs together.
 	Jobs []JobOutput

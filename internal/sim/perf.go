@@ -11,11 +11,12 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 )
 
-// Idle host usage reported when no load was recorded, in percent.
-const (
-	idleCPUPercent    = 2.0
-	esxiMemoryPercent = 4.0
-)
+// IdleCPUPercent is the CPU usage a host reports when no load was recorded
+// (and the embedded data plane records for a host a run leaves idle).
+const IdleCPUPercent = 2.0
+
+// esxiMemoryPercent is the memory usage of ESXi itself, in percent.
+const esxiMemoryPercent = 4.0
 
 // hostLoad holds the CPU usage recorded per host over time.
 type hostLoad struct {
@@ -75,7 +76,7 @@ func (h *hostLoad) cpu(host string, start, end time.Time) float64 {
 		}
 	}
 	if busy == 0 {
-		return idleCPUPercent
+		return IdleCPUPercent
 	}
 	return sum / busy
 }

@@ -26,8 +26,8 @@ func TestHostLoadMeansTheSpansThatOverlap(t *testing.T) {
 		{"esx1", 60, 120, 20},                  // only the late-recorded span reaches in
 		{"esx1", 0, 200, (40 + 80 + 20) / 3.0}, // all three, 60 s each
 		{"esx1", 150, 400, 80},
-		{"esx1", 200, 300, idleCPUPercent},
-		{"esx2", 0, 200, idleCPUPercent},
+		{"esx1", 200, 300, IdleCPUPercent},
+		{"esx2", 0, 200, IdleCPUPercent},
 		{"esx3", 60, 150, 70},
 	} {
 		if got := h.cpu(c.host, at(c.start), at(c.end)); math.Abs(got-c.want) > 1e-9 {

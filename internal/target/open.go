@@ -88,11 +88,17 @@ func openSimulated(ctx context.Context, opts Options) (*Target, func(), error) {
 			s.Close()
 			return nil, nil, fmt.Errorf("reading the simulated testbed %s: %w", p.Name, err)
 		}
-		// Every host carries vSAN's share of a run (the model's hosts are
-		// symmetric), so host metrics show the predicted CPU on each.
-		opt := []model.Option{model.WithHostLoad(func(start, end time.Time, cpu float64) {
-			for _, h := range inv.Hosts {
-				s.RecordHostCPU(h.Name, start, end, cpu)
+		// Host metrics show on each host ESXi's idle CPU plus what the
+		// model predicts the run costs there (its workers' guests and
+		// vSAN, its components' vSAN): the idle figure alone on a host
+		// the run leaves alone.
+		hosts := make([]string, len(inv.Hosts))
+		for i, h := range inv.Hosts {
+			hosts[i] = h.Name
+		}
+		opt := []model.Option{model.WithHostLoad(hosts, func(start, end time.Time, cpu map[string]float64) {
+			for _, h := range hosts {
+				s.RecordHostCPU(h, start, end, min(100, sim.IdleCPUPercent+cpu[h]))
 			}
 		}), model.WithRunLoad(s.RecordRun)} // and vSAN's performance service what it predicted
 		if !opts.ExactModel {

@@ -72,16 +72,26 @@ func TestOpenRefusesUnknownTargetsAndTestbeds(t *testing.T) {
 	}
 }
 
-// TestEmbeddedRunsShowUpInHostMetrics: the CPU the model predicts for a run
-// is what PerformanceManager reports for every host over the run's window.
-func TestEmbeddedRunsShowUpInHostMetrics(t *testing.T) {
+// runOnEmbedded runs 4K random reads on one disk of one worker on host
+// ("": not known) of the embedded default and returns the host CPU each
+// host reported over the run, and the busiest host's CPU the run's notes
+// quote (in whole percent).
+func runOnEmbedded(t *testing.T, host func(hosts []string) string) (cpu map[string]float64, hosts []string, predicted float64) {
+	t.Helper()
 	ctx := context.Background()
 	tg, closeFn, err := Open(ctx, Options{ExactModel: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer closeFn()
-	workers := []fio.Worker{{Name: "w1", Simulated: true, Disks: []fio.Disk{{Name: "disk1", Path: "/dev/sdb"}}}}
+	inv, err := tg.VSphere.Inventory(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range inv.Hosts {
+		hosts = append(hosts, h.Name)
+	}
+	workers := []fio.Worker{{Name: "w1", Host: host(hosts), Simulated: true, Disks: []fio.Disk{{Name: "disk1", Path: "/dev/sdb"}}}}
 	if err := tg.DataPlane.Prepare(ctx, workers, fio.Prep{Method: "random", BlockSize: 256 << 10}, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -94,20 +104,59 @@ func TestEmbeddedRunsShowUpInHostMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var predicted float64
 	for _, n := range res.Notes {
 		if _, after, ok := strings.Cut(n, "host CPU "); ok {
 			fmt.Sscanf(after, "%f", &predicted)
 		}
 	}
-	hosts := map[string]bool{}
+	cpu = map[string]float64{}
 	for _, s := range samples {
-		hosts[s.Host] = true
-		if math.Abs(s.CPUPercent-predicted) > 1 {
-			t.Errorf("host %s CPU %.1f %%, the model predicted %.1f %%", s.Host, s.CPUPercent, predicted)
+		if c, ok := cpu[s.Host]; ok && c != s.CPUPercent {
+			t.Errorf("host %s reports %.2f %% and %.2f %% over one run", s.Host, c, s.CPUPercent)
+		}
+		cpu[s.Host] = s.CPUPercent
+	}
+	if predicted <= 0 || len(cpu) != tg.Testbed.Hosts {
+		t.Fatalf("predicted CPU %.1f %% from notes %q; samples from %d hosts, want %d", predicted, res.Notes, len(cpu), tg.Testbed.Hosts)
+	}
+	return cpu, hosts, predicted
+}
+
+// TestEmbeddedRunsShowUpInHostMetrics: the CPU the model predicts for a run
+// on top of ESXi's idle is what PerformanceManager reports for every host
+// over the run's window, where the worker's host is not known (its load
+// spread evenly).
+func TestEmbeddedRunsShowUpInHostMetrics(t *testing.T) {
+	cpu, _, predicted := runOnEmbedded(t, func([]string) string { return "" })
+	for h, c := range cpu {
+		if math.Abs(c-(sim.IdleCPUPercent+predicted)) > 0.5 {
+			t.Errorf("host %s CPU %.2f %%, the model predicted %.2f %% over idle %.0f %%", h, c, predicted, sim.IdleCPUPercent)
 		}
 	}
-	if predicted <= 2 || len(hosts) != tg.Testbed.Hosts {
-		t.Errorf("predicted CPU %.1f %% from notes %q; samples from %d hosts, want %d", predicted, res.Notes, len(hosts), tg.Testbed.Hosts)
+}
+
+// TestEmbeddedHostMetricsFollowTheLayout: one worker with one RAID-1 disk
+// (vSAN's default policy) on the second host: that host reports the
+// busiest CPU, one other host (its remote replica's) less but above idle,
+// the other two idle.
+func TestEmbeddedHostMetricsFollowTheLayout(t *testing.T) {
+	cpu, hosts, predicted := runOnEmbedded(t, func(hosts []string) string { return hosts[1] })
+	if got, want := cpu[hosts[1]], sim.IdleCPUPercent+predicted; math.Abs(got-want) > 0.5 {
+		t.Errorf("the worker's host %s CPU %.2f %%, want %.2f %% (idle and the busiest host's %.2f %%)", hosts[1], got, want, predicted)
+	}
+	replicas, idle := 0, 0
+	for _, h := range hosts {
+		switch c := cpu[h]; {
+		case h == hosts[1]:
+		case c == sim.IdleCPUPercent:
+			idle++
+		case c > sim.IdleCPUPercent && c < cpu[hosts[1]]:
+			replicas++
+		default:
+			t.Errorf("host %s CPU %.2f %%: want idle (%.0f %%) or between that and the worker's host's %.2f %%", h, c, sim.IdleCPUPercent, cpu[hosts[1]])
+		}
+	}
+	if replicas != 1 || idle != len(hosts)-2 {
+		t.Errorf("host CPU %v: %d hosts above idle beside the worker's, %d idle; want 1 and %d", cpu, replicas, idle, len(hosts)-2)
 	}
 }
