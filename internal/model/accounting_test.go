@@ -114,3 +114,30 @@ func TestNoLargeWriteThresholdKeepsThePerformanceLeg(t *testing.T) {
 		t.Errorf("1 MiB RAID-5 write without a threshold: %g device bytes, want %g (2 mirrors and the 1.5 capacity leg)", got, want)
 	}
 }
+
+// A policy's capacity leg has one component per mirror, or per data and
+// parity stripe: OSA RAID-5 is 3+1, ESA RAID-5 2+1 on fewer than 6 hosts,
+// RAID-6 4+2.
+func TestPolicyLayoutWidths(t *testing.T) {
+	osa, esa := mustLoad(t, "wwt-r640-osa"), mustLoad(t, "vxrail-ve660-esa")
+	for _, c := range []struct {
+		p    string
+		pol  Policy
+		want int
+	}{
+		{"wwt-r640-osa", Policy{RAID: "raid1", FTT: 1}, 2},
+		{"wwt-r640-osa", Policy{RAID: "raid1", FTT: 3}, 4},
+		{"wwt-r640-osa", Policy{RAID: "raid5"}, 4},
+		{"wwt-r640-osa", Policy{RAID: "raid6", FTT: 2}, 6},
+		{"vxrail-ve660-esa", Policy{RAID: "raid5"}, 3},
+	} {
+		p := osa
+		if c.p == esa.Name {
+			p = esa
+		}
+		l, err := policyLayout(p, c.pol)
+		if err != nil || l.width() != c.want {
+			t.Errorf("%s %+v: width %d (%v), want %d", c.p, c.pol, l.width(), err, c.want)
+		}
+	}
+}

@@ -35,3 +35,23 @@ func TestDOMWorldsArePerHost(t *testing.T) {
 		t.Errorf("4 hardware threads: %g DOM worlds, want 4 (a world needs a thread to run on)", w)
 	}
 }
+
+// A host's effective CPU counts each core once and each further SMT thread
+// as smt_yield of a core; its LSOM worlds are the worlds of every store it
+// holds (OSA: per disk group).
+func TestPlatformCountsSMTAndLSOMWorlds(t *testing.T) {
+	p := mustLoad(t, "wwt-r640-osa") // 2 x 18 cores, 2 threads each, 2 disk groups
+	y := p.Model.SMTYield.Value
+	if got, want := newPlatform(p).effCPU, 36*(1+y); got != want {
+		t.Errorf("36 cores with 2 threads each: effective CPU %g, want %g (36 x (1 + smt_yield %g))", got, want, y)
+	}
+	noSMT := mustLoad(t, "wwt-r640-osa")
+	noSMT.CPU.ThreadsPerCore = 1
+	if got := newPlatform(noSMT).effCPU; got != 36 {
+		t.Errorf("36 cores without SMT: effective CPU %g, want 36", got)
+	}
+	pl := newPlatform(p)
+	if got, want := pl.storeWorldsPerHost(), 2*p.Model.DiskGroupWorlds.Value; got != want {
+		t.Errorf("2 disk groups a host: %g LSOM worlds a host, want %g (2 x diskgroup_worlds)", got, want)
+	}
+}
