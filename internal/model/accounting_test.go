@@ -141,3 +141,25 @@ func TestPolicyLayoutWidths(t *testing.T) {
 		}
 	}
 }
+
+// At destage OSA's LZ4 works through the share of each block it can shrink,
+// at compress_cycles_per_byte, and skips the rest at
+// compress_skip_cycles_per_byte, whether or not it keeps the result: a
+// block 25 % compressible (below the 50 % OSA keeps) costs its share more
+// than an incompressible one and saves nothing on the capacity tier.
+func TestOSADestageCompressesTheCompressibleShare(t *testing.T) {
+	p := mustLoad(t, "wwt-r640-osa")
+	c := costModelFor(t, p, false, true, false)
+	lay, err := policyLayout(p, Policy{RAID: "raid1", FTT: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const b = 4096
+	none, quarter := c.writeIO(b, lay, 0, 0), c.writeIO(b, lay, 25, 0)
+	m := p.Model
+	got := quarter.legs[capLeg].comp.storeCycles - none.legs[capLeg].comp.storeCycles
+	want := 2 * b * 0.25 * (m.CompressCyclesPerByte.Value - m.CompressSkipCyclesPerByte.Value) // 2 mirrors destaged
+	if !(math.Abs(got-want) <= 1e-6*want) {
+		t.Errorf("destage of a 25 %% compressible 4K write costs %g cycles more than an incompressible one, want %g", got, want)
+	}
+}
