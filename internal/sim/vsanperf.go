@@ -25,11 +25,10 @@ import (
 // one simulated run, cluster-wide, in its units: IOPS, bytes/s, ms. The
 // metrics are arrays in the order of their labels, not maps: a long
 // campaign keeps thousands of loads (maxSpans), and maps of 8 and 14
-// labels took some 1.2 kB a run where the arrays take 180 bytes.
+// labels took some 1.2 kB a run where the arrays take about 180 bytes.
 type vsanLoad struct {
 	client  [len(clientLabels)]float64  // by clientLabels
 	backend [len(backendLabels)]float64 // by backendLabels
-	cpuPct  float64                     // vSAN's share of each host's CPU
 }
 
 // Where a metric is in a load's client and backend arrays (the backend
@@ -95,7 +94,6 @@ func (s *Sim) RecordRun(start, end time.Time, in model.Input, out model.Output) 
 	put(load.backend[:], 0, out.Read.IOPS, out.Read.MBps*1e6, devLat)
 	put(load.backend[:], 1, out.Write.IOPS*copies, out.Write.MBps*1e6*copies, devLat)
 	load.backend[oio] = (load.backend[iopsRead] + load.backend[iopsWrite]) * devLat / 1000
-	load.cpuPct = out.CPUPercent
 
 	s.vsanRuns.mu.Lock()
 	defer s.vsanRuns.mu.Unlock()
@@ -158,7 +156,6 @@ func (r *vsanRuns) at(from, to time.Time) vsanLoad {
 		for k, v := range sp.load.backend {
 			out.backend[k] += d * v
 		}
-		out.cpuPct += d * sp.load.cpuPct
 	}
 	if busy > 0 {
 		for k := range out.client {
@@ -167,7 +164,6 @@ func (r *vsanRuns) at(from, to time.Time) vsanLoad {
 		for k := range out.backend {
 			out.backend[k] /= busy
 		}
-		out.cpuPct /= busy
 	}
 	return out
 }
@@ -195,29 +191,30 @@ func (m *vsanPerfManager) VsanPerfQueryPerf(ctx *simulator.Context, req *vsantyp
 		return body
 	}
 	clusterUUID := m.config.info(*req.Cluster).DefaultConfig.Uuid
-	hosts := map[string]bool{}
+	hosts := map[string]string{} // host names by node UUID
 	for _, e := range m.sim.model.Map().All("HostSystem") { // ctx.Map is the vSAN endpoint's
-		hosts[nodeUUID(e.(*simulator.HostSystem).Name)] = true
+		name := e.(*simulator.HostSystem).Name
+		hosts[nodeUUID(name)] = name
 	}
 	res := &vsantypes.VsanPerfQueryPerfResponse{}
 	for _, q := range req.QuerySpecs {
 		kind, id, _ := strings.Cut(q.EntityRefId, ":")
 		onHost := kind == "host-domcompmgr" || kind == "vsan-cpu"
 		known := kind == "cluster-domclient" || kind == "cluster-domcompmgr" || onHost
-		if !known || (onHost && !hosts[id]) || (!onHost && id != clusterUUID) || q.StartTime == nil || q.EndTime == nil {
+		if !known || (onHost && hosts[id] == "") || (!onHost && id != clusterUUID) || q.StartTime == nil || q.EndTime == nil {
 			body.Fault_ = simulator.Fault(fmt.Sprintf("entity %q: want cluster-domclient:, cluster-domcompmgr: with the cluster's vSAN UUID, or host-domcompmgr:, vsan-cpu: with a host's node UUID, and a start and end time", q.EntityRefId),
 				&types.InvalidArgument{InvalidProperty: "querySpecs"})
 			return body
 		}
-		res.Returnval = append(res.Returnval, m.series(q, kind, len(hosts)))
+		res.Returnval = append(res.Returnval, m.series(q, kind, hosts[id], len(hosts)))
 	}
 	body.Res = res
 	return body
 }
 
-// series answers one query spec: samples every interval (300 s by
-// default) from start to end.
-func (m *vsanPerfManager) series(q vsantypes.VsanPerfQuerySpec, kind string, hosts int) vsantypes.VsanPerfEntityMetricCSV {
+// series answers one query spec, of host (its name; "" for the cluster):
+// samples every interval (300 s by default) from start to end.
+func (m *vsanPerfManager) series(q vsantypes.VsanPerfQuerySpec, kind, host string, hosts int) vsantypes.VsanPerfEntityMetricCSV {
 	step := time.Duration(q.Interval) * time.Second
 	if step <= 0 {
 		step = 300 * time.Second
@@ -241,7 +238,10 @@ func (m *vsanPerfManager) series(q vsantypes.VsanPerfQuerySpec, kind string, hos
 		case "host-domcompmgr":
 			labels, metrics, share = backendLabels[:], load.backend[:], 1/float64(hosts)
 		case "vsan-cpu":
-			labels, metrics = []string{"usedPct", "readyPct"}, []float64{load.cpuPct, 0}
+			// The run's cost on this host: the host's recorded CPU (the
+			// embedded data plane's per-host prediction) above ESXi's idle.
+			used := max(m.sim.load.cpu(host, from, to)-IdleCPUPercent, 0)
+			labels, metrics = []string{"usedPct", "readyPct"}, []float64{used, 0}
 		}
 		for j, label := range labels {
 			v := metrics[j]

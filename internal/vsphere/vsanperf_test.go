@@ -16,7 +16,8 @@ import (
 // TestVSANMetricsReportWhatTheRunsDid: the performance service is off
 // until turned on (recorded, and turned off by the undo); then its samples
 // show the recorded run in the 5-minute samples it overlaps and idle ones
-// around it, for the cluster and for each host.
+// around it, for the cluster and for each host, vSAN's CPU on each host its
+// own.
 func TestVSANMetricsReportWhatTheRunsDid(t *testing.T) {
 	p := testbedOf(4, "ESA")
 	p.Storage.Capacity.LatencyUs = 80
@@ -39,6 +40,11 @@ func TestVSANMetricsReportWhatTheRunsDid(t *testing.T) {
 	out := model.Output{Read: model.Direction{IOPS: 9000, MBps: 36, LatMeanUs: 500}, Write: model.Direction{IOPS: 1000, MBps: 4, LatMeanUs: 2000},
 		Outstanding: 64, CPUPercent: 40, Stations: []model.StationUse{{Name: "ssd-capacity", Util: 0.5}}}
 	s.RecordRun(start.Add(5*time.Minute), start.Add(10*time.Minute), in, out)
+	// The embedded data plane records each host's own CPU: ESXi's idle
+	// plus the run's cost there (40 points on the worker's host, nothing
+	// on a host the run leaves alone); vsan.cpu.usedPct is that cost.
+	s.RecordHostCPU("DC0_C0_H1", start.Add(5*time.Minute), start.Add(10*time.Minute), sim.IdleCPUPercent+40)
+	s.RecordHostCPU("DC0_C0_H3", start.Add(5*time.Minute), start.Add(10*time.Minute), sim.IdleCPUPercent)
 	samples, err := c.VSANMetrics(ctx, start, end)
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +61,8 @@ func TestVSANMetricsReportWhatTheRunsDid(t *testing.T) {
 		"DC0_C0_H1 vsan.backend.iopsWrite":      {0, 750, 0},  // of four hosts
 		"DC0_C0_H1 vsan.backend.latencyAvgRead": {0, 0.16, 0}, // 80 us at 50 % busy
 		"DC0_C0 vsan.backend.oio":               {0, 1.92, 0}, // 12000 IOPS x 0.16 ms
-		"DC0_C0_H3 vsan.cpu.usedPct":            {0, 40, 0},
+		"DC0_C0_H1 vsan.cpu.usedPct":            {0, 40, 0},
+		"DC0_C0_H3 vsan.cpu.usedPct":            {0, 0, 0},
 		"DC0_C0 vsan.backend.iopsResyncRead":    {0, 0, 0},
 	} {
 		g := got[key]
