@@ -191,7 +191,7 @@ func (m *vsanPerfManager) VsanPerfQueryPerf(ctx *simulator.Context, req *vsantyp
 		return body
 	}
 	clusterUUID := m.config.info(*req.Cluster).DefaultConfig.Uuid
-	hosts := map[string]string{} // host names by node UUID
+	hosts := map[string]string{}                            // host names by node UUID
 	for _, e := range m.sim.model.Map().All("HostSystem") { // ctx.Map is the vSAN endpoint's
 		name := e.(*simulator.HostSystem).Name
 		hosts[nodeUUID(name)] = name
