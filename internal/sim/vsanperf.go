@@ -191,8 +191,9 @@ func (m *vsanPerfManager) VsanPerfQueryPerf(ctx *simulator.Context, req *vsantyp
 		return body
 	}
 	clusterUUID := m.config.info(*req.Cluster).DefaultConfig.Uuid
-	hosts := map[string]string{}                            // host names by node UUID
-	for _, e := range m.sim.model.Map().All("HostSystem") { // ctx.Map is the vSAN endpoint's
+	// Host names by node UUID (ctx.Map is the vSAN endpoint's, not vim25's).
+	hosts := map[string]string{}
+	for _, e := range m.sim.model.Map().All("HostSystem") {
 		name := e.(*simulator.HostSystem).Name
 		hosts[nodeUUID(name)] = name
 	}
