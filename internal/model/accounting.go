@@ -323,6 +323,11 @@ func (c *costModel) component(io *ioCost, leg int, n, payload float64, toCompone
 func (c *costModel) capRead(bytes float64) float64  { return c.tRead + bytes/c.pl.capRead }
 func (c *costModel) capWrite(bytes float64) float64 { return c.tWrite + bytes/c.pl.capWrite }
 
+// cacheRead and cacheWrite are an OSA cache device's time for one op of
+// bytes.
+func (c *costModel) cacheRead(bytes float64) float64  { return c.cacheRd + bytes/c.pl.cacheRead }
+func (c *costModel) cacheWrite(bytes float64) float64 { return c.cacheWr + bytes/c.pl.cacheWrite }
+
 // deviceOp adds the LSOM's per-byte work and the device time of n device
 // reads or writes of bytes each at a leg's components (the per-op cycles
 // are in component).
@@ -396,7 +401,7 @@ func (c *costModel) bufferRead(b float64) ioCost {
 	var io ioCost
 	c.guestSide(&io, b, b)
 	c.component(&io, capLeg, 1, b, false)
-	c.deviceOp(&io, capLeg, 1, b, c.cacheRd+b/c.pl.cacheRead, false, true)
+	c.deviceOp(&io, capLeg, 1, b, c.cacheRead(b), false, true)
 	io.owner.deviceLatency = accessLatency(c.p.Storage.Cache, c.pl.cacheRead)
 	return io
 }
@@ -526,13 +531,13 @@ func (c *costModel) osaWrite(io *ioCost, b float64, lay layout, compressPct, ded
 		rmw := float64(1 + lay.parity)
 		c.component(io, capLeg, rmw, b, false)
 		c.deviceOp(io, capLeg, rmw*(1-c.fromBuffer), b, c.capRead(b), false, false)
-		c.deviceOp(io, capLeg, rmw*c.fromBuffer, b, c.cacheRd+b/c.pl.cacheRead, false, true)
+		c.deviceOp(io, capLeg, rmw*c.fromBuffer, b, c.cacheRead(b), false, true)
 		io.owner.roundTrips = 2
 		io.owner.deviceLatency += accessLatency(c.p.Storage.Capacity, c.pl.capRead)
 		cacheWrites = rmw
 	}
 	c.component(io, capLeg, cacheWrites, b, true)
-	c.deviceOp(io, capLeg, cacheWrites, b, c.cacheWr+b/c.pl.cacheWrite, true, true)
+	c.deviceOp(io, capLeg, cacheWrites, b, c.cacheWrite(b), true, true)
 	o := &io.legs[capLeg].comp
 	o.bufferBytes += cacheWrites * b
 	if c.deferDestage {
@@ -543,7 +548,7 @@ func (c *costModel) osaWrite(io *ioCost, b float64, lay layout, compressPct, ded
 	// was not overwritten in the buffer first.
 	cacheWrites *= c.destaged
 	saved := c.saving(compressPct)
-	c.deviceOp(io, capLeg, cacheWrites, b, c.cacheRd+b/c.pl.cacheRead, false, true)
+	c.deviceOp(io, capLeg, cacheWrites, b, c.cacheRead(b), false, true)
 	o.storeCycles += cacheWrites * m.LSOMOpCycles.Value
 	o.dispatches += cacheWrites
 	if c.compress { // LZ4 works through what it can shrink, kept or not

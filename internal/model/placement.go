@@ -16,16 +16,10 @@ import (
 // VM whose host is not known (its objects are then taken as spread evenly
 // over the cluster). More hosts than the testbed has is an error.
 func vmHosts(p *testbed.Profile, vms []VM) ([]int, error) {
-	var names []string
-	for _, vm := range vms {
-		if vm.Host != "" && !slices.Contains(names, vm.Host) {
-			names = append(names, vm.Host)
-		}
-	}
+	names := workerHosts(vms)
 	if len(names) > p.Hosts {
 		return nil, fmt.Errorf("the worker VMs run on %d hosts, but testbed %s has %d", len(names), p.Name, p.Hosts)
 	}
-	slices.Sort(names)
 	hosts := make([]int, len(vms))
 	for i, vm := range vms {
 		hosts[i] = -1
@@ -36,18 +30,24 @@ func vmHosts(p *testbed.Profile, vms []VM) ([]int, error) {
 	return hosts, nil
 }
 
+// workerHosts is the names of the hosts the VMs run on, each once, sorted.
+func workerHosts(vms []VM) []string {
+	var names []string
+	for _, vm := range vms {
+		if vm.Host != "" && !slices.Contains(names, vm.Host) {
+			names = append(names, vm.Host)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
 // hostNames names the model's hosts of a cell on vms (the indices vmHosts
 // and Output.HostCPUPercent use): the hosts the VMs run on, sorted, then
 // the other hosts of cluster, sorted; "" for a host neither names. The
 // model places components on the hosts without workers in that order.
 func hostNames(hosts int, vms []VM, cluster []string) []string {
-	var named []string
-	for _, vm := range vms {
-		if vm.Host != "" && !slices.Contains(named, vm.Host) {
-			named = append(named, vm.Host)
-		}
-	}
-	slices.Sort(named)
+	named := workerHosts(vms)
 	var others []string
 	for _, h := range cluster {
 		if !slices.Contains(named, h) && !slices.Contains(others, h) {
