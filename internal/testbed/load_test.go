@@ -31,6 +31,11 @@ func TestShippedProfilesLoadAndValidate(t *testing.T) {
 				t.Errorf("%s: model.%s has no source", n, name)
 			}
 		})
+		for _, u := range p.Uplinks {
+			if u.Source == "" {
+				t.Errorf("%s: uplink %s says nothing of its teaming (source)", n, u.Name)
+			}
+		}
 	}
 }
 

@@ -124,6 +124,9 @@ type Uplink struct {
 	Name string   `json:"name"`
 	NICs []string `json:"nics"`
 	LACP bool     `json:"lacp"`
+	// Source says where the teaming comes from: the report's network, or
+	// the vendor's default for vSAN's port group.
+	Source string `json:"source,omitempty"`
 }
 
 // WorkerLayout is the worker VM shape a report used.
