@@ -24,8 +24,11 @@ type hostLoad struct {
 	runs map[string][]loadSpan
 }
 
+// loadSpan is a load between two instants in Unix nanoseconds: a span
+// without pointers, so that the garbage collector never looks into the
+// 10,000 a host keeps (as time.Time values, each span held two).
 type loadSpan struct {
-	start, end time.Time
+	start, end int64
 	cpu        float64
 }
 
@@ -40,11 +43,12 @@ func (h *hostLoad) record(host string, start, end time.Time, cpu float64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	spans := h.runs[host]
+	span := loadSpan{start.UnixNano(), end.UnixNano(), cpu}
 	i := len(spans)
-	for i > 0 && spans[i-1].end.After(end) {
+	for i > 0 && spans[i-1].end > span.end {
 		i--
 	}
-	spans = slices.Insert(spans, i, loadSpan{start, end, cpu})
+	spans = slices.Insert(spans, i, span)
 	if len(spans) > maxSpans {
 		spans = spans[len(spans)-maxSpans:]
 	}
@@ -61,16 +65,10 @@ func (h *hostLoad) cpu(host string, start, end time.Time) float64 {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	spans := h.runs[host]
-	first, _ := slices.BinarySearchFunc(spans, start, func(s loadSpan, t time.Time) int {
-		if s.end.After(t) {
-			return 1
-		}
-		return -1
-	})
+	from, to := start.UnixNano(), end.UnixNano()
 	busy, sum := 0.0, 0.0
-	for _, s := range spans[first:] {
-		from, to := maxTime(s.start, start), minTime(s.end, end)
-		if d := to.Sub(from).Seconds(); d > 0 {
+	for _, s := range spans[endingAfter(spans, from, func(s loadSpan) int64 { return s.end }):] {
+		if d := float64(min(s.end, to) - max(s.start, from)); d > 0 {
 			busy += d
 			sum += d * s.cpu
 		}
@@ -81,18 +79,16 @@ func (h *hostLoad) cpu(host string, start, end time.Time) float64 {
 	return sum / busy
 }
 
-func maxTime(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
-}
-
-func minTime(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
+// endingAfter is the index of the first of spans (in the order of their
+// ends) that ends after t.
+func endingAfter[S any](spans []S, t int64, end func(S) int64) int {
+	i, _ := slices.BinarySearchFunc(spans, t, func(s S, t int64) int {
+		if end(s) > t {
+			return 1
+		}
+		return -1
+	})
+	return i
 }
 
 // perfManager answers host queries of cpu.usage.average and mem.usage.average

@@ -59,8 +59,10 @@ type vsanRuns struct {
 	spans []vsanSpan
 }
 
+// vsanSpan is a run's vSAN load between two instants in Unix nanoseconds
+// (no pointers: see loadSpan).
 type vsanSpan struct {
-	start, end time.Time
+	start, end int64
 	load       vsanLoad
 }
 
@@ -97,10 +99,18 @@ func (s *Sim) RecordRun(start, end time.Time, in model.Input, out model.Output) 
 
 	s.vsanRuns.mu.Lock()
 	defer s.vsanRuns.mu.Unlock()
-	s.vsanRuns.spans = append(s.vsanRuns.spans, vsanSpan{start, end, load})
-	if n := len(s.vsanRuns.spans); n > maxSpans {
-		s.vsanRuns.spans = s.vsanRuns.spans[n-maxSpans:]
+	// Kept in the order of their ends, as a host's loads are.
+	spans := s.vsanRuns.spans
+	span := vsanSpan{start.UnixNano(), end.UnixNano(), load}
+	i := len(spans)
+	for i > 0 && spans[i-1].end > span.end {
+		i--
 	}
+	spans = slices.Insert(spans, i, span)
+	if len(spans) > maxSpans {
+		spans = spans[len(spans)-maxSpans:]
+	}
+	s.vsanRuns.spans = spans
 }
 
 // writeCopies is how many component writes a guest write becomes, over
@@ -138,14 +148,17 @@ func deviceLatencyMs(p *testbed.Profile, out model.Output) float64 {
 	return p.Storage.Capacity.LatencyUs / (1 - math.Min(u, 0.95)) / 1000
 }
 
-// at is the time-weighted mean load over [from, to), zero when idle.
-func (r *vsanRuns) at(from, to time.Time) vsanLoad {
+// at is the time-weighted mean load over [from, to), zero when idle. Only
+// the spans that end after from are looked at (for the window of the latest
+// run, a few of the thousands a long campaign records).
+func (r *vsanRuns) at(start, end time.Time) vsanLoad {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var out vsanLoad
 	busy := 0.0
-	for _, sp := range r.spans {
-		d := minTime(sp.end, to).Sub(maxTime(sp.start, from)).Seconds()
+	from, to := start.UnixNano(), end.UnixNano()
+	for _, sp := range r.spans[endingAfter(r.spans, from, func(s vsanSpan) int64 { return s.end }):] {
+		d := float64(min(sp.end, to)-max(sp.start, from)) / 1e9
 		if d <= 0 {
 			continue
 		}

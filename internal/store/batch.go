@@ -28,15 +28,15 @@ var (
 	hostMetricsTable = batchTable{"INSERT INTO host_metrics VALUES", 5}
 )
 
-// batchStmts are the batched INSERTs of a writable store, prepared on its
-// one driver connection the first time a batch of their size is written,
-// and kept (at most batchRows a table): a run of a given size writes the
-// same batches every time. A run's rows go to the driver directly, inside
-// the run's transaction on that connection: database/sql would check and
-// copy each of a run's thousands of values once more on the way.
+// batchStmts are the batched INSERTs of a writable store, prepared on the
+// driver connection a commit runs on the first time a batch of their size
+// is written there, and kept (at most batchRows a table and connection): a
+// run of a given size writes the same batches every time. A run's rows go
+// to the driver directly, inside the run's transaction on that connection:
+// database/sql would check and copy each of a run's thousands of values
+// once more on the way.
 type batchStmts struct {
-	conn  any // the driver connection they were prepared on
-	stmts map[batchSize]batchStmt
+	stmts map[batchKey]batchStmt
 	// values and named hold a batch's values on their way to the driver,
 	// kept from one batch to the next (commits run one at a time): a run
 	// of 1,500 rows would allocate them afresh for each of its tables.
@@ -44,8 +44,9 @@ type batchStmts struct {
 	named  []driver.NamedValue
 }
 
-// batchSize is an INSERT of rows rows into table.
-type batchSize struct {
+// batchKey is an INSERT of rows rows into table on a driver connection.
+type batchKey struct {
+	conn  any
 	table batchTable
 	rows  int
 }
@@ -61,10 +62,7 @@ type batchStmt interface {
 // the first one, has its statements prepared again; the first one's went
 // with it.)
 func (b *batchStmts) stmt(ctx context.Context, dc any, t batchTable, rows int) (batchStmt, error) {
-	if b.conn != dc {
-		b.conn, b.stmts = dc, map[batchSize]batchStmt{}
-	}
-	key := batchSize{t, rows}
+	key := batchKey{dc, t, rows}
 	if st, ok := b.stmts[key]; ok {
 		return st, nil
 	}
@@ -81,13 +79,17 @@ func (b *batchStmts) stmt(ctx context.Context, dc any, t batchTable, rows int) (
 		st.Close()
 		return nil, fmt.Errorf("internal error: the SQLite driver's statement %T cannot execute with a context", st)
 	}
+	if b.stmts == nil {
+		b.stmts = map[batchKey]batchStmt{}
+	}
 	b.stmts[key] = bs
 	return bs, nil
 }
 
-// close closes the statements while their connection is open.
+// close closes the statements prepared on db's connection while it is
+// open, and forgets them.
 func (b *batchStmts) close(db *sql.DB) {
-	if b.conn == nil {
+	if len(b.stmts) == 0 {
 		return
 	}
 	ctx := context.Background()
@@ -97,14 +99,14 @@ func (b *batchStmts) close(db *sql.DB) {
 	}
 	defer conn.Close()
 	_ = conn.Raw(func(dc any) error {
-		if dc == b.conn {
-			for _, st := range b.stmts {
+		for k, st := range b.stmts {
+			if k.conn == dc {
 				st.Close()
+				delete(b.stmts, k)
 			}
 		}
 		return nil
 	})
-	b.conn, b.stmts = nil, nil
 }
 
 // insertBatched inserts n rows into t on conn, inside the transaction open

@@ -90,9 +90,10 @@ func TestCommitRunOfManyRows(t *testing.T) {
 }
 
 // TestCommitChecksForeignKeysAgainAfterwards: a run is written without
-// foreign-key checks, which are back on once it is stored; a run that
-// replaces a failed one is written with them, so the failed run's rows go
-// with it (the cascade) and none is left pointing at nothing.
+// foreign-key checks (on the commits connection), while the store's own
+// connection keeps them; a run that replaces a failed one is written with
+// them, so the failed run's rows go with it (the cascade) and none is left
+// pointing at nothing.
 func TestCommitChecksForeignKeysAgainAfterwards(t *testing.T) {
 	ctx := context.Background()
 	s, _ := openTemp(t, Options{Simulated: true})

@@ -28,7 +28,7 @@ func openReadable(ctx context.Context, path string) (*sql.DB, string, error) {
 		}
 		// A file or directory this process may not write: read-only below.
 	}
-	db, err := openDB(path, true)
+	db, err := openDB(path, true, true)
 	if err == nil {
 		if _, err = db.ExecContext(ctx, `SELECT count(*) FROM sqlite_master`); err == nil {
 			return db, "", nil

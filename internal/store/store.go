@@ -7,7 +7,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"errors"
 	"fmt"
 	"os"
@@ -24,8 +23,11 @@ var ErrLocked = errors.New("the campaign store is in use by another starbench pr
 
 // Store is an open campaign store.
 type Store struct {
-	db   *sql.DB
-	path string
+	db *sql.DB
+	// commits is a writable store's second connection, on which runs are
+	// committed without foreign-key checks (see connTx); nil when read-only.
+	commits *sql.DB
+	path    string
 	lock *os.File // nil for read-only stores
 	tmp  string   // a recovered copy's directory, removed at Close
 	// batches are the prepared batched INSERTs of a writable store.
@@ -69,13 +71,17 @@ func Open(ctx context.Context, path, name string, opt Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	db, err := openDB(path, false)
+	db, err := openDB(path, false, true)
 	if err != nil {
 		unlockFile(lock)
 		return nil, err
 	}
 	s := &Store{db: db, path: path, lock: lock, Name: name, Simulated: opt.Simulated}
 	if err := s.init(ctx, opt); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if s.commits, err = openDB(path, false, false); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -116,8 +122,13 @@ func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 	return s, nil
 }
 
-func openDB(path string, readOnly bool) (*sql.DB, error) {
-	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)"
+// openDB opens path with one connection, with or without foreign-key
+// checks (and their cascades).
+func openDB(path string, readOnly, foreignKeys bool) (*sql.DB, error) {
+	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=foreign_keys(0)"
+	if foreignKeys {
+		dsn = "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)"
+	}
 	if readOnly {
 		dsn += "&mode=ro"
 	} else {
@@ -143,13 +154,17 @@ func openDB(path string, readOnly bool) (*sql.DB, error) {
 // committed runs, which a resume simulates again in milliseconds. A store of
 // measured results keeps FULL: a measured run cannot be had again. (The
 // store has one connection, so the setting holds for every later statement;
-// a connection opened again would start at FULL.)
+// a connection opened again would start at FULL.) Both connections take it.
 func (s *Store) setDurability(ctx context.Context) error {
 	if !s.Simulated {
 		return nil
 	}
-	_, err := s.db.ExecContext(ctx, `PRAGMA synchronous = NORMAL`)
-	return err
+	for _, db := range []*sql.DB{s.db, s.commits} {
+		if _, err := db.ExecContext(ctx, `PRAGMA synchronous = NORMAL`); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Path returns the store's file.
@@ -162,8 +177,13 @@ func (s *Store) Close() error {
 	if s.lock != nil {
 		s.unregister()
 	}
-	s.batches.close(s.db)
-	err := errors.Join(werr, s.db.Close())
+	err := werr
+	for _, db := range []*sql.DB{s.commits, s.db} {
+		if db != nil {
+			s.batches.close(db)
+			err = errors.Join(err, db.Close())
+		}
+	}
 	if s.tmp != "" {
 		os.RemoveAll(s.tmp)
 		s.tmp = ""
@@ -262,28 +282,23 @@ func (s *Store) tx(ctx context.Context, f func(*sql.Tx) error) error {
 	return tx.Commit()
 }
 
-// connTx runs f in one transaction on the store's connection, committed
-// if f returns nil; f reaches the driver through conn.Raw, in the same
-// transaction. Without foreignKeys the transaction runs without
-// foreign-key checks (and their cascades), which are back on before anyone
-// else gets the connection.
+// connTx runs f in one transaction, committed if f returns nil; f reaches
+// the driver through conn.Raw, in the same transaction. With foreignKeys it
+// runs on the store's connection, with foreign-key checks and their
+// cascades; without, on the commits connection, which has none. (Turning
+// the checks off and on again on one connection, as this did before, made
+// SQLite compile every prepared statement again at each commit: a PRAGMA
+// of that kind expires them all.)
 func (s *Store) connTx(ctx context.Context, foreignKeys bool, f func(*sql.Conn, *sql.Tx) error) error {
-	conn, err := s.db.Conn(ctx)
+	db := s.commits
+	if foreignKeys || db == nil {
+		db = s.db
+	}
+	conn, err := db.Conn(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	if !foreignKeys {
-		if _, err := conn.ExecContext(ctx, `PRAGMA foreign_keys = OFF`); err != nil {
-			return err
-		}
-		defer func() {
-			if _, err := conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA foreign_keys = ON`); err != nil {
-				// A connection left without checks is dropped; the next opens with them.
-				_ = conn.Raw(func(any) error { return driver.ErrBadConn })
-			}
-		}()
-	}
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return err
