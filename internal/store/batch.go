@@ -31,8 +31,8 @@ type batchTable struct {
 // The tables a run's commit writes in batches.
 var (
 	rowsTable        = batchTable{"INSERT INTO rows VALUES", 15, 0, columns(1, 2, 3, 4, 13, 14)} // aggregate, worker, disk, direction, simulated, job
-	samplesTable     = batchTable{"INSERT INTO samples VALUES", 8, 0, columns(1, 2)}              // job, direction
-	hostMetricsTable = batchTable{"INSERT INTO host_metrics VALUES", 5, 0, columns(1, 2)}         // host, metric
+	samplesTable     = batchTable{"INSERT INTO samples VALUES", 8, 0, columns(1, 2)}             // job, direction
+	hostMetricsTable = batchTable{"INSERT INTO host_metrics VALUES", 5, 0, columns(1, 2)}        // host, metric
 )
 
 // columns is the set of columns cols.

@@ -28,8 +28,8 @@ type Store struct {
 	// committed without foreign-key checks (see connTx); nil when read-only.
 	commits *sql.DB
 	path    string
-	lock *os.File // nil for read-only stores
-	tmp  string   // a recovered copy's directory, removed at Close
+	lock    *os.File // nil for read-only stores
+	tmp     string   // a recovered copy's directory, removed at Close
 	// batches are the prepared batched INSERTs of a writable store.
 	batches batchStmts
 	// mu guards behind, the commit in flight (see CommitBehind).
