@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	goruntime "runtime"
+	"runtime/metrics"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"syscall"
@@ -56,8 +58,9 @@ func BenchmarkWWTMatrix(b *testing.B) {
 
 // BenchmarkWhatIfSweep runs scripts/whatif_sweep.star whole at two sizes,
 // threads=8 (1,344 runs) and the default (10,752 runs), and reports the
-// time per run and the peak of the Go heap, sampled every 50 ms: memory
-// stays flat as runs grow when the peaks are close. Run it alone, once:
+// time per run and the peaks of the Go heap in use and of the live heap,
+// sampled every 50 ms: memory stays flat as runs grow when the peaks are
+// close. Run it alone, once:
 //
 //	go test ./scripts -run XXX -bench WhatIfSweep -benchtime 1x
 func BenchmarkWhatIfSweep(b *testing.B) {
@@ -73,7 +76,7 @@ func BenchmarkWhatIfSweep(b *testing.B) {
 		b.Run(size.name, func(b *testing.B) {
 			for b.Loop() {
 				stop := make(chan struct{})
-				peak := make(chan uint64)
+				peak := make(chan [2]uint64)
 				go samplePeakHeap(stop, peak)
 				var stderr bytes.Buffer
 				args := append([]string{"run", "scripts/whatif_sweep.star", "--out", b.TempDir(), "--no-progress"}, size.sets...)
@@ -85,7 +88,9 @@ func BenchmarkWhatIfSweep(b *testing.B) {
 				if want := fmt.Sprintf("%d runs done now (0 failed)", size.runs); !strings.Contains(stderr.String(), want) {
 					b.Fatalf("want %q in\n%s", want, stderr.String())
 				}
-				b.ReportMetric(float64(<-peak)/(1<<20), "peak-heap-MB")
+				most := <-peak
+				b.ReportMetric(float64(most[0])/(1<<20), "peak-heap-MB")
+				b.ReportMetric(float64(most[1])/(1<<20), "peak-live-MB")
 			}
 			b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/sweep")
 			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N*size.runs), "ms/run")
@@ -94,15 +99,31 @@ func BenchmarkWhatIfSweep(b *testing.B) {
 	}
 }
 
-// samplePeakHeap sends the largest heap in use it saw until stop closes.
-func samplePeakHeap(stop chan struct{}, peak chan<- uint64) {
-	var most uint64
+// samplePeakHeap sends the largest heap in use it saw until stop closes,
+// and the largest live heap (what the last garbage collection found
+// reachable, /gc/heap/live:bytes): the heap in use also holds what the
+// collector has not freed yet, up to as much again as the live heap, so it
+// moves with the collector's timing. With STARBENCH_PEAK_PROFILE=FILE it
+// writes a heap profile to FILE at each new peak of the live heap: the
+// last one says what was live at the peak (go tool pprof -sample_index
+// inuse_space; -base compares two sizes).
+func samplePeakHeap(stop chan struct{}, peak chan<- [2]uint64) {
+	profile := os.Getenv("STARBENCH_PEAK_PROFILE")
+	var most [2]uint64
 	var m goruntime.MemStats
+	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		goruntime.ReadMemStats(&m)
-		most = max(most, m.HeapInuse)
+		metrics.Read(live)
+		most[0] = max(most[0], m.HeapInuse)
+		if live[0].Value.Kind() == metrics.KindUint64 && live[0].Value.Uint64() > most[1] {
+			most[1] = live[0].Value.Uint64()
+			if profile != "" {
+				writeHeapProfile(profile)
+			}
+		}
 		select {
 		case <-stop:
 			peak <- most
@@ -110,6 +131,17 @@ func samplePeakHeap(stop chan struct{}, peak chan<- uint64) {
 		case <-tick.C:
 		}
 	}
+}
+
+// writeHeapProfile writes the heap profile as of the last garbage
+// collection to path.
+func writeHeapProfile(path string) {
+	f, err := os.Create(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	pprof.WriteHeapProfile(f)
 }
 
 // simulatedRunSetup deploys the WWT general fleet (96 workers x 8 disks on
