@@ -14,49 +14,37 @@ import (
 // the steady state; on OSA, Burst is the regime while the write buffers
 // absorb writes (see Plane for how a run moves from one to the other).
 func Solve(ctx context.Context, p *testbed.Profile, in Input) (*Output, error) {
-	solve := func(deferDestage bool) (*Output, []*cell, error) {
-		if len(in.Jobs) == 1 {
-			out, c, err := solveCell(ctx, p, in, deferDestage)
-			return out, []*cell{c}, err
-		}
-		return solveJobs(ctx, p, in, deferDestage)
-	}
-	out, _, err := solve(false)
+	out, _, err := solveJobs(ctx, p, in, false)
 	if err != nil || p.Architecture != "OSA" || out.Write.IOPS == 0 {
 		return out, err
 	}
-	burst, cells, err := solve(true)
+	burst, cells, err := solveJobs(ctx, p, in, true)
 	if err != nil {
 		return nil, err
 	}
 	out.Burst = burst
-	for i, c := range cells {
-		out.BufferBytesPerSec += burst.Jobs[i].Write.IOPS * c.cost[write].bufferBytes
+	for _, c := range cells {
+		out.BufferBytesPerSec += c.result[write].IOPS * c.cost[write].bufferBytes
 	}
 	return out, nil
 }
 
-// solveCell solves one cell, with OSA's destage deferred or not.
-func solveCell(ctx context.Context, p *testbed.Profile, in Input, deferDestage bool) (*Output, *cell, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, nil, err
-	}
-	c, err := buildCell(p, in, deferDestage)
-	if err != nil {
-		return nil, nil, err
-	}
+// solveCell solves a network of one class, cell c of the input (built
+// with OSA's destage deferred or not).
+func solveCell(ctx context.Context, p *testbed.Profile, in Input, c *cell) (*Output, error) {
 	sh, st := c.shape, c.st
 	g := c.g
+	var err error
 	if sh.latTarget > 0 {
 		if g, err = c.latencyTarget(ctx, p, in); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	out := &Output{Profile: p.Name, Version: Version, RDMA: c.rdma, Notes: append(c.notes, g.notes...)}
 	n := g.outstanding
 	sol, err := solveMVA(ctx, st, n, c.fr, c.zMix+sh.think)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	// fio's rate_iops and rate cap each job (clone) per direction: the
 	// tighter direction holds the mix.
@@ -66,7 +54,7 @@ func solveCell(ctx context.Context, p *testbed.Profile, in Input, deferDestage b
 	guestWait := 0.0
 	if sol.X > limit {
 		if n, sol, err = rateLimited(ctx, st, n, c.fr, c.zMix+sh.think, limit); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		x = math.Min(sol.X, limit)
 	} else if g.fioOutstanding > n {
@@ -77,7 +65,7 @@ func solveCell(ctx context.Context, p *testbed.Profile, in Input, deferDestage b
 	}
 	dirs, err := c.directions(sol.W, seen(sol, n), n, sol.X, x, guestWait)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if sh.duty < 1 {
 		// thinktime_iotime: stalls between stretches of I/O lower the
@@ -100,7 +88,8 @@ func solveCell(ctx context.Context, p *testbed.Profile, in Input, deferDestage b
 	out.addStations(st, sol.W, u)
 	out.HostCPUPercent = hostPercent(c.hostCPU, u)
 	out.Notes = append(out.Notes, rangeNotes(p, g.fioOutstanding, c.sizes)...)
-	return out, c, nil
+	c.result = dirs
+	return out, nil
 }
 
 // addStations records each station kind once, at its busiest copy (a
@@ -275,6 +264,16 @@ type cell struct {
 	z       [2]float64 // fixed delay per direction, seconds
 	zMix    float64
 	notes   []string
+	// What the cell was placed from, kept to split it into classes (see
+	// classes.go): the VMs, the job's disks as placed objects, each disk's
+	// kind and the kinds' costs per I/O. index is the job's in the input.
+	vms     []VM
+	objects []object
+	kindOf  []int
+	costs   [][2]ioCost
+	index   int
+	// result is what the cell's class did, once solved.
+	result [2]Direction
 }
 
 // buildCell turns an input of one job into its network: the per-I/O
@@ -315,7 +314,7 @@ func placeInput(p *testbed.Profile, in Input) ([][]object, error) {
 // its stations' copies, one by one (c.copies); finishCells groups them
 // into the network.
 func newCell(p *testbed.Profile, in Input, j int, objects []object, deferDestage bool) (*cell, error) {
-	c := &cell{job: in.Jobs[j]}
+	c := &cell{job: in.Jobs[j], index: j}
 	job := c.job.Job
 	var err error
 	if c.shape, err = readJob(job); err != nil {
@@ -354,8 +353,16 @@ func newCell(p *testbed.Profile, in Input, j int, objects []object, deferDestage
 			costs[k][dir].owner.guestCycles += c.shape.spin * c.pl.hz
 		}
 	}
+	c.vms, c.objects, c.kindOf, c.costs = in.VMs, objects, kindOf, costs
+	c.place(p, objects, kindOf)
+	return c, nil
+}
+
+// place lays the cell's disks (placed as objs, of kinds kindOf) onto the
+// stations' copies and works out the fixed delays.
+func (c *cell) place(p *testbed.Profile, objs []object, kindOf []int) {
 	var sp [2]spread
-	sp, c.cost = placedLoad(p, objects, kindOf, costs)
+	sp, c.cost = placedLoad(p, objs, kindOf, c.costs)
 	c.copies = stationCopies(p, c.pl, c.link, c.g, sp, c.fr)
 	hop := p.Model.HopLatencyTCPUs.Value
 	if c.rdma {
@@ -365,7 +372,6 @@ func newCell(p *testbed.Profile, in Input, j int, objects []object, deferDestage
 		c.z[dir] = (p.Model.SoftwareLatencyUs.Value+c.cost[dir].roundTrips*hop)*1e-6 + c.cost[dir].deviceLatency
 	}
 	c.zMix = c.fr*c.z[read] + (1-c.fr)*c.z[write]
-	return c, nil
 }
 
 // finishCells groups the cells' station copies into their networks (the
@@ -482,7 +488,7 @@ func guestLayout(p *testbed.Profile, vms []VM, jl JobLoad, depth int) guestLoad 
 			lo, hi = min(lo, n), max(hi, n)
 		}
 		if hi > lo+1 {
-			g.notes = append(g.notes, fmt.Sprintf("worker VMs are spread unevenly (%d to %d per host): the busiest host's stations pace the job", lo, hi))
+			g.notes = append(g.notes, fmt.Sprintf("worker VMs are spread unevenly (%d to %d per host)", lo, hi))
 		}
 	}
 	return g
@@ -631,11 +637,13 @@ func stationCopies(p *testbed.Profile, pl platform, link vsanLink, g guestLoad, 
 // even this is one station per kind, as the symmetric network; where it is
 // not, the busiest copies are a station of their own and bind first.
 // Identical copies have identical queues, so the grouped network is the
-// network of every copy.
-func groupCopies(cells []*cell) {
+// network of every copy. It returns the groups: per kind, the copy indices
+// of each of its stations.
+func groupCopies(cells []*cell) [][][]int {
 	for _, c := range cells {
 		c.st = c.st[:0]
 	}
+	blocks := make([][][]int, len(cells[0].copies))
 	for k := range cells[0].copies {
 		n := len(cells[0].copies[k])
 		var groups [][]int // copy indices of each group
@@ -674,7 +682,9 @@ func groupCopies(cells []*cell) {
 				c.st = append(c.st, meanCopy(c.copies[k], g))
 			}
 		}
+		blocks[k] = groups
 	}
+	return blocks
 }
 
 // isIdle reports whether copy i of kind k has no demand in any cell, in
