@@ -400,6 +400,7 @@ type guestLoad struct {
 	controllers    map[string]float64 // share of the job's disks on each controller
 	fioOutstanding int                // I/Os fio keeps outstanding
 	outstanding    int                // of those, the ones the controllers admit
+	vmOutstanding  map[int][2]int     // per VM with disks: admitted and fio's outstanding I/Os
 	notes          []string
 }
 
@@ -421,7 +422,7 @@ func guestLayout(p *testbed.Profile, vms []VM, jl JobLoad, depth int) guestLoad 
 		hostOf = nil
 	}
 	h := float64(p.Hosts)
-	g := guestLoad{controllers: map[string]float64{}, hostVCPUs: make([]float64, p.Hosts), hostThreads: make([]float64, p.Hosts)}
+	g := guestLoad{controllers: map[string]float64{}, hostVCPUs: make([]float64, p.Hosts), hostThreads: make([]float64, p.Hosts), vmOutstanding: map[int][2]int{}}
 	// on adds a VM's share to its host, or evenly to every host.
 	on := func(per []float64, v int, x float64) {
 		if v < len(hostOf) && hostOf[v] >= 0 {
@@ -471,6 +472,7 @@ func guestLayout(p *testbed.Profile, vms []VM, jl JobLoad, depth int) guestLoad 
 		capped = capped || admitted < disks*perDisk
 		g.fioOutstanding += disks * perDisk
 		g.outstanding += admitted
+		g.vmOutstanding[v] = [2]int{admitted, disks * perDisk}
 	}
 	g.vcpusPerHost, g.threadsPerHost = vcpus/h, math.Max(threads/h, 1)
 	for i := range g.hostThreads {

@@ -323,17 +323,18 @@ func buildNetwork(p *testbed.Profile, in Input, deferDestage bool) ([]*cell, err
 // splitClasses splits each job into classes by where its load lands, and
 // groups the copies of every class's stations (groupCopies). fio runs a
 // job's disks each with its own outstanding I/Os, so disks whose load
-// lands on different copies run at different rates: on an uneven layout a
-// job's disks on a less loaded host run ahead of those on the busiest.
-// The disks are grouped by their DOM owner's host (where their guest and
-// DOM work lands; the disks of VMs whose host is not known are one group),
-// and groups are one class while their demands at every station (the
-// mean of its copies) and their outstanding I/Os per disk are the same:
-// where the layout is even every group is the same at every station and
-// the job stays one class, as it was. Classes are split, and the copies
-// regrouped for them, until both hold. A job alone with latency_target
-// stays one class (its depth search is single-class; noted where the
-// layout is uneven).
+// lands on busier copies run slower: on an uneven layout a job's disks on
+// a less loaded host run ahead of those on the busiest. The disks are
+// grouped by their DOM owner's host (where their guest and DOM work lands;
+// the disks of VMs whose host is not known are one group), and groups that
+// load the cluster alike (groupLoad: as many disks and outstanding I/Os,
+// and the same work on the hosts they use, whichever hosts those are) are
+// one class: where the layout is even every group is alike and the job
+// stays one class, as it was; with five VMs on four hosts the host with
+// two is one class and the three with one another. A class's disks share
+// its I/Os evenly, as a job's did. A job alone with latency_target stays
+// one class (its depth search is single-class; noted where the layout is
+// uneven).
 func splitClasses(p *testbed.Profile, jobs []*cell) []*cell {
 	var threads []float64
 	if len(jobs) > 1 {
@@ -342,89 +343,124 @@ func splitClasses(p *testbed.Profile, jobs []*cell) []*cell {
 			c.shareThreads(threads)
 		}
 	}
-	cells := jobs
-	groups := make([][][]int, len(jobs))  // per job: the disks of each owner's group
-	classes := make([][][]int, len(jobs)) // per job: the groups of each class
-	fine := make([][]*cell, len(jobs))    // per job: each group as a class, to compare
-	for j, c := range jobs {
-		groups[j] = ownerGroups(c.objects)
-		all := make([]int, len(groups[j]))
-		for g := range all {
-			all[g] = g
+	var cells []*cell
+	for _, c := range jobs {
+		groups := ownerGroups(p.Hosts, c.objects)
+		var classes [][]int // groups of each class
+		var loads []groupLoad
+		for g, disks := range groups {
+			l := c.groupLoad(p, disks)
+			at := slices.IndexFunc(loads, l.same)
+			if at < 0 {
+				classes, loads = append(classes, []int{g}), append(loads, l)
+			} else {
+				classes[at] = append(classes[at], g)
+			}
 		}
-		classes[j] = [][]int{all}
-	}
-	for {
-		blocks := groupCopies(cells)
-		split := false
-		for j, c := range jobs {
-			if len(groups[j]) < 2 {
-				continue
-			}
-			if fine[j] == nil {
-				for _, disks := range groups[j] {
-					fine[j] = append(fine[j], c.class(p, disks))
-				}
-			}
-			var parts [][]int
-			for _, cl := range classes[j] {
-				var by [][]int
-				for _, g := range cl {
-					at := slices.IndexFunc(by, func(b []int) bool { return sameLoad(fine[j][b[0]], fine[j][g], blocks) })
-					if at < 0 {
-						by = append(by, []int{g})
-					} else {
-						by[at] = append(by[at], g)
-					}
-				}
-				parts = append(parts, by...)
-			}
-			if len(parts) > len(classes[j]) && c.shape.latTarget > 0 && len(jobs) == 1 {
-				c.notes = append(c.notes, "latency_target on an uneven layout: the job's disks are solved as one class, so the busiest host paces them all (a lower bound)")
-				continue
-			}
-			split = split || len(parts) > len(classes[j])
-			classes[j] = parts
+		switch {
+		case len(classes) == 1:
+			cells = append(cells, c)
+			continue
+		case c.shape.latTarget > 0 && len(jobs) == 1:
+			c.notes = append(c.notes, "latency_target on an uneven layout: the job's disks are solved as one class, so the busiest host paces them all (a lower bound)")
+			cells = append(cells, c)
+			continue
 		}
-		if !split {
-			return cells
-		}
-		cells = nil
-		for j, c := range jobs {
-			for _, cl := range classes[j] {
-				if len(cl) == len(groups[j]) {
-					cells = append(cells, c)
-					continue
-				}
-				var disks []int
-				for _, g := range cl {
-					disks = append(disks, groups[j][g]...)
-				}
-				slices.Sort(disks)
-				k := c.class(p, disks)
-				if threads != nil {
-					k.shareThreads(threads)
-				}
-				cells = append(cells, k)
+		for _, cl := range classes {
+			var disks []int
+			for _, g := range cl {
+				disks = append(disks, groups[g]...)
 			}
+			slices.Sort(disks)
+			k := c.class(p, disks)
+			if threads != nil {
+				k.shareThreads(threads)
+			}
+			cells = append(cells, k)
 		}
 	}
+	groupCopies(cells)
+	return cells
+}
+
+// groupLoad is how a group of a job's disks loads the cluster: its disks
+// and outstanding I/Os (admitted, fio's), the share of its I/Os of each
+// kind of disk whose owner is not known, and per host the weights of each
+// kind's cost parts there (hostWeights; the work of a host's devices is
+// its host's), the hosts in a canonical order (sorted) so that groups
+// that load different hosts alike compare equal. Every demand is linear in
+// these, with the same costs for every group of a job.
+type groupLoad struct {
+	disks, outstanding, fio int
+	evenly                  []float64
+	hosts                   [][]float64
+}
+
+// groupLoad works out the load of the job's disks (indices into its
+// disks).
+func (c *cell) groupLoad(p *testbed.Profile, disks []int) groupLoad {
+	l := groupLoad{disks: len(disks)}
+	objs := make([]object, len(disks))
+	kindOf := make([]int, len(disks))
+	counted := make([]bool, len(c.vms))
+	for i, d := range disks {
+		objs[i], kindOf[i] = c.objects[d], c.kindOf[d]
+		if v := c.job.Disks[d].VM; v < len(counted) && !counted[v] {
+			counted[v] = true
+			n := c.g.vmOutstanding[v]
+			l.outstanding += n[0]
+			l.fio += n[1]
+		}
+	}
+	var w [][]hostWeight
+	w, l.evenly = hostWeights(p.Hosts, objs, kindOf, len(c.costs), nil, 0)
+	const per = 7 // numbers in a hostWeight
+	flat := make([]float64, p.Hosts*len(w)*per)
+	l.hosts = make([][]float64, p.Hosts)
+	for h := range l.hosts {
+		l.hosts[h] = flat[h*len(w)*per : (h+1)*len(w)*per]
+		for k := range w {
+			x := &w[k][h]
+			copy(l.hosts[h][k*per:], []float64{x.owner, x.ownerNet[0], x.ownerNet[1], x.comp[0], x.comp[1], x.compNet[0], x.compNet[1]})
+		}
+	}
+	slices.SortFunc(l.hosts, slices.Compare)
+	return l
+}
+
+// same reports whether two groups load the cluster alike, within rounding.
+func (l groupLoad) same(o groupLoad) bool {
+	if l.disks != o.disks || l.outstanding != o.outstanding || l.fio != o.fio {
+		return false
+	}
+	for k := range l.evenly {
+		if !near(l.evenly[k], o.evenly[k]) {
+			return false
+		}
+	}
+	for h := range l.hosts {
+		for q := range l.hosts[h] {
+			if !near(l.hosts[h][q], o.hosts[h][q]) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // ownerGroups groups a job's disks (indices into objs) by their DOM
 // owner's host, in the order of their first disks; the disks whose owner
 // is not known are one group.
-func ownerGroups(objs []object) [][]int {
-	var owners []int
+func ownerGroups(hosts int, objs []object) [][]int {
+	at := make([]int, hosts+1) // group of owner h at h+1, plus 1; 0: none yet
 	var groups [][]int
 	for i, o := range objs {
-		g := slices.Index(owners, o.owner)
-		if g < 0 {
-			g = len(owners)
-			owners = append(owners, o.owner)
+		g := &at[o.owner+1]
+		if *g == 0 {
 			groups = append(groups, nil)
+			*g = len(groups)
 		}
-		groups[g] = append(groups[g], i)
+		groups[*g-1] = append(groups[*g-1], i)
 	}
 	return groups
 }
@@ -432,65 +468,30 @@ func ownerGroups(objs []object) [][]int {
 // class is the part of job cell c on its disks (indices into the job's):
 // the same job on fewer disks, with their own outstanding I/Os, placed
 // where those disks' objects are. The guest's threads per host stay the
-// job's (they serve all its disks).
+// job's (they serve all its disks). The disks' owners must be known (so
+// are their VMs): a class holds whole VMs, all of a VM's disks having its
+// host as owner.
 func (c *cell) class(p *testbed.Profile, disks []int) *cell {
 	k := *c
 	k.job.Disks = make([]DiskLoad, len(disks))
 	k.objects = make([]object, len(disks))
 	k.kindOf = make([]int, len(disks))
+	k.g.outstanding, k.g.fioOutstanding = 0, 0
+	counted := make([]bool, len(c.vms))
 	for i, d := range disks {
 		k.job.Disks[i], k.objects[i], k.kindOf[i] = c.job.Disks[d], c.objects[d], c.kindOf[d]
+		if v := c.job.Disks[d].VM; !counted[v] {
+			counted[v] = true
+			n := c.g.vmOutstanding[v]
+			k.g.outstanding += n[0]
+			k.g.fioOutstanding += n[1]
+		}
 	}
-	g := guestLayout(p, c.vms, k.job, c.shape.depth)
-	k.g.outstanding, k.g.fioOutstanding = g.outstanding, g.fioOutstanding
 	k.g.notes = slices.Clip(c.g.notes)
 	k.notes = slices.Clip(c.notes)
 	k.st, k.hostCPU = nil, nil
 	k.place(p, k.objects, k.kindOf)
 	return &k
-}
-
-// sameLoad reports whether two groups of a job's disks (each as a class)
-// load the network alike: the same outstanding I/Os per disk, the same
-// fixed delays and, at every station (blocks: per kind, the copies of each
-// station), the same demand over its copies, within rounding.
-func sameLoad(a, b *cell, blocks [][][]int) bool {
-	if a.g.outstanding*len(b.job.Disks) != b.g.outstanding*len(a.job.Disks) {
-		return false
-	}
-	dirs := a.directionsRun()
-	for _, dir := range dirs {
-		if !near(a.z[dir], b.z[dir]) {
-			return false
-		}
-	}
-	for k, groups := range blocks {
-		for _, g := range groups {
-			var sa, sb [3][2]float64 // D, Extra, Busy over the copies
-			for _, i := range g {
-				for _, x := range []struct {
-					s   *station
-					sum *[3][2]float64
-				}{{&a.copies[k][i], &sa}, {&b.copies[k][i], &sb}} {
-					for dir := range 2 {
-						x.sum[0][dir] += x.s.D[dir]
-						x.sum[1][dir] += x.s.Extra[dir]
-						if x.s.Busy != nil {
-							x.sum[2][dir] += x.s.Busy[dir]
-						}
-					}
-				}
-			}
-			for _, dir := range dirs {
-				for q := range sa {
-					if !near(sa[q][dir], sb[q][dir]) {
-						return false
-					}
-				}
-			}
-		}
-	}
-	return true
 }
 
 // sharedThreads is the fio threads that can run at once on each host, all

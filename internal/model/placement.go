@@ -224,42 +224,8 @@ func placedLoad(p *testbed.Profile, objs []object, kindOf []int, costs [][2]ioCo
 	dl := newDeviceLayout(p)
 	nDev := h * dl.devices
 	kinds := len(costs)
-	// Weights of each kind's cost parts at each host.
-	type weights struct {
-		owner         float64
-		ownerNet      [2]float64
-		comp, compNet [2]float64
-		evenly        float64
-	}
-	w := make([][]weights, kinds)
-	for k := range w {
-		w[k] = make([]weights, h)
-	}
 	devShare := make([][2]float64, nDev) // components' weight per device and leg
-	evenly := make([]float64, kinds)
-	share := 1 / float64(len(objs))
-	for i := range objs {
-		o := &objs[i]
-		k := kindOf[i]
-		if o.owner < 0 {
-			evenly[k] += share
-			continue
-		}
-		ow := &w[k][o.owner]
-		ow.owner += share
-		for l := range o.width {
-			ow.ownerNet[l] += share * o.remote(l)
-		}
-		for _, c := range o.comps {
-			part := share / float64(o.width[c.leg])
-			cw := &w[k][c.host]
-			cw.comp[c.leg] += part
-			if c.host != o.owner {
-				cw.compNet[c.leg] += part
-			}
-			devShare[c.host*dl.devices+c.device][c.leg] += part
-		}
-	}
+	w, evenly := hostWeights(h, objs, kindOf, kinds, devShare, dl.devices)
 	remote := float64(h-1) / float64(h)
 	for dir := range sp {
 		s := &sp[dir]
@@ -308,6 +274,54 @@ func placedLoad(p *testbed.Profile, objs []object, kindOf []int, costs [][2]ioCo
 		}
 	}
 	return sp, total
+}
+
+// hostWeight is the weight of each part of a kind of disk's cost at one
+// host, per I/O: the owner's work, the owner's end of its messages to each
+// leg, and each leg's components' work and far ends of messages.
+type hostWeight struct {
+	owner         float64
+	ownerNet      [2]float64
+	comp, compNet [2]float64
+}
+
+// hostWeights adds up where the I/Os of objs land when each takes an equal
+// share: per kind of disk (kindOf) and host the weights of its cost parts,
+// and per kind the share of disks whose owner is not known (spread
+// evenly). With devShare set it also adds each component's weight to its
+// device's, per leg (devices per host).
+func hostWeights(h int, objs []object, kindOf []int, kinds int, devShare [][2]float64, devices int) ([][]hostWeight, []float64) {
+	w := make([][]hostWeight, kinds)
+	for k := range w {
+		w[k] = make([]hostWeight, h)
+	}
+	evenly := make([]float64, kinds)
+	share := 1 / float64(len(objs))
+	for i := range objs {
+		o := &objs[i]
+		k := kindOf[i]
+		if o.owner < 0 {
+			evenly[k] += share
+			continue
+		}
+		ow := &w[k][o.owner]
+		ow.owner += share
+		for l := range o.width {
+			ow.ownerNet[l] += share * o.remote(l)
+		}
+		for _, c := range o.comps {
+			part := share / float64(o.width[c.leg])
+			cw := &w[k][c.host]
+			cw.comp[c.leg] += part
+			if c.host != o.owner {
+				cw.compNet[c.leg] += part
+			}
+			if devShare != nil {
+				devShare[c.host*devices+c.device][c.leg] += part
+			}
+		}
+	}
+	return w, evenly
 }
 
 // share spreads leg l's device work at host x over the host's devices in
