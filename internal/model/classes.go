@@ -65,6 +65,17 @@ func solveClasses(ctx context.Context, cells []*cell, n []int) (classSolution, e
 	}
 	ld := ms[0].ld
 	qk := make([]float64, K)
+	// Per class and station: the queue part of one copy's demand with the
+	// wait share (f) and that for all copies (e); only the load-dependent
+	// stations' change between iterations.
+	f, e := make([][]float64, C), make([][]float64, C)
+	for c := range C {
+		f[c], e[c] = slices.Clone(ms[c].dq), make([]float64, K)
+		for k := range K {
+			e[c][k] = float64(cells[c].st[k].Copies) * f[c][k]
+		}
+	}
+	seen := make([]float64, K)
 	for it := range 2000 {
 		if it%16 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -95,17 +106,20 @@ func solveClasses(ctx context.Context, cells []*cell, n []int) (classSolution, e
 			r := m.z
 			for _, k := range ld {
 				r += sol.W[k] * m.extraZ[k]
+				f[c][k] = m.dq[k] + sol.W[k]*m.extraQ[k]
+				e[c][k] = float64(cells[c].st[k].Copies) * f[c][k]
 			}
-			for k := range K {
-				a := qk[k] - sol.Q[c][k]/float64(n[c])
-				r += float64(cells[c].st[k].Copies) * (m.dq[k] + sol.W[k]*m.extraQ[k]) * (1 + a)
+			q, fc, ec, nc := sol.Q[c], f[c], e[c], float64(n[c])
+			for k := range K { // seen: 1 + what an arriving I/O of c sees
+				seen[k] = 1 + (qk[k] - q[k]/nc)
+				r += ec[k] * seen[k]
 			}
-			sol.X[c] = float64(n[c]) / r
+			x := nc / r
+			sol.X[c] = x
 			for k := range K {
-				a := qk[k] - sol.Q[c][k]/float64(n[c])
-				next := sol.X[c] * (m.dq[k] + sol.W[k]*m.extraQ[k]) * (1 + a)
-				delta = math.Max(delta, math.Abs(next-sol.Q[c][k]))
-				sol.Q[c][k] = next
+				next := x * fc[k] * seen[k]
+				delta = math.Max(delta, math.Abs(next-q[k]))
+				q[k] = next
 			}
 		}
 		if !(delta >= 1e-7*float64(total)) { // converged, or NaN: refused below
