@@ -522,8 +522,8 @@ func TestConcurrentJobsOnAnUnevenLayout(t *testing.T) {
 		last = c.index
 		per[c.index] += c.result[read].IOPS + c.result[write].IOPS
 	}
-	if len(cells) < 4 {
-		t.Errorf("%d classes, want each job split by host", len(cells))
+	if len(cells) != 4 {
+		t.Errorf("%d classes, want each job's two (host a's disks, the others')", len(cells))
 	}
 	for j, jo := range out.Jobs {
 		d := [2]Direction{jo.Read, jo.Write}[j]
