@@ -272,6 +272,7 @@ type cell struct {
 	kindOf  []int
 	costs   [][2]ioCost
 	index   int
+	disks   []int // a class's disks, indices into the job's; nil for the whole job
 	// result is what the cell's class did, once solved.
 	result [2]Direction
 }

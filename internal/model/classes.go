@@ -232,6 +232,9 @@ func solveJobs(ctx context.Context, p *testbed.Profile, in Input, deferDestage b
 		}
 		jo.Outstanding += c.g.fioOutstanding
 		out.Outstanding += c.g.fioOutstanding
+		if classes[c.index] > 1 {
+			jo.Classes = append(jo.Classes, ClassOutput{Disks: c.disks, Read: dirs[read], Write: dirs[write]})
+		}
 		for dir, d := range dirs {
 			if classes[c.index] == 1 {
 				*[2]*Direction{&jo.Read, &jo.Write}[dir] = d
@@ -487,6 +490,7 @@ func ownerGroups(hosts int, objs []object) [][]int {
 // host as owner.
 func (c *cell) class(p *testbed.Profile, disks []int) *cell {
 	k := *c
+	k.disks = disks
 	k.job.Disks = make([]DiskLoad, len(disks))
 	k.objects = make([]object, len(disks))
 	k.kindOf = make([]int, len(disks))

@@ -579,3 +579,54 @@ func BenchmarkSolveCellUnevenN65536(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(cells)), "classes")
 }
+
+// The data plane's rows on an uneven layout carry each disk's class: five
+// workers on four hosts, the two on host a each do less than the others
+// (held by host a's DOM worlds), and the rows still add up to the
+// aggregate, latencies weighted by I/Os; an even layout's rows are equal.
+func TestPlaneRowsCarryTheirClass(t *testing.T) {
+	pl, _ := newTestPlane(t)
+	ctx := context.Background()
+	ws := workers(5, 1, "r1")
+	for i, h := range []string{"a", "b", "c", "d", "a"} {
+		ws[i].Host = h
+	}
+	pl.src.(*memSource).policies["r1"] = Policy{RAID: "raid1", FTT: 1}
+	if err := pl.Prepare(ctx, ws, fio.Prep{Method: "random"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 16, NumJobs: 4, RuntimeSec: 60}
+	res, err := pl.Run(ctx, ws, fio.NewWorkload(job), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Rows) != 5 || len(res.Aggregate) != 1 {
+		t.Fatalf("%d rows, %d aggregate rows; want 5 and 1", len(res.Rows), len(res.Aggregate))
+	}
+	iops, lat := 0.0, 0.0
+	for _, r := range res.Rows {
+		iops += r.IOPS
+		lat += r.IOPS * r.LatMeanUs
+	}
+	agg := res.Aggregate[0]
+	if !(math.Abs(iops/agg.IOPS-1) <= 1e-9) || !(math.Abs(lat/iops/agg.LatMeanUs-1) <= 1e-9) {
+		t.Errorf("rows: %.0f IOPS at %.1f us, aggregate %.0f at %.1f", iops, lat/iops, agg.IOPS, agg.LatMeanUs)
+	}
+	a, b := res.Rows[0], res.Rows[1]
+	if res.Rows[4].IOPS != a.IOPS || !(a.IOPS < 0.8*b.IOPS) || !(a.LatMeanUs > b.LatMeanUs) || res.Rows[2].IOPS != b.IOPS {
+		t.Errorf("host a's rows %.0f IOPS at %.0f us (and %.0f), host b's %.0f at %.0f us (c's %.0f); want a's slower", a.IOPS, a.LatMeanUs, res.Rows[4].IOPS, b.IOPS, b.LatMeanUs, res.Rows[2].IOPS)
+	}
+	for i := range ws {
+		ws[i].Host = fmt.Sprintf("h%d", i%4)
+	}
+	even, err := pl.Run(ctx, ws[:4], fio.NewWorkload(job), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range even.Rows {
+		if r.IOPS != even.Rows[0].IOPS || r.LatMeanUs != even.Rows[0].LatMeanUs {
+			t.Errorf("even layout: rows %+v, want them equal", even.Rows)
+			break
+		}
+	}
+}

@@ -325,6 +325,7 @@ func (pl *Plane) RunJobs(ctx context.Context, jobs []JobRun, progress func(fio.S
 		}
 		pl.recordWrites(j.Workers, j.Job, out.Jobs[i].Write.IOPS > 0, jsp.over(0, jsp.end)[write].MBps*1e6*jsp.end)
 		rows, aggregate := shareRows(j.Workers, measured)
+		classRows(rows, out.Jobs[i])
 		for k := range rows {
 			rows[k].Job = name
 		}
@@ -485,6 +486,51 @@ func shareRows(workers []fio.Worker, dirs [2]Direction) (rows, aggregate []fio.R
 	return rows, aggregate
 }
 
+// classRows gives each disk's rows (shareRows's, the disks in the order of
+// the job's) its class's rate and latencies where the job ran as classes
+// (docs/model.md, Placement, "Classes"): the class's share of the job's
+// figures, per disk, and its latencies against the job's, applied to the
+// rows' measured figures. The rows still add up to the job's, latencies
+// (percentiles too) weighted by I/Os.
+func classRows(rows []fio.Row, jo JobOutput) {
+	n := 0
+	for _, cl := range jo.Classes {
+		n += len(cl.Disks)
+	}
+	if n == 0 {
+		return
+	}
+	classOf := make([]int, n)
+	for c, cl := range jo.Classes {
+		for _, d := range cl.Disks {
+			classOf[d] = c
+		}
+	}
+	ratio := func(a, b float64) float64 {
+		if b == 0 {
+			return 1
+		}
+		return a / b
+	}
+	for r := range rows { // each direction's rows are the disks', in order
+		row := &rows[r]
+		dir := read
+		if row.Direction == "write" {
+			dir = write
+		}
+		cl := &jo.Classes[classOf[r%n]]
+		c, j := [2]Direction{cl.Read, cl.Write}[dir], [2]Direction{jo.Read, jo.Write}[dir]
+		per := float64(n) / float64(len(cl.Disks))
+		row.IOPS *= ratio(c.IOPS, j.IOPS) * per
+		row.MBps *= ratio(c.MBps, j.MBps) * per
+		row.LatMeanUs *= ratio(c.LatMeanUs, j.LatMeanUs)
+		row.P50Us *= ratio(c.P50Us, j.P50Us)
+		row.P95Us *= ratio(c.P95Us, j.P95Us)
+		row.P99Us *= ratio(c.P99Us, j.P99Us)
+		row.P999Us *= ratio(c.P999Us, j.P999Us)
+	}
+}
+
 // applyNoise scales throughput by one seeded draw and latency inversely,
 // as a whole run that went a little faster or slower would.
 func (pl *Plane) applyNoise(out *Output) {
@@ -498,6 +544,9 @@ func (pl *Plane) applyNoise(out *Output) {
 	dirs := []*Direction{&out.Read, &out.Write}
 	for i := range out.Jobs {
 		dirs = append(dirs, &out.Jobs[i].Read, &out.Jobs[i].Write)
+		for c := range out.Jobs[i].Classes {
+			dirs = append(dirs, &out.Jobs[i].Classes[c].Read, &out.Jobs[i].Classes[c].Write)
+		}
 	}
 	for _, d := range dirs {
 		d.IOPS *= f

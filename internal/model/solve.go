@@ -59,6 +59,17 @@ type JobOutput struct {
 	Name        string
 	Outstanding int
 	Read, Write Direction
+	// Classes are the classes the job's disks ran as on an uneven layout
+	// (docs/model.md, Placement, "Classes"), in order; nil when the job
+	// ran as one class. Read and Write above are theirs together.
+	Classes []ClassOutput
+}
+
+// ClassOutput is one class of a job's disks: the disks it holds (indices
+// into the job's JobLoad.Disks) and what they did together.
+type ClassOutput struct {
+	Disks       []int
+	Read, Write Direction
 }
 
 // rateLimited finds the smallest population that reaches a fio rate limit
