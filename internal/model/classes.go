@@ -363,6 +363,10 @@ func splitClasses(p *testbed.Profile, jobs []*cell) []*cell {
 	var cells []*cell
 	for _, c := range jobs {
 		groups := ownerGroups(p.Hosts, c.objects)
+		if len(groups) < 2 {
+			cells = append(cells, c)
+			continue
+		}
 		var classes [][]int // groups of each class
 		var loads []groupLoad
 		for g, disks := range groups {

@@ -630,3 +630,22 @@ func TestPlaneRowsCarryTheirClass(t *testing.T) {
 		}
 	}
 }
+
+// Classes keep the model deterministic: the same uneven input solved
+// twice gives the same output, to the bit (five VMs on four hosts; WWT's
+// 24 hosts with 37 VMs, OSA, burst and steady).
+func TestUnevenLayoutIsDeterministic(t *testing.T) {
+	wwt := mustLoad(t, "wwt-r640-osa")
+	for _, tc := range []struct {
+		p  *testbed.Profile
+		in Input
+	}{
+		{mustLoad(t, "storagereview-r6625-esa"), fiveOnFour(nil)},
+		{wwt, UniformInput(wwt, 37, 3, Policy{RAID: "raid6", FTT: 2}, &fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 4096, IODepth: 16})},
+	} {
+		a, b := solve(t, tc.p, tc.in), solve(t, tc.p, tc.in)
+		if !reflect.DeepEqual(a, b) || len(a.Jobs[0].Classes) != 2 {
+			t.Errorf("%s: %.0f IOPS then %.0f, %d classes; want the same twice, 2 classes", tc.p.Name, total(a), total(b), len(a.Jobs[0].Classes))
+		}
+	}
+}
