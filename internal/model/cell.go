@@ -14,11 +14,11 @@ import (
 // the steady state; on OSA, Burst is the regime while the write buffers
 // absorb writes (see Plane for how a run moves from one to the other).
 func Solve(ctx context.Context, p *testbed.Profile, in Input) (*Output, error) {
-	out, _, err := solveJobs(ctx, p, in, false)
+	out, _, plan, err := solveNetwork(ctx, p, in, false, nil)
 	if err != nil || p.Architecture != "OSA" || out.Write.IOPS == 0 {
 		return out, err
 	}
-	burst, cells, err := solveJobs(ctx, p, in, true)
+	burst, cells, _, err := solveNetwork(ctx, p, in, true, plan)
 	if err != nil {
 		return nil, err
 	}

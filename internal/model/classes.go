@@ -145,16 +145,31 @@ func solveClasses(ctx context.Context, cells []*cell, n []int) (classSolution, e
 // Bard-Schweitzer's multi-class approximation. It returns the classes
 // solved, each with its result.
 func solveJobs(ctx context.Context, p *testbed.Profile, in Input, deferDestage bool) (*Output, []*cell, error) {
+	out, cells, _, err := solveNetwork(ctx, p, in, deferDestage, nil)
+	return out, cells, err
+}
+
+// solveNetwork is solveJobs with the classes of a plan when one is given
+// (from an earlier build of the same input), and returns the plan of the
+// classes it solved.
+func solveNetwork(ctx context.Context, p *testbed.Profile, in Input, deferDestage bool, plan *classPlan) (*Output, []*cell, *classPlan, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	cells, err := buildNetwork(p, in, deferDestage)
+	cells, plan, err := buildNetwork(p, in, deferDestage, plan)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
+	out, err := solveCells(ctx, p, in, cells)
+	return out, cells, plan, err
+}
+
+// solveCells solves the classes of a network: one alone as one closed
+// network (solveCell), several by Bard-Schweitzer's multi-class
+// approximation.
+func solveCells(ctx context.Context, p *testbed.Profile, in Input, cells []*cell) (*Output, error) {
 	if len(cells) == 1 {
-		out, err := solveCell(ctx, p, in, cells[0])
-		return out, cells, err
+		return solveCell(ctx, p, in, cells[0])
 	}
 	n := make([]int, len(cells))
 	for i, c := range cells {
@@ -165,7 +180,7 @@ func solveJobs(ctx context.Context, p *testbed.Profile, in Input, deferDestage b
 	}
 	sol, err := solveClasses(ctx, cells, n)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	// fio's rates cap each job (clone): a class above its disks' cap runs
 	// with fewer outstanding I/Os, the smallest number that reaches it.
@@ -180,7 +195,7 @@ func solveJobs(ctx context.Context, p *testbed.Profile, in Input, deferDestage b
 			n[i] = mid
 			s, err := solveClasses(ctx, cells, n)
 			if err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 			if s.X[i] >= limit {
 				hi = mid
@@ -190,7 +205,7 @@ func solveJobs(ctx context.Context, p *testbed.Profile, in Input, deferDestage b
 		}
 		n[i] = lo
 		if sol, err = solveClasses(ctx, cells, n); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 
@@ -216,7 +231,7 @@ func solveJobs(ctx context.Context, p *testbed.Profile, in Input, deferDestage b
 		}
 		dirs, err := c.directions(sol.W, sol.seenBy(i, n), n[i], sol.X[i], x, guestWait)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		for dir := range dirs {
 			dirs[dir].IOPS *= c.shape.duty
@@ -285,7 +300,7 @@ func solveJobs(ctx context.Context, p *testbed.Profile, in Input, deferDestage b
 	out.addStations(cells[0].st, sol.W, u)
 	out.HostCPUPercent = hostPercent(cells[0].hostCPU, u)
 	out.Notes = append(out.Notes, rangeNotes(p, out.Outstanding, sizes)...)
-	return out, cells, nil
+	return out, nil
 }
 
 // addLatencies adds d's latencies weighted by its I/Os to sum.
@@ -309,32 +324,42 @@ func setLatencies(dirs [2]*Direction, ios [2]float64, lat [2][5]float64) {
 // together, each job split into classes by where its load lands
 // (splitClasses), the copies grouped into stations, and what events left
 // of the cluster applied.
-func buildNetwork(p *testbed.Profile, in Input, deferDestage bool) ([]*cell, error) {
+func buildNetwork(p *testbed.Profile, in Input, deferDestage bool, plan *classPlan) ([]*cell, *classPlan, error) {
 	if err := in.check(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	objects, err := placeInput(p, in)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	jobs := make([]*cell, len(in.Jobs))
 	for i, jl := range in.Jobs {
 		if jobs[i], err = newCell(p, in, i, objects[i], deferDestage); err != nil {
 			if jl.Name != "" && len(in.Jobs) > 1 {
-				return nil, fmt.Errorf("job %s: %w", jl.Name, err)
+				return nil, nil, fmt.Errorf("job %s: %w", jl.Name, err)
 			}
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	cells := splitClasses(p, jobs)
+	cells, plan := splitClasses(p, jobs, plan)
 	if in.Degradation != nil {
 		for _, c := range cells {
 			if err := in.Degradation.apply(p, c); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 	}
-	return cells, nil
+	return cells, plan, nil
+}
+
+// classPlan is how the jobs of an input split into classes: per job, the
+// disks of each class (nil for a job that is one class), and whether a job
+// alone with latency_target was held to one class on an uneven layout. It
+// depends on the placement and the outstanding I/Os only, so OSA's burst
+// and steady networks of one input share it.
+type classPlan struct {
+	classes [][][]int
+	held    []bool
 }
 
 // splitClasses splits each job into classes by where its load lands, and
@@ -352,7 +377,10 @@ func buildNetwork(p *testbed.Profile, in Input, deferDestage bool) ([]*cell, err
 // its I/Os evenly, as a job's did. A job alone with latency_target stays
 // one class (its depth search is single-class; noted where the layout is
 // uneven).
-func splitClasses(p *testbed.Profile, jobs []*cell) []*cell {
+//
+// With a plan (see classPlan) the jobs split as it says, without comparing
+// groups again. It returns the plan of the classes made.
+func splitClasses(p *testbed.Profile, jobs []*cell, plan *classPlan) ([]*cell, *classPlan) {
 	var threads []float64
 	if len(jobs) > 1 {
 		threads = sharedThreads(jobs)
@@ -360,39 +388,22 @@ func splitClasses(p *testbed.Profile, jobs []*cell) []*cell {
 			c.shareThreads(threads)
 		}
 	}
+	if plan == nil {
+		plan = &classPlan{classes: make([][][]int, len(jobs)), held: make([]bool, len(jobs))}
+		for j, c := range jobs {
+			plan.classes[j], plan.held[j] = c.classesOf(p, len(jobs) == 1)
+		}
+	}
 	var cells []*cell
-	for _, c := range jobs {
-		groups := ownerGroups(p.Hosts, c.objects)
-		if len(groups) < 2 {
-			cells = append(cells, c)
-			continue
-		}
-		var classes [][]int // groups of each class
-		var loads []groupLoad
-		for g, disks := range groups {
-			l := c.groupLoad(p, disks)
-			at := slices.IndexFunc(loads, l.same)
-			if at < 0 {
-				classes, loads = append(classes, []int{g}), append(loads, l)
-			} else {
-				classes[at] = append(classes[at], g)
-			}
-		}
-		switch {
-		case len(classes) == 1:
-			cells = append(cells, c)
-			continue
-		case c.shape.latTarget > 0 && len(jobs) == 1:
+	for j, c := range jobs {
+		if plan.held[j] {
 			c.notes = append(c.notes, "latency_target on an uneven layout: the job's disks are solved as one class, so the busiest host paces them all (a lower bound)")
+		}
+		if plan.classes[j] == nil {
 			cells = append(cells, c)
 			continue
 		}
-		for _, cl := range classes {
-			var disks []int
-			for _, g := range cl {
-				disks = append(disks, groups[g]...)
-			}
-			slices.Sort(disks)
+		for _, disks := range plan.classes[j] {
 			k := c.class(p, disks)
 			if threads != nil {
 				k.shareThreads(threads)
@@ -401,7 +412,43 @@ func splitClasses(p *testbed.Profile, jobs []*cell) []*cell {
 		}
 	}
 	groupCopies(cells)
-	return cells
+	return cells, plan
+}
+
+// classesOf compares the groups of job cell c's disks by owner host
+// (splitClasses) and returns the disks of each class, nil where the job is
+// one class. A job alone with latency_target is held to one class (held).
+func (c *cell) classesOf(p *testbed.Profile, alone bool) (classes [][]int, held bool) {
+	groups := ownerGroups(p.Hosts, c.objects)
+	if len(groups) < 2 {
+		return nil, false
+	}
+	var of [][]int // groups of each class
+	var loads []groupLoad
+	for g, disks := range groups {
+		l := c.groupLoad(p, disks)
+		at := slices.IndexFunc(loads, l.same)
+		if at < 0 {
+			of, loads = append(of, []int{g}), append(loads, l)
+		} else {
+			of[at] = append(of[at], g)
+		}
+	}
+	switch {
+	case len(of) == 1:
+		return nil, false
+	case c.shape.latTarget > 0 && alone:
+		return nil, true
+	}
+	for _, cl := range of {
+		var disks []int
+		for _, g := range cl {
+			disks = append(disks, groups[g]...)
+		}
+		slices.Sort(disks)
+		classes = append(classes, disks)
+	}
+	return classes, false
 }
 
 // groupLoad is how a group of a job's disks loads the cluster: its disks
