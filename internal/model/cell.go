@@ -401,7 +401,7 @@ type guestLoad struct {
 	controllers    map[string]float64 // share of the job's disks on each controller
 	fioOutstanding int                // I/Os fio keeps outstanding
 	outstanding    int                // of those, the ones the controllers admit
-	vmOutstanding  map[int][2]int     // per VM with disks: admitted and fio's outstanding I/Os
+	vmOutstanding  [][2]int           // per VM: admitted and fio's outstanding I/Os
 	notes          []string
 }
 
@@ -423,7 +423,7 @@ func guestLayout(p *testbed.Profile, vms []VM, jl JobLoad, depth int) guestLoad 
 		hostOf = nil
 	}
 	h := float64(p.Hosts)
-	g := guestLoad{controllers: map[string]float64{}, hostVCPUs: make([]float64, p.Hosts), hostThreads: make([]float64, p.Hosts), vmOutstanding: map[int][2]int{}}
+	g := guestLoad{controllers: map[string]float64{}, hostVCPUs: make([]float64, p.Hosts), hostThreads: make([]float64, p.Hosts)}
 	// on adds a VM's share to its host, or evenly to every host.
 	on := func(per []float64, v int, x float64) {
 		if v < len(hostOf) && hostOf[v] >= 0 {
@@ -441,6 +441,7 @@ func guestLayout(p *testbed.Profile, vms []VM, jl JobLoad, depth int) guestLoad 
 	if nVM == 0 {
 		nVM = len(disksOf)
 	}
+	g.vmOutstanding = make([][2]int, nVM)
 	for v := range nVM {
 		disks := disksOf[v]
 		vm := VM{}

@@ -76,6 +76,7 @@ func solveClasses(ctx context.Context, cells []*cell, n []int) (classSolution, e
 		}
 	}
 	seen := make([]float64, K)
+	h := &iterates{older: make([]float64, C*K), last: make([]float64, C*K)}
 	for it := range 2000 {
 		if it%16 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -125,6 +126,7 @@ func solveClasses(ctx context.Context, cells []*cell, n []int) (classSolution, e
 		if !(delta >= 1e-7*float64(total)) { // converged, or NaN: refused below
 			break
 		}
+		sol.extrapolate(h, it)
 	}
 	for c := range C {
 		if !finite(sol.X[c]) || sol.X[c] <= 0 {
@@ -137,6 +139,54 @@ func solveClasses(ctx context.Context, cells []*cell, n []int) (classSolution, e
 		}
 	}
 	return sol, nil
+}
+
+// iterates are the last two iterates of a multi-class solution's queues
+// (all classes', flat), n of them kept.
+type iterates struct {
+	older, last []float64
+	n           int
+}
+
+// extrapolate speeds up the fixed-point iteration where it converges
+// slowly (classes sharing a saturated station: a thousand iterations and
+// more): where the last two steps of all the queues point the same way
+// (cosine above 0.999) and shrink by a steady ratio rho below 0.999, the
+// rest of the geometric series, rho / (1 - rho) times the last step, is
+// added at once (vector Aitken), at most every fourth iteration, the
+// queues kept at least 0; the iterates are then gathered anew. The fixed
+// point and the convergence test are the iteration's own.
+func (s *classSolution) extrapolate(h *iterates, it int) {
+	K := len(s.W)
+	if h.n == 2 && it%4 == 0 {
+		var d1, d0, dot float64
+		for c, q := range s.Q {
+			for k, x := range q {
+				a, b := x-h.last[c*K+k], h.last[c*K+k]-h.older[c*K+k]
+				d1 += a * a
+				d0 += b * b
+				dot += a * b
+			}
+		}
+		if d1 > 0 && d0 > 0 {
+			rho := math.Sqrt(d1 / d0)
+			if rho < 0.999 && dot/math.Sqrt(d1*d0) > 0.999 {
+				f := rho / (1 - rho)
+				for c, q := range s.Q {
+					for k, x := range q {
+						q[k] = math.Max(0, x+f*(x-h.last[c*K+k]))
+					}
+				}
+				h.n = 0
+				return
+			}
+		}
+	}
+	h.older, h.last = h.last, h.older
+	for c, q := range s.Q {
+		copy(h.last[c*K:], q)
+	}
+	h.n = min(h.n+1, 2)
 }
 
 // solveJobs builds the network of an input (buildNetwork) and solves it:
