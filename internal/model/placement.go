@@ -73,21 +73,6 @@ type object struct {
 	width [2]int      // components per leg
 }
 
-// remote is the share of leg l's components on another host than the
-// owner (all of them share the leg's work evenly).
-func (o *object) remote(l int) float64 {
-	local := 0
-	for _, c := range o.comps {
-		if c.leg == l && c.host == o.owner {
-			local++
-		}
-	}
-	if o.width[l] == 0 {
-		return 0
-	}
-	return 1 - float64(local)/float64(o.width[l])
-}
-
 // placeObjects lays out the disks of every job (in the order of the jobs
 // and their disks), following vSAN's rules where they are documented and
 // a deterministic stand-in where they are not (an assumption):
@@ -306,18 +291,23 @@ func hostWeights(h int, objs []object, kindOf []int, kinds int, devShare [][2]fl
 		}
 		ow := &w[k][o.owner]
 		ow.owner += share
-		for l := range o.width {
-			ow.ownerNet[l] += share * o.remote(l)
-		}
+		var local [2]int // components on the owner's host, per leg
 		for _, c := range o.comps {
 			part := share / float64(o.width[c.leg])
 			cw := &w[k][c.host]
 			cw.comp[c.leg] += part
 			if c.host != o.owner {
 				cw.compNet[c.leg] += part
+			} else {
+				local[c.leg]++
 			}
 			if devShare != nil {
 				devShare[c.host*devices+c.device][c.leg] += part
+			}
+		}
+		for l, width := range o.width { // the share of the leg's components that are remote
+			if width > 0 {
+				ow.ownerNet[l] += share * (1 - float64(local[l])/float64(width))
 			}
 		}
 	}

@@ -78,9 +78,12 @@ func TestPlaceObjectsByHand(t *testing.T) {
 			if got.owner != w.owner || got.width != w.width || !slicesEqual(got.comps, w.comps) {
 				t.Errorf("job %d disk %d: %+v, want %+v", j, i, got, w)
 			}
+			// One object alone: its owner's share of messages to each leg
+			// is the leg's remote share.
+			hw, _ := hostWeights(p.Hosts, []object{got}, []int{0}, 1, nil, 0)
 			for l, r := range remote[j][i] {
-				if !closeTo(got.remote(l), r) {
-					t.Errorf("job %d disk %d leg %d: remote share %g, want %g", j, i, l, got.remote(l), r)
+				if share := hw[0][got.owner].ownerNet[l]; !closeTo(share, r) {
+					t.Errorf("job %d disk %d leg %d: remote share %g, want %g", j, i, l, share, r)
 				}
 			}
 		}
