@@ -99,6 +99,7 @@ func Start(opts Options) (*Sim, error) {
 	if err := validate(p); err != nil {
 		return nil, err
 	}
+	tuneGarbageCollector()
 
 	model := simulator.VPX()
 	model.Datacenter = 1
