@@ -583,7 +583,8 @@ func BenchmarkSolveCellUnevenN65536(b *testing.B) {
 // The data plane's rows on an uneven layout carry each disk's class: five
 // workers on four hosts, the two on host a each do less than the others
 // (held by host a's DOM worlds), and the rows still add up to the
-// aggregate, latencies weighted by I/Os; an even layout's rows are equal.
+// aggregate, latencies weighted by I/Os; a scenario's rows as the run's;
+// an even layout's rows are equal.
 func TestPlaneRowsCarryTheirClass(t *testing.T) {
 	pl, _ := newTestPlane(t)
 	ctx := context.Background()
@@ -615,6 +616,19 @@ func TestPlaneRowsCarryTheirClass(t *testing.T) {
 	a, b := res.Rows[0], res.Rows[1]
 	if res.Rows[4].IOPS != a.IOPS || !(a.IOPS < 0.8*b.IOPS) || !(a.LatMeanUs > b.LatMeanUs) || res.Rows[2].IOPS != b.IOPS {
 		t.Errorf("host a's rows %.0f IOPS at %.0f us (and %.0f), host b's %.0f at %.0f us (c's %.0f); want a's slower", a.IOPS, a.LatMeanUs, res.Rows[4].IOPS, b.IOPS, b.LatMeanUs, res.Rows[2].IOPS)
+	}
+	// A scenario's intervals too.
+	job.TimeBased = true
+	s := pl.Scenario(ws, &job, nil)
+	if _, _, err := s.Step(ctx, 0, 60, nil); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := s.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sc.Rows) != 5 || !(sc.Rows[0].IOPS < 0.8*sc.Rows[1].IOPS) || !(math.Abs(sc.Rows[0].IOPS/a.IOPS-1) <= 1e-9) {
+		t.Errorf("scenario rows %+v, want host a's slower, as the run's", sc.Rows)
 	}
 	for i := range ws {
 		ws[i].Host = fmt.Sprintf("h%d", i%4)

@@ -140,6 +140,7 @@ func (s *Scenario) Step(ctx context.Context, t, dt float64, evs []fio.Event) ([]
 		stall(&dirs, out.Outstanding, dt, pause)
 		res := &fio.Result{Simulated: true, Model: out.Version, Testbed: out.Profile}
 		res.Rows, res.Aggregate = shareRows(c.workers, dirs)
+		classRows(res.Rows, out.Jobs[i])
 		res.Notes = append(append([]string{fmt.Sprintf("simulated by %s on testbed %s", out.Version, out.Profile)}, c.notes...), out.Notes...)
 		c.intervals = append(c.intervals, interval{res, dt})
 		for _, a := range res.Aggregate {
