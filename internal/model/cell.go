@@ -277,9 +277,11 @@ type cell struct {
 	result [2]Direction
 }
 
-// buildCell turns an input of one job into its network: the per-I/O
-// costs of each named path on the platform, where they land, the stations
-// and the fixed delays.
+// buildCell turns an input of one job into its network as one class: the
+// per-I/O costs of each named path on the platform, where they land, the
+// stations and the fixed delays. It is the network Solve builds where the
+// layout is even; on an uneven one Solve splits the job into classes
+// (buildNetwork).
 func buildCell(p *testbed.Profile, in Input, deferDestage bool) (*cell, error) {
 	if err := in.check(); err != nil {
 		return nil, err

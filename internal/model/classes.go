@@ -9,9 +9,9 @@ import (
 	"starbench/internal/testbed"
 )
 
-// classSolution is a network of several classes (concurrent jobs) at
-// their populations: per class throughput and queue at one copy of each
-// station, and the stations' shared wait shares.
+// classSolution is a network of several classes (concurrent jobs, groups
+// of a job's disks) at their populations: per class throughput and queue
+// at one copy of each station, and the stations' shared wait shares.
 type classSolution struct {
 	X []float64
 	Q [][]float64
@@ -31,11 +31,12 @@ func (s classSolution) seenBy(c int, n []int) []float64 {
 	return q
 }
 
-// solveClasses solves concurrent jobs as classes of one closed network by
-// Bard-Schweitzer's multi-class approximation: every class has its own
-// demands at the same stations (built from its own costs) and its own
-// population; they queue together, and a load-dependent station's wait
-// share follows everyone's queue (damped).
+// solveClasses solves classes (concurrent jobs, groups of a job's disks on
+// an uneven layout) as one closed network by Bard-Schweitzer's multi-class
+// approximation: every class has its own demands at the same stations
+// (built from its own costs) and its own population; they queue together,
+// and a load-dependent station's wait share follows everyone's queue
+// (damped). Slow convergence is extrapolated (see extrapolate).
 func solveClasses(ctx context.Context, cells []*cell, n []int) (classSolution, error) {
 	C, K := len(cells), len(cells[0].st)
 	ms := make([]*mixed, C)
@@ -189,19 +190,12 @@ func (s *classSolution) extrapolate(h *iterates, it int) {
 	h.n = min(h.n+1, 2)
 }
 
-// solveJobs builds the network of an input (buildNetwork) and solves it:
-// one class alone as one closed network (solveCell), several (concurrent
-// jobs, or a job whose disks split by where their load lands) by
-// Bard-Schweitzer's multi-class approximation. It returns the classes
-// solved, each with its result.
-func solveJobs(ctx context.Context, p *testbed.Profile, in Input, deferDestage bool) (*Output, []*cell, error) {
-	out, cells, _, err := solveNetwork(ctx, p, in, deferDestage, nil)
-	return out, cells, err
-}
-
-// solveNetwork is solveJobs with the classes of a plan when one is given
-// (from an earlier build of the same input), and returns the plan of the
-// classes it solved.
+// solveNetwork builds the network of an input (buildNetwork, with the
+// classes of plan when one is given: from an earlier build of the same
+// input) and solves it: one class alone as one closed network (solveCell),
+// several (concurrent jobs, or a job whose disks split by where their load
+// lands) by Bard-Schweitzer's multi-class approximation. It returns the
+// classes solved, each with its result, and their plan.
 func solveNetwork(ctx context.Context, p *testbed.Profile, in Input, deferDestage bool, plan *classPlan) (*Output, []*cell, *classPlan, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, nil, err

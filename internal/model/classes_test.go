@@ -13,6 +13,13 @@ import (
 	"starbench/internal/testbed"
 )
 
+// solveJobs is Solve's network without OSA's burst: its output and the
+// classes solved, each with its result.
+func solveJobs(ctx context.Context, p *testbed.Profile, in Input, deferDestage bool) (*Output, []*cell, error) {
+	out, cells, _, err := solveNetwork(ctx, p, in, deferDestage, nil)
+	return out, cells, err
+}
+
 // split runs job a on the first half of the layout's VMs and job b on the
 // second half, as one workload of two concurrent jobs.
 func split(p *testbed.Profile, pol Policy, a, b *fio.Job) Input {

@@ -53,7 +53,8 @@ func TestSchweitzerAgreesWithExact(t *testing.T) {
 	}
 }
 
-// mustBuild returns the network Solve would build for in.
+// mustBuild returns the network of in's one job as one class (Solve's
+// where the layout is even).
 func mustBuild(t testing.TB, p *testbed.Profile, in Input) *cell {
 	t.Helper()
 	c, err := buildCell(p, in, false)
