@@ -708,3 +708,28 @@ func TestExtrapolatedClassesAreTheFixedPoint(t *testing.T) {
 		}
 	}
 }
+
+// fio's rates cap each class of an uneven layout on its own disks: five
+// VMs on four hosts at rate_iops=12,000 a fio job, numjobs 4 (48,000 a
+// disk), do 240,000 IOPS, each class at its cap (free, host a's two disks
+// do 137k and the other three 327k); a cap that does not bind gives the
+// free run.
+func TestUnevenClassesKeepTheirRates(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	job := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 16, NumJobs: 4, RateIOPS: 12000}
+	out := solve(t, p, fiveOnFour(job))
+	if len(out.Jobs[0].Classes) != 2 {
+		t.Fatalf("%d classes, want 2", len(out.Jobs[0].Classes))
+	}
+	for _, c := range out.Jobs[0].Classes {
+		if want := float64(len(c.Disks)) * 4 * 12000; !(math.Abs(c.Read.IOPS/want-1) <= 1e-6) {
+			t.Errorf("class of %d disks: %.0f IOPS, want its cap %.0f", len(c.Disks), c.Read.IOPS, want)
+		}
+	}
+	free := solve(t, p, fiveOnFour(nil))
+	job.RateIOPS = 1e6
+	loose := solve(t, p, fiveOnFour(job))
+	if !(math.Abs(total(loose)/total(free)-1) <= 1e-9) || !(math.Abs(out.Read.IOPS-5*4*12000) <= 1e-6) {
+		t.Errorf("capped %.0f IOPS (want 240,000); a cap that does not bind %.0f, free %.0f", out.Read.IOPS, total(loose), total(free))
+	}
+}
