@@ -77,13 +77,14 @@ func ResultOf(records []Record, simulated, strict bool, notes []string) (*fio.Re
 }
 
 // ResultOfRows is ResultOf of rows already read: those whose worker is ""
-// or "all" are the aggregates.
+// or "all" are the aggregates. The caller hands rows over: the result's
+// per-worker rows are rows' own memory, moved to its front in their order
+// (a run at 96 workers x 8 disks would copy 1,536 rows of 136 bytes again).
 func ResultOfRows(rows []fio.Row, simulated bool, notes []string) (*fio.Result, error) {
 	res := &fio.Result{Simulated: simulated, Notes: notes}
-	if n := len(rows) - aggregateRows(rows); n > 0 {
-		res.Rows = make([]fio.Row, 0, n)
-	}
-	for i, row := range rows {
+	n := 0
+	for i := range rows {
+		row := rows[i]
 		if row.Simulated != simulated {
 			return nil, fmt.Errorf("workload result row %d is %s but this session's results are %s; simulated and measured results never mix",
 				i+1, kind(row.Simulated), kind(simulated))
@@ -98,8 +99,12 @@ func ResultOfRows(rows []fio.Row, simulated bool, notes []string) (*fio.Result, 
 			row.Worker = ""
 			res.Aggregate = append(res.Aggregate, row)
 		} else {
-			res.Rows = append(res.Rows, row)
+			rows[n] = row // n <= i: row i has been read
+			n++
 		}
+	}
+	if n > 0 {
+		res.Rows = rows[:n:n]
 	}
 	if len(res.Aggregate) == 0 {
 		return nil, fmt.Errorf("workload results have no aggregate row (worker \"\" or \"all\"); a campaign stores one per direction")
@@ -122,17 +127,6 @@ func checkFinite(row fio.Row) error {
 		}
 	}
 	return nil
-}
-
-// aggregateRows counts the aggregates of rows (worker "" or "all").
-func aggregateRows(rows []fio.Row) int {
-	n := 0
-	for _, row := range rows {
-		if row.Worker == "" || row.Worker == "all" {
-			n++
-		}
-	}
-	return n
 }
 
 func kind(simulated bool) string {
