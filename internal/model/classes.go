@@ -218,8 +218,13 @@ func solveCells(ctx context.Context, p *testbed.Profile, in Input, cells []*cell
 	n := make([]int, len(cells))
 	for i, c := range cells {
 		n[i] = c.g.outstanding
-		if c.shape.latTarget > 0 {
+		if c.shape.latTarget > 0 && len(in.Jobs) > 1 {
 			c.notes = append(c.notes, "latency_target is not applied to a job running beside others: run at its iodepth")
+		}
+	}
+	if len(in.Jobs) == 1 && cells[0].shape.latTarget > 0 {
+		if err := classDepths(ctx, p, cells, n); err != nil {
+			return nil, err
 		}
 	}
 	sol, err := solveClasses(ctx, cells, n)
@@ -347,6 +352,85 @@ func solveCells(ctx context.Context, p *testbed.Profile, in Input, cells []*cell
 	return out, nil
 }
 
+// classDepths follows fio's latency_target for a job alone that runs as
+// classes: every disk's fio job profiles its own queue depth, so each class
+// settles at the highest depth (at most iodepth) at which its latency at
+// latency_percentile stays within the target, the other classes at
+// theirs: found class by class in turn until none moves (at most four
+// rounds). It sets n and each class's outstanding I/Os to its depth's, and
+// notes each class's depth.
+func classDepths(ctx context.Context, p *testbed.Profile, cells []*cell, n []int) error {
+	sh := cells[0].shape
+	depth := make([]int, len(cells))
+	at := func(c, d int) guestLoad { return guestLayout(p, cells[c].vms, cells[c].job, d) }
+	meets := func(c int) (bool, error) {
+		sol, err := solveClasses(ctx, cells, n)
+		if err != nil {
+			return false, err
+		}
+		cl := cells[c]
+		seen := sol.seenBy(c, n)
+		dirs, err := cl.directions(sol.W, seen, n[c], sol.X[c], sol.X[c], 0)
+		if err != nil {
+			return false, err
+		}
+		for dir, d := range dirs {
+			if d.IOPS == 0 {
+				continue
+			}
+			q, err := latencyQuantile(cl.st, sol.W, seen, dir, cl.z[dir], 1)
+			if err != nil {
+				return false, err
+			}
+			scale := d.LatMeanUs / 1e6 / (cl.z[dir] + sum(residence(cl.st, sol.W, seen, dir)))
+			if q(math.Min(sh.latPct/100, 0.9999))*scale > sh.latTarget {
+				return false, nil
+			}
+		}
+		return true, nil
+	}
+	for c := range depth {
+		depth[c] = sh.depth
+	}
+	for range 4 {
+		moved := false
+		for c := range cells {
+			lo, hi := 1, sh.depth
+			for lo < hi {
+				mid := (lo + hi + 1) / 2
+				n[c] = at(c, mid).outstanding
+				if ok, err := meets(c); err != nil {
+					return err
+				} else if ok {
+					lo = mid
+				} else {
+					hi = mid - 1
+				}
+			}
+			moved = moved || lo != depth[c]
+			depth[c] = lo
+			n[c] = at(c, lo).outstanding
+		}
+		if !moved {
+			break
+		}
+	}
+	for c, cl := range cells {
+		ok, err := meets(c)
+		if err != nil {
+			return err
+		}
+		verdict := "meets it"
+		if !ok {
+			verdict = "misses it even at depth 1"
+		}
+		g := at(c, depth[c])
+		cl.g.outstanding, cl.g.fioOutstanding = g.outstanding, g.fioOutstanding
+		cl.notes = append(cl.notes, fmt.Sprintf("latency_target %.0f us at p%g: the disks of class %d (%d) settle at iodepth %d of %d, which %s", sh.latTarget*1e6, sh.latPct, c+1, len(cl.job.Disks), depth[c], sh.depth, verdict))
+	}
+	return nil
+}
+
 // addLatencies adds d's latencies weighted by its I/Os to sum.
 func addLatencies(sum *[5]float64, d Direction) {
 	for j, v := range []float64{d.LatMeanUs, d.P50Us, d.P95Us, d.P99Us, d.P999Us} {
@@ -397,13 +481,11 @@ func buildNetwork(p *testbed.Profile, in Input, deferDestage bool, plan *classPl
 }
 
 // classPlan is how the jobs of an input split into classes: per job, the
-// disks of each class (nil for a job that is one class), and whether a job
-// alone with latency_target was held to one class on an uneven layout. It
-// depends on the placement and the outstanding I/Os only, so OSA's burst
-// and steady networks of one input share it.
+// disks of each class (nil for a job that is one class). It depends on the
+// placement and the outstanding I/Os only, so OSA's burst and steady
+// networks of one input share it.
 type classPlan struct {
 	classes [][][]int
-	held    []bool
 }
 
 // splitClasses splits each job into classes by where its load lands, and
@@ -418,9 +500,8 @@ type classPlan struct {
 // one class: where the layout is even every group is alike and the job
 // stays one class, as it was; with five VMs on four hosts the host with
 // two is one class and the three with one another. A class's disks share
-// its I/Os evenly, as a job's did. A job alone with latency_target stays
-// one class (its depth search is single-class; noted where the layout is
-// uneven).
+// its I/Os evenly, as a job's did; with latency_target each class finds
+// its own depth (classDepths).
 //
 // With a plan (see classPlan) the jobs split as it says, without comparing
 // groups again. It returns the plan of the classes made.
@@ -433,16 +514,13 @@ func splitClasses(p *testbed.Profile, jobs []*cell, plan *classPlan) ([]*cell, *
 		}
 	}
 	if plan == nil {
-		plan = &classPlan{classes: make([][][]int, len(jobs)), held: make([]bool, len(jobs))}
+		plan = &classPlan{classes: make([][][]int, len(jobs))}
 		for j, c := range jobs {
-			plan.classes[j], plan.held[j] = c.classesOf(p, len(jobs) == 1)
+			plan.classes[j] = c.classesOf(p)
 		}
 	}
 	var cells []*cell
 	for j, c := range jobs {
-		if plan.held[j] {
-			c.notes = append(c.notes, "latency_target on an uneven layout: the job's disks are solved as one class, so the busiest host paces them all (a lower bound)")
-		}
 		if plan.classes[j] == nil {
 			cells = append(cells, c)
 			continue
@@ -461,11 +539,11 @@ func splitClasses(p *testbed.Profile, jobs []*cell, plan *classPlan) ([]*cell, *
 
 // classesOf compares the groups of job cell c's disks by owner host
 // (splitClasses) and returns the disks of each class, nil where the job is
-// one class. A job alone with latency_target is held to one class (held).
-func (c *cell) classesOf(p *testbed.Profile, alone bool) (classes [][]int, held bool) {
+// one class.
+func (c *cell) classesOf(p *testbed.Profile) [][]int {
 	groups := ownerGroups(p.Hosts, c.objects)
 	if len(groups) < 2 {
-		return nil, false
+		return nil
 	}
 	var of [][]int // groups of each class
 	var loads []groupLoad
@@ -478,12 +556,10 @@ func (c *cell) classesOf(p *testbed.Profile, alone bool) (classes [][]int, held 
 			of[at] = append(of[at], g)
 		}
 	}
-	switch {
-	case len(of) == 1:
-		return nil, false
-	case c.shape.latTarget > 0 && alone:
-		return nil, true
+	if len(of) == 1 {
+		return nil
 	}
+	var classes [][]int
 	for _, cl := range of {
 		var disks []int
 		for _, g := range cl {
@@ -492,7 +568,7 @@ func (c *cell) classesOf(p *testbed.Profile, alone bool) (classes [][]int, held 
 		slices.Sort(disks)
 		classes = append(classes, disks)
 	}
-	return classes, false
+	return classes
 }
 
 // groupLoad is how a group of a job's disks loads the cluster: its disks

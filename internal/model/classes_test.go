@@ -543,18 +543,41 @@ func TestConcurrentJobsOnAnUnevenLayout(t *testing.T) {
 	}
 }
 
-// A job alone with latency_target on an uneven layout stays one class
-// (its depth search is single-class), and the notes say so.
-func TestLatencyTargetOnAnUnevenLayoutStaysOneClass(t *testing.T) {
+// A job alone with latency_target on an uneven layout: every disk's fio
+// job profiles its own depth, so each class settles at its own: host a's
+// two disks (DOM-bound) at a lower depth than the other hosts' (16 and 28
+// of 64 when written, one class 19), each within the target at its depth,
+// and the job does more than the one class whose depth the busiest host
+// set for every disk (400k IOPS against 333k when written).
+func TestLatencyTargetOnAnUnevenLayoutPerClass(t *testing.T) {
 	p := mustLoad(t, "storagereview-r6625-esa")
-	job := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 16,
-		Options: []fio.Option{{Key: "latency_target", Value: "500us"}}}
-	out, cells, err := solveJobs(context.Background(), p, fiveOnFour(job), false)
+	job := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 64,
+		Options: []fio.Option{{Key: "latency_target", Value: "600us"}}}
+	in := fiveOnFour(job)
+	out, cells, err := solveJobs(context.Background(), p, in, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if notes := strings.Join(out.Notes, "\n"); len(cells) != 1 || !strings.Contains(notes, "solved as one class") || !strings.Contains(notes, "fio settles at iodepth") {
-		t.Errorf("%d classes, notes %q; want one class, named, and the depth search", len(cells), out.Notes)
+	if len(cells) != 2 {
+		t.Fatalf("%d classes, want 2", len(cells))
+	}
+	depth := func(c *cell) int { return c.g.fioOutstanding / len(c.job.Disks) }
+	a, rest := depth(cells[0]), depth(cells[1])
+	notes := strings.Join(out.Notes, "\n")
+	if !(a < rest) || rest >= 64 || a < 1 || strings.Count(notes, "which meets it") != 2 {
+		t.Errorf("depths %d (host a) and %d (the others) of 64, notes %q; want host a's lower, both meeting the target", a, rest, out.Notes)
+	}
+	for _, c := range cells {
+		if p99 := c.result[read].P99Us; p99 > 600 {
+			t.Errorf("class of %d disks at depth %d: p99 %.0f us, want within 600", len(c.job.Disks), depth(c), p99)
+		}
+	}
+	one, err := solveCell(context.Background(), p, in, mustBuild(t, p, in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(total(out) > total(one)) {
+		t.Errorf("%.0f IOPS by class, %.0f as one class; want more by class", total(out), total(one))
 	}
 }
 
