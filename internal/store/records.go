@@ -208,12 +208,19 @@ func (s *Store) commitRun(ctx context.Context, r Run, cascade bool) error {
 		return fmt.Errorf("run %s is %s but %s holds %s runs; a store never mixes them", r.RunKey, kind(simulated), s.path, kind(s.Simulated))
 	}
 	return s.connTx(ctx, cascade, func(conn *sql.Conn, tx *sql.Tx) error {
+		cell, err := s.stmt(ctx, tx, cascade, cellIDSQL)
+		if err != nil {
+			return err
+		}
 		var cellID int64
-		if err := tx.QueryRowContext(ctx, `SELECT id FROM cells WHERE label = ?`, r.Cell).Scan(&cellID); err != nil {
+		if err := cell.QueryRowContext(ctx, r.Cell).Scan(&cellID); err != nil {
 			return fmt.Errorf("run %s: unknown cell: %w", r.RunKey, err)
 		}
-		res, err := tx.ExecContext(ctx, `DELETE FROM runs WHERE cell_id = ? AND workload = ? AND repeat = ? AND status = 'failed'`,
-			cellID, r.Workload, r.Repeat)
+		failed, err := s.stmt(ctx, tx, cascade, failedRunSQL)
+		if err != nil {
+			return err
+		}
+		res, err := failed.ExecContext(ctx, cellID, r.Workload, r.Repeat)
 		if err != nil {
 			return err
 		}
@@ -226,8 +233,11 @@ func (s *Store) commitRun(ctx context.Context, r Run, cascade bool) error {
 		if r.Session != 0 {
 			session = r.Session
 		}
-		res, err = tx.ExecContext(ctx, `INSERT INTO runs (cell_id, workload, repeat, status, error, started_at, ended_at, session_id, simulated, notes)
-			VALUES (?,?,?,?,?,?,?,?,?,?)`, cellID, r.Workload, r.Repeat, status, errText, stamp(r.Start), stamp(r.End), session, simulated, notes)
+		insert, err := s.stmt(ctx, tx, cascade, insertRunSQL)
+		if err != nil {
+			return err
+		}
+		res, err = insert.ExecContext(ctx, cellID, r.Workload, r.Repeat, status, errText, stamp(r.Start), stamp(r.End), session, simulated, notes)
 		if err != nil {
 			return fmt.Errorf("run %s: %w", r.RunKey, err)
 		}

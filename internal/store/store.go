@@ -32,6 +32,9 @@ type Store struct {
 	tmp     string   // a recovered copy's directory, removed at Close
 	// batches are the prepared batched INSERTs of a writable store.
 	batches batchStmts
+	// commitStmts are the other statements of a run's commit, prepared on
+	// the commits connection the first time (see stmt).
+	commitStmts map[string]*sql.Stmt
 	// mu guards behind, the commit in flight (see CommitBehind).
 	mu     sync.Mutex
 	behind *behind
@@ -82,6 +85,10 @@ func Open(ctx context.Context, path, name string, opt Options) (*Store, error) {
 		return nil, err
 	}
 	if s.commits, err = openDB(path, false, false); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if err := s.prepareCommits(ctx); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -178,6 +185,10 @@ func (s *Store) Close() error {
 		s.unregister()
 	}
 	err := werr
+	for _, st := range s.commitStmts {
+		st.Close()
+	}
+	s.commitStmts = nil
 	for _, db := range []*sql.DB{s.commits, s.db} {
 		if db != nil {
 			s.batches.close(db)
@@ -308,6 +319,40 @@ func (s *Store) connTx(ctx context.Context, foreignKeys bool, f func(*sql.Conn, 
 		return err
 	}
 	return tx.Commit()
+}
+
+// The statements of a run's commit besides its batches.
+const (
+	cellIDSQL    = `SELECT id FROM cells WHERE label = ?`
+	failedRunSQL = `DELETE FROM runs WHERE cell_id = ? AND workload = ? AND repeat = ? AND status = 'failed'`
+	insertRunSQL = `INSERT INTO runs (cell_id, workload, repeat, status, error, started_at, ended_at, session_id, simulated, notes) VALUES (?,?,?,?,?,?,?,?,?,?)`
+)
+
+// prepareCommits prepares the statements of a run's commit on the commits
+// connection, once, while nothing holds it: a commit runs the same few
+// every time.
+func (s *Store) prepareCommits(ctx context.Context) error {
+	s.commitStmts = map[string]*sql.Stmt{}
+	for _, q := range []string{cellIDSQL, failedRunSQL, insertRunSQL} {
+		st, err := s.commits.PrepareContext(ctx, q)
+		if err != nil {
+			return err
+		}
+		s.commitStmts[q] = st
+	}
+	return nil
+}
+
+// stmt returns query as a statement of tx, which connTx began with or
+// without foreign-key checks (cascade): on the commits connection
+// (without), the one prepareCommits prepared; with them, compiled for tx
+// alone.
+func (s *Store) stmt(ctx context.Context, tx *sql.Tx, cascade bool, query string) (*sql.Stmt, error) {
+	st, ok := s.commitStmts[query]
+	if cascade || !ok {
+		return tx.PrepareContext(ctx, query)
+	}
+	return tx.StmtContext(ctx, st), nil
 }
 
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
