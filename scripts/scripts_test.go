@@ -14,6 +14,7 @@ import (
 
 	"starbench/internal/cli"
 	"starbench/internal/report"
+	"starbench/internal/store"
 )
 
 // starbench runs one command line in process and returns its exit code and output.
@@ -164,16 +165,25 @@ func TestCampaignScripts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			st, err := store.OpenReadOnly(context.Background(), filepath.Join(out, tc.store+".db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			runs, err := st.Runs(context.Background())
+			st.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
 			ok := 0
-			for _, r := range c.Runs {
+			for _, r := range runs {
 				if r.Status != "ok" {
-					t.Errorf("run %s failed: %s", r.Key(), r.Error)
+					t.Errorf("run %s failed: %s", r.RunKey, r.Error)
 					continue
 				}
 				ok++
 				// The model's notes reach the store, and so the report's bottlenecks.
 				if !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.HasPrefix(n, "bottleneck: ") }) {
-					t.Errorf("run %s stored no bottleneck note: %q", r.Key(), r.Notes)
+					t.Errorf("run %s stored no bottleneck note: %q", r.RunKey, r.Notes)
 				}
 			}
 			if ok != tc.runs || !c.Simulated || c.CompletedAt == "" {

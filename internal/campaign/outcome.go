@@ -102,11 +102,7 @@ func ReadOutcome(ctx context.Context, path string) (*Outcome, error) {
 			levels[c.Label][l.Factor] = l.Value
 		}
 	}
-	runs, err := st.Runs(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range runs {
+	err = st.EachRun(ctx, func(r store.RunRecord) error {
 		o.Runs++
 		if r.Status == store.StatusFailed {
 			o.Failed++
@@ -114,6 +110,10 @@ func ReadOutcome(ctx context.Context, path string) (*Outcome, error) {
 		} else {
 			o.OK++
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	aggs, err := st.Aggregates(ctx)
 	if err != nil {

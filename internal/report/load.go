@@ -32,8 +32,10 @@ type Campaign struct {
 	HCIBench []HCIRow
 	// HasCPU and HasVSANCPU say some run measured the hosts' and vSAN's CPU.
 	HasCPU, HasVSANCPU bool
-	Runs               []Run
-	Sessions           []Session
+	// RunSummary is what the report shows of the runs one by one, gathered
+	// as they are read: the store's runs are never all held at once.
+	RunSummary
+	Sessions []Session
 	// CVThreshold is the repeat spread above which a result is flagged.
 	CVThreshold float64
 }
@@ -138,17 +140,18 @@ func load(ctx context.Context, st *store.Store) (*Campaign, error) {
 		c.Cells = append(c.Cells, Cell{Label: cell.Label, Levels: m})
 		levels[cell.Label] = m
 	}
-	runs, err := st.Runs(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range runs {
-		c.Runs = append(c.Runs, Run{Cell: r.Cell, Workload: r.Workload, Repeat: r.Repeat, Status: r.Status,
-			Error: r.Error, Seconds: r.Seconds, Notes: r.Notes})
+	err = st.EachRun(ctx, func(r store.RunRecord) error {
+		c.add(Run{Cell: r.Cell, Workload: r.Workload, Repeat: r.Repeat, Status: r.Status,
+			Error: r.Error, Seconds: r.Seconds, Notes: r.Notes}, levels[r.Cell])
 		if !slices.Contains(c.Workloads, r.Workload) {
 			c.Workloads = append(c.Workloads, r.Workload)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	c.finish()
 	sessions, err := st.Sessions(ctx)
 	if err != nil {
 		return nil, err

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -16,19 +15,13 @@ type view struct {
 	*Campaign
 	Generated  string
 	Complete   bool
-	OK, Failed int
-	Repeats    int
 	Testbed    string
 	Target     string
-	Model      string   // the model version of the latest session, "" for measured
-	DataPlane  []string // "simulated by MODEL on testbed T" lines, distinct
-	Plan       string   // the latest session's plan
+	Model      string // the model version of the latest session, "" for measured
+	Plan       string // the latest session's plan
 	Highlights []highlight
 	Tables     []resultTable
 	Spread     spread
-	Bottleneck []bottleneck
-	Warnings   []warning
-	FailedRuns []Run
 	Figures    []Figure
 }
 
@@ -82,70 +75,8 @@ func newView(c *Campaign, figures []Figure, now time.Time) *view {
 		last := c.Sessions[n-1]
 		v.Testbed, v.Target, v.Plan, v.Model = last.Testbed, last.Target, last.Plan, last.ModelVersion
 	}
-	v.summariseRuns()
 	v.summariseStats()
 	return v
-}
-
-func (v *view) summariseRuns() {
-	warnings := map[string]*warning{}
-	bottlenecks := map[[2]string]*bottleneck{}
-	levels := map[string]map[string]string{}
-	for _, c := range v.Cells {
-		levels[c.Label] = c.Levels
-	}
-	for _, r := range v.Runs {
-		v.Repeats = max(v.Repeats, r.Repeat)
-		if r.Status != "ok" {
-			v.Failed++
-			v.FailedRuns = append(v.FailedRuns, r)
-			continue
-		}
-		v.OK++
-		for _, n := range r.Notes {
-			switch {
-			case strings.HasPrefix(n, dataPlanePrefix):
-				if !slices.Contains(v.DataPlane, n) {
-					v.DataPlane = append(v.DataPlane, n)
-				}
-			case strings.HasPrefix(n, bottleneckPrefix):
-				k := [2]string{r.Cell, r.Workload}
-				b := bottlenecks[k]
-				if b == nil {
-					b = &bottleneck{Cell: r.Cell, Workload: r.Workload, Levels: levels[r.Cell]}
-					bottlenecks[k] = b
-				}
-				if text := strings.TrimPrefix(n, bottleneckPrefix); !slices.Contains(b.Notes, text) {
-					b.Notes = append(b.Notes, text)
-				}
-			default:
-				w := warnings[n]
-				if w == nil {
-					w = &warning{Text: n}
-					warnings[n] = w
-				}
-				w.Count++
-				if len(w.Runs) < maxWarningRuns {
-					w.Runs = append(w.Runs, r.Key())
-				}
-			}
-		}
-	}
-	// Bottlenecks in run order (the map only deduplicates).
-	seen := map[[2]string]bool{}
-	for _, r := range v.Runs {
-		k := [2]string{r.Cell, r.Workload}
-		if b := bottlenecks[k]; b != nil && !seen[k] {
-			seen[k] = true
-			v.Bottleneck = append(v.Bottleneck, *b)
-		}
-	}
-	for _, w := range warnings {
-		v.Warnings = append(v.Warnings, *w)
-	}
-	slices.SortFunc(v.Warnings, func(a, b warning) int {
-		return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Text, b.Text))
-	})
 }
 
 func (v *view) summariseStats() {

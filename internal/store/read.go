@@ -130,9 +130,20 @@ type RunRecord struct {
 // once: at 10,000 runs the notes alone took some 5 MB a copy each.
 func (s *Store) Runs(ctx context.Context) ([]RunRecord, error) {
 	var out []RunRecord
+	err := s.EachRun(ctx, func(r RunRecord) error {
+		out = append(out, r)
+		return nil
+	})
+	return out, err
+}
+
+// EachRun calls f with every stored run in execution order, reading one at
+// a time: what a summary of every run needs, without holding them all (a
+// repeated text is still kept once, and shared by the runs f keeps).
+func (s *Store) EachRun(ctx context.Context, f func(RunRecord) error) error {
 	var t texts
 	var cell, workload, status, errText, notes sql.RawBytes
-	err := s.each(ctx, `SELECT r.id, c.label, r.workload, r.repeat, r.status, r.error, r.started_at, r.ended_at,
+	return s.each(ctx, `SELECT r.id, c.label, r.workload, r.repeat, r.status, r.error, r.started_at, r.ended_at,
 		(julianday(r.ended_at) - julianday(r.started_at)) * 86400.0, r.simulated, r.notes
 		FROM runs r JOIN cells c ON c.id = r.cell_id ORDER BY c.position, r.workload, r.repeat`, func(rows *sql.Rows) error {
 		var r RunRecord
@@ -148,10 +159,8 @@ func (s *Store) Runs(ctx context.Context) ([]RunRecord, error) {
 				r.Notes = append(r.Notes, t.of(line))
 			}
 		}
-		out = append(out, r)
-		return nil
+		return f(r)
 	})
-	return out, err
 }
 
 // texts keeps each text read once, however many rows repeat it.
