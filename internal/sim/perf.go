@@ -42,17 +42,21 @@ func newHostLoad() *hostLoad { return &hostLoad{runs: map[string][]loadSpan{}} }
 func (h *hostLoad) record(host string, start, end time.Time, cpu float64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	spans := h.runs[host]
-	span := loadSpan{start.UnixNano(), end.UnixNano(), cpu}
+	h.runs[host] = keepByEnd(h.runs[host], loadSpan{start.UnixNano(), end.UnixNano(), cpu}, func(s loadSpan) int64 { return s.end })
+}
+
+// keepByEnd inserts span into spans (in the order of their ends) and keeps
+// the last maxSpans of them.
+func keepByEnd[S any](spans []S, span S, end func(S) int64) []S {
 	i := len(spans)
-	for i > 0 && spans[i-1].end > span.end {
+	for i > 0 && end(spans[i-1]) > end(span) {
 		i--
 	}
 	spans = slices.Insert(spans, i, span)
 	if len(spans) > maxSpans {
 		spans = spans[len(spans)-maxSpans:]
 	}
-	h.runs[host] = spans
+	return spans
 }
 
 // cpu returns the CPU usage of host over [start, end): the time-weighted

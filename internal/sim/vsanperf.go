@@ -100,17 +100,7 @@ func (s *Sim) RecordRun(start, end time.Time, in model.Input, out model.Output) 
 	s.vsanRuns.mu.Lock()
 	defer s.vsanRuns.mu.Unlock()
 	// Kept in the order of their ends, as a host's loads are.
-	spans := s.vsanRuns.spans
-	span := vsanSpan{start.UnixNano(), end.UnixNano(), load}
-	i := len(spans)
-	for i > 0 && spans[i-1].end > span.end {
-		i--
-	}
-	spans = slices.Insert(spans, i, span)
-	if len(spans) > maxSpans {
-		spans = spans[len(spans)-maxSpans:]
-	}
-	s.vsanRuns.spans = spans
+	s.vsanRuns.spans = keepByEnd(s.vsanRuns.spans, vsanSpan{start.UnixNano(), end.UnixNano(), load}, func(s vsanSpan) int64 { return s.end })
 }
 
 // writeCopies is how many component writes a guest write becomes, over
