@@ -169,22 +169,22 @@ func TestCampaignScripts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			runs, err := st.Runs(context.Background())
-			st.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
 			ok := 0
-			for _, r := range runs {
+			err = st.EachRun(context.Background(), func(r store.RunRecord) error {
 				if r.Status != "ok" {
 					t.Errorf("run %s failed: %s", r.RunKey, r.Error)
-					continue
+					return nil
 				}
 				ok++
 				// The model's notes reach the store, and so the report's bottlenecks.
 				if !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.HasPrefix(n, "bottleneck: ") }) {
 					t.Errorf("run %s stored no bottleneck note: %q", r.RunKey, r.Notes)
 				}
+				return nil
+			})
+			st.Close()
+			if err != nil {
+				t.Fatal(err)
 			}
 			if ok != tc.runs || !c.Simulated || c.CompletedAt == "" {
 				t.Errorf("store: %d ok runs, simulated %v, completed %q; want %d simulated runs, completed", ok, c.Simulated, c.CompletedAt, tc.runs)

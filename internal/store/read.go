@@ -125,21 +125,10 @@ type RunRecord struct {
 	Notes []string
 }
 
-// Runs returns every stored run in execution order. The texts that repeat
-// from run to run (cells, workloads, statuses, errors, notes) are kept
-// once: at 10,000 runs the notes alone took some 5 MB a copy each.
-func (s *Store) Runs(ctx context.Context) ([]RunRecord, error) {
-	var out []RunRecord
-	err := s.EachRun(ctx, func(r RunRecord) error {
-		out = append(out, r)
-		return nil
-	})
-	return out, err
-}
-
 // EachRun calls f with every stored run in execution order, reading one at
-// a time: what a summary of every run needs, without holding them all (a
-// repeated text is still kept once, and shared by the runs f keeps).
+// a time: what a summary of every run needs, without holding them all. The
+// texts that repeat from run to run (cells, workloads, statuses, errors,
+// notes) are kept once, shared by the runs f keeps.
 func (s *Store) EachRun(ctx context.Context, f func(RunRecord) error) error {
 	var t texts
 	var cell, workload, status, errText, notes sql.RawBytes
