@@ -70,7 +70,7 @@ type component struct {
 type object struct {
 	owner int         // the DOM owner's host (the VM's); -1: not known, spread evenly
 	comps []component // nil when the owner is not known
-	width [2]int      // components per leg
+	width [2]int      // components per leg, stripes counted one by one
 }
 
 // placeObjects lays out the disks of every job (in the order of the jobs
@@ -86,9 +86,12 @@ type object struct {
 //     each next one on the host after the last one's (mod H), and over
 //     its objects each host, its own included, holds the share width/H of
 //     their components that placement blind to the owner gives on average;
-//   - stripe width 1: each component on one device, each host's devices
-//     taken round-robin per leg (a performance-leg component on the next
-//     device after its capacity-leg sibling).
+//   - each component is striped (RAID-0) over the policy's stripe width of
+//     capacity devices, its stripes on the component's host (vSAN may put
+//     them on other hosts; an assumption that keeps the hosts' loads), each
+//     stripe on the next of the host's devices, taken round-robin per leg
+//     (a performance-leg stripe on the next device after its capacity-leg
+//     sibling's); a stripe takes an equal share of the component's I/Os.
 //
 // hostOf is each VM's host from vmHosts; with no VMs every object's owner
 // is not known.
@@ -123,29 +126,34 @@ func placeObjects(p *testbed.Profile, jobs []JobLoad, hostOf []int) ([][]object,
 			if lay.dataStripes > 0 {
 				width = lay.dataStripes + lay.parity
 			}
-			o.width[capLeg] = width
 			perf := 0
 			if p.Architecture == "ESA" {
 				perf = min(lay.mirrors, width)
-				o.width[perfLeg] = perf
 			}
+			stripes := max(d.Policy.StripeWidth, 1)
+			o.width = [2]int{width * stripes, perf * stripes}
 			if o.owner < 0 {
 				continue
 			}
 			first := o.owner + turns[o.owner]
 			turns[o.owner] += width
-			if cap(backing)-len(backing) < width+perf {
-				backing = make([]component, 0, max(64, 4*(width+perf)))
+			n := o.width[capLeg] + o.width[perfLeg]
+			if cap(backing)-len(backing) < n {
+				backing = make([]component, 0, max(64, 4*n))
 			}
-			o.comps = backing[len(backing) : len(backing) : len(backing)+width+perf]
-			backing = backing[:len(backing)+width+perf]
+			o.comps = backing[len(backing) : len(backing) : len(backing)+n]
+			backing = backing[:len(backing)+n]
 			for k := range width {
 				host := (first + k) % h
-				o.comps = append(o.comps, component{host: host, device: next[host][capLeg] % devices, leg: capLeg})
-				next[host][capLeg]++
+				for range stripes {
+					o.comps = append(o.comps, component{host: host, device: next[host][capLeg] % devices, leg: capLeg})
+					next[host][capLeg]++
+				}
 				if k < perf {
-					o.comps = append(o.comps, component{host: host, device: (next[host][perfLeg] + 1) % devices, leg: perfLeg})
-					next[host][perfLeg]++
+					for range stripes {
+						o.comps = append(o.comps, component{host: host, device: (next[host][perfLeg] + 1) % devices, leg: perfLeg})
+						next[host][perfLeg]++
+					}
 				}
 			}
 		}
@@ -332,4 +340,39 @@ func (dl deviceLayout) share(s *spread, x, l int, leg opCost, devShare [][2]floa
 			s.cache[dl.group(x, d)] += f * leg.cacheTime
 		}
 	}
+}
+
+// stripeUnit is the size of a RAID-0 stripe unit of a vSAN object, taken
+// as 1 MiB (an assumption: VMware's policy docs do not give it).
+const stripeUnit = 1 << 20
+
+// stripeNotes names what the model leaves out of a policy's stripe width
+// for these disks: stripes beyond a host's capacity devices, which vSAN
+// would place on other devices (other hosts' too) but the model doubles up
+// on the component's host; and I/Os larger than a stripe, which vSAN
+// splits over stripes but the model keeps whole on one device.
+func stripeNotes(p *testbed.Profile, disks []DiskLoad, sizes [2][]sizeShare) []string {
+	width := 1
+	for _, d := range disks {
+		width = max(width, d.Policy.StripeWidth)
+	}
+	if width == 1 {
+		return nil
+	}
+	var notes []string
+	if devices := max(p.Storage.CapacityDevices, 1); width > devices {
+		notes = append(notes, fmt.Sprintf("stripe width %d is more than the %d capacity devices of a host: vSAN would place the extra stripes on other hosts' devices; the model keeps them on the component's host, sharing its devices", width, devices))
+	}
+	var large float64
+	for _, dir := range sizes {
+		for _, s := range dir {
+			if s.size > stripeUnit {
+				large = max(large, float64(s.size))
+			}
+		}
+	}
+	if large > 0 {
+		notes = append(notes, fmt.Sprintf("blocks of %.0f KiB span more than one 1 MiB stripe: vSAN splits such an I/O over stripes, the model keeps it whole on one device", large/1024))
+	}
+	return notes
 }

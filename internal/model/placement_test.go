@@ -360,3 +360,57 @@ func TestDegradedUnevenLayoutKeepsItsLoad(t *testing.T) {
 		t.Errorf("vsan-dom: %g s more a read with a snapshot, want %g", b-a, snap)
 	}
 }
+
+// A RAID-1 object striped over 3 devices, laid out by hand on
+// StorageReview's 4 ESA hosts of 8 devices: each replica's 3 stripes on
+// the next devices of its host, each performance-leg stripe one device
+// after its capacity-leg sibling's; the hosts' weights are those of the
+// same object not striped, only the devices' shares spread (a third of
+// each replica's work on each of its devices).
+func TestStripedObjectByHand(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	jobs := func(width int) []JobLoad {
+		return []JobLoad{{Disks: []DiskLoad{{VM: 0, Policy: Policy{RAID: "raid1", FTT: 1, StripeWidth: width}}}}}
+	}
+	placed, err := placeObjects(p, jobs(3), []int{1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp, pf := capLeg, perfLeg
+	want := object{owner: 1, width: [2]int{6, 6}, comps: []component{
+		{1, 0, cp}, {1, 1, cp}, {1, 2, cp}, {1, 1, pf}, {1, 2, pf}, {1, 3, pf},
+		{2, 0, cp}, {2, 1, cp}, {2, 2, cp}, {2, 1, pf}, {2, 2, pf}, {2, 3, pf},
+	}}
+	got := placed[0][0]
+	if got.owner != want.owner || got.width != want.width || !slicesEqual(got.comps, want.comps) {
+		t.Fatalf("striped over 3: %+v, want %+v", got, want)
+	}
+	plain, err := placeObjects(p, jobs(1), []int{1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	devices := p.Storage.CapacityDevices
+	devShare := make([][2]float64, p.Hosts*devices)
+	striped, _ := hostWeights(p.Hosts, placed[0], []int{0}, 1, devShare, devices)
+	unstriped, _ := hostWeights(p.Hosts, plain[0], []int{0}, 1, nil, 0)
+	for h := range p.Hosts {
+		if striped[0][h] != unstriped[0][h] {
+			t.Errorf("host %d: weights %+v striped, %+v not", h, striped[0][h], unstriped[0][h])
+		}
+	}
+	for x, s := range devShare {
+		h, d := x/devices, x%devices
+		var w [2]float64 // a replica is half the object's work, a third of it a stripe's
+		if h == 1 || h == 2 {
+			if d <= 2 {
+				w[cp] = 0.5 / 3
+			}
+			if d >= 1 && d <= 3 {
+				w[pf] = 0.5 / 3
+			}
+		}
+		if !closeTo(s[cp], w[cp]) || !closeTo(s[pf], w[pf]) {
+			t.Errorf("host %d device %d: share %v, want %v", h, d, s, w)
+		}
+	}
+}

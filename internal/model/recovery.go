@@ -25,8 +25,9 @@ type recovery struct {
 	// disks is the size of the scenario's disks, as the guests see them.
 	disks float64
 	// stored is what the scenario's disks store on the cluster (replicas
-	// and components); comps the mean number of components of an object.
-	stored, comps float64
+	// and components); comps the mean number of components of an object,
+	// stripes of its stripes (the devices it spans: comps x stripe width).
+	stored, comps, stripes float64
 	// devices and groups count the cluster's capacity devices and OSA disk
 	// groups; perGroup is an OSA disk group's capacity devices.
 	devices, groups, perGroup int
@@ -89,7 +90,7 @@ func (r *recovery) init(ctx context.Context, pl *Plane, classes []*class) error 
 		r.groups = p.Hosts * p.Storage.DiskGroups
 	}
 	seen := map[diskKey]bool{}
-	stored, comps, n := 0.0, 0.0, 0.0
+	stored, comps, stripes, n := 0.0, 0.0, 0.0, 0.0
 	for _, c := range classes {
 		in, _, err := pl.input(ctx, c.workers, c.job)
 		if err != nil {
@@ -109,14 +110,18 @@ func (r *recovery) init(ctx context.Context, pl *Plane, classes []*class) error 
 				}
 				stored += float64(d.SizeBytes) * dl.Written * lay.capFactor
 				r.disks += float64(d.SizeBytes)
-				comps += float64(max(lay.mirrors, lay.dataStripes+lay.parity))
+				// The hosts an object spans, and the devices: each of
+				// its components striped over the policy's stripe width.
+				spans := float64(max(lay.mirrors, lay.dataStripes+lay.parity))
+				comps += spans
+				stripes += spans * float64(max(dl.Policy.StripeWidth, 1))
 				n++
 			}
 		}
 	}
 	r.stored, r.perHost = stored, stored/float64(r.hosts)
 	if n > 0 {
-		r.comps = comps / n
+		r.comps, r.stripes = comps/n, stripes/n
 		r.share = math.Min(1, r.comps/float64(r.hosts))
 	}
 	return nil
@@ -219,7 +224,7 @@ func (r *recovery) failDisk(e fio.Event) {
 	if units == 0 {
 		return
 	}
-	d.share = math.Min(1, r.comps/float64(units))
+	d.share = math.Min(1, r.stripes/float64(units))
 	ready := e.AtS + RepairDelay
 	if degraded {
 		ready = e.AtS

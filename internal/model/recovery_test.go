@@ -14,10 +14,10 @@ import (
 const gib = float64(1 << 30)
 
 // newRecovery is the bookkeeping of a cluster of 4 hosts of 8 devices in 4
-// OSA disk groups of 2, storing 800 GiB of objects of 2 components each
-// (so a host holds a share 2/4 of the objects, a device 2/32).
+// OSA disk groups of 2, storing 800 GiB of objects of 2 components each,
+// not striped (so a host holds a share 2/4 of the objects, a device 2/32).
 func newRecovery() *recovery {
-	return &recovery{hosts: 4, osa: true, perHost: 200 * gib, share: 0.5, disks: 400 * gib, stored: 800 * gib, comps: 2,
+	return &recovery{hosts: 4, osa: true, perHost: 200 * gib, share: 0.5, disks: 400 * gib, stored: 800 * gib, comps: 2, stripes: 2,
 		devices: 32, groups: 16, perGroup: 2, out: map[string]*absence{}, failed: map[string]*diskOut{}}
 }
 
@@ -339,8 +339,19 @@ func TestRecoverySizesTheScenariosData(t *testing.T) {
 	}
 	r := s.rec
 	stored := 8 * 50 * gib * 0.5 * 1.5
-	if r.stored != stored || r.perHost != stored/4 || r.disks != 8*50*gib || r.comps != 3 || r.share != 0.75 || r.devices != 32 || r.groups != 0 {
-		t.Errorf("8 half-written 50 GiB RAID-5 disks on 4 hosts: %+v; want %g GiB stored, %g per host, 3 components, share 0.75, 32 devices", r, stored/gib, stored/4/gib)
+	if r.stored != stored || r.perHost != stored/4 || r.disks != 8*50*gib || r.comps != 3 || r.stripes != 3 || r.share != 0.75 || r.devices != 32 || r.groups != 0 {
+		t.Errorf("8 half-written 50 GiB RAID-5 disks on 4 hosts: %+v; want %g GiB stored, %g per host, 3 components (not striped), share 0.75, 32 devices", r, stored/gib, stored/4/gib)
+	}
+	// Striped over 4 devices a component: the object spans as many hosts,
+	// 4 times the devices, so a failed device takes 12/32 of the objects.
+	src.policies["r5"] = Policy{RAID: "raid5", FTT: 1, StripeWidth: 4}
+	s = pl.Scenario(ws, oltpJob(60), nil)
+	if err := s.rec.init(context.Background(), pl, s.classes); err != nil {
+		t.Fatal(err)
+	}
+	s.rec.apply(fio.Event{AtS: 10, Kind: "disk_failure", Target: "esx-1/naa.1", Detail: "how=remove unit=device components=absent"})
+	if r := s.rec; r.comps != 3 || r.stripes != 12 || r.share != 0.75 || r.failed["esx-1/naa.1"].share != 12.0/32 {
+		t.Errorf("the same disks striped over 4: %g components over %g devices, host share %g, a device's %g; want 3, 12, 0.75, 12/32", r.comps, r.stripes, r.share, r.failed["esx-1/naa.1"].share)
 	}
 	osa := newOSAPlane(t)
 	o := osa.Scenario(workers(2, 1, "r1"), oltpJob(60), nil)
