@@ -17,8 +17,8 @@ func NewPolicyModule(deps Deps) *runtime.Module {
 		Name: "policy",
 		Doc:  "vSAN storage policies (SPBM)",
 		Members: []runtime.Member{
-			{Name: "vsan", Params: "(name, raid=\"raid1\", ftt=None, stripe_width=1, compression=None, checksum=True)",
-				Doc: "create or update a vSAN storage policy after checking it against the cluster", Fn: p.vsan},
+			{Name: "vsan", Params: "(name, raid=\"raid1\", ftt=None, stripe_width=1, compression=None, checksum=True, iops_limit=0)",
+				Doc: "create or update a vSAN storage policy after checking it against the cluster; iops_limit caps each disk's I/Os a second, counted in 32 KiB units (0: none)", Fn: p.vsan},
 			{Name: "delete", Params: "(name)",
 				Doc: "delete a storage policy starbench made (no VM disk may still use it)", Fn: p.delete},
 			{Name: "apply", Params: "(workers, policy, timeout=\"30m\")",
@@ -33,7 +33,7 @@ func (p policyModule) vsan(thread *starlark.Thread, b *starlark.Builtin, args st
 	spec := vsphere.PolicySpec{RAID: "raid1", StripeWidth: 1, Checksum: true}
 	var ftt, compression starlark.Value = starlark.None, starlark.None
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &spec.Name, "raid?", &spec.RAID, "ftt?", &ftt,
-		"stripe_width?", &spec.StripeWidth, "compression?", &compression, "checksum?", &spec.Checksum); err != nil {
+		"stripe_width?", &spec.StripeWidth, "compression?", &compression, "checksum?", &spec.Checksum, "iops_limit?", &spec.IOPSLimit); err != nil {
 		return nil, err
 	}
 	if ftt != starlark.None {
@@ -127,7 +127,7 @@ func (p *Policy) Freeze()               {}
 func (p *Policy) Truth() starlark.Bool  { return starlark.True }
 func (p *Policy) Hash() (uint32, error) { return starlark.String(p.spec.Name).Hash() }
 
-var policyAttrs = []string{"checksum", "compression", "ftt", "name", "raid", "stripe_width"}
+var policyAttrs = []string{"checksum", "compression", "ftt", "iops_limit", "name", "raid", "stripe_width"}
 
 func (p *Policy) AttrNames() []string { return policyAttrs }
 
@@ -143,6 +143,8 @@ func (p *Policy) Attr(name string) (starlark.Value, error) {
 		return starlark.MakeInt(p.spec.StripeWidth), nil
 	case "checksum":
 		return starlark.Bool(p.spec.Checksum), nil
+	case "iops_limit":
+		return starlark.MakeInt(p.spec.IOPSLimit), nil
 	case "compression":
 		if p.spec.Compression == nil {
 			return starlark.None, nil

@@ -56,6 +56,7 @@ var policyDoc = &runtime.Type{
 		attr("checksum", "True when vSAN checksums the data"),
 		attr("compression", "True or False when the policy sets compression, None when the cluster decides"),
 		attr("ftt", "failures to tolerate"),
+		attr("iops_limit", "vSAN's IOPS limit for each object, in 32 KiB units (0: none)"),
 		attr("name", "the policy's name in vCenter"),
 		attr("raid", "the layout: raid1, raid5 or raid6"),
 		attr("stripe_width", "capacity disks each replica is striped over"),

@@ -132,6 +132,7 @@ type costModel struct {
 	osa      bool
 	compress bool
 	dedup    bool
+	checksum bool // the policy leaves vSAN's checksum on
 	// deferDestage leaves out OSA's destage: the write buffer absorbs
 	// writes while it fills (the burst before the elevator must keep pace).
 	deferDestage bool
@@ -156,7 +157,7 @@ type costModel struct {
 
 func newCostModel(p *testbed.Profile, pl platform, link vsanLink, rdma, compress, dedup bool, controller string) costModel {
 	m := &p.Model
-	c := costModel{p: p, m: m, pl: pl, osa: p.Architecture == "OSA", compress: compress, dedup: dedup && p.Architecture == "OSA", frame: link.frame, destaged: 1}
+	c := costModel{p: p, m: m, pl: pl, osa: p.Architecture == "OSA", compress: compress, dedup: dedup && p.Architecture == "OSA", checksum: true, frame: link.frame, destaged: 1}
 	c.largeOK = !c.osa && m.LargeWriteBytes.Value > 0 && releaseAtLeast(p.VSANRelease, 8, 1)
 	if rdma {
 		c.msgCycles, c.txCycles, c.rxCycles = m.MessageCyclesRDMA.Value, m.ByteCyclesRDMA.Value, m.ByteCyclesRDMA.Value
@@ -272,16 +273,21 @@ func (io *ioCost) total(remote [2]float64) opCost {
 }
 
 // guestSide is the work of every guest I/O of b bytes on the VM's side: the
-// guest's own path, the DOM's per-I/O and per-byte work (checksum, moving
-// the bytes to or from guest memory), the hand-offs from the guest to the
-// DOM and back, and the bytes crossing memory for the copy.
+// guest's own path, the DOM's per-I/O and per-byte work (checksum unless
+// the policy disables it, moving the bytes to or from guest memory), the
+// hand-offs from the guest to the DOM and back, and the bytes crossing
+// memory for the copy and the checksum.
 func (c *costModel) guestSide(io *ioCost, b, dataBytes float64) {
 	m := c.m
 	o := &io.owner
 	o.guestCycles += c.guestIO
-	o.domCycles += m.DOMIOCycles.Value + b*m.GuestCopyByteCycles.Value + dataBytes*(m.DOMByteCycles.Value+m.ChecksumCyclesPerByte.Value)
+	o.domCycles += m.DOMIOCycles.Value + b*m.GuestCopyByteCycles.Value + dataBytes*m.DOMByteCycles.Value
 	o.dispatches += 3
-	o.memBytes += 2*b + dataBytes // copy: read and write; checksum: read
+	o.memBytes += 2 * b // the copy: read and write
+	if c.checksum {
+		o.domCycles += dataBytes * m.ChecksumCyclesPerByte.Value
+		o.memBytes += dataBytes // the checksum reads the data
+	}
 }
 
 // component adds n component ops of payload bytes on a leg: the LSOM's op

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 
 	"starbench/internal/testbed"
 )
@@ -46,10 +48,7 @@ func solveCell(ctx context.Context, p *testbed.Profile, in Input, c *cell) (*Out
 	if err != nil {
 		return nil, err
 	}
-	// fio's rate_iops and rate cap each job (clone) per direction: the
-	// tighter direction holds the mix.
-	jobs := float64(len(c.job.Disks) * max(c.job.Job.NumJobs, 1))
-	limit := jobs * c.rateLimit()
+	limit, throttled := c.rateCap()
 	x := sol.X // throughput; a rate limit holds it below what the network carries
 	guestWait := 0.0
 	if sol.X > limit {
@@ -57,6 +56,10 @@ func solveCell(ctx context.Context, p *testbed.Profile, in Input, c *cell) (*Out
 			return nil, err
 		}
 		x = math.Min(sol.X, limit)
+		if throttled {
+			guestWait = throttleWait(g.fioOutstanding, n, x)
+			out.Notes = append(out.Notes, c.throttleNote())
+		}
 	} else if g.fioOutstanding > n {
 		// I/Os beyond the virtual controllers' queues wait in the guest:
 		// fio counts that wait in their latency (Little's law on fio's
@@ -138,6 +141,68 @@ func (out *Output) addStation(s *station, w, u float64) {
 	if s.loadDependent() && w > 0.01 {
 		out.Notes = append(out.Notes, fmt.Sprintf("%s overcommitted: %.0f %% of thread hand-offs wait for a core (ready time); throughput falls as outstanding I/O grows", s.Name, 100*w))
 	}
+}
+
+// rateCap is the most I/Os a second the cell's disks may do together:
+// each disk's fio jobs (clones) under fio's rate limits, and each disk
+// under its policy's IOPS limit; throttled says an IOPS limit holds some
+// disk below fio's rate. +Inf without limits.
+func (c *cell) rateCap() (limit float64, throttled bool) {
+	perDisk := float64(max(c.job.Job.NumJobs, 1)) * c.rateLimit()
+	units := normalizedIOs(c.sizes, c.fr)
+	for _, d := range c.job.Disks {
+		x := perDisk
+		if d.Policy.IOPSLimit > 0 {
+			if object := float64(d.Policy.IOPSLimit) / units; object < x {
+				x, throttled = object, true
+			}
+		}
+		limit += x
+	}
+	return limit, throttled
+}
+
+// iopsLimitUnit is the I/O size vSAN's IOPS limit counts in: an I/O of up
+// to 32 KiB is one, of 64 KiB two (Cormac Hogan, "VSAN 6.2 Part 4 - IOPS
+// limit for object", 2016: "The IO size for IOPS Limit is normalized to
+// 32KB"; larger sizes taken as rounded up to whole units, an assumption).
+const iopsLimitUnit = 32 << 10
+
+// normalizedIOs is the IOPS limit's count of one of the job's I/Os, on
+// average over its directions and block sizes.
+func normalizedIOs(sizes [2][]sizeShare, fr float64) float64 {
+	share := [2]float64{fr, 1 - fr}
+	units := 0.0
+	for dir := range sizes {
+		for _, s := range sizes[dir] {
+			units += share[dir] * s.share * math.Ceil(float64(s.size)/iopsLimitUnit)
+		}
+	}
+	return units
+}
+
+// throttleWait is how long fio's I/Os wait, on average, where a policy's
+// IOPS limit holds them back: vSAN delays the I/Os above the limit, so fio
+// keeps all its I/Os outstanding and those beyond the n the limited rate
+// needs wait their turn (Little's law at throughput x).
+func throttleWait(fioOutstanding, n int, x float64) float64 {
+	return float64(max(fioOutstanding-n, 0)) / x
+}
+
+// throttleNote says which IOPS limit held the cell's disks back.
+func (c *cell) throttleNote() string {
+	limits := map[int]bool{}
+	for _, d := range c.job.Disks {
+		if d.Policy.IOPSLimit > 0 {
+			limits[d.Policy.IOPSLimit] = true
+		}
+	}
+	var names []string
+	for l := range limits {
+		names = append(names, strconv.Itoa(l))
+	}
+	slices.Sort(names)
+	return fmt.Sprintf("the storage policy's IOPS limit (%s, counted in %d KiB units: %.3g a mean I/O) holds the disks back: vSAN delays the I/Os above it, and fio's latency includes the wait", strings.Join(names, ", "), iopsLimitUnit>>10, normalizedIOs(c.sizes, c.fr))
 }
 
 // rateLimit is the most I/Os per second one job (clone) may do under fio's
@@ -558,6 +623,7 @@ func accountCosts(p *testbed.Profile, pl platform, link vsanLink, state ClusterS
 		}
 		cm := newCostModel(p, pl, link, rdma, compress, state.Dedup, k.controller)
 		cm.deferDestage = deferDestage
+		cm.checksum = !d.Policy.ChecksumDisabled
 		cm.fromBuffer, cm.destaged = writeBufferState(coverage, sh)
 		var cost [2]ioCost
 		for _, s := range sh.sizes[read] {

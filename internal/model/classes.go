@@ -231,10 +231,11 @@ func solveCells(ctx context.Context, p *testbed.Profile, in Input, cells []*cell
 	if err != nil {
 		return nil, err
 	}
-	// fio's rates cap each job (clone): a class above its disks' cap runs
-	// with fewer outstanding I/Os, the smallest number that reaches it.
+	// fio's rates cap each job (clone), a policy's IOPS limit each disk: a
+	// class above its disks' cap runs with fewer outstanding I/Os, the
+	// smallest number that reaches it.
 	for i, c := range cells {
-		limit := float64(len(c.job.Disks)*max(c.job.Job.NumJobs, 1)) * c.rateLimit()
+		limit, _ := c.rateCap()
 		if sol.X[i] <= limit {
 			continue
 		}
@@ -272,10 +273,15 @@ func solveCells(ctx context.Context, p *testbed.Profile, in Input, cells []*cell
 	var sizes [2][]sizeShare
 	seen := make([]bool, len(in.Jobs))
 	for i, c := range cells {
-		limit := float64(len(c.job.Disks)*max(c.job.Job.NumJobs, 1)) * c.rateLimit()
+		limit, throttled := c.rateCap()
 		x := math.Min(sol.X[i], limit)
 		guestWait := 0.0
-		if x == sol.X[i] && c.g.fioOutstanding > n[i] {
+		notes := slices.Concat(c.notes, c.g.notes)
+		switch {
+		case x < sol.X[i] && throttled:
+			guestWait = throttleWait(c.g.fioOutstanding, n[i], x)
+			notes = append(notes, c.throttleNote())
+		case x == sol.X[i] && c.g.fioOutstanding > n[i]:
 			guestWait = float64(c.g.fioOutstanding-n[i]) / sol.X[i]
 		}
 		dirs, err := c.directions(sol.W, sol.seenBy(i, n), n[i], sol.X[i], x, guestWait)
@@ -315,7 +321,7 @@ func solveCells(ctx context.Context, p *testbed.Profile, in Input, cells []*cell
 			ios[dir] += d.IOPS
 			addLatencies(&lat[dir], d)
 		}
-		for _, note := range slices.Concat(c.notes, c.g.notes) {
+		for _, note := range notes {
 			if !slices.Contains(out.Notes, note) {
 				out.Notes = append(out.Notes, note)
 			}

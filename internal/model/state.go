@@ -24,6 +24,12 @@ type Policy struct {
 	RAID        string // "raid1", "raid5", "raid6"
 	FTT         int
 	StripeWidth int
+	// ChecksumDisabled is vSAN's "Disable object checksum" rule: the
+	// object's data gets no CRC-32C.
+	ChecksumDisabled bool
+	// IOPSLimit is vSAN's "IOPS limit for object": the most I/Os a second
+	// the object serves, each counted in 32 KiB units; 0 for none.
+	IOPSLimit int
 	// Compression is the policy's space-efficiency rule (vSAN ESA sets
 	// compression per policy); Inherit leaves it to the cluster setting.
 	Compression Override

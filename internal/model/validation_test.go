@@ -84,6 +84,7 @@ type validationCase struct {
 		RAID        string `json:"raid"`
 		FTT         int    `json:"ftt"`
 		Compression string `json:"compression,omitempty"` // "", "on" or "off"
+		IOPSLimit   int    `json:"iops_limit,omitempty"`  // vSAN's IOPS limit per object
 	} `json:"policy"`
 	Cluster struct {
 		Compression bool   `json:"compression"`
@@ -375,7 +376,7 @@ func (c *validationCase) simulate(dir string) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	pol := Policy{RAID: c.Policy.RAID, FTT: c.Policy.FTT, Compression: comp}
+	pol := Policy{RAID: c.Policy.RAID, FTT: c.Policy.FTT, Compression: comp, IOPSLimit: c.Policy.IOPSLimit}
 	in := UniformInput(p, c.Workers.VMs, c.Workers.DisksPerVM, pol, job)
 	for i := range in.VMs {
 		in.VMs[i].CPUs = c.Workers.VCPUs
@@ -443,6 +444,9 @@ func (c *validationCase) setup() string {
 	pol := fmt.Sprintf("%s FTT%d", c.Policy.RAID, c.Policy.FTT)
 	if c.Policy.Compression != "" {
 		pol += " compression " + c.Policy.Compression
+	}
+	if c.Policy.IOPSLimit > 0 {
+		pol += fmt.Sprintf(" IOPS limit %d", c.Policy.IOPSLimit)
 	}
 	return fmt.Sprintf("%s; %d VMs x %d disks; %s; %s; %s", c.Profile, c.Workers.VMs, c.Workers.DisksPerVM, shape, pol, strings.Join(cl, ", "))
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -27,6 +28,9 @@ type PolicySpec struct {
 	// Compression asks for compression of the policy's objects; nil leaves it to the cluster.
 	Compression *bool
 	Checksum    bool
+	// IOPSLimit is vSAN's IOPS limit for each object (I/Os of up to 32 KiB
+	// count one); 0 for none.
+	IOPSLimit int
 }
 
 // The SPBM capabilities of vSAN a policy sets.
@@ -36,6 +40,7 @@ const (
 	capReplica     = "replicaPreference"
 	capStripes     = "stripeWidth"
 	capChecksumOff = "checksumDisabled"
+	capIOPSLimit   = "iopsLimit"
 	capEfficiency  = "dataService.datastoreSpaceEfficiency"
 
 	replicaMirror  = "RAID-1 (Mirroring) - Performance"
@@ -72,6 +77,9 @@ func (p *PolicySpec) Normalize() error {
 	}
 	if p.StripeWidth < 1 || p.StripeWidth > 12 {
 		return fmt.Errorf("stripe_width=%d: want 1 to 12", p.StripeWidth)
+	}
+	if p.IOPSLimit < 0 || p.IOPSLimit > math.MaxInt32 {
+		return fmt.Errorf("iops_limit=%d: want 0 (no limit) to %d I/Os a second", p.IOPSLimit, math.MaxInt32)
 	}
 	return nil
 }
@@ -246,6 +254,9 @@ func capabilities(spec PolicySpec) []pbmtypes.PbmCapabilityInstance {
 		capability(capStripes, int32(spec.StripeWidth)),
 		capability(capChecksumOff, !spec.Checksum),
 	}
+	if spec.IOPSLimit > 0 {
+		caps = append(caps, capability(capIOPSLimit, int32(spec.IOPSLimit)))
+	}
 	if spec.Compression != nil {
 		eff := efficiencyOff
 		if *spec.Compression {
@@ -322,7 +333,7 @@ func (c *Client) policy(ctx context.Context, name string) (model.Policy, error) 
 		return model.Policy{}, fmt.Errorf("reading storage policy %q: %w", name, err)
 	}
 	spec := specOf(name, content[0])
-	p := model.Policy{RAID: spec.RAID, FTT: spec.FTT, StripeWidth: spec.StripeWidth}
+	p := model.Policy{RAID: spec.RAID, FTT: spec.FTT, StripeWidth: spec.StripeWidth, ChecksumDisabled: !spec.Checksum, IOPSLimit: spec.IOPSLimit}
 	if spec.Compression != nil {
 		p.Compression = model.Off
 		if *spec.Compression {
@@ -347,6 +358,8 @@ func specOf(name string, profile pbmtypes.BasePbmProfile) PolicySpec {
 								spec.FTT = toInt(pi.Value)
 							case capStripes:
 								spec.StripeWidth = toInt(pi.Value)
+							case capIOPSLimit:
+								spec.IOPSLimit = toInt(pi.Value)
 							case capReplica:
 								erasure = pi.Value == replicaErasure
 							case capChecksumOff:

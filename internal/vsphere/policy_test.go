@@ -25,6 +25,7 @@ func TestPolicyValidationNamesTheFix(t *testing.T) {
 		{PolicySpec{Name: "p", RAID: "raid1", FTT: 2}, "raid1 with ftt=2 needs at least 5 hosts"},
 		{PolicySpec{Name: "p", RAID: "raid5", FTT: 2}, "raid5 tolerates exactly 1 failure"},
 		{PolicySpec{Name: "p", RAID: "raid1", StripeWidth: 13}, "want 1 to 12"},
+		{PolicySpec{Name: "p", RAID: "raid1", IOPSLimit: -5}, "iops_limit=-5: want 0 (no limit)"},
 		{PolicySpec{Name: "p", RAID: "raid1", FTT: 4}, "raid1 with ftt=4: want ftt 1 to 3"},
 		{PolicySpec{Name: "", RAID: "raid1"}, "needs a name"},
 	} {
@@ -52,7 +53,7 @@ func TestRAID5NeedsThreeHostsOnESAAndFourOnOSA(t *testing.T) {
 func TestPolicyCreateUpdateReadBackAndApply(t *testing.T) {
 	_, c := startSim(t, sim.Options{Testbed: testbedOf(6, "OSA")})
 	ctx := context.Background()
-	id, err := c.SetPolicy(ctx, PolicySpec{Name: "bench", RAID: "raid1", StripeWidth: 2, Checksum: true})
+	id, err := c.SetPolicy(ctx, PolicySpec{Name: "bench", RAID: "raid1", StripeWidth: 2, Checksum: true, IOPSLimit: 5000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +61,7 @@ func TestPolicyCreateUpdateReadBackAndApply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got != (model.Policy{RAID: "raid1", FTT: 1, StripeWidth: 2}) {
+	if got != (model.Policy{RAID: "raid1", FTT: 1, StripeWidth: 2, IOPSLimit: 5000}) {
 		t.Errorf("read back %+v", got)
 	}
 	id2, err := c.SetPolicy(ctx, PolicySpec{Name: "bench", RAID: "raid6"})
@@ -70,7 +71,8 @@ func TestPolicyCreateUpdateReadBackAndApply(t *testing.T) {
 	if id2 != id {
 		t.Errorf("update made a new policy: %s, then %s", id, id2)
 	}
-	if got, _ := c.Policy(ctx, "bench"); got != (model.Policy{RAID: "raid6", FTT: 2, StripeWidth: 1}) {
+	// The update's rules replace the old ones: no IOPS limit, checksum off.
+	if got, _ := c.Policy(ctx, "bench"); got != (model.Policy{RAID: "raid6", FTT: 2, StripeWidth: 1, ChecksumDisabled: true}) {
 		t.Errorf("after update read back %+v", got)
 	}
 

@@ -1,0 +1,103 @@
+package model
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"starbench/internal/fio"
+)
+
+// solveLimited solves a 4K (or bs) random read of depth 64 on one RAID-1
+// disk of each of vms VMs on StorageReview's 4 hosts (in turn), the
+// disks' policy pol.
+func solveLimited(t *testing.T, vms int, pol Policy, job *fio.Job) *Output {
+	t.Helper()
+	var vv []VM
+	for v := range vms {
+		vv = append(vv, VM{Host: string(rune('a' + v%4))})
+	}
+	out, err := Solve(t.Context(), mustLoad(t, "storagereview-r6625-esa"), oneDiskEach(vv, pol, job))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func randRead(bs int64) *fio.Job {
+	return &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: bs, IODepth: 64}
+}
+
+func hasNote(out *Output, part string) bool {
+	for _, n := range out.Notes {
+		if strings.Contains(n, part) {
+			return true
+		}
+	}
+	return false
+}
+
+// vSAN's IOPS limit caps each object at the limit, counted in 32 KiB
+// units (a 64K I/O counts twice); vSAN delays the I/Os above it, so fio
+// keeps its 64 outstanding and their latency is 64 over the disk's rate
+// (Little's law). Even (4 VMs on 4 hosts) and uneven (5 on 4: classes)
+// layouts alike.
+func TestIOPSLimitCapsEachObject(t *testing.T) {
+	for _, c := range []struct {
+		vms      int
+		bs       int64
+		perDisk  float64
+		scenario string
+	}{
+		{4, 4096, 5000, "4K, even"},
+		{4, 64 << 10, 2500, "64K counts 2 units"},
+		{5, 4096, 5000, "4K, uneven (classes)"},
+	} {
+		out := solveLimited(t, c.vms, Policy{RAID: "raid1", IOPSLimit: 5000}, randRead(c.bs))
+		want := float64(c.vms) * c.perDisk
+		if math.Abs(out.Read.IOPS-want) > 1e-6*want {
+			t.Errorf("%s: %.1f IOPS, want %g (%g a disk)", c.scenario, out.Read.IOPS, want, c.perDisk)
+		}
+		if lat := 64 / c.perDisk * 1e6; math.Abs(out.Read.LatMeanUs-lat) > 0.01*lat {
+			t.Errorf("%s: mean latency %.0f us, want %.0f (64 outstanding at %g IOPS)", c.scenario, out.Read.LatMeanUs, lat, c.perDisk)
+		}
+		if !hasNote(out, "IOPS limit (5000") {
+			t.Errorf("%s: notes %q, want the IOPS limit's", c.scenario, out.Notes)
+		}
+	}
+	// A limit above what the disks do changes nothing and says nothing.
+	free, high := solveLimited(t, 4, Policy{RAID: "raid1"}, randRead(4096)), solveLimited(t, 4, Policy{RAID: "raid1", IOPSLimit: 1_000_000}, randRead(4096))
+	if free.Read != high.Read || hasNote(high, "IOPS limit") {
+		t.Errorf("a limit above the disks' rate: %+v, without one %+v; notes %q", high.Read, free.Read, high.Notes)
+	}
+	// fio's own rate below the limit holds: fio does not issue the I/Os,
+	// so nothing waits in vSAN.
+	job := randRead(4096)
+	job.Options = []fio.Option{{Key: "rate_iops", Value: "3000"}}
+	out := solveLimited(t, 4, Policy{RAID: "raid1", IOPSLimit: 5000}, job)
+	if math.Abs(out.Read.IOPS-12000) > 1e-6*12000 || out.Read.LatMeanUs > 1000 || hasNote(out, "IOPS limit") {
+		t.Errorf("rate_iops=3000 under a 5000 limit: %.1f IOPS at %.0f us, notes %q; want 12000 at the unloaded latency, no limit note", out.Read.IOPS, out.Read.LatMeanUs, out.Notes)
+	}
+}
+
+// vSAN's "Disable object checksum" rule takes the CRC-32C's cycles off the
+// DOM's work per byte: a 4K read's DOM demand falls by exactly 4096 x
+// checksum_cycles_per_byte, nothing else moves.
+func TestChecksumDisabledSavesItsCycles(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	job := randRead(4096)
+	on := mustBuild(t, p, oneDiskEach([]VM{{Host: "a"}}, Policy{RAID: "raid1"}, job))
+	off := mustBuild(t, p, oneDiskEach([]VM{{Host: "a"}}, Policy{RAID: "raid1", ChecksumDisabled: true}, job))
+	saved := 4096 * p.Model.ChecksumCyclesPerByte.Value / (p.CPU.Clock() * 1e9)
+	if got := stationsNamed(on, "vsan-dom")[0].D[read] - stationsNamed(off, "vsan-dom")[0].D[read]; !closeTo(got, saved) {
+		t.Errorf("vsan-dom per 4K read: %.4g s less without checksum, want %.4g", got, saved)
+	}
+	for _, name := range []string{"guest", "ssd-capacity", "nic-rx", "nic-tx"} {
+		a, b := stationsNamed(on, name), stationsNamed(off, name)
+		for i := range a {
+			if a[i].D != b[i].D {
+				t.Errorf("%s: %v with checksum, %v without; want the same", name, a[i].D, b[i].D)
+			}
+		}
+	}
+}
