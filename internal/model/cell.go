@@ -56,6 +56,7 @@ func solveCell(ctx context.Context, p *testbed.Profile, in Input, c *cell) (*Out
 			return nil, err
 		}
 		x = math.Min(sol.X, limit)
+		out.RateLimited = true
 		if throttled {
 			guestWait = throttleWait(g.fioOutstanding, n, x)
 			out.Notes = append(out.Notes, c.throttleNote())

@@ -259,7 +259,7 @@ func solveCells(ctx context.Context, p *testbed.Profile, in Input, cells []*cell
 		}
 	}
 
-	out := &Output{Profile: p.Name, Version: Version, RDMA: cells[0].rdma, Jobs: make([]JobOutput, len(in.Jobs))}
+	out := &Output{Profile: p.Name, Version: Version, RDMA: cells[0].rdma, Jobs: make([]JobOutput, len(in.Jobs)), RateLimited: true}
 	classes := make([]int, len(in.Jobs))
 	for _, c := range cells {
 		classes[c.index]++
@@ -275,6 +275,7 @@ func solveCells(ctx context.Context, p *testbed.Profile, in Input, cells []*cell
 	for i, c := range cells {
 		limit, throttled := c.rateCap()
 		x := math.Min(sol.X[i], limit)
+		out.RateLimited = out.RateLimited && x < sol.X[i]
 		guestWait := 0.0
 		notes := slices.Concat(c.notes, c.g.notes)
 		switch {

@@ -532,7 +532,9 @@ func classRows(rows []fio.Row, jo JobOutput) {
 }
 
 // applyNoise scales throughput by one seeded draw and latency inversely,
-// as a whole run that went a little faster or slower would.
+// as a whole run that went a little faster or slower would. A run held at
+// a rate limit repeats at the limit: the draw is taken (so the runs after
+// it draw as before) but not applied.
 func (pl *Plane) applyNoise(out *Output) {
 	if pl.noise == nil {
 		return
@@ -540,6 +542,9 @@ func (pl *Plane) applyNoise(out *Output) {
 	pl.mu.Lock()
 	z := pl.noise.NormFloat64()
 	pl.mu.Unlock()
+	if out.RateLimited {
+		return
+	}
 	f := 1 + math.Max(-3, math.Min(3, z))*pl.p.Model.NoiseCV.Value
 	dirs := []*Direction{&out.Read, &out.Write}
 	for i := range out.Jobs {

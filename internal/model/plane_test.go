@@ -198,6 +198,39 @@ func TestPlaneNoiseIsSeeded(t *testing.T) {
 	}
 }
 
+// A run held at a rate limit repeats at the limit, noise or not: fio's
+// rate_iops=500 on each of 8 disks is 4,000 IOPS every time. The run after
+// it draws as it would have (the limited run takes its draw).
+func TestPlaneNoiseLeavesARateLimitedRun(t *testing.T) {
+	ctx := context.Background()
+	free := fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 16}
+	limited := free
+	limited.Options = []fio.Option{{Key: "rate_iops", Value: "500"}}
+	a, _ := newTestPlane(t, WithNoise(7))
+	b, _ := newTestPlane(t, WithNoise(7))
+	var after [2]float64
+	for i, pl := range []*Plane{a, b} {
+		first := free
+		if i == 0 {
+			first = limited
+		}
+		res, err := pl.Run(ctx, workers(4, 2, "r5"), fio.NewWorkload(first), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.Aggregate[0].IOPS; i == 0 && got != 4000 {
+			t.Errorf("rate_iops=500 on 8 disks with noise: %g IOPS, want 4000", got)
+		}
+		if res, err = pl.Run(ctx, workers(4, 2, "r5"), fio.NewWorkload(free), nil); err != nil {
+			t.Fatal(err)
+		}
+		after[i] = res.Aggregate[0].IOPS
+	}
+	if after[0] != after[1] {
+		t.Errorf("the run after a limited one: %g, after a free one %g; want the same draw", after[0], after[1])
+	}
+}
+
 // A campaign may run cells concurrently: Prepare and Run share the disk map.
 func TestPlaneConcurrentUse(t *testing.T) {
 	pl, _ := newTestPlane(t, WithNoise(1))
