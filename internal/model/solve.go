@@ -41,12 +41,12 @@ type Output struct {
 	Bottleneck      string
 	BottleneckUtil  float64
 	Stations        []StationUse
-	RDMA            bool     // RDMA in effect (not only requested)
+	RDMA            bool // RDMA in effect (not only requested)
 	// RateLimited says a rate limit (fio's rate_iops or rate, a policy's
 	// IOPS limit) holds every job below what the cluster carries: the
 	// run's figures are the limit's, not the cluster's capacity.
 	RateLimited bool
-	Notes           []string // fallbacks, inputs outside the calibrated range
+	Notes       []string // fallbacks, inputs outside the calibrated range
 	// Jobs are the per-job results, in the order of Input.Jobs; Read and
 	// Write above are all jobs together.
 	Jobs []JobOutput
