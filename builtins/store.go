@@ -93,11 +93,10 @@ func storeFrame(ctx context.Context, path, name string, threshold float64) (star
 	defer st.Close()
 	switch name {
 	case "stats":
-		aggs, err := st.Aggregates(ctx)
+		stats, err := campaign.ReadStats(ctx, st, threshold)
 		if err != nil {
 			return nil, err
 		}
-		stats := campaign.Stats(aggs, threshold)
 		cells := make([]string, len(stats))
 		for i, s := range stats {
 			cells[i] = s.Cell

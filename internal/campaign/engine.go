@@ -44,11 +44,11 @@ func PlanFrom(ctx context.Context, spec *Spec, st *store.Store, rerunFailed bool
 	if err != nil {
 		return nil, err
 	}
-	aggs, err := st.Aggregates(ctx)
+	flagged, err := flaggedBase(ctx, spec, st)
 	if err != nil {
 		return nil, err
 	}
-	return NewPlan(spec, done, rerunFailed, flaggedBase(spec, aggs)), nil
+	return NewPlan(spec, done, rerunFailed, flagged), nil
 }
 
 // Engine executes a plan into a store.
@@ -315,15 +315,14 @@ func (e *Engine) rerunHighCV(ctx context.Context, sum *Summary, cell, cells int,
 	if !e.Spec.RerunHighCV || e.Spec.CVThreshold <= 0 {
 		return nil
 	}
-	aggs, err := e.Store.Aggregates(ctx)
-	if err != nil {
-		return err
-	}
 	done, err := e.Store.Done(ctx)
 	if err != nil {
 		return err
 	}
-	flagged := flaggedBase(e.Spec, aggs)
+	flagged, err := flaggedBase(ctx, e.Spec, e.Store)
+	if err != nil {
+		return err
+	}
 	for _, w := range e.Spec.Workloads {
 		if !flagged[Pair{label, w.Name}] {
 			continue
@@ -363,11 +362,11 @@ func (e *Engine) stopped(ctx context.Context, sum *Summary, plan *Plan, cause er
 
 // finish summarises the repeats, marks a complete campaign and says so.
 func (e *Engine) finish(ctx context.Context, sum *Summary, plan *Plan) error {
-	aggs, err := e.Store.Aggregates(ctx)
+	stats, err := ReadStats(ctx, e.Store, e.Spec.CVThreshold)
 	if err != nil {
 		return err
 	}
-	for _, s := range Stats(aggs, e.Spec.CVThreshold) {
+	for _, s := range stats {
 		if s.Flagged {
 			sum.Flagged = append(sum.Flagged, s)
 			e.Progress.Event("varies: %s / %s %s: IOPS CV %.1f%% over %d repeats (threshold %.1f%%)",

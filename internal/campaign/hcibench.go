@@ -38,7 +38,7 @@ var HCIColumns = []string{"workload", "n", "iops", "mbps", "read_lat_us", "write
 	HostCPUMetric, VSANCPUMetric}
 
 // HCIBench sums up aggs (in store order) per cell and workload; hostMeans
-// are each run's host metric means (store.HostMetricMeans).
+// are each run's host metric means (store.Block's HostMeans).
 func HCIBench(aggs []store.Aggregate, hostMeans map[store.RunKey]map[string]float64) []HCIRow {
 	type pair struct{ cell, workload string }
 	var order []pair
@@ -159,18 +159,18 @@ func HCIBenchFrame(rows []HCIRow, factors []series.Series) dataframe.DataFrame {
 	return dataframe.New(out...)
 }
 
-// ReadHCIBench sums up the store st as HCIBench does and returns the rows
-// with their factor columns.
+// ReadHCIBench sums up the store st as HCIBench does, one cell and
+// workload at a time (store.EachBlock), and returns the rows with their
+// factor columns.
 func ReadHCIBench(ctx context.Context, st *store.Store) ([]HCIRow, []series.Series, error) {
-	aggs, err := st.Aggregates(ctx)
+	var rows []HCIRow
+	err := st.EachBlock(ctx, true, func(b store.Block) error {
+		rows = append(rows, HCIBench(b.Aggregates, b.HostMeans)...)
+		return nil
+	})
 	if err != nil {
 		return nil, nil, err
 	}
-	means, err := st.HostMetricMeans(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	rows := HCIBench(aggs, means)
 	cells := make([]string, len(rows))
 	for i, r := range rows {
 		cells[i] = r.Cell

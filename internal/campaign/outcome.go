@@ -115,11 +115,11 @@ func ReadOutcome(ctx context.Context, path string) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	aggs, err := st.Aggregates(ctx)
+	stats, err := ReadStats(ctx, st, 0)
 	if err != nil {
 		return nil, err
 	}
-	for _, s := range Stats(aggs, 0) {
+	for _, s := range stats {
 		o.Results = append(o.Results, CellResult{Cell: s.Cell, Levels: levels[s.Cell], Workload: s.Workload, Direction: s.Direction,
 			N: s.N, IOPS: Number(s.MeanIOPS), IOPSCV: Number(s.CV), MBps: Number(s.MeanMBps), LatUs: Number(s.MeanLatUs),
 			P95Us: Number(s.MeanP95Us), P99Us: Number(s.MeanP99Us)})

@@ -1,6 +1,8 @@
 package campaign
 
 import (
+	"context"
+
 	"github.com/go-gota/gota/dataframe"
 	"github.com/go-gota/gota/series"
 	"gonum.org/v1/gonum/stat"
@@ -20,6 +22,19 @@ type Stat struct {
 	Flagged bool
 	// Simulated says the repeats are model results, not measurements.
 	Simulated bool
+}
+
+// ReadStats summarises the repeats stored in st per cell, workload and
+// direction (cells in the order st.Cells gives them), flagging variation
+// above threshold (0 = never). It reads one cell and workload at a time
+// (store.EachBlock): what it holds is one block of runs and the results.
+func ReadStats(ctx context.Context, st *store.Store, threshold float64) ([]Stat, error) {
+	var out []Stat
+	err := st.EachBlock(ctx, false, func(b store.Block) error {
+		out = append(out, Stats(b.Aggregates, threshold)...)
+		return nil
+	})
+	return out, err
 }
 
 // Stats summarises aggs (in store order) per cell, workload and direction,
@@ -102,24 +117,29 @@ func StatsFrame(stats []Stat, factors []series.Series) dataframe.DataFrame {
 	)
 }
 
-// flaggedBase returns the pairs whose first spec.Repeat repeats vary more
-// than the threshold: the ones that get extra repeats with RerunHighCV.
-// Using only the base repeats keeps the decision the same after a restart.
-func flaggedBase(spec *Spec, aggs []store.Aggregate) map[Pair]bool {
+// flaggedBase returns the pairs stored in st whose first spec.Repeat
+// repeats vary more than the threshold: the ones that get extra repeats
+// with RerunHighCV. Using only the base repeats keeps the decision the same
+// after a restart. It reads the store only when spec asks for RerunHighCV.
+func flaggedBase(ctx context.Context, spec *Spec, st *store.Store) (map[Pair]bool, error) {
 	out := map[Pair]bool{}
 	if !spec.RerunHighCV || spec.CVThreshold <= 0 {
-		return out
+		return out, nil
 	}
 	var base []store.Aggregate
-	for _, a := range aggs {
-		if a.Repeat <= spec.Repeat {
-			base = append(base, a)
+	err := st.EachBlock(ctx, false, func(b store.Block) error {
+		base = base[:0]
+		for _, a := range b.Aggregates {
+			if a.Repeat <= spec.Repeat {
+				base = append(base, a)
+			}
 		}
-	}
-	for _, s := range Stats(base, spec.CVThreshold) {
-		if s.Flagged && s.N == spec.Repeat {
-			out[Pair{s.Cell, s.Workload}] = true
+		for _, s := range Stats(base, spec.CVThreshold) {
+			if s.Flagged && s.N == spec.Repeat {
+				out[Pair{s.Cell, s.Workload}] = true
+			}
 		}
-	}
-	return out
+		return nil
+	})
+	return out, err
 }

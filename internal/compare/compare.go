@@ -140,12 +140,11 @@ func kind(simulated bool) string {
 // key names a cell, workload and direction.
 type key struct{ cell, workload, direction string }
 
-// side is one store's repeats, by key and metric, in store order.
+// side is one store's repeats summed up, by key and metric, in store order.
 type side struct {
 	side    Side
 	order   []key
-	samples map[key]map[string][]float64
-	cells   []string
+	samples map[key]map[string]Sample
 }
 
 func read(ctx context.Context, path string) (*side, error) {
@@ -154,23 +153,36 @@ func read(ctx context.Context, path string) (*side, error) {
 		return nil, err
 	}
 	defer st.Close()
-	aggs, err := st.Aggregates(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
-	}
-	s := &side{side: Side{Path: path, Campaign: st.Name, Simulated: st.Simulated}, samples: map[key]map[string][]float64{}}
-	for _, a := range aggs {
-		k := key{a.Cell, a.Workload, a.Direction}
-		if s.samples[k] == nil {
-			s.samples[k] = map[string][]float64{}
-			s.order = append(s.order, k)
-		}
-		values := map[string]float64{"iops": a.IOPS, "mbps": a.MBps, "lat_mean_us": a.LatMeanUs, "p95_us": a.P95Us, "p99_us": a.P99Us}
-		for _, m := range Metrics {
-			if v := values[m.Name]; !math.IsNaN(v) {
-				s.samples[k][m.Name] = append(s.samples[k][m.Name], v)
+	s := &side{side: Side{Path: path, Campaign: st.Name, Simulated: st.Simulated}, samples: map[key]map[string]Sample{}}
+	// One cell and workload at a time: its repeats' values, by direction
+	// and metric, are summed up into a Sample before the next block.
+	err = st.EachBlock(ctx, false, func(b store.Block) error {
+		var order []key
+		values := map[key]map[string][]float64{}
+		for _, a := range b.Aggregates {
+			k := key{a.Cell, a.Workload, a.Direction}
+			if values[k] == nil {
+				values[k] = map[string][]float64{}
+				order = append(order, k)
+			}
+			measured := map[string]float64{"iops": a.IOPS, "mbps": a.MBps, "lat_mean_us": a.LatMeanUs, "p95_us": a.P95Us, "p99_us": a.P99Us}
+			for _, m := range Metrics {
+				if v := measured[m.Name]; !math.IsNaN(v) {
+					values[k][m.Name] = append(values[k][m.Name], v)
+				}
 			}
 		}
+		for _, k := range order {
+			s.samples[k] = map[string]Sample{}
+			for name, xs := range values[k] {
+				s.samples[k][name] = sample(xs)
+			}
+			s.order = append(s.order, k)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
 	return s, nil
 }
@@ -194,7 +206,7 @@ func compare(base, next *side, opt Options) (*Result, error) {
 		matched[nk] = true
 		for _, m := range Metrics {
 			xs, ys := base.samples[bk][m.Name], ns[m.Name]
-			if len(xs) == 0 && len(ys) == 0 {
+			if xs.N == 0 && ys.N == 0 {
 				continue // neither store measured it
 			}
 			c := change(bk, nk, m, xs, ys, opt)
@@ -244,11 +256,11 @@ func appendPair(list []string, k key) []string {
 
 // change compares one metric's repeats by Welch's t: the interval of the
 // difference of the means, relative to the base mean.
-func change(bk, nk key, m Metric, xs, ys []float64, opt Options) Change {
+func change(bk, nk key, m Metric, xs, ys Sample, opt Options) Change {
 	c := Change{Cell: bk.cell, NewCell: nk.cell, Workload: bk.workload, NewWorkload: nk.workload, Direction: bk.direction,
-		Metric: m.Name, HigherIsBetter: m.HigherIsBetter, Base: sample(xs), New: sample(ys),
+		Metric: m.Name, HigherIsBetter: m.HigherIsBetter, Base: xs, New: ys,
 		Rel: math.NaN(), RelLow: math.NaN(), RelHigh: math.NaN(), P: math.NaN()}
-	if len(xs) == 0 || len(ys) == 0 {
+	if xs.N == 0 || ys.N == 0 {
 		c.Verdict = NotMeasured
 		return c
 	}
@@ -256,16 +268,16 @@ func change(bk, nk key, m Metric, xs, ys []float64, opt Options) Change {
 	if c.Base.Mean != 0 {
 		c.Rel = diff / c.Base.Mean
 	}
-	if len(xs) < 2 || len(ys) < 2 {
+	if xs.N < 2 || ys.N < 2 {
 		c.Verdict = TooFewRuns
 		return c
 	}
-	v1, v2 := c.Base.Std*c.Base.Std/float64(len(xs)), c.New.Std*c.New.Std/float64(len(ys))
+	v1, v2 := c.Base.Std*c.Base.Std/float64(xs.N), c.New.Std*c.New.Std/float64(ys.N)
 	se := math.Sqrt(v1 + v2)
 	halfWidth := 0.0
 	if se > 0 {
 		// Welch–Satterthwaite degrees of freedom.
-		df := (v1 + v2) * (v1 + v2) / (v1*v1/float64(len(xs)-1) + v2*v2/float64(len(ys)-1))
+		df := (v1 + v2) * (v1 + v2) / (v1*v1/float64(xs.N-1) + v2*v2/float64(ys.N-1))
 		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}
 		halfWidth = t.Quantile(1-(1-opt.Confidence)/2) * se
 		c.P = 2 * t.Survival(math.Abs(diff)/se)

@@ -60,7 +60,7 @@ var defaults = Options{Threshold: 0.05, Confidence: 0.95}
 func TestWelchAgainstAPublishedExample(t *testing.T) {
 	a1 := []float64{27.5, 21.0, 19.0, 23.6, 17.0, 17.9, 16.9, 20.1, 21.9, 22.6, 23.1, 19.6, 19.0, 21.7, 21.4}
 	a2 := []float64{27.1, 22.0, 20.8, 23.4, 23.4, 23.5, 25.8, 22.0, 24.8, 20.2, 21.9, 22.1, 22.9, 20.5, 24.4}
-	c := change(key{"c", "w", "read"}, key{"c", "w", "read"}, Metrics[0], a1, a2, Options{Threshold: 0, Confidence: 0.95})
+	c := change(key{"c", "w", "read"}, key{"c", "w", "read"}, Metrics[0], sample(a1), sample(a2), Options{Threshold: 0, Confidence: 0.95})
 	if math.Abs(c.P-0.021) > 0.001 {
 		t.Errorf("p = %.4f, want 0.021", c.P)
 	}
@@ -68,12 +68,12 @@ func TestWelchAgainstAPublishedExample(t *testing.T) {
 		t.Errorf("IOPS up with p = 0.021 at 95 %%: %+v, want a significant improvement", c)
 	}
 	// The interval is the one the t quantile gives: at 99 % it spans 0.
-	c = change(key{"c", "w", "read"}, key{"c", "w", "read"}, Metrics[0], a1, a2, Options{Threshold: 0, Confidence: 0.99})
+	c = change(key{"c", "w", "read"}, key{"c", "w", "read"}, Metrics[0], sample(a1), sample(a2), Options{Threshold: 0, Confidence: 0.99})
 	if c.Significant || !(c.RelLow < 0 && c.RelHigh > 0) {
 		t.Errorf("at 99 %%: %+v, want an interval spanning 0", c)
 	}
 	// Latency up by as much is a regression.
-	c = change(key{"c", "w", "read"}, key{"c", "w", "read"}, Metrics[2], a1, a2, Options{Threshold: 0, Confidence: 0.95})
+	c = change(key{"c", "w", "read"}, key{"c", "w", "read"}, Metrics[2], sample(a1), sample(a2), Options{Threshold: 0, Confidence: 0.95})
 	if c.Verdict != Regressed {
 		t.Errorf("latency up: verdict %s, want regressed", c.Verdict)
 	}

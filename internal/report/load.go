@@ -166,21 +166,20 @@ func load(ctx context.Context, st *store.Store) (*Campaign, error) {
 		}
 		c.Sessions = append(c.Sessions, sess)
 	}
-	aggs, err := st.Aggregates(ctx)
+	// The summaries of the repeats, one cell and workload at a time.
+	err = st.EachBlock(ctx, true, func(b store.Block) error {
+		for _, s := range campaign.Stats(b.Aggregates, c.CVThreshold) {
+			c.Stats = append(c.Stats, Stat{Stat: s, Levels: levels[s.Cell]})
+		}
+		for _, r := range campaign.HCIBench(b.Aggregates, b.HostMeans) {
+			c.HCIBench = append(c.HCIBench, HCIRow{HCIRow: r, Levels: levels[r.Cell]})
+			c.HasCPU = c.HasCPU || !math.IsNaN(r.CPUPercent)
+			c.HasVSANCPU = c.HasVSANCPU || !math.IsNaN(r.VSANCPUPercent)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
-	}
-	for _, s := range campaign.Stats(aggs, c.CVThreshold) {
-		c.Stats = append(c.Stats, Stat{Stat: s, Levels: levels[s.Cell]})
-	}
-	means, err := st.HostMetricMeans(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range campaign.HCIBench(aggs, means) {
-		c.HCIBench = append(c.HCIBench, HCIRow{HCIRow: r, Levels: levels[r.Cell]})
-		c.HasCPU = c.HasCPU || !math.IsNaN(r.CPUPercent)
-		c.HasVSANCPU = c.HasVSANCPU || !math.IsNaN(r.VSANCPUPercent)
 	}
 	return c, nil
 }

@@ -123,12 +123,16 @@ func TestFactorsKeepTheirTypeAndDeclaredOrder(t *testing.T) {
 	if cells[0].Label != "iodepth=1 compression=False" || cells[0].Position != 5 || cells[7].Label != "iodepth=64 compression=True" {
 		t.Fatalf("cells %v, want declared order with their execution positions", cells)
 	}
-	aggs, err := s.Aggregates(ctx)
+	var blocks []string
+	err = s.EachBlock(ctx, false, func(b Block) error {
+		blocks = append(blocks, b.Cell)
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if aggs[0].Cell != cells[0].Label || aggs[7].Cell != cells[7].Label {
-		t.Fatalf("aggregates start with %s and end with %s, want the cells' order", aggs[0].Cell, aggs[7].Cell)
+	if blocks[0] != cells[0].Label || blocks[7] != cells[7].Label {
+		t.Fatalf("aggregates start with %s and end with %s, want the cells' order", blocks[0], blocks[7])
 	}
 	cols, err := s.FactorColumns(ctx, []string{cells[7].Label, cells[0].Label})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"sort"
 	"strings"
 )
@@ -63,17 +64,32 @@ func (c Cell) level(f string) string {
 	return ""
 }
 
-// cellRanks numbers the cells by label in the order Cells returns them.
-func (s *Store) cellRanks(ctx context.Context) (map[string]int, error) {
+// cellOrder is the ids of the cells in the order Cells returns them, as a
+// JSON array (for SQLite's json_each: a cell's rank is its index).
+func (s *Store) cellOrder(ctx context.Context) (string, error) {
 	cells, err := s.Cells(ctx)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	ranks := make(map[string]int, len(cells))
+	ids := make(map[string]int64, len(cells))
+	err = s.each(ctx, `SELECT id, label FROM cells`, func(rows *sql.Rows) error {
+		var id int64
+		var label string
+		if err := rows.Scan(&id, &label); err != nil {
+			return err
+		}
+		ids[label] = id
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	order := make([]int64, len(cells))
 	for i, c := range cells {
-		ranks[c.Label] = i
+		order[i] = ids[c.Label]
 	}
-	return ranks, nil
+	b, err := json.Marshal(order)
+	return string(b), err
 }
 
 func (s *Store) cellsByPosition(ctx context.Context) ([]Cell, error) {
@@ -263,26 +279,4 @@ func (s *Store) each(ctx context.Context, query string, f func(*sql.Rows) error)
 		}
 	}
 	return rows.Err()
-}
-
-// HostMetricMeans returns, per successful run, the mean of each host metric
-// over the run's hosts and samples.
-func (s *Store) HostMetricMeans(ctx context.Context) (map[RunKey]map[string]float64, error) {
-	out := map[RunKey]map[string]float64{}
-	err := s.each(ctx, `SELECT c.label, r.workload, r.repeat, m.metric, AVG(m.value)
-		FROM host_metrics m JOIN runs r ON r.id = m.run_id JOIN cells c ON c.id = r.cell_id
-		WHERE r.status = 'ok' GROUP BY r.id, m.metric`, func(rows *sql.Rows) error {
-		var k RunKey
-		var metric string
-		var mean float64
-		if err := rows.Scan(&k.Cell, &k.Workload, &k.Repeat, &metric, &mean); err != nil {
-			return err
-		}
-		if out[k] == nil {
-			out[k] = map[string]float64{}
-		}
-		out[k][metric] = mean
-		return nil
-	})
-	return out, err
 }

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"sort"
 	"strings"
 	"time"
 
@@ -310,45 +309,108 @@ type Aggregate struct {
 	fio.Row
 }
 
-// Aggregates returns the aggregate rows of every successful run over all
-// of its jobs (a workload of several jobs also stores each job's), cells
-// in the order Cells gives them.
-func (s *Store) Aggregates(ctx context.Context) ([]Aggregate, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT c.label, r.workload, r.repeat, w.direction, w.iops, w.mbps, w.lat_mean_us,
+// Block is what a summary of one cell and workload's repeats reads: the
+// aggregate rows of its successful runs over all of their jobs (a workload
+// of several jobs also stores each job's), repeats in order and each
+// repeat's directions in order.
+type Block struct {
+	Cell, Workload string
+	Aggregates     []Aggregate
+	// HostMeans are, per run, the mean of each host metric over the run's
+	// hosts and samples (runs that measured none have no entry); nil unless
+	// asked for.
+	HostMeans map[RunKey]map[string]float64
+}
+
+// blocksQuery reads the aggregate rows of the successful runs ordered by
+// cell (the rank of its id in the JSON array ?1), workload, repeat and
+// direction; with hostMeans, each run's host metric means follow its rows
+// (kind 1, the metric in the direction's place).
+func blocksQuery(hostMeans bool) string {
+	q := `WITH k(cell_id, rank) AS (SELECT value, key FROM json_each(?1)),
+	ok(id, rank, label, workload, repeat) AS (SELECT r.id, k.rank, c.label, r.workload, r.repeat
+		FROM runs r JOIN cells c ON c.id = r.cell_id JOIN k ON k.cell_id = c.id WHERE r.status = 'ok')
+	SELECT ok.rank, ok.label, ok.workload, ok.repeat, 0, w.direction, w.iops, w.mbps, w.lat_mean_us,
 		w.p50_us, w.p95_us, w.p99_us, w.p999_us, w.errors, w.simulated
-		FROM rows w JOIN runs r ON r.id = w.run_id JOIN cells c ON c.id = r.cell_id
-		WHERE w.aggregate AND w.job = '' AND r.status = 'ok' ORDER BY c.position, r.workload, r.repeat, w.direction`)
+		FROM rows w JOIN ok ON ok.id = w.run_id WHERE w.aggregate AND w.job = ''`
+	if hostMeans {
+		q += `
+	UNION ALL
+	SELECT ok.rank, ok.label, ok.workload, ok.repeat, 1, m.metric, AVG(m.value), NULL, NULL, NULL, NULL, NULL, NULL, 0, 0
+		FROM host_metrics m JOIN ok ON ok.id = m.run_id GROUP BY ok.id, m.metric`
+	}
+	return q + `
+	ORDER BY 1, 3, 4, 5, 6`
+}
+
+// EachBlock calls f with the aggregate rows of every successful run, one
+// cell and workload at a time (a Block), cells in the order Cells gives
+// them and each cell's workloads by name: what the summaries of the
+// repeats need, without holding every run. With hostMeans, each block also
+// has its runs' host metric means. f must not keep the block's slice or
+// map: their memory holds the next block.
+func (s *Store) EachBlock(ctx context.Context, hostMeans bool, f func(Block) error) error {
+	order, err := s.cellOrder(ctx)
 	if err != nil {
-		return nil, err
+		return err
+	}
+	rows, err := s.db.QueryContext(ctx, blocksQuery(hostMeans), order)
+	if err != nil {
+		return err
 	}
 	defer rows.Close()
-	var out []Aggregate
-	// The cells, workloads and directions repeat row after row: each text
-	// is kept once (at 10,000 runs, 20,000 rows of three texts each).
+	// The cells, workloads, directions and metrics repeat row after row:
+	// each text is kept once.
 	var t texts
-	var cell, workload, direction sql.RawBytes
-	for rows.Next() {
-		var a Aggregate
-		var m [7]sql.NullFloat64
-		if err := rows.Scan(&cell, &workload, &a.Repeat, &direction, &m[0], &m[1], &m[2],
-			&m[3], &m[4], &m[5], &m[6], &a.Errors, &a.Simulated); err != nil {
-			return nil, err
+	var cell, workload, name sql.RawBytes
+	var b Block
+	rank := -1
+	flush := func() error {
+		if len(b.Aggregates) == 0 && len(b.HostMeans) == 0 {
+			return nil
 		}
-		a.Cell, a.Workload, a.Direction = t.of(cell), t.of(workload), t.of(direction)
+		if err := f(b); err != nil {
+			return err
+		}
+		b.Aggregates = b.Aggregates[:0]
+		clear(b.HostMeans)
+		return nil
+	}
+	for rows.Next() {
+		var k RunKey
+		var r, kind int
+		var m [7]sql.NullFloat64
+		var a Aggregate
+		if err := rows.Scan(&r, &cell, &workload, &k.Repeat, &kind, &name, &m[0], &m[1], &m[2],
+			&m[3], &m[4], &m[5], &m[6], &a.Errors, &a.Simulated); err != nil {
+			return err
+		}
+		if r != rank || string(workload) != b.Workload {
+			if err := flush(); err != nil {
+				return err
+			}
+			rank, b.Cell, b.Workload = r, t.of(cell), t.of(workload)
+		}
+		k.Cell, k.Workload = b.Cell, b.Workload
+		if kind == 1 {
+			if b.HostMeans == nil {
+				b.HostMeans = map[RunKey]map[string]float64{}
+			}
+			if b.HostMeans[k] == nil {
+				b.HostMeans[k] = map[string]float64{}
+			}
+			b.HostMeans[k][t.of(name)] = m[0].Float64
+			continue
+		}
+		a.RunKey, a.Direction = k, t.of(name)
 		a.IOPS, a.MBps, a.LatMeanUs, a.P50Us = nanIfNull(m[0]), nanIfNull(m[1]), nanIfNull(m[2]), nanIfNull(m[3])
 		a.P95Us, a.P99Us, a.P999Us = nanIfNull(m[4]), nanIfNull(m[5]), nanIfNull(m[6])
-		out = append(out, a)
+		b.Aggregates = append(b.Aggregates, a)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return err
 	}
-	rows.Close() // before the next query: a store may hold one connection
-	ranks, err := s.cellRanks(ctx)
-	if err != nil {
-		return nil, err
-	}
-	sort.SliceStable(out, func(i, j int) bool { return ranks[out[i].Cell] < ranks[out[j].Cell] })
-	return out, nil
+	return flush()
 }
 
 // SaveOriginal records the token that restores factor to what it was before

@@ -1,9 +1,11 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"maps"
 	"math"
 	"os"
@@ -265,7 +267,11 @@ func TestUnmeasuredLatencyIsStoredAsMissing(t *testing.T) {
 	if err := s.CommitRun(ctx, r); err != nil {
 		t.Fatal(err)
 	}
-	aggs, err := s.Aggregates(ctx)
+	var aggs []Aggregate
+	err := s.EachBlock(ctx, false, func(b Block) error {
+		aggs = append(aggs, b.Aggregates...)
+		return nil
+	})
 	if err != nil || len(aggs) != 2 || !math.IsNaN(aggs[1].P99Us) || aggs[1].IOPS != 0 {
 		t.Fatalf("aggregates %+v (%v), want the write p99 NaN", aggs, err)
 	}
@@ -397,5 +403,66 @@ func TestSynchronousFollowsTheKind(t *testing.T) {
 			t.Errorf("%s store made %s with --fresh: synchronous = %d, want %d", kind(simulated), kind(!simulated), got, other)
 		}
 		fresh.Close()
+	}
+}
+
+// TestEachBlockHandsOneCellAndWorkloadAtATime: a block holds one cell and
+// workload's successful runs, repeats in order, and (when asked) the host
+// metric means of those runs and no others; a failed run is in none.
+func TestEachBlockHandsOneCellAndWorkloadAtATime(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTemp(t, Options{Simulated: true})
+	if err := s.SaveCells(ctx, testCells); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range testCells {
+		for _, w := range []string{"64k", "4k"} {
+			for r := 2; r >= 1; r-- {
+				run := okRun(c.Label, w, r, float64(100*r), true)
+				run.Metrics = append(run.Metrics, HostMetric{Host: "esx2", Metric: "cpu.usage.average", At: run.Start, Value: float64(10 * r)})
+				if c.Label == testCells[1].Label && w == "4k" && r == 2 {
+					run.Result, run.Err = nil, errors.New("worker lost")
+				}
+				if err := s.CommitRun(ctx, run); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	for _, hostMeans := range []bool{false, true} {
+		var got []string
+		err := s.EachBlock(ctx, hostMeans, func(b Block) error {
+			line := b.Cell + " / " + b.Workload + ":"
+			for _, a := range b.Aggregates {
+				line += fmt.Sprintf(" %s/%s#%d %s %g", a.Cell, a.Workload, a.Repeat, a.Direction, a.IOPS)
+			}
+			if !hostMeans && b.HostMeans != nil {
+				t.Errorf("%s: host means %v, not asked for", line, b.HostMeans)
+			}
+			for _, k := range slices.SortedFunc(maps.Keys(b.HostMeans), func(x, y RunKey) int { return cmp.Compare(x.Repeat, y.Repeat) }) {
+				line += fmt.Sprintf(" %s/%s#%d cpu %g", k.Cell, k.Workload, k.Repeat, b.HostMeans[k]["cpu.usage.average"])
+			}
+			got = append(got, line)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, b := testCells[0].Label, testCells[1].Label
+		want := []string{
+			a + " / 4k: " + a + "/4k#1 read 100 " + a + "/4k#2 read 200",
+			a + " / 64k: " + a + "/64k#1 read 100 " + a + "/64k#2 read 200",
+			b + " / 4k: " + b + "/4k#1 read 100",
+			b + " / 64k: " + b + "/64k#1 read 100 " + b + "/64k#2 read 200",
+		}
+		if hostMeans {
+			want[0] += " " + a + "/4k#1 cpu 26 " + a + "/4k#2 cpu 31"
+			want[1] += " " + a + "/64k#1 cpu 26 " + a + "/64k#2 cpu 31"
+			want[2] += " " + b + "/4k#1 cpu 26"
+			want[3] += " " + b + "/64k#1 cpu 26 " + b + "/64k#2 cpu 31"
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("blocks (host means %t):\n%s\nwant\n%s", hostMeans, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
 	}
 }
