@@ -36,11 +36,11 @@ func NewVSphereModule(deps Deps) *runtime.Module {
 			{Name: "destroy_workers", Params: "(prefix, pool=8)",
 				Doc: "power off and delete the workers named prefix-NN; returns their names", Fn: v.destroyWorkers},
 			{Name: "host_metrics", Params: "(hosts, start, end)",
-				Doc: "CPU and memory usage of hosts (None = all) between two times, in 20 s samples, as a frame", Fn: v.hostMetrics},
+				Doc: "CPU, memory and network usage of hosts (None = all) between two times, in 20 s samples, as a frame (cpu_percent, memory_percent, net_received_kbps, net_transmitted_kbps, net_usage_kbps)", Fn: v.hostMetrics},
 			{Name: "vsan_performance", Params: "(enable=False)",
 				Doc: "whether the cluster's vSAN performance service is on; enable=True turns it on (recorded in the ledger, turned off by a cleanup)", Fn: v.vsanPerformance},
 			{Name: "vsan_metrics", Params: "(start, end)",
-				Doc: "vSAN performance service samples between two times as a long frame (host, metric, time, value): vsan.client.* and vsan.backend.* (IOPS, throughput, latency, congestion, oio, resync) for the cluster, vsan.backend.* and vsan.cpu.usedPct per host", Fn: v.vsanMetrics},
+				Doc: "vSAN performance service samples between two times as a long frame (host, metric, time, value): vsan.client.* and vsan.backend.* (IOPS, throughput, latency, congestion, oio, resync) for the cluster, vsan.backend.*, vsan.cpu.usedPct and vsan.network.rxThroughput, txThroughput (bytes/s) per host", Fn: v.vsanMetrics},
 		}, vsphereEventMembers(deps)...),
 	}
 }
@@ -323,16 +323,18 @@ func (v vsphereModule) hostMetrics(thread *starlark.Thread, b *starlark.Builtin,
 		return nil, err
 	}
 	var host, at []string
-	var cpu, mem []float64
+	var cpu, mem, rx, tx, net []float64
 	var sim []bool
 	for _, r := range rows {
 		host, at = append(host, r.Host), append(at, r.Time.UTC().Format(time.RFC3339))
 		cpu, mem = append(cpu, r.CPUPercent), append(mem, r.MemoryPercent)
+		rx, tx, net = append(rx, r.NetReceivedKBps), append(tx, r.NetTransmittedKBps), append(net, r.NetUsageKBps)
 		sim = append(sim, t.Testbed != nil)
 	}
 	return NewFrame(dataframe.New(
 		series.New(host, series.String, "host"), series.New(at, series.String, "time"),
 		series.New(cpu, series.Float, "cpu_percent"), series.New(mem, series.Float, "memory_percent"),
+		series.New(rx, series.Float, "net_received_kbps"), series.New(tx, series.Float, "net_transmitted_kbps"), series.New(net, series.Float, "net_usage_kbps"),
 		series.New(sim, series.Bool, "simulated"),
 	)), nil
 }

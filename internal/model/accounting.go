@@ -35,6 +35,11 @@ type opCost struct {
 	deviceLatency float64 // device access latency on the critical path, seconds
 	deviceBytes   float64 // bytes read or written on devices
 	bufferBytes   float64 // bytes written into OSA write buffers (cache tier)
+	// compOps and compBytes are the component ops the DOM sends to the
+	// components (what vSAN's DOM component manager serves) and their
+	// payload bytes, by the op's direction: a RAID-5 write's reads of old
+	// data and parity are reads. Destage within a disk group is not one.
+	compOps, compBytes [2]float64
 }
 
 // cpuCycles is every cycle the I/O costs any host.
@@ -58,6 +63,10 @@ func (c *opCost) add(o opCost, w float64) {
 	c.deviceLatency += w * o.deviceLatency
 	c.deviceBytes += w * o.deviceBytes
 	c.bufferBytes += w * o.bufferBytes
+	for d := range c.compOps {
+		c.compOps[d] += w * o.compOps[d]
+		c.compBytes[d] += w * o.compBytes[d]
+	}
 }
 
 // layout is how a policy places one object's data on the cluster.
@@ -301,6 +310,12 @@ func (c *costModel) component(io *ioCost, leg int, n, payload float64, toCompone
 	hdr := c.m.MessageHeaderBytes.Value
 	l.comp.storeCycles += n * c.m.LSOMOpCycles.Value
 	l.comp.dispatches += n
+	op := read
+	if toComponent {
+		op = write
+	}
+	l.comp.compOps[op] += n
+	l.comp.compBytes[op] += n * payload
 	l.ownerNet.domCycles += n * c.msgCycles
 	l.compNet.storeCycles += n * c.msgCycles
 	l.ownerNet.dispatches += n // the reply, received at the owner

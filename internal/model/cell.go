@@ -93,6 +93,7 @@ func solveCell(ctx context.Context, p *testbed.Profile, in Input, c *cell) (*Out
 	out.HostCPUPercent = hostPercent(c.hostCPU, u)
 	out.Notes = append(out.Notes, rangeNotes(p, g.fioOutstanding, c.sizes)...)
 	c.result = dirs
+	out.Hosts = hostFigures([]*cell{c}, out.HostCPUPercent)
 	return out, nil
 }
 
@@ -121,6 +122,53 @@ func hostPercent(at []int, u []float64) []float64 {
 		}
 	}
 	return pct
+}
+
+// hostFigures is what each host does for the solved cells (each with its
+// result): the cells' I/Os per second in each direction times what one
+// I/O costs the host (cell.perHost) and each of its capacity devices. cpu
+// is each host's CPU (hostPercent), of which vSAN's share is its cycles'
+// share: the DOM's, the LSOM's and the network's, not the guest's. The
+// thread hand-offs' cycles (a load-dependent station's extra) are split
+// in the same proportion (an assumption: they fall on both).
+func hostFigures(cells []*cell, cpu []float64) []HostFigures {
+	h := len(cpu)
+	out := make([]HostFigures, h)
+	vsan, all := make([]float64, h), make([]float64, h)
+	devices := len(cells[0].perDevice[read]) / h
+	busy := make([]float64, h*devices) // each capacity device's utilisation
+	for _, c := range cells {
+		for dir := range c.perHost {
+			x := c.result[dir].IOPS
+			if x == 0 {
+				continue
+			}
+			for i := range out {
+				o, f := &c.perHost[dir][i], &out[i]
+				f.CompReadIOPS += x * o.compOps[read]
+				f.CompWriteIOPS += x * o.compOps[write]
+				f.CompReadBytesPerSec += x * o.compBytes[read]
+				f.CompWriteBytesPerSec += x * o.compBytes[write]
+				f.NICTxBytesPerSec += x * o.txBytes
+				f.NICRxBytesPerSec += x * o.rxBytes
+				all[i] += x * o.cpuCycles()
+				vsan[i] += x * (o.cpuCycles() - o.guestCycles)
+			}
+			for d, t := range c.perDevice[dir] {
+				busy[d] += x * t
+			}
+		}
+	}
+	bps := cells[0].link.bps
+	for i := range out {
+		f := &out[i]
+		f.NICPercent = 100 * math.Max(f.NICTxBytesPerSec, f.NICRxBytesPerSec) / bps
+		if all[i] > 0 {
+			f.VSANCPUPercent = cpu[i] * vsan[i] / all[i]
+		}
+		f.DeviceUtil = slices.Max(busy[i*devices : (i+1)*devices])
+	}
+	return out
 }
 
 // addStation records a station's utilisation u (and w, the share of its
@@ -327,9 +375,14 @@ type cell struct {
 	// copy is part of; -1 where the copy is idle and left out (see
 	// groupCopies). The same for every cell of a network.
 	hostCPU []int
-	z       [2]float64 // fixed delay per direction, seconds
-	zMix    float64
-	notes   []string
+	// perHost is, per direction, what one I/O of the cell costs each host
+	// (placedLoad's spread of it), and perDevice each capacity device's
+	// time: the per-host figures of the output (hostFigures).
+	perHost   [2][]opCost
+	perDevice [2][]float64
+	z         [2]float64 // fixed delay per direction, seconds
+	zMix      float64
+	notes     []string
 	// What the cell was placed from, kept to split it into classes (see
 	// classes.go): the VMs, the job's disks as placed objects, each disk's
 	// kind and the kinds' costs per I/O. index is the job's in the input.
@@ -433,6 +486,8 @@ func newCell(p *testbed.Profile, in Input, j int, objects []object, deferDestage
 func (c *cell) place(p *testbed.Profile, objs []object, kindOf []int) {
 	var sp [2]spread
 	sp, c.cost = placedLoad(p, objs, kindOf, c.costs)
+	c.perHost = [2][]opCost{sp[read].host, sp[write].host}
+	c.perDevice = [2][]float64{sp[read].capacity, sp[write].capacity}
 	c.copies = stationCopies(p, c.pl, c.link, c.g, sp, c.fr)
 	hop := p.Model.HopLatencyTCPUs.Value
 	if c.rdma {

@@ -355,6 +355,7 @@ func solveCells(ctx context.Context, p *testbed.Profile, in Input, cells []*cell
 	}
 	out.addStations(cells[0].st, sol.W, u)
 	out.HostCPUPercent = hostPercent(cells[0].hostCPU, u)
+	out.Hosts = hostFigures(cells, out.HostCPUPercent)
 	out.Notes = append(out.Notes, rangeNotes(p, out.Outstanding, sizes)...)
 	return out, nil
 }

@@ -69,9 +69,9 @@ func TestHostCPUFollowsTheLayout(t *testing.T) {
 // host the run leaves idle is absent.
 func TestPlaneReportsEachHostByName(t *testing.T) {
 	hosts := []string{"esx-4", "esx-3", "esx-2", "esx-1"}
-	var got map[string]float64
+	var got map[string]HostLoad
 	var out Output
-	pl, _ := newTestPlane(t, WithHostLoad(hosts, func(_, _ time.Time, cpu map[string]float64) { got = cpu }),
+	pl, _ := newTestPlane(t, WithHostLoad(hosts, func(_, _ time.Time, loads map[string]HostLoad) { got = loads }),
 		WithObserver(func(_ *testbed.Profile, _ Input, o Output) { out = o }))
 	ws := workers(1, 1, "")
 	ws[0].Host = "esx-3"
@@ -79,8 +79,8 @@ func TestPlaneReportsEachHostByName(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Model host 0 is the worker's, host 1 the first other host by name.
-	want := map[string]float64{"esx-3": out.HostCPUPercent[0], "esx-1": out.HostCPUPercent[1]}
-	if fmt.Sprint(got) != fmt.Sprint(want) || got["esx-3"] <= got["esx-1"] || got["esx-1"] <= 0 {
-		t.Errorf("host CPU by name %v, want %v: the worker's host esx-3 busiest, its replica's host esx-1 loaded, esx-2 and esx-4 idle", got, want)
+	want := map[string]HostLoad{"esx-3": {out.HostCPUPercent[0], out.Hosts[0]}, "esx-1": {out.HostCPUPercent[1], out.Hosts[1]}}
+	if fmt.Sprint(got) != fmt.Sprint(want) || got["esx-3"].CPUPercent <= got["esx-1"].CPUPercent || got["esx-1"].CompReadIOPS <= 0 {
+		t.Errorf("host loads by name %v, want %v: the worker's host esx-3 busiest, its replica's host esx-1 loaded (reads at its replica), esx-2 and esx-4 idle", got, want)
 	}
 }

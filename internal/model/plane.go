@@ -41,10 +41,32 @@ type Plane struct {
 // before noise.
 type ObserveFunc func(p *testbed.Profile, in Input, out Output)
 
-// HostLoadFunc receives the CPU a simulated run predicted on each host it
+// HostLoadFunc receives what a simulated run predicted on each host it
 // loads, by host name (a host the run leaves idle is absent), with the
 // run's wall-clock window, so the control plane can report it as metrics.
-type HostLoadFunc func(start, end time.Time, cpuPercent map[string]float64)
+type HostLoadFunc func(start, end time.Time, hosts map[string]HostLoad)
+
+// HostLoad is what a run costs one host: its CPU (Output.HostCPUPercent)
+// and its own figures (Output.Hosts).
+type HostLoad struct {
+	CPUPercent float64
+	HostFigures
+}
+
+// Add adds w times o to l (for means over time).
+func (l *HostLoad) Add(o HostLoad, w float64) {
+	l.CPUPercent += w * o.CPUPercent
+	f, g := &l.HostFigures, &o.HostFigures
+	f.CompReadIOPS += w * g.CompReadIOPS
+	f.CompWriteIOPS += w * g.CompWriteIOPS
+	f.CompReadBytesPerSec += w * g.CompReadBytesPerSec
+	f.CompWriteBytesPerSec += w * g.CompWriteBytesPerSec
+	f.DeviceUtil += w * g.DeviceUtil
+	f.NICTxBytesPerSec += w * g.NICTxBytesPerSec
+	f.NICRxBytesPerSec += w * g.NICRxBytesPerSec
+	f.NICPercent += w * g.NICPercent
+	f.VSANCPUPercent += w * g.VSANCPUPercent
+}
 
 // RunLoadFunc receives every simulated run's wall-clock window with its
 // input and what the model predicted (noise included), so the control
@@ -71,7 +93,7 @@ func WithNoise(seed uint64) Option {
 	return func(pl *Plane) { pl.noise = rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)) }
 }
 
-// WithHostLoad reports every run's predicted CPU of each host to f. hosts
+// WithHostLoad reports what every run predicted of each host to f. hosts
 // are the cluster's host names: the model knows the hosts of the worker
 // VMs, and puts the components it places elsewhere on the others in
 // sorted order (see hostNames).
@@ -293,13 +315,13 @@ func (pl *Plane) RunJobs(ctx context.Context, jobs []JobRun, progress func(fio.S
 	}
 	pl.mu.Unlock()
 	if pl.hostLoad != nil {
-		cpu := map[string]float64{}
+		loads := map[string]HostLoad{}
 		for h, name := range hostNames(pl.p.Hosts, in.VMs, pl.hosts) {
 			if name != "" && h < len(out.HostCPUPercent) && out.HostCPUPercent[h] > 0 {
-				cpu[name] = out.HostCPUPercent[h]
+				loads[name] = HostLoad{out.HostCPUPercent[h], out.Hosts[h]}
 			}
 		}
-		pl.hostLoad(start, time.Now(), cpu)
+		pl.hostLoad(start, time.Now(), loads)
 	}
 	if pl.runLoad != nil {
 		pl.runLoad(start, time.Now(), in, *out)
@@ -551,6 +573,12 @@ func (pl *Plane) applyNoise(out *Output) {
 		dirs = append(dirs, &out.Jobs[i].Read, &out.Jobs[i].Write)
 		for c := range out.Jobs[i].Classes {
 			dirs = append(dirs, &out.Jobs[i].Classes[c].Read, &out.Jobs[i].Classes[c].Write)
+		}
+	}
+	for i := range out.Hosts { // the hosts' rates follow the run's
+		h := &out.Hosts[i]
+		for _, x := range []*float64{&h.CompReadIOPS, &h.CompWriteIOPS, &h.CompReadBytesPerSec, &h.CompWriteBytesPerSec, &h.NICTxBytesPerSec, &h.NICRxBytesPerSec, &h.NICPercent} {
+			*x *= f
 		}
 	}
 	for _, d := range dirs {

@@ -34,8 +34,12 @@ type Output struct {
 	// even layout): what notes and validation tables quote.
 	// HostCPUPercent is each host's own, by the model's host index (see
 	// hostNames); 0 for a host the cell leaves idle.
-	CPUPercent      float64
-	HostCPUPercent  []float64
+	CPUPercent     float64
+	HostCPUPercent []float64
+	// Hosts are each host's own figures, by the same index: its
+	// components' I/O, its vSAN uplink's traffic and vSAN's share of its
+	// CPU; all 0 for a host the cell leaves idle.
+	Hosts           []HostFigures
 	GuestCPUPercent float64 // the worker VMs' vCPUs running fio, on the busiest host
 	NICPercent      float64 // busiest NIC direction
 	Bottleneck      string
@@ -56,6 +60,32 @@ type Output struct {
 	// cluster-wide.
 	Burst             *Output
 	BufferBytesPerSec float64
+}
+
+// HostFigures is what one host does in a cell (docs/model.md, Placement):
+// the cell's I/Os at the costs that land on the host.
+type HostFigures struct {
+	// The component ops the host's components serve per second (the ops
+	// the DOM owners send them, vSAN's DOM component manager's view), and
+	// their payload bytes per second, by the op's direction: a guest read
+	// is a component read at one component of its object, a guest write
+	// the writes of its leg's components (RAID-1: each mirror; ESA also
+	// the destage to the capacity leg), a RAID-5/6 partial-stripe write on
+	// OSA reads as well.
+	CompReadIOPS, CompWriteIOPS               float64
+	CompReadBytesPerSec, CompWriteBytesPerSec float64
+	// DeviceUtil is the utilisation (0..1) of the host's busiest capacity
+	// device.
+	DeviceUtil float64
+	// The bytes the host's vSAN uplink sends and receives per second on
+	// the wire (frames and message headers included), and its busier
+	// direction's share of the uplink's usable rate, in percent.
+	NICTxBytesPerSec, NICRxBytesPerSec float64
+	NICPercent                         float64
+	// VSANCPUPercent is vSAN's share of the host's CPU (HostCPUPercent):
+	// the DOM's, the LSOM's and the network's cycles, not the worker VMs'
+	// guest path.
+	VSANCPUPercent float64
 }
 
 // JobOutput is one job's share of a cell.

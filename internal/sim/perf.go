@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -9,6 +10,8 @@ import (
 	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"starbench/internal/model"
 )
 
 // IdleCPUPercent is the CPU usage a host reports when no load was recorded
@@ -18,7 +21,8 @@ const IdleCPUPercent = 2.0
 // esxiMemoryPercent is the memory usage of ESXi itself, in percent.
 const esxiMemoryPercent = 4.0
 
-// hostLoad holds the CPU usage recorded per host over time.
+// hostLoad holds what each host did over time: its CPU and what the
+// embedded data plane predicted of it besides (model.HostLoad).
 type hostLoad struct {
 	mu   sync.Mutex
 	runs map[string][]loadSpan
@@ -29,7 +33,7 @@ type hostLoad struct {
 // 10,000 a host keeps (as time.Time values, each span held two).
 type loadSpan struct {
 	start, end int64
-	cpu        float64
+	load       model.HostLoad
 }
 
 // maxSpans bounds the history kept per host.
@@ -39,10 +43,10 @@ func newHostLoad() *hostLoad { return &hostLoad{runs: map[string][]loadSpan{}} }
 
 // record notes a load, keeping a host's spans in the order of their ends
 // (runs are recorded as they end, so a span almost always goes last).
-func (h *hostLoad) record(host string, start, end time.Time, cpu float64) {
+func (h *hostLoad) record(host string, start, end time.Time, l model.HostLoad) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.runs[host] = keepByEnd(h.runs[host], loadSpan{start.UnixNano(), end.UnixNano(), cpu}, func(s loadSpan) int64 { return s.end })
+	h.runs[host] = keepByEnd(h.runs[host], loadSpan{start.UnixNano(), end.UnixNano(), l}, func(s loadSpan) int64 { return s.end })
 }
 
 // keepByEnd inserts span into spans (in the order of their ends) and keeps
@@ -59,28 +63,40 @@ func keepByEnd[S any](spans []S, span S, end func(S) int64) []S {
 	return spans
 }
 
-// cpu returns the CPU usage of host over [start, end): the time-weighted
-// mean of the recorded loads that overlap it, or idle when none does. Idle
-// gaps within the window do not dilute a load, because simulated runs take
-// far less wall time than the runs they stand for. Only the spans that end
+// at returns the load of host over [start, end): the time-weighted mean of
+// the recorded loads that overlap it, and false when none does. Idle gaps
+// within the window do not dilute a load, because simulated runs take far
+// less wall time than the runs they stand for. Only the spans that end
 // after start are looked at: for the window of the latest run, a few of
 // the thousands a long campaign records.
-func (h *hostLoad) cpu(host string, start, end time.Time) float64 {
+func (h *hostLoad) at(host string, start, end time.Time) (model.HostLoad, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	spans := h.runs[host]
 	from, to := start.UnixNano(), end.UnixNano()
-	busy, sum := 0.0, 0.0
+	busy := 0.0
+	var sum model.HostLoad
 	for _, s := range spans[endingAfter(spans, from, func(s loadSpan) int64 { return s.end }):] {
 		if d := float64(min(s.end, to) - max(s.start, from)); d > 0 {
 			busy += d
-			sum += d * s.cpu
+			sum.Add(s.load, d)
 		}
 	}
 	if busy == 0 {
-		return IdleCPUPercent
+		return model.HostLoad{}, false
 	}
-	return sum / busy
+	var mean model.HostLoad
+	mean.Add(sum, 1/busy)
+	return mean, true
+}
+
+// cpu returns the CPU usage of host over [start, end) (see at), or idle
+// when no load was recorded then.
+func (h *hostLoad) cpu(host string, start, end time.Time) float64 {
+	if l, ok := h.at(host, start, end); ok {
+		return l.CPUPercent
+	}
+	return IdleCPUPercent
 }
 
 // endingAfter is the index of the first of spans (in the order of their
@@ -95,9 +111,11 @@ func endingAfter[S any](spans []S, t int64, end func(S) int64) int {
 	return i
 }
 
-// perfManager answers host queries of cpu.usage.average and mem.usage.average
-// from the recorded load and the powered-on VMs' memory, instead of the stock
-// simulator's random samples. Other queries go to the stock manager.
+// perfManager answers host queries of cpu.usage.average, mem.usage.average
+// and the network's net.usage.average, net.received.average and
+// net.transmitted.average from the recorded load and the powered-on VMs'
+// memory, instead of the stock simulator's random samples. Other queries
+// go to the stock manager.
 type perfManager struct {
 	*simulator.PerformanceManager
 	sim *Sim
@@ -110,6 +128,7 @@ func (p *perfManager) QueryPerf(ctx *simulator.Context, req *types.QueryPerf) so
 		}
 	}
 	cpuID, memID := p.counter("cpu", "usage"), p.counter("mem", "usage")
+	netID, rxID, txID := p.counter("net", "usage"), p.counter("net", "received"), p.counter("net", "transmitted")
 	vmMemory := p.vmMemory(ctx)
 	body := &methods.QueryPerfBody{Res: &types.QueryPerfResponse{}}
 	for _, qs := range req.QuerySpec {
@@ -150,15 +169,27 @@ func (p *perfManager) QueryPerf(ctx *simulator.Context, req *types.QueryPerf) so
 		for _, id := range qs.MetricId {
 			series := &types.PerfMetricIntSeries{PerfMetricSeries: types.PerfMetricSeries{Id: id}}
 			for i := int32(0); i < n; i++ {
-				var v float64
+				from := start.Add(time.Duration(i) * step)
+				var v int64
 				switch id.CounterId {
 				case cpuID:
-					from := start.Add(time.Duration(i) * step)
-					v = p.sim.load.cpu(host.Name, from, from.Add(step))
+					v = int64(100 * p.sim.load.cpu(host.Name, from, from.Add(step))) // hundredths of a percent
 				case memID:
-					v = mem
+					v = int64(100 * mem)
+				case netID, rxID, txID:
+					// The vSAN traffic the host's uplink carries (the
+					// simulated runs' only traffic), in KBps of 1024 bytes.
+					l, _ := p.sim.load.at(host.Name, from, from.Add(step))
+					b := l.NICRxBytesPerSec + l.NICTxBytesPerSec
+					switch id.CounterId {
+					case rxID:
+						b = l.NICRxBytesPerSec
+					case txID:
+						b = l.NICTxBytesPerSec
+					}
+					v = int64(math.Round(b / 1024))
 				}
-				series.Value = append(series.Value, int64(v*100)) // hundredths of a percent
+				series.Value = append(series.Value, v)
 			}
 			metric.Value = append(metric.Value, series)
 		}

@@ -4,20 +4,27 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"starbench/internal/model"
 )
 
 // TestHostLoadMeansTheSpansThatOverlap: a window's CPU is the time-weighted
 // mean of the recorded spans that overlap it, whatever order they were
-// recorded in; a window no span overlaps, or another host, reads idle.
+// recorded in, and so is every other figure of the load (here vSAN's CPU,
+// a tenth of it); a window no span overlaps, or another host, reads idle
+// and nothing of vSAN's.
 func TestHostLoadMeansTheSpansThatOverlap(t *testing.T) {
 	h := newHostLoad()
 	t0 := time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
-	h.record("esx1", at(0), at(60), 40)
-	h.record("esx1", at(120), at(180), 80)
-	h.record("esx1", at(30), at(90), 20) // ends before the one recorded last
-	h.record("esx3", at(100), at(200), 70)
-	h.record("esx3", at(0), at(50), 10)
+	load := func(cpu float64) model.HostLoad {
+		return model.HostLoad{CPUPercent: cpu, HostFigures: model.HostFigures{VSANCPUPercent: cpu / 10}}
+	}
+	h.record("esx1", at(0), at(60), load(40))
+	h.record("esx1", at(120), at(180), load(80))
+	h.record("esx1", at(30), at(90), load(20)) // ends before the one recorded last
+	h.record("esx3", at(100), at(200), load(70))
+	h.record("esx3", at(0), at(50), load(10))
 	for _, c := range []struct {
 		host       string
 		start, end int
@@ -32,6 +39,13 @@ func TestHostLoadMeansTheSpansThatOverlap(t *testing.T) {
 	} {
 		if got := h.cpu(c.host, at(c.start), at(c.end)); math.Abs(got-c.want) > 1e-9 {
 			t.Errorf("%s over [%d s, %d s): %v %% CPU, want %v", c.host, c.start, c.end, got, c.want)
+		}
+		wantVSAN := c.want / 10
+		if c.want == IdleCPUPercent {
+			wantVSAN = 0
+		}
+		if l, _ := h.at(c.host, at(c.start), at(c.end)); math.Abs(l.VSANCPUPercent-wantVSAN) > 1e-9 {
+			t.Errorf("%s over [%d s, %d s): %v %% vSAN CPU, want %v", c.host, c.start, c.end, l.VSANCPUPercent, wantVSAN)
 		}
 	}
 }

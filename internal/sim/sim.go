@@ -25,6 +25,7 @@ import (
 	"github.com/vmware/govmomi/vsan"
 	vsansim "github.com/vmware/govmomi/vsan/simulator"
 
+	"starbench/internal/model"
 	"starbench/internal/testbed"
 	_ "starbench/internal/vsphere/vsanext" // registers the RDMA types the simulator decodes
 )
@@ -253,11 +254,19 @@ func (s *Sim) Userinfo() *url.Userinfo { return s.user }
 // SetFaults replaces the injected faults; nil removes them.
 func (s *Sim) SetFaults(faults []Fault) { s.faults.set(faults) }
 
-// RecordHostCPU makes host report cpuPercent CPU usage between start and end
-// through the PerformanceManager (the embedded data plane calls it after
-// every simulated run, so host metrics show what the model predicted).
+// RecordHostCPU makes host report cpuPercent CPU usage between start and
+// end through the PerformanceManager, and nothing of vSAN's.
 func (s *Sim) RecordHostCPU(host string, start, end time.Time, cpuPercent float64) {
-	s.load.record(host, start, end, cpuPercent)
+	s.load.record(host, start, end, model.HostLoad{CPUPercent: cpuPercent})
+}
+
+// RecordHostLoad makes host report l between start and end: its CPU and
+// network through the PerformanceManager, its components' I/O, vSAN's CPU
+// and its vSAN network through the vSAN performance service (the embedded
+// data plane calls it after every simulated run, so host metrics show
+// what the model predicted).
+func (s *Sim) RecordHostLoad(host string, start, end time.Time, l model.HostLoad) {
+	s.load.record(host, start, end, l)
 }
 
 // validate checks what the simulator needs of a profile.

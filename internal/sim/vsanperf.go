@@ -21,18 +21,17 @@ import (
 	"starbench/internal/testbed"
 )
 
-// vsanLoad is what vSAN's performance service would have measured during
-// one simulated run, cluster-wide, in its units: IOPS, bytes/s, ms. The
-// metrics are arrays in the order of their labels, not maps: a long
-// campaign keeps thousands of loads (maxSpans), and maps of 8 and 14
-// labels took some 1.2 kB a run where the arrays take about 180 bytes.
+// vsanLoad is what vSAN's performance service would have measured of the
+// VMs' I/O during one simulated run, cluster-wide (cluster-domclient), in
+// its units: IOPS, bytes/s, ms. The metrics are an array in the order of
+// their labels, not a map: a long campaign keeps thousands of loads
+// (maxSpans). The backend view is the hosts' (see hostLoad).
 type vsanLoad struct {
-	client  [len(clientLabels)]float64  // by clientLabels
-	backend [len(backendLabels)]float64 // by backendLabels
+	client [len(clientLabels)]float64 // by clientLabels
 }
 
-// Where a metric is in a load's client and backend arrays (the backend
-// view has the client view's labels first).
+// Where a metric is in the client and backend views (the backend view
+// has the client view's labels first).
 const (
 	iopsRead = iota
 	iopsWrite
@@ -51,6 +50,7 @@ var (
 	backendLabels = [...]string{iopsRead: "iopsRead", iopsWrite: "iopsWrite", throughputRead: "throughputRead", throughputWrite: "throughputWrite",
 		latencyAvgRead: "latencyAvgRead", latencyAvgWrite: "latencyAvgWrite", congestion: "congestion", oio: "oio",
 		"iopsResyncRead", "tputResyncRead", "latAvgResyncRead", "iopsRecWrite", "throughputRecWrite", "latencyAvgRecWrite"}
+	hostNetLabels = []string{"rxThroughput", "txThroughput"}
 )
 
 // vsanRuns holds the vSAN loads recorded over time.
@@ -67,35 +67,17 @@ type vsanSpan struct {
 }
 
 // RecordRun makes the vSAN performance service report, between start and
-// end, what the model predicted for a run of in (the embedded data plane
-// calls it after every simulated run):
-//   - the client view (cluster-domclient) is the run's IOPS, throughput,
-//     mean latency and outstanding I/O;
-//   - the backend view (cluster-domcompmgr, host-domcompmgr, spread evenly
-//     over the hosts) counts a component read per guest read and the
-//     component writes of each guest write (raid1: one per copy; raid5:
-//     data and parity, 2; raid6: 3), with the capacity devices' latency
-//     at the utilisation the model found (an M/M/1 queue) and outstanding
-//     I/O by Little's law;
-//   - vSAN CPU (vsan-cpu usedPct) is the host CPU the model predicted,
-//     the workers' guest cycles included: the model does not report
-//     vSAN's share of it apart;
-//   - congestion and resync are 0: a steady run has neither.
+// end, the client view (cluster-domclient) of what the model predicted
+// for a run: its IOPS, throughput, mean latency and outstanding I/O (the
+// embedded data plane calls it after every simulated run). The hosts'
+// views (host-domcompmgr, and cluster-domcompmgr as their sum; vsan-cpu;
+// vsan-host-net) are what it records of each host (RecordHostLoad).
 func (s *Sim) RecordRun(start, end time.Time, in model.Input, out model.Output) {
 	var load vsanLoad
-	// put sets a direction's metrics (read 0, write 1) in a view's metrics m.
-	put := func(m []float64, dir int, iops, bytesPerSec, latMs float64) {
-		m[iopsRead+dir], m[throughputRead+dir], m[latencyAvgRead+dir] = iops, bytesPerSec, latMs
-	}
-	put(load.client[:], 0, out.Read.IOPS, out.Read.MBps*1e6, out.Read.LatMeanUs/1000)
-	put(load.client[:], 1, out.Write.IOPS, out.Write.MBps*1e6, out.Write.LatMeanUs/1000)
-	load.client[oio] = float64(out.Outstanding)
-
-	copies := writeCopies(in)
-	devLat := deviceLatencyMs(s.Testbed, out)
-	put(load.backend[:], 0, out.Read.IOPS, out.Read.MBps*1e6, devLat)
-	put(load.backend[:], 1, out.Write.IOPS*copies, out.Write.MBps*1e6*copies, devLat)
-	load.backend[oio] = (load.backend[iopsRead] + load.backend[iopsWrite]) * devLat / 1000
+	c := load.client[:]
+	c[iopsRead], c[throughputRead], c[latencyAvgRead] = out.Read.IOPS, out.Read.MBps*1e6, out.Read.LatMeanUs/1000
+	c[iopsWrite], c[throughputWrite], c[latencyAvgWrite] = out.Write.IOPS, out.Write.MBps*1e6, out.Write.LatMeanUs/1000
+	c[oio] = float64(out.Outstanding)
 
 	s.vsanRuns.mu.Lock()
 	defer s.vsanRuns.mu.Unlock()
@@ -103,39 +85,50 @@ func (s *Sim) RecordRun(start, end time.Time, in model.Input, out model.Output) 
 	s.vsanRuns.spans = keepByEnd(s.vsanRuns.spans, vsanSpan{start.UnixNano(), end.UnixNano(), load}, func(s vsanSpan) int64 { return s.end })
 }
 
-// writeCopies is how many component writes a guest write becomes, over
-// the run's disks.
-func writeCopies(in model.Input) float64 {
-	sum, n := 0.0, 0
-	for _, j := range in.Jobs {
-		for _, d := range j.Disks {
-			switch d.Policy.RAID {
-			case "raid5":
-				sum += 2
-			case "raid6":
-				sum += 3
-			default:
-				sum += float64(max(d.Policy.FTT, 0) + 1)
-			}
-			n++
-		}
+// backend is the backend view (host-domcompmgr) of a host's load l: the
+// ops its components serve and their bytes, with its busiest capacity
+// device's latency at its utilisation (an M/M/1 queue) for each direction
+// it serves, and outstanding I/O by Little's law; congestion and resync
+// are 0 (a steady run has neither).
+func backend(p *testbed.Profile, l model.HostLoad) [len(backendLabels)]float64 {
+	var b [len(backendLabels)]float64
+	lat := p.Storage.Capacity.LatencyUs / (1 - math.Min(l.DeviceUtil, 0.95)) / 1000
+	b[iopsRead], b[iopsWrite] = l.CompReadIOPS, l.CompWriteIOPS
+	b[throughputRead], b[throughputWrite] = l.CompReadBytesPerSec, l.CompWriteBytesPerSec
+	if l.CompReadIOPS > 0 {
+		b[latencyAvgRead] = lat
 	}
-	if n == 0 {
-		return 2 // vSAN's default policy: raid1, ftt 1
+	if l.CompWriteIOPS > 0 {
+		b[latencyAvgWrite] = lat
 	}
-	return sum / float64(n)
+	b[oio] = (l.CompReadIOPS*b[latencyAvgRead] + l.CompWriteIOPS*b[latencyAvgWrite]) / 1000
+	return b
 }
 
-// deviceLatencyMs is the capacity devices' latency at the utilisation the
-// model found for them.
-func deviceLatencyMs(p *testbed.Profile, out model.Output) float64 {
-	u := 0.0
-	for _, st := range out.Stations {
-		if st.Name == "ssd-capacity" {
-			u = st.Util
+// sumBackend is the cluster's backend view (cluster-domcompmgr) from its
+// hosts' (hosts): rates and outstanding I/O add up, latencies are the
+// hosts' weighted by their ops.
+func sumBackend(hosts [][len(backendLabels)]float64) [len(backendLabels)]float64 {
+	var sum [len(backendLabels)]float64
+	for _, b := range hosts {
+		for k, v := range b {
+			switch k {
+			case latencyAvgRead:
+				sum[k] += v * b[iopsRead]
+			case latencyAvgWrite:
+				sum[k] += v * b[iopsWrite]
+			default:
+				sum[k] += v
+			}
 		}
 	}
-	return p.Storage.Capacity.LatencyUs / (1 - math.Min(u, 0.95)) / 1000
+	if sum[iopsRead] > 0 {
+		sum[latencyAvgRead] /= sum[iopsRead]
+	}
+	if sum[iopsWrite] > 0 {
+		sum[latencyAvgWrite] /= sum[iopsWrite]
+	}
+	return sum
 }
 
 // at is the time-weighted mean load over [from, to), zero when idle. Only
@@ -156,24 +149,19 @@ func (r *vsanRuns) at(start, end time.Time) vsanLoad {
 		for k, v := range sp.load.client {
 			out.client[k] += d * v
 		}
-		for k, v := range sp.load.backend {
-			out.backend[k] += d * v
-		}
 	}
 	if busy > 0 {
 		for k := range out.client {
 			out.client[k] /= busy
 		}
-		for k := range out.backend {
-			out.backend[k] /= busy
-		}
 	}
 	return out
 }
 
-// vsanPerfManager answers VsanPerfQueryPerf from the recorded runs, for the
-// entity types the client asks for: cluster-domclient, cluster-domcompmgr,
-// host-domcompmgr and vsan-cpu.
+// vsanPerfManager answers VsanPerfQueryPerf from the recorded runs and
+// hosts' loads, for the entity types the client asks for:
+// cluster-domclient, cluster-domcompmgr, host-domcompmgr, vsan-cpu and
+// vsan-host-net.
 type vsanPerfManager struct {
 	types.ManagedObjectReference
 	sim    *Sim
@@ -203,22 +191,23 @@ func (m *vsanPerfManager) VsanPerfQueryPerf(ctx *simulator.Context, req *vsantyp
 	res := &vsantypes.VsanPerfQueryPerfResponse{}
 	for _, q := range req.QuerySpecs {
 		kind, id, _ := strings.Cut(q.EntityRefId, ":")
-		onHost := kind == "host-domcompmgr" || kind == "vsan-cpu"
+		onHost := kind == "host-domcompmgr" || kind == "vsan-cpu" || kind == "vsan-host-net"
 		known := kind == "cluster-domclient" || kind == "cluster-domcompmgr" || onHost
 		if !known || (onHost && hosts[id] == "") || (!onHost && id != clusterUUID) || q.StartTime == nil || q.EndTime == nil {
-			body.Fault_ = simulator.Fault(fmt.Sprintf("entity %q: want cluster-domclient:, cluster-domcompmgr: with the cluster's vSAN UUID, or host-domcompmgr:, vsan-cpu: with a host's node UUID, and a start and end time", q.EntityRefId),
+			body.Fault_ = simulator.Fault(fmt.Sprintf("entity %q: want cluster-domclient:, cluster-domcompmgr: with the cluster's vSAN UUID, or host-domcompmgr:, vsan-cpu:, vsan-host-net: with a host's node UUID, and a start and end time", q.EntityRefId),
 				&types.InvalidArgument{InvalidProperty: "querySpecs"})
 			return body
 		}
-		res.Returnval = append(res.Returnval, m.series(q, kind, hosts[id], len(hosts)))
+		res.Returnval = append(res.Returnval, m.series(q, kind, hosts[id], slices.Sorted(maps.Values(hosts))))
 	}
 	body.Res = res
 	return body
 }
 
-// series answers one query spec, of host (its name; "" for the cluster):
-// samples every interval (300 s by default) from start to end.
-func (m *vsanPerfManager) series(q vsantypes.VsanPerfQuerySpec, kind, host string, hosts int) vsantypes.VsanPerfEntityMetricCSV {
+// series answers one query spec, of host (its name; "" for the cluster,
+// whose hosts are all): samples every interval (300 s by default) from
+// start to end.
+func (m *vsanPerfManager) series(q vsantypes.VsanPerfQuerySpec, kind, host string, all []string) vsantypes.VsanPerfEntityMetricCSV {
 	step := time.Duration(q.Interval) * time.Second
 	if step <= 0 {
 		step = 300 * time.Second
@@ -232,27 +221,35 @@ func (m *vsanPerfManager) series(q vsantypes.VsanPerfQuerySpec, kind, host strin
 		if from.Before(*q.StartTime) {
 			from = *q.StartTime
 		}
-		load := m.sim.vsanRuns.at(from, to)
 		times = append(times, to.UTC().Format(sampleTimeFormat))
-		labels, metrics := clientLabels[:], load.client[:]
-		share := 1.0
+		var labels []string
+		var metrics []float64
 		switch kind {
+		case "cluster-domclient":
+			load := m.sim.vsanRuns.at(from, to)
+			labels, metrics = clientLabels[:], load.client[:]
 		case "cluster-domcompmgr":
-			labels, metrics = backendLabels[:], load.backend[:]
-		case "host-domcompmgr":
-			labels, metrics, share = backendLabels[:], load.backend[:], 1/float64(hosts)
-		case "vsan-cpu":
-			// The run's cost on this host: the host's recorded CPU (the
-			// embedded data plane's per-host prediction) above ESXi's idle.
-			used := max(m.sim.load.cpu(host, from, to)-IdleCPUPercent, 0)
-			labels, metrics = []string{"usedPct", "readyPct"}, []float64{used, 0}
+			hosts := make([][len(backendLabels)]float64, len(all))
+			for h, name := range all {
+				l, _ := m.sim.load.at(name, from, to)
+				hosts[h] = backend(m.sim.Testbed, l)
+			}
+			b := sumBackend(hosts)
+			labels, metrics = backendLabels[:], b[:]
+		default: // the host's own: what the embedded data plane recorded of it
+			l, _ := m.sim.load.at(host, from, to)
+			switch kind {
+			case "host-domcompmgr":
+				b := backend(m.sim.Testbed, l)
+				labels, metrics = backendLabels[:], b[:]
+			case "vsan-cpu":
+				labels, metrics = []string{"usedPct", "readyPct"}, []float64{l.VSANCPUPercent, 0}
+			case "vsan-host-net":
+				labels, metrics = hostNetLabels, []float64{l.NICRxBytesPerSec, l.NICTxBytesPerSec}
+			}
 		}
 		for j, label := range labels {
-			v := metrics[j]
-			if kind == "host-domcompmgr" && !strings.HasPrefix(label, "latenc") && !strings.HasPrefix(label, "latAvg") {
-				v *= share // latencies are per I/O, the rest adds up over hosts
-			}
-			values[label] = append(values[label], strconv.FormatFloat(v, 'f', -1, 64))
+			values[label] = append(values[label], strconv.FormatFloat(metrics[j], 'f', -1, 64))
 		}
 	}
 	out := vsantypes.VsanPerfEntityMetricCSV{EntityRefId: q.EntityRefId, SampleInfo: strings.Join(times, ",")}

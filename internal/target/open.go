@@ -90,17 +90,20 @@ func openSimulated(ctx context.Context, opts Options) (*Target, func(), error) {
 		}
 		// Host metrics show on each host ESXi's idle CPU plus what the
 		// model predicts the run costs there (its workers' guests and
-		// vSAN, its components' vSAN): the idle figure alone on a host
-		// the run leaves alone.
+		// vSAN, its components' vSAN), and its vSAN traffic; the vSAN
+		// performance service its components' I/O, vSAN's CPU and
+		// network: the idle figures alone on a host the run leaves alone.
 		hosts := make([]string, len(inv.Hosts))
 		for i, h := range inv.Hosts {
 			hosts[i] = h.Name
 		}
-		opt := []model.Option{model.WithHostLoad(hosts, func(start, end time.Time, cpu map[string]float64) {
+		opt := []model.Option{model.WithHostLoad(hosts, func(start, end time.Time, loads map[string]model.HostLoad) {
 			for _, h := range hosts {
-				s.RecordHostCPU(h, start, end, min(100, sim.IdleCPUPercent+cpu[h]))
+				l := loads[h]
+				l.CPUPercent = min(100, sim.IdleCPUPercent+l.CPUPercent)
+				s.RecordHostLoad(h, start, end, l)
 			}
-		}), model.WithRunLoad(s.RecordRun)} // and vSAN's performance service what it predicted
+		}), model.WithRunLoad(s.RecordRun)} // and vSAN's performance service the run's client view
 		if !opts.ExactModel {
 			opt = append(opt, model.WithNoise(noiseSeed))
 		}

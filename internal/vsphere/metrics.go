@@ -24,13 +24,19 @@ type HostSample struct {
 	Time          time.Time // end of the interval
 	CPUPercent    float64
 	MemoryPercent float64
+	// The host's network traffic, every NIC together, received and
+	// transmitted and both (net.usage), in vSphere's KBps (1024 bytes/s).
+	NetReceivedKBps, NetTransmittedKBps, NetUsageKBps float64
 }
+
+// hostCounters are the PerformanceManager counters HostMetrics reads.
+var hostCounters = []string{"cpu.usage.average", "mem.usage.average", "net.usage.average", "net.received.average", "net.transmitted.average"}
 
 // metricsInterval is vCenter's real-time sampling interval.
 const metricsInterval = 20 * time.Second
 
-// HostMetrics reads CPU and memory usage of hosts (nil = all of the
-// cluster's) between start and end from the PerformanceManager, in 20 s
+// HostMetrics reads CPU, memory and network usage of hosts (nil = all of
+// the cluster's) between start and end from the PerformanceManager, in 20 s
 // samples. vCenter keeps real-time samples for about an hour.
 func (c *Client) HostMetrics(ctx context.Context, hosts []string, start, end time.Time) ([]HostSample, error) {
 	if !end.After(start) {
@@ -63,7 +69,7 @@ func (c *Client) HostMetrics(ctx context.Context, hosts []string, start, end tim
 		MetricId:   []types.PerfMetricId{{Instance: ""}},
 	}
 	m := c.perfManager()
-	raw, err := m.SampleByName(ctx, spec, []string{"cpu.usage.average", "mem.usage.average"}, refs)
+	raw, err := m.SampleByName(ctx, spec, hostCounters, refs)
 	if err != nil {
 		return nil, fmt.Errorf("querying host metrics: %w", err)
 	}
@@ -88,6 +94,12 @@ func (c *Client) HostMetrics(ctx context.Context, hosts []string, start, end tim
 					rows[i].CPUPercent = float64(x) / 100
 				case "mem.usage.average":
 					rows[i].MemoryPercent = float64(x) / 100
+				case "net.usage.average":
+					rows[i].NetUsageKBps = float64(x)
+				case "net.received.average":
+					rows[i].NetReceivedKBps = float64(x)
+				case "net.transmitted.average":
+					rows[i].NetTransmittedKBps = float64(x)
 				}
 			}
 		}

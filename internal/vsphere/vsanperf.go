@@ -26,11 +26,12 @@ const KindPerfService = "vsan-performance"
 type VSANSample struct {
 	Entity string // the cluster's name, or a host's
 	// Metric is "vsan." + the view ("client": what the VMs see;
-	// "backend": vSAN's own I/O; "cpu") + "." + vSAN's metric label,
-	// e.g. "vsan.backend.latencyAvgWrite".
+	// "backend": vSAN's own I/O; "cpu"; "network": the host's vSAN
+	// VMkernel traffic) + "." + vSAN's metric label, e.g.
+	// "vsan.backend.latencyAvgWrite".
 	Metric string
 	Time   time.Time
-	Value  float64 // in vSAN's units: IOPS, bytes/s, ms, percent, count
+	Value  float64 // in vSAN's units: IOPS, bytes/s (throughput), ms, percent, count
 }
 
 // vsanViews are the performance service's entity types starbench reads,
@@ -46,6 +47,7 @@ var vsanViews = []struct {
 	{"cluster-domcompmgr", "backend", false, backendLabels},
 	{"host-domcompmgr", "backend", true, backendLabels},
 	{"vsan-cpu", "cpu", true, []string{"usedPct"}},
+	{"vsan-host-net", "network", true, []string{"rxThroughput", "txThroughput"}},
 }
 
 var backendLabels = []string{"iopsRead", "iopsWrite", "throughputRead", "throughputWrite", "latencyAvgRead", "latencyAvgWrite",
@@ -96,7 +98,7 @@ func (c *Client) undoPerfService(ctx context.Context, e ledger.Entry) (string, e
 
 // VSANMetrics reads the vSAN performance service between start and end
 // for the cluster (client and backend views) and each host (backend view,
-// vSAN CPU). The service keeps a sample every 5 minutes.
+// vSAN CPU, vSAN network). The service keeps a sample every 5 minutes.
 func (c *Client) VSANMetrics(ctx context.Context, start, end time.Time) ([]VSANSample, error) {
 	if !end.After(start) {
 		return nil, fmt.Errorf("end (%s) must be after start (%s)", end.Format(time.RFC3339), start.Format(time.RFC3339))

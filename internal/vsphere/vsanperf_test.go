@@ -36,15 +36,21 @@ func TestVSANMetricsReportWhatTheRunsDid(t *testing.T) {
 	if on, _ := c.PerfServiceEnabled(ctx); !on {
 		t.Fatal("the service is not on")
 	}
-	in := model.Input{Jobs: []model.JobLoad{{Disks: []model.DiskLoad{{Policy: model.Policy{RAID: "raid1", FTT: 2}}, {Policy: model.Policy{RAID: "raid1", FTT: 2}}}}}}
+	in := model.Input{Jobs: []model.JobLoad{{Disks: []model.DiskLoad{{Policy: model.Policy{RAID: "raid1", FTT: 1}}}}}}
 	out := model.Output{Read: model.Direction{IOPS: 9000, MBps: 36, LatMeanUs: 500}, Write: model.Direction{IOPS: 1000, MBps: 4, LatMeanUs: 2000},
-		Outstanding: 64, CPUPercent: 40, Stations: []model.StationUse{{Name: "ssd-capacity", Util: 0.5}}}
-	s.RecordRun(start.Add(5*time.Minute), start.Add(10*time.Minute), in, out)
-	// The embedded data plane records each host's own CPU: ESXi's idle
-	// plus the run's cost there (40 points on the worker's host, nothing
-	// on a host the run leaves alone); vsan.cpu.usedPct is that cost.
-	s.RecordHostCPU("DC0_C0_H1", start.Add(5*time.Minute), start.Add(10*time.Minute), sim.IdleCPUPercent+40)
-	s.RecordHostCPU("DC0_C0_H3", start.Add(5*time.Minute), start.Add(10*time.Minute), sim.IdleCPUPercent)
+		Outstanding: 64, CPUPercent: 40}
+	run, runEnd := start.Add(5*time.Minute), start.Add(10*time.Minute)
+	s.RecordRun(run, runEnd, in, out)
+	// The embedded data plane records each host's own load: on the
+	// worker's host ESXi's idle CPU plus the run's 40 points, 30 of them
+	// vSAN's, its replica's reads and writes; on its other replica's host
+	// the other half of the reads and the writes; nothing on a host the
+	// run leaves alone.
+	s.RecordHostLoad("DC0_C0_H1", run, runEnd, model.HostLoad{CPUPercent: sim.IdleCPUPercent + 40, HostFigures: model.HostFigures{
+		CompReadIOPS: 4500, CompWriteIOPS: 2000, CompReadBytesPerSec: 18e6, DeviceUtil: 0.5, VSANCPUPercent: 30, NICRxBytesPerSec: 5e6, NICTxBytesPerSec: 25e6}})
+	s.RecordHostLoad("DC0_C0_H2", run, runEnd, model.HostLoad{CPUPercent: sim.IdleCPUPercent + 10, HostFigures: model.HostFigures{
+		CompReadIOPS: 4500, CompWriteIOPS: 1000, DeviceUtil: 0.75, VSANCPUPercent: 10}})
+	s.RecordHostLoad("DC0_C0_H3", run, runEnd, model.HostLoad{CPUPercent: sim.IdleCPUPercent})
 	samples, err := c.VSANMetrics(ctx, start, end)
 	if err != nil {
 		t.Fatal(err)
@@ -54,16 +60,24 @@ func TestVSANMetricsReportWhatTheRunsDid(t *testing.T) {
 		got[x.Entity+" "+x.Metric] = append(got[x.Entity+" "+x.Metric], x.Value)
 	}
 	for key, want := range map[string][]float64{
-		"DC0_C0 vsan.client.iopsRead":           {0, 9000, 0},
-		"DC0_C0 vsan.client.latencyAvgWrite":    {0, 2, 0},
-		"DC0_C0 vsan.client.oio":                {0, 64, 0},
-		"DC0_C0 vsan.backend.iopsWrite":         {0, 3000, 0}, // ftt 2: three copies
-		"DC0_C0_H1 vsan.backend.iopsWrite":      {0, 750, 0},  // of four hosts
-		"DC0_C0_H1 vsan.backend.latencyAvgRead": {0, 0.16, 0}, // 80 us at 50 % busy
-		"DC0_C0 vsan.backend.oio":               {0, 1.92, 0}, // 12000 IOPS x 0.16 ms
-		"DC0_C0_H1 vsan.cpu.usedPct":            {0, 40, 0},
-		"DC0_C0_H3 vsan.cpu.usedPct":            {0, 0, 0},
-		"DC0_C0 vsan.backend.iopsResyncRead":    {0, 0, 0},
+		"DC0_C0 vsan.client.iopsRead":            {0, 9000, 0},
+		"DC0_C0 vsan.client.latencyAvgWrite":     {0, 2, 0},
+		"DC0_C0 vsan.client.oio":                 {0, 64, 0},
+		"DC0_C0 vsan.backend.iopsWrite":          {0, 3000, 0}, // the hosts' together
+		"DC0_C0_H1 vsan.backend.iopsWrite":       {0, 2000, 0},
+		"DC0_C0_H3 vsan.backend.iopsRead":        {0, 0, 0},
+		"DC0_C0_H1 vsan.backend.throughputRead":  {0, 18e6, 0},
+		"DC0_C0_H1 vsan.backend.latencyAvgRead":  {0, 0.16, 0},     // 80 us at 50 % busy
+		"DC0_C0_H2 vsan.backend.latencyAvgRead":  {0, 0.32, 0},     // at 75 %
+		"DC0_C0 vsan.backend.latencyAvgWrite":    {0, 0.64 / 3, 0}, // weighted by the hosts' writes
+		"DC0_C0 vsan.backend.oio":                {0, 2.8, 0},      // 6500 IOPS x 0.16 ms + 5500 x 0.32
+		"DC0_C0_H3 vsan.backend.latencyAvgWrite": {0, 0, 0},        // no I/O, no latency
+		"DC0_C0_H1 vsan.cpu.usedPct":             {0, 30, 0},       // vSAN's, not the guest's
+		"DC0_C0_H3 vsan.cpu.usedPct":             {0, 0, 0},
+		"DC0_C0_H1 vsan.network.rxThroughput":    {0, 5e6, 0},
+		"DC0_C0_H1 vsan.network.txThroughput":    {0, 25e6, 0},
+		"DC0_C0_H3 vsan.network.txThroughput":    {0, 0, 0},
+		"DC0_C0 vsan.backend.iopsResyncRead":     {0, 0, 0},
 	} {
 		g := got[key]
 		if len(g) != len(want) {

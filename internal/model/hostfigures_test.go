@@ -1,0 +1,119 @@
+package model
+
+import (
+	"math"
+	"testing"
+
+	"starbench/internal/fio"
+)
+
+// near6 reports whether got is within a millionth of want (or both 0).
+func near6(got, want float64) bool { return math.Abs(got-want) <= 1e-6*math.Abs(want) }
+
+// One VM on esx-1 with one RAID-1 disk on StorageReview's 4 ESA hosts,
+// worked out by hand. Its replicas are on its own host (0) and the next
+// (1); hosts 2 and 3 hold nothing. A 4K read goes to one replica, each
+// taking half, the remote one sending the 4 KiB back in frames (wire bytes
+// per payload byte f) with a message header h each way. A 4K write is a
+// performance-leg write to each mirror and the destage to the capacity
+// leg: 2 x 4 KiB in ops of D bytes, half on each replica; the owner sends
+// host 1 its share of both.
+func TestHostFiguresOfOneDiskByHand(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	f, h, D := frameFactor(p.MTU, false), p.Model.MessageHeaderBytes.Value, p.Model.DestageIOBytes.Value
+	const b = 4096.0
+	for _, tc := range []struct {
+		rw string
+		// per host 0 and 1, per guest I/O: component reads, writes, their
+		// bytes; bytes host 0 sends and receives (host 1 the other way)
+		reads, writes, readBytes, writeBytes, tx0, rx0 float64
+	}{
+		{"randread", 0.5, 0, b / 2, 0, h / 2, (b*f + h) / 2},
+		{"randwrite", 0, 1 + b/D, 0, 2 * b, b*f + h + b/D*(D*f+h), h * (1 + b/D)},
+	} {
+		job := &fio.Job{IOEngine: "libaio", Direct: true, RW: tc.rw, BlockSize: 4096, IODepth: 16}
+		out := solve(t, p, oneDiskEach([]VM{{Host: "esx-1"}}, Policy{RAID: "raid1", FTT: 1}, job))
+		x := out.Read.IOPS + out.Write.IOPS
+		hs := out.Hosts
+		if len(hs) != p.Hosts || x == 0 {
+			t.Fatalf("%s: %d host figures at %.0f IOPS, want %d", tc.rw, len(hs), x, p.Hosts)
+		}
+		for i, g := range hs[:2] {
+			tx, rx := tc.tx0, tc.rx0
+			if i == 1 {
+				tx, rx = rx, tx
+			}
+			got := []float64{g.CompReadIOPS, g.CompWriteIOPS, g.CompReadBytesPerSec, g.CompWriteBytesPerSec, g.NICTxBytesPerSec, g.NICRxBytesPerSec}
+			want := []float64{x * tc.reads, x * tc.writes, x * tc.readBytes, x * tc.writeBytes, x * tx, x * rx}
+			for k := range got {
+				if !near6(got[k], want[k]) {
+					t.Errorf("%s: host %d: component reads, writes, bytes read, written, NIC sent, received per second %.1f, want %.1f", tc.rw, i, got, want)
+					break
+				}
+			}
+			if g.DeviceUtil <= 0 || g.NICPercent <= 0 {
+				t.Errorf("%s: host %d holds a replica: device utilisation %.3f, NIC %.3f %%, want both above 0", tc.rw, i, g.DeviceUtil, g.NICPercent)
+			}
+		}
+		for i, g := range hs[2:] {
+			if g != (HostFigures{}) {
+				t.Errorf("%s: host %d holds nothing of the run, yet reports %+v", tc.rw, i+2, g)
+			}
+		}
+		// vSAN's CPU: the replica's host has no guest, so all of its CPU;
+		// on the VM's host, less than its CPU by the guest's path.
+		cpu := out.HostCPUPercent
+		if !near6(hs[1].VSANCPUPercent, cpu[1]) || !(hs[0].VSANCPUPercent > 0 && hs[0].VSANCPUPercent < cpu[0]) {
+			t.Errorf("%s: vSAN CPU %.3f / %.3f %% of host CPU %.3f / %.3f %%: want the replica's host's all of it, the VM's host's less (its guest's)",
+				tc.rw, hs[0].VSANCPUPercent, hs[1].VSANCPUPercent, cpu[0], cpu[1])
+		}
+	}
+}
+
+// Where the layout is even every host reports the same, and the hosts'
+// figures add up to the cluster's: a component read per guest read, every
+// byte sent is received.
+func TestHostFiguresOfAnEvenLayout(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	job := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 8192, IODepth: 16}
+	out := solve(t, p, uniformInput(p, Policy{RAID: "raid5", FTT: 1}, job))
+	var reads, tx, rx float64
+	for i, g := range out.Hosts {
+		if g != out.Hosts[0] && !(near6(g.CompReadIOPS, out.Hosts[0].CompReadIOPS) && near6(g.CompWriteBytesPerSec, out.Hosts[0].CompWriteBytesPerSec) &&
+			near6(g.NICTxBytesPerSec, out.Hosts[0].NICTxBytesPerSec) && near6(g.VSANCPUPercent, out.Hosts[0].VSANCPUPercent) && near6(g.DeviceUtil, out.Hosts[0].DeviceUtil)) {
+			t.Errorf("even layout: host %d reports %+v, host 0 %+v: want the same", i, g, out.Hosts[0])
+		}
+		if g.CompWriteIOPS <= 0 || g.VSANCPUPercent <= 0 || g.VSANCPUPercent >= out.HostCPUPercent[i] {
+			t.Errorf("even layout: host %d: %+v at host CPU %.2f %%: want component writes, and vSAN CPU above 0 and below the host's", i, g, out.HostCPUPercent[i])
+		}
+		reads += g.CompReadIOPS
+		tx += g.NICTxBytesPerSec
+		rx += g.NICRxBytesPerSec
+	}
+	if !near6(reads, out.Read.IOPS) || !near6(tx, rx) {
+		t.Errorf("even layout: hosts' component reads %.0f/s for %.0f guest reads/s, sent %.0f and received %.0f bytes/s: want one a read, and sent = received", reads, out.Read.IOPS, tx, rx)
+	}
+}
+
+// On an uneven layout (five VMs on four hosts: two classes) and with two
+// jobs beside each other, the hosts' figures add up to the cluster's over
+// all classes: a component read per guest read, every byte sent received.
+func TestHostFiguresAddUpOverClasses(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	job := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 64}
+	five := oneDiskEach([]VM{{Host: "a"}, {Host: "b"}, {Host: "c"}, {Host: "d"}, {Host: "a"}}, Policy{RAID: "raid1", FTT: 1}, job)
+	two := oneDiskEach([]VM{{Host: "a"}}, Policy{RAID: "raid1", FTT: 1}, job)
+	two.Jobs = []JobLoad{{Name: "x", Job: job, Disks: two.Jobs[0].Disks}, {Name: "y", Job: job, Disks: two.Jobs[0].Disks}}
+	for name, in := range map[string]Input{"five VMs": five, "two jobs": two} {
+		out := solve(t, p, in)
+		var reads, tx, rx float64
+		for _, g := range out.Hosts {
+			reads += g.CompReadIOPS
+			tx += g.NICTxBytesPerSec
+			rx += g.NICRxBytesPerSec
+		}
+		if !near6(reads, out.Read.IOPS) || !near6(tx, rx) || tx == 0 {
+			t.Errorf("%s: hosts' component reads %.0f/s for %.0f guest reads/s, sent %.0f and received %.0f bytes/s: want one a read, and sent = received", name, reads, out.Read.IOPS, tx, rx)
+		}
+	}
+}
