@@ -2,6 +2,7 @@ package model
 
 import (
 	"math"
+	"reflect"
 	"testing"
 
 	"starbench/internal/fio"
@@ -116,4 +117,29 @@ func TestHostFiguresAddUpOverClasses(t *testing.T) {
 			t.Errorf("%s: hosts' component reads %.0f/s for %.0f guest reads/s, sent %.0f and received %.0f bytes/s: want one a read, and sent = received", name, reads, out.Read.IOPS, tx, rx)
 		}
 	}
+}
+
+// HostLoad.Add (the simulator's means over time) adds every figure: a
+// field added to HostFigures and left out of Add would read 0 there.
+func TestHostLoadAddsEveryFigure(t *testing.T) {
+	var one, sum HostLoad
+	v := reflect.ValueOf(&one).Elem()
+	var fields func(v reflect.Value, f func(reflect.Value, string))
+	fields = func(v reflect.Value, f func(reflect.Value, string)) {
+		for i := range v.NumField() {
+			if v.Field(i).Kind() == reflect.Struct {
+				fields(v.Field(i), f)
+			} else {
+				f(v.Field(i), v.Type().Field(i).Name)
+			}
+		}
+	}
+	fields(v, func(x reflect.Value, _ string) { x.SetFloat(1) })
+	sum.Add(one, 2)
+	sum.Add(one, 0.5)
+	fields(reflect.ValueOf(sum), func(x reflect.Value, name string) {
+		if x.Float() != 2.5 {
+			t.Errorf("%s: %v after adding 1 twice (weights 2 and 0.5), want 2.5", name, x.Float())
+		}
+	})
 }
