@@ -460,7 +460,8 @@ func (c *campaignValue) planMethod(thread *starlark.Thread, b *starlark.Builtin,
 }
 
 func (c *campaignValue) runMethod(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
+	results := true
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "results?", &results); err != nil {
 		return nil, err
 	}
 	s, err := runtime.SessionFrom(thread)
@@ -506,6 +507,11 @@ func (c *campaignValue) runMethod(thread *starlark.Thread, b *starlark.Builtin, 
 		Observer: c.deps.Observer, Opened: func() { s.Wrote(path) }})
 	if err != nil {
 		return nil, err
+	}
+	if !results {
+		// A frame of every run grows with the runs; a large sweep reads
+		// what it needs from the store instead (c.stats()).
+		return starlark.None, nil
 	}
 	return storeFrame(ctx, path, "results", c.spec.CVThreshold)
 }

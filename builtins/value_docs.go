@@ -87,7 +87,7 @@ var (
 			attr("name", "the campaign's name (its store is out/NAME.db)"),
 			{Name: "plan", Params: "()", Doc: "the plan against what the store already holds, as text: cells, runs, order and ETA"},
 			attr("repeat", "how many times each workload runs in each cell"),
-			{Name: "run", Params: "()", Doc: "runs what the store lacks (resuming an interrupted campaign), stores every run as it ends, and returns the campaign's results frame"},
+			{Name: "run", Params: "(results=True)", Doc: "runs what the store lacks (resuming an interrupted campaign), stores every run as it ends, and returns the campaign's results frame (None with results=False: a sweep of thousands of runs reads c.stats() instead of holding a row per run)"},
 			{Name: "stats", Params: "()", Doc: "the store's stats frame: each cell, workload and direction's repeats summarised (n, mean, std, cv)"},
 			{Name: "store_path", Params: "()", Doc: "the path of the campaign's store under the output directory"},
 			attr("workloads", "the campaign.workload values, in order"),
