@@ -137,6 +137,8 @@ func hostFigures(cells []*cell, cpu []float64) []HostFigures {
 	vsan, all := make([]float64, h), make([]float64, h)
 	devices := len(cells[0].perDevice[read]) / h
 	busy := make([]float64, h*devices) // each capacity device's utilisation
+	groups := len(cells[0].perCache[read]) / h
+	busyCache := make([]float64, h*groups) // each OSA cache device's
 	for _, c := range cells {
 		for dir := range c.perHost {
 			x := c.result[dir].IOPS
@@ -157,6 +159,9 @@ func hostFigures(cells []*cell, cpu []float64) []HostFigures {
 			for d, t := range c.perDevice[dir] {
 				busy[d] += x * t
 			}
+			for g, t := range c.perCache[dir] {
+				busyCache[g] += x * t
+			}
 		}
 	}
 	bps := cells[0].link.bps
@@ -167,6 +172,9 @@ func hostFigures(cells []*cell, cpu []float64) []HostFigures {
 			f.VSANCPUPercent = cpu[i] * vsan[i] / all[i]
 		}
 		f.DeviceUtil = slices.Max(busy[i*devices : (i+1)*devices])
+		if groups > 0 {
+			f.CacheUtil = slices.Max(busyCache[i*groups : (i+1)*groups])
+		}
 	}
 	return out
 }
@@ -376,10 +384,12 @@ type cell struct {
 	// groupCopies). The same for every cell of a network.
 	hostCPU []int
 	// perHost is, per direction, what one I/O of the cell costs each host
-	// (placedLoad's spread of it), and perDevice each capacity device's
-	// time: the per-host figures of the output (hostFigures).
+	// (placedLoad's spread of it), perDevice each capacity device's time
+	// and perCache each OSA disk group's cache device's (none on ESA): the
+	// per-host figures of the output (hostFigures).
 	perHost   [2][]opCost
 	perDevice [2][]float64
+	perCache  [2][]float64
 	z         [2]float64 // fixed delay per direction, seconds
 	zMix      float64
 	notes     []string
@@ -488,6 +498,7 @@ func (c *cell) place(p *testbed.Profile, objs []object, kindOf []int) {
 	sp, c.cost = placedLoad(p, objs, kindOf, c.costs)
 	c.perHost = [2][]opCost{sp[read].host, sp[write].host}
 	c.perDevice = [2][]float64{sp[read].capacity, sp[write].capacity}
+	c.perCache = [2][]float64{sp[read].cache, sp[write].cache}
 	c.copies = stationCopies(p, c.pl, c.link, c.g, sp, c.fr)
 	hop := p.Model.HopLatencyTCPUs.Value
 	if c.rdma {

@@ -143,3 +143,30 @@ func TestHostLoadAddsEveryFigure(t *testing.T) {
 		}
 	})
 }
+
+// OSA's writes land in the disk groups' write buffers: one VM's RAID-1
+// disk of 4K random writes on WWT's OSA hosts keeps the cache devices of
+// its two replicas' hosts busy (each replica's group holds the whole of
+// its host's share) and no other host's; on ESA there is no cache tier.
+func TestHostFiguresCacheTier(t *testing.T) {
+	job := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 4096, IODepth: 16}
+	in := oneDiskEach([]VM{{Host: "esx-1"}}, Policy{RAID: "raid1", FTT: 1}, job)
+	osa := mustLoad(t, "wwt-r640-osa")
+	out := solve(t, osa, in)
+	for i, f := range out.Hosts {
+		if busy := i < 2; (f.CacheUtil > 0) != busy || f.CacheUtil >= 1 {
+			t.Errorf("OSA host %d: cache device %.3f busy, want busy (below 1) only on the replicas' hosts 0 and 1", i, f.CacheUtil)
+		}
+	}
+	// A mirror write is one cache-device write on each replica's host:
+	// the busier host's cache device is at least the guest's writes times
+	// the device's own time for one.
+	if min := out.Write.IOPS / osa.Storage.Cache.WriteIOPS; out.Hosts[1].CacheUtil < min {
+		t.Errorf("OSA replica host's cache device %.4f busy, want at least %.4f (one 4K write per guest write)", out.Hosts[1].CacheUtil, min)
+	}
+	for i, f := range solve(t, mustLoad(t, "storagereview-r6625-esa"), in).Hosts {
+		if f.CacheUtil != 0 {
+			t.Errorf("ESA host %d: cache device %g busy, want 0 (no cache tier)", i, f.CacheUtil)
+		}
+	}
+}

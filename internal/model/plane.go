@@ -62,6 +62,7 @@ func (l *HostLoad) Add(o HostLoad, w float64) {
 	f.CompReadBytesPerSec += w * g.CompReadBytesPerSec
 	f.CompWriteBytesPerSec += w * g.CompWriteBytesPerSec
 	f.DeviceUtil += w * g.DeviceUtil
+	f.CacheUtil += w * g.CacheUtil
 	f.NICTxBytesPerSec += w * g.NICTxBytesPerSec
 	f.NICRxBytesPerSec += w * g.NICRxBytesPerSec
 	f.NICPercent += w * g.NICPercent

@@ -77,6 +77,9 @@ type HostFigures struct {
 	// DeviceUtil is the utilisation (0..1) of the host's busiest capacity
 	// device.
 	DeviceUtil float64
+	// CacheUtil is the utilisation (0..1) of the host's busiest OSA cache
+	// device, where OSA's writes land (0 on ESA).
+	CacheUtil float64
 	// The bytes the host's vSAN uplink sends and receives per second on
 	// the wire (frames and message headers included), and its busier
 	// direction's share of the uplink's usable rate, in percent.

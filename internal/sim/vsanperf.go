@@ -86,20 +86,26 @@ func (s *Sim) RecordRun(start, end time.Time, in model.Input, out model.Output) 
 }
 
 // backend is the backend view (host-domcompmgr) of a host's load l: the
-// ops its components serve and their bytes, with its busiest capacity
-// device's latency at its utilisation (an M/M/1 queue) for each direction
-// it serves, and outstanding I/O by Little's law; congestion and resync
-// are 0 (a steady run has neither).
+// ops its components serve and their bytes, with the latency of the
+// busiest device each direction lands on at its utilisation (an M/M/1
+// queue): reads the capacity device, writes too on ESA, OSA's writes the
+// disk group's cache device (its write buffer); outstanding I/O by
+// Little's law; congestion and resync are 0 (a steady run has neither).
 func backend(p *testbed.Profile, l model.HostLoad) [len(backendLabels)]float64 {
 	var b [len(backendLabels)]float64
-	lat := p.Storage.Capacity.LatencyUs / (1 - math.Min(l.DeviceUtil, 0.95)) / 1000
+	mm1 := func(us, util float64) float64 { return us / (1 - math.Min(util, 0.95)) / 1000 }
+	read := mm1(p.Storage.Capacity.LatencyUs, l.DeviceUtil)
+	write := read
+	if p.Architecture == "OSA" {
+		write = mm1(p.Storage.Cache.LatencyUs, l.CacheUtil)
+	}
 	b[iopsRead], b[iopsWrite] = l.CompReadIOPS, l.CompWriteIOPS
 	b[throughputRead], b[throughputWrite] = l.CompReadBytesPerSec, l.CompWriteBytesPerSec
 	if l.CompReadIOPS > 0 {
-		b[latencyAvgRead] = lat
+		b[latencyAvgRead] = read
 	}
 	if l.CompWriteIOPS > 0 {
-		b[latencyAvgWrite] = lat
+		b[latencyAvgWrite] = write
 	}
 	b[oio] = (l.CompReadIOPS*b[latencyAvgRead] + l.CompWriteIOPS*b[latencyAvgWrite]) / 1000
 	return b
