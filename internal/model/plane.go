@@ -315,17 +315,21 @@ func (pl *Plane) RunJobs(ctx context.Context, jobs []JobRun, progress func(fio.S
 		burst = bufferBurst(pl.p, &pl.buffer, out, end)
 	}
 	pl.mu.Unlock()
+	if len(jobs) == 1 {
+		burst, end = sp.burst, sp.end
+	}
+	whole := overRun(out, burst, end)
 	if pl.hostLoad != nil {
 		loads := map[string]HostLoad{}
 		for h, name := range hostNames(pl.p.Hosts, in.VMs, pl.hosts) {
-			if name != "" && h < len(out.HostCPUPercent) && out.HostCPUPercent[h] > 0 {
-				loads[name] = HostLoad{out.HostCPUPercent[h], out.Hosts[h]}
+			if name != "" && h < len(whole.HostCPUPercent) && whole.HostCPUPercent[h] > 0 {
+				loads[name] = HostLoad{whole.HostCPUPercent[h], whole.Hosts[h]}
 			}
 		}
 		pl.hostLoad(start, time.Now(), loads)
 	}
 	if pl.runLoad != nil {
-		pl.runLoad(start, time.Now(), in, *out)
+		pl.runLoad(start, time.Now(), in, whole)
 	}
 
 	res := &fio.Result{Simulated: true, Model: out.Version, Testbed: out.Profile}
@@ -632,4 +636,29 @@ func (pl *Plane) recordWrites(workers []fio.Worker, job *fio.Job, writes bool, w
 			pl.disks[k] = diskData{written: written, compressPct: pct}
 		}
 	}
+}
+
+// overRun is what a run of end seconds (ramp included) did on average:
+// OSA's burst for its first burst seconds, the steady state after, as
+// fio's samples over the run have it. The control plane's metrics (the
+// hosts' loads, vSAN's client view) cover the whole run, so they are this
+// mean, not the steady state alone. Without a burst it is out as it is.
+func overRun(out *Output, burst, end float64) Output {
+	whole := *out
+	b := out.Burst
+	if b == nil || burst <= 0 || end <= 0 || len(b.Hosts) != len(out.Hosts) || len(b.HostCPUPercent) != len(out.HostCPUPercent) {
+		return whole
+	}
+	share := math.Min(burst, end) / end
+	dirs := jobSpan(0, end, [2]Direction{out.Read, out.Write}, [2]Direction{b.Read, b.Write}, burst).over(0, end)
+	whole.Read, whole.Write = dirs[read], dirs[write]
+	whole.HostCPUPercent = make([]float64, len(out.HostCPUPercent))
+	whole.Hosts = make([]HostFigures, len(out.Hosts))
+	for h := range whole.Hosts {
+		var l HostLoad
+		l.Add(HostLoad{out.HostCPUPercent[h], out.Hosts[h]}, 1-share)
+		l.Add(HostLoad{b.HostCPUPercent[h], b.Hosts[h]}, share)
+		whole.HostCPUPercent[h], whole.Hosts[h] = l.CPUPercent, l.HostFigures
+	}
+	return whole
 }

@@ -19,6 +19,7 @@ type phase struct {
 type span struct {
 	phases     []phase
 	ramp, end  float64
+	burst      float64 // seconds from the start at OSA's burst rate
 	bufferNote string
 }
 
@@ -124,6 +125,7 @@ func bufferBurst(p *testbed.Profile, buf *writeBuffer, out *Output, end float64)
 func jobSpan(ramp, end float64, steady, burstDirs [2]Direction, burst float64) span {
 	sp := span{ramp: ramp, end: end}
 	burst = math.Min(burst, end)
+	sp.burst = max(burst, 0)
 	if burst > 0 {
 		sp.phases = append(sp.phases, phase{0, burst, burstDirs})
 	}

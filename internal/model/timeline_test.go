@@ -2,11 +2,14 @@ package model
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"starbench/internal/fio"
+	"starbench/internal/testbed"
 )
 
 func newOSAPlane(t *testing.T) *Plane {
@@ -275,5 +278,59 @@ func TestSamplesOfASpan(t *testing.T) {
 	}
 	if smp := jobSpan(10, 10, steady, [2]Direction{}, 0).samples("j"); smp != nil {
 		t.Errorf("no measured window: %d samples", len(smp))
+	}
+}
+
+// The control plane's metrics of an OSA run that bursts cover the whole
+// run, as fio's samples do: vSAN's client view is the run's figure, and
+// each host's load the burst's for the share of the run it lasted and the
+// steady state's for the rest (the same share fio's figure has).
+func TestOSAMetricsCoverTheBurstAndTheSteadyState(t *testing.T) {
+	src := &memSource{state: ClusterState{Uplink: "25g"}, policies: map[string]Policy{"r1": {RAID: "raid1", FTT: 1}}}
+	var names []string
+	for i := range 24 {
+		names = append(names, fmt.Sprintf("esx-%02d", i+1))
+	}
+	var model Output
+	var client Output
+	var hosts map[string]HostLoad
+	pl := NewPlane(mustLoad(t, "wwt-r640-osa"), src,
+		WithObserver(func(_ *testbed.Profile, _ Input, o Output) { model = o }),
+		WithRunLoad(func(_, _ time.Time, _ Input, o Output) { client = o }),
+		WithHostLoad(names, func(_, _ time.Time, l map[string]HostLoad) { hosts = l })).(*Plane)
+	ctx := context.Background()
+	ws := workers(96, 8, "r1")
+	if err := pl.Prepare(ctx, ws, fio.Prep{Method: "random"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 65536, IODepth: 8, RuntimeSec: 1800, TimeBased: true}
+	res, err := pl.Run(ctx, ws, fio.NewWorkload(job), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if model.Burst == nil {
+		t.Fatal("no burst: the test needs a run that fills the write buffers")
+	}
+	run := res.Aggregate[0].IOPS
+	if math.Abs(client.Write.IOPS/run-1) > 1e-9 {
+		t.Errorf("vSAN's client view %.1f write IOPS, fio's figure %.1f: want the same", client.Write.IOPS, run)
+	}
+	share := (run - model.Write.IOPS) / (model.Burst.Write.IOPS - model.Write.IOPS)
+	if share <= 0.01 || share >= 0.99 {
+		t.Fatalf("the burst lasts %.3f of the run; the test needs a part of it", share)
+	}
+	sum := func(fs []HostFigures) (x float64) {
+		for _, f := range fs {
+			x += f.CompWriteIOPS
+		}
+		return x
+	}
+	var got float64
+	for _, l := range hosts {
+		got += l.CompWriteIOPS
+	}
+	steady, burst := sum(model.Hosts), sum(model.Burst.Hosts)
+	if want := steady + share*(burst-steady); len(hosts) != 24 || math.Abs(got/want-1) > 1e-9 {
+		t.Errorf("%d hosts' component writes %.1f/s, want 24 at %.1f (steady %.1f, burst %.1f, burst for %.3f of the run)", len(hosts), got, want, steady, burst, share)
 	}
 }
