@@ -284,23 +284,22 @@ func nanIfNull(n sql.NullFloat64) float64 {
 	return n.Float64
 }
 
-// Done returns the status of every stored run.
+// Done returns the status of every stored run. The cells, workloads and
+// statuses are kept once each, not once per run.
 func (s *Store) Done(ctx context.Context) (map[RunKey]string, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT c.label, r.workload, r.repeat, r.status FROM runs r JOIN cells c ON c.id = r.cell_id`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	done := map[RunKey]string{}
-	for rows.Next() {
+	var t texts
+	var cell, workload, status sql.RawBytes
+	err := s.each(ctx, `SELECT c.label, r.workload, r.repeat, r.status FROM runs r JOIN cells c ON c.id = r.cell_id`, func(rows *sql.Rows) error {
 		var k RunKey
-		var status string
-		if err := rows.Scan(&k.Cell, &k.Workload, &k.Repeat, &status); err != nil {
-			return nil, err
+		if err := rows.Scan(&cell, &workload, &k.Repeat, &status); err != nil {
+			return err
 		}
-		done[k] = status
-	}
-	return done, rows.Err()
+		k.Cell, k.Workload = t.of(cell), t.of(workload)
+		done[k] = t.of(status)
+		return nil
+	})
+	return done, err
 }
 
 // Aggregate is one aggregate row of a successful run.

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"starbench/internal/fio"
 )
@@ -464,5 +465,34 @@ func TestEachBlockHandsOneCellAndWorkloadAtATime(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("blocks (host means %t):\n%s\nwant\n%s", hostMeans, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
+	}
+}
+
+// TestDoneKeepsEachTextOnce: the status of every run comes with each
+// cell, workload and status text held once, however many runs repeat it.
+func TestDoneKeepsEachTextOnce(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTemp(t, Options{Simulated: true})
+	if err := s.SaveCells(ctx, testCells); err != nil {
+		t.Fatal(err)
+	}
+	for r := 1; r <= 3; r++ {
+		if err := s.CommitRun(ctx, okRun(testCells[0].Label, "4k", r, 100, true)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done, err := s.Done(ctx)
+	if err != nil || len(done) != 3 {
+		t.Fatalf("done %v (%v), want 3 runs", done, err)
+	}
+	texts := map[*byte]bool{}
+	for k, status := range done {
+		if status != StatusOK || k.Cell != testCells[0].Label || k.Workload != "4k" {
+			t.Fatalf("run %v: %s", k, status)
+		}
+		texts[unsafe.StringData(k.Cell)], texts[unsafe.StringData(k.Workload)], texts[unsafe.StringData(status)] = true, true, true
+	}
+	if len(texts) != 3 {
+		t.Errorf("3 runs hold %d copies of their cell, workload and status, want 3", len(texts))
 	}
 }
