@@ -134,12 +134,12 @@ func TestHostLoadAddsEveryFigure(t *testing.T) {
 			}
 		}
 	}
-	fields(v, func(x reflect.Value, _ string) { x.SetFloat(1) })
+	fields(v, func(x reflect.Value, _ string) { x.SetFloat(4) })
 	sum.Add(one, 2)
 	sum.Add(one, 0.5)
 	fields(reflect.ValueOf(sum), func(x reflect.Value, name string) {
-		if x.Float() != 2.5 {
-			t.Errorf("%s: %v after adding 1 twice (weights 2 and 0.5), want 2.5", name, x.Float())
+		if x.Float() != 10 {
+			t.Errorf("%s: %v after adding 4 twice (weights 2 and 0.5), want 10", name, x.Float())
 		}
 	})
 }

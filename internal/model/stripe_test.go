@@ -78,6 +78,7 @@ func TestStripeNotes(t *testing.T) {
 		return false
 	}
 	large := &fio.Job{IOEngine: "libaio", Direct: true, RW: "read", BlockSize: 4 << 20, IODepth: 4}
+	stripeSized := &fio.Job{IOEngine: "libaio", Direct: true, RW: "read", BlockSize: 1 << 20, IODepth: 4}
 	cases := []struct {
 		width     int
 		job       *fio.Job
@@ -88,10 +89,11 @@ func TestStripeNotes(t *testing.T) {
 		{8, randWrite4K(), false, false},
 		{12, randWrite4K(), true, false},
 		{2, large, false, true},
+		{2, stripeSized, false, false}, // a 1 MiB block fits one stripe
 	}
 	for _, c := range cases {
 		out := solveStriped(t, 1, 1, c.width, c.job)
-		wide, big := has(out, "capacity devices of a host"), has(out, "span more than one 1 MiB stripe")
+		wide, big := has(out, "capacity devices of a host"), has(out, "blocks of 4096 KiB span more than one 1 MiB stripe")
 		if wide != c.wide || big != c.big {
 			t.Errorf("stripe width %d, %d KiB blocks: notes %q; want the too-wide note %v, the large-block note %v", c.width, c.job.BlockSize>>10, out.Notes, c.wide, c.big)
 		}
