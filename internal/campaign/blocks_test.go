@@ -242,4 +242,21 @@ func TestStreamedSummariesEqualWholeSlice(t *testing.T) {
 	if len(wantFlagged) == 0 || fmt.Sprint(flagged) != fmt.Sprint(wantFlagged) {
 		t.Errorf("flagged pairs %v, want %v (not none)", flagged, wantFlagged)
 	}
+	// Cell by cell (what the engine asks after each), the same pairs.
+	for _, cell := range declared {
+		in, err := flaggedIn(ctx, s, st, cell)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for p := range wantFlagged {
+			if p.Cell == cell && !in[p] {
+				t.Errorf("cell %s: %v not flagged, want it as over every cell", cell, p)
+			}
+		}
+		for p := range in {
+			if p.Cell != cell || !wantFlagged[p] {
+				t.Errorf("cell %s: %v flagged, want only the cell's pairs flagged over every cell", cell, p)
+			}
+		}
+	}
 }

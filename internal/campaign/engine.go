@@ -315,11 +315,13 @@ func (e *Engine) rerunHighCV(ctx context.Context, sum *Summary, cell, cells int,
 	if !e.Spec.RerunHighCV || e.Spec.CVThreshold <= 0 {
 		return nil
 	}
-	done, err := e.Store.Done(ctx)
+	// This cell's runs alone: after every cell, reading every run would
+	// cost cells x runs over a campaign.
+	done, err := e.Store.CellDone(ctx, label)
 	if err != nil {
 		return err
 	}
-	flagged, err := flaggedBase(ctx, e.Spec, e.Store)
+	flagged, err := flaggedIn(ctx, e.Spec, e.Store, label)
 	if err != nil {
 		return err
 	}

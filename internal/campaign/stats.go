@@ -122,12 +122,24 @@ func StatsFrame(stats []Stat, factors []series.Series) dataframe.DataFrame {
 // with RerunHighCV. Using only the base repeats keeps the decision the same
 // after a restart. It reads the store only when spec asks for RerunHighCV.
 func flaggedBase(ctx context.Context, spec *Spec, st *store.Store) (map[Pair]bool, error) {
+	return flagged(spec, func(f func(store.Block) error) error { return st.EachBlock(ctx, false, f) })
+}
+
+// flaggedIn is flaggedBase for one cell's pairs: what the engine asks after
+// each cell, reading that cell's runs alone.
+func flaggedIn(ctx context.Context, spec *Spec, st *store.Store, cell string) (map[Pair]bool, error) {
+	return flagged(spec, func(f func(store.Block) error) error { return st.CellBlocks(ctx, cell, f) })
+}
+
+// flagged is the pairs among the blocks each hands out whose base repeats
+// vary more than spec's threshold.
+func flagged(spec *Spec, each func(func(store.Block) error) error) (map[Pair]bool, error) {
 	out := map[Pair]bool{}
 	if !spec.RerunHighCV || spec.CVThreshold <= 0 {
 		return out, nil
 	}
 	var base []store.Aggregate
-	err := st.EachBlock(ctx, false, func(b store.Block) error {
+	err := each(func(b store.Block) error {
 		base = base[:0]
 		for _, a := range b.Aggregates {
 			if a.Repeat <= spec.Repeat {

@@ -267,8 +267,8 @@ func (p Provenance) SortedSets() []string {
 }
 
 // each runs query and calls f for every row.
-func (s *Store) each(ctx context.Context, query string, f func(*sql.Rows) error) error {
-	rows, err := s.db.QueryContext(ctx, query)
+func (s *Store) each(ctx context.Context, query string, f func(*sql.Rows) error, args ...any) error {
+	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return err
 	}

@@ -287,10 +287,25 @@ func nanIfNull(n sql.NullFloat64) float64 {
 // Done returns the status of every stored run. The cells, workloads and
 // statuses are kept once each, not once per run.
 func (s *Store) Done(ctx context.Context) (map[RunKey]string, error) {
+	return s.done(ctx, "")
+}
+
+// CellDone is Done for the runs of one cell (by label).
+func (s *Store) CellDone(ctx context.Context, cell string) (map[RunKey]string, error) {
+	return s.done(ctx, cell)
+}
+
+// done reads the runs' statuses: every cell's, or with only set that
+// cell's alone.
+func (s *Store) done(ctx context.Context, only string) (map[RunKey]string, error) {
 	done := map[RunKey]string{}
 	var t texts
 	var cell, workload, status sql.RawBytes
-	err := s.each(ctx, `SELECT c.label, r.workload, r.repeat, r.status FROM runs r JOIN cells c ON c.id = r.cell_id`, func(rows *sql.Rows) error {
+	q, args := `SELECT c.label, r.workload, r.repeat, r.status FROM runs r JOIN cells c ON c.id = r.cell_id`, []any{}
+	if only != "" {
+		q, args = q+` WHERE c.label = ?`, append(args, only)
+	}
+	err := s.each(ctx, q, func(rows *sql.Rows) error {
 		var k RunKey
 		if err := rows.Scan(&cell, &workload, &k.Repeat, &status); err != nil {
 			return err
@@ -298,7 +313,7 @@ func (s *Store) Done(ctx context.Context) (map[RunKey]string, error) {
 		k.Cell, k.Workload = t.of(cell), t.of(workload)
 		done[k] = t.of(status)
 		return nil
-	})
+	}, args...)
 	return done, err
 }
 
@@ -353,6 +368,26 @@ func (s *Store) EachBlock(ctx context.Context, hostMeans bool, f func(Block) err
 	if err != nil {
 		return err
 	}
+	return s.blocks(ctx, order, hostMeans, f)
+}
+
+// CellBlocks is EachBlock for one cell (by label): its workloads' blocks,
+// without host means. A cell not stored has none.
+func (s *Store) CellBlocks(ctx context.Context, cell string, f func(Block) error) error {
+	var id int64
+	err := s.db.QueryRowContext(ctx, `SELECT id FROM cells WHERE label = ?`, cell).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return s.blocks(ctx, fmt.Sprintf("[%d]", id), false, f)
+}
+
+// blocks calls f with the blocks of the cells whose ids order lists (a
+// JSON array), in that order.
+func (s *Store) blocks(ctx context.Context, order string, hostMeans bool, f func(Block) error) error {
 	rows, err := s.db.QueryContext(ctx, blocksQuery(hostMeans), order)
 	if err != nil {
 		return err

@@ -468,6 +468,51 @@ func TestEachBlockHandsOneCellAndWorkloadAtATime(t *testing.T) {
 	}
 }
 
+// One cell's blocks and statuses (what the engine reads after each cell)
+// are that cell's alone, as EachBlock and Done give them; a cell not
+// stored has none.
+func TestCellBlocksAndCellDoneReadOneCell(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTemp(t, Options{Simulated: true})
+	if err := s.SaveCells(ctx, testCells); err != nil {
+		t.Fatal(err)
+	}
+	a, b := testCells[0].Label, testCells[1].Label
+	for _, c := range []string{a, b} {
+		for r := 1; r <= 2; r++ {
+			run := okRun(c, "4k", r, float64(100*r), true)
+			if c == b && r == 2 {
+				run.Result, run.Err = nil, errors.New("worker lost")
+			}
+			if err := s.CommitRun(ctx, run); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	blocks := func(cell string) (got []string) {
+		if err := s.CellBlocks(ctx, cell, func(bl Block) error {
+			for _, x := range bl.Aggregates {
+				got = append(got, fmt.Sprintf("%s/%s#%d %g", x.Cell, x.Workload, x.Repeat, x.IOPS))
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if got, want := blocks(b), []string{b + "/4k#1 100"}; !slices.Equal(got, want) {
+		t.Errorf("cell %s's blocks %q, want %q (its failed run left out, no other cell's)", b, got, want)
+	}
+	if got := blocks("no such cell"); got != nil {
+		t.Errorf("a cell not stored: %q, want none", got)
+	}
+	done, err := s.CellDone(ctx, b)
+	want := map[RunKey]string{{Cell: b, Workload: "4k", Repeat: 1}: StatusOK, {Cell: b, Workload: "4k", Repeat: 2}: StatusFailed}
+	if err != nil || fmt.Sprint(done) != fmt.Sprint(want) {
+		t.Errorf("cell %s's runs %v (%v), want %v", b, done, err, want)
+	}
+}
+
 // TestDoneKeepsEachTextOnce: the status of every run comes with each
 // cell, workload and status text held once, however many runs repeat it.
 func TestDoneKeepsEachTextOnce(t *testing.T) {
