@@ -202,7 +202,8 @@ func (out *Output) addStation(s *station, w, u float64) {
 
 // rateCap is the most I/Os a second the cell's disks may do together:
 // each disk's fio jobs (clones) under fio's rate limits, and each disk
-// under its policy's IOPS limit; throttled says an IOPS limit holds some
+// under its policy's IOPS limit (the job's share of it, DiskLoad.LimitShare,
+// where other jobs use the disk at the same time); throttled says an IOPS limit holds some
 // disk below fio's rate. +Inf without limits.
 func (c *cell) rateCap() (limit float64, throttled bool) {
 	perDisk := float64(max(c.job.Job.NumJobs, 1)) * c.rateLimit()
@@ -210,7 +211,11 @@ func (c *cell) rateCap() (limit float64, throttled bool) {
 	for _, d := range c.job.Disks {
 		x := perDisk
 		if d.Policy.IOPSLimit > 0 {
-			if object := float64(d.Policy.IOPSLimit) / units; object < x {
+			limit := float64(d.Policy.IOPSLimit)
+			if d.LimitShare > 0 { // other jobs on the disk take the rest
+				limit *= d.LimitShare
+			}
+			if object := limit / units; object < x {
 				x, throttled = object, true
 			}
 		}

@@ -426,7 +426,55 @@ func (pl *Plane) workloadInput(ctx context.Context, jobs []JobRun) (Input, []str
 			}
 		}
 	}
+	if len(jobs) > 1 {
+		shareLimits(jobs, in.Jobs)
+	}
 	return in, notes, nil
+}
+
+// shareLimits gives each job's disks their share of the disk's policy
+// IOPS limit where jobs run at once on the same disk: a worker's disk is
+// one vSAN object, and vSAN limits the object. vSAN delays the object's
+// I/Os above the limit in turn, so the I/Os waiting there are served in
+// the order they came: each job's rate is its outstanding I/Os on the disk
+// over the same wait, and its share of the limit's units is its
+// outstanding I/Os times the units one of them counts (normalizedIOs).
+// loads are the jobs' loads, their disks in the order of their workers'.
+func shareLimits(jobs []JobRun, loads []JobLoad) {
+	type use struct {
+		job, disk int
+		weight    float64
+	}
+	uses := map[diskKey][]use{}
+	for j, jr := range jobs {
+		sh, err := readJob(jr.Job)
+		if err != nil {
+			return // solving reads the same job and says what is wrong
+		}
+		weight := float64(max(jr.Job.NumJobs, 1)*sh.depth) * normalizedIOs(sh.sizes, sh.fr)
+		d := 0
+		for _, w := range jr.Workers {
+			for _, disk := range w.Disks {
+				if loads[j].Disks[d].Policy.IOPSLimit > 0 {
+					k := diskKey{w.Name, disk.Name}
+					uses[k] = append(uses[k], use{j, d, weight})
+				}
+				d++
+			}
+		}
+	}
+	for _, us := range uses {
+		if len(us) < 2 {
+			continue
+		}
+		total := 0.0
+		for _, u := range us {
+			total += u.weight
+		}
+		for _, u := range us {
+			loads[u.job].Disks[u.disk].LimitShare = u.weight / total
+		}
+	}
 }
 
 func disksOf(workers []fio.Worker) []fio.Disk {

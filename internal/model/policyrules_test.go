@@ -1,6 +1,7 @@
 package model
 
 import (
+	"context"
 	"math"
 	"strings"
 	"testing"
@@ -99,5 +100,46 @@ func TestChecksumDisabledSavesItsCycles(t *testing.T) {
 				t.Errorf("%s: %v with checksum, %v without; want the same", name, a[i].D, b[i].D)
 			}
 		}
+	}
+}
+
+// vSAN's IOPS limit is the object's, not a job's: jobs running at once on
+// the same disks share each disk's limit, in proportion to the I/Os each
+// keeps outstanding there (vSAN delays the object's I/Os above the limit
+// in turn, so each job's rate is its share of the I/Os waiting). Two jobs
+// at depths 48 and 16 on 8 disks under a 2,000 limit: 12,000 and 4,000
+// IOPS, 16,000 together as one job would do; both wait the same, 64 I/Os
+// over a disk's 2,000 a second.
+func TestIOPSLimitIsSharedByJobsOnTheSameDisks(t *testing.T) {
+	ctx := context.Background()
+	src := &memSource{policies: map[string]Policy{"lim": {RAID: "raid1", FTT: 1, IOPSLimit: 2000}}}
+	pl := NewPlane(mustLoad(t, "storagereview-r6625-esa"), src).(*Plane)
+	ws := workers(4, 2, "lim")
+	if err := pl.Prepare(ctx, ws, fio.Prep{Method: "random"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	a := fio.Job{Name: "a", IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 48, RuntimeSec: 60}
+	b := a
+	b.Name, b.IODepth = "b", 16
+	res, err := pl.Run(ctx, ws, &fio.Workload{Name: "ab", Jobs: []fio.Job{a, b}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"a": 12000, "b": 4000}
+	for _, r := range res.Aggregate {
+		w, ok := want[r.Job]
+		if !ok || r.Direction != "read" {
+			continue
+		}
+		delete(want, r.Job)
+		if math.Abs(r.IOPS-w) > 1e-6*w {
+			t.Errorf("job %s: %.1f IOPS, want %g (its share of 8 disks x 2,000)", r.Job, r.IOPS, w)
+		}
+		if lat := 64.0 / 2000 * 1e6; math.Abs(r.LatMeanUs-lat) > 0.01*lat {
+			t.Errorf("job %s: mean latency %.0f us, want %.0f (the 64 I/Os waiting on a disk at 2,000 a second)", r.Job, r.LatMeanUs, lat)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("no read aggregate for jobs %v in %+v", want, res.Aggregate)
 	}
 }
