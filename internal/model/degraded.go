@@ -259,7 +259,8 @@ func snapshotOverhead(p *testbed.Profile, n int) [2]float64 {
 // resyncLoad is the utilisation one byte per second of resync puts on each
 // station of the degraded cell: each byte is read on a source device, sent
 // from its host and received by another, and written on a target device
-// (through the cache tier on OSA), with DOM and LSOM cycles on both ends.
+// (through the cache tier on OSA), with DOM and LSOM cycles on both ends
+// (the DOM's checksum unless the disks' policy disables it).
 func resyncLoad(p *testbed.Profile, c *cell, d *Degradation) map[string]float64 {
 	m := &p.Model
 	hosts := float64(p.Hosts - d.Out)
@@ -271,7 +272,18 @@ func resyncLoad(p *testbed.Profile, c *cell, d *Degradation) map[string]float64 
 	if c.rdma {
 		netCycles = 2 * m.ByteCyclesRDMA.Value
 	}
-	dom := 2 * (m.DOMByteCycles.Value + m.ChecksumCyclesPerByte.Value)
+	// Checksums where the disks' policies keep them (a share of the disks
+	// where they differ).
+	checksummed := 0.0
+	for _, disk := range c.job.Disks {
+		if !disk.Policy.ChecksumDisabled {
+			checksummed++
+		}
+	}
+	if n := len(c.job.Disks); n > 0 {
+		checksummed /= float64(n)
+	}
+	dom := 2 * (m.DOMByteCycles.Value + checksummed*m.ChecksumCyclesPerByte.Value)
 	lsom := m.LSOMReadByteCycles.Value + m.LSOMWriteByteCycles.Value
 	load := map[string]float64{
 		"cpu":          (dom + lsom + netCycles) / hz / (hosts * c.pl.effCPU),

@@ -604,3 +604,30 @@ func TestResyncLoadPerByte(t *testing.T) {
 		}
 	}
 }
+
+// Resync checksums the bytes it moves only where the objects' policy keeps
+// vSAN's checksum: with "Disable object checksum" both ends' DOM work per
+// byte loses checksum_cycles_per_byte, as a guest I/O's does.
+func TestResyncOfObjectsWithoutChecksum(t *testing.T) {
+	p := mustLoad(t, "wwt-r640-osa")
+	d := &Degradation{Out: 1}
+	load := func(off bool) (map[string]float64, *cell) {
+		in := UniformInput(p, 4*p.Hosts, 4, Policy{RAID: "raid1", FTT: 1, ChecksumDisabled: off}, oltpJob(60))
+		in.Degradation = d
+		c, err := buildCell(p, in, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resyncLoad(p, c, d), c
+	}
+	on, c := load(false)
+	off, _ := load(true)
+	hosts := float64(p.Hosts - d.Out)
+	want := 2 * p.Model.ChecksumCyclesPerByte.Value / c.pl.hz / (hosts * c.pl.domWorlds)
+	if got := on["vsan-dom"] - off["vsan-dom"]; !closeTo(got, want) {
+		t.Errorf("vsan-dom per resync byte a second: %.4g less without checksum, want %.4g (both ends' checksum)", got, want)
+	}
+	if !(off["cpu"] < on["cpu"]) || off["nic-tx"] != on["nic-tx"] {
+		t.Errorf("without checksum: cpu %g (with %g), nic-tx %g (with %g); want less CPU, the same wire", off["cpu"], on["cpu"], off["nic-tx"], on["nic-tx"])
+	}
+}
