@@ -206,7 +206,7 @@ func (out *Output) addStation(s *station, w, u float64) {
 // where other jobs use the disk at the same time); throttled says an IOPS limit holds some
 // disk below fio's rate. +Inf without limits.
 func (c *cell) rateCap() (limit float64, throttled bool) {
-	perDisk := float64(max(c.job.Job.NumJobs, 1)) * c.rateLimit()
+	perDisk := float64(max(c.job.Job.NumJobs, 1)) * c.shape.rateLimit()
 	units := normalizedIOs(c.sizes, c.fr)
 	for _, d := range c.job.Disks {
 		x := perDisk
@@ -269,18 +269,18 @@ func (c *cell) throttleNote() string {
 
 // rateLimit is the most I/Os per second one job (clone) may do under fio's
 // per-direction rate_iops and rate; +Inf without them.
-func (c *cell) rateLimit() float64 {
+func (sh *jobShape) rateLimit() float64 {
 	limit := math.Inf(1)
-	share := [2]float64{c.fr, 1 - c.fr}
+	share := [2]float64{sh.fr, 1 - sh.fr}
 	for dir := range share {
 		if share[dir] == 0 {
 			continue
 		}
-		if r := c.shape.rate[dir]; r > 0 {
+		if r := sh.rate[dir]; r > 0 {
 			limit = math.Min(limit, r/share[dir])
 		}
-		if r := c.shape.rateB[dir]; r > 0 {
-			limit = math.Min(limit, r/meanSize(c.sizes[dir])/share[dir])
+		if r := sh.rateB[dir]; r > 0 {
+			limit = math.Min(limit, r/meanSize(sh.sizes[dir])/share[dir])
 		}
 	}
 	return limit

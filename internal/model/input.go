@@ -57,7 +57,7 @@ type DiskLoad struct {
 	// SizeBytes is the disk's size; 0: the profile's workers.disk_size_gb.
 	SizeBytes int64
 	// LimitShare is the share of the policy's IOPS limit this job's I/Os
-	// get where jobs running at once use the same disk: vSAN limits the
+	// may take where jobs running at once use the same disk: vSAN limits the
 	// object, not a job (docs/model.md, "Concurrent jobs"). 0 is all of
 	// it.
 	LimitShare float64

@@ -438,12 +438,14 @@ func (pl *Plane) workloadInput(ctx context.Context, jobs []JobRun) (Input, []str
 // I/Os above the limit in turn, so the I/Os waiting there are served in
 // the order they came: each job's rate is its outstanding I/Os on the disk
 // over the same wait, and its share of the limit's units is its
-// outstanding I/Os times the units one of them counts (normalizedIOs).
-// loads are the jobs' loads, their disks in the order of their workers'.
+// outstanding I/Os times the units one of them counts (normalizedIOs). A
+// job fio's own rate holds below its share takes only what that rate
+// needs, and the others share the rest the same way. loads are the jobs'
+// loads, their disks in the order of their workers'.
 func shareLimits(jobs []JobRun, loads []JobLoad) {
 	type use struct {
-		job, disk int
-		weight    float64
+		job, disk    int
+		weight, rate float64 // rate: fio's cap on the disk, in the limit's units
 	}
 	uses := map[diskKey][]use{}
 	for j, jr := range jobs {
@@ -451,13 +453,15 @@ func shareLimits(jobs []JobRun, loads []JobLoad) {
 		if err != nil {
 			return // solving reads the same job and says what is wrong
 		}
-		weight := float64(max(jr.Job.NumJobs, 1)*sh.depth) * normalizedIOs(sh.sizes, sh.fr)
+		clones := float64(max(jr.Job.NumJobs, 1))
+		units := normalizedIOs(sh.sizes, sh.fr)
+		weight, rate := clones*float64(sh.depth)*units, clones*sh.rateLimit()*units
 		d := 0
 		for _, w := range jr.Workers {
 			for _, disk := range w.Disks {
 				if loads[j].Disks[d].Policy.IOPSLimit > 0 {
 					k := diskKey{w.Name, disk.Name}
-					uses[k] = append(uses[k], use{j, d, weight})
+					uses[k] = append(uses[k], use{j, d, weight, rate})
 				}
 				d++
 			}
@@ -467,12 +471,32 @@ func shareLimits(jobs []JobRun, loads []JobLoad) {
 		if len(us) < 2 {
 			continue
 		}
-		total := 0.0
-		for _, u := range us {
-			total += u.weight
-		}
-		for _, u := range us {
-			loads[u.job].Disks[u.disk].LimitShare = u.weight / total
+		limit := float64(loads[us[0].job].Disks[us[0].disk].Policy.IOPSLimit)
+		left, open := 1.0, us
+		for len(open) > 0 {
+			total := 0.0
+			for _, u := range open {
+				total += u.weight
+			}
+			// A job its own rate holds below its share may take the share
+			// (fio's rate binds first) and leaves the rest of it to the
+			// others, shared the same way.
+			var rest []use
+			taken := 0.0
+			for _, u := range open {
+				share := left * u.weight / total
+				loads[u.job].Disks[u.disk].LimitShare = share
+				if u.rate/limit < share {
+					taken += u.rate / limit
+				} else {
+					rest = append(rest, u)
+				}
+			}
+			if len(rest) == len(open) {
+				break
+			}
+			left -= taken
+			open = rest
 		}
 	}
 }

@@ -143,3 +143,39 @@ func TestIOPSLimitIsSharedByJobsOnTheSameDisks(t *testing.T) {
 		t.Errorf("no read aggregate for jobs %v in %+v", want, res.Aggregate)
 	}
 }
+
+// A job that fio's own rate holds below its share of a disk's IOPS limit
+// leaves the rest to the other jobs on the disk (vSAN delays only the I/Os
+// above the object's limit): at rate_iops=500 beside a free job on 8 disks
+// under a 2,000 limit, 4,000 and 12,000 IOPS, 16,000 together.
+func TestIOPSLimitLeftByARateLimitedJob(t *testing.T) {
+	ctx := context.Background()
+	src := &memSource{policies: map[string]Policy{"lim": {RAID: "raid1", FTT: 1, IOPSLimit: 2000}}}
+	pl := NewPlane(mustLoad(t, "storagereview-r6625-esa"), src).(*Plane)
+	ws := workers(4, 2, "lim")
+	if err := pl.Prepare(ctx, ws, fio.Prep{Method: "random"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	a := fio.Job{Name: "a", IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 48, RuntimeSec: 60,
+		Options: []fio.Option{{Key: "rate_iops", Value: "500"}}}
+	b := fio.Job{Name: "b", IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 16, RuntimeSec: 60}
+	res, err := pl.Run(ctx, ws, &fio.Workload{Name: "ab", Jobs: []fio.Job{a, b}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"a": 4000, "b": 12000}
+	for _, r := range res.Aggregate {
+		if w, ok := want[r.Job]; ok && r.Direction == "read" {
+			delete(want, r.Job)
+			if math.Abs(r.IOPS-w) > 1e-6*w {
+				t.Errorf("job %s: %.1f IOPS, want %g", r.Job, r.IOPS, w)
+			}
+			if r.Job == "a" && r.LatMeanUs > 1000 {
+				t.Errorf("job a: mean latency %.0f us, want the unloaded latency: fio's rate holds it, vSAN delays none of its I/Os", r.LatMeanUs)
+			}
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("no read aggregate for jobs %v", want)
+	}
+}
