@@ -82,7 +82,7 @@ func solveCell(ctx context.Context, p *testbed.Profile, in Input, c *cell) (*Out
 	}
 	out.Outstanding = g.fioOutstanding
 	out.Read, out.Write = dirs[read], dirs[write]
-	out.Jobs = []JobOutput{{Name: c.job.Name, Outstanding: g.fioOutstanding, Read: dirs[read], Write: dirs[write]}}
+	out.Jobs = []JobOutput{{Name: c.job.Name, Outstanding: g.fioOutstanding, Read: dirs[read], Write: dirs[write], RateLimited: out.RateLimited}}
 
 	u := make([]float64, len(st))
 	for k := range st {

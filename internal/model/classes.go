@@ -272,10 +272,15 @@ func solveCells(ctx context.Context, p *testbed.Profile, in Input, cells []*cell
 	jobLat := make([][2][5]float64, len(in.Jobs))
 	var sizes [2][]sizeShare
 	seen := make([]bool, len(in.Jobs))
+	for j := range out.Jobs {
+		out.Jobs[j].RateLimited = true // until a class of the job runs free
+	}
 	for i, c := range cells {
 		limit, throttled := c.rateCap()
 		x := math.Min(sol.X[i], limit)
-		out.RateLimited = out.RateLimited && x < sol.X[i]
+		held := x < sol.X[i]
+		out.RateLimited = out.RateLimited && held
+		out.Jobs[c.index].RateLimited = out.Jobs[c.index].RateLimited && held
 		guestWait := 0.0
 		notes := slices.Concat(c.notes, c.g.notes)
 		switch {
@@ -304,7 +309,7 @@ func solveCells(ctx context.Context, p *testbed.Profile, in Input, cells []*cell
 		jo.Outstanding += c.g.fioOutstanding
 		out.Outstanding += c.g.fioOutstanding
 		if classes[c.index] > 1 {
-			jo.Classes = append(jo.Classes, ClassOutput{Disks: c.disks, Read: dirs[read], Write: dirs[write]})
+			jo.Classes = append(jo.Classes, ClassOutput{Disks: c.disks, Read: dirs[read], Write: dirs[write], RateLimited: held})
 		}
 		for dir, d := range dirs {
 			if classes[c.index] == 1 {

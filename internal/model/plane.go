@@ -633,7 +633,8 @@ func classRows(rows []fio.Row, jo JobOutput) {
 // applyNoise scales throughput by one seeded draw and latency inversely,
 // as a whole run that went a little faster or slower would. A run held at
 // a rate limit repeats at the limit: the draw is taken (so the runs after
-// it draw as before) but not applied.
+// it draw as before) but not applied; where a limit holds some of its jobs
+// or classes, those repeat at it and the rest take the draw (noisePartly).
 func (pl *Plane) applyNoise(out *Output) {
 	if pl.noise == nil {
 		return
@@ -645,6 +646,10 @@ func (pl *Plane) applyNoise(out *Output) {
 		return
 	}
 	f := 1 + math.Max(-3, math.Min(3, z))*pl.p.Model.NoiseCV.Value
+	if partlyHeld(out) {
+		noisePartly(out, f)
+		return
+	}
 	dirs := []*Direction{&out.Read, &out.Write}
 	for i := range out.Jobs {
 		dirs = append(dirs, &out.Jobs[i].Read, &out.Jobs[i].Write)
@@ -666,6 +671,85 @@ func (pl *Plane) applyNoise(out *Output) {
 		d.P95Us /= f
 		d.P99Us /= f
 		d.P999Us /= f
+	}
+}
+
+// partlyHeld says a rate limit holds some of the run's jobs or classes
+// (not all: then the run is RateLimited).
+func partlyHeld(out *Output) bool {
+	for _, jo := range out.Jobs {
+		if jo.RateLimited {
+			return true
+		}
+		for _, cl := range jo.Classes {
+			if cl.RateLimited {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// noisePartly scales by f the throughput of the jobs and classes no rate
+// limit holds (latency inversely), and leaves the held ones at their
+// limit, as applyNoise leaves a run held as a whole; each job and the run
+// are their parts together again (latencies weighted by I/Os), and the
+// hosts' rates follow the run's.
+func noisePartly(out *Output, f float64) {
+	scale := func(d *Direction) {
+		d.IOPS *= f
+		d.MBps *= f
+		d.LatMeanUs /= f
+		d.P50Us /= f
+		d.P95Us /= f
+		d.P99Us /= f
+		d.P999Us /= f
+	}
+	before := out.Read.IOPS + out.Write.IOPS
+	together := func(total [2]*Direction, parts [][2]Direction) {
+		var ios [2]float64
+		var lat [2][5]float64
+		for dir, t := range total {
+			t.IOPS, t.MBps = 0, 0
+			for _, p := range parts {
+				t.IOPS += p[dir].IOPS
+				t.MBps += p[dir].MBps
+				ios[dir] += p[dir].IOPS
+				addLatencies(&lat[dir], p[dir])
+			}
+		}
+		setLatencies(total, ios, lat)
+	}
+	var jobs [][2]Direction
+	for i := range out.Jobs {
+		jo := &out.Jobs[i]
+		switch {
+		case len(jo.Classes) > 0:
+			var classes [][2]Direction
+			for c := range jo.Classes {
+				cl := &jo.Classes[c]
+				if !cl.RateLimited {
+					scale(&cl.Read)
+					scale(&cl.Write)
+				}
+				classes = append(classes, [2]Direction{cl.Read, cl.Write})
+			}
+			together([2]*Direction{&jo.Read, &jo.Write}, classes)
+		case !jo.RateLimited:
+			scale(&jo.Read)
+			scale(&jo.Write)
+		}
+		jobs = append(jobs, [2]Direction{jo.Read, jo.Write})
+	}
+	together([2]*Direction{&out.Read, &out.Write}, jobs)
+	if before > 0 {
+		r := (out.Read.IOPS + out.Write.IOPS) / before
+		for i := range out.Hosts {
+			h := &out.Hosts[i]
+			for _, x := range []*float64{&h.CompReadIOPS, &h.CompWriteIOPS, &h.CompReadBytesPerSec, &h.CompWriteBytesPerSec, &h.NICTxBytesPerSec, &h.NICRxBytesPerSec, &h.NICPercent} {
+				*x *= r
+			}
+		}
 	}
 }
 

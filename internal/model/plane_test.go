@@ -474,3 +474,48 @@ func TestPlaneStopsAtSteadyState(t *testing.T) {
 		t.Errorf("steady %.0f IOPS, whole run %.0f: the regime is the same", steady.Aggregate[0].IOPS, whole.Aggregate[0].IOPS)
 	}
 }
+
+// Where a rate limit holds some of a run's disks and not others (an uneven
+// layout whose classes run at their own rates), the held disks repeat at
+// the limit, noise or not, and the others still vary from run to run: five
+// workers on four hosts, one RAID-1 disk each, under an 80,000 IOPS limit
+// that holds the three alone on their hosts (109,515 free) and not the two
+// sharing one (68,662).
+func TestPlaneNoiseLeavesTheHeldClasses(t *testing.T) {
+	ctx := context.Background()
+	src := &memSource{policies: map[string]Policy{"lim": {RAID: "raid1", FTT: 1, IOPSLimit: 80000}}}
+	pl := NewPlane(mustLoad(t, "storagereview-r6625-esa"), src, WithNoise(3)).(*Plane)
+	ws := workers(5, 1, "lim")
+	for i, h := range []string{"a", "b", "c", "d", "a"} {
+		ws[i].Host = h
+	}
+	if err := pl.Prepare(ctx, ws, fio.Prep{Method: "random"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 64, RuntimeSec: 60}
+	free := map[float64]bool{}
+	for range 4 {
+		res, err := pl.Run(ctx, ws, fio.NewWorkload(job), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total := 0.0
+		for _, r := range res.Rows {
+			total += r.IOPS
+			switch r.Worker {
+			case "w1", "w2", "w3":
+				if math.Abs(r.IOPS-80000) > 1e-6*80000 {
+					t.Errorf("%s, held by the limit: %.1f IOPS, want 80000 every run", r.Worker, r.IOPS)
+				}
+			case "w0":
+				free[r.IOPS] = true
+			}
+		}
+		if agg := res.Aggregate[0].IOPS; math.Abs(agg-total) > 1e-6*total {
+			t.Errorf("aggregate %.1f IOPS, the disks' rows %.1f: want them the same", agg, total)
+		}
+	}
+	if len(free) < 2 {
+		t.Errorf("the disks the limit does not hold ran at %v over 4 runs: want the noise's spread", free)
+	}
+}

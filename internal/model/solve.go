@@ -100,6 +100,9 @@ type JobOutput struct {
 	// (docs/model.md, Placement, "Classes"), in order; nil when the job
 	// ran as one class. Read and Write above are theirs together.
 	Classes []ClassOutput
+	// RateLimited says a rate limit holds every one of the job's disks
+	// (Output.RateLimited, for the job).
+	RateLimited bool
 }
 
 // ClassOutput is one class of a job's disks: the disks it holds (indices
@@ -107,6 +110,7 @@ type JobOutput struct {
 type ClassOutput struct {
 	Disks       []int
 	Read, Write Direction
+	RateLimited bool // a rate limit holds the class's disks
 }
 
 // rateLimited finds the smallest population that reaches a fio rate limit
