@@ -217,7 +217,12 @@ func placedLoad(p *testbed.Profile, objs []object, kindOf []int, costs [][2]ioCo
 	dl := newDeviceLayout(p)
 	nDev := h * dl.devices
 	kinds := len(costs)
-	devShare := make([][2]float64, nDev) // components' weight per device and leg
+	// Components' weight per kind of disk, device and leg: a kind's work
+	// at a host goes to the devices its own components are on.
+	devShare := make([][][2]float64, kinds)
+	for k := range devShare {
+		devShare[k] = make([][2]float64, nDev)
+	}
 	w, evenly := hostWeights(h, objs, kindOf, kinds, devShare, dl.devices)
 	remote := float64(h-1) / float64(h)
 	for dir := range sp {
@@ -258,7 +263,7 @@ func placedLoad(p *testbed.Profile, objs []object, kindOf []int, costs [][2]ioCo
 					leg.add(lc.compNet, hw.compNet[l])
 					at.add(leg, 1)
 					if hw.comp[l] > 0 {
-						dl.share(s, x, l, leg, devShare)
+						dl.share(s, x, l, leg, devShare[k])
 					}
 				}
 				s.host[x].add(at, 1)
@@ -282,8 +287,8 @@ type hostWeight struct {
 // share: per kind of disk (kindOf) and host the weights of its cost parts,
 // and per kind the share of disks whose owner is not known (spread
 // evenly). With devShare set it also adds each component's weight to its
-// device's, per leg (devices per host).
-func hostWeights(h int, objs []object, kindOf []int, kinds int, devShare [][2]float64, devices int) ([][]hostWeight, []float64) {
+// device's, per kind and leg (devices per host).
+func hostWeights(h int, objs []object, kindOf []int, kinds int, devShare [][][2]float64, devices int) ([][]hostWeight, []float64) {
 	w := make([][]hostWeight, kinds)
 	for k := range w {
 		w[k] = make([]hostWeight, h)
@@ -310,7 +315,7 @@ func hostWeights(h int, objs []object, kindOf []int, kinds int, devShare [][2]fl
 				local[c.leg]++
 			}
 			if devShare != nil {
-				devShare[c.host*devices+c.device][c.leg] += part
+				devShare[k][c.host*devices+c.device][c.leg] += part
 			}
 		}
 		for l, width := range o.width { // the share of the leg's components that are remote

@@ -390,7 +390,7 @@ func TestStripedObjectByHand(t *testing.T) {
 		t.Fatal(err)
 	}
 	devices := p.Storage.CapacityDevices
-	devShare := make([][2]float64, p.Hosts*devices)
+	devShare := [][][2]float64{make([][2]float64, p.Hosts*devices)}
 	striped, _ := hostWeights(p.Hosts, placed[0], []int{0}, 1, devShare, devices)
 	unstriped, _ := hostWeights(p.Hosts, plain[0], []int{0}, 1, nil, 0)
 	for h := range p.Hosts {
@@ -398,7 +398,7 @@ func TestStripedObjectByHand(t *testing.T) {
 			t.Errorf("host %d: weights %+v striped, %+v not", h, striped[0][h], unstriped[0][h])
 		}
 	}
-	for x, s := range devShare {
+	for x, s := range devShare[0] {
 		h, d := x/devices, x%devices
 		var w [2]float64 // a replica is half the object's work, a third of it a stripe's
 		if h == 1 || h == 2 {
@@ -411,6 +411,40 @@ func TestStripedObjectByHand(t *testing.T) {
 		}
 		if !closeTo(s[cp], w[cp]) || !closeTo(s[pf], w[pf]) {
 			t.Errorf("host %d device %d: share %v, want %v", h, d, s, w)
+		}
+	}
+}
+
+// A job on disks of two policies: each kind's work at a host lands on the
+// devices its own components are on, not spread by every kind's
+// components together, so each device carries what each disk placed there
+// gives it (half of it alone: two disks share the I/Os). One VM on esx-1
+// with a RAID-1 disk (capacity leg on host 0's device 0, performance leg
+// on device 1) and a RAID-5 disk (ESA 2+1 from host 2 on: host 0's device
+// 1 and performance leg on device 2).
+func TestEachKindsDeviceWorkOnItsOwnDevices(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	job := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 4096, IODepth: 16}
+	in := Input{VMs: []VM{{Host: "esx-1"}}, Jobs: []JobLoad{{Job: job, Disks: []DiskLoad{
+		{VM: 0, Policy: Policy{RAID: "raid1", FTT: 1}, Written: 1},
+		{VM: 0, Policy: Policy{RAID: "raid5", FTT: 1}, Written: 1},
+	}}}}
+	c := mustBuild(t, p, in)
+	if c.kindOf[0] == c.kindOf[1] {
+		t.Fatalf("kinds %v: want two", c.kindOf)
+	}
+	both, _ := placedLoad(p, c.objects, c.kindOf, c.costs)
+	var alone [2][2]spread
+	for disk := range alone {
+		k := c.kindOf[disk]
+		alone[disk], _ = placedLoad(p, c.objects[disk:disk+1], []int{0}, c.costs[k:k+1])
+	}
+	for dir, name := range []string{"read", "write"} {
+		for d := range both[dir].capacity {
+			want := (alone[0][dir].capacity[d] + alone[1][dir].capacity[d]) / 2
+			if got := both[dir].capacity[d]; !closeTo(got, want) {
+				t.Errorf("%s, device %d (host %d): %.4g s, want %.4g (each disk's there, halved)", name, d, d/p.Storage.CapacityDevices, got, want)
+			}
 		}
 	}
 }
