@@ -233,29 +233,39 @@ func solveCells(ctx context.Context, p *testbed.Profile, in Input, cells []*cell
 	}
 	// fio's rates cap each job (clone), a policy's IOPS limit each disk: a
 	// class above its disks' cap runs with fewer outstanding I/Os, the
-	// smallest number that reaches it.
-	for i, c := range cells {
-		limit, _ := c.rateCap()
-		if sol.X[i] <= limit {
-			continue
-		}
-		lo, hi := 1, n[i]
-		for lo < hi {
-			mid := (lo + hi) / 2
-			n[i] = mid
-			s, err := solveClasses(ctx, cells, n)
-			if err != nil {
+	// smallest number that reaches it. Holding one class frees capacity
+	// for the others, which may then pass their own caps: the classes are
+	// passed over again until none moves (at most once per class more).
+	for range len(cells) + 1 {
+		moved := false
+		for i, c := range cells {
+			limit, _ := c.rateCap()
+			if sol.X[i] <= limit {
+				continue
+			}
+			before := n[i]
+			lo, hi := 1, n[i]
+			for lo < hi {
+				mid := (lo + hi) / 2
+				n[i] = mid
+				s, err := solveClasses(ctx, cells, n)
+				if err != nil {
+					return nil, err
+				}
+				if s.X[i] >= limit {
+					hi = mid
+				} else {
+					lo = mid + 1
+				}
+			}
+			n[i] = lo
+			moved = moved || lo != before
+			if sol, err = solveClasses(ctx, cells, n); err != nil {
 				return nil, err
 			}
-			if s.X[i] >= limit {
-				hi = mid
-			} else {
-				lo = mid + 1
-			}
 		}
-		n[i] = lo
-		if sol, err = solveClasses(ctx, cells, n); err != nil {
-			return nil, err
+		if !moved {
+			break
 		}
 	}
 

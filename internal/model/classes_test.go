@@ -756,3 +756,36 @@ func TestUnevenClassesKeepTheirRates(t *testing.T) {
 		t.Errorf("capped %.0f IOPS (want 240,000); a cap that does not bind %.0f, free %.0f", out.Read.IOPS, total(loose), total(free))
 	}
 }
+
+// A job whose rate only binds once another job is held to its own: the
+// reads beside free writes stay under their rate, but once the writes are
+// held at theirs the reads would pass it. They run at their rate with the
+// fewest outstanding I/Os that reach it (so their latency is that of the
+// I/Os, not of fio's full queue waiting behind the rate), as they do
+// beside the held writes with their rate alone.
+func TestAJobsRateThatBindsOnceAnotherIsHeld(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	pol := Policy{RAID: "raid1"}
+	reads := func(rate int) *fio.Job {
+		return &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 16, RateIOPS: rate}
+	}
+	writes := func(rate int) *fio.Job {
+		return &fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 4096, IODepth: 16, RateIOPS: rate}
+	}
+	disks := float64(len(split(p, pol, reads(0), writes(0)).Jobs[0].Disks))
+	contended := solve(t, p, split(p, pol, reads(0), writes(0))).Jobs[0].Read.IOPS
+	relieved := solve(t, p, split(p, pol, reads(0), writes(5))).Jobs[0].Read.IOPS
+	if relieved < 1.2*contended {
+		t.Fatalf("reads beside free writes %.0f IOPS, beside held ones %.0f: the test needs the held writes to free the reads", contended, relieved)
+	}
+	rate := int((contended + relieved) / 2 / disks)
+	out := solve(t, p, split(p, pol, reads(rate), writes(5)))
+	got := out.Jobs[0].Read
+	if want := float64(rate) * disks; !(math.Abs(got.IOPS-want) <= 1e-6*want) {
+		t.Errorf("reads at rate_iops=%d on %.0f disks: %.1f IOPS, want %.0f", rate, disks, got.IOPS, want)
+	}
+	queued := float64(out.Jobs[0].Outstanding) / got.IOPS * 1e6 // fio's whole queue at the rate
+	if got.LatMeanUs > queued/2 {
+		t.Errorf("reads at their rate: %.0f us mean latency, near the %.0f us of fio's whole queue at that rate; want the latency of the fewest I/Os that reach it", got.LatMeanUs, queued)
+	}
+}
