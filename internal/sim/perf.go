@@ -74,16 +74,20 @@ func (h *hostLoad) at(host string, start, end time.Time) (model.HostLoad, bool) 
 	defer h.mu.Unlock()
 	spans := h.runs[host]
 	from, to := start.UnixNano(), end.UnixNano()
-	busy := 0.0
-	var sum model.HostLoad
+	busy, n := 0.0, 0
+	var sum, last model.HostLoad
 	for _, s := range spans[endingAfter(spans, from, func(s loadSpan) int64 { return s.end }):] {
 		if d := float64(min(s.end, to) - max(s.start, from)); d > 0 {
 			busy += d
 			sum.Add(s.load, d)
+			last, n = s.load, n+1
 		}
 	}
-	if busy == 0 {
+	switch n {
+	case 0:
 		return model.HostLoad{}, false
+	case 1:
+		return last, true // as recorded: x d / d need not give x back
 	}
 	var mean model.HostLoad
 	mean.Add(sum, 1/busy)
@@ -173,9 +177,9 @@ func (p *perfManager) QueryPerf(ctx *simulator.Context, req *types.QueryPerf) so
 				var v int64
 				switch id.CounterId {
 				case cpuID:
-					v = int64(100 * p.sim.load.cpu(host.Name, from, from.Add(step))) // hundredths of a percent
+					v = int64(math.Round(100 * p.sim.load.cpu(host.Name, from, from.Add(step)))) // hundredths of a percent
 				case memID:
-					v = int64(100 * mem)
+					v = int64(math.Round(100 * mem))
 				case netID, rxID, txID:
 					// The vSAN traffic the host's uplink carries (the
 					// simulated runs' only traffic), in KBps of 1024 bytes.

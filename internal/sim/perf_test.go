@@ -49,3 +49,18 @@ func TestHostLoadMeansTheSpansThatOverlap(t *testing.T) {
 		}
 	}
 }
+
+// A window one span covers reads that span's load as recorded: an idle
+// host's 2 % is 2 %, not 1.9999... (2 x d x 1/d in floating point), which
+// the performance counter's hundredths of a percent truncated to 1.99.
+func TestHostLoadOfOneSpanIsAsRecorded(t *testing.T) {
+	t0 := time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)
+	for ns := 1; ns <= 2000; ns++ {
+		h := newHostLoad()
+		h.record("esx1", t0, t0.Add(time.Duration(ns)), model.HostLoad{CPUPercent: IdleCPUPercent})
+		if got := h.cpu("esx1", t0.Add(-time.Second), t0.Add(time.Second)); got != IdleCPUPercent {
+			t.Fatalf("a span of %d ns at %v %% CPU reads %v %%", ns, IdleCPUPercent, got)
+		}
+	}
+}
+
