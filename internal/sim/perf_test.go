@@ -63,4 +63,3 @@ func TestHostLoadOfOneSpanIsAsRecorded(t *testing.T) {
 		}
 	}
 }
-
