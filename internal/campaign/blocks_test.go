@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"sort"
 	"testing"
@@ -28,22 +27,8 @@ func blockStore(t *testing.T, s *Spec, seed uint64) string {
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 2))
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), s.Name+".db")
-	st, err := store.Open(ctx, path, s.Name, store.Options{Simulated: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, path, cells := specStore(t, s, true)
 	defer st.Close()
-	var cells []store.Cell
-	for i, c := range Order(s) {
-		cells = append(cells, s.StoreCell(c, i))
-	}
-	if err := st.SaveFactors(ctx, s.StoreFactors()); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.SaveCells(ctx, cells); err != nil {
-		t.Fatal(err)
-	}
 	start := time.Date(2026, 12, 4, 0, 0, 0, 0, time.UTC)
 	metrics := []string{HostCPUMetric, VSANCPUMetric, VSANPerfCPUMetric}
 	for i, c := range cells {

@@ -17,6 +17,32 @@ import (
 	"starbench/internal/store"
 )
 
+// specStore opens a new simulated store for s in a temporary directory
+// and saves its cells in their order of execution (and, with factors, its
+// factors first), returning the store, its path and the cells.
+func specStore(t *testing.T, s *Spec, factors bool) (*store.Store, string, []store.Cell) {
+	t.Helper()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), s.Name+".db")
+	st, err := store.Open(ctx, path, s.Name, store.Options{Simulated: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cells []store.Cell
+	for i, c := range Order(s) {
+		cells = append(cells, s.StoreCell(c, i))
+	}
+	if factors {
+		if err := st.SaveFactors(ctx, s.StoreFactors()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.SaveCells(ctx, cells); err != nil {
+		t.Fatal(err)
+	}
+	return st, path, cells
+}
+
 // fillStore stores 3 repeats of every cell and workload of s with read and
 // write rows drawn from a seeded generator, and returns the store's path.
 func fillStore(t *testing.T, s *Spec, seed uint64) string {
@@ -24,19 +50,8 @@ func fillStore(t *testing.T, s *Spec, seed uint64) string {
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 1))
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), s.Name+".db")
-	st, err := store.Open(ctx, path, s.Name, store.Options{Simulated: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, path, cells := specStore(t, s, false)
 	defer st.Close()
-	var cells []store.Cell
-	for i, c := range Order(s) {
-		cells = append(cells, s.StoreCell(c, i))
-	}
-	if err := st.SaveCells(ctx, cells); err != nil {
-		t.Fatal(err)
-	}
 	start := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	for _, c := range cells {
 		for _, w := range s.Workloads {

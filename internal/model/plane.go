@@ -658,19 +658,30 @@ func (pl *Plane) applyNoise(out *Output) {
 		}
 	}
 	for i := range out.Hosts { // the hosts' rates follow the run's
-		h := &out.Hosts[i]
-		for _, x := range []*float64{&h.CompReadIOPS, &h.CompWriteIOPS, &h.CompReadBytesPerSec, &h.CompWriteBytesPerSec, &h.NICTxBytesPerSec, &h.NICRxBytesPerSec, &h.NICPercent} {
-			*x *= f
-		}
+		out.Hosts[i].scaleRates(f)
 	}
 	for _, d := range dirs {
-		d.IOPS *= f
-		d.MBps *= f
-		d.LatMeanUs /= f
-		d.P50Us /= f
-		d.P95Us /= f
-		d.P99Us /= f
-		d.P999Us /= f
+		d.scale(f)
+	}
+}
+
+// scale scales a direction's throughput by f and its latencies by 1/f, as
+// a run that went f times as fast would have them.
+func (d *Direction) scale(f float64) {
+	d.IOPS *= f
+	d.MBps *= f
+	d.LatMeanUs /= f
+	d.P50Us /= f
+	d.P95Us /= f
+	d.P99Us /= f
+	d.P999Us /= f
+}
+
+// scaleRates scales a host's rates (its components' I/O and its uplink's
+// traffic) by f.
+func (h *HostFigures) scaleRates(f float64) {
+	for _, x := range []*float64{&h.CompReadIOPS, &h.CompWriteIOPS, &h.CompReadBytesPerSec, &h.CompWriteBytesPerSec, &h.NICTxBytesPerSec, &h.NICRxBytesPerSec, &h.NICPercent} {
+		*x *= f
 	}
 }
 
@@ -696,15 +707,6 @@ func partlyHeld(out *Output) bool {
 // are their parts together again (latencies weighted by I/Os), and the
 // hosts' rates follow the run's.
 func noisePartly(out *Output, f float64) {
-	scale := func(d *Direction) {
-		d.IOPS *= f
-		d.MBps *= f
-		d.LatMeanUs /= f
-		d.P50Us /= f
-		d.P95Us /= f
-		d.P99Us /= f
-		d.P999Us /= f
-	}
 	before := out.Read.IOPS + out.Write.IOPS
 	together := func(total [2]*Direction, parts [][2]Direction) {
 		var ios [2]float64
@@ -729,15 +731,15 @@ func noisePartly(out *Output, f float64) {
 			for c := range jo.Classes {
 				cl := &jo.Classes[c]
 				if !cl.RateLimited {
-					scale(&cl.Read)
-					scale(&cl.Write)
+					cl.Read.scale(f)
+					cl.Write.scale(f)
 				}
 				classes = append(classes, [2]Direction{cl.Read, cl.Write})
 			}
 			together([2]*Direction{&jo.Read, &jo.Write}, classes)
 		case !jo.RateLimited:
-			scale(&jo.Read)
-			scale(&jo.Write)
+			jo.Read.scale(f)
+			jo.Write.scale(f)
 		}
 		jobs = append(jobs, [2]Direction{jo.Read, jo.Write})
 	}
@@ -745,10 +747,7 @@ func noisePartly(out *Output, f float64) {
 	if before > 0 {
 		r := (out.Read.IOPS + out.Write.IOPS) / before
 		for i := range out.Hosts {
-			h := &out.Hosts[i]
-			for _, x := range []*float64{&h.CompReadIOPS, &h.CompWriteIOPS, &h.CompReadBytesPerSec, &h.CompWriteBytesPerSec, &h.NICTxBytesPerSec, &h.NICRxBytesPerSec, &h.NICPercent} {
-				*x *= r
-			}
+			out.Hosts[i].scaleRates(r)
 		}
 	}
 }

@@ -103,6 +103,19 @@ func TestChecksumDisabledSavesItsCycles(t *testing.T) {
 	}
 }
 
+// limitedPlane is a plane on StorageReview with 4 workers of 2 disks
+// written at random, their policy RAID-1 with an IOPS limit of 2,000.
+func limitedPlane(t *testing.T) (*Plane, []fio.Worker) {
+	t.Helper()
+	src := &memSource{policies: map[string]Policy{"lim": {RAID: "raid1", FTT: 1, IOPSLimit: 2000}}}
+	pl := NewPlane(mustLoad(t, "storagereview-r6625-esa"), src).(*Plane)
+	ws := workers(4, 2, "lim")
+	if err := pl.Prepare(context.Background(), ws, fio.Prep{Method: "random"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	return pl, ws
+}
+
 // vSAN's IOPS limit is the object's, not a job's: jobs running at once on
 // the same disks share each disk's limit, in proportion to the I/Os each
 // keeps outstanding there (vSAN delays the object's I/Os above the limit
@@ -112,12 +125,7 @@ func TestChecksumDisabledSavesItsCycles(t *testing.T) {
 // over a disk's 2,000 a second.
 func TestIOPSLimitIsSharedByJobsOnTheSameDisks(t *testing.T) {
 	ctx := context.Background()
-	src := &memSource{policies: map[string]Policy{"lim": {RAID: "raid1", FTT: 1, IOPSLimit: 2000}}}
-	pl := NewPlane(mustLoad(t, "storagereview-r6625-esa"), src).(*Plane)
-	ws := workers(4, 2, "lim")
-	if err := pl.Prepare(ctx, ws, fio.Prep{Method: "random"}, nil); err != nil {
-		t.Fatal(err)
-	}
+	pl, ws := limitedPlane(t)
 	a := fio.Job{Name: "a", IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 48, RuntimeSec: 60}
 	b := a
 	b.Name, b.IODepth = "b", 16
@@ -150,12 +158,7 @@ func TestIOPSLimitIsSharedByJobsOnTheSameDisks(t *testing.T) {
 // under a 2,000 limit, 4,000 and 12,000 IOPS, 16,000 together.
 func TestIOPSLimitLeftByARateLimitedJob(t *testing.T) {
 	ctx := context.Background()
-	src := &memSource{policies: map[string]Policy{"lim": {RAID: "raid1", FTT: 1, IOPSLimit: 2000}}}
-	pl := NewPlane(mustLoad(t, "storagereview-r6625-esa"), src).(*Plane)
-	ws := workers(4, 2, "lim")
-	if err := pl.Prepare(ctx, ws, fio.Prep{Method: "random"}, nil); err != nil {
-		t.Fatal(err)
-	}
+	pl, ws := limitedPlane(t)
 	a := fio.Job{Name: "a", IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 48, RuntimeSec: 60,
 		Options: []fio.Option{{Key: "rate_iops", Value: "500"}}}
 	b := fio.Job{Name: "b", IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 16, RuntimeSec: 60}
