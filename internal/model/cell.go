@@ -90,7 +90,11 @@ func solveCell(ctx context.Context, p *testbed.Profile, in Input, c *cell) (*Out
 		u[k] = x * (c.fr*s.demandAt(read, sol.W[k]) + (1-c.fr)*s.demandAt(write, sol.W[k])) / s.Servers
 	}
 	out.addStations(st, sol.W, u)
-	out.HostCPUPercent = hostPercent(c.hostCPU, u)
+	whole := make([]float64, len(u)) // over the run: thinktime_iotime's stalls idle the hosts
+	for k := range u {
+		whole[k] = u[k] * sh.duty
+	}
+	out.HostCPUPercent = hostPercent(c.hostCPU, whole)
 	out.Notes = append(out.Notes, rangeNotes(p, g.fioOutstanding, c.sizes)...)
 	c.result = dirs
 	out.Hosts = hostFigures([]*cell{c}, out.HostCPUPercent)

@@ -361,15 +361,19 @@ func solveCells(ctx context.Context, p *testbed.Profile, in Input, cells []*cell
 	if len(in.Jobs) > 1 {
 		out.Notes = append(out.Notes, fmt.Sprintf("%d concurrent jobs solved as classes of one network; the jobs together: latencies (percentiles too) are the I/O-weighted mean of the jobs'", len(in.Jobs)))
 	}
-	u := make([]float64, len(cells[0].st))
+	// The stations' load while the classes issue I/O, and the hosts' over
+	// the run (thinktime_iotime's stalls idle them).
+	u, whole := make([]float64, len(cells[0].st)), make([]float64, len(cells[0].st))
 	for k := range u {
 		for i, c := range cells {
 			cs := &c.st[k]
-			u[k] += sol.X[i] * (c.fr*cs.demandAt(read, sol.W[k]) + (1-c.fr)*cs.demandAt(write, sol.W[k])) / cs.Servers
+			x := sol.X[i] * (c.fr*cs.demandAt(read, sol.W[k]) + (1-c.fr)*cs.demandAt(write, sol.W[k])) / cs.Servers
+			u[k] += x
+			whole[k] += x * c.shape.duty
 		}
 	}
 	out.addStations(cells[0].st, sol.W, u)
-	out.HostCPUPercent = hostPercent(cells[0].hostCPU, u)
+	out.HostCPUPercent = hostPercent(cells[0].hostCPU, whole)
 	out.Hosts = hostFigures(cells, out.HostCPUPercent)
 	out.Notes = append(out.Notes, rangeNotes(p, out.Outstanding, sizes)...)
 	return out, nil

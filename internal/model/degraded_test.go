@@ -368,7 +368,7 @@ func TestAnAbsentDeviceRebuildsAfterTheTimerADegradedOneAtOnce(t *testing.T) {
 }
 
 func TestADiskGroupBackResyncsWhatChangedARemovedDeviceIsRebuilt(t *testing.T) {
-	r := recovery{hosts: 4, osa: true, devices: 32, groups: 8, perGroup: 4, stored: 800 << 30, comps: 2, stripes: 2, out: map[string]*absence{}, failed: map[string]*diskOut{}}
+	r := recovery{hosts: 4, osa: true, devices: 32, groups: 8, perGroup: 4, stored: 800 << 30, comps: 2, stripes: 2, groupSpans: 2, out: map[string]*absence{}, failed: map[string]*diskOut{}}
 	r.apply(fio.Event{AtS: 60, Kind: "disk_failure", Target: "h1/naa.g", Detail: "how=unmount unit=disk_group components=absent"})
 	r.apply(fio.Event{AtS: 60, Kind: "disk_failure", Target: "h2/naa.d", Detail: "how=remove unit=device components=absent"})
 	if d := r.degradation(); d.Groups != 1 || d.Devices != 5 || d.Absent <= 0 {

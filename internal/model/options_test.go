@@ -161,6 +161,51 @@ func TestThinkTimeIOTimeIsADutyCycle(t *testing.T) {
 	}
 }
 
+// The hosts' figures of a run with thinktime_iotime are the whole run's,
+// as fio's rates are: 3 ms of I/O in every 4 ms gives each host 75 % of the
+// CPU, vSAN CPU, component writes, device and uplink load of the same job
+// without stalls, while the stations (what binds while I/O runs) are the
+// same. Two concurrent jobs on the same disks, one of them stalling, give
+// the hosts (1 + 0.75) / 2 of two that do not.
+func TestThinkTimeIOTimeIdlesTheHostsOverTheRun(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	pol := Policy{RAID: "raid1", FTT: 1}
+	base := fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 4096, IODepth: 8}
+	duty := base
+	duty.Options = []fio.Option{{Key: "thinktime", Value: "1ms"}, {Key: "thinktime_iotime", Value: "3ms"}}
+	hostsAt := func(name string, out, free *Output, r float64) {
+		t.Helper()
+		near := func(what string, got, f float64) {
+			t.Helper()
+			if f == 0 || math.Abs(got/f-r) > 1e-9 {
+				t.Errorf("%s: %s %g, without stalls %g; want %g of it", name, what, got, f, r)
+			}
+		}
+		for i := range out.Hosts {
+			h, f := out.Hosts[i], free.Hosts[i]
+			near("host CPU", out.HostCPUPercent[i], free.HostCPUPercent[i])
+			near("vSAN CPU", h.VSANCPUPercent, f.VSANCPUPercent)
+			near("component writes", h.CompWriteIOPS, f.CompWriteIOPS)
+			near("uplink", h.NICPercent, f.NICPercent)
+			if r == 0.75 { // with two jobs the busiest device is the one's that does not stall
+				near("busiest device", h.DeviceUtil, f.DeviceUtil)
+			}
+		}
+		for k, s := range out.Stations {
+			if s.Util != free.Stations[k].Util {
+				t.Errorf("%s: station %s at %g, without stalls %g; want the same", name, s.Name, s.Util, free.Stations[k].Util)
+			}
+		}
+	}
+	hostsAt("one job", solve(t, p, UniformInput(p, 4, 2, pol, &duty)), solve(t, p, UniformInput(p, 4, 2, pol, &base)), 0.75)
+	two := func(second *fio.Job) *Output {
+		in := UniformInput(p, 4, 2, pol, &base)
+		in.Jobs = append(in.Jobs, JobLoad{Job: second, Disks: in.Jobs[0].Disks})
+		return solve(t, p, in)
+	}
+	hostsAt("two jobs", two(&duty), two(&base), 0.875)
+}
+
 // A rate limit caps each fio job of a disk (numjobs of them), and holds
 // with think time: one I/O at a time with 1 ms of think time between them
 // does about 900 a second; at rate_iops=500 it does 500 at the latency of

@@ -657,9 +657,7 @@ func (pl *Plane) applyNoise(out *Output) {
 			dirs = append(dirs, &out.Jobs[i].Classes[c].Read, &out.Jobs[i].Classes[c].Write)
 		}
 	}
-	for i := range out.Hosts { // the hosts' rates follow the run's
-		out.Hosts[i].scaleRates(f)
-	}
+	out.scaleLoads(f)
 	for _, d := range dirs {
 		d.scale(f)
 	}
@@ -677,11 +675,29 @@ func (d *Direction) scale(f float64) {
 	d.P999Us /= f
 }
 
-// scaleRates scales a host's rates (its components' I/O and its uplink's
-// traffic) by f.
-func (h *HostFigures) scaleRates(f float64) {
-	for _, x := range []*float64{&h.CompReadIOPS, &h.CompWriteIOPS, &h.CompReadBytesPerSec, &h.CompWriteBytesPerSec, &h.NICTxBytesPerSec, &h.NICRxBytesPerSec, &h.NICPercent} {
-		*x *= f
+// scaleLoads scales by f what follows the run's throughput: each host's
+// rates (its components' I/O and its uplink's traffic), and every
+// utilisation (the stations', the hosts' CPU and vSAN's share of it, the
+// guest's vCPUs, the NICs, each host's busiest devices), none beyond full.
+func (out *Output) scaleLoads(f float64) {
+	upTo := func(full float64, xs ...*float64) {
+		for _, x := range xs {
+			*x = math.Min(full, *x*f)
+		}
+	}
+	upTo(100, &out.CPUPercent, &out.GuestCPUPercent, &out.NICPercent)
+	upTo(1, &out.BottleneckUtil)
+	for i := range out.HostCPUPercent {
+		upTo(100, &out.HostCPUPercent[i])
+	}
+	for i := range out.Stations {
+		upTo(1, &out.Stations[i].Util)
+	}
+	for i := range out.Hosts {
+		h := &out.Hosts[i]
+		upTo(math.Inf(1), &h.CompReadIOPS, &h.CompWriteIOPS, &h.CompReadBytesPerSec, &h.CompWriteBytesPerSec, &h.NICTxBytesPerSec, &h.NICRxBytesPerSec)
+		upTo(100, &h.NICPercent, &h.VSANCPUPercent)
+		upTo(1, &h.DeviceUtil, &h.CacheUtil)
 	}
 }
 
@@ -745,10 +761,7 @@ func noisePartly(out *Output, f float64) {
 	}
 	together([2]*Direction{&out.Read, &out.Write}, jobs)
 	if before > 0 {
-		r := (out.Read.IOPS + out.Write.IOPS) / before
-		for i := range out.Hosts {
-			out.Hosts[i].scaleRates(r)
-		}
+		out.scaleLoads((out.Read.IOPS + out.Write.IOPS) / before)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"starbench/internal/deepcopy"
 	"starbench/internal/fio"
 	"starbench/internal/testbed"
 )
@@ -195,6 +196,56 @@ func TestPlaneNoiseIsSeeded(t *testing.T) {
 		if math.Abs(x/q[0]-1) > 0.061 {
 			t.Errorf("noisy %g vs quiet %g: beyond 3 x noise_cv", x, q[0])
 		}
+	}
+}
+
+// The noise moves a run's loads with its throughput: every utilisation
+// and each host's rates by the run's own factor, none beyond full. An OSA
+// run of 4K writes at depth 64 has its disk groups saturated (held at
+// full when the draw is up) and its CPU, NICs and devices well under.
+func TestPlaneNoiseMovesTheLoadsWithTheRun(t *testing.T) {
+	p := mustLoad(t, "wwt-r640-osa")
+	in := UniformInput(p, 96, 8, Policy{RAID: "raid1", FTT: 1}, &fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 4096, IODepth: 64})
+	quiet, err := Solve(context.Background(), p, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := NewPlane(p, &memSource{}, WithNoise(11)).(*Plane)
+	ups, downs := 0, 0
+	for range 8 {
+		out := deepcopy.Of(quiet)
+		pl.applyNoise(out)
+		f := out.Write.IOPS / quiet.Write.IOPS
+		if f > 1 {
+			ups++
+		} else {
+			downs++
+		}
+		want := func(name string, got, q, full float64) {
+			t.Helper()
+			if w := math.Min(full, q*f); math.Abs(got-w) > 1e-9*math.Max(w, 1) {
+				t.Errorf("factor %.4f: %s %g, want %g (quiet %g)", f, name, got, w, q)
+			}
+		}
+		want("host CPU", out.CPUPercent, quiet.CPUPercent, 100)
+		want("NIC", out.NICPercent, quiet.NICPercent, 100)
+		want("bottleneck", out.BottleneckUtil, quiet.BottleneckUtil, 1)
+		for i, s := range out.Stations {
+			want(s.Name, s.Util, quiet.Stations[i].Util, 1)
+		}
+		for i, h := range out.Hosts {
+			q := quiet.Hosts[i]
+			want("host CPU of a host", out.HostCPUPercent[i], quiet.HostCPUPercent[i], 100)
+			want("component writes", h.CompWriteIOPS, q.CompWriteIOPS, math.Inf(1))
+			want("uplink bytes sent", h.NICTxBytesPerSec, q.NICTxBytesPerSec, math.Inf(1))
+			want("uplink", h.NICPercent, q.NICPercent, 100)
+			want("vSAN CPU", h.VSANCPUPercent, q.VSANCPUPercent, 100)
+			want("capacity device", h.DeviceUtil, q.DeviceUtil, 1)
+			want("cache device", h.CacheUtil, q.CacheUtil, 1)
+		}
+	}
+	if ups == 0 || downs == 0 || quiet.BottleneckUtil < 0.95 || quiet.Hosts[0].CacheUtil == 0 {
+		t.Errorf("%d draws up, %d down, bottleneck %s at %g, cache device %g: want both ways, a saturated station and a busy cache tier", ups, downs, quiet.Bottleneck, quiet.BottleneckUtil, quiet.Hosts[0].CacheUtil)
 	}
 }
 

@@ -25,9 +25,11 @@ type recovery struct {
 	// disks is the size of the scenario's disks, as the guests see them.
 	disks float64
 	// stored is what the scenario's disks store on the cluster (replicas
-	// and components); comps the mean number of components of an object,
-	// stripes of its stripes (the devices it spans: comps x stripe width).
-	stored, comps, stripes float64
+	// and components); comps the mean number of components of an object;
+	// stripes the devices it spans and groupSpans the OSA disk groups
+	// (each component's stripes on as many of its host's devices, taken
+	// round-robin over the host's disk groups: Placement).
+	stored, comps, stripes, groupSpans float64
 	// devices and groups count the cluster's capacity devices and OSA disk
 	// groups; perGroup is an OSA disk group's capacity devices.
 	devices, groups, perGroup int
@@ -89,8 +91,10 @@ func (r *recovery) init(ctx context.Context, pl *Plane, classes []*class) error 
 	if r.osa {
 		r.groups = p.Hosts * p.Storage.DiskGroups
 	}
+	perHost := max(p.Storage.CapacityDevices, 1)
+	groupsPerHost := max(p.Storage.DiskGroups, 1)
 	seen := map[diskKey]bool{}
-	stored, comps, stripes, n := 0.0, 0.0, 0.0, 0.0
+	stored, comps, stripes, groupSpans, n := 0.0, 0.0, 0.0, 0.0, 0.0
 	for _, c := range classes {
 		in, _, err := pl.input(ctx, c.workers, c.job)
 		if err != nil {
@@ -111,17 +115,21 @@ func (r *recovery) init(ctx context.Context, pl *Plane, classes []*class) error 
 				stored += float64(d.SizeBytes) * dl.Written * lay.capFactor
 				r.disks += float64(d.SizeBytes)
 				// The hosts an object spans, and the devices: each of
-				// its components striped over the policy's stripe width.
+				// its components striped over the policy's stripe width
+				// of its host's devices (no more than the host has), so
+				// over as many of its disk groups.
 				spans := float64(max(lay.mirrors, lay.dataStripes+lay.parity))
+				width := max(dl.Policy.StripeWidth, 1)
 				comps += spans
-				stripes += spans * float64(max(dl.Policy.StripeWidth, 1))
+				stripes += spans * float64(min(width, perHost))
+				groupSpans += spans * float64(min(width, groupsPerHost))
 				n++
 			}
 		}
 	}
 	r.stored, r.perHost = stored, stored/float64(r.hosts)
 	if n > 0 {
-		r.comps, r.stripes = comps/n, stripes/n
+		r.comps, r.stripes, r.groupSpans = comps/n, stripes/n, groupSpans/n
 		r.share = math.Min(1, r.comps/float64(r.hosts))
 	}
 	return nil
@@ -217,14 +225,14 @@ func (r *recovery) failDisk(e fio.Event) {
 	d := &diskOut{host: hostOfDisk(e.Target), group: f["unit"] == "disk_group"}
 	degraded := f["components"] == "degraded"
 	d.kept = f["how"] == "unmount" && !degraded
-	units := r.devices
+	units, spans := r.devices, r.stripes
 	if d.group {
-		units = r.groups
+		units, spans = r.groups, r.groupSpans
 	}
 	if units == 0 {
 		return
 	}
-	d.share = math.Min(1, r.stripes/float64(units))
+	d.share = math.Min(1, spans/float64(units))
 	ready := e.AtS + RepairDelay
 	if degraded {
 		ready = e.AtS

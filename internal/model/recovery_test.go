@@ -17,7 +17,7 @@ const gib = float64(1 << 30)
 // OSA disk groups of 2, storing 800 GiB of objects of 2 components each,
 // not striped (so a host holds a share 2/4 of the objects, a device 2/32).
 func newRecovery() *recovery {
-	return &recovery{hosts: 4, osa: true, perHost: 200 * gib, share: 0.5, disks: 400 * gib, stored: 800 * gib, comps: 2, stripes: 2,
+	return &recovery{hosts: 4, osa: true, perHost: 200 * gib, share: 0.5, disks: 400 * gib, stored: 800 * gib, comps: 2, stripes: 2, groupSpans: 2,
 		devices: 32, groups: 16, perGroup: 2, out: map[string]*absence{}, failed: map[string]*diskOut{}}
 }
 
@@ -353,6 +353,17 @@ func TestRecoverySizesTheScenariosData(t *testing.T) {
 	if r := s.rec; r.comps != 3 || r.stripes != 12 || r.share != 0.75 || r.failed["esx-1/naa.1"].share != 12.0/32 {
 		t.Errorf("the same disks striped over 4: %g components over %g devices, host share %g, a device's %g; want 3, 12, 0.75, 12/32", r.comps, r.stripes, r.share, r.failed["esx-1/naa.1"].share)
 	}
+	// A width above a host's 8 devices spans them all, no more: the
+	// model keeps every stripe on its component's host (Placement).
+	src.policies["r5"] = Policy{RAID: "raid5", FTT: 1, StripeWidth: 12}
+	s = pl.Scenario(ws, oltpJob(60), nil)
+	if err := s.rec.init(context.Background(), pl, s.classes); err != nil {
+		t.Fatal(err)
+	}
+	s.rec.apply(fio.Event{AtS: 10, Kind: "disk_failure", Target: "esx-1/naa.1", Detail: "how=remove unit=device components=absent"})
+	if r := s.rec; r.stripes != 24 || r.failed["esx-1/naa.1"].share != 24.0/32 {
+		t.Errorf("striped over 12 on hosts of 8 devices: %g devices spanned, a device's share %g; want 24, 24/32", r.stripes, r.failed["esx-1/naa.1"].share)
+	}
 	osa := newOSAPlane(t)
 	o := osa.Scenario(workers(2, 1, "r1"), oltpJob(60), nil)
 	if err := o.rec.init(context.Background(), osa, o.classes); err != nil {
@@ -360,6 +371,20 @@ func TestRecoverySizesTheScenariosData(t *testing.T) {
 	}
 	if o.rec.groups != 48 || o.rec.perGroup != 4 || o.rec.devices != 192 || !o.rec.osa {
 		t.Errorf("OSA: %d groups of %d, %d devices, osa %v; want 48 of 4, 192", o.rec.groups, o.rec.perGroup, o.rec.devices, o.rec.osa)
+	}
+	// On OSA a RAID-1 object striped over 4 spans 2 x 4 devices but only
+	// the 2 x 2 disk groups they belong to (a host's devices alternate
+	// between its 2 groups): a failed group takes 4/48 of the objects.
+	osaSrc := osa.src.(*memSource)
+	osaSrc.policies["r1"] = Policy{RAID: "raid1", FTT: 1, StripeWidth: 4}
+	o = osa.Scenario(workers(2, 1, "r1"), oltpJob(60), nil)
+	if err := o.rec.init(context.Background(), osa, o.classes); err != nil {
+		t.Fatal(err)
+	}
+	o.rec.apply(fio.Event{AtS: 10, Kind: "disk_failure", Target: "h1/naa.d", Detail: "how=remove unit=device components=absent"})
+	o.rec.apply(fio.Event{AtS: 10, Kind: "disk_failure", Target: "h2/naa.g", Detail: "how=remove unit=disk_group components=absent"})
+	if r := o.rec; r.failed["h1/naa.d"].share != 8.0/192 || r.failed["h2/naa.g"].share != 4.0/48 {
+		t.Errorf("OSA RAID-1 striped over 4: a device's share %g, a disk group's %g; want 8/192, 4/48", r.failed["h1/naa.d"].share, r.failed["h2/naa.g"].share)
 	}
 }
 

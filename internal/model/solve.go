@@ -31,9 +31,11 @@ type Output struct {
 	Outstanding      int
 	Read, Write      Direction
 	// CPUPercent is the host CPU at the busiest host (every host's on an
-	// even layout): what notes and validation tables quote.
-	// HostCPUPercent is each host's own, by the model's host index (see
-	// hostNames); 0 for a host the cell leaves idle.
+	// even layout) while the jobs issue I/O, as the stations' utilisation
+	// is: what notes and validation tables quote.
+	// HostCPUPercent is each host's own over the whole run, as fio's rates
+	// and Hosts are (thinktime_iotime's stalls idle it), by the model's
+	// host index (see hostNames); 0 for a host the cell leaves idle.
 	CPUPercent     float64
 	HostCPUPercent []float64
 	// Hosts are each host's own figures, by the same index: its
