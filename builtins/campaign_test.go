@@ -29,13 +29,20 @@ func newTestSession(t *testing.T, ctx context.Context) (*runtime.Session, *bytes
 
 func execStar(t *testing.T, s *runtime.Session, name, src string) error {
 	t.Helper()
+	return execStarPrinting(t, s, name, src, func(msg string) { t.Log(msg) })
+}
+
+// execStarPrinting is execStar with the script's print() (and what
+// builtins print through it) going to print.
+func execStarPrinting(t *testing.T, s *runtime.Session, name, src string, print func(string)) error {
+	t.Helper()
 	assert, err := starlarktest.LoadAssertModule()
 	if err != nil {
 		t.Fatal(err)
 	}
 	predeclared := runtime.Predeclared(Modules(Deps{}))
 	predeclared["assert"] = assert["assert"]
-	thread := &starlark.Thread{Name: name, Print: func(_ *starlark.Thread, msg string) { t.Log(msg) }}
+	thread := &starlark.Thread{Name: name, Print: func(_ *starlark.Thread, msg string) { print(msg) }}
 	starlarktest.SetReporter(thread, t)
 	runtime.SetSession(thread, s)
 	_, err = starlark.ExecFileOptions(runtime.ScriptOptions(), thread, name, src, predeclared)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/go-gota/gota/dataframe"
 	"go.starlark.net/starlark"
@@ -439,8 +440,59 @@ func (m fioModule) run(thread *starlark.Thread, b *starlark.Builtin, args starla
 			}
 		}
 	}
+	sayNotes(thread, notes)
 	return newRunFrame(notes, results), nil
 }
+
+// sayNotes prints what the data plane said of a fio.run outside a campaign
+// (a campaign keeps the notes with each run and its report lists them), each
+// note once a session, so that an option the model does not model, or an
+// uncalibrated testbed, is never passed over in silence; the frame's notes
+// keep them all.
+func sayNotes(thread *starlark.Thread, notes []string) {
+	s, err := runtime.SessionFrom(thread)
+	if err != nil || len(notes) == 0 {
+		return
+	}
+	holder, _ := runtime.Load(s, runBarKey, func() (*runBar, error) { return &runBar{}, nil })
+	holder.mu.Lock()
+	inCampaign := holder.bar != nil
+	holder.mu.Unlock()
+	if inCampaign {
+		return
+	}
+	said, _ := runtime.Load(s, saidNotesKey, func() (*saidNotes, error) { return &saidNotes{seen: map[string]bool{}}, nil })
+	for _, n := range said.first(notes) {
+		msg := "fio.run: note: " + n
+		if thread.Print != nil {
+			thread.Print(thread, msg)
+		} else {
+			fmt.Fprintln(s.Stderr, msg)
+		}
+	}
+}
+
+// saidNotes are the notes a session has printed.
+type saidNotes struct {
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+// first returns those of notes not printed before, and marks them printed.
+func (s *saidNotes) first(notes []string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var fresh []string
+	for _, n := range notes {
+		if !s.seen[n] {
+			s.seen[n] = true
+			fresh = append(fresh, n)
+		}
+	}
+	return fresh
+}
+
+var saidNotesKey = runtime.NewKey[*saidNotes]("fio.said_notes")
 
 // keepRunData adds to a campaign's result of fio.run's runs what their
 // rows do not hold: the samples and the files kept (named per repeat when

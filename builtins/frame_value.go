@@ -220,6 +220,7 @@ var frameType = &valueType[*Frame]{
 	attrs: []runtime.Member{
 		attr("columns", "the column names, in order"),
 		attr("types", "a dict of column name to type: bool, int, float or string"),
+		attr("notes", "what the data plane said of the runs behind the frame (fio.run's: fio options it does not model, an uncalibrated testbed, inputs outside the calibrated range, what bound the run), as a list of strings; empty for other frames"),
 	},
 	methods: []method[*Frame]{
 		{"concat", "(*others)", "this frame's rows followed by the others' (missing columns become None)", frameConcatMethod},
@@ -262,6 +263,8 @@ func (f *Frame) Attr(name string) (starlark.Value, error) {
 			_ = d.SetKey(starlark.String(c.Name), starlark.String(c.Kind.String()))
 		}
 		return d, nil
+	case "notes":
+		return strList(f.notes), nil
 	}
 	return frameType.method(f, name), nil // nil: starlark reports "has no .x field or method" with a did-you-mean
 }
