@@ -10,7 +10,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -362,11 +361,15 @@ func (c *validationCase) job() (*fio.Job, error) {
 	return &wl.Jobs[0], nil
 }
 
-// simulate runs the case through the model.
-func (c *validationCase) simulate(dir string) (*Output, error) {
+// simulate runs the case through the model, its profile's parameters
+// changed by adjust when given (a sensitivity).
+func (c *validationCase) simulate(dir string, adjust func(*testbed.ModelParams)) (*Output, error) {
 	p, err := c.profile(dir)
 	if err != nil {
 		return nil, err
+	}
+	if adjust != nil {
+		adjust(&p.Model)
 	}
 	job, err := c.job()
 	if err != nil {
@@ -472,23 +475,12 @@ func TestValidation(t *testing.T) {
 	if errs := v.check(validationDir); len(errs) > 0 {
 		t.Fatalf("%s is malformed:\n%v", validationFile, errors.Join(errs...))
 	}
-	results := map[string]caseResult{}
-	for i := range v.Cases {
-		c := &v.Cases[i]
-		out, err := c.simulate(validationDir)
-		if err != nil {
-			t.Fatalf("case %s: %v", c.ID, err)
-		}
-		results[c.ID] = caseResult{c, out, metricOf(out, c.Metric)}
+	results, effects, err := v.simulate(nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	var effects []effectResult
-	for _, e := range v.Effects {
-		lo, hi, _ := e.bounds()
-		b := metricOf(results[e.Base].out, e.Metric)
-		x := metricOf(results[e.Variant].out, e.Metric)
-		r := effectResult{e: e, base: b, vari: x, ratio: x / b}
-		r.pass = r.ratio >= lo && r.ratio <= hi
-		effects = append(effects, r)
+	for _, r := range effects {
+		e, b, x := r.e, r.base, r.vari
 		switch {
 		case !r.pass && e.KnownFailure == "":
 			t.Errorf("effect %s (%s): the model gives %s x%.3f (%.4g -> %.4g); %s published %s: a mechanism the model gets wrong (fix the model, or mark it known_failure with the reason in %s)",
@@ -516,6 +508,30 @@ func TestValidation(t *testing.T) {
 	if fresh != string(doc) {
 		t.Errorf("the Validation tables in docs/model.md are not the model's current answers; regenerate them: go test ./internal/model -run Validation -update-validation")
 	}
+}
+
+// simulate runs every case, with the profiles' parameters changed by
+// adjust when given, and judges every effect on the results.
+func (v *validationData) simulate(adjust func(*testbed.ModelParams)) (map[string]caseResult, []effectResult, error) {
+	results := map[string]caseResult{}
+	for i := range v.Cases {
+		c := &v.Cases[i]
+		out, err := c.simulate(validationDir, adjust)
+		if err != nil {
+			return nil, nil, fmt.Errorf("case %s: %w", c.ID, err)
+		}
+		results[c.ID] = caseResult{c, out, metricOf(out, c.Metric)}
+	}
+	var effects []effectResult
+	for _, e := range v.Effects {
+		lo, hi, _ := e.bounds()
+		b := metricOf(results[e.Base].out, e.Metric)
+		x := metricOf(results[e.Variant].out, e.Metric)
+		r := effectResult{e: e, base: b, vari: x, ratio: x / b}
+		r.pass = r.ratio >= lo && r.ratio <= hi
+		effects = append(effects, r)
+	}
+	return results, effects, nil
 }
 
 func published(e validationEffect) string {
@@ -554,7 +570,7 @@ func validationTables(v *validationData, results map[string]caseResult, effects 
 		}
 		sim := results[c.ID].value
 		e := sim / *c.Published - 1
-		errs = append(errs, math.Abs(e))
+		errs = append(errs, e)
 		fmt.Fprintf(&b, "| %s | %s | %s | %s %s | %s | %+.1f %% |\n", c.ID, c.Source, c.setup(), num(*c.Published), c.Unit, num(sim), 100*e)
 	}
 	if len(errs) == 0 {
@@ -562,12 +578,7 @@ func validationTables(v *validationData, results map[string]caseResult, effects 
 	}
 	b.WriteString("\n")
 	if len(errs) > 0 {
-		slices.Sort(errs)
-		med := errs[len(errs)/2]
-		if len(errs)%2 == 0 {
-			med = (errs[len(errs)/2-1] + errs[len(errs)/2]) / 2
-		}
-		fmt.Fprintf(&b, "Median absolute error over %d figures: %.1f %%.\n\n", len(errs), 100*med)
+		fmt.Fprintf(&b, "Median absolute error over %d figures: %.1f %%.\n\n", len(errs), 100*medianAbsError(results))
 	} else {
 		b.WriteString("Median absolute error: none to state (no published figure yet).\n\n")
 	}
