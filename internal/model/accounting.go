@@ -282,11 +282,11 @@ func (io *ioCost) total(remote [2]float64) opCost {
 }
 
 // guestSide is the work of every guest I/O of b bytes on the VM's side: the
-// guest's own path, the DOM's per-I/O and per-byte work (checksum unless
-// the policy disables it, moving the bytes to or from guest memory), the
-// hand-offs from the guest to the DOM and back, and the bytes crossing
-// memory for the copy and the checksum.
-func (c *costModel) guestSide(io *ioCost, b, dataBytes float64) {
+// guest's own path, the DOM's per-I/O and per-byte work (the checksum of
+// what the DOM checksums, checksummed bytes; moving the bytes to or from
+// guest memory), the hand-offs from the guest to the DOM and back, and the
+// bytes crossing memory for the copy and the checksum.
+func (c *costModel) guestSide(io *ioCost, b, dataBytes, checksummed float64) {
 	m := c.m
 	o := &io.owner
 	o.guestCycles += c.guestIO
@@ -294,9 +294,36 @@ func (c *costModel) guestSide(io *ioCost, b, dataBytes float64) {
 	o.dispatches += 3
 	o.memBytes += 2 * b // the copy: read and write
 	if c.checksum {
-		o.domCycles += dataBytes * m.ChecksumCyclesPerByte.Value
-		o.memBytes += dataBytes // the checksum reads the data
+		o.domCycles += checksummed * m.ChecksumCyclesPerByte.Value
+		o.memBytes += checksummed // the checksum reads the data
 	}
+}
+
+// domChecksummed is how many bytes of a guest I/O of b bytes the DOM
+// checksums. vSAN computes a block's CRC-32C where the write enters the
+// stack and persists it with the data (Cormac Hogan, "VSAN 6.2 Part 3 -
+// Software Checksum"). ESA verifies reads at the top of the stack too
+// ("checksumming, encryption and compression have moved to the top of the
+// stack", Duncan Epping, Yellow Bricks, 2023-02-01); OSA's LSOM computes
+// the CRC of what each component reads and of each component write it
+// takes (componentChecksum).
+func (c *costModel) domChecksummed(b float64, write bool) float64 {
+	if c.osa && !write {
+		return 0
+	}
+	return b
+}
+
+// componentChecksum is OSA's CRC-32C of n component ops of b bytes, in the
+// components' LSOM: each replica's write verified where it lands, each
+// read checked where it is read (domChecksummed).
+func (c *costModel) componentChecksum(io *ioCost, n, b float64) {
+	if !c.osa || !c.checksum {
+		return
+	}
+	o := &io.legs[capLeg].comp
+	o.storeCycles += n * b * c.m.ChecksumCyclesPerByte.Value
+	o.memBytes += n * b
 }
 
 // component adds n component ops of payload bytes on a leg: the LSOM's op
@@ -379,7 +406,7 @@ func (c *costModel) readIO(b, written float64, compressPct int) ioCost {
 	// Unwritten blocks: the guest's path and a metadata lookup; no
 	// device, no payload, no checksum.
 	var meta ioCost
-	c.guestSide(&meta, b, 0)
+	c.guestSide(&meta, b, 0, 0)
 	c.component(&meta, capLeg, 1, 0, false)
 	meta.legs[capLeg].comp.storeCycles += c.m.MetadataReadCycles.Value - c.m.LSOMOpCycles.Value
 
@@ -390,7 +417,8 @@ func (c *costModel) readIO(b, written float64, compressPct int) ioCost {
 	}
 
 	var data ioCost
-	c.guestSide(&data, b, b)
+	c.guestSide(&data, b, b, c.domChecksummed(b, false))
+	c.componentChecksum(&data, 1, b)
 	s := c.saving(compressPct)
 	devBytes := b * (1 - s)
 	wire := devBytes // ESA ships compressed data and decompresses at the DOM
@@ -420,7 +448,8 @@ func (c *costModel) readIO(b, written float64, compressPct int) ioCost {
 // deduplication happen at destage), with no decompression.
 func (c *costModel) bufferRead(b float64) ioCost {
 	var io ioCost
-	c.guestSide(&io, b, b)
+	c.guestSide(&io, b, b, c.domChecksummed(b, false))
+	c.componentChecksum(&io, 1, b)
 	c.component(&io, capLeg, 1, b, false)
 	c.deviceOp(&io, capLeg, 1, b, c.cacheRead(b), false, true)
 	io.owner.deviceLatency = accessLatency(c.p.Storage.Cache, c.pl.cacheRead)
@@ -496,7 +525,7 @@ func writeBufferState(x float64, sh jobShape) (held, destaged float64) {
 // writeIO is one guest write of b bytes of the given compressibility.
 func (c *costModel) writeIO(b float64, lay layout, compressPct, dedupePct int) ioCost {
 	var io ioCost
-	c.guestSide(&io, b, b)
+	c.guestSide(&io, b, b, c.domChecksummed(b, true))
 	o := &io.owner
 	o.roundTrips = 1
 	if c.osa {
@@ -551,6 +580,7 @@ func (c *costModel) osaWrite(io *ioCost, b float64, lay layout, compressPct, ded
 		// write new data and parity; two network phases.
 		rmw := float64(1 + lay.parity)
 		c.component(io, capLeg, rmw, b, false)
+		c.componentChecksum(io, rmw, b)
 		c.deviceOp(io, capLeg, rmw*(1-c.fromBuffer), b, c.capRead(b), false, false)
 		c.deviceOp(io, capLeg, rmw*c.fromBuffer, b, c.cacheRead(b), false, true)
 		io.owner.roundTrips = 2
@@ -558,6 +588,7 @@ func (c *costModel) osaWrite(io *ioCost, b float64, lay layout, compressPct, ded
 		cacheWrites = rmw
 	}
 	c.component(io, capLeg, cacheWrites, b, true)
+	c.componentChecksum(io, cacheWrites, b)
 	c.deviceOp(io, capLeg, cacheWrites, b, c.cacheWrite(b), true, true)
 	o := &io.legs[capLeg].comp
 	o.bufferBytes += cacheWrites * b

@@ -163,3 +163,44 @@ func TestOSADestageCompressesTheCompressibleShare(t *testing.T) {
 		t.Errorf("destage of a 25 %% compressible 4K write costs %g cycles more than an incompressible one, want %g", got, want)
 	}
 }
+
+// Where the CRC-32C runs: ESA checksums at the top of the stack, in the
+// DOM, once per guest I/O either way; OSA computes it where the write
+// enters (the DOM) and again in each component that takes a copy (RAID-1
+// FTT 1: two), and checks reads in the component that reads them, not in
+// the DOM. Disabling the checksum takes all of it off.
+func TestChecksumWhereEachArchitectureRunsIt(t *testing.T) {
+	const b = 65536
+	for _, tc := range []struct {
+		profile             string
+		domRead, domWrite   float64 // bytes checksummed in the DOM
+		compRead, compWrite float64 // and in the components
+	}{
+		{"storagereview-r6625-esa", b, b, 0, 0},
+		{"wwt-r640-osa", 0, b, b, 2 * b},
+	} {
+		p := mustLoad(t, tc.profile)
+		lay, err := policyLayout(p, Policy{RAID: "raid1", FTT: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		on := costModelFor(t, p, false, false, false)
+		off := on
+		off.checksum = false
+		crc := p.Model.ChecksumCyclesPerByte.Value
+		for _, d := range []struct {
+			name      string
+			on, off   ioCost
+			dom, comp float64
+		}{
+			{"read", on.readIO(b, 1, 0), off.readIO(b, 1, 0), tc.domRead, tc.compRead},
+			{"write", on.writeIO(b, lay, 0, 0), off.writeIO(b, lay, 0, 0), tc.domWrite, tc.compWrite},
+		} {
+			dom := d.on.owner.domCycles - d.off.owner.domCycles
+			comp := d.on.legs[capLeg].comp.storeCycles + d.on.legs[perfLeg].comp.storeCycles - d.off.legs[capLeg].comp.storeCycles - d.off.legs[perfLeg].comp.storeCycles
+			if !closeTo(dom, d.dom*crc) || !closeTo(comp, d.comp*crc) {
+				t.Errorf("%s, a 64K %s: the checksum costs the DOM %g cycles and the components %g; want %g and %g", tc.profile, d.name, dom, comp, d.dom*crc, d.comp*crc)
+			}
+		}
+	}
+}

@@ -281,8 +281,8 @@ func TestEvenLayoutIsTheSymmetricNetwork(t *testing.T) {
 
 // One OSA RAID-5 (3+1) disk on 4 hosts: a component on every host, the
 // owner's one local; reads spread over the 4 components' devices (one
-// device and disk group a host, the rest idle), and the owner's disk group
-// does no messaging.
+// device and disk group a host, the rest idle), each checksummed where it
+// is read, and the owner's disk group does no messaging.
 func TestOneOSARaid5Object(t *testing.T) {
 	p := mustLoad(t, "wwt-r640-osa")
 	p.Hosts = 4
@@ -295,7 +295,7 @@ func TestOneOSARaid5Object(t *testing.T) {
 	if st := stationsNamed(c, "ssd-capacity"); len(st) != 1 || st[0].Copies != 4 || !closeTo(st[0].D[read], 0.25*(tRead+4096/rd)) {
 		t.Errorf("ssd-capacity %+v, want one station of 4 copies at a quarter of a 4K read each", st)
 	}
-	lsom := m.LSOMOpCycles.Value + 4096*m.LSOMReadByteCycles.Value
+	lsom := m.LSOMOpCycles.Value + 4096*(m.LSOMReadByteCycles.Value+m.ChecksumCyclesPerByte.Value)
 	remote := lsom + m.MessageCyclesTCP.Value + 4096*m.TxByteCyclesTCP.Value
 	st := stationsNamed(c, "vsan-diskgroup")
 	if len(st) != 2 || st[0].Copies != 1 || st[1].Copies != 3 || !closeTo(st[0].D[read], 0.25*lsom/hz) || !closeTo(st[1].D[read], 0.25*remote/hz) {
