@@ -84,6 +84,7 @@ type validationCase struct {
 		FTT         int    `json:"ftt"`
 		Compression string `json:"compression,omitempty"` // "", "on" or "off"
 		IOPSLimit   int    `json:"iops_limit,omitempty"`  // vSAN's IOPS limit per object
+		StripeWidth int    `json:"stripe_width,omitempty"` // disk stripes per object (0: 1)
 	} `json:"policy"`
 	Cluster struct {
 		Compression bool   `json:"compression"`
@@ -379,7 +380,7 @@ func (c *validationCase) simulate(dir string, adjust func(*testbed.ModelParams))
 	if err != nil {
 		return nil, err
 	}
-	pol := Policy{RAID: c.Policy.RAID, FTT: c.Policy.FTT, Compression: comp, IOPSLimit: c.Policy.IOPSLimit}
+	pol := Policy{RAID: c.Policy.RAID, FTT: c.Policy.FTT, Compression: comp, IOPSLimit: c.Policy.IOPSLimit, StripeWidth: c.Policy.StripeWidth}
 	in := UniformInput(p, c.Workers.VMs, c.Workers.DisksPerVM, pol, job)
 	for i := range in.VMs {
 		in.VMs[i].CPUs = c.Workers.VCPUs
@@ -447,6 +448,9 @@ func (c *validationCase) setup() string {
 	pol := fmt.Sprintf("%s FTT%d", c.Policy.RAID, c.Policy.FTT)
 	if c.Policy.Compression != "" {
 		pol += " compression " + c.Policy.Compression
+	}
+	if c.Policy.StripeWidth > 1 {
+		pol += fmt.Sprintf(" stripe width %d", c.Policy.StripeWidth)
 	}
 	if c.Policy.IOPSLimit > 0 {
 		pol += fmt.Sprintf(" IOPS limit %d", c.Policy.IOPSLimit)
