@@ -82,8 +82,8 @@ type validationCase struct {
 	Policy struct {
 		RAID        string `json:"raid"`
 		FTT         int    `json:"ftt"`
-		Compression string `json:"compression,omitempty"` // "", "on" or "off"
-		IOPSLimit   int    `json:"iops_limit,omitempty"`  // vSAN's IOPS limit per object
+		Compression string `json:"compression,omitempty"`  // "", "on" or "off"
+		IOPSLimit   int    `json:"iops_limit,omitempty"`   // vSAN's IOPS limit per object
 		StripeWidth int    `json:"stripe_width,omitempty"` // disk stripes per object (0: 1)
 	} `json:"policy"`
 	Cluster struct {
