@@ -209,7 +209,9 @@ func (pl *Plane) Run(ctx context.Context, workers []fio.Worker, wl *fio.Workload
 	if err != nil || len(jobs) == 1 {
 		return res, err
 	}
-	res.Aggregate = append(res.Aggregate, fio.CombineJobs(res.Aggregate)...)
+	// Over all jobs, the total is of the combined directions, whichever jobs moved them.
+	perDir := slices.DeleteFunc(slices.Clone(res.Aggregate), func(r fio.Row) bool { return r.Direction == fio.TotalDirection })
+	res.Aggregate = append(res.Aggregate, withTotals(fio.CombineJobs(perDir))...)
 	res.Notes = append(res.Notes, "the aggregate over all jobs sums their IOPS and MB/s and weights mean latency by IOPS; simulated jobs have no histograms to merge, so its percentiles are missing")
 	return res, nil
 }
@@ -353,6 +355,7 @@ func (pl *Plane) RunJobs(ctx context.Context, jobs []JobRun, progress func(fio.S
 		pl.recordWrites(j.Workers, j.Job, out.Jobs[i].Write.IOPS > 0, jsp.over(0, jsp.end)[write].MBps*1e6*jsp.end)
 		rows, aggregate := shareRows(j.Workers, measured)
 		classRows(rows, out.Jobs[i])
+		rows, aggregate = withTotals(rows), withTotals(aggregate)
 		for k := range rows {
 			rows[k].Job = name
 		}
@@ -374,6 +377,9 @@ func (pl *Plane) RunJobs(ctx context.Context, jobs []JobRun, progress func(fio.S
 	res.Notes = append(res.Notes, out.Notes...)
 	if sp.bufferNote != "" {
 		res.Notes = append(res.Notes, sp.bufferNote)
+	}
+	if slices.ContainsFunc(res.Aggregate, func(r fio.Row) bool { return r.Direction == fio.TotalDirection }) {
+		res.Notes = append(res.Notes, totalNote)
 	}
 	if len(sp.phases) > 1 || burst > 0 && burst < end {
 		res.Notes = append(res.Notes, "over the whole run, throughput is the mean of the samples and latencies (percentiles too) their I/O-weighted mean")
@@ -583,6 +589,50 @@ func shareRows(workers []fio.Worker, dirs [2]Direction) (rows, aggregate []fio.R
 		aggregate = append(aggregate, row("", "", 1))
 	}
 	return rows, aggregate
+}
+
+// totalNote says what a simulated total row holds.
+const totalNote = "total rows sum read and write IOPS and MB/s and weight mean latency by IOPS; simulated directions have no histograms to merge, so their percentiles are missing"
+
+// withTotals appends to rows (one direction's rows after another's, in the
+// same order of worker and disk, as shareRows makes them) a total row for
+// each worker and disk that moved data in both directions, as fio's own
+// rows have: IOPS and MB/s summed, mean latency weighted by IOPS, and
+// percentiles missing (NaN), since there are no histograms to merge.
+func withTotals(rows []fio.Row) []fio.Row {
+	type key struct{ job, worker, disk string }
+	var order []key
+	sums := map[key]*fio.Row{}
+	dirs := map[key]int{}
+	for _, r := range rows {
+		k := key{r.Job, r.Worker, r.Disk}
+		t, ok := sums[k]
+		if !ok {
+			nan := math.NaN()
+			t = &fio.Row{Job: r.Job, Worker: r.Worker, Disk: r.Disk, Direction: fio.TotalDirection, Simulated: r.Simulated,
+				P50Us: nan, P95Us: nan, P99Us: nan, P999Us: nan}
+			sums[k] = t
+			order = append(order, k)
+		}
+		t.IOPS += r.IOPS
+		t.MBps += r.MBps
+		t.LatMeanUs += r.LatMeanUs * r.IOPS
+		t.Errors += r.Errors
+		dirs[k]++
+	}
+	out := rows
+	for _, k := range order {
+		if dirs[k] < 2 {
+			continue
+		}
+		t := *sums[k]
+		t.LatMeanUs = math.NaN()
+		if t.IOPS > 0 {
+			t.LatMeanUs = sums[k].LatMeanUs / t.IOPS
+		}
+		out = append(out, t)
+	}
+	return out
 }
 
 // classRows gives each disk's rows (shareRows's, the disks in the order of

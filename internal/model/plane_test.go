@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -62,18 +63,30 @@ func TestPlaneRunShape(t *testing.T) {
 	if res.Model != Version || res.Testbed != "storagereview-r6625-esa" {
 		t.Errorf("result made by model %q on testbed %q; want %q on storagereview-r6625-esa", res.Model, res.Testbed, Version)
 	}
-	if !res.Simulated || len(res.Rows) != 4*2*2 || len(res.Aggregate) != 2 {
-		t.Fatalf("simulated %v, %d rows, %d aggregate; want true, 16, 2", res.Simulated, len(res.Rows), len(res.Aggregate))
+	// As fio's own rows (docs/BUILTINS.md, fio.run): read, write and, where
+	// a job moved both, a total row per disk and in the aggregate.
+	if !res.Simulated || len(res.Rows) != 4*2*3 || len(res.Aggregate) != 3 {
+		t.Fatalf("simulated %v, %d rows, %d aggregate; want true, 24, 3", res.Simulated, len(res.Rows), len(res.Aggregate))
 	}
-	var sum [2]float64
+	var sum [3]float64
+	perDisk := map[string][3]fio.Row{}
 	for _, r := range res.Rows {
 		if !r.Simulated || r.Worker == "" || r.Disk == "" {
 			t.Errorf("row %+v", r)
 		}
-		if r.Direction == "read" {
-			sum[0] += r.IOPS
-		} else {
-			sum[1] += r.IOPS
+		i := slices.Index([]string{"read", "write", "total"}, r.Direction)
+		sum[i] += r.IOPS
+		d := perDisk[r.Worker+"/"+r.Disk]
+		d[i] = r
+		perDisk[r.Worker+"/"+r.Disk] = d
+	}
+	for disk, d := range perDisk {
+		lat := (d[0].LatMeanUs*d[0].IOPS + d[1].LatMeanUs*d[1].IOPS) / (d[0].IOPS + d[1].IOPS)
+		if math.Abs(d[2].IOPS/(d[0].IOPS+d[1].IOPS)-1) > 1e-9 || math.Abs(d[2].MBps/(d[0].MBps+d[1].MBps)-1) > 1e-9 || math.Abs(d[2].LatMeanUs/lat-1) > 1e-9 {
+			t.Errorf("%s: total %+v from read %+v and write %+v", disk, d[2], d[0], d[1])
+		}
+		if !math.IsNaN(d[2].P99Us) {
+			t.Errorf("%s: total p99 %g; the model has no merged histogram to give one", disk, d[2].P99Us)
 		}
 	}
 	for i, a := range res.Aggregate {
@@ -81,8 +94,11 @@ func TestPlaneRunShape(t *testing.T) {
 			t.Errorf("aggregate %+v; rows sum to %g", a, sum[i])
 		}
 	}
+	if math.Abs(res.Aggregate[2].IOPS/(res.Aggregate[0].IOPS+res.Aggregate[1].IOPS)-1) > 1e-9 {
+		t.Errorf("aggregate total %+v is not read + write", res.Aggregate[2])
+	}
 	notes := strings.Join(res.Notes, "\n")
-	for _, want := range []string{"simulated by " + Version + " on testbed storagereview-r6625-esa", "bottleneck: "} {
+	for _, want := range []string{"simulated by " + Version + " on testbed storagereview-r6625-esa", "bottleneck: ", "total rows"} {
 		if !strings.Contains(notes, want) {
 			t.Errorf("notes %q lack %q", notes, want)
 		}
@@ -383,8 +399,9 @@ func TestPlaneRunsConcurrentJobs(t *testing.T) {
 	for _, r := range res.Rows {
 		per[r.Job]++
 	}
-	if per["oltp"] != 2*2*2 || per["backup"] != 2*2 || len(res.Aggregate) != 3 {
-		t.Errorf("rows per job %v, %d aggregate rows; want oltp 8 (2 directions), backup 4, 3 aggregates", per, len(res.Aggregate))
+	// oltp's aggregate: read, write, total; backup's: read (Run adds the ones over all jobs).
+	if per["oltp"] != 2*2*3 || per["backup"] != 2*2 || len(res.Aggregate) != 4 {
+		t.Errorf("rows per job %v, %d aggregate rows; want oltp 12 (2 directions and their total), backup 4, 4 aggregates", per, len(res.Aggregate))
 	}
 	samples := map[string]int{}
 	for _, s := range res.Samples {
@@ -568,5 +585,36 @@ func TestPlaneNoiseLeavesTheHeldClasses(t *testing.T) {
 	}
 	if len(free) < 2 {
 		t.Errorf("the disks the limit does not hold ran at %v over 4 runs: want the noise's spread", free)
+	}
+}
+
+// Over all jobs of a workload, the total row is of read and write combined,
+// whichever jobs moved them: a mixed job beside a read-only one, and a
+// read-only job beside a write-only one (no job has a total row of its own).
+func TestPlaneTotalOverAllJobs(t *testing.T) {
+	pl, _ := newTestPlane(t)
+	ctx := context.Background()
+	ws := workers(4, 2, "r5")
+	if err := pl.Prepare(ctx, ws, fio.Prep{Method: "random"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	mixed := fio.Job{Name: "mixed", IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 8192, IODepth: 16, RuntimeSec: 60, TimeBased: true}
+	reads := fio.Job{Name: "reads", IOEngine: "libaio", Direct: true, RW: "read", BlockSize: 1 << 20, IODepth: 4, RuntimeSec: 60, TimeBased: true}
+	writes := fio.Job{Name: "writes", IOEngine: "libaio", Direct: true, RW: "write", BlockSize: 1 << 20, IODepth: 4, RuntimeSec: 60, TimeBased: true}
+	for _, jobs := range [][]fio.Job{{mixed, reads}, {reads, writes}} {
+		res, err := pl.Run(ctx, ws, &fio.Workload{Name: "w", Jobs: jobs}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all := map[string]fio.Row{}
+		for _, r := range res.Aggregate {
+			if r.Job == "" {
+				all[r.Direction] = r
+			}
+		}
+		rd, wr, tot := all["read"], all["write"], all[fio.TotalDirection]
+		if len(all) != 3 || !(math.Abs(tot.IOPS/(rd.IOPS+wr.IOPS)-1) <= 1e-9) || !(math.Abs(tot.MBps/(rd.MBps+wr.MBps)-1) <= 1e-9) {
+			t.Errorf("%s and %s: aggregate over all jobs %+v; want read, write and their sum", jobs[0].Name, jobs[1].Name, all)
+		}
 	}
 }

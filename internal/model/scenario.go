@@ -275,6 +275,7 @@ func (s *Scenario) Result() (*fio.Result, error) {
 			continue
 		}
 		rows, agg := weighted(c.intervals, func(r *fio.Result) []fio.Row { return r.Rows }), weighted(c.intervals, func(r *fio.Result) []fio.Row { return r.Aggregate })
+		rows, agg = withTotals(rows), withTotals(agg)
 		for i := range rows {
 			rows[i].Job = c.name
 		}
@@ -292,6 +293,9 @@ func (s *Scenario) Result() (*fio.Result, error) {
 		}
 	}
 	sort.SliceStable(out.Samples, func(a, b int) bool { return out.Samples[a].TS < out.Samples[b].TS })
+	if slices.ContainsFunc(out.Aggregate, func(r fio.Row) bool { return r.Direction == fio.TotalDirection }) {
+		out.Notes = append(out.Notes, totalNote)
+	}
 	out.Notes = append(out.Notes, "over the whole measurement, throughput is the mean of the intervals and latencies (percentiles too) their I/O-weighted mean")
 	return out, nil
 }

@@ -220,6 +220,9 @@ func TestScenarioWithoutEventsIsARun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(res.Aggregate) != 3 || len(run.Aggregate) != 3 || res.Aggregate[2].Direction != fio.TotalDirection {
+		t.Fatalf("aggregates: the scenario's %+v, the run's %+v; want read, write and total", res.Aggregate, run.Aggregate)
+	}
 	for i, agg := range res.Aggregate {
 		if !(math.Abs(agg.IOPS/run.Aggregate[i].IOPS-1) <= 1e-9) || agg.Job != "mix" {
 			t.Errorf("the scenario's %+v, the run's %+v", agg, run.Aggregate[i])
