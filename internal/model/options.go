@@ -82,7 +82,34 @@ func readJob(job *fio.Job) (jobShape, error) {
 			sh.rateB[dir] = float64(job.RateBytes)
 		}
 	}
+	sh.mixedRateNote(job)
 	return sh, nil
+}
+
+// mixedRateNote says where the model's rate limit differs from fio's on a
+// mixed job. fio (3.33, io_u.c rate_ddir) hands a direction that is ahead
+// of its rate to the other direction while that one is behind its own (or
+// has none): randrw 70/30 at rate_iops=500 does 500 reads and 500 writes a
+// second, at ,100 unlimited reads and 100 writes. The model keeps the mix
+// and caps the job where the first direction reaches its rate (rateLimit).
+func (sh *jobShape) mixedRateNote(job *fio.Job) {
+	if sh.fr <= 0 || sh.fr >= 1 {
+		return
+	}
+	for _, key := range []string{"rate_iops", "rate"} {
+		value := rawValue(job, key)
+		switch {
+		case value != "":
+		case key == "rate_iops" && job.RateIOPS > 0:
+			value = strconv.Itoa(job.RateIOPS)
+		case key == "rate" && job.RateBytes > 0:
+			value = strconv.FormatInt(int64(job.RateBytes), 10)
+		default:
+			continue
+		}
+		read := int(math.Round(100 * sh.fr))
+		sh.notes = append(sh.notes, fmt.Sprintf("%s=%s on a %d/%d mix: the model keeps the mix and caps the job where the first direction reaches its rate; fio lets the other direction run on to its own rate (or without limit), so where a rate binds a real run does more I/Os in the other direction", key, value, read, 100-read))
+	}
 }
 
 // engine reads ioengine and direct: a synchronous engine keeps one I/O in

@@ -97,6 +97,35 @@ func TestRatePerDirection(t *testing.T) {
 	}
 }
 
+// fio 3.33 on a local file, randrw 70/30 at iodepth 4: rate_iops=500 gives
+// 500 reads and 500 writes a second, 500,100 gives 500 and 100, ,100 gives
+// 8,626 reads (unlimited) and 100 writes: a direction ahead of its rate
+// hands its turn to the other (io_u.c, rate_ddir), so the mix is not held.
+// The model holds the mix; until it does not, the run must say so.
+func TestRateOnAMixSaysTheMixIsHeld(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	for _, rate := range []string{"500", "500,100", ",100", ",1m"} {
+		job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 4096, IODepth: 16}
+		key := "rate_iops"
+		if strings.HasSuffix(rate, "m") {
+			key = "rate"
+		}
+		job.Options = []fio.Option{{Key: key, Value: rate}}
+		out := solve(t, p, oneDisk(&job))
+		if !strings.Contains(notes(out), key+"="+rate+" on a 70/30 mix: the model keeps the mix") {
+			t.Errorf("%s=%s on 70/30: notes %q do not say the mix is held where fio would not hold it", key, rate, out.Notes)
+		}
+	}
+	job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 4096, IODepth: 16, RateIOPS: 500}
+	if out := solve(t, p, oneDisk(&job)); !strings.Contains(notes(out), "rate_iops=500 on a 70/30 mix") {
+		t.Errorf("fio.job(rate_iops=500) on 70/30: notes %q", out.Notes)
+	}
+	job = fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 16, RateIOPS: 500}
+	if out := solve(t, p, oneDisk(&job)); strings.Contains(notes(out), "keeps the mix") {
+		t.Errorf("one direction: notes %q speak of a mix", out.Notes)
+	}
+}
+
 // latency_target: fio settles at the highest queue depth whose latency
 // (at latency_percentile) stays within the target.
 func TestLatencyTarget(t *testing.T) {
