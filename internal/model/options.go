@@ -48,7 +48,7 @@ var (
 	asyncEngines  = []string{"libaio", "io_uring", "posixaio"}
 	syncEngines   = []string{"psync", "sync", "pvsync", "pvsync2", "vsync", "mmap"}
 	noDiskEngines = []string{"null", "net", "netsplice", "cpuio", "http", "nbd", "rdma", "exec", "filecreate", "filestat", "filedelete", "dircreate", "dirstat", "dirdelete"}
-	quietOptions  = []string{"name", "description", "filename", "directory", "filename_format", "group_reporting", "new_group", "stonewall", "wait_for", "kb_base", "unit_base", "randrepeat", "randseed", "random_generator", "norandommap", "softrandommap", "allrandrepeat", "invalidate", "thread", "clat_percentiles", "lat_percentiles", "slat_percentiles", "percentile_list", "unified_rw_reporting", "disable_lat", "disable_clat", "disable_slat", "disable_bw_measurement", "gtod_reduce", "per_job_logs", "log_avg_msec", "log_hist_msec", "log_max_value", "log_offset", "log_compression", "steadystate_duration", "steadystate_ramp_time", "ss_dur", "ss_ramp", "write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log", "exitall", "exitall_on_error", "create_serialize", "create_fsync", "create_on_open", "allow_mounted_write", "allow_file_create", "refill_buffers", "scramble_buffers", "buffer_compress_chunk", "iodepth_batch", "iodepth_batch_submit", "iodepth_batch_complete", "iodepth_batch_complete_min", "iodepth_batch_complete_max", "latency_window", "latency_run", "buffered", "rwmixwrite", "rwmixread", "thinktime", "thinktime_blocks", "thinktime_spin", "thinktime_iotime", "thinktime_blocks_type", "rate_iops", "rate", "latency_target", "latency_percentile", "percentage_random", "zero_buffers", "bs", "blocksize", "bssplit", "bsrange", "blocksize_range"}
+	quietOptions  = []string{"name", "description", "filename", "directory", "filename_format", "group_reporting", "new_group", "stonewall", "wait_for", "kb_base", "unit_base", "randrepeat", "randseed", "random_generator", "norandommap", "softrandommap", "allrandrepeat", "invalidate", "thread", "clat_percentiles", "lat_percentiles", "slat_percentiles", "percentile_list", "unified_rw_reporting", "disable_lat", "disable_clat", "disable_slat", "disable_bw_measurement", "gtod_reduce", "per_job_logs", "log_avg_msec", "log_hist_msec", "log_max_value", "log_offset", "log_compression", "steadystate_duration", "steadystate_ramp_time", "ss_dur", "ss_ramp", "write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log", "exitall", "exitall_on_error", "create_serialize", "create_fsync", "create_on_open", "allow_mounted_write", "allow_file_create", "refill_buffers", "scramble_buffers", "buffer_compress_chunk", "iodepth_batch", "iodepth_batch_submit", "iodepth_batch_complete", "iodepth_batch_complete_min", "iodepth_batch_complete_max", "latency_window", "latency_run", "buffered", "direct", "rwmixwrite", "rwmixread", "thinktime", "thinktime_blocks", "thinktime_spin", "thinktime_iotime", "thinktime_blocks_type", "rate_iops", "rate", "latency_target", "latency_percentile", "percentage_random", "zero_buffers", "bs", "blocksize", "bssplit", "bsrange", "blocksize_range"}
 )
 
 // readJob reads a job's options.
@@ -118,7 +118,17 @@ func (sh *jobShape) mixedRateNote(job *fio.Job) {
 func (sh *jobShape) engine(job *fio.Job) error {
 	engine := job.IOEngine
 	sh.depth = max(job.IODepth, 1)
-	direct := job.Direct || rawValue(job, "buffered") == "0"
+	// fio reads the job text in order, fio.job's own direct=1 first, and
+	// the last of direct and buffered (its inverse) wins.
+	direct := job.Direct
+	for _, o := range job.Options {
+		switch o.Key {
+		case "direct":
+			direct = o.Value != "0"
+		case "buffered":
+			direct = o.Value == "0"
+		}
+	}
 	switch {
 	case slices.Contains(noDiskEngines, engine):
 		return fmt.Errorf("ioengine=%s does no I/O on the worker's disk: the simulated vSAN data plane cannot answer for it; use libaio (or io_uring) with direct=1", engine)

@@ -126,6 +126,35 @@ func TestRateOnAMixSaysTheMixIsHeld(t *testing.T) {
 	}
 }
 
+// direct and buffered given as raw options are modelled, the last one
+// winning as in fio (fio.job's direct=True comes first in the job text):
+// fio.job(direct=True, options={"direct": "0"}) runs buffered on fio, and
+// a job file's direct=0 is buffered without a note calling it ignored.
+func TestRawDirectAndBuffered(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	for _, c := range []struct {
+		typed    bool
+		opts     []fio.Option
+		buffered bool
+	}{
+		{true, []fio.Option{{Key: "direct", Value: "0"}}, true},
+		{false, []fio.Option{{Key: "direct", Value: "0"}}, true},
+		{true, []fio.Option{{Key: "buffered", Value: "1"}}, true},
+		{false, []fio.Option{{Key: "buffered", Value: "0"}}, false},
+		{true, []fio.Option{{Key: "direct", Value: "0"}, {Key: "buffered", Value: "0"}}, false},
+	} {
+		job := fio.Job{IOEngine: "libaio", Direct: c.typed, RW: "randread", BlockSize: 4096, IODepth: 16, Options: c.opts}
+		out := solve(t, p, oneDisk(&job))
+		n := notes(out)
+		if strings.Contains(n, "buffered I/O (direct=0)") != c.buffered || strings.Contains(n, "not modelled: ignored") {
+			t.Errorf("direct=%v with %v: notes %q; want buffered %v and nothing ignored", c.typed, c.opts, out.Notes, c.buffered)
+		}
+		if depth := out.Outstanding; (depth == 1) != c.buffered {
+			t.Errorf("direct=%v with %v: %d outstanding I/Os; libaio queues only with direct I/O", c.typed, c.opts, depth)
+		}
+	}
+}
+
 // latency_target: fio settles at the highest queue depth whose latency
 // (at latency_percentile) stays within the target.
 func TestLatencyTarget(t *testing.T) {
