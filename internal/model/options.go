@@ -83,6 +83,11 @@ func readJob(job *fio.Job) (jobShape, error) {
 		}
 	}
 	sh.mixedRateNote(job)
+	if job.TimeBased && job.RuntimeSec == 0 {
+		if _, _, steady, err := steadyWindow(job); err == nil && !steady {
+			return sh, fmt.Errorf("time_based without a runtime: fio would run the job until it is stopped; give runtime= (or leave time_based out to move the size once)")
+		}
+	}
 	return sh, nil
 }
 

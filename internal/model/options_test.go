@@ -155,6 +155,25 @@ func TestRawDirectAndBuffered(t *testing.T) {
 	}
 }
 
+// fio.job refuses time_based without runtime (builtins validateJob), but a
+// job file's reached the model, which ran it for the time to move the
+// disks once (82 s on two 10 GiB disks); fio runs such a job until it is
+// stopped. A steady-state window still ends it, as fio's does.
+func TestTimeBasedWithoutRuntimeIsRefused(t *testing.T) {
+	job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 8, TimeBased: true}
+	if _, err := readJob(&job); err == nil || !strings.Contains(err.Error(), "time_based without a runtime") {
+		t.Errorf("time_based, no runtime: error %v; want a refusal", err)
+	}
+	job.Options = []fio.Option{{Key: "steadystate", Value: "iops:2%"}, {Key: "ss_dur", Value: "30s"}}
+	if _, err := readJob(&job); err != nil {
+		t.Errorf("time_based, no runtime, steady state in 30 s: %v", err)
+	}
+	job.Options, job.RuntimeSec = nil, 60
+	if _, err := readJob(&job); err != nil {
+		t.Errorf("time_based, runtime 60 s: %v", err)
+	}
+}
+
 // latency_target: fio settles at the highest queue depth whose latency
 // (at latency_percentile) stays within the target.
 func TestLatencyTarget(t *testing.T) {
