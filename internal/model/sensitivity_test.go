@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -154,23 +153,7 @@ func TestValidationSensitivity(t *testing.T) {
 	}
 	tables := sensitivityTables(runs)
 	t.Logf("\n%s", tables)
-	doc, err := os.ReadFile(modelDoc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fresh, err := replaceBetween(string(doc), sensitivityBegin, sensitivityEnd, tables)
-	if err != nil {
-		t.Fatalf("%s: %v", modelDoc, err)
-	}
-	if *updateValidation {
-		if err := os.WriteFile(modelDoc, []byte(fresh), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	if fresh != string(doc) {
-		t.Errorf("the sensitivity tables in docs/model.md are not the model's current answers; regenerate them: go test ./internal/model -run Validation -update-validation")
-	}
+	keepDocTables(t, sensitivityBegin, sensitivityEnd, tables, "sensitivity")
 }
 
 type sensitivityRun struct {

@@ -495,23 +495,7 @@ func TestValidation(t *testing.T) {
 	}
 	tables := validationTables(v, results, effects)
 	t.Logf("model %s against the validation set:\n%s", Version, tables)
-	doc, err := os.ReadFile(modelDoc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fresh, err := replaceBetween(string(doc), docBegin, docEnd, tables)
-	if err != nil {
-		t.Fatalf("%s: %v", modelDoc, err)
-	}
-	if *updateValidation {
-		if err := os.WriteFile(modelDoc, []byte(fresh), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	if fresh != string(doc) {
-		t.Errorf("the Validation tables in docs/model.md are not the model's current answers; regenerate them: go test ./internal/model -run Validation -update-validation")
-	}
+	keepDocTables(t, docBegin, docEnd, tables, "Validation")
 }
 
 // simulate runs every case, with the profiles' parameters changed by
@@ -548,6 +532,30 @@ func published(e validationEffect) string {
 		return fmt.Sprintf("%s, below x%g", e.Direction, *e.MaxRatio)
 	}
 	return e.Direction
+}
+
+// keepDocTables checks that docs/model.md holds tables between the markers
+// begin and end, or writes them there under -update-validation. what names
+// the tables in the error.
+func keepDocTables(t *testing.T, begin, end, tables, what string) {
+	t.Helper()
+	doc, err := os.ReadFile(modelDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := replaceBetween(string(doc), begin, end, tables)
+	if err != nil {
+		t.Fatalf("%s: %v", modelDoc, err)
+	}
+	if *updateValidation {
+		if err := os.WriteFile(modelDoc, []byte(fresh), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if fresh != string(doc) {
+		t.Errorf("the %s tables in docs/model.md are not the model's current answers; regenerate them: go test ./internal/model -run Validation -update-validation", what)
+	}
 }
 
 // replaceBetween puts body between the begin and end markers of doc.
