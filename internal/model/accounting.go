@@ -468,7 +468,7 @@ func bufferCoverage(p *testbed.Profile, pl platform, in Input) (float64, error) 
 	}
 	bytes, comps := 0.0, 0
 	for _, jl := range in.Jobs {
-		sh, err := readJob(jl.Job)
+		sh, err := jl.shape()
 		if err != nil {
 			return 0, err
 		}

@@ -16,11 +16,11 @@ import (
 // the steady state; on OSA, Burst is the regime while the write buffers
 // absorb writes (see Plane for how a run moves from one to the other).
 func Solve(ctx context.Context, p *testbed.Profile, in Input) (*Output, error) {
-	out, _, plan, err := solveNetwork(ctx, p, in, false, nil)
+	out, _, plan, err := solveSettled(ctx, p, in, false, nil)
 	if err != nil || p.Architecture != "OSA" || out.Write.IOPS == 0 {
 		return out, err
 	}
-	burst, cells, _, err := solveNetwork(ctx, p, in, true, plan)
+	burst, cells, _, err := solveSettled(ctx, p, in, true, plan)
 	if err != nil {
 		return nil, err
 	}
@@ -272,22 +272,32 @@ func (c *cell) throttleNote() string {
 }
 
 // rateLimit is the most I/Os per second one job (clone) may do under fio's
-// per-direction rate_iops and rate; +Inf without them.
+// per-direction rate_iops and rate, at its read share; +Inf without them.
 func (sh *jobShape) rateLimit() float64 {
 	limit := math.Inf(1)
+	caps := sh.directionCaps()
 	share := [2]float64{sh.fr, 1 - sh.fr}
 	for dir := range share {
-		if share[dir] == 0 {
-			continue
-		}
-		if r := sh.rate[dir]; r > 0 {
-			limit = math.Min(limit, r/share[dir])
-		}
-		if r := sh.rateB[dir]; r > 0 {
-			limit = math.Min(limit, r/meanSize(sh.sizes[dir])/share[dir])
+		if share[dir] > 0 {
+			limit = math.Min(limit, caps[dir]/share[dir])
 		}
 	}
 	return limit
+}
+
+// directionCaps is the most I/Os per second one job (clone) may do in each
+// direction under fio's rate_iops and rate; +Inf where neither is given.
+func (sh *jobShape) directionCaps() [2]float64 {
+	caps := [2]float64{math.Inf(1), math.Inf(1)}
+	for dir := range caps {
+		if r := sh.rate[dir]; r > 0 {
+			caps[dir] = r
+		}
+		if r := sh.rateB[dir]; r > 0 {
+			caps[dir] = math.Min(caps[dir], r/meanSize(sh.sizes[dir]))
+		}
+	}
+	return caps
 }
 
 // directions is fio's summary per direction at population n and
@@ -456,9 +466,8 @@ func placeInput(p *testbed.Profile, in Input) ([][]object, error) {
 // into the network.
 func newCell(p *testbed.Profile, in Input, j int, objects []object, deferDestage bool) (*cell, error) {
 	c := &cell{job: in.Jobs[j], index: j}
-	job := c.job.Job
 	var err error
-	if c.shape, err = readJob(job); err != nil {
+	if c.shape, err = c.job.shape(); err != nil {
 		return nil, err
 	}
 	c.fr, c.sizes, c.notes = c.shape.fr, c.shape.sizes, c.shape.notes

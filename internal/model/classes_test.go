@@ -789,3 +789,25 @@ func TestAJobsRateThatBindsOnceAnotherIsHeld(t *testing.T) {
 		t.Errorf("reads at their rate: %.0f us mean latency, near the %.0f us of fio's whole queue at that rate; want the latency of the fewest I/Os that reach it", got.LatMeanUs, queued)
 	}
 }
+
+// Beside another job, a mixed job's rates settle its mix as alone (fio's
+// rate_ddir): writes capped at 5 per clone (2 clones on each of 64 disks,
+// 640), reads free, so the job's reads take the writes' turns.
+func TestConcurrentMixedJobFollowsItsRates(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	reads := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 16}
+	mixed := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 4096, IODepth: 16, NumJobs: 2}
+	free := solve(t, p, split(p, Policy{RAID: "raid1"}, reads, mixed))
+	limited := *mixed
+	limited.Options = []fio.Option{{Key: "rate_iops", Value: ",5"}}
+	out := solve(t, p, split(p, Policy{RAID: "raid1"}, reads, &limited))
+	if got := out.Jobs[1].Write.IOPS; !(math.Abs(got-640) <= 1e-6*640) {
+		t.Errorf("rate_iops=,5, numjobs=2 on 64 disks beside another job: %.3f writes a second, want 640", got)
+	}
+	if out.Jobs[1].Read.IOPS <= free.Jobs[1].Read.IOPS {
+		t.Errorf("reads of the mixed job with writes capped: %.0f a second, without the cap %.0f; want more (the writes' turns pass to reads)", out.Jobs[1].Read.IOPS, free.Jobs[1].Read.IOPS)
+	}
+	if !strings.Contains(strings.Join(out.Notes, "\n"), "b: the rates move the 70/30 mix to") {
+		t.Errorf("notes %q do not say where job b's mix settled", out.Notes)
+	}
+}

@@ -41,6 +41,19 @@ type JobLoad struct {
 	Name  string // fio's job name; "" for a one-job workload
 	Job   *fio.Job
 	Disks []DiskLoad // one entry per worker disk the job runs on
+	// readShare is the read share fio's rates settle a mixed job on
+	// (solveSettled), strictly between 0 and 1; 0: rwmixread's.
+	readShare float64
+}
+
+// shape reads the job's options (readJob), at the read share its rates
+// settle it on.
+func (jl JobLoad) shape() (jobShape, error) {
+	sh, err := readJob(jl.Job)
+	if err == nil && jl.readShare > 0 {
+		sh.fr = jl.readShare
+	}
+	return sh, err
 }
 
 // DiskLoad is one data disk a job runs on, as the model sees it.

@@ -82,39 +82,12 @@ func readJob(job *fio.Job) (jobShape, error) {
 			sh.rateB[dir] = float64(job.RateBytes)
 		}
 	}
-	sh.mixedRateNote(job)
 	if job.TimeBased && job.RuntimeSec == 0 {
 		if _, _, steady, err := steadyWindow(job); err == nil && !steady {
 			return sh, fmt.Errorf("time_based without a runtime: fio would run the job until it is stopped; give runtime= (or leave time_based out to move the size once)")
 		}
 	}
 	return sh, nil
-}
-
-// mixedRateNote says where the model's rate limit differs from fio's on a
-// mixed job. fio (3.33, io_u.c rate_ddir) hands a direction that is ahead
-// of its rate to the other direction while that one is behind its own (or
-// has none): randrw 70/30 at rate_iops=500 does 500 reads and 500 writes a
-// second, at ,100 unlimited reads and 100 writes. The model keeps the mix
-// and caps the job where the first direction reaches its rate (rateLimit).
-func (sh *jobShape) mixedRateNote(job *fio.Job) {
-	if sh.fr <= 0 || sh.fr >= 1 {
-		return
-	}
-	for _, key := range []string{"rate_iops", "rate"} {
-		value := rawValue(job, key)
-		switch {
-		case value != "":
-		case key == "rate_iops" && job.RateIOPS > 0:
-			value = strconv.Itoa(job.RateIOPS)
-		case key == "rate" && job.RateBytes > 0:
-			value = strconv.FormatInt(int64(job.RateBytes), 10)
-		default:
-			continue
-		}
-		read := int(math.Round(100 * sh.fr))
-		sh.notes = append(sh.notes, fmt.Sprintf("%s=%s on a %d/%d mix: the model keeps the mix and caps the job where the first direction reaches its rate; fio lets the other direction run on to its own rate (or without limit), so where a rate binds a real run does more I/Os in the other direction", key, value, read, 100-read))
-	}
 }
 
 // engine reads ioengine and direct: a synchronous engine keeps one I/O in
@@ -211,7 +184,11 @@ func (sh *jobShape) option(job *fio.Job, o fio.Option) error {
 			sh.notes = append(sh.notes, fmt.Sprintf("steadystate=%s: the model's regime is steady from the start, so fio's criterion holds as soon as it is judged: the job stops after ss_ramp + ss_dur = %.0f s unless its runtime or size ends it first (on OSA, writes still filling the write buffers would keep fio judging longer)", o.Value, ramp+dur))
 		}
 	case "rate_iops", "rate":
-		for dir, v := range strings.Split(o.Value, ",") {
+		values := strings.Split(o.Value, ",")
+		if len(values) == 1 { // one value caps reads and writes alike, as in fio
+			values = append(values, values[0])
+		}
+		for dir, v := range values {
 			if dir > 1 || strings.TrimSpace(v) == "" {
 				continue // trims, or a direction left unlimited
 			}

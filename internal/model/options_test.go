@@ -75,54 +75,91 @@ func TestThinkTime(t *testing.T) {
 }
 
 // rate_iops and rate cap each direction of a job (fio's HOWTO: one value
-// applies to reads and writes alike, "r,w" to each): a 70/30 mix at
-// rate_iops=500 does 500 reads and 214 writes per second.
+// applies to reads and writes alike, "r,w" to each, ",w" to writes only).
 func TestRatePerDirection(t *testing.T) {
-	p := mustLoad(t, "storagereview-r6625-esa")
-	job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 4096, IODepth: 16, RateIOPS: 500}
-	out := solve(t, p, oneDisk(&job))
-	if !(math.Abs(out.Read.IOPS-500) <= 1e-6) || !(math.Abs(out.Write.IOPS-500*3.0/7) <= 1e-6) {
-		t.Errorf("rate_iops=500 on 70/30: %.1f reads, %.1f writes per second; want 500 and 214.3", out.Read.IOPS, out.Write.IOPS)
-	}
-	job.RateIOPS = 0
-	job.Options = []fio.Option{{Key: "rate_iops", Value: "500,100"}}
-	out = solve(t, p, oneDisk(&job))
-	if !(math.Abs(out.Write.IOPS-100) <= 1e-6) || !(math.Abs(out.Read.IOPS-700.0/3) <= 1e-6) {
-		t.Errorf("rate_iops=500,100 on 70/30: %.1f reads, %.1f writes; want 233.3 and 100 (writes bind)", out.Read.IOPS, out.Write.IOPS)
-	}
-	job.Options = []fio.Option{{Key: "rate", Value: ",1m"}}
-	out = solve(t, p, oneDisk(&job))
-	if want := float64(1<<20) / 4096; !(math.Abs(out.Write.IOPS-want) <= 1e-6) {
-		t.Errorf("rate=,1m: %.1f writes per second, want %.1f (reads unlimited)", out.Write.IOPS, want)
+	inf := math.Inf(1)
+	for _, c := range []struct {
+		typed      int
+		key, value string
+		want       [2]float64
+	}{
+		{500, "", "", [2]float64{500, 500}},
+		{0, "rate_iops", "500", [2]float64{500, 500}},
+		{0, "rate_iops", "500,100", [2]float64{500, 100}},
+		{0, "rate_iops", ",100", [2]float64{inf, 100}},
+		{0, "rate_iops", "100,", [2]float64{100, inf}},
+		{0, "rate", "1m", [2]float64{256, 256}},
+		{0, "rate", ",1m", [2]float64{inf, 256}},
+		{0, "", "", [2]float64{inf, inf}},
+	} {
+		job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 4096, RateIOPS: c.typed}
+		if c.key != "" {
+			job.Options = []fio.Option{{Key: c.key, Value: c.value}}
+		}
+		sh, err := readJob(&job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sh.directionCaps(); got != c.want {
+			t.Errorf("rate_iops=%d, %s=%s: caps %v I/Os a second (reads, writes), want %v", c.typed, c.key, c.value, got, c.want)
+		}
 	}
 }
 
 // fio 3.33 on a local file, randrw 70/30 at iodepth 4: rate_iops=500 gives
 // 500 reads and 500 writes a second, 500,100 gives 500 and 100, ,100 gives
 // 8,626 reads (unlimited) and 100 writes: a direction ahead of its rate
-// hands its turn to the other (io_u.c, rate_ddir), so the mix is not held.
-// The model holds the mix; until it does not, the run must say so.
-func TestRateOnAMixSaysTheMixIsHeld(t *testing.T) {
+// hands its turn to the other (io_u.c, rate_ddir), so the mix follows the
+// rates; the model's does too.
+func TestRateOnAMixFollowsFio(t *testing.T) {
 	p := mustLoad(t, "storagereview-r6625-esa")
-	for _, rate := range []string{"500", "500,100", ",100", ",1m"} {
+	mixed := func(key, rate string) fio.Job {
 		job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 4096, IODepth: 16}
-		key := "rate_iops"
-		if strings.HasSuffix(rate, "m") {
-			key = "rate"
+		if key != "" {
+			job.Options = []fio.Option{{Key: key, Value: rate}}
 		}
-		job.Options = []fio.Option{{Key: key, Value: rate}}
+		return job
+	}
+	free := mixed("", "")
+	unlimited := solve(t, p, oneDisk(&free))
+	for _, c := range []struct {
+		key, rate   string
+		read, write float64 // I/Os a second; 0: not capped, more than the unlimited run's
+	}{
+		{"rate_iops", "500", 500, 500},
+		{"rate_iops", "500,100", 500, 100},
+		{"rate_iops", ",100", 0, 100},
+		{"rate_iops", "1000,", 1000, 0},
+		{"rate", ",1m", 0, float64(1<<20) / 4096},
+	} {
+		job := mixed(c.key, c.rate)
 		out := solve(t, p, oneDisk(&job))
-		if !strings.Contains(notes(out), key+"="+rate+" on a 70/30 mix: the model keeps the mix") {
-			t.Errorf("%s=%s on 70/30: notes %q do not say the mix is held where fio would not hold it", key, rate, out.Notes)
+		got := [2]float64{out.Read.IOPS, out.Write.IOPS}
+		base := [2]float64{unlimited.Read.IOPS, unlimited.Write.IOPS}
+		for dir, want := range [2]float64{c.read, c.write} {
+			switch {
+			case want > 0 && math.Abs(got[dir]-want) > 1e-6*want:
+				t.Errorf("%s=%s on 70/30: direction %d does %.3f I/Os a second, want its rate %g", c.key, c.rate, dir, got[dir], want)
+			case want == 0 && got[dir] <= base[dir]:
+				t.Errorf("%s=%s on 70/30: the unlimited direction %d does %.0f I/Os a second, no more than without rates (%.0f): the capped direction's turns did not pass to it", c.key, c.rate, dir, got[dir], base[dir])
+			}
+		}
+		if !strings.Contains(notes(out), "the rates move the 70/30 mix to") {
+			t.Errorf("%s=%s: notes %q do not say where the mix settled", c.key, c.rate, out.Notes)
 		}
 	}
-	job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 4096, IODepth: 16, RateIOPS: 500}
-	if out := solve(t, p, oneDisk(&job)); !strings.Contains(notes(out), "rate_iops=500 on a 70/30 mix") {
-		t.Errorf("fio.job(rate_iops=500) on 70/30: notes %q", out.Notes)
+	// Below the cluster's capacity for both rates, reads keep their rate
+	// and writes take what capacity is left: more than rwmixread's share.
+	capped := 0.9 * unlimited.Read.IOPS
+	job := mixed("rate_iops", strconv.FormatFloat(capped, 'f', 0, 64)+",")
+	out := solve(t, p, oneDisk(&job))
+	if want := math.Round(capped); math.Abs(out.Read.IOPS-want) > 1e-6*want || out.Write.IOPS <= unlimited.Write.IOPS {
+		t.Errorf("reads capped at 90 %% of the unlimited run's: %.0f reads and %.0f writes, want %.0f and more than %.0f", out.Read.IOPS, out.Write.IOPS, want, unlimited.Write.IOPS)
 	}
-	job = fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 16, RateIOPS: 500}
-	if out := solve(t, p, oneDisk(&job)); strings.Contains(notes(out), "keeps the mix") {
-		t.Errorf("one direction: notes %q speak of a mix", out.Notes)
+	// A rate that does not bind leaves rwmixread's mix.
+	job = mixed("rate_iops", "10000000")
+	if out := solve(t, p, oneDisk(&job)); math.Abs(out.Read.IOPS/(out.Read.IOPS+out.Write.IOPS)-0.7) > 1e-9 || strings.Contains(notes(out), "the rates move") {
+		t.Errorf("a rate far above the run: %.0f reads and %.0f writes (want 70/30), notes %q", out.Read.IOPS, out.Write.IOPS, out.Notes)
 	}
 }
 

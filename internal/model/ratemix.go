@@ -1,0 +1,174 @@
+package model
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"starbench/internal/testbed"
+)
+
+// mixTolerance is how close solveSettled brings a settled read share to
+// the point where a direction's rate stops binding.
+const mixTolerance = 1e-4
+
+// solveSettled solves the network as solveNetwork does, with each mixed
+// job's read share where fio's rates settle it. fio hands a direction that
+// is ahead of its rate to the other while that one is behind its own rate
+// or has none (fio 3.33, io_u.c rate_ddir); while both are behind, the mix
+// is rwmixread's. So a rate that binds one direction moves the mix towards
+// the other until that one reaches its own rate too, or the cluster has no
+// capacity left for it: randrw 70/30 at rate_iops=500 does 500 reads and
+// 500 writes a second, at rate_iops=,100 100 writes and as many reads as
+// the cluster carries beside them. The jobs are settled one after another,
+// and passed over again while a settled mix moves another's capacity.
+func solveSettled(ctx context.Context, p *testbed.Profile, in Input, deferDestage bool, plan *classPlan) (*Output, []*cell, *classPlan, error) {
+	out, cells, outPlan, err := solveNetwork(ctx, p, in, deferDestage, plan)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	caps, err := mixedRates(in.Jobs)
+	if err != nil || caps == nil {
+		return out, cells, outPlan, err
+	}
+	settled := in
+	settled.Jobs = slices.Clone(in.Jobs) // the caller's input stays as given
+	solve := func() (*Output, error) {
+		out, cells, outPlan, err = solveNetwork(ctx, p, settled, deferDestage, plan)
+		return out, err
+	}
+	for range len(in.Jobs) + 1 {
+		moved := false
+		for j, c := range caps {
+			if c == nil {
+				continue
+			}
+			before := settled.Jobs[j].readShare
+			if err := c.settle(&settled.Jobs[j], j, solve); err != nil {
+				return nil, nil, nil, err
+			}
+			moved = moved || math.Abs(settled.Jobs[j].readShare-before) > mixTolerance
+		}
+		if !moved || len(in.Jobs) == 1 { // alone, a job moves no other's capacity
+			break
+		}
+	}
+	if _, err := solve(); err != nil {
+		return nil, nil, nil, err
+	}
+	for j, c := range caps {
+		if c != nil && settled.Jobs[j].readShare != 0 {
+			out.Notes = append(out.Notes, c.note(settled.Jobs[j]))
+		}
+	}
+	return out, cells, outPlan, nil
+}
+
+// jobRates is what fio's rates allow one mixed job: per direction, its
+// I/Os a second over all its disks and clones (+Inf where unlimited).
+type jobRates struct {
+	own  float64    // the read share rwmixread gives
+	cap  [2]float64 // I/Os a second, over all the job's disks and clones
+	duty float64    // thinktime_iotime's share of the run spent on I/O
+}
+
+// mixedRates reads every job's rates: nil for a job with one direction or
+// without rates, and nil overall when no job has both.
+func mixedRates(jobs []JobLoad) ([]*jobRates, error) {
+	var caps []*jobRates
+	for j, jl := range jobs {
+		sh, err := readJob(jl.Job)
+		if err != nil {
+			return nil, err
+		}
+		perClone := sh.directionCaps()
+		if sh.fr <= 0 || sh.fr >= 1 || (math.IsInf(perClone[read], 1) && math.IsInf(perClone[write], 1)) {
+			continue
+		}
+		if caps == nil {
+			caps = make([]*jobRates, len(jobs))
+		}
+		clones := float64(len(jl.Disks) * max(jl.Job.NumJobs, 1))
+		caps[j] = &jobRates{own: sh.fr, cap: [2]float64{clones * perClone[read], clones * perClone[write]}, duty: sh.duty}
+	}
+	return caps, nil
+}
+
+// settle finds the read share job j (jl) settles on, solving the network
+// with solve at each share it tries. At rwmixread's own
+// share one direction may reach its rate; the mix then moves towards the
+// other direction, as far as the share where that one reaches its own
+// rate too (both at their rates), or less where the cluster runs out of
+// capacity first: the share nearest rwmixread's at which the bound
+// direction still reaches its rate, found by bisection.
+func (r *jobRates) settle(jl *JobLoad, j int, solve func() (*Output, error)) error {
+	jl.readShare = 0
+	out, err := solve()
+	if err != nil {
+		return err
+	}
+	bound := -1
+	for _, dir := range []int{read, write} {
+		if r.reaches(out, j, dir) && !r.reaches(out, j, 1-dir) {
+			bound = dir
+		}
+	}
+	if bound < 0 {
+		return nil // neither rate binds, or both do: fio's mix stands
+	}
+	both := r.cap[read] / (r.cap[read] + r.cap[write]) // both at their rates
+	switch {
+	case math.IsInf(r.cap[read], 1):
+		both = 1
+	case math.IsInf(r.cap[write], 1):
+		both = 0
+	}
+	near, far := r.own, both // the bound direction reaches its rate at near
+	try := func(f float64) (bool, error) {
+		jl.readShare = f
+		out, err := solve()
+		if err != nil {
+			return false, err
+		}
+		return r.reaches(out, j, bound), nil
+	}
+	if far > 0 && far < 1 { // at 0 or 1 the bound direction does nothing
+		if ok, err := try(far); err != nil || ok {
+			return err
+		}
+	}
+	for math.Abs(far-near) > mixTolerance {
+		mid := (near + far) / 2
+		ok, err := try(mid)
+		if err != nil {
+			return err
+		}
+		if ok {
+			near = mid
+		} else {
+			far = mid
+		}
+	}
+	jl.readShare = near
+	return nil
+}
+
+// reaches says job j's direction dir runs at its rate in out.
+func (r *jobRates) reaches(out *Output, j, dir int) bool {
+	got := out.Jobs[j].Write.IOPS
+	if dir == read {
+		got = out.Jobs[j].Read.IOPS
+	}
+	return got >= r.cap[dir]*r.duty*(1-1e-6)
+}
+
+// note says where job jl's rates settled its mix.
+func (r *jobRates) note(jl JobLoad) string {
+	name := ""
+	if jl.Name != "" {
+		name = jl.Name + ": "
+	}
+	return fmt.Sprintf("%sthe rates move the %.0f/%.0f mix to %.1f/%.1f: fio hands a direction ahead of its rate to the other while that one is behind its own (or has none)",
+		name, 100*r.own, 100*(1-r.own), 100*jl.readShare, 100*(1-jl.readShare))
+}
