@@ -1,0 +1,63 @@
+package model
+
+import (
+	"encoding/json"
+	"math"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"starbench/internal/fio"
+)
+
+// The model's rates on a mixed job behave as the installed fio's: three
+// randrw 70/30 jobs on local files for 2 s at rate_iops=500, 500,100 and
+// ,100; each capped direction runs at its rate in both, and the free one
+// runs well past the share the held mix would give it (7/3 of the writes).
+func TestRateMixAgainstFio(t *testing.T) {
+	if _, err := exec.LookPath("fio"); err != nil {
+		t.Skip("fio is not installed (the README's test command installs it)")
+	}
+	rates := []string{"500", "500,100", ",100"}
+	dir := t.TempDir()
+	args := []string{"--output-format=json", "--runtime=2", "--time_based", "--size=16m", "--rw=randrw", "--rwmixread=70", "--bs=4k", "--ioengine=psync"}
+	for i, r := range rates {
+		args = append(args, "--name=j"+string(rune('a'+i)), "--filename="+filepath.Join(dir, string(rune('a'+i))), "--rate_iops="+r)
+	}
+	raw, err := exec.Command("fio", args...).Output()
+	if err != nil {
+		t.Fatalf("fio %v: %v", args, err)
+	}
+	var report struct {
+		Jobs []struct {
+			Read, Write struct{ IOPS float64 }
+		}
+	}
+	if err := json.Unmarshal(raw, &report); err != nil || len(report.Jobs) != len(rates) {
+		t.Fatalf("fio's report: %v (%d jobs)", err, len(report.Jobs))
+	}
+	p := mustLoad(t, "storagereview-r6625-esa")
+	for i, r := range rates {
+		job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 4096, IODepth: 16, Options: []fio.Option{{Key: "rate_iops", Value: r}}}
+		sh, err := readJob(&job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		caps := sh.directionCaps()
+		out := solve(t, p, oneDisk(&job))
+		real := [2]float64{report.Jobs[i].Read.IOPS, report.Jobs[i].Write.IOPS}
+		sim := [2]float64{out.Read.IOPS, out.Write.IOPS}
+		for d := range caps {
+			other := caps[1-d] * map[int]float64{read: 7.0 / 3, write: 3.0 / 7}[d] // the held mix
+			switch {
+			case !math.IsInf(caps[d], 1):
+				if math.Abs(real[d]/caps[d]-1) > 0.1 || math.Abs(sim[d]/caps[d]-1) > 1e-6 {
+					t.Errorf("rate_iops=%s, direction %d capped at %g: fio did %.0f, the model %.0f", r, d, caps[d], real[d], sim[d])
+				}
+			case real[d] < 2*other || sim[d] < 2*other:
+				t.Errorf("rate_iops=%s, free direction %d: fio did %.0f, the model %.0f; both should pass the held mix's %.0f well", r, d, real[d], sim[d], other)
+			}
+		}
+		t.Logf("rate_iops=%s: fio %.0f reads, %.0f writes; model %.0f, %.0f", r, real[read], real[write], sim[read], sim[write])
+	}
+}
