@@ -47,10 +47,39 @@ func SummaryOf(r *fio.Result) Summary {
 // the devices (unprepared disks, a cache) or was measured wrongly.
 func CheckBounds(p *testbed.Profile, s Summary) []string {
 	var warn []string
-	exceeds := func(what string, got, lim float64, unit, why string) {
-		if got > lim*(1+1e-9) {
-			warn = append(warn, fmt.Sprintf("%s %.0f %s exceeds %s", what, got, unit, fmt.Sprintf(why, lim)))
+	for _, b := range physicalBounds(p, s) {
+		if b.got > b.limit*(1+1e-9) {
+			warn = append(warn, fmt.Sprintf("%s %.0f %s exceeds %s", b.what, b.got, b.unit, fmt.Sprintf(b.why, b.limit)))
 		}
+	}
+	return warn
+}
+
+// headroom is the most s could be scaled by without crossing one of the
+// testbed's physical bounds (CheckBounds) that it is within; at least 1.
+func headroom(p *testbed.Profile, s Summary) float64 {
+	most := math.Inf(1)
+	for _, b := range physicalBounds(p, s) {
+		if b.got > 0 && b.got <= b.limit {
+			most = math.Min(most, b.limit/b.got)
+		}
+	}
+	return most
+}
+
+// bound is one physical limit on a run's throughput: what it measured
+// (got, in unit) and the limit, which why explains (a format for it).
+type bound struct {
+	what       string
+	got, limit float64
+	unit, why  string
+}
+
+// physicalBounds is every limit CheckBounds checks s against.
+func physicalBounds(p *testbed.Profile, s Summary) []bound {
+	var bounds []bound
+	add := func(what string, got, lim float64, unit, why string) {
+		bounds = append(bounds, bound{what, got, lim, unit, why})
 	}
 	m := &p.Model
 	pl := newPlatform(p)
@@ -65,29 +94,29 @@ func CheckBounds(p *testbed.Profile, s Summary) []string {
 	}
 	readHint := ": likely unprepared disks (reads of never-written blocks touch no device) or a cache effect"
 	devs := float64(pl.devices)
-	exceeds("read", s.ReadMBps, devs*pl.capRead/1e6/squeeze, "MB/s", "the %.0f MB/s the capacity devices read at the best compression"+readHint)
-	exceeds("read", s.ReadIOPS, devs*p.Storage.Capacity.ReadIOPS, "IOPS", "the capacity devices' %.0f IOPS"+readHint)
+	add("read", s.ReadMBps, devs*pl.capRead/1e6/squeeze, "MB/s", "the %.0f MB/s the capacity devices read at the best compression"+readHint)
+	add("read", s.ReadIOPS, devs*p.Storage.Capacity.ReadIOPS, "IOPS", "the capacity devices' %.0f IOPS"+readHint)
 	link := bestLinkBps(p)
 	remote := (h - 1) / h
 	// Without data locality a share (H-1)/H of reads crosses the network.
-	exceeds("read", s.ReadMBps, h*link/1e6/remote/wireSqueeze, "MB/s", "the %.0f MB/s the uplinks carry for remote reads"+readHint)
+	add("read", s.ReadMBps, h*link/1e6/remote/wireSqueeze, "MB/s", "the %.0f MB/s the uplinks carry for remote reads"+readHint)
 
 	minCopies := leastWriteAmplification(p)
-	exceeds("write", s.WriteMBps, devs*pl.capWrite/1e6/squeeze/minCopies, "MB/s", "the %.0f MB/s the capacity devices take at the best compression and the leanest policy")
+	add("write", s.WriteMBps, devs*pl.capWrite/1e6/squeeze/minCopies, "MB/s", "the %.0f MB/s the capacity devices take at the best compression and the leanest policy")
 	if !esa {
 		// Every OSA write lands in the cache tier uncompressed, at least
 		// twice (RAID-1 mirrors, or RAID-5/6 data and parity).
-		exceeds("write", s.WriteMBps, float64(pl.groups)*pl.cacheWrite/1e6/2, "MB/s", "the %.0f MB/s the cache tier takes for two copies")
+		add("write", s.WriteMBps, float64(pl.groups)*pl.cacheWrite/1e6/2, "MB/s", "the %.0f MB/s the cache tier takes for two copies")
 	}
-	exceeds("write", s.WriteMBps, h*link/1e6/remote/wireSqueeze/minCopies, "MB/s", "the %.0f MB/s the uplinks carry for the leanest policy's remote components")
+	add("write", s.WriteMBps, h*link/1e6/remote/wireSqueeze/minCopies, "MB/s", "the %.0f MB/s the uplinks carry for the leanest policy's remote components")
 
 	if pl.memBps > 0 {
 		// Each guest byte is read and written once moving to or from guest memory.
-		exceeds("read+write", s.ReadMBps+s.WriteMBps, h*pl.memBps/2/1e6, "MB/s", "the %.0f MB/s the hosts' memory can copy to and from the guests")
+		add("read+write", s.ReadMBps+s.WriteMBps, h*pl.memBps/2/1e6, "MB/s", "the %.0f MB/s the hosts' memory can copy to and from the guests")
 	}
 	guestIO := m.FioIOCycles.Value + math.Min(m.ControllerIOCyclesPVSCSI.Value, math.Min(m.ControllerIOCyclesNVMe.Value, m.ControllerIOCyclesLSILogic.Value))
-	exceeds("read+write", s.ReadIOPS+s.WriteIOPS, h*pl.effCPU*pl.hz/guestIO, "IOPS", "the %.0f IOPS the hosts' CPUs can issue through the guests' I/O path alone")
-	return warn
+	add("read+write", s.ReadIOPS+s.WriteIOPS, h*pl.effCPU*pl.hz/guestIO, "IOPS", "the %.0f IOPS the hosts' CPUs can issue through the guests' I/O path alone")
+	return bounds
 }
 
 // leastWriteAmplification is the fewest capacity-device bytes per guest

@@ -681,7 +681,8 @@ func classRows(rows []fio.Row, jo JobOutput) {
 }
 
 // applyNoise scales throughput by one seeded draw and latency inversely,
-// as a whole run that went a little faster or slower would. A run held at
+// as a whole run that went a little faster or slower would, though never
+// past a physical bound the quiet run is within. A run held at
 // a rate limit repeats at the limit: the draw is taken (so the runs after
 // it draw as before) but not applied; where a limit holds some of its jobs
 // or classes, those repeat at it and the rest take the draw (noisePartly).
@@ -696,6 +697,10 @@ func (pl *Plane) applyNoise(out *Output) {
 		return
 	}
 	f := 1 + math.Max(-3, math.Min(3, z))*pl.p.Model.NoiseCV.Value
+	// No run goes faster than the hardware carries: a draw that would take
+	// the run past a physical bound it is within stops at the bound.
+	sum := Summary{ReadIOPS: out.Read.IOPS, ReadMBps: out.Read.MBps, WriteIOPS: out.Write.IOPS, WriteMBps: out.Write.MBps}
+	f = math.Min(f, headroom(pl.p, sum))
 	if partlyHeld(out) {
 		noisePartly(out, f)
 		return

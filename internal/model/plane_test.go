@@ -618,3 +618,47 @@ func TestPlaneTotalOverAllJobs(t *testing.T) {
 		}
 	}
 }
+
+// Noise never takes a run past a physical bound its quiet run is within:
+// 1M reads of never-written disks on vxrail-ve660-esa copy guest memory at
+// nearly the hosts' memory bandwidth (and already pass what the uplinks
+// carry, a warning the quiet run has too); draws up stop at the memory
+// bound, draws down still apply.
+func TestPlaneNoiseStopsAtThePhysicalBounds(t *testing.T) {
+	p := mustLoad(t, "vxrail-ve660-esa")
+	in := UniformInput(p, 16, 8, Policy{RAID: "raid1", FTT: 1}, &fio.Job{IOEngine: "libaio", Direct: true, RW: "read", BlockSize: 1 << 20, IODepth: 8, NumJobs: 2})
+	for i := range in.Jobs[0].Disks {
+		in.Jobs[0].Disks[i].Written = 0
+	}
+	quiet, err := Solve(context.Background(), p, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := func(o *Output) Summary { return Summary{ReadIOPS: o.Read.IOPS, ReadMBps: o.Read.MBps} }
+	room := headroom(p, sum(quiet))
+	warned := CheckBounds(p, sum(quiet))
+	if room > 1.03 || len(warned) == 0 {
+		t.Fatalf("quiet run %.0f MB/s, %.3f below its nearest bound, warnings %q: want within 3 %% of a bound and past another", quiet.Read.MBps, room, warned)
+	}
+	pl := NewPlane(p, &memSource{}, WithNoise(5)).(*Plane)
+	capped, downs := 0, 0
+	for range 16 {
+		out := deepcopy.Of(quiet)
+		pl.applyNoise(out)
+		f := out.Read.MBps / quiet.Read.MBps
+		switch {
+		case f > room*(1+1e-9):
+			t.Errorf("noise took %.0f MB/s to %.0f (x%.4f), past the bound %.4f above it: %q", quiet.Read.MBps, out.Read.MBps, f, room, CheckBounds(p, sum(out)))
+		case math.Abs(f-room) <= 1e-9:
+			capped++
+		case f < 1:
+			downs++
+		}
+		if w := CheckBounds(p, sum(out)); len(w) != len(warned) {
+			t.Errorf("factor %.4f: warnings %q, the quiet run's %q", f, w, warned)
+		}
+	}
+	if capped == 0 || downs == 0 {
+		t.Errorf("%d draws stopped at the bound, %d went down: want both", capped, downs)
+	}
+}
