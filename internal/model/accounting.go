@@ -480,14 +480,7 @@ func bufferCoverage(p *testbed.Profile, pl platform, in Input) (float64, error) 
 			if err != nil {
 				return 0, err
 			}
-			region := float64(d.SizeBytes)
-			if region == 0 {
-				region = float64(p.Workers.DiskSizeGB) * 1e9
-			}
-			if jl.Job.Size > 0 {
-				region = math.Min(region, float64(jl.Job.Size))
-			}
-			bytes += region * lay.capFactor
+			bytes += sh.extent.region(diskBytes(p, d)) * lay.capFactor
 			comps += lay.width()
 		}
 	}
@@ -496,6 +489,14 @@ func bufferCoverage(p *testbed.Profile, pl platform, in Input) (float64, error) 
 	}
 	perGroup := bytes / float64(min(pl.groups, comps))
 	return p.Model.WriteBufferDestageThreshold.Value * bufferBytes(p) / perGroup, nil
+}
+
+// diskBytes is a data disk's size: its own, or the profile's workers'.
+func diskBytes(p *testbed.Profile, d DiskLoad) float64 {
+	if d.SizeBytes > 0 {
+		return float64(d.SizeBytes)
+	}
+	return float64(p.Workers.DiskSizeGB) * 1e9
 }
 
 // writeBufferState is what the write buffers mean for a job while it

@@ -470,6 +470,11 @@ func newCell(p *testbed.Profile, in Input, j int, objects []object, deferDestage
 	if c.shape, err = c.job.shape(); err != nil {
 		return nil, err
 	}
+	for _, d := range c.job.Disks {
+		if disk := diskBytes(p, d); c.shape.extent.region(disk) <= 0 {
+			return nil, fmt.Errorf("offset=%s is at or past the end of a %.0f-byte disk: fio would do no I/O there; give an offset below the disk's size (or a percentage)", rawValue(c.job.Job, "offset"), disk)
+		}
+	}
 	c.fr, c.sizes, c.notes = c.shape.fr, c.shape.sizes, c.shape.notes
 	c.rdma = in.State.RDMA && p.RDMACapable
 	if in.State.RDMA && !p.RDMACapable {

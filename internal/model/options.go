@@ -26,12 +26,18 @@ type jobShape struct {
 	randomShare       float64        // share of I/Os at random offsets
 	compressPct       int            // compressibility of the data written (zero_buffers: 100)
 	dedupePct         int
+	extent            extent // what of each disk it covers and moves
 	notes             []string
 }
 
 type sizeShare struct {
 	size  int64
 	share float64
+}
+
+// meanIO is the mean size of the job's I/Os, reads and writes together.
+func (sh *jobShape) meanIO() float64 {
+	return sh.fr*meanSize(sh.sizes[read]) + (1-sh.fr)*meanSize(sh.sizes[write])
 }
 
 // meanSize is the mean block size of a direction's I/Os.
@@ -53,7 +59,8 @@ var (
 
 // readJob reads a job's options.
 func readJob(job *fio.Job) (jobShape, error) {
-	sh := jobShape{duty: 1, randomShare: 1, latPct: 100, compressPct: job.BufferCompressPercentage, dedupePct: job.DedupePercentage}
+	sh := jobShape{duty: 1, randomShare: 1, latPct: 100, compressPct: job.BufferCompressPercentage, dedupePct: job.DedupePercentage,
+		extent: extent{size: amount{bytes: float64(job.Size)}, loops: 1}}
 	var err error
 	if sh.fr, err = readShare(job); err != nil {
 		return sh, err
@@ -137,6 +144,9 @@ func (sh *jobShape) engine(job *fio.Job) error {
 // option reads one raw option.
 func (sh *jobShape) option(job *fio.Job, o fio.Option) error {
 	bad := func(want string) error { return fmt.Errorf("%s=%s: want %s", o.Key, o.Value, want) }
+	if ok, err := sh.extent.option(o); ok {
+		return err
+	}
 	switch o.Key {
 	case "thinktime":
 		t, err := parseMicros(o.Value)
@@ -202,6 +212,8 @@ func (sh *jobShape) option(job *fio.Job, o fio.Option) error {
 				sh.rateB[dir] = float64(n)
 			}
 		}
+	case "startdelay":
+		sh.notes = append(sh.notes, fmt.Sprintf("startdelay=%s: the model runs the job from the start; fio leaves the delay out of the job's figures, so alone it changes only the wall clock, but beside other jobs it shortens their overlap, which the model does not", o.Value))
 	case "rate_process":
 		if o.Value == "poisson" {
 			sh.notes = append(sh.notes, "rate_process=poisson: the model holds the rate steady; Poisson arrivals would add queueing at the same mean rate")

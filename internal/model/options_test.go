@@ -366,3 +366,31 @@ func TestGuestWaitAddsToEveryPercentile(t *testing.T) {
 		}
 	}
 }
+
+// size (bytes or a share of the disk), offset, io_size, loops and
+// number_ios set what a job covers and moves (extent): modelled, so not
+// named as ignored; bad values and an offset past the disk's end are
+// refused.
+func TestExtentOptions(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", BlockSize: 4096, IODepth: 16, Options: []fio.Option{
+		{Key: "size", Value: "10%"}, {Key: "offset", Value: "1g"}, {Key: "io_size", Value: "512m"}, {Key: "loops", Value: "2"}, {Key: "number_ios", Value: "100k"}}}
+	out := solve(t, p, oneDisk(&job))
+	for _, key := range []string{"size", "offset", "io_size", "loops", "number_ios"} {
+		if strings.Contains(notes(out), "option "+key+"=") {
+			t.Errorf("%s is modelled, yet the notes say %q", key, out.Notes)
+		}
+	}
+	for _, c := range []struct{ key, value, want string }{
+		{"size", "120%", "size=120%: want a percentage above 0 and at most 100"},
+		{"offset", "ten", "offset=ten: want a size, like 4g, or a percentage of the disk"},
+		{"loops", "0", "loops=0: want a whole number of passes, at least 1"},
+		{"number_ios", "-3", "number_ios=-3: want a whole number of I/Os"},
+		{"offset", "2t", "offset=2t is at or past the end of a"},
+	} {
+		bad := fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, Options: []fio.Option{{Key: c.key, Value: c.value}}}
+		if _, err := Solve(context.Background(), p, oneDisk(&bad)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s=%s: %v, want %q", c.key, c.value, err, c.want)
+		}
+	}
+}

@@ -820,9 +820,10 @@ func noisePartly(out *Output, f float64) {
 	}
 }
 
-// recordWrites marks what a job wrote: sequential writes cover the disk in
-// order, random writes cover 1-exp(-written/size) of it (percentage_random
-// mixes the two). A job that is not time based writes its whole size once.
+// recordWrites marks what a job wrote, taking its region (extent) as the
+// disk's: sequential writes cover it in order, random writes of a job that
+// runs for a time cover 1-exp(-written/region) of it (percentage_random
+// mixes the two). A job that moves its size once writes distinct blocks.
 func (pl *Plane) recordWrites(workers []fio.Worker, job *fio.Job, writes bool, writtenBytes float64) {
 	if !writes {
 		return
@@ -840,16 +841,23 @@ func (pl *Plane) recordWrites(workers []fio.Worker, job *fio.Job, writes bool, w
 	defer pl.mu.Unlock()
 	for _, w := range workers {
 		for _, d := range w.Disks {
-			size := float64(d.SizeBytes)
-			if job.Size > 0 {
-				size = float64(job.Size)
-			}
+			size := sh.extent.region(float64(d.SizeBytes))
 			k := diskKey{w.Name, d.Name}
 			old := pl.disks[k]
-			covered := 1.0 // whole size written once
-			if (job.TimeBased || job.RuntimeSec > 0) && size > 0 {
+			covered := 1.0 // the region written once
+			if size > 0 {
 				x := perDisk / size
-				covered = sh.randomShare*(1-math.Exp(-x)) + (1-sh.randomShare)*math.Min(1, x)
+				if job.TimeBased || job.RuntimeSec > 0 {
+					covered = sh.randomShare*(1-math.Exp(-x)) + (1-sh.randomShare)*math.Min(1, x)
+				} else {
+					// Each pass of each clone over the region writes
+					// distinct blocks (fio's random map): x/passes of the
+					// region, the random passes at independent offsets, the
+					// sequential ones the same blocks.
+					passes := float64(max(job.NumJobs, 1) * sh.extent.loops)
+					each := math.Min(1, x/passes)
+					covered = sh.randomShare*(1-math.Pow(1-each, passes)) + (1-sh.randomShare)*each
+				}
 			}
 			written := old.written + (1-old.written)*covered
 			if written <= 0 {

@@ -320,3 +320,31 @@ func TestPlaneNamesJobsOnlyAmongSeveral(t *testing.T) {
 		t.Errorf("two jobs: the model saw jobs %q, want a and b", seen)
 	}
 }
+
+// A job that moves its size once writes distinct blocks (fio's random
+// map): a randrw 70/30 pass writes 30 % of the region, two passes (loops=2)
+// at independent offsets 1 - 0.7^2 = 51 %, a sequential write of half the
+// size (io_size) half of it; a time-based job covers 1-exp(-written/size).
+func TestWrittenShareFollowsTheExtent(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		name string
+		job  fio.Job
+		want float64
+	}{
+		{"randrw 70/30 once", fio.Job{RW: "randrw", RWMixRead: 70, Options: []fio.Option{{Key: "size", Value: "10%"}}}, 0.3},
+		{"randrw 70/30 twice", fio.Job{RW: "randrw", RWMixRead: 70, Options: []fio.Option{{Key: "size", Value: "10%"}, {Key: "loops", Value: "2"}}}, 1 - 0.7*0.7},
+		{"half the size sequentially", fio.Job{RW: "write", Size: 1 << 30, Options: []fio.Option{{Key: "io_size", Value: "512m"}}}, 0.5},
+		{"randwrite all of it", fio.Job{RW: "randwrite", Options: []fio.Option{{Key: "offset", Value: "50%"}}}, 1},
+	} {
+		pl, _ := newTestPlane(t)
+		job := c.job
+		job.IOEngine, job.Direct, job.BlockSize, job.IODepth = "libaio", true, 65536, 8
+		if _, err := pl.Run(ctx, workers(1, 1, ""), fio.NewWorkload(job), nil); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got := pl.disks[diskKey{"w0", "disk1"}].written; !(math.Abs(got-c.want) <= 1e-6) {
+			t.Errorf("%s: %.4f of the blocks written, want %.4f", c.name, got, c.want)
+		}
+	}
+}

@@ -122,10 +122,15 @@ func TestESASamplesAreSteady(t *testing.T) {
 }
 
 // How long fio runs a job: its runtime when time based; else until each
-// fio job has moved its size (or its disk's) at the run's rate, capped by
-// a runtime; 0 when nothing bounds it; sooner with a steady-state
-// criterion, after ss_ramp + ss_dur.
+// fio job has moved its size (or its disk's, from offset; io_size on each of
+// its loops) at the run's rate, capped by a runtime; 0 when nothing bounds
+// it; sooner after number_ios, or with a steady-state criterion, after
+// ss_ramp + ss_dur.
 func TestRunSeconds(t *testing.T) {
+	opts := func(job fio.Job, key, value string) fio.Job {
+		job.Options = append(job.Options, fio.Option{Key: key, Value: value})
+		return job
+	}
 	disks := []fio.Disk{{SizeBytes: 1e10}, {SizeBytes: 1e10}}
 	ss := []fio.Option{{Key: "steadystate", Value: "iops:1%"}, {Key: "steadystate_ramp_time", Value: "10s"}, {Key: "steadystate_duration", Value: "20s"}}
 	for _, c := range []struct {
@@ -135,7 +140,6 @@ func TestRunSeconds(t *testing.T) {
 		want float64
 	}{
 		{"time based", fio.Job{TimeBased: true, RuntimeSec: 60}, 100, 60},
-		{"time based without a runtime: by size", fio.Job{TimeBased: true, Size: 1 << 30, NumJobs: 3}, 100, 6 * (1 << 30) / 100e6},
 		{"the disks' size", fio.Job{}, 100, 2e10 / 100e6},
 		{"size capped by the runtime", fio.Job{Size: 1 << 30, NumJobs: 3, RuntimeSec: 30}, 100, 30},
 		{"size within the runtime", fio.Job{Size: 1 << 30, RuntimeSec: 300}, 100, 2 * (1 << 30) / 100e6},
@@ -145,6 +149,15 @@ func TestRunSeconds(t *testing.T) {
 		{"steady state after the runtime", fio.Job{TimeBased: true, RuntimeSec: 25, Options: ss}, 100, 25},
 		{"steady state bounds a job without bounds", fio.Job{Options: ss}, 0, 30},
 		{"steady state without a duration", fio.Job{TimeBased: true, RuntimeSec: 60, Options: ss[:2]}, 100, 60},
+		{"size as a share of the disk", opts(fio.Job{BlockSize: 4096}, "size", "10%"), 100, 2e9 / 100e6},
+		{"from an offset to the end", opts(fio.Job{BlockSize: 4096}, "offset", "25%"), 100, 1.5e10 / 100e6},
+		{"an offset and a size past the end", opts(fio.Job{BlockSize: 4096, Size: 8e9}, "offset", "4g"), 100, 2 * (1e10 - (4 << 30)) / 100e6},
+		{"io_size", opts(fio.Job{BlockSize: 4096}, "io_size", "1g"), 100, 2 * (1 << 30) / 100e6},
+		{"loops over the size", opts(fio.Job{BlockSize: 4096, Size: 1 << 30, NumJobs: 2}, "loops", "3"), 100, 2 * 2 * 3 * (1 << 30) / 100e6},
+		{"number_ios before the size", opts(fio.Job{BlockSize: 4096, Size: 1 << 30}, "number_ios", "1000"), 100, 2 * 1000 * 4096 / 100e6},
+		{"number_ios after the size", opts(fio.Job{BlockSize: 4096, Size: 1 << 20}, "number_ios", "1000"), 100, 2 * (1 << 20) / 100e6},
+		{"number_ios ends a time-based job", opts(fio.Job{BlockSize: 4096, TimeBased: true, RuntimeSec: 60}, "number_ios", "100k"), 100, 2 * 102400 * 4096 / 100e6},
+		{"number_ios over a mix of sizes", opts(fio.Job{RW: "randrw", RWMixRead: 50, Options: []fio.Option{{Key: "bs", Value: "4k,64k"}}}, "number_ios", "100"), 100, 2 * 100 * (4096 + 65536) / 2 / 100e6},
 	} {
 		if got := runSeconds(&c.job, disks, c.mbps); !(math.Abs(got-c.want) <= 1e-9) {
 			t.Errorf("%s: %g s, want %g", c.name, got, c.want)
