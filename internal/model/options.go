@@ -246,6 +246,20 @@ func (sh *jobShape) option(job *fio.Job, o fio.Option) error {
 		if o.Value == "" || o.Value == "1" {
 			sh.compressPct = 100
 		}
+	case "buffer_pattern":
+		// fio fills the buffers with the pattern, or with it the part
+		// buffer_compress_percentage makes compressible: a repeated
+		// pattern compresses as zeros do.
+		switch {
+		case strings.HasPrefix(o.Value, "'"):
+			sh.notes = append(sh.notes, fmt.Sprintf("buffer_pattern=%s: the file's data is not known, so it is taken as incompressible", o.Value))
+		case job.BufferCompressPercentage == 0 && !hasRaw(job, "buffer_compress_percentage"):
+			sh.compressPct = 100
+		}
+	case "time_based":
+		if o.Value != "0" || job.TimeBased { // 0 is the job as read
+			sh.notes = append(sh.notes, fmt.Sprintf("fio option %s is not modelled: ignored", optionText(o)))
+		}
 	case "fsync", "fdatasync", "sync", "end_fsync", "fsync_on_close", "write_barrier":
 		sh.notes = append(sh.notes, fmt.Sprintf("%s=%s is not modelled: vSAN acknowledges writes only once they are durable, so a flush costs a round trip the model leaves out", o.Key, o.Value))
 	default:

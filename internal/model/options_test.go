@@ -394,3 +394,30 @@ func TestExtentOptions(t *testing.T) {
 		}
 	}
 }
+
+// buffer_pattern fills fio's buffers with a repeated pattern, which
+// compresses as zeros do (unless buffer_compress_percentage says how much
+// of each buffer is compressible); a pattern read from a file is unknown,
+// noted. time_based=0 is the job as read, nothing to note.
+func TestBufferPatternAndTimeBasedOff(t *testing.T) {
+	for _, c := range []struct {
+		job  fio.Job
+		want int
+		note string
+	}{
+		{fio.Job{Options: []fio.Option{{Key: "buffer_pattern", Value: "0xdeadbeef"}}}, 100, ""},
+		{fio.Job{BufferCompressPercentage: 30, Options: []fio.Option{{Key: "buffer_pattern", Value: "0x01"}}}, 30, ""},
+		{fio.Job{Options: []fio.Option{{Key: "buffer_pattern", Value: "'pattern.bin'"}}}, 0, "buffer_pattern='pattern.bin': the file's data is not known"},
+		{fio.Job{Options: []fio.Option{{Key: "time_based", Value: "0"}}}, 0, ""},
+	} {
+		c.job.RW, c.job.IOEngine, c.job.Direct = "write", "libaio", true
+		sh, err := readJob(&c.job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Join(sh.notes, "\n")
+		if sh.compressPct != c.want || (c.note == "") != (got == "") || !strings.Contains(got, c.note) {
+			t.Errorf("%v: compressible %d %%, notes %q; want %d %% and %q", c.job.Options, sh.compressPct, got, c.want, c.note)
+		}
+	}
+}
