@@ -51,10 +51,20 @@ func meanSize(sizes []sizeShare) float64 {
 
 // The ioengines by what they mean on a vSAN disk.
 var (
-	asyncEngines  = []string{"libaio", "io_uring", "posixaio"}
-	syncEngines   = []string{"psync", "sync", "pvsync", "pvsync2", "vsync", "mmap"}
-	noDiskEngines = []string{"null", "net", "netsplice", "cpuio", "http", "nbd", "rdma", "exec", "filecreate", "filestat", "filedelete", "dircreate", "dirstat", "dirdelete"}
-	quietOptions  = []string{"name", "description", "filename", "directory", "filename_format", "group_reporting", "new_group", "stonewall", "wait_for", "kb_base", "unit_base", "randrepeat", "randseed", "random_generator", "norandommap", "softrandommap", "allrandrepeat", "invalidate", "thread", "clat_percentiles", "lat_percentiles", "slat_percentiles", "percentile_list", "unified_rw_reporting", "disable_lat", "disable_clat", "disable_slat", "disable_bw_measurement", "gtod_reduce", "per_job_logs", "log_avg_msec", "log_hist_msec", "log_max_value", "log_offset", "log_compression", "steadystate_duration", "steadystate_ramp_time", "ss_dur", "ss_ramp", "write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log", "exitall", "exitall_on_error", "create_serialize", "create_fsync", "create_on_open", "allow_mounted_write", "allow_file_create", "refill_buffers", "scramble_buffers", "buffer_compress_chunk", "iodepth_batch", "iodepth_batch_submit", "iodepth_batch_complete", "iodepth_batch_complete_min", "iodepth_batch_complete_max", "latency_window", "latency_run", "buffered", "direct", "rwmixwrite", "rwmixread", "thinktime", "thinktime_blocks", "thinktime_spin", "thinktime_iotime", "thinktime_blocks_type", "rate_iops", "rate", "latency_target", "latency_percentile", "percentage_random", "zero_buffers", "bs", "blocksize", "bssplit", "bsrange", "blocksize_range"}
+	asyncEngines = []string{"libaio", "io_uring", "posixaio"}
+	syncEngines  = []string{"psync", "sync", "pvsync", "pvsync2", "vsync", "mmap", "sg"} // sg on a block device: the SG_IO ioctl
+	// Engines that do no I/O on the worker's data disk: no I/O at all,
+	// another storage system over the network, persistent memory or raw
+	// flash, or file metadata only.
+	noDiskEngines = []string{"null", "net", "netsplice", "cpuio", "http", "nbd", "rdma", "exec", "filecreate", "filestat", "filedelete", "dircreate", "dirstat", "dirdelete",
+		"dfs", "gfapi", "gfapi_async", "libhdfs", "libiscsi", "librpma_apm_client", "librpma_apm_server", "librpma_gpspm_client", "librpma_gpspm_server", "nfs", "rados", "rbd", "ime_aio", "ime_psync", "ime_psyncv",
+		"dev-dax", "libpmem", "pmemblk", "mtd", "falloc", "ftruncate"}
+	// Engines that need a device the workers' virtual disks are not.
+	otherDeviceEngines = map[string]string{
+		"libzbc":       "drives a zoned block device; a vSAN virtual disk is not zoned",
+		"io_uring_cmd": "needs an NVMe character device (/dev/ngXnY); the workers' disks are block devices: use io_uring",
+	}
+	quietOptions = []string{"name", "description", "filename", "directory", "filename_format", "group_reporting", "new_group", "stonewall", "wait_for", "kb_base", "unit_base", "randrepeat", "randseed", "random_generator", "norandommap", "softrandommap", "allrandrepeat", "invalidate", "thread", "clat_percentiles", "lat_percentiles", "slat_percentiles", "percentile_list", "unified_rw_reporting", "disable_lat", "disable_clat", "disable_slat", "disable_bw_measurement", "gtod_reduce", "per_job_logs", "log_avg_msec", "log_hist_msec", "log_max_value", "log_offset", "log_compression", "steadystate_duration", "steadystate_ramp_time", "ss_dur", "ss_ramp", "write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log", "exitall", "exitall_on_error", "create_serialize", "create_fsync", "create_on_open", "allow_mounted_write", "allow_file_create", "refill_buffers", "scramble_buffers", "buffer_compress_chunk", "iodepth_batch", "iodepth_batch_submit", "iodepth_batch_complete", "iodepth_batch_complete_min", "iodepth_batch_complete_max", "latency_window", "latency_run", "buffered", "direct", "rwmixwrite", "rwmixread", "thinktime", "thinktime_blocks", "thinktime_spin", "thinktime_iotime", "thinktime_blocks_type", "rate_iops", "rate", "latency_target", "latency_percentile", "percentage_random", "zero_buffers", "bs", "blocksize", "bssplit", "bsrange", "blocksize_range"}
 )
 
 // readJob reads a job's options.
@@ -117,6 +127,8 @@ func (sh *jobShape) engine(job *fio.Job) error {
 	switch {
 	case slices.Contains(noDiskEngines, engine):
 		return fmt.Errorf("ioengine=%s does no I/O on the worker's disk: the simulated vSAN data plane cannot answer for it; use libaio (or io_uring) with direct=1", engine)
+	case otherDeviceEngines[engine] != "":
+		return fmt.Errorf("ioengine=%s %s", engine, otherDeviceEngines[engine])
 	case engine == "" || slices.Contains(syncEngines, engine):
 		if sh.depth > 1 {
 			name := engine

@@ -22,10 +22,12 @@ func notes(o *Output) string { return strings.Join(o.Notes, "\n") }
 // per job whatever iodepth says, libaio queues only with direct I/O.
 func TestIOEngines(t *testing.T) {
 	p := mustLoad(t, "storagereview-r6625-esa")
-	for _, engine := range []string{"null", "net"} {
+	for engine, why := range map[string]string{"null": "does no I/O on the worker's disk", "net": "does no I/O on the worker's disk",
+		"rbd": "does no I/O on the worker's disk", "nfs": "does no I/O on the worker's disk", "libpmem": "does no I/O on the worker's disk",
+		"falloc": "does no I/O on the worker's disk", "libzbc": "drives a zoned block device", "io_uring_cmd": "needs an NVMe character device"} {
 		_, err := Solve(context.Background(), p, oneDisk(&fio.Job{IOEngine: engine, Direct: true, RW: "randread", IODepth: 8}))
-		if err == nil || !strings.Contains(err.Error(), "ioengine="+engine+" does no I/O on the worker's disk") {
-			t.Errorf("ioengine=%s: %v, want it refused", engine, err)
+		if err == nil || !strings.Contains(err.Error(), "ioengine="+engine+" "+why) {
+			t.Errorf("ioengine=%s: %v, want it refused: %s", engine, err, why)
 		}
 	}
 	for _, c := range []struct {
@@ -37,6 +39,7 @@ func TestIOEngines(t *testing.T) {
 		{fio.Job{IOEngine: "io_uring", Direct: true, RW: "randread", IODepth: 8}, 8, ""},
 		{fio.Job{RW: "randread", IODepth: 8, NumJobs: 2, Direct: true}, 2, "not set (fio's default psync) is synchronous: iodepth=8 has no effect"},
 		{fio.Job{IOEngine: "psync", Direct: true, RW: "randread", IODepth: 8}, 1, "ioengine psync is synchronous"},
+		{fio.Job{IOEngine: "sg", Direct: true, RW: "randread", IODepth: 8}, 1, "ioengine sg is synchronous"},
 		{fio.Job{IOEngine: "libaio", RW: "randread", IODepth: 8}, 1, "libaio with buffered I/O (direct=0) does not queue"},
 	} {
 		out := solve(t, p, oneDisk(&c.job))
