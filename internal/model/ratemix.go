@@ -24,16 +24,20 @@ const mixTolerance = 1e-4
 // the cluster carries beside them. The jobs are settled one after another,
 // and passed over again while a settled mix moves another's capacity.
 func solveSettled(ctx context.Context, p *testbed.Profile, in Input, deferDestage bool, plan *classPlan) (*Output, []*cell, *classPlan, error) {
-	out, cells, outPlan, err := solveNetwork(ctx, p, in, deferDestage, plan)
+	caps, err := mixedRates(in.Jobs)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	caps, err := mixedRates(in.Jobs)
-	if err != nil || caps == nil {
-		return out, cells, outPlan, err
+	if caps == nil {
+		return solveNetwork(ctx, p, in, deferDestage, plan)
 	}
 	settled := in
 	settled.Jobs = slices.Clone(in.Jobs) // the caller's input stays as given
+	var (
+		out     *Output
+		cells   []*cell
+		outPlan *classPlan
+	)
 	solve := func() (*Output, error) {
 		out, cells, outPlan, err = solveNetwork(ctx, p, settled, deferDestage, plan)
 		return out, err
@@ -74,7 +78,7 @@ type jobRates struct {
 }
 
 // mixedRates reads every job's rates: nil for a job with one direction or
-// without rates, and nil overall when no job has both.
+// without rates, and nil overall when no job is both mixed and rate-limited.
 func mixedRates(jobs []JobLoad) ([]*jobRates, error) {
 	var caps []*jobRates
 	for j, jl := range jobs {
