@@ -64,7 +64,7 @@ var (
 		"libzbc":       "drives a zoned block device; a vSAN virtual disk is not zoned",
 		"io_uring_cmd": "needs an NVMe character device (/dev/ngXnY); the workers' disks are block devices: use io_uring",
 	}
-	quietOptions = []string{"name", "description", "filename", "directory", "filename_format", "group_reporting", "new_group", "stonewall", "wait_for", "kb_base", "unit_base", "randrepeat", "randseed", "random_generator", "norandommap", "softrandommap", "allrandrepeat", "invalidate", "thread", "clat_percentiles", "lat_percentiles", "slat_percentiles", "percentile_list", "unified_rw_reporting", "disable_lat", "disable_clat", "disable_slat", "disable_bw_measurement", "gtod_reduce", "per_job_logs", "log_avg_msec", "log_hist_msec", "log_max_value", "log_offset", "log_compression", "steadystate_duration", "steadystate_ramp_time", "ss_dur", "ss_ramp", "write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log", "exitall", "exitall_on_error", "create_serialize", "create_fsync", "create_on_open", "allow_mounted_write", "allow_file_create", "refill_buffers", "scramble_buffers", "buffer_compress_chunk", "iodepth_batch", "iodepth_batch_submit", "iodepth_batch_complete", "iodepth_batch_complete_min", "iodepth_batch_complete_max", "latency_window", "latency_run", "buffered", "direct", "rwmixwrite", "rwmixread", "thinktime", "thinktime_blocks", "thinktime_spin", "thinktime_iotime", "thinktime_blocks_type", "rate_iops", "rate", "latency_target", "latency_percentile", "percentage_random", "zero_buffers", "bs", "blocksize", "bssplit", "bsrange", "blocksize_range"}
+	quietOptions = []string{"name", "description", "filename", "directory", "filename_format", "group_reporting", "new_group", "stonewall", "wait_for", "kb_base", "unit_base", "randrepeat", "randseed", "random_generator", "norandommap", "softrandommap", "allrandrepeat", "invalidate", "thread", "clat_percentiles", "lat_percentiles", "slat_percentiles", "percentile_list", "unified_rw_reporting", "disable_lat", "disable_clat", "disable_slat", "disable_bw_measurement", "gtod_reduce", "per_job_logs", "log_avg_msec", "log_hist_msec", "log_max_value", "log_offset", "log_compression", "steadystate_duration", "steadystate_ramp_time", "ss_dur", "ss_ramp", "write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log", "exitall", "exitall_on_error", "create_serialize", "create_fsync", "create_on_open", "allow_mounted_write", "allow_file_create", "refill_buffers", "scramble_buffers", "buffer_compress_chunk", "iodepth_batch", "iodepth_batch_submit", "iodepth_batch_complete", "iodepth_batch_complete_min", "iodepth_batch_complete_max", "latency_window", "latency_run", "buffered", "direct", "rwmixwrite", "rwmixread", "thinktime", "thinktime_blocks", "thinktime_spin", "thinktime_iotime", "thinktime_blocks_type", "rate_iops", "rate", "latency_target", "latency_percentile", "percentage_random", "zero_buffers", "do_verify", "bs", "blocksize", "bssplit", "bsrange", "blocksize_range"}
 )
 
 // readJob reads a job's options.
@@ -223,6 +223,16 @@ func (sh *jobShape) option(job *fio.Job, o fio.Option) error {
 			} else {
 				sh.rateB[dir] = float64(n)
 			}
+		}
+	case "verify":
+		switch {
+		case o.Value == "0" || o.Value == "null":
+		case sh.fr == 1:
+			sh.notes = append(sh.notes, fmt.Sprintf("verify=%s on a job that only reads: fio checks the headers a verifying write left, the same reads the model runs; the check's CPU in the guest is not modelled", o.Value))
+		case rawValue(job, "do_verify") == "0":
+			sh.notes = append(sh.notes, fmt.Sprintf("verify=%s with do_verify=0: fio writes the verification headers (inside each block) and reads nothing back, as the model runs it", o.Value))
+		default:
+			sh.notes = append(sh.notes, fmt.Sprintf("verify=%s is not modelled: after its writes fio reads back and checks what it wrote (fio 3.33, a 64 MiB randwrite: 64 MiB written, then 64 MiB read, the reads counted in the job's read row with their own runtime); the simulator reports the writes alone", o.Value))
 		}
 	case "startdelay":
 		sh.notes = append(sh.notes, fmt.Sprintf("startdelay=%s: the model runs the job from the start; fio leaves the delay out of the job's figures, so alone it changes only the wall clock, but beside other jobs it shortens their overlap, which the model does not", o.Value))

@@ -242,7 +242,7 @@ func TestUnmodelledOptionsAreNamed(t *testing.T) {
 	job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", IODepth: 4, Options: []fio.Option{
 		{Key: "verify", Value: "crc32c"}, {Key: "random_distribution", Value: "zipf:1.2"}, {Key: "fsync", Value: "32"}, {Key: "group_reporting"}}}
 	n := notes(solve(t, p, oneDisk(&job)))
-	for _, want := range []string{"fio option verify=crc32c is not modelled", "random_distribution=zipf:1.2: offsets taken as uniform", "fsync=32 is not modelled"} {
+	for _, want := range []string{"verify=crc32c is not modelled: after its writes", "random_distribution=zipf:1.2: offsets taken as uniform", "fsync=32 is not modelled"} {
 		if !strings.Contains(n, want) {
 			t.Errorf("notes %q lack %q", n, want)
 		}
@@ -421,6 +421,32 @@ func TestBufferPatternAndTimeBasedOff(t *testing.T) {
 		got := strings.Join(sh.notes, "\n")
 		if sh.compressPct != c.want || (c.note == "") != (got == "") || !strings.Contains(got, c.note) {
 			t.Errorf("%v: compressible %d %%, notes %q; want %d %% and %q", c.job.Options, sh.compressPct, got, c.want, c.note)
+		}
+	}
+}
+
+// verify on a writing job reads back what it wrote, which the model does
+// not run: the note says what fio does instead of a bare "ignored"; on a
+// job that only reads, or with do_verify=0, the model runs what fio runs.
+func TestVerifySaysWhatFioDoes(t *testing.T) {
+	for _, c := range []struct {
+		rw   string
+		opts []fio.Option
+		want string
+	}{
+		{"randwrite", []fio.Option{{Key: "verify", Value: "crc32c"}}, "verify=crc32c is not modelled: after its writes fio reads back"},
+		{"randread", []fio.Option{{Key: "verify", Value: "crc32c"}}, "verify=crc32c on a job that only reads"},
+		{"write", []fio.Option{{Key: "verify", Value: "md5"}, {Key: "do_verify", Value: "0"}}, "with do_verify=0: fio writes the verification headers"},
+		{"write", []fio.Option{{Key: "verify", Value: "0"}}, ""},
+	} {
+		job := fio.Job{IOEngine: "libaio", Direct: true, RW: c.rw, Options: c.opts}
+		sh, err := readJob(&job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Join(sh.notes, "\n")
+		if c.want == "" && strings.Contains(got, "verify") || !strings.Contains(got, c.want) || strings.Contains(got, "option do_verify") {
+			t.Errorf("%s %v: notes %q, want %q", c.rw, c.opts, got, c.want)
 		}
 	}
 }
