@@ -125,6 +125,8 @@ type validationEffect struct {
 // Metrics a case can be compared on.
 var validationMetrics = map[string]string{
 	"iops":         "IOPS",
+	"read_iops":    "IOPS",
+	"write_iops":   "IOPS",
 	"mbps":         "MB/s",
 	"lat_us":       "us",
 	"read_lat_us":  "us",
@@ -400,6 +402,10 @@ func metricOf(out *Output, metric string) float64 {
 	switch metric {
 	case "iops":
 		return r.IOPS + w.IOPS
+	case "read_iops":
+		return r.IOPS
+	case "write_iops":
+		return w.IOPS
 	case "mbps":
 		return r.MBps + w.MBps
 	case "lat_us":
