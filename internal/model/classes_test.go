@@ -811,3 +811,23 @@ func TestConcurrentMixedJobFollowsItsRates(t *testing.T) {
 		t.Errorf("notes %q do not say where job b's mix settled", out.Notes)
 	}
 }
+
+// Two mixed jobs with their writes capped share a saturated cluster: each
+// settles where its writes run at their rate, whichever settles first (the
+// second one's mix moves the first one's capacity, so the first is settled
+// again).
+func TestTwoMixedJobsSettleTogether(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	job := func(reads int, cap string) *fio.Job {
+		return &fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: reads, BlockSize: 4096, IODepth: 32,
+			Options: []fio.Option{{Key: "rate_iops", Value: cap}}}
+	}
+	in := split(p, Policy{RAID: "raid1"}, job(70, ",200"), job(50, ",50"))
+	out := solve(t, p, in)
+	for j, want := range []float64{200, 50} {
+		clones := float64(len(in.Jobs[j].Disks))
+		if got := out.Jobs[j].Write.IOPS / clones; math.Abs(got-want) > 1e-3*want {
+			t.Errorf("job %s: %.3f writes a second per disk, want its rate %g", in.Jobs[j].Name, got, want)
+		}
+	}
+}

@@ -159,6 +159,23 @@ func TestRateOnAMixFollowsFio(t *testing.T) {
 	if want := math.Round(capped); math.Abs(out.Read.IOPS-want) > 1e-6*want || out.Write.IOPS <= unlimited.Write.IOPS {
 		t.Errorf("reads capped at 90 %% of the unlimited run's: %.0f reads and %.0f writes, want %.0f and more than %.0f", out.Read.IOPS, out.Write.IOPS, want, unlimited.Write.IOPS)
 	}
+	// Both rates finite, but no capacity for both: reads keep theirs and
+	// writes take what is left, short of their own rate.
+	both := math.Round(0.8 * unlimited.Read.IOPS)
+	job = mixed("rate_iops", strconv.FormatFloat(both, 'f', 0, 64))
+	out = solve(t, p, oneDisk(&job))
+	if math.Abs(out.Read.IOPS-both) > 1e-6*both || out.Write.IOPS >= both || out.Write.IOPS <= unlimited.Write.IOPS {
+		t.Errorf("rate_iops=%.0f on 70/30: %.0f reads and %.0f writes, want %.0f reads and writes between %.0f and the rate", both, out.Read.IOPS, out.Write.IOPS, both, unlimited.Write.IOPS)
+	}
+	job = mixed("rate_iops", "500,100")
+	if n := notes(solve(t, p, oneDisk(&job))); !strings.Contains(n, "the rates move the 70/30 mix to 83.3/16.7: ") {
+		t.Errorf("rate_iops=500,100: notes %q, want the mix at 83.3/16.7", n)
+	}
+	// A job with one direction keeps it.
+	writes := fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 4096, IODepth: 16, RateIOPS: 500}
+	if out := solve(t, p, oneDisk(&writes)); out.Read.IOPS != 0 || math.Abs(out.Write.IOPS-500) > 1e-6 || strings.Contains(notes(out), "the rates move") {
+		t.Errorf("randwrite at rate_iops=500: %.0f reads, %.0f writes, notes %q; want 0, 500 and no mix", out.Read.IOPS, out.Write.IOPS, out.Notes)
+	}
 	// A rate that does not bind leaves rwmixread's mix.
 	job = mixed("rate_iops", "10000000")
 	if out := solve(t, p, oneDisk(&job)); math.Abs(out.Read.IOPS/(out.Read.IOPS+out.Write.IOPS)-0.7) > 1e-9 || strings.Contains(notes(out), "the rates move") {
@@ -390,9 +407,15 @@ func TestExtentOptions(t *testing.T) {
 		{"loops", "0", "loops=0: want a whole number of passes, at least 1"},
 		{"number_ios", "-3", "number_ios=-3: want a whole number of I/Os"},
 		{"offset", "2t", "offset=2t is at or past the end of a"},
+		{"size", "0%", "size=0%: want a percentage above 0"},
+		{"size", "100%", ""},
+		{"offset", "0", ""},
+		{"loops", "1", ""},
+		{"number_ios", "0", ""},
 	} {
 		bad := fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, Options: []fio.Option{{Key: c.key, Value: c.value}}}
-		if _, err := Solve(context.Background(), p, oneDisk(&bad)); err == nil || !strings.Contains(err.Error(), c.want) {
+		_, err := Solve(context.Background(), p, oneDisk(&bad))
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
 			t.Errorf("%s=%s: %v, want %q", c.key, c.value, err, c.want)
 		}
 	}

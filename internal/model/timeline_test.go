@@ -155,6 +155,7 @@ func TestRunSeconds(t *testing.T) {
 		{"io_size", opts(fio.Job{BlockSize: 4096}, "io_size", "1g"), 100, 2 * (1 << 30) / 100e6},
 		{"loops over the size", opts(fio.Job{BlockSize: 4096, Size: 1 << 30, NumJobs: 2}, "loops", "3"), 100, 2 * 2 * 3 * (1 << 30) / 100e6},
 		{"number_ios before the size", opts(fio.Job{BlockSize: 4096, Size: 1 << 30}, "number_ios", "1000"), 100, 2 * 1000 * 4096 / 100e6},
+		{"number_ios=0 is no limit", opts(fio.Job{BlockSize: 4096, Size: 1 << 30}, "number_ios", "0"), 100, 2 * (1 << 30) / 100e6},
 		{"number_ios after the size", opts(fio.Job{BlockSize: 4096, Size: 1 << 20}, "number_ios", "1000"), 100, 2 * (1 << 20) / 100e6},
 		{"number_ios ends a time-based job", opts(fio.Job{BlockSize: 4096, TimeBased: true, RuntimeSec: 60}, "number_ios", "100k"), 100, 2 * 102400 * 4096 / 100e6},
 		{"number_ios over a mix of sizes", opts(fio.Job{RW: "randrw", RWMixRead: 50, Options: []fio.Option{{Key: "bs", Value: "4k,64k"}}}, "number_ios", "100"), 100, 2 * 100 * (4096 + 65536) / 2 / 100e6},
