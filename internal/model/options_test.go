@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"starbench/internal/fio"
+	"starbench/internal/testbed"
 )
 
 // oneDisk is a cell of one job on one prepared disk.
@@ -470,6 +471,29 @@ func TestVerifySaysWhatFioDoes(t *testing.T) {
 		got := strings.Join(sh.notes, "\n")
 		if c.want == "" && strings.Contains(got, "verify") || !strings.Contains(got, c.want) || strings.Contains(got, "option do_verify") {
 			t.Errorf("%s %v: notes %q, want %q", c.rw, c.opts, got, c.want)
+		}
+	}
+}
+
+// A mixed job whose write rate binds: the settle solves the cell at each
+// read share it tries (about 16), against BenchmarkSolveCellN2048 (the
+// same layout and job at the same population, no rate).
+func BenchmarkSolveCellAtMixedRatesN2048(b *testing.B) {
+	p := mustLoad(b, "storagereview-r6625-esa")
+	job := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 8192, IODepth: 2048 / (p.Hosts * p.Workers.PerHost * 8),
+		Options: []fio.Option{{Key: "rate_iops", Value: ",500"}}}
+	in := UniformInput(p, p.Hosts*p.Workers.PerHost, 8, Policy{RAID: "raid5"}, job)
+	for i := range in.VMs {
+		in.VMs[i].Controller = testbed.VNVMe
+	}
+	out, err := Solve(context.Background(), p, in)
+	if err != nil || !strings.Contains(notes(out), "the rates move") {
+		b.Fatalf("the rate does not bind: %v %q", err, out.Notes)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Solve(context.Background(), p, in); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
