@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"starbench/internal/fio"
 	"starbench/internal/testbed"
 )
 
@@ -75,6 +76,7 @@ type jobRates struct {
 	own  float64    // the read share rwmixread gives
 	cap  [2]float64 // I/Os a second, over all the job's disks and clones
 	duty float64    // thinktime_iotime's share of the run spent on I/O
+	free *fio.Job   // the job without its rates: what the cluster carries of it
 }
 
 // mixedRates reads every job's rates: nil for a job with one direction or
@@ -94,32 +96,51 @@ func mixedRates(jobs []JobLoad) ([]*jobRates, error) {
 			caps = make([]*jobRates, len(jobs))
 		}
 		clones := float64(len(jl.Disks) * max(jl.Job.NumJobs, 1))
-		caps[j] = &jobRates{own: sh.fr, cap: [2]float64{clones * perClone[read], clones * perClone[write]}, duty: sh.duty}
+		caps[j] = &jobRates{own: sh.fr, cap: [2]float64{clones * perClone[read], clones * perClone[write]}, duty: sh.duty, free: withoutRates(jl.Job)}
 	}
 	return caps, nil
 }
 
+// withoutRates is a copy of job without fio's rate_iops and rate.
+func withoutRates(job *fio.Job) *fio.Job {
+	free := *job
+	free.RateIOPS, free.RateBytes = 0, 0
+	free.Options = slices.DeleteFunc(slices.Clone(job.Options), func(o fio.Option) bool { return o.Key == "rate_iops" || o.Key == "rate" })
+	return &free
+}
+
 // settle finds the read share job j (jl) settles on, solving the network
-// with solve at each share it tries. At rwmixread's own
-// share one direction may reach its rate; the mix then moves towards the
-// other direction, as far as the share where that one reaches its own
-// rate too (both at their rates), or less where the cluster runs out of
-// capacity first: the share nearest rwmixread's at which the bound
+// with solve at each share it tries, the job without its rates: what the
+// cluster carries of it there. At rwmixread's own share the direction
+// furthest past its rate binds first (if any does); the mix then moves
+// towards the other direction, as far as the share where that one reaches
+// its own rate too (both at their rates), or less where the cluster runs
+// out of capacity first: the share nearest rwmixread's at which the bound
 // direction still reaches its rate, found by bisection.
 func (r *jobRates) settle(jl *JobLoad, j int, solve func() (*Output, error)) error {
-	jl.readShare = 0
-	out, err := solve()
+	job := jl.Job
+	defer func() { jl.Job = job }()
+	jl.Job = r.free
+	carried := func(f float64) ([2]float64, error) {
+		jl.readShare = f
+		out, err := solve()
+		if err != nil {
+			return [2]float64{}, err
+		}
+		return [2]float64{out.Jobs[j].Read.IOPS, out.Jobs[j].Write.IOPS}, nil
+	}
+	got, err := carried(0) // rwmixread's share
 	if err != nil {
 		return err
 	}
-	bound := -1
-	for _, dir := range []int{read, write} {
-		if r.reaches(out, j, dir) && !r.reaches(out, j, 1-dir) {
-			bound = dir
-		}
+	past := [2]float64{got[read] / (r.cap[read] * r.duty), got[write] / (r.cap[write] * r.duty)}
+	bound := read
+	if past[write] > past[read] {
+		bound = write
 	}
-	if bound < 0 {
-		return nil // neither rate binds, or both do: fio's mix stands
+	jl.readShare = 0
+	if past[bound] < 1 || past[read] == past[write] {
+		return nil // neither rate binds, or both at once: fio's mix stands
 	}
 	both := r.cap[read] / (r.cap[read] + r.cap[write]) // both at their rates
 	switch {
@@ -129,22 +150,19 @@ func (r *jobRates) settle(jl *JobLoad, j int, solve func() (*Output, error)) err
 		both = 0
 	}
 	near, far := r.own, both // the bound direction reaches its rate at near
-	try := func(f float64) (bool, error) {
-		jl.readShare = f
-		out, err := solve()
-		if err != nil {
-			return false, err
-		}
-		return r.reaches(out, j, bound), nil
+	reaches := func(f float64) (bool, error) {
+		got, err := carried(f)
+		return got[bound] >= r.cap[bound]*r.duty*(1-1e-6), err
 	}
 	if far > 0 && far < 1 { // at 0 or 1 the bound direction does nothing
-		if ok, err := try(far); err != nil || ok {
+		if ok, err := reaches(far); err != nil || ok {
+			jl.readShare = far
 			return err
 		}
 	}
 	for math.Abs(far-near) > mixTolerance {
 		mid := (near + far) / 2
-		ok, err := try(mid)
+		ok, err := reaches(mid)
 		if err != nil {
 			return err
 		}
@@ -156,15 +174,6 @@ func (r *jobRates) settle(jl *JobLoad, j int, solve func() (*Output, error)) err
 	}
 	jl.readShare = near
 	return nil
-}
-
-// reaches says job j's direction dir runs at its rate in out.
-func (r *jobRates) reaches(out *Output, j, dir int) bool {
-	got := out.Jobs[j].Write.IOPS
-	if dir == read {
-		got = out.Jobs[j].Read.IOPS
-	}
-	return got >= r.cap[dir]*r.duty*(1-1e-6)
 }
 
 // note says where job jl's rates settled its mix.
