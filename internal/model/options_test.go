@@ -172,6 +172,14 @@ func TestRateOnAMixFollowsFio(t *testing.T) {
 	if n := notes(solve(t, p, oneDisk(&job))); !strings.Contains(n, "the rates move the 70/30 mix to 83.3/16.7: ") {
 		t.Errorf("rate_iops=500,100: notes %q, want the mix at 83.3/16.7", n)
 	}
+	// A rate that leaves the other direction a sliver: writes at 1 a
+	// second beside a policy's IOPS limit of 2,000, which the reads fill.
+	job = mixed("rate_iops", ",1")
+	in := oneDisk(&job)
+	in.Jobs[0].Disks[0].Policy.IOPSLimit = 2000
+	if out := solve(t, p, in); math.Abs(out.Write.IOPS-1) > 1e-6 || math.Abs(out.Read.IOPS+out.Write.IOPS-2000) > 2000*1e-3 {
+		t.Errorf("rate_iops=,1 under an IOPS limit of 2,000: %.1f reads and %.3f writes, want 1,999 and 1", out.Read.IOPS, out.Write.IOPS)
+	}
 	// A job with one direction keeps it.
 	writes := fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 4096, IODepth: 16, RateIOPS: 500}
 	if out := solve(t, p, oneDisk(&writes)); out.Read.IOPS != 0 || math.Abs(out.Write.IOPS-500) > 1e-6 || strings.Contains(notes(out), "the rates move") {

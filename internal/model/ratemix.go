@@ -11,7 +11,8 @@ import (
 )
 
 // mixTolerance is how close solveSettled brings a settled read share to
-// the point where a direction's rate stops binding.
+// the point where a direction's rate stops binding, relative to the smaller
+// of the two shares (a rate divided by that share caps the job).
 const mixTolerance = 1e-4
 
 // solveSettled solves the network as solveNetwork does, with each mixed
@@ -53,7 +54,7 @@ func solveSettled(ctx context.Context, p *testbed.Profile, in Input, deferDestag
 			if err := c.settle(&settled.Jobs[j], j, solve); err != nil {
 				return nil, nil, nil, err
 			}
-			moved = moved || math.Abs(settled.Jobs[j].readShare-before) > mixTolerance
+			moved = moved || math.Abs(settled.Jobs[j].readShare-before) > mixTolerance*math.Min(before, 1-before)
 		}
 		if !moved || len(in.Jobs) == 1 { // alone, a job moves no other's capacity
 			break
@@ -160,7 +161,7 @@ func (r *jobRates) settle(jl *JobLoad, j int, solve func() (*Output, error)) err
 			return err
 		}
 	}
-	for math.Abs(far-near) > mixTolerance {
+	for math.Abs(far-near) > mixTolerance*math.Min(near, 1-near) {
 		mid := (near + far) / 2
 		ok, err := reaches(mid)
 		if err != nil {
