@@ -219,7 +219,7 @@ func translateRun(file string, rd definition, wds map[string]definition, wdOrder
 		if !ok {
 			return Run{}, errAt(rd.pos, "rd=%s runs wd=%s, which no wd= line defines", rd.name, name)
 		}
-		section, err := translateWorkload(wd, rd, sds, sdOrder, general, note)
+		section, err := translateWorkload(wd, rd, len(names), sds, sdOrder, general, note)
 		if err != nil {
 			return Run{}, err
 		}
@@ -233,7 +233,7 @@ func translateRun(file string, rd definition, wds map[string]definition, wdOrder
 }
 
 // translateWorkload is the fio [section] of one wd= as rd= runs it.
-func translateWorkload(wd, rd definition, sds map[string]definition, sdOrder []string, general map[string]string, note func(string)) (string, error) {
+func translateWorkload(wd, rd definition, workloads int, sds map[string]definition, sdOrder []string, general map[string]string, note func(string)) (string, error) {
 	for _, k := range []string{"rhpct", "whpct"} {
 		if v, ok := wd.params[k]; ok && v != "0" {
 			return "", errAt(wd.pos, "%s=%s asks vdbench for cache hits in a small hit area; fio has no equivalent, and vSAN has no read cache to hit on all-flash: remove it", k, v)
@@ -271,7 +271,11 @@ func translateWorkload(wd, rd definition, sds map[string]definition, sdOrder []s
 	if unit, ok := general["dedupunit"]; ok && general["dedupratio"] != "" && bs != "bs="+strings.ToLower(unit)+"\n" {
 		note(fmt.Sprintf("wd=%s: vdbench dedups in units of dedupunit=%s; fio repeats whole write buffers (%s), so the same share of data is duplicate in larger pieces", wd.name, unit, strings.TrimSpace(bs)))
 	}
-	disk, err := storage(sdNames, sds, rd, note)
+	rdpct, err := readPercent(wd)
+	if err != nil {
+		return "", err
+	}
+	disk, err := storage(sdNames, sds, rd, ioShare{rdpct, workloads}, note)
 	if err != nil {
 		return "", err
 	}
@@ -280,15 +284,25 @@ func translateWorkload(wd, rd definition, sds map[string]definition, sdOrder []s
 	return b.String(), nil
 }
 
+// readPercent is a wd's rdpct: the share of its I/Os that read, in percent
+// (vdbench's default 100).
+func readPercent(wd definition) (int, error) {
+	v, ok := wd.params["rdpct"]
+	if !ok {
+		return 100, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || n > 100 {
+		return 0, errAt(wd.pos, "rdpct=%s: want a percentage from 0 to 100", v)
+	}
+	return n, nil
+}
+
 // readWrite maps rdpct (reads, %) and seekpct (random I/Os, %) onto fio's rw.
 func readWrite(wd definition) (string, error) {
-	rdpct := 100
-	if v, ok := wd.params["rdpct"]; ok {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 || n > 100 {
-			return "", errAt(wd.pos, "rdpct=%s: want a percentage from 0 to 100", v)
-		}
-		rdpct = n
+	rdpct, err := readPercent(wd)
+	if err != nil {
+		return "", err
 	}
 	random := 100
 	switch v := wd.params["seekpct"]; v {
@@ -351,10 +365,17 @@ func transferSizes(wd definition) (string, error) {
 	return "bssplit=" + strings.Join(split, ":") + "\n", nil
 }
 
+// ioShare is what a wd takes of its rd's I/O rate: its read percentage and
+// how many workloads the rd runs (vdbench shares the rate equally among
+// workloads without a skew, and skew= is refused).
+type ioShare struct {
+	rdpct, workloads int
+}
+
 // storage maps what the SDs say about each disk: threads (outstanding
 // I/Os per SD, or the rd's threads shared among them), range, openflags,
-// and the rd's I/O rate shared among the SDs.
-func storage(names []string, sds map[string]definition, rd definition, note func(string)) (string, error) {
+// and the wd's share of the rd's I/O rate over the SDs.
+func storage(names []string, sds map[string]definition, rd definition, share ioShare, note func(string)) (string, error) {
 	first, ok := sds[names[0]]
 	if !ok {
 		return "", errAt(rd.pos, "sd=%s is used but no sd= line defines it", names[0])
@@ -434,9 +455,22 @@ func storage(names []string, sds map[string]definition, rd definition, note func
 		if err != nil || n <= 0 {
 			return "", errAt(rd.pos, "iorate=%s: want max or I/Os per second", v)
 		}
-		per := n / float64(len(names))
-		fmt.Fprintf(&b, "rate_iops=%d\n", int(math.Round(per)))
-		note(fmt.Sprintf("rd=%s iorate=%s is each worker's total over its %d SDs: rate_iops=%d per data disk", rd.name, v, len(names), int(math.Round(per))))
+		// vdbench's rate is reads and writes together, shared equally by
+		// the rd's workloads; fio's rate_iops caps each direction on its
+		// own, so a mix gets one rate per direction.
+		per := n / float64(len(names)) / float64(share.workloads)
+		rate := strconv.Itoa(int(math.Round(per)))
+		if share.rdpct > 0 && share.rdpct < 100 {
+			reads := max(1, int(math.Round(per*float64(share.rdpct)/100)))
+			writes := max(1, int(math.Round(per*float64(100-share.rdpct)/100)))
+			rate = fmt.Sprintf("%d,%d", reads, writes)
+		}
+		fmt.Fprintf(&b, "rate_iops=%s\n", rate)
+		of := ""
+		if share.workloads > 1 {
+			of = fmt.Sprintf(", shared by its %d workloads", share.workloads)
+		}
+		note(fmt.Sprintf("rd=%s iorate=%s is each worker's total over its %d SDs%s, reads and writes together: %.0f I/Os a second per data disk, rate_iops=%s (fio caps each direction on its own)", rd.name, v, len(names), of, per, rate))
 	}
 	return b.String(), nil
 }

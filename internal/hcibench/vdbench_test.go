@@ -60,7 +60,7 @@ func TestHCIBenchFilesTranslate(t *testing.T) {
 		"testdata/vdb-8vmdk-100ws-4k-70rdpct-100randompct-16threads": append(append([]string{"bs=4k", "iodepth=16", "rw=randrw", "rwmixread=70"}, easy...), random...),
 		"testdata/vdb-8vmdk-100ws-512k-0rdpct-0randompct-2threads":   append(append([]string{"bs=512k", "iodepth=2", "rw=write"}, easy...), random...),
 		"testdata/vdb-5vmdk-20ws-8k-35rdpct-60randompct-2threads": {"bs=8k", "buffer_compress_percentage=50", "dedupe_percentage=67", "direct=1", "iodepth=2", "ioengine=libaio",
-			"percentage_random=60", "rate_iops=3000", "runtime=600", "rw=randrw", "rwmixread=35", "size=20%", "time_based"},
+			"percentage_random=60", "rate_iops=1050,1950", "runtime=600", "rw=randrw", "rwmixread=35", "size=20%", "time_based"},
 	} {
 		p := parseFile(t, file)
 		if p.Format != "vdbench" || len(p.Runs) != 1 || p.Runs[0].Name != "run1" {
@@ -72,7 +72,7 @@ func TestHCIBenchFilesTranslate(t *testing.T) {
 		}
 	}
 	notes := strings.Join(parseFile(t, "testdata/vdb-5vmdk-20ws-8k-35rdpct-60randompct-2threads").Notes, "\n")
-	for _, want := range []string{"iorate=15000 is each worker's total over its 5 SDs: rate_iops=3000 per data disk",
+	for _, want := range []string{"iorate=15000 is each worker's total over its 5 SDs, reads and writes together: 3000 I/Os a second per data disk, rate_iops=1050,1950",
 		"debug=86 is vdbench's own diagnostics", "interval=5: vdbench's reporting interval", "runs on 5 SDs",
 		"wd=wd1: vdbench dedups in units of dedupunit=4k; fio repeats whole write buffers (bs=8k)"} {
 		if !strings.Contains(notes, want) {
@@ -155,8 +155,35 @@ func TestVdbenchRunsAndDefaults(t *testing.T) {
 	if got := options(t, p, "mixed", "log"); !slices.Contains(got, "rw=write") || !slices.Contains(got, "bs=64k") {
 		t.Errorf("mixed/log: %v", got)
 	}
-	if got := options(t, p, "scan", "oltp"); !slices.Contains(got, "iodepth=16") || !slices.Contains(got, "rate_iops=1000") || !slices.Contains(got, "runtime=300") {
-		t.Errorf("scan/oltp (threads=32 and iorate=2000 over 2 SDs): %v", got)
+	if got := options(t, p, "scan", "oltp"); !slices.Contains(got, "iodepth=16") || !slices.Contains(got, "rate_iops=700,300") || !slices.Contains(got, "runtime=300") {
+		t.Errorf("scan/oltp (threads=32 and iorate=2000 over 2 SDs, 70 %% reads): %v", got)
+	}
+}
+
+// vdbench's iorate is the I/Os of reads and writes together, shared
+// equally by the rd's workloads; fio's rate_iops caps each direction on its
+// own, so rate_iops=N on a 70/30 mix would run N reads and N writes (fio
+// 3.33). A mixed wd gets a rate per direction, a one-direction wd one rate,
+// and two workloads half the rate each.
+func TestVdbenchRateIsTheTotal(t *testing.T) {
+	text := "sd=sd1,lun=/dev/sdb,openflags=o_direct\nsd=sd2,lun=/dev/sdc,openflags=o_direct\n" +
+		"wd=oltp,sd=*,rdpct=70,xfersize=4k\nwd=log,sd=*,rdpct=0,xfersize=64k\n" +
+		"rd=one,wd=oltp,iorate=2000,elapsed=60\nrd=two,wd=(oltp,log),iorate=2000,elapsed=60\n"
+	p, err := ParseVdbench("t.vdb", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ run, wd, rate string }{
+		{"one", "oltp", "rate_iops=700,300"},
+		{"two", "oltp", "rate_iops=350,150"},
+		{"two", "log", "rate_iops=500"},
+	} {
+		if got := options(t, p, c.run, c.wd); !slices.Contains(got, c.rate) {
+			t.Errorf("rd=%s wd=%s: %v, want %s", c.run, c.wd, got, c.rate)
+		}
+	}
+	if notes := strings.Join(p.Notes, "\n"); !strings.Contains(notes, "rd=two iorate=2000 is each worker's total over its 2 SDs, shared by its 2 workloads, reads and writes together: 500 I/Os a second per data disk") {
+		t.Errorf("notes do not say how the rate is shared:\n%s", notes)
 	}
 }
 
