@@ -64,7 +64,7 @@ var (
 		"libzbc":       "drives a zoned block device; a vSAN virtual disk is not zoned",
 		"io_uring_cmd": "needs an NVMe character device (/dev/ngXnY); the workers' disks are block devices: use io_uring",
 	}
-	quietOptions = []string{"name", "description", "filename", "directory", "filename_format", "group_reporting", "new_group", "stonewall", "wait_for", "kb_base", "unit_base", "randrepeat", "randseed", "random_generator", "norandommap", "softrandommap", "allrandrepeat", "invalidate", "thread", "clat_percentiles", "lat_percentiles", "slat_percentiles", "percentile_list", "unified_rw_reporting", "disable_lat", "disable_clat", "disable_slat", "disable_bw_measurement", "gtod_reduce", "per_job_logs", "log_avg_msec", "log_hist_msec", "log_max_value", "log_offset", "log_compression", "steadystate_duration", "steadystate_ramp_time", "ss_dur", "ss_ramp", "write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log", "exitall", "exitall_on_error", "create_serialize", "create_fsync", "create_on_open", "allow_mounted_write", "allow_file_create", "refill_buffers", "scramble_buffers", "buffer_compress_chunk", "iodepth_batch", "iodepth_batch_submit", "iodepth_batch_complete", "iodepth_batch_complete_min", "iodepth_batch_complete_max", "latency_window", "latency_run", "buffered", "direct", "rwmixwrite", "rwmixread", "thinktime", "thinktime_blocks", "thinktime_spin", "thinktime_iotime", "thinktime_blocks_type", "rate_iops", "rate", "latency_target", "latency_percentile", "percentage_random", "zero_buffers", "do_verify", "bs", "blocksize", "bssplit", "bsrange", "blocksize_range"}
+	quietOptions = []string{"name", "description", "filename", "directory", "filename_format", "group_reporting", "new_group", "stonewall", "wait_for", "kb_base", "unit_base", "randrepeat", "randseed", "random_generator", "norandommap", "softrandommap", "allrandrepeat", "invalidate", "thread", "clat_percentiles", "lat_percentiles", "slat_percentiles", "percentile_list", "unified_rw_reporting", "disable_lat", "disable_clat", "disable_slat", "disable_bw_measurement", "gtod_reduce", "per_job_logs", "log_avg_msec", "log_hist_msec", "log_max_value", "log_offset", "log_compression", "steadystate_duration", "steadystate_ramp_time", "ss_dur", "ss_ramp", "write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log", "exitall", "exitall_on_error", "create_serialize", "create_fsync", "create_on_open", "allow_mounted_write", "allow_file_create", "refill_buffers", "scramble_buffers", "buffer_compress_chunk", "iodepth_batch", "iodepth_batch_submit", "iodepth_batch_complete", "iodepth_batch_complete_min", "iodepth_batch_complete_max", "latency_window", "latency_run", "buffered", "direct", "rwmixwrite", "rwmixread", "thinktime", "thinktime_blocks", "thinktime_spin", "thinktime_iotime", "thinktime_blocks_type", "rate_iops", "rate", "latency_target", "latency_percentile", "percentage_random", "zero_buffers", "do_verify", "continue_on_error", "ignore_error", "bs", "blocksize", "bssplit", "bsrange", "blocksize_range"}
 )
 
 // readJob reads a job's options.
@@ -258,8 +258,15 @@ func (sh *jobShape) option(job *fio.Job, o fio.Option) error {
 		if err != nil || p < 0 || p > 100 {
 			return bad("a percentage from 0 to 100")
 		}
-		sh.randomShare = p / 100
-		sh.notes = append(sh.notes, fmt.Sprintf("percentage_random=%s: vSAN's costs do not depend on the order of offsets, only which blocks end up written", o.Value))
+		switch {
+		case !strings.HasPrefix(baseRW(job.RW), "rand"):
+			sh.notes = append(sh.notes, fmt.Sprintf("percentage_random=%s on a sequential job: fio applies it to random workloads only, so the job stays sequential", o.Value))
+		default:
+			sh.randomShare = p / 100
+			if p > 0 && p < 100 || strings.Contains(o.Value, ",") {
+				sh.notes = append(sh.notes, fmt.Sprintf("percentage_random=%s: vSAN's costs do not depend on the order of offsets, only which blocks end up written", o.Value))
+			}
+		}
 	case "random_distribution":
 		if o.Value != "random" {
 			sh.notes = append(sh.notes, fmt.Sprintf("random_distribution=%s: offsets taken as uniform over the disk (vSAN has no read cache that would favour hot blocks; the written share follows a uniform spread)", o.Value))
@@ -283,6 +290,9 @@ func (sh *jobShape) option(job *fio.Job, o fio.Option) error {
 			sh.notes = append(sh.notes, fmt.Sprintf("fio option %s is not modelled: ignored", optionText(o)))
 		}
 	case "fsync", "fdatasync", "sync", "end_fsync", "fsync_on_close", "write_barrier":
+		if o.Value == "0" || o.Value == "none" {
+			break // fio's default: no flushes
+		}
 		sh.notes = append(sh.notes, fmt.Sprintf("%s=%s is not modelled: vSAN acknowledges writes only once they are durable, so a flush costs a round trip the model leaves out", o.Key, o.Value))
 	default:
 		if !slices.Contains(quietOptions, o.Key) {
