@@ -41,7 +41,33 @@ func Read(name, file, text string) (*Parsed, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Parsed{Format: "fio", Runs: []Run{{Name: name, Workload: wl}}}, nil
+	return &Parsed{Format: "fio", Runs: []Run{{Name: name, Workload: wl}}, Notes: ioRateNotes(text, wl)}, nil
+}
+
+// ioRateNotes says what HCIBench's io_rate (its fio header's "; io_rate:
+// [N]") is in the fio file it wrote: rate_iops=N on every job, one job per
+// data disk, which fio applies to each job's reads and to its writes on
+// their own, not to the worker's total as vdbench's iorate=N.
+func ioRateNotes(text string, wl *fio.Workload) []string {
+	rate := ""
+	for line := range strings.Lines(text) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "; io_rate:"); ok {
+			rate = strings.Trim(strings.TrimSpace(v), "[]")
+		}
+	}
+	if rate == "" || rate == "None" {
+		return nil
+	}
+	capped := 0
+	for _, j := range wl.Jobs {
+		if j.RateIOPS > 0 || slices.ContainsFunc(j.Options, func(o fio.Option) bool { return o.Key == "rate_iops" }) {
+			capped++
+		}
+	}
+	if capped == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("HCIBench's io_rate %s is rate_iops on each of the file's %d jobs (one per data disk): fio caps each job's reads and its writes at it on their own, so a worker may do up to %d times %s reads and as many writes a second, where vdbench's iorate=%s is the worker's total", rate, capped, capped, rate, rate)}
 }
 
 // definition is one sd=, wd= or rd= line: its name, its parameters in

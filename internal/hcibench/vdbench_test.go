@@ -135,6 +135,13 @@ func TestHCIBenchFioFilesRead(t *testing.T) {
 		if _, err := wl.Targets(fio.Worker{Name: "w1", Disks: disks[:2]}); err == nil || !strings.Contains(err.Error(), "worker w1 has 2 data disks") {
 			t.Errorf("%s on a worker with 2 disks: %v", file, err)
 		}
+		// HCIBench writes its io_rate as rate_iops on every job, which
+		// fio applies per job and direction: the notes say so.
+		notes := strings.Join(p.Notes, "\n")
+		wantNote := "HCIBench's io_rate 15000 is rate_iops on each of the file's 5 jobs (one per data disk): fio caps each job's reads and its writes at it on their own, so a worker may do up to 5 times 15000 reads"
+		if limited := strings.Contains(file, "5vmdk"); limited != strings.Contains(notes, wantNote) || !limited && notes != "" {
+			t.Errorf("%s: notes %q", file, notes)
+		}
 	}
 }
 
