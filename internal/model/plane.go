@@ -295,10 +295,7 @@ func (pl *Plane) RunJobs(ctx context.Context, jobs []JobRun, progress func(fio.S
 	if pl.observe != nil {
 		pl.observe(pl.p, in, *out)
 	}
-	pl.applyNoise(out)
-	if out.Burst != nil {
-		pl.applyNoise(out.Burst)
-	}
+	pl.applyNoise(out, out.Burst)
 	// Lay every job out in time; OSA's write buffers fill with all of them.
 	ends := make([]float64, len(jobs))
 	end := 0.0
@@ -686,13 +683,24 @@ func classRows(rows []fio.Row, jo JobOutput) {
 // a rate limit repeats at the limit: the draw is taken (so the runs after
 // it draw as before) but not applied; where a limit holds some of its jobs
 // or classes, those repeat at it and the rest take the draw (noisePartly).
-func (pl *Plane) applyNoise(out *Output) {
+// One draw is taken per run and applied to each of its regimes (outs; nil
+// ones skipped), so OSA's burst and steady state move together.
+func (pl *Plane) applyNoise(outs ...*Output) {
 	if pl.noise == nil {
 		return
 	}
 	pl.mu.Lock()
 	z := pl.noise.NormFloat64()
 	pl.mu.Unlock()
+	for _, out := range outs {
+		if out != nil {
+			pl.scaleByDraw(out, z)
+		}
+	}
+}
+
+// scaleByDraw scales one regime of a run by the draw z (see applyNoise).
+func (pl *Plane) scaleByDraw(out *Output, z float64) {
 	if out.RateLimited {
 		return
 	}

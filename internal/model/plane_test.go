@@ -662,3 +662,32 @@ func TestPlaneNoiseStopsAtThePhysicalBounds(t *testing.T) {
 		t.Errorf("%d draws stopped at the bound, %d went down: want both", capped, downs)
 	}
 }
+
+// One noise draw per run: OSA's burst and steady state are the same run
+// going a little faster or slower, so both take the same factor (drawn
+// apart, a 2 % faster burst could come out slower than the steady state,
+// as a WWT matrix report once said: "absorb writes at 5296 MB/s ... then
+// 5405 MB/s"). The first sample is the burst's, the last the steady
+// state's: their ratio is the quiet run's whatever the draw.
+func TestPlaneNoiseMovesARunsRegimesTogether(t *testing.T) {
+	ctx := context.Background()
+	p := mustLoad(t, "wwt-r640-osa")
+	job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 32768, IODepth: 8, RuntimeSec: 1800, TimeBased: true}
+	ratio := func(pl *Plane) float64 {
+		res, err := pl.Run(ctx, workers(96, 8, ""), fio.NewWorkload(job), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, last := res.Samples[0], res.Samples[len(res.Samples)-1]
+		return first.MBps / last.MBps
+	}
+	quiet := ratio(NewPlane(p, &memSource{}).(*Plane))
+	if quiet < 1.01 {
+		t.Fatalf("burst/steady x%.4f in the quiet run: want a burst", quiet)
+	}
+	for seed := range uint64(6) {
+		if got := ratio(NewPlane(p, &memSource{}, WithNoise(seed)).(*Plane)); math.Abs(got/quiet-1) > 1e-9 {
+			t.Errorf("seed %d: burst/steady x%.4f, the quiet run's x%.4f: the regimes drew apart", seed, got, quiet)
+		}
+	}
+}

@@ -128,10 +128,7 @@ func (s *Scenario) Step(ctx context.Context, t, dt float64, evs []fio.Event) ([]
 			}
 		}
 	}
-	s.pl.applyNoise(out)
-	if out.Burst != nil {
-		s.pl.applyNoise(out.Burst)
-	}
+	s.pl.applyNoise(out, out.Burst)
 	pause := s.rec.pause(t, dt)
 	var samples []fio.Sample
 	written := 0.0
