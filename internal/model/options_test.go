@@ -180,6 +180,14 @@ func TestRateOnAMixFollowsFio(t *testing.T) {
 	if out := solve(t, p, in); math.Abs(out.Write.IOPS-1) > 1e-6 || math.Abs(out.Read.IOPS+out.Write.IOPS-2000) > 2000*1e-3 {
 		t.Errorf("rate_iops=,1 under an IOPS limit of 2,000: %.1f reads and %.3f writes, want 1,999 and 1", out.Read.IOPS, out.Write.IOPS)
 	}
+	// The job's other options stay while its share is settled: writes
+	// capped beside 1 MiB reads (bs in options).
+	job = mixed("rate_iops", ",100")
+	job.BlockSize = 0
+	job.Options = append(job.Options, fio.Option{Key: "bs", Value: "1m"})
+	if out := solve(t, p, oneDisk(&job)); math.Abs(out.Write.IOPS-100) > 1e-3 {
+		t.Errorf("rate_iops=,100 with bs=1m in options: %.3f writes a second, want 100", out.Write.IOPS)
+	}
 	// A job with one direction keeps it.
 	writes := fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 4096, IODepth: 16, RateIOPS: 500}
 	if out := solve(t, p, oneDisk(&writes)); out.Read.IOPS != 0 || math.Abs(out.Write.IOPS-500) > 1e-6 || strings.Contains(notes(out), "the rates move") {
