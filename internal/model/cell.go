@@ -204,13 +204,18 @@ func (out *Output) addStation(s *station, w, u float64) {
 	}
 }
 
-// rateCap is the most I/Os a second the cell's disks may do together:
-// each disk's fio jobs (clones) under fio's rate limits, and each disk
-// under its policy's IOPS limit (the job's share of it, DiskLoad.LimitShare,
-// where other jobs use the disk at the same time); throttled says an IOPS limit holds some
-// disk below fio's rate. +Inf without limits.
+// rateCap is the most I/Os a second the cell's disks may do together while
+// they do I/O: each disk's fio jobs (clones) under fio's rate limits, and
+// each disk under its policy's IOPS limit (the job's share of it,
+// DiskLoad.LimitShare, where other jobs use the disk at the same time);
+// throttled says an IOPS limit holds some disk below fio's rate. +Inf
+// without limits. fio holds its rates on average over the run, and after
+// thinktime_iotime's stalls it catches up (fio 3.33: rate_iops=200 with
+// thinktime=1s and thinktime_iotime=1s does 1,200 I/Os in 6 s), so while
+// the job does I/O its rate is the average's over the duty cycle; vSAN's
+// IOPS limit holds at every moment.
 func (c *cell) rateCap() (limit float64, throttled bool) {
-	perDisk := float64(max(c.job.Job.NumJobs, 1)) * c.shape.rateLimit()
+	perDisk := float64(max(c.job.Job.NumJobs, 1)) * c.shape.rateLimit() / c.shape.duty
 	units := normalizedIOs(c.sizes, c.fr)
 	for _, d := range c.job.Disks {
 		x := perDisk

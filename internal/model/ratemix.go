@@ -76,7 +76,6 @@ func solveSettled(ctx context.Context, p *testbed.Profile, in Input, deferDestag
 type jobRates struct {
 	own  float64    // the read share rwmixread gives
 	cap  [2]float64 // I/Os a second, over all the job's disks and clones
-	duty float64    // thinktime_iotime's share of the run spent on I/O
 	free *fio.Job   // the job without its rates: what the cluster carries of it
 }
 
@@ -97,7 +96,7 @@ func mixedRates(jobs []JobLoad) ([]*jobRates, error) {
 			caps = make([]*jobRates, len(jobs))
 		}
 		clones := float64(len(jl.Disks) * max(jl.Job.NumJobs, 1))
-		caps[j] = &jobRates{own: sh.fr, cap: [2]float64{clones * perClone[read], clones * perClone[write]}, duty: sh.duty, free: withoutRates(jl.Job)}
+		caps[j] = &jobRates{own: sh.fr, cap: [2]float64{clones * perClone[read], clones * perClone[write]}, free: withoutRates(jl.Job)}
 	}
 	return caps, nil
 }
@@ -134,7 +133,7 @@ func (r *jobRates) settle(jl *JobLoad, j int, solve func() (*Output, error)) err
 	if err != nil {
 		return err
 	}
-	past := [2]float64{got[read] / (r.cap[read] * r.duty), got[write] / (r.cap[write] * r.duty)}
+	past := [2]float64{got[read] / r.cap[read], got[write] / r.cap[write]}
 	bound := read
 	if past[write] > past[read] {
 		bound = write
@@ -153,7 +152,7 @@ func (r *jobRates) settle(jl *JobLoad, j int, solve func() (*Output, error)) err
 	near, far := r.own, both // the bound direction reaches its rate at near
 	reaches := func(f float64) (bool, error) {
 		got, err := carried(f)
-		return got[bound] >= r.cap[bound]*r.duty*(1-1e-6), err
+		return got[bound] >= r.cap[bound]*(1-1e-6), err
 	}
 	if far > 0 && far < 1 { // at 0 or 1 the bound direction does nothing
 		if ok, err := reaches(far); err != nil || ok {

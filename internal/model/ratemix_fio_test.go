@@ -10,19 +10,32 @@ import (
 	"starbench/internal/fio"
 )
 
-// The model's rates on a mixed job behave as the installed fio's: three
+// The model's rates on a mixed job behave as the installed fio's: four
 // randrw 70/30 jobs on local files for 2 s at rate_iops=500, 500,100 and
-// ,100; each capped direction runs at its rate in both, and the free one
-// runs well past the share the held mix would give it (7/3 of the writes).
+// ,100, and at 200 with I/O half the time (thinktime_iotime); each capped
+// direction runs at its rate in both, and the free one runs well past the
+// share the held mix would give it (7/3 of the writes).
 func TestRateMixAgainstFio(t *testing.T) {
 	if _, err := exec.LookPath("fio"); err != nil {
 		t.Skip("fio is not installed (the README's test command installs it)")
 	}
-	rates := []string{"500", "500,100", ",100"}
+	rates := []string{"500", "500,100", ",100", "200"}
+	// The last job stalls half the time (thinktime_iotime): fio catches
+	// up after each stall, so its rates hold on average over the run.
+	stalls := []fio.Option{{Key: "thinktime", Value: "500ms"}, {Key: "thinktime_iotime", Value: "500ms"}}
+	extra := func(i int) []fio.Option {
+		if i == len(rates)-1 {
+			return stalls
+		}
+		return nil
+	}
 	dir := t.TempDir()
 	args := []string{"--output-format=json", "--runtime=2", "--time_based", "--size=16m", "--rw=randrw", "--rwmixread=70", "--bs=4k", "--ioengine=psync"}
 	for i, r := range rates {
 		args = append(args, "--name=j"+string(rune('a'+i)), "--filename="+filepath.Join(dir, string(rune('a'+i))), "--rate_iops="+r)
+		for _, o := range extra(i) {
+			args = append(args, "--"+o.Key+"="+o.Value)
+		}
 	}
 	raw, err := exec.Command("fio", args...).Output()
 	if err != nil {
@@ -38,7 +51,7 @@ func TestRateMixAgainstFio(t *testing.T) {
 	}
 	p := mustLoad(t, "storagereview-r6625-esa")
 	for i, r := range rates {
-		job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 4096, IODepth: 16, Options: []fio.Option{{Key: "rate_iops", Value: r}}}
+		job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 4096, IODepth: 16, Options: append([]fio.Option{{Key: "rate_iops", Value: r}}, extra(i)...)}
 		sh, err := readJob(&job)
 		if err != nil {
 			t.Fatal(err)
