@@ -424,6 +424,7 @@ func TestExtentOptions(t *testing.T) {
 		{"loops", "0", "loops=0: want a whole number of passes, at least 1"},
 		{"number_ios", "-3", "number_ios=-3: want a whole number of I/Os"},
 		{"offset", "2t", "offset=2t is at or past the end of a"},
+		{"offset", "99%", "passes the end of a"}, // with size=10% below
 		{"size", "0%", "size=0%: want a percentage above 0"},
 		{"size", "100%", ""},
 		{"offset", "0", ""},
@@ -431,6 +432,9 @@ func TestExtentOptions(t *testing.T) {
 		{"number_ios", "0", ""},
 	} {
 		bad := fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, Options: []fio.Option{{Key: c.key, Value: c.value}}}
+		if c.value == "99%" {
+			bad.Options = append(bad.Options, fio.Option{Key: "size", Value: "10%"})
+		}
 		_, err := Solve(context.Background(), p, oneDisk(&bad))
 		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
 			t.Errorf("%s=%s: %v, want %q", c.key, c.value, err, c.want)
@@ -539,5 +543,15 @@ func TestDefaultsAndErrorHandlingAreQuiet(t *testing.T) {
 		if sh.randomShare != c.random || (c.note == "") != (got == "") || !strings.Contains(got, c.note) {
 			t.Errorf("%s %v: random share %g, notes %q; want %g and %q", c.rw, c.opts, sh.randomShare, got, c.random, c.note)
 		}
+	}
+}
+
+// A sequential job whose region passes the disk's end moves to the end and
+// stops (fio 3.33 on a 10 MiB device, offset=8m size=4m: 2 MiB read).
+func TestSequentialRegionStopsAtTheEnd(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	job := fio.Job{IOEngine: "libaio", Direct: true, RW: "read", BlockSize: 4096, Options: []fio.Option{{Key: "offset", Value: "99%"}, {Key: "size", Value: "10%"}}}
+	if _, err := Solve(context.Background(), p, oneDisk(&job)); err != nil {
+		t.Errorf("a sequential job past the end: %v, want it run to the end", err)
 	}
 }
