@@ -1,9 +1,7 @@
 package model
 
 import (
-	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,9 +13,7 @@ import (
 // randread on an 8 MiB file with size as a share, offset, io_size beyond
 // the region, loops and number_ios over two clones.
 func TestExtentAgainstFio(t *testing.T) {
-	if _, err := exec.LookPath("fio"); err != nil {
-		t.Skip("fio is not installed (the README's test command installs it)")
-	}
+	needFio(t)
 	const disk = 8 << 20
 	for _, opts := range [][]fio.Option{
 		{{Key: "size", Value: "25%"}},
@@ -43,10 +39,6 @@ func TestExtentAgainstFio(t *testing.T) {
 				job.Options = append(job.Options, o)
 			}
 		}
-		raw, err := exec.Command("fio", args...).Output()
-		if err != nil {
-			t.Fatalf("fio %v: %v", args, err)
-		}
 		var report struct {
 			Jobs []struct {
 				Read struct {
@@ -54,8 +46,8 @@ func TestExtentAgainstFio(t *testing.T) {
 				}
 			}
 		}
-		if err := json.Unmarshal(raw, &report); err != nil || len(report.Jobs) != 1 {
-			t.Fatalf("fio's report: %v", err)
+		if runFio(t, &report, args...); len(report.Jobs) != 1 {
+			t.Fatalf("fio's report has %d jobs, want 1", len(report.Jobs))
 		}
 		sh, err := readJob(&job)
 		if err != nil {

@@ -16,9 +16,7 @@ import (
 // direction runs at its rate in both, and the free one runs well past the
 // share the held mix would give it (7/3 of the writes).
 func TestRateMixAgainstFio(t *testing.T) {
-	if _, err := exec.LookPath("fio"); err != nil {
-		t.Skip("fio is not installed (the README's test command installs it)")
-	}
+	needFio(t)
 	rates := []string{"500", "500,100", ",100", "200"}
 	// The last job stalls half the time (thinktime_iotime): fio catches
 	// up after each stall, so its rates hold on average over the run.
@@ -37,17 +35,13 @@ func TestRateMixAgainstFio(t *testing.T) {
 			args = append(args, "--"+o.Key+"="+o.Value)
 		}
 	}
-	raw, err := exec.Command("fio", args...).Output()
-	if err != nil {
-		t.Fatalf("fio %v: %v", args, err)
-	}
 	var report struct {
 		Jobs []struct {
 			Read, Write struct{ IOPS float64 }
 		}
 	}
-	if err := json.Unmarshal(raw, &report); err != nil || len(report.Jobs) != len(rates) {
-		t.Fatalf("fio's report: %v (%d jobs)", err, len(report.Jobs))
+	if runFio(t, &report, args...); len(report.Jobs) != len(rates) {
+		t.Fatalf("fio's report has %d jobs, want %d", len(report.Jobs), len(rates))
 	}
 	p := mustLoad(t, "storagereview-r6625-esa")
 	for i, r := range rates {
@@ -72,5 +66,26 @@ func TestRateMixAgainstFio(t *testing.T) {
 			}
 		}
 		t.Logf("rate_iops=%s: fio %.0f reads, %.0f writes; model %.0f, %.0f", r, real[read], real[write], sim[read], sim[write])
+	}
+}
+
+// needFio skips a test where fio is not installed.
+func needFio(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("fio"); err != nil {
+		t.Skip("fio is not installed (the README's test command installs it)")
+	}
+}
+
+// runFio runs fio with args (which ask for --output-format=json) and reads
+// its report into report.
+func runFio(t *testing.T, report any, args ...string) {
+	t.Helper()
+	raw, err := exec.Command("fio", args...).Output()
+	if err != nil {
+		t.Fatalf("fio %v: %v", args, err)
+	}
+	if err := json.Unmarshal(raw, report); err != nil {
+		t.Fatalf("fio's report: %v", err)
 	}
 }
