@@ -418,16 +418,12 @@ func readShare(job *fio.Job) (float64, error) {
 }
 
 // blockSizes turns bs (one size, or one per direction as "4k,64k"), a
-// bsrange (its midpoint, noted) or bssplit into shares of I/Os per
-// direction.
+// bsrange (its midpoint, noted) or bssplit (one split, or one per
+// direction) into shares of I/Os per direction: fio.job's typed bs or
+// bssplit first, then the raw options in order, the last one for a
+// direction winning as in fio.
 func blockSizes(job *fio.Job, notes *[]string) ([2][]sizeShare, error) {
-	var out [2][]sizeShare
-	one := func(bs int64) ([]sizeShare, error) {
-		if bs < 512 {
-			return nil, fmt.Errorf("block size %d bytes: want at least 512", bs)
-		}
-		return []sizeShare{{bs, 1}}, nil
-	}
+	out := [2][]sizeShare{{{4096, 1}}, {{4096, 1}}} // fio's default
 	switch {
 	case len(job.BSSplit) > 0:
 		total := 0
@@ -444,42 +440,106 @@ func blockSizes(job *fio.Job, notes *[]string) ([2][]sizeShare, error) {
 		for _, s := range job.BSSplit {
 			mix = append(mix, sizeShare{s.Size, float64(s.Percent) / float64(total)})
 		}
-		return [2][]sizeShare{mix, mix}, nil
+		out = [2][]sizeShare{mix, mix}
 	case job.BlockSize > 0:
-		s, err := one(job.BlockSize)
-		return [2][]sizeShare{s, s}, err
+		out = [2][]sizeShare{{{job.BlockSize, 1}}, {{job.BlockSize, 1}}}
 	}
-	sizes := [2]int64{4096, 4096} // fio's default
 	for _, o := range job.Options {
-		switch o.Key {
-		case "bs", "blocksize":
-			for dir, v := range strings.Split(o.Value, ",") {
-				if dir > 1 || strings.TrimSpace(v) == "" {
-					continue
-				}
-				n, err := fio.ParseSize(v)
-				if err != nil {
+		for _, dv := range perDirection(o.Value) {
+			dir, v := dv.dir, dv.value
+			var err error
+			switch o.Key {
+			case "bs", "blocksize":
+				var n int64
+				if n, err = fio.ParseSize(v); err != nil {
 					return out, fmt.Errorf("%s=%s: want a block size per direction, like 4k or 4k,64k", o.Key, o.Value)
 				}
-				sizes[dir] = n
+				out[dir] = []sizeShare{{n, 1}}
+			case "bsrange", "blocksize_range":
+				lo, hi, ok := strings.Cut(v, "-")
+				a, err1 := fio.ParseSize(lo)
+				b, err2 := fio.ParseSize(hi)
+				if !ok || err1 != nil || err2 != nil || a > b {
+					return out, fmt.Errorf("%s=%s: want a range like 4k-64k", o.Key, o.Value)
+				}
+				mid := (a + b) / 2 / 512 * 512
+				if out[dir] = []sizeShare{{mid, 1}}; dir == read || strings.Contains(o.Value, ",") {
+					*notes = append(*notes, fmt.Sprintf("%s=%s modelled as its midpoint, %d bytes per I/O", o.Key, v, mid))
+				}
+			case "bssplit":
+				if out[dir], err = parseSplit(v); err != nil {
+					return out, fmt.Errorf("%s=%s: %v", o.Key, o.Value, err)
+				}
 			}
-		case "bsrange", "blocksize_range":
-			lo, hi, ok := strings.Cut(strings.Split(o.Value, ",")[0], "-")
-			a, err1 := fio.ParseSize(lo)
-			b, err2 := fio.ParseSize(hi)
-			if !ok || err1 != nil || err2 != nil || a > b {
-				return out, fmt.Errorf("%s=%s: want a range like 4k-64k", o.Key, o.Value)
-			}
-			mid := (a + b) / 2 / 512 * 512
-			sizes = [2]int64{mid, mid}
-			*notes = append(*notes, fmt.Sprintf("%s=%s modelled as its midpoint, %d bytes per I/O", o.Key, o.Value, mid))
 		}
 	}
-	var err error
 	for dir := range out {
-		if out[dir], err = one(sizes[dir]); err != nil {
-			return out, err
+		for _, s := range out[dir] {
+			if s.size < 512 {
+				return out, fmt.Errorf("block size %d bytes: want at least 512", s.size)
+			}
 		}
+	}
+	return out, nil
+}
+
+// perDirection is a value given once for reads and writes alike, or as
+// "read,write" (either left empty: that direction as it was; a third, for
+// trims, ignored): the value for each direction it sets, reads first.
+func perDirection(v string) []dirValue {
+	parts := strings.Split(v, ",")
+	if len(parts) == 1 {
+		return []dirValue{{read, v}, {write, v}}
+	}
+	var dirs []dirValue
+	for dir, p := range parts[:min(len(parts), 2)] {
+		if strings.TrimSpace(p) != "" {
+			dirs = append(dirs, dirValue{dir, p})
+		}
+	}
+	return dirs
+}
+
+// dirValue is an option's value for one direction.
+type dirValue struct {
+	dir   int
+	value string
+}
+
+// parseSplit reads one direction of fio's bssplit: size/percent entries
+// joined by ':', an entry without a percent taking an equal part of what
+// the others leave.
+func parseSplit(v string) ([]sizeShare, error) {
+	var out []sizeShare
+	total, blank := 0.0, 0
+	for _, entry := range strings.Split(v, ":") {
+		size, pct, _ := strings.Cut(entry, "/")
+		n, err := fio.ParseSize(size)
+		if err != nil || n < 512 {
+			return nil, fmt.Errorf("entry %q: want size/percent with a size of at least 512 bytes, like 4k/50", entry)
+		}
+		share := -1.0 // blank: a part of the rest
+		if strings.TrimSpace(pct) != "" {
+			if share, err = strconv.ParseFloat(pct, 64); err != nil || share < 0 || share > 100 {
+				return nil, fmt.Errorf("entry %q: want a percentage from 0 to 100", entry)
+			}
+			total += share
+		} else {
+			blank++
+		}
+		out = append(out, sizeShare{n, share})
+	}
+	switch {
+	case total > 100+1e-9:
+		return nil, fmt.Errorf("the percentages add up to %g: want 100", total)
+	case blank == 0 && math.Abs(total-100) > 1e-9:
+		return nil, fmt.Errorf("the percentages add up to %g: want 100 (or leave one blank for the rest)", total)
+	}
+	for i := range out {
+		if out[i].share < 0 {
+			out[i].share = (100 - total) / float64(blank)
+		}
+		out[i].share /= 100
 	}
 	return out, nil
 }

@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -553,5 +554,39 @@ func TestSequentialRegionStopsAtTheEnd(t *testing.T) {
 	job := fio.Job{IOEngine: "libaio", Direct: true, RW: "read", BlockSize: 4096, Options: []fio.Option{{Key: "offset", Value: "99%"}, {Key: "size", Value: "10%"}}}
 	if _, err := Solve(context.Background(), p, oneDisk(&job)); err != nil {
 		t.Errorf("a sequential job past the end: %v, want it run to the end", err)
+	}
+}
+
+// bssplit given raw (a job file's per-direction split, a blank percentage
+// for the rest) is modelled, not passed over: fio's HOWTO,
+// bssplit=2k/50:4k/50,4k/90:8k/10 is reads of 2k and 4k, writes of 4k and
+// 8k; a raw bs after a typed one wins, as in the job text.
+func TestRawBlockSizes(t *testing.T) {
+	for _, c := range []struct {
+		job  fio.Job
+		want [2][]sizeShare
+	}{
+		{fio.Job{Options: []fio.Option{{Key: "bssplit", Value: "2k/50:4k/50,4k/90:8k/10"}}}, [2][]sizeShare{{{2048, 0.5}, {4096, 0.5}}, {{4096, 0.9}, {8192, 0.1}}}},
+		{fio.Job{Options: []fio.Option{{Key: "bssplit", Value: "4k/10:64k/50:32k/"}}}, [2][]sizeShare{{{4096, 0.1}, {65536, 0.5}, {32768, 0.4}}, {{4096, 0.1}, {65536, 0.5}, {32768, 0.4}}}},
+		{fio.Job{Options: []fio.Option{{Key: "bssplit", Value: "4k/50:8k/50,64k"}}}, [2][]sizeShare{{{4096, 0.5}, {8192, 0.5}}, {{65536, 1}}}},
+		{fio.Job{BlockSize: 8192, Options: []fio.Option{{Key: "bssplit", Value: ",64k/100"}}}, [2][]sizeShare{{{8192, 1}}, {{65536, 1}}}},
+		{fio.Job{BlockSize: 4096, Options: []fio.Option{{Key: "bs", Value: "4k,64k"}}}, [2][]sizeShare{{{4096, 1}}, {{65536, 1}}}},
+	} {
+		c.job.RW, c.job.IOEngine, c.job.Direct = "randrw", "libaio", true
+		sh, err := readJob(&c.job)
+		if err != nil {
+			t.Fatalf("%v: %v", c.job.Options, err)
+		}
+		for dir := range c.want {
+			if !slices.EqualFunc(sh.sizes[dir], c.want[dir], func(a, b sizeShare) bool { return a.size == b.size && math.Abs(a.share-b.share) < 1e-12 }) {
+				t.Errorf("%v: direction %d %v, want %v", c.job.Options, dir, sh.sizes[dir], c.want[dir])
+			}
+		}
+	}
+	for value, want := range map[string]string{"4k/60:8k/60": "add up to 120", "4k/50:8k/40": "add up to 90", "100/100": "at least 512 bytes"} {
+		job := fio.Job{RW: "randrw", Options: []fio.Option{{Key: "bssplit", Value: value}}}
+		if _, err := readJob(&job); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("bssplit=%s: %v, want %q", value, err, want)
+		}
 	}
 }
