@@ -855,7 +855,9 @@ func (pl *Plane) recordWrites(workers []fio.Worker, job *fio.Job, writes bool, w
 			covered := 1.0 // the region written once
 			if size > 0 {
 				x := perDisk / size
-				if job.TimeBased || job.RuntimeSec > 0 {
+				if job.TimeBased || job.RuntimeSec > 0 || hasRaw(job, "norandommap") {
+					// Random offsets drawn afresh (no random map keeps a
+					// pass from repeating a block) cover 1-exp(-x).
 					covered = sh.randomShare*(1-math.Exp(-x)) + (1-sh.randomShare)*math.Min(1, x)
 				} else {
 					// Each pass of each clone over the region writes

@@ -324,7 +324,8 @@ func TestPlaneNamesJobsOnlyAmongSeveral(t *testing.T) {
 // A job that moves its size once writes distinct blocks (fio's random
 // map): a randrw 70/30 pass writes 30 % of the region, two passes (loops=2)
 // at independent offsets 1 - 0.7^2 = 51 %, a sequential write of half the
-// size (io_size) half of it; a time-based job covers 1-exp(-written/size).
+// size (io_size) half of it; a time-based job, or one without the random
+// map (norandommap), covers 1-exp(-written/size).
 func TestWrittenShareFollowsTheExtent(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range []struct {
@@ -336,6 +337,7 @@ func TestWrittenShareFollowsTheExtent(t *testing.T) {
 		{"randrw 70/30 twice", fio.Job{RW: "randrw", RWMixRead: 70, Options: []fio.Option{{Key: "size", Value: "10%"}, {Key: "loops", Value: "2"}}}, 1 - 0.7*0.7},
 		{"half the size sequentially", fio.Job{RW: "write", Size: 1 << 30, Options: []fio.Option{{Key: "io_size", Value: "512m"}}}, 0.5},
 		{"randwrite all of it", fio.Job{RW: "randwrite", Options: []fio.Option{{Key: "offset", Value: "50%"}}}, 1},
+		{"randwrite all of it without a random map", fio.Job{RW: "randwrite", Options: []fio.Option{{Key: "size", Value: "10%"}, {Key: "norandommap"}}}, 1 - math.Exp(-1)},
 	} {
 		pl, _ := newTestPlane(t)
 		job := c.job
