@@ -52,38 +52,30 @@ func runSeconds(job *fio.Job, disks []fio.Disk, mbps float64) float64 {
 }
 
 // movingSeconds is how long a job runs by its runtime, or moving what its
-// extent says (size, offset, io_size, loops) at mbps, stopped early by
-// number_ios; 0 when nothing bounds it.
+// extent says (size, offset, io_size, loops, stopped early by number_ios)
+// at mbps; 0 when nothing bounds it. A time-based job runs its runtime,
+// number_ios or not (fio 3.33: number_ios=100 with time_based and
+// runtime=3 did 50,127 I/Os in 3 s).
 func movingSeconds(job *fio.Job, disks []fio.Disk, mbps float64) float64 {
+	if job.TimeBased && job.RuntimeSec > 0 {
+		return float64(job.RuntimeSec)
+	}
 	sh, err := readJob(job)
 	if err != nil {
 		return 0 // Solve read the same job and said what is wrong
 	}
 	ioBytes := sh.meanIO()
 	clones := float64(max(job.NumJobs, 1))
-	moved, counted := 0.0, 0.0 // bytes to move; bytes to number_ios
+	moved := 0.0
 	for _, d := range disks {
 		moved += clones * sh.extent.moved(float64(d.SizeBytes), ioBytes)
-		counted += clones * float64(sh.extent.numberIOs) * ioBytes
-	}
-	seconds := func(bytes float64) float64 {
-		if mbps > 0 && bytes > 0 {
-			return bytes / (mbps * 1e6)
-		}
-		return math.Inf(1)
 	}
 	t := math.Inf(1)
-	switch {
-	case job.TimeBased && job.RuntimeSec > 0:
-		t = float64(job.RuntimeSec)
-		if sh.extent.numberIOs > 0 { // number_ios ends even a time-based job
-			t = math.Min(t, seconds(counted))
-		}
-	default:
-		t = seconds(moved)
-		if job.RuntimeSec > 0 {
-			t = math.Min(t, float64(job.RuntimeSec))
-		}
+	if mbps > 0 && moved > 0 {
+		t = moved / (mbps * 1e6)
+	}
+	if job.RuntimeSec > 0 {
+		t = math.Min(t, float64(job.RuntimeSec))
 	}
 	if math.IsInf(t, 1) {
 		return 0
