@@ -39,8 +39,9 @@ func bufferBytes(p *testbed.Profile) float64 {
 }
 
 // runSeconds is how long fio runs a job after its ramp: runtime when time
-// based, else until each job has moved its size (or the disk's), capped by
-// runtime; sooner when a steady-state criterion (ss, ss_dur) stops it.
+// based, else until each job has moved its size (or the disk's), the ramp's
+// I/O included, capped by runtime; sooner when a steady-state criterion (ss,
+// ss_dur) stops it.
 func runSeconds(job *fio.Job, disks []fio.Disk, mbps float64) float64 {
 	t := movingSeconds(job, disks, mbps)
 	// A steady-state criterion stops the job once fio can judge it: the
@@ -72,7 +73,10 @@ func movingSeconds(job *fio.Job, disks []fio.Disk, mbps float64) float64 {
 	}
 	t := math.Inf(1)
 	if mbps > 0 && moved > 0 {
-		t = moved / (mbps * 1e6)
+		// What the ramp moves counts toward the size (fio 3.33: size=8m
+		// at rate_iops=1000 with ramp_time=1 measures 1,047 of its 2,048
+		// I/Os).
+		t = math.Max(0, moved/(mbps*1e6)-float64(job.RampSec))
 	}
 	if job.RuntimeSec > 0 {
 		t = math.Min(t, float64(job.RuntimeSec))

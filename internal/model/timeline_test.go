@@ -143,6 +143,8 @@ func TestRunSeconds(t *testing.T) {
 		{"the disks' size", fio.Job{}, 100, 2e10 / 100e6},
 		{"size capped by the runtime", fio.Job{Size: 1 << 30, NumJobs: 3, RuntimeSec: 30}, 100, 30},
 		{"size within the runtime", fio.Job{Size: 1 << 30, RuntimeSec: 300}, 100, 2 * (1 << 30) / 100e6},
+		{"the ramp's I/O counts toward the size", fio.Job{Size: 1 << 30, RampSec: 5}, 100, 2*(1<<30)/100e6 - 5},
+		{"a time-based job runs its runtime after the ramp", fio.Job{TimeBased: true, RuntimeSec: 60, RampSec: 5}, 100, 60},
 		{"no rate: the runtime", fio.Job{RuntimeSec: 40}, 0, 40},
 		{"nothing bounds it", fio.Job{}, 0, 0},
 		{"steady state before the runtime", fio.Job{TimeBased: true, RuntimeSec: 60, Options: ss}, 100, 30},
