@@ -11,13 +11,18 @@ import (
 )
 
 // The model's rates on a mixed job behave as the installed fio's: four
-// randrw 70/30 jobs on local files for 2 s at rate_iops=500, 500,100 and
-// ,100, and at 200 with I/O half the time (thinktime_iotime); each capped
-// direction runs at its rate in both, and the free one runs well past the
-// share the held mix would give it (7/3 of the writes).
+// randrw 70/30 jobs on local files for 2 s at rate_iops=50, 50,10 and ,10,
+// and at 20 with I/O half the time (thinktime_iotime); each capped
+// direction runs at its rate in both (fio within 20 %), and the free one
+// runs well past the share the held mix would give it (7/3 of the writes).
+// Measured at ten times these rates, fio 3.33 does the same: 500 and 500,
+// 500 and 100, about 15,000 and 100, 200 and 200.
 func TestRateMixAgainstFio(t *testing.T) {
 	needFio(t)
-	rates := []string{"500", "500,100", ",100", "200"}
+	// Rates far below what fio does on a local file even on a loaded
+	// machine (CI runs other packages' fio servers beside it): a direction
+	// short of its rate would be the machine, not fio's rule.
+	rates := []string{"50", "50,10", ",10", "20"}
 	// The last job stalls half the time (thinktime_iotime): fio catches
 	// up after each stall, so its rates hold on average over the run.
 	stalls := []fio.Option{{Key: "thinktime", Value: "500ms"}, {Key: "thinktime_iotime", Value: "500ms"}}
@@ -58,7 +63,7 @@ func TestRateMixAgainstFio(t *testing.T) {
 			other := caps[1-d] * map[int]float64{read: 7.0 / 3, write: 3.0 / 7}[d] // the held mix
 			switch {
 			case !math.IsInf(caps[d], 1):
-				if math.Abs(real[d]/caps[d]-1) > 0.1 || math.Abs(sim[d]/caps[d]-1) > 1e-6 {
+				if math.Abs(real[d]/caps[d]-1) > 0.2 || math.Abs(sim[d]/caps[d]-1) > 1e-6 {
 					t.Errorf("rate_iops=%s, direction %d capped at %g: fio did %.0f, the model %.0f", r, d, caps[d], real[d], sim[d])
 				}
 			case real[d] < 2*other || sim[d] < 2*other:
