@@ -426,6 +426,7 @@ func TestExtentOptions(t *testing.T) {
 		{"number_ios", "-3", "number_ios=-3: want a whole number of I/Os"},
 		{"offset", "2t", "offset=2t is at or past the end of a"},
 		{"offset", "99%", "passes the end of a"}, // with size=10% below
+		{"size", "999g", ""},                     // without an offset fio takes the disk
 		{"size", "0%", "size=0%: want a percentage above 0"},
 		{"size", "100%", ""},
 		{"offset", "0", ""},
