@@ -78,10 +78,10 @@ func readJob(job *fio.Job) (jobShape, error) {
 	if !strings.HasPrefix(baseRW(job.RW), "rand") && job.RW != "" {
 		sh.randomShare = 0
 	}
-	if sh.sizes, err = blockSizes(job, &sh.notes); err != nil {
+	if err := sh.engine(job); err != nil { // an engine that does no disk I/O is refused first
 		return sh, err
 	}
-	if err := sh.engine(job); err != nil {
+	if sh.sizes, err = blockSizes(job, &sh.notes); err != nil {
 		return sh, err
 	}
 	for _, o := range job.Options {

@@ -32,6 +32,11 @@ func TestIOEngines(t *testing.T) {
 			t.Errorf("ioengine=%s: %v, want it refused: %s", engine, err, why)
 		}
 	}
+	// The engine is what is wrong with a network job, whatever its sizes
+	// (fio's netio_multicast.fio sends 1-byte messages).
+	if _, err := Solve(context.Background(), p, oneDisk(&fio.Job{IOEngine: "net", RW: "write", BlockSize: 1})); err == nil || !strings.Contains(err.Error(), "ioengine=net does no I/O") {
+		t.Errorf("ioengine=net with bs=1: %v, want the engine refused", err)
+	}
 	for _, c := range []struct {
 		job   fio.Job
 		depth int
