@@ -280,36 +280,41 @@ func extraPercentiles(have, ps []float64) []float64 {
 }
 
 // CombineJobs returns aggregate rows over all jobs (Job "") from the
-// per-job aggregate rows of a data plane that keeps no histograms: per
-// direction IOPS, MB/s and errors summed, mean latency weighted by IOPS,
-// percentiles missing (they cannot be combined without histograms).
+// per-job aggregate rows of a data plane that keeps no histograms, one per
+// direction (SumRows).
 func CombineJobs(aggregate []Row) []Row {
 	var out []Row
 	for _, dir := range append(Directions[:], TotalDirection) {
-		var r Row
-		found := false
-		var latSum float64
+		var rows []Row
 		for _, a := range aggregate {
-			if a.Job == "" || a.Direction != dir {
-				continue
+			if a.Job != "" && a.Direction == dir {
+				rows = append(rows, a)
 			}
-			found = true
-			r.IOPS += a.IOPS
-			r.MBps += a.MBps
-			r.Errors += a.Errors
-			r.Simulated = r.Simulated || a.Simulated
-			latSum += a.LatMeanUs * a.IOPS
 		}
-		if !found {
-			continue
+		if len(rows) > 0 {
+			out = append(out, SumRows(dir, rows))
 		}
-		nan := math.NaN()
-		r.Direction, r.LatMeanUs = dir, nan
-		if r.IOPS > 0 {
-			r.LatMeanUs = latSum / r.IOPS
-		}
-		r.P50Us, r.P95Us, r.P99Us, r.P999Us = nan, nan, nan, nan
-		out = append(out, r)
 	}
 	return out
+}
+
+// SumRows combines rows of a data plane that keeps no histograms into one
+// row of direction dir (its job, worker and disk left for the caller): IOPS,
+// MB/s and errors summed, mean latency weighted by IOPS, percentiles missing
+// (they cannot be combined without histograms).
+func SumRows(dir string, rows []Row) Row {
+	nan := math.NaN()
+	r := Row{Direction: dir, LatMeanUs: nan, P50Us: nan, P95Us: nan, P99Us: nan, P999Us: nan}
+	var latSum float64
+	for _, a := range rows {
+		r.IOPS += a.IOPS
+		r.MBps += a.MBps
+		r.Errors += a.Errors
+		r.Simulated = r.Simulated || a.Simulated
+		latSum += a.LatMeanUs * a.IOPS
+	}
+	if r.IOPS > 0 {
+		r.LatMeanUs = latSum / r.IOPS
+	}
+	return r
 }

@@ -72,7 +72,7 @@ func TestRawBlockSizesAgainstFio(t *testing.T) {
 	dir := t.TempDir()
 	args := []string{"--output-format=json", "--rw=randrw", "--rwmixread=50", "--ioengine=psync", "--norandommap", "--size=16m", "--io_size=64g", "--number_ios=20000"}
 	for i, v := range splits {
-		args = append(args, "--name=j"+string(rune('a'+i)), "--filename="+filepath.Join(dir, string(rune('a'+i))), "--bssplit="+v)
+		args = append(args, fioJob(dir, i, "--bssplit="+v)...)
 	}
 	var report struct {
 		Jobs []struct {

@@ -287,7 +287,7 @@ func (sh *jobShape) option(job *fio.Job, o fio.Option) error {
 		}
 	case "time_based":
 		if o.Value != "0" || job.TimeBased { // 0 is the job as read
-			sh.notes = append(sh.notes, fmt.Sprintf("fio option %s is not modelled: ignored", optionText(o)))
+			sh.ignored(o)
 		}
 	case "fsync", "fdatasync", "sync", "end_fsync", "fsync_on_close", "write_barrier":
 		if o.Value == "0" || o.Value == "none" {
@@ -296,12 +296,18 @@ func (sh *jobShape) option(job *fio.Job, o fio.Option) error {
 		sh.notes = append(sh.notes, fmt.Sprintf("%s=%s is not modelled: vSAN acknowledges writes only once they are durable, so a flush costs a round trip the model leaves out", o.Key, o.Value))
 	default:
 		if !slices.Contains(quietOptions, o.Key) {
-			sh.notes = append(sh.notes, fmt.Sprintf("fio option %s is not modelled: ignored", optionText(o)))
+			sh.ignored(o)
 		}
 	}
 	return nil
 }
 
+// ignored notes an option the model does not model.
+func (sh *jobShape) ignored(o fio.Option) {
+	sh.notes = append(sh.notes, fmt.Sprintf("fio option %s is not modelled: ignored", optionText(o)))
+}
+
+// optionText is an option as a job file writes it.
 func optionText(o fio.Option) string {
 	if o.Value == "" {
 		return o.Key
@@ -309,7 +315,6 @@ func optionText(o fio.Option) string {
 	return o.Key + "=" + o.Value
 }
 
-// rawValue is a raw option's value ("" when absent; flags read as "1").
 // steadyWindow reads fio's steady-state options: ss_ramp and ss_dur in
 // seconds, and whether a criterion is set with a window to judge it in.
 func steadyWindow(job *fio.Job) (ramp, dur float64, ok bool, err error) {
@@ -336,6 +341,7 @@ func steadyWindow(job *fio.Job) (ramp, dur float64, ok bool, err error) {
 	return ramp, dur, dur > 0, nil
 }
 
+// rawValue is a raw option's value ("" when absent; flags read as "1").
 func rawValue(job *fio.Job, key string) string {
 	for _, o := range slices.Backward(job.Options) {
 		if o.Key == key {

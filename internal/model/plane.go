@@ -594,39 +594,25 @@ const totalNote = "total rows sum read and write IOPS and MB/s and weight mean l
 // withTotals appends to rows (one direction's rows after another's, in the
 // same order of worker and disk, as shareRows makes them) a total row for
 // each worker and disk that moved data in both directions, as fio's own
-// rows have: IOPS and MB/s summed, mean latency weighted by IOPS, and
-// percentiles missing (NaN), since there are no histograms to merge.
+// rows have, combined as fio.SumRows combines rows without histograms.
 func withTotals(rows []fio.Row) []fio.Row {
 	type key struct{ job, worker, disk string }
 	var order []key
-	sums := map[key]*fio.Row{}
-	dirs := map[key]int{}
+	groups := map[key][]fio.Row{}
 	for _, r := range rows {
 		k := key{r.Job, r.Worker, r.Disk}
-		t, ok := sums[k]
-		if !ok {
-			nan := math.NaN()
-			t = &fio.Row{Job: r.Job, Worker: r.Worker, Disk: r.Disk, Direction: fio.TotalDirection, Simulated: r.Simulated,
-				P50Us: nan, P95Us: nan, P99Us: nan, P999Us: nan}
-			sums[k] = t
+		if _, ok := groups[k]; !ok {
 			order = append(order, k)
 		}
-		t.IOPS += r.IOPS
-		t.MBps += r.MBps
-		t.LatMeanUs += r.LatMeanUs * r.IOPS
-		t.Errors += r.Errors
-		dirs[k]++
+		groups[k] = append(groups[k], r)
 	}
 	out := rows
 	for _, k := range order {
-		if dirs[k] < 2 {
+		if len(groups[k]) < 2 {
 			continue
 		}
-		t := *sums[k]
-		t.LatMeanUs = math.NaN()
-		if t.IOPS > 0 {
-			t.LatMeanUs = sums[k].LatMeanUs / t.IOPS
-		}
+		t := fio.SumRows(fio.TotalDirection, groups[k])
+		t.Job, t.Worker, t.Disk = k.job, k.worker, k.disk
 		out = append(out, t)
 	}
 	return out

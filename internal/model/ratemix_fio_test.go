@@ -25,7 +25,7 @@ func TestRateMixAgainstFio(t *testing.T) {
 	dir := t.TempDir()
 	args := []string{"--output-format=json", "--runtime=2", "--time_based", "--size=16m", "--rw=randrw", "--rwmixread=70", "--bs=4k", "--ioengine=psync"}
 	for i, r := range rates {
-		args = append(args, "--name=j"+string(rune('a'+i)), "--filename="+filepath.Join(dir, string(rune('a'+i))), "--rate_iops="+r)
+		args = append(args, fioJob(dir, i, "--rate_iops="+r)...)
 	}
 	var report struct {
 		Jobs []struct {
@@ -80,4 +80,11 @@ func runFio(t *testing.T, report any, args ...string) {
 	if err := json.Unmarshal(raw, report); err != nil {
 		t.Fatalf("fio's report: %v", err)
 	}
+}
+
+// fioJob is the command-line section of job i of a run of several, on its
+// own file in dir, with its own options.
+func fioJob(dir string, i int, options ...string) []string {
+	name := string(rune('a' + i))
+	return append([]string{"--name=j" + name, "--filename=" + filepath.Join(dir, name)}, options...)
 }
