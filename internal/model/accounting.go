@@ -460,8 +460,8 @@ func (c *costModel) bufferRead(b float64) ioCost {
 // hold: x = held / region bytes per disk group. Once the elevator keeps
 // pace a group's buffer holds the last threshold x buffer bytes written to
 // it; the regions are what the input's writing jobs write (fio's size, or
-// the disk), times each policy's capacity factor, spread over the groups
-// their components use. 0 on ESA or when no job writes.
+// the disk, over the clones' offsets), times each policy's capacity factor,
+// spread over the groups their components use. 0 on ESA or when no job writes.
 func bufferCoverage(p *testbed.Profile, pl platform, in Input) (float64, error) {
 	if pl.groups == 0 {
 		return 0, nil
@@ -480,7 +480,8 @@ func bufferCoverage(p *testbed.Profile, pl platform, in Input) (float64, error) 
 			if err != nil {
 				return 0, err
 			}
-			bytes += sh.extent.region(diskBytes(p, d)) * lay.capFactor
+			union, _ := sh.extent.footprint(diskBytes(p, d), jl.Job.NumJobs)
+			bytes += union * lay.capFactor
 			comps += lay.width()
 		}
 	}

@@ -476,17 +476,8 @@ func newCell(p *testbed.Profile, in Input, j int, objects []object, deferDestage
 		return nil, err
 	}
 	for _, d := range c.job.Disks {
-		disk, e := diskBytes(p, d), c.shape.extent
-		switch {
-		case e.region(disk) <= 0:
-			return nil, fmt.Errorf("offset=%s is at or past the end of a %.0f-byte disk: fio would do no I/O there; give an offset below the disk's size (or a percentage)", rawValue(c.job.Job, "offset"), disk)
-		case c.shape.randomShare > 0 && e.offset.of(disk) > 0 && e.size.of(disk) > 0 && e.offset.of(disk)+e.size.of(disk) > disk:
-			// A sequential job reads or writes to the end and stops; a
-			// random one with an offset stops at its first I/O past the end
-			// (fio 3.33 on a 10 MiB device, offset=8m size=4m: read moves
-			// 2 MiB, randread one I/O). Without an offset fio takes a size
-			// beyond the device as the device (size=20m: 10 MiB moved).
-			return nil, fmt.Errorf("offset %.0f + size %.0f bytes passes the end of a %.0f-byte disk: a random job stops at its first I/O past the end; give a size of at most the disk less the offset", e.offset.of(disk), e.size.of(disk), disk)
+		if err := c.shape.extent.check(diskBytes(p, d), c.job.Job.NumJobs, c.shape.randomShare > 0, c.job.Job); err != nil {
+			return nil, err
 		}
 	}
 	c.fr, c.sizes, c.notes = c.shape.fr, c.shape.sizes, c.shape.notes

@@ -98,7 +98,8 @@ func TestOSAReadFromWriteBuffer(t *testing.T) {
 
 // What the write buffers hold of the written regions: all of a small test
 // file its own writes keep there (and none of its writes reach the
-// elevator), a small part of disks much larger than the buffers, less when
+// elevator), a small part of disks much larger than the buffers (as much
+// for clones spread over a disk as for one job on all of it), less when
 // two jobs write, nothing for a job that only reads, nothing on ESA.
 func TestWriteBufferState(t *testing.T) {
 	osa := mustLoad(t, "wwt-r640-osa")
@@ -150,6 +151,14 @@ func TestWriteBufferState(t *testing.T) {
 	alone, _ := state(osa, one(osa, mixed), 0)
 	if shared, _ := state(osa, one(osa, mixed, whole), 0); !(shared < alone) {
 		t.Errorf("a 4 GiB file beside a job writing a 150 GiB disk: %.6f of it in the buffer, want less than alone (%.6f)", shared, alone)
+	}
+	// Four clones spread over the disk by offset_increment write the whole
+	// of it, as one job writing the disk does.
+	spread := job("randrw", 0)
+	spread.NumJobs, spread.Options = 4, []fio.Option{{Key: "size", Value: "25%"}, {Key: "offset_increment", Value: "25%"}}
+	wholeHeld, _ := state(osa, one(osa, whole), 0)
+	if held, _ := state(osa, one(osa, spread), 0); !(math.Abs(held-wholeHeld) <= 1e-12) {
+		t.Errorf("four clones a quarter of the disk apart: %.6f of their regions in the buffer, want the whole disk's %.6f", held, wholeHeld)
 	}
 	if held, destaged := state(osa, one(osa, reads), 0); held != 0 || destaged != 1 {
 		t.Errorf("a read-only job: %g in the buffer, %g destaged; want 0 and 1", held, destaged)

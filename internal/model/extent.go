@@ -10,11 +10,12 @@ import (
 )
 
 // extent is what of each disk a job covers and how much it moves there,
-// from fio's size, offset, io_size, loops and number_ios.
+// from fio's size, offset, offset_increment, io_size, loops and number_ios.
 type extent struct {
 	size, offset, ioSize amount
-	loops                int   // passes over io_size (fio's loops); at least 1
-	numberIOs            int64 // I/Os each job (clone) stops after; 0: none
+	offsetIncrement      amount // each clone starts this much after the last
+	loops                int    // passes over io_size (fio's loops); at least 1
+	numberIOs            int64  // I/Os each job (clone) stops after; 0: none
 }
 
 // amount is a size fio takes in bytes or as a share of the disk ("10%").
@@ -55,6 +56,8 @@ func (e *extent) option(o fio.Option) (bool, error) {
 		e.size, err = parseAmount(o.Value)
 	case "offset":
 		e.offset, err = parseAmount(o.Value)
+	case "offset_increment":
+		e.offsetIncrement, err = parseAmount(o.Value)
 	case "io_size", "io_limit":
 		e.ioSize, err = parseAmount(o.Value)
 	case "loops":
@@ -78,30 +81,88 @@ func (e *extent) option(o fio.Option) (bool, error) {
 	return true, nil
 }
 
-// region is the bytes of a disk of disk bytes that the job's offsets fall
-// in: from offset to the end, or size bytes of it.
-func (e extent) region(disk float64) float64 {
+// cloneOffset is where clone i of the job (0 for the first) starts on a
+// disk of disk bytes: offset plus i x offset_increment. fio 3.33 counts a
+// job's own clones (numjobs=4 offset_increment=25% on a 10 MiB device
+// wrote 1 MiB at 0, 2.5, 5 and 7.5 MiB).
+func (e extent) cloneOffset(disk float64, i int) float64 {
+	return e.offset.of(disk) + float64(i)*e.offsetIncrement.of(disk)
+}
+
+// region is the bytes of a disk of disk bytes that clone i's offsets fall
+// in: from its offset to the end, or size bytes of it.
+func (e extent) region(disk float64, i int) float64 {
 	if disk <= 0 { // a disk of unknown size: size bytes, if given
 		return e.size.bytes
 	}
-	r := math.Max(0, disk-e.offset.of(disk))
+	r := math.Max(0, disk-e.cloneOffset(disk, i))
 	if s := e.size.of(disk); s > 0 {
 		r = math.Min(r, s)
 	}
 	return r
 }
 
-// moved is the bytes one job (clone) moves on a disk of disk bytes when it
-// is not time based: io_size (the region when not given) on every loop,
-// ioBytes a mean I/O, stopped after number_ios.
-func (e extent) moved(disk, ioBytes float64) float64 {
-	b := e.region(disk)
-	if s := e.ioSize.of(disk); s > 0 {
-		b = s
+// footprint is what a job's clones reach on a disk of disk bytes: union,
+// the bytes any of them reaches, and depth, how many clones reach each of
+// those bytes on average (the clones without offset_increment share one
+// region: depth = clones).
+func (e extent) footprint(disk float64, clones int) (union, depth float64) {
+	clones = max(clones, 1)
+	total, reach := 0.0, math.Inf(-1) // reach: the end of the union so far
+	for i := range clones {
+		r := e.region(disk, i)
+		start := e.cloneOffset(disk, i)
+		total += r
+		// Clones start in order, so each adds what lies past the last end.
+		union += math.Max(0, start+r-math.Max(start, reach))
+		reach = math.Max(reach, start+r)
 	}
-	b *= float64(max(e.loops, 1))
-	if e.numberIOs > 0 {
-		b = math.Min(b, float64(e.numberIOs)*ioBytes)
+	if union <= 0 {
+		return 0, 0
 	}
-	return b
+	return union, total / union
+}
+
+// moved is the bytes a job's clones move on a disk of disk bytes when it
+// is not time based: each clone io_size (its region when not given) on
+// every loop, ioBytes a mean I/O, stopped after number_ios.
+func (e extent) moved(disk, ioBytes float64, clones int) float64 {
+	total := 0.0
+	for i := range max(clones, 1) {
+		b := e.region(disk, i)
+		if s := e.ioSize.of(disk); s > 0 {
+			b = s
+		}
+		b *= float64(max(e.loops, 1))
+		if e.numberIOs > 0 {
+			b = math.Min(b, float64(e.numberIOs)*ioBytes)
+		}
+		total += b
+	}
+	return total
+}
+
+// check refuses an extent fio would not run as written on a disk of disk
+// bytes: a clone whose offset is at or past the end does no I/O, and a
+// random clone with an offset whose size passes the end stops at its first
+// I/O past it (fio 3.33 on a 10 MiB device, offset=8m size=4m: read moves
+// 2 MiB, randread one I/O, and time based it repeats that one I/O; with
+// numjobs=3 offset_increment=6m size=2m the third clone moved nothing).
+// Without an offset fio takes a size beyond the device as the device
+// (size=20m: 10 MiB moved).
+func (e extent) check(disk float64, clones int, random bool, job *fio.Job) error {
+	for i := range max(clones, 1) {
+		start, size := e.cloneOffset(disk, i), e.size.of(disk)
+		where := "offset=" + rawValue(job, "offset")
+		if i > 0 {
+			where = fmt.Sprintf("clone %d of numjobs=%d (offset + %d x offset_increment=%s, %.0f bytes)", i+1, clones, i, rawValue(job, "offset_increment"), start)
+		}
+		switch {
+		case e.region(disk, i) <= 0:
+			return fmt.Errorf("%s is at or past the end of a %.0f-byte disk: fio would do no I/O there; give an offset below the disk's size (or a percentage)", where, disk)
+		case random && start > 0 && size > 0 && start+size > disk:
+			return fmt.Errorf("%s + size %.0f bytes passes the end of a %.0f-byte disk: a random job stops at its first I/O past the end; give a size of at most the disk less the offset", where, size, disk)
+		}
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -12,7 +13,9 @@ import (
 
 // What a job covers and moves (extent) is what the installed fio moves: a
 // randread on an 8 MiB file with size as a share, offset, io_size beyond
-// the region, loops and number_ios over two clones.
+// the region, loops, number_ios over two clones, and offset_increment
+// spreading clones over the file. (A clone past a regular file's end
+// extends the file; TestOffsetIncrement has what fio does on a device.)
 func TestExtentAgainstFio(t *testing.T) {
 	needFio(t)
 	const disk = 8 << 20
@@ -23,6 +26,8 @@ func TestExtentAgainstFio(t *testing.T) {
 		{{Key: "size", Value: "1m"}, {Key: "io_size", Value: "3m"}},
 		{{Key: "size", Value: "1m"}, {Key: "loops", Value: "3"}},
 		{{Key: "number_ios", Value: "100"}, {Key: "numjobs", Value: "2"}},
+		{{Key: "numjobs", Value: "4"}, {Key: "size", Value: "1m"}, {Key: "offset_increment", Value: "25%"}},
+		{{Key: "rw", Value: "read"}, {Key: "numjobs", Value: "3"}, {Key: "size", Value: "2m"}, {Key: "offset_increment", Value: "3m"}},
 	} {
 		file := filepath.Join(t.TempDir(), "disk")
 		if err := os.WriteFile(file, make([]byte, disk), 0o644); err != nil {
@@ -34,9 +39,12 @@ func TestExtentAgainstFio(t *testing.T) {
 		for _, o := range opts {
 			args = append(args, "--"+o.Key+"="+o.Value)
 			text = append(text, o.Key+"="+o.Value)
-			if o.Key == "numjobs" {
-				job.NumJobs = 2
-			} else {
+			switch o.Key {
+			case "numjobs":
+				job.NumJobs, _ = strconv.Atoi(o.Value)
+			case "rw":
+				job.RW = o.Value
+			default:
 				job.Options = append(job.Options, o)
 			}
 		}
@@ -55,7 +63,10 @@ func TestExtentAgainstFio(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := report.Jobs[0].Read.IOBytes
-		if got := float64(max(job.NumJobs, 1)) * sh.extent.moved(disk, sh.meanIO()); got != want {
+		if err := sh.extent.check(disk, job.NumJobs, sh.randomShare > 0, &job); err != nil {
+			t.Errorf("%s: refused: %v", strings.Join(text, " "), err)
+		}
+		if got := sh.extent.moved(disk, sh.meanIO(), job.NumJobs); got != want {
 			t.Errorf("%s: the model moves %.0f bytes, fio moved %.0f", strings.Join(text, " "), got, want)
 		}
 	}

@@ -449,6 +449,66 @@ func TestExtentOptions(t *testing.T) {
 	}
 }
 
+// offset_increment starts each clone of a job that much after the last
+// (fio 3.33, measured on a 10 MiB loop device): numjobs=4 size=1m
+// offset_increment=25% wrote 1 MiB at 0, 2.5, 5 and 7.5 MiB; numjobs=3
+// size=2m offset=1m offset_increment=4m wrote 2, 2 and 1 MiB (the last
+// clone stops at the end); with offset_increment=6m the third clone, at
+// 12 MiB, moved nothing, and a random clone whose size passes the end
+// repeats its first I/O. The model reaches and moves what fio did, and
+// refuses the two clones fio would not run as written.
+func TestOffsetIncrement(t *testing.T) {
+	const mib, disk = 1 << 20, 10 << 20
+	for _, c := range []struct {
+		opts          []fio.Option
+		clones        int
+		union, depth  float64
+		moved         float64
+		randomRefused string
+		refused       string
+	}{
+		{[]fio.Option{{Key: "size", Value: "1m"}, {Key: "offset_increment", Value: "25%"}}, 4, 4 * mib, 1, 4 * mib, "", ""},
+		{[]fio.Option{{Key: "size", Value: "1m"}}, 4, mib, 4, 4 * mib, "", ""},
+		{[]fio.Option{{Key: "size", Value: "1m"}, {Key: "offset_increment", Value: "512k"}}, 3, 2 * mib, 1.5, 3 * mib, "", ""},
+		{[]fio.Option{{Key: "size", Value: "2m"}, {Key: "offset", Value: "1m"}, {Key: "offset_increment", Value: "4m"}}, 3, 5 * mib, 1, 5 * mib,
+			"clone 3 of numjobs=3 (offset + 2 x offset_increment=4m, 9437184 bytes) + size 2097152 bytes passes the end", ""},
+		{[]fio.Option{{Key: "size", Value: "2m"}, {Key: "offset_increment", Value: "6m"}}, 3, 0, 0, 0, "",
+			"clone 3 of numjobs=3 (offset + 2 x offset_increment=6m, 12582912 bytes) is at or past the end of a 10485760-byte disk"},
+	} {
+		job := fio.Job{RW: "write", NumJobs: c.clones, Options: c.opts}
+		sh, err := readJob(&job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := sh.extent
+		err = e.check(disk, c.clones, false, &job)
+		if c.refused != "" {
+			if err == nil || !strings.Contains(err.Error(), c.refused) {
+				t.Errorf("%v x%d: %v, want %q", c.opts, c.clones, err, c.refused)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%v x%d: refused: %v", c.opts, c.clones, err)
+		}
+		if err := e.check(disk, c.clones, true, &job); (err == nil) != (c.randomRefused == "") || err != nil && !strings.Contains(err.Error(), c.randomRefused) {
+			t.Errorf("%v x%d, random: %v, want %q", c.opts, c.clones, err, c.randomRefused)
+		}
+		union, depth := e.footprint(disk, c.clones)
+		if union != c.union || depth != c.depth {
+			t.Errorf("%v x%d: the clones reach %.0f bytes %.2f deep, want %.0f and %.2f", c.opts, c.clones, union, depth, c.union, c.depth)
+		}
+		if got := e.moved(disk, 4096, c.clones); got != c.moved {
+			t.Errorf("%v x%d: the clones move %.0f bytes, want %.0f", c.opts, c.clones, got, c.moved)
+		}
+	}
+	p := mustLoad(t, "storagereview-r6625-esa")
+	job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, NumJobs: 4, Options: []fio.Option{{Key: "size", Value: "10%"}, {Key: "offset_increment", Value: "25%"}}}
+	if out := solve(t, p, oneDisk(&job)); strings.Contains(notes(out), "offset_increment") {
+		t.Errorf("offset_increment is modelled, yet the notes say %q", out.Notes)
+	}
+}
+
 // buffer_pattern fills fio's buffers with a repeated pattern, which
 // compresses as zeros do (unless buffer_compress_percentage says how much
 // of each buffer is compressible); a pattern read from a file is unknown,

@@ -814,10 +814,10 @@ func noisePartly(out *Output, f float64) {
 	}
 }
 
-// recordWrites marks what a job wrote, taking its region (extent) as the
-// disk's: sequential writes cover it in order, random writes of a job that
-// runs for a time cover 1-exp(-written/region) of it (percentage_random
-// mixes the two). A job that moves its size once writes distinct blocks.
+// recordWrites marks what a job wrote, taking its clones' regions
+// (extent) as the disk's: sequential writes cover them in order, random
+// writes of a job that runs for a time cover 1-exp(-written/region) of
+// them (percentage_random mixes the two). A job that moves its size once writes distinct blocks.
 func (pl *Plane) recordWrites(workers []fio.Worker, job *fio.Job, writes bool, writtenBytes float64) {
 	if !writes {
 		return
@@ -835,7 +835,7 @@ func (pl *Plane) recordWrites(workers []fio.Worker, job *fio.Job, writes bool, w
 	defer pl.mu.Unlock()
 	for _, w := range workers {
 		for _, d := range w.Disks {
-			size := sh.extent.region(float64(d.SizeBytes))
+			size, depth := sh.extent.footprint(float64(d.SizeBytes), job.NumJobs)
 			k := diskKey{w.Name, d.Name}
 			old := pl.disks[k]
 			covered := 1.0 // the region written once
@@ -846,11 +846,12 @@ func (pl *Plane) recordWrites(workers []fio.Worker, job *fio.Job, writes bool, w
 					// pass from repeating a block) cover 1-exp(-x).
 					covered = sh.randomShare*(1-math.Exp(-x)) + (1-sh.randomShare)*math.Min(1, x)
 				} else {
-					// Each pass of each clone over the region writes
+					// Each pass of each clone over its region writes
 					// distinct blocks (fio's random map): x/passes of the
-					// region, the random passes at independent offsets, the
+					// region, passes being those of the clones reaching a
+					// block, the random ones at independent offsets, the
 					// sequential ones the same blocks.
-					passes := float64(max(job.NumJobs, 1) * sh.extent.loops)
+					passes := depth * float64(sh.extent.loops)
 					each := math.Min(1, x/passes)
 					covered = sh.randomShare*(1-math.Pow(1-each, passes)) + (1-sh.randomShare)*each
 				}

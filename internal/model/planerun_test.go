@@ -325,7 +325,9 @@ func TestPlaneNamesJobsOnlyAmongSeveral(t *testing.T) {
 // map): a randrw 70/30 pass writes 30 % of the region, two passes (loops=2)
 // at independent offsets 1 - 0.7^2 = 51 %, a sequential write of half the
 // size (io_size) half of it; a time-based job, or one without the random
-// map (norandommap), covers 1-exp(-written/size).
+// map (norandommap), covers 1-exp(-written/size). Two clones on one region
+// write it as two passes; spread by offset_increment each writes 30 % of
+// its own.
 func TestWrittenShareFollowsTheExtent(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range []struct {
@@ -338,6 +340,8 @@ func TestWrittenShareFollowsTheExtent(t *testing.T) {
 		{"half the size sequentially", fio.Job{RW: "write", Size: 1 << 30, Options: []fio.Option{{Key: "io_size", Value: "512m"}}}, 0.5},
 		{"randwrite all of it", fio.Job{RW: "randwrite", Options: []fio.Option{{Key: "offset", Value: "50%"}}}, 1},
 		{"randwrite all of it without a random map", fio.Job{RW: "randwrite", Options: []fio.Option{{Key: "size", Value: "10%"}, {Key: "norandommap"}}}, 1 - math.Exp(-1)},
+		{"randrw 70/30 once by two clones on one region", fio.Job{RW: "randrw", RWMixRead: 70, NumJobs: 2, Options: []fio.Option{{Key: "size", Value: "10%"}}}, 1 - 0.7*0.7},
+		{"randrw 70/30 once by two clones side by side", fio.Job{RW: "randrw", RWMixRead: 70, NumJobs: 2, Options: []fio.Option{{Key: "size", Value: "10%"}, {Key: "offset_increment", Value: "10%"}}}, 0.3},
 	} {
 		pl, _ := newTestPlane(t)
 		job := c.job

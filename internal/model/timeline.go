@@ -53,8 +53,8 @@ func runSeconds(job *fio.Job, disks []fio.Disk, mbps float64) float64 {
 }
 
 // movingSeconds is how long a job runs by its runtime, or moving what its
-// extent says (size, offset, io_size, loops, stopped early by number_ios)
-// at mbps; 0 when nothing bounds it. A time-based job runs its runtime,
+// extent says (size, offset, offset_increment, io_size, loops, stopped
+// early by number_ios) at mbps; 0 when nothing bounds it. A time-based job runs its runtime,
 // number_ios or not (fio 3.33: number_ios=100 with time_based and
 // runtime=3 did 50,127 I/Os in 3 s).
 func movingSeconds(job *fio.Job, disks []fio.Disk, mbps float64) float64 {
@@ -66,10 +66,9 @@ func movingSeconds(job *fio.Job, disks []fio.Disk, mbps float64) float64 {
 		return 0 // Solve read the same job and said what is wrong
 	}
 	ioBytes := sh.meanIO()
-	clones := float64(max(job.NumJobs, 1))
 	moved := 0.0
 	for _, d := range disks {
-		moved += clones * sh.extent.moved(float64(d.SizeBytes), ioBytes)
+		moved += sh.extent.moved(float64(d.SizeBytes), ioBytes, job.NumJobs)
 	}
 	t := math.Inf(1)
 	if mbps > 0 && moved > 0 {
