@@ -102,23 +102,40 @@ func (e extent) region(disk float64, i int) float64 {
 	return r
 }
 
+// reach is the bytes of a disk of disk bytes a job's clones reach, in
+// order: their regions, joined where they overlap.
+func (e extent) reach(disk float64, clones int) []byteRange {
+	var out []byteRange
+	for i := range max(clones, 1) {
+		start := e.cloneOffset(disk, i)
+		s := byteRange{start, start + e.region(disk, i)}
+		if s.end <= s.start {
+			continue
+		}
+		// Clones start in order: each one joins the last range or follows it.
+		if n := len(out); n > 0 && s.start <= out[n-1].end {
+			out[n-1].end = math.Max(out[n-1].end, s.end)
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
 // footprint is what a job's clones reach on a disk of disk bytes: union,
 // the bytes any of them reaches, and depth, how many clones reach each of
 // those bytes on average (the clones without offset_increment share one
 // region: depth = clones).
 func (e extent) footprint(disk float64, clones int) (union, depth float64) {
-	clones = max(clones, 1)
-	total, reach := 0.0, math.Inf(-1) // reach: the end of the union so far
-	for i := range clones {
-		r := e.region(disk, i)
-		start := e.cloneOffset(disk, i)
-		total += r
-		// Clones start in order, so each adds what lies past the last end.
-		union += math.Max(0, start+r-math.Max(start, reach))
-		reach = math.Max(reach, start+r)
+	for _, s := range e.reach(disk, clones) {
+		union += s.end - s.start
 	}
 	if union <= 0 {
 		return 0, 0
+	}
+	total := 0.0
+	for i := range max(clones, 1) {
+		total += e.region(disk, i)
 	}
 	return union, total / union
 }

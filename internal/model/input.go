@@ -62,10 +62,11 @@ type DiskLoad struct {
 	// when Input.VMs is nil).
 	VM     int
 	Policy Policy
-	// Written is the share of the disk's blocks that hold data: 0 for a disk
-	// never written (reads cost metadata only), 1 after a full prepare.
+	// Written is the share of the blocks the job reaches on the disk that
+	// hold data: 0 for a disk never written (reads cost metadata only), 1
+	// after a full prepare.
 	Written float64
-	// CompressPercentage is the compressibility of the data on the disk.
+	// CompressPercentage is the compressibility of that data.
 	CompressPercentage int
 	// SizeBytes is the disk's size; 0: the profile's workers.disk_size_gb.
 	SizeBytes int64

@@ -76,13 +76,6 @@ type RunLoadFunc func(start, end time.Time, in Input, out Output)
 
 type diskKey struct{ worker, disk string }
 
-// diskData is what is on a disk: the share of blocks written and how
-// compressible the data is.
-type diskData struct {
-	written     float64
-	compressPct float64
-}
-
 var _ fio.DataPlane = (*Plane)(nil)
 
 // Option configures a Plane.
@@ -132,19 +125,17 @@ func (pl *Plane) Prepare(ctx context.Context, workers []fio.Worker, prep fio.Pre
 	if err := prep.Validate(); err != nil {
 		return err
 	}
-	var data diskData
+	pct := 100.0 // zero
 	switch prep.Method {
 	case "none":
 		return nil
-	case "zero":
-		data = diskData{written: 1, compressPct: 100}
-	default: // random
-		data = diskData{written: 1, compressPct: float64(prep.CompressPercentage)}
+	case "random":
+		pct = float64(prep.CompressPercentage)
 	}
 	pl.mu.Lock()
 	for _, w := range workers {
 		for _, d := range w.Disks {
-			pl.disks[diskKey{w.Name, d.Name}] = data
+			pl.disks[diskKey{w.Name, d.Name}] = uniformData(pl.diskSize(d), 1, pct)
 		}
 	}
 	pl.mu.Unlock()
@@ -546,12 +537,19 @@ func (pl *Plane) input(ctx context.Context, workers []fio.Worker, job *fio.Job) 
 			policies[d.Policy] = pol
 		}
 	}
+	sh, shapeErr := readJob(job) // solving reads the same job and says what is wrong
 	pl.mu.Lock()
 	for v, w := range workers {
 		in.VMs = append(in.VMs, VM{Name: w.Name, Host: w.Host, CPUs: w.CPUs, Controller: w.Controller})
 		for _, d := range w.Disks {
-			data := pl.disks[diskKey{w.Name, d.Name}]
-			jl.Disks = append(jl.Disks, DiskLoad{VM: v, Policy: policies[d.Policy], Written: data.written, CompressPercentage: int(math.Round(data.compressPct)), SizeBytes: d.SizeBytes})
+			// What the job finds written is what lies where it reaches.
+			size := pl.diskSize(d)
+			reach := []byteRange{{0, size}}
+			if shapeErr == nil {
+				reach = sh.extent.reach(size, job.NumJobs)
+			}
+			written, pct := pl.data(w.Name, d).over(reach)
+			jl.Disks = append(jl.Disks, DiskLoad{VM: v, Policy: policies[d.Policy], Written: written, CompressPercentage: int(math.Round(pct)), SizeBytes: d.SizeBytes})
 		}
 	}
 	pl.mu.Unlock()
@@ -814,10 +812,10 @@ func noisePartly(out *Output, f float64) {
 	}
 }
 
-// recordWrites marks what a job wrote, taking its clones' regions
-// (extent) as the disk's: sequential writes cover them in order, random
-// writes of a job that runs for a time cover 1-exp(-written/region) of
-// them (percentage_random mixes the two). A job that moves its size once writes distinct blocks.
+// recordWrites marks what a job wrote where its clones reach (extent):
+// sequential writes cover it in order, random writes of a job that runs
+// for a time cover 1-exp(-written/reach) of it (percentage_random mixes
+// the two). A job that moves its size once writes distinct blocks.
 func (pl *Plane) recordWrites(workers []fio.Worker, job *fio.Job, writes bool, writtenBytes float64) {
 	if !writes {
 		return
@@ -835,35 +833,44 @@ func (pl *Plane) recordWrites(workers []fio.Worker, job *fio.Job, writes bool, w
 	defer pl.mu.Unlock()
 	for _, w := range workers {
 		for _, d := range w.Disks {
-			size, depth := sh.extent.footprint(float64(d.SizeBytes), job.NumJobs)
-			k := diskKey{w.Name, d.Name}
-			old := pl.disks[k]
-			covered := 1.0 // the region written once
-			if size > 0 {
-				x := perDisk / size
-				if job.TimeBased || job.RuntimeSec > 0 || hasRaw(job, "norandommap") {
-					// Random offsets drawn afresh (no random map keeps a
-					// pass from repeating a block) cover 1-exp(-x).
-					covered = sh.randomShare*(1-math.Exp(-x)) + (1-sh.randomShare)*math.Min(1, x)
-				} else {
-					// Each pass of each clone over its region writes
-					// distinct blocks (fio's random map): x/passes of the
-					// region, passes being those of the clones reaching a
-					// block, the random ones at independent offsets, the
-					// sequential ones the same blocks.
-					passes := depth * float64(sh.extent.loops)
-					each := math.Min(1, x/passes)
-					covered = sh.randomShare*(1-math.Pow(1-each, passes)) + (1-sh.randomShare)*each
-				}
-			}
-			written := old.written + (1-old.written)*covered
-			if written <= 0 {
+			data, size := pl.data(w.Name, d), pl.diskSize(d)
+			union, depth := sh.extent.footprint(size, job.NumJobs)
+			if union <= 0 {
 				continue
 			}
-			pct := (old.written*old.compressPct + (written-old.written)*float64(sh.compressPct)) / written
-			pl.disks[k] = diskData{written: written, compressPct: pct}
+			x := perDisk / union
+			var covered float64
+			if job.TimeBased || job.RuntimeSec > 0 || hasRaw(job, "norandommap") {
+				// Random offsets drawn afresh (no random map keeps a pass
+				// from repeating a block) cover 1-exp(-x).
+				covered = sh.randomShare*(1-math.Exp(-x)) + (1-sh.randomShare)*math.Min(1, x)
+			} else {
+				// Each pass of each clone over its region writes distinct
+				// blocks (fio's random map): x/passes of the region,
+				// passes being those of the clones reaching a block, the
+				// random ones at independent offsets, the sequential ones
+				// the same blocks.
+				passes := depth * float64(sh.extent.loops)
+				each := math.Min(1, x/passes)
+				covered = sh.randomShare*(1-math.Pow(1-each, passes)) + (1-sh.randomShare)*each
+			}
+			data.write(sh.extent.reach(size, job.NumJobs), covered, float64(sh.compressPct))
+			pl.disks[diskKey{w.Name, d.Name}] = data
 		}
 	}
+}
+
+// diskSize is a worker disk's size: its own, or the profile's workers'.
+func (pl *Plane) diskSize(d fio.Disk) float64 {
+	return diskBytes(pl.p, DiskLoad{SizeBytes: d.SizeBytes})
+}
+
+// data is what is on a worker's disk; the caller holds pl.mu.
+func (pl *Plane) data(worker string, d fio.Disk) diskData {
+	if dd, ok := pl.disks[diskKey{worker, d.Name}]; ok {
+		return dd
+	}
+	return diskData{size: pl.diskSize(d)}
 }
 
 // overRun is what a run of end seconds (ramp included) did on average:

@@ -36,9 +36,9 @@ func TestPlaneRecordsWhatARunWrote(t *testing.T) {
 		t.Helper()
 		for _, w := range ws {
 			for _, d := range w.Disks {
-				got := pl.disks[diskKey{w.Name, d.Name}]
-				if !(math.Abs(got.written-share) <= 1e-9) || !(math.Abs(got.compressPct-pct) <= 1e-9) { // NaN fails
-					t.Errorf("after %s: %s/%s written %.6f, %.3f %% compressible; want %.6f, %.3f %%", what, w.Name, d.Name, got.written, got.compressPct, share, pct)
+				written, compressPct := pl.data(w.Name, d).whole()
+				if !(math.Abs(written-share) <= 1e-9) || !(math.Abs(compressPct-pct) <= 1e-9) { // NaN fails
+					t.Errorf("after %s: %s/%s written %.6f, %.3f %% compressible; want %.6f, %.3f %%", what, w.Name, d.Name, written, compressPct, share, pct)
 				}
 			}
 		}
@@ -349,7 +349,12 @@ func TestWrittenShareFollowsTheExtent(t *testing.T) {
 		if _, err := pl.Run(ctx, workers(1, 1, ""), fio.NewWorkload(job), nil); err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		if got := pl.disks[diskKey{"w0", "disk1"}].written; !(math.Abs(got-c.want) <= 1e-6) {
+		w := workers(1, 1, "")[0]
+		sh, err := readJob(&job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := pl.data(w.Name, w.Disks[0]).over(sh.extent.reach(pl.diskSize(w.Disks[0]), job.NumJobs)); !(math.Abs(got-c.want) <= 1e-6) {
 			t.Errorf("%s: %.4f of the blocks written, want %.4f", c.name, got, c.want)
 		}
 	}

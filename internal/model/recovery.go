@@ -112,7 +112,10 @@ func (r *recovery) init(ctx context.Context, pl *Plane, classes []*class) error 
 				if err != nil {
 					return err
 				}
-				stored += float64(d.SizeBytes) * dl.Written * lay.capFactor
+				pl.mu.Lock()
+				written, _ := pl.data(w.Name, d).whole()
+				pl.mu.Unlock()
+				stored += float64(d.SizeBytes) * written * lay.capFactor
 				r.disks += float64(d.SizeBytes)
 				// The hosts an object spans, and the devices: each of
 				// its components striped over the policy's stripe width

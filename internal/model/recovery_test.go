@@ -329,7 +329,7 @@ func TestRecoverySizesTheScenariosData(t *testing.T) {
 	pl.mu.Lock()
 	for _, w := range ws {
 		for _, d := range w.Disks {
-			pl.disks[diskKey{w.Name, d.Name}] = diskData{written: 0.5}
+			pl.disks[diskKey{w.Name, d.Name}] = uniformData(pl.diskSize(d), 0.5, 0)
 		}
 	}
 	pl.mu.Unlock()

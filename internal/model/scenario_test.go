@@ -422,7 +422,7 @@ func TestScenarioRecordsWhatItWrote(t *testing.T) {
 	x := samples[0].MBps * 1e6 * 60 / 4 / (50 << 30)
 	for _, w := range ws {
 		for _, d := range w.Disks {
-			if got := pl.disks[diskKey{w.Name, d.Name}].written; !(math.Abs(got-(1-math.Exp(-x))) <= 1e-9) || x < 0.05 {
+			if got, _ := pl.data(w.Name, d).whole(); !(math.Abs(got-(1-math.Exp(-x))) <= 1e-9) || x < 0.05 {
 				t.Errorf("%s/%s: %.6f written after %g disk sizes of random writes, want %.6f", w.Name, d.Name, got, x, 1-math.Exp(-x))
 			}
 		}
@@ -448,7 +448,7 @@ func TestScenarioOnEmptyDisks(t *testing.T) {
 	}
 	for _, w := range ws {
 		for _, d := range w.Disks {
-			if got := pl.disks[diskKey{w.Name, d.Name}].written; got != 0 {
+			if got, _ := pl.data(w.Name, d).whole(); got != 0 {
 				t.Errorf("%s/%s %g written by reads", w.Name, d.Name, got)
 			}
 		}

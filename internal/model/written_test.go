@@ -1,0 +1,87 @@
+package model
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"starbench/internal/fio"
+	"starbench/internal/testbed"
+)
+
+// What is on a disk is kept by range: writes over part of it leave the
+// rest as it was, a second write adds to what the first left unwritten
+// there, and a reader finds the byte-weighted share where it reads, the
+// compressibility weighted by the bytes that hold data.
+func TestDiskDataByRange(t *testing.T) {
+	dd := diskData{size: 100}
+	dd.write([]byteRange{{0, 10}}, 1, 50)             // the first tenth, all of it
+	dd.write([]byteRange{{5, 25}, {90, 120}}, 0.5, 0) // half of 5-25 and 90-100
+	for _, c := range []struct {
+		where      []byteRange
+		written    float64
+		compressed float64
+	}{
+		{[]byteRange{{0, 5}}, 1, 50},
+		{[]byteRange{{5, 10}}, 1, 50}, // written before: stays, its data mixed
+		{[]byteRange{{10, 25}}, 0.5, 0},
+		{[]byteRange{{25, 90}}, 0, 0},
+		{[]byteRange{{90, 100}}, 0.5, 0},
+		{[]byteRange{{0, 100}}, (10 + 7.5 + 5) / 100, 50 * 10 / 22.5},
+		{[]byteRange{{0, 10}, {90, 100}}, 15.0 / 20, 50.0 * 10 / 15},
+	} {
+		w, pct := dd.over(c.where)
+		if !(math.Abs(w-c.written) <= 1e-12) || !(math.Abs(pct-c.compressed) <= 1e-9) {
+			t.Errorf("over %v: %.4f written, %.2f %% compressible; want %.4f and %.2f %%", c.where, w, pct, c.written, c.compressed)
+		}
+	}
+	if w, _ := dd.whole(); !(math.Abs(w-0.225) <= 1e-12) {
+		t.Errorf("the whole disk: %.4f written, want 0.225", w)
+	}
+	if w, _ := uniformData(100, 1, 0).over([]byteRange{{40, 60}}); w != 1 {
+		t.Errorf("a prepared disk: %.4f written where read, want 1", w)
+	}
+}
+
+// A job finds written what earlier jobs wrote where it reads: after a
+// sequential write of the first tenth of unprepared disks, a read of the
+// whole disk finds a tenth of it written, a read of that tenth all of it,
+// a read of the disk's middle none; whatever a scenario's job reads, what
+// a failure leaves to copy is the tenth.
+func TestReadsFindWhatWasWrittenWhereTheyRead(t *testing.T) {
+	var seen []float64
+	pl, _ := newTestPlane(t, WithObserver(func(_ *testbed.Profile, in Input, _ Output) {
+		seen = append(seen, in.Jobs[0].Disks[0].Written)
+	}))
+	ctx := context.Background()
+	ws := workers(4, 1, "")
+	run := func(rw string, opts ...fio.Option) {
+		t.Helper()
+		job := fio.Job{IOEngine: "libaio", Direct: true, RW: rw, BlockSize: 65536, IODepth: 4, Options: opts}
+		if _, err := pl.Run(ctx, ws, fio.NewWorkload(job), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run("write", fio.Option{Key: "size", Value: "10%"})
+	seen = nil
+	run("randread", fio.Option{Key: "size", Value: "10%"}, fio.Option{Key: "io_size", Value: "1g"})
+	run("randread", fio.Option{Key: "io_size", Value: "1g"})
+	run("randread", fio.Option{Key: "offset", Value: "50%"}, fio.Option{Key: "size", Value: "10%"}, fio.Option{Key: "io_size", Value: "1g"})
+	want := []float64{1, 0.1, 0}
+	if len(seen) != len(want) {
+		t.Fatalf("the model saw %d runs, want %d", len(seen), len(want))
+	}
+	for i := range want {
+		if !(math.Abs(seen[i]-want[i]) <= 1e-9) {
+			t.Errorf("read %d: %.4f of its blocks written, want %.4f", i+1, seen[i], want[i])
+		}
+	}
+	job := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 4, RuntimeSec: 60, TimeBased: true, Options: []fio.Option{{Key: "size", Value: "10%"}}}
+	s := pl.Scenario(ws, job, nil)
+	if err := s.rec.init(ctx, pl, s.classes); err != nil {
+		t.Fatal(err)
+	}
+	if stored := 4 * 0.1 * (50 << 30) * 2.0; !(math.Abs(s.rec.stored-stored) <= 1) { // RAID-1 FTT 1: two copies
+		t.Errorf("a failure's data to copy: %.0f bytes stored, want %.0f (a tenth of each disk, twice)", s.rec.stored, stored)
+	}
+}
