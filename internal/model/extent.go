@@ -10,10 +10,12 @@ import (
 )
 
 // extent is what of each disk a job covers and how much it moves there,
-// from fio's size, offset, offset_increment, io_size, loops and number_ios.
+// from fio's size, filesize, offset, offset_increment, io_size, loops and
+// number_ios.
 type extent struct {
 	size, offset, ioSize amount
 	offsetIncrement      amount // each clone starts this much after the last
+	fileSize             amount // where the job's file ends on the disk
 	loops                int    // passes over io_size (fio's loops); at least 1
 	numberIOs            int64  // I/Os each job (clone) stops after; 0: none
 }
@@ -48,12 +50,30 @@ func parseAmount(v string) (amount, error) {
 	return amount{bytes: float64(n)}, nil
 }
 
-// option reads one of the extent's options; false for any other.
-func (e *extent) option(o fio.Option) (bool, error) {
-	var err error
+// option reads one of the extent's options, with a note where the model
+// takes it in part; false for any other.
+func (e *extent) option(o fio.Option) (ok bool, note string, err error) {
 	switch o.Key {
 	case "size":
 		e.size, err = parseAmount(o.Value)
+	case "filesize":
+		// On a device fio ends the job's file at filesize (fio 3.33 on a
+		// 10 MiB device: filesize=2m moves 2 MiB with size=4m, 1 MiB from
+		// offset=1m; filesize=20m the device's 10 MiB); a range gives each
+		// clone's file a size drawn in it (1m-3m: 1.25 to 2.94 MiB).
+		lo, hi, isRange := strings.Cut(o.Value, "-")
+		if !isRange {
+			e.fileSize, err = parseAmount(o.Value)
+			break
+		}
+		a, errLo := parseAmount(lo)
+		b, errHi := parseAmount(hi)
+		if errLo != nil || errHi != nil || a.share > 0 || b.share > 0 || b.bytes < a.bytes {
+			err = fmt.Errorf("want a size, like 4g, or a range of sizes, like 1g-4g")
+			break
+		}
+		e.fileSize = amount{bytes: (a.bytes + b.bytes) / 2}
+		note = fmt.Sprintf("filesize=%s: fio draws each clone's file size in the range; the model takes the mean, %s", o.Value, fio.FormatSize(int64(e.fileSize.bytes)))
 	case "offset":
 		e.offset, err = parseAmount(o.Value)
 	case "offset_increment":
@@ -73,12 +93,12 @@ func (e *extent) option(o fio.Option) (bool, error) {
 		}
 		e.numberIOs = n
 	default:
-		return false, nil
+		return false, "", nil
 	}
 	if err != nil {
-		return true, fmt.Errorf("%s=%s: %w", o.Key, o.Value, err)
+		return true, "", fmt.Errorf("%s=%s: %w", o.Key, o.Value, err)
 	}
-	return true, nil
+	return true, note, nil
 }
 
 // cloneOffset is where clone i of the job (0 for the first) starts on a
@@ -89,13 +109,22 @@ func (e extent) cloneOffset(disk float64, i int) float64 {
 	return e.offset.of(disk) + float64(i)*e.offsetIncrement.of(disk)
 }
 
+// end is where the job's file ends on a disk of disk bytes: the disk's
+// end, or filesize's where it comes first.
+func (e extent) end(disk float64) float64 {
+	if f := e.fileSize.of(disk); f > 0 {
+		return math.Min(disk, f)
+	}
+	return disk
+}
+
 // region is the bytes of a disk of disk bytes that clone i's offsets fall
-// in: from its offset to the end, or size bytes of it.
+// in: from its offset to the file's end, or size bytes of it.
 func (e extent) region(disk float64, i int) float64 {
 	if disk <= 0 { // a disk of unknown size: size bytes, if given
 		return e.size.bytes
 	}
-	r := math.Max(0, disk-e.cloneOffset(disk, i))
+	r := math.Max(0, e.end(disk)-e.cloneOffset(disk, i))
 	if s := e.size.of(disk); s > 0 {
 		r = math.Min(r, s)
 	}
@@ -160,11 +189,12 @@ func (e extent) moved(disk, ioBytes float64, clones int) float64 {
 }
 
 // check refuses an extent fio would not run as written on a disk of disk
-// bytes: a clone whose offset is at or past the end does no I/O, and a
-// random clone with an offset whose size passes the end stops at its first
-// I/O past it (fio 3.33 on a 10 MiB device, offset=8m size=4m: read moves
-// 2 MiB, randread one I/O, and time based it repeats that one I/O; with
-// numjobs=3 offset_increment=6m size=2m the third clone moved nothing).
+// bytes. A clone whose offset is at or past the end does no I/O (fio 3.33
+// on a 10 MiB device: numjobs=3 offset_increment=6m size=2m, the third
+// clone moved nothing; past filesize's end it says "you need to specify
+// valid offset="). A random clone with an offset whose size passes the
+// disk's end stops at its first I/O past it (offset=8m size=4m: read moves
+// 2 MiB, randread one I/O, and time based it repeats that one I/O).
 // Without an offset fio takes a size beyond the device as the device
 // (size=20m: 10 MiB moved).
 func (e extent) check(disk float64, clones int, random bool, job *fio.Job) error {
@@ -175,9 +205,13 @@ func (e extent) check(disk float64, clones int, random bool, job *fio.Job) error
 			where = fmt.Sprintf("clone %d of numjobs=%d (offset + %d x offset_increment=%s, %.0f bytes)", i+1, clones, i, rawValue(job, "offset_increment"), start)
 		}
 		switch {
+		case e.region(disk, i) <= 0 && e.end(disk) < disk:
+			return fmt.Errorf("%s is at or past the end of its file (filesize=%s): fio would do no I/O there; give an offset below the file's size", where, rawValue(job, "filesize"))
 		case e.region(disk, i) <= 0:
 			return fmt.Errorf("%s is at or past the end of a %.0f-byte disk: fio would do no I/O there; give an offset below the disk's size (or a percentage)", where, disk)
-		case random && start > 0 && size > 0 && start+size > disk:
+		case random && start > 0 && size > 0 && start+size > disk && e.end(disk) == disk:
+			// Where filesize ends the file first, fio keeps to it
+			// (filesize=2m offset=1m size=2m: 16 random 64 KiB writes).
 			return fmt.Errorf("%s + size %.0f bytes passes the end of a %.0f-byte disk: a random job stops at its first I/O past the end; give a size of at most the disk less the offset", where, size, disk)
 		}
 	}

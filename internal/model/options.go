@@ -156,7 +156,10 @@ func (sh *jobShape) engine(job *fio.Job) error {
 // option reads one raw option.
 func (sh *jobShape) option(job *fio.Job, o fio.Option) error {
 	bad := func(want string) error { return fmt.Errorf("%s=%s: want %s", o.Key, o.Value, want) }
-	if ok, err := sh.extent.option(o); ok {
+	if ok, note, err := sh.extent.option(o); ok {
+		if note != "" {
+			sh.notes = append(sh.notes, note)
+		}
 		return err
 	}
 	switch o.Key {

@@ -509,6 +509,55 @@ func TestOffsetIncrement(t *testing.T) {
 	}
 }
 
+// filesize ends the job's file on the disk (fio 3.33 on a 10 MiB loop
+// device, 64 KiB writes): filesize=2m moves 2 MiB with size=4m or without,
+// 1 MiB from offset=1m, and random writes there keep to the file
+// (offset=1m size=2m: 16 I/Os, no stop at the end); filesize=20m moves the
+// device's 10 MiB; with filesize=3m offset_increment=2m the second clone
+// moves 1 MiB and a third, at 4 MiB, is refused by fio ("you need to
+// specify valid offset="). A range draws each clone's size in it (1m-3m:
+// 1.25 to 2.94 MiB over four clones): the mean is modelled, noted.
+func TestFileSize(t *testing.T) {
+	const mib, disk = 1 << 20, 10 << 20
+	for _, c := range []struct {
+		opts   []fio.Option
+		clones int
+		random bool
+		moved  float64
+		want   string // refusal or note
+	}{
+		{[]fio.Option{{Key: "filesize", Value: "2m"}, {Key: "size", Value: "4m"}}, 1, false, 2 * mib, ""},
+		{[]fio.Option{{Key: "filesize", Value: "4m"}, {Key: "size", Value: "2m"}}, 1, false, 2 * mib, ""},
+		{[]fio.Option{{Key: "filesize", Value: "2m"}, {Key: "offset", Value: "1m"}}, 1, false, mib, ""},
+		{[]fio.Option{{Key: "filesize", Value: "2m"}, {Key: "offset", Value: "1m"}, {Key: "size", Value: "2m"}}, 1, true, mib, ""},
+		{[]fio.Option{{Key: "filesize", Value: "20m"}}, 1, false, disk, ""},
+		{[]fio.Option{{Key: "filesize", Value: "3m"}, {Key: "offset_increment", Value: "2m"}}, 2, false, 4 * mib, ""},
+		{[]fio.Option{{Key: "filesize", Value: "3m"}, {Key: "offset_increment", Value: "2m"}}, 3, false, 0, "is at or past the end of its file (filesize=3m)"},
+		{[]fio.Option{{Key: "filesize", Value: "1m-3m"}}, 4, false, 8 * mib, "filesize=1m-3m: fio draws each clone's file size in the range; the model takes the mean, 2m"},
+		{[]fio.Option{{Key: "filesize", Value: "3m-1m"}}, 1, false, 0, "filesize=3m-1m: want a size, like 4g, or a range of sizes"},
+	} {
+		job := fio.Job{RW: "write", Direct: true, IOEngine: "libaio", NumJobs: c.clones, Options: c.opts}
+		var got string
+		sh, err := readJob(&job)
+		if err == nil {
+			got = strings.Join(sh.notes, "\n")
+			err = sh.extent.check(disk, c.clones, c.random, &job)
+		}
+		if err != nil {
+			got = err.Error()
+		}
+		if c.want == "" && got != "" || !strings.Contains(got, c.want) {
+			t.Errorf("%v x%d: %q, want %q", c.opts, c.clones, got, c.want)
+			continue
+		}
+		if err == nil {
+			if moved := sh.extent.moved(disk, 65536, c.clones); moved != c.moved {
+				t.Errorf("%v x%d: the clones move %.0f bytes, want %.0f", c.opts, c.clones, moved, c.moved)
+			}
+		}
+	}
+}
+
 // buffer_pattern fills fio's buffers with a repeated pattern, which
 // compresses as zeros do (unless buffer_compress_percentage says how much
 // of each buffer is compressible); a pattern read from a file is unknown,
