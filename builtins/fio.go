@@ -25,7 +25,7 @@ func NewFioModule(deps Deps) *runtime.Module {
 		Doc:  "fio workloads across workers",
 		Members: []runtime.Member{
 			{Name: "job", Params: "(name=\"job\", rw=, bs=, bssplit=, rwmixread=, iodepth=, numjobs=, runtime=, ramp_time=, time_based=, size=, direct=, ioengine=, buffer_compress_percentage=, dedupe_percentage=, rate_iops=, rate=, percentiles=, options=)",
-				Doc: "a fio workload (fio.job): sizes as 4096 or \"4k\", times as seconds or \"2m\"; options holds any other fio option", Fn: fioJob},
+				Doc: "a fio workload (fio.job): sizes as 4096 or \"4k\" (size also as a share of each disk, \"10%\"), times as seconds or \"2m\"; options holds any other fio option", Fn: fioJob},
 			{Name: "jobfile", Params: "(path, vars=None)",
 				Doc: "the workload of a .fio file (relative to the script): every job section, run at once on every worker (stonewall and wait_for order them); vars expand ${NAME} before the environment", Fn: fioJobfile},
 			{Name: "workload", Params: "(jobs, name=None)",
@@ -175,7 +175,7 @@ func buildJob(base *fio.Job, fn string, kwargs []starlark.Tuple) (starlark.Value
 	for _, kv := range kwargs {
 		j.DropRaw(rawKeys[string(kv[0].(starlark.String))]...)
 	}
-	bs, size, rate := fioSize{j.BlockSize}, fioSize{j.Size}, fioSize{j.RateBytes}
+	bs, size, rate := fioSize{j.BlockSize}, jobSize{fioSize: fioSize{j.Size}}, fioSize{j.RateBytes}
 	runtimeArg, ramp := fioSeconds{j.RuntimeSec}, fioSeconds{j.RampSec}
 	bssplit, percentiles, options := fioBSSplit(j.BSSplit), fioPercentiles(j.Percentiles), fioOptions(j.Options)
 	var timeBased starlark.Value = starlark.None
@@ -190,6 +190,9 @@ func buildJob(base *fio.Job, fn string, kwargs []starlark.Tuple) (starlark.Value
 	j.BlockSize, j.Size, j.RateBytes = bs.n, size.n, rate.n
 	j.RuntimeSec, j.RampSec = runtimeArg.sec, ramp.sec
 	j.BSSplit, j.Percentiles, j.Options = bssplit, percentiles, options
+	if size.share != "" { // a share of each disk has no typed form: fio reads it raw
+		j.Options = append(slices.Clone(j.Options), fio.Option{Key: "size", Value: size.share})
+	}
 	// rwmixread=0 (no reads) has no typed form: left out, fio would run its
 	// default 50/50, so it goes to fio as a raw option.
 	if hasKwarg(kwargs, "rwmixread") && j.RWMixRead == 0 {
@@ -639,6 +642,26 @@ func (s *fioSize) Unpack(v starlark.Value) (err error) {
 	s.n, err = intOrText(v, math.MaxInt64, fio.ParseSize,
 		"want a size in bytes (0 or more) or text like \"4k\"", "want a size like 4096 or \"4k\"")
 	return err
+}
+
+// jobSize unpacks a job's size: bytes, as fioSize, or a share of each disk
+// as fio writes it, like "10%".
+type jobSize struct {
+	fioSize
+	share string
+}
+
+func (s *jobSize) Unpack(v starlark.Value) error {
+	if text, ok := v.(starlark.String); ok {
+		if pct, isShare := strings.CutSuffix(strings.TrimSpace(string(text)), "%"); isShare {
+			if p, err := strconv.ParseFloat(pct, 64); err != nil || p <= 0 || p > 100 {
+				return fmt.Errorf("size %q: want a share of the disk above 0 and at most 100%%, like \"10%%\"", string(text))
+			}
+			s.n, s.share = 0, strings.TrimSpace(string(text))
+			return nil
+		}
+	}
+	return s.fioSize.Unpack(v)
 }
 
 // fioSeconds unpacks a whole-second duration: an int, or text like "30s" or "2m".

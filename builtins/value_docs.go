@@ -42,7 +42,7 @@ var jobDoc = &runtime.Type{
 		attr("runtime", "seconds measured"),
 		attr("rw", "the I/O pattern: read, write, randread, randwrite, rw, randrw, ..."),
 		attr("rwmixread", "percent of reads in a mixed pattern"),
-		attr("size", "bytes each job addresses (0: the whole disk)"),
+		attr("size", "bytes each job addresses (0: the whole disk, or the share given as \"10%\", which options holds)"),
 		attr("text", "the job as a .fio file"),
 		attr("time_based", "True to run for runtime whatever size says"),
 	},
