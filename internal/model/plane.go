@@ -765,8 +765,9 @@ func partlyHeld(out *Output) bool {
 }
 
 // noisePartly scales by f the throughput of the jobs and classes no rate
-// limit holds (latency inversely), and leaves the held ones at their
-// limit, as applyNoise leaves a run held as a whole; each job and the run
+// limit holds (latency inversely), and of the direction a held job's rates
+// leave free, and leaves the held ones at their limit, as applyNoise
+// leaves a run held as a whole; each job and the run
 // are their parts together again (latencies weighted by I/Os), and the
 // hosts' rates follow the run's.
 func noisePartly(out *Output, f float64) {
@@ -785,24 +786,29 @@ func noisePartly(out *Output, f float64) {
 		}
 		setLatencies(total, ios, lat)
 	}
+	// A part no limit holds takes the draw; a held one keeps its limit
+	// except in the direction its job's rates leave free (JobOutput.Free).
+	unheld := func(held bool, free string, read, write *Direction) {
+		if !held || free == "read" {
+			read.scale(f)
+		}
+		if !held || free == "write" {
+			write.scale(f)
+		}
+	}
 	var jobs [][2]Direction
 	for i := range out.Jobs {
 		jo := &out.Jobs[i]
-		switch {
-		case len(jo.Classes) > 0:
+		if len(jo.Classes) > 0 {
 			var classes [][2]Direction
 			for c := range jo.Classes {
 				cl := &jo.Classes[c]
-				if !cl.RateLimited {
-					cl.Read.scale(f)
-					cl.Write.scale(f)
-				}
+				unheld(cl.RateLimited, jo.Free, &cl.Read, &cl.Write)
 				classes = append(classes, [2]Direction{cl.Read, cl.Write})
 			}
 			together([2]*Direction{&jo.Read, &jo.Write}, classes)
-		case !jo.RateLimited:
-			jo.Read.scale(f)
-			jo.Write.scale(f)
+		} else {
+			unheld(jo.RateLimited, jo.Free, &jo.Read, &jo.Write)
 		}
 		jobs = append(jobs, [2]Direction{jo.Read, jo.Write})
 	}

@@ -298,6 +298,50 @@ func TestPlaneNoiseLeavesARateLimitedRun(t *testing.T) {
 	}
 }
 
+// A mixed job whose rates hold one direction and leave the other to what
+// the cluster carries (randrw 70/30 at rate_iops=,100: fio hands the reads
+// every turn the writes do not need) repeats its writes at the rate and
+// its reads as the cluster's capacity does, with the noise: 8 disks write
+// 800 a second every time, the reads move from run to run, and the run is
+// not held as a whole.
+func TestPlaneNoiseMovesTheFreeDirection(t *testing.T) {
+	ctx := context.Background()
+	job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 4096, IODepth: 16,
+		Options: []fio.Option{{Key: "rate_iops", Value: ",100"}}}
+	pl, _ := newTestPlane(t, WithNoise(3))
+	ws := workers(4, 2, "r5")
+	if err := pl.Prepare(ctx, ws, fio.Prep{Method: "random"}, nil); err != nil {
+		t.Fatal(err) // prepared: no run changes what the next one reads
+	}
+	reads := map[float64]bool{}
+	for range 4 {
+		res, err := pl.Run(ctx, ws, fio.NewWorkload(job), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, row := range res.Aggregate {
+			switch row.Direction {
+			case "write":
+				if !(math.Abs(row.IOPS-800) <= 1e-6) {
+					t.Errorf("writes at rate_iops=,100 on 8 disks with noise: %g IOPS, want 800", row.IOPS)
+				}
+			case "read":
+				reads[row.IOPS] = true
+			}
+		}
+	}
+	if len(reads) != 4 {
+		t.Errorf("four runs' reads, free of their rate: %d distinct figures (%v), want 4 (the noise moves them)", len(reads), reads)
+	}
+	out, err := Solve(ctx, mustLoad(t, "storagereview-r6625-esa"), UniformInput(mustLoad(t, "storagereview-r6625-esa"), 8, 1, Policy{RAID: "raid1", FTT: 1}, &job))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.RateLimited || !out.Jobs[0].RateLimited || out.Jobs[0].Free != "read" {
+		t.Errorf("the run held %v, its job held %v with %q free; want false, true and read", out.RateLimited, out.Jobs[0].RateLimited, out.Jobs[0].Free)
+	}
+}
+
 // A campaign may run cells concurrently: Prepare and Run share the disk map.
 func TestPlaneConcurrentUse(t *testing.T) {
 	pl, _ := newTestPlane(t, WithNoise(1))

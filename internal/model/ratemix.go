@@ -68,7 +68,34 @@ func solveSettled(ctx context.Context, p *testbed.Profile, in Input, deferDestag
 			out.Notes = append(out.Notes, c.note(settled.Jobs[j]))
 		}
 	}
+	markFree(out, caps)
+	if out.Burst != nil {
+		markFree(out.Burst, caps)
+	}
 	return out, cells, outPlan, nil
+}
+
+// markFree marks, for each rate-limited job with one direction at its rate
+// and the other below its own (or without one), that other direction as
+// free (JobOutput.Free): it is what the cluster carries beside the first's
+// rate, so the run is not held as a whole. Both below their rates, the job
+// is held by something else (a policy's IOPS limit).
+func markFree(out *Output, caps []*jobRates) {
+	held := true
+	for j := range out.Jobs {
+		jo := &out.Jobs[j]
+		if c := caps[j]; c != nil && jo.RateLimited {
+			below := [2]bool{jo.Read.IOPS < c.cap[read]*(1-1e-6), jo.Write.IOPS < c.cap[write]*(1-1e-6)}
+			switch {
+			case below[read] && !below[write]:
+				jo.Free = "read"
+			case below[write] && !below[read]:
+				jo.Free = "write"
+			}
+		}
+		held = held && jo.RateLimited && jo.Free == ""
+	}
+	out.RateLimited = held
 }
 
 // jobRates is what fio's rates allow one mixed job: per direction, its

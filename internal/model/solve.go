@@ -105,6 +105,10 @@ type JobOutput struct {
 	// RateLimited says a rate limit holds every one of the job's disks
 	// (Output.RateLimited, for the job).
 	RateLimited bool
+	// Free is the direction ("read" or "write") of a RateLimited job that
+	// its rates leave to what the cluster carries: fio's rates settled its
+	// mix with the other direction at its rate. "" when none is.
+	Free string
 }
 
 // ClassOutput is one class of a job's disks: the disks it holds (indices
