@@ -131,6 +131,7 @@ var validationMetrics = map[string]string{
 	"lat_us":       "us",
 	"read_lat_us":  "us",
 	"write_lat_us": "us",
+	"write_p50_us": "us",
 	"cpu_pct":      "%",
 }
 
@@ -417,6 +418,8 @@ func metricOf(out *Output, metric string) float64 {
 		return r.LatMeanUs
 	case "write_lat_us":
 		return w.LatMeanUs
+	case "write_p50_us":
+		return w.P50Us
 	case "cpu_pct":
 		return out.CPUPercent
 	}
