@@ -118,6 +118,15 @@ func (e extent) end(disk float64) float64 {
 	return disk
 }
 
+// sizeOn is the job's size on a disk of disk bytes: a share of it is of
+// the job's file, filesize where given (fio 3.33 on a 10 MiB device:
+// filesize=4m size=50% moves 2 MiB), while offset and offset_increment
+// shares are of the device (filesize=4m with numjobs=2
+// offset_increment=25% starts the second clone at 2.5 MiB).
+func (e extent) sizeOn(disk float64) float64 {
+	return e.size.of(e.end(disk))
+}
+
 // region is the bytes of a disk of disk bytes that clone i's offsets fall
 // in: from its offset to the file's end, or size bytes of it.
 func (e extent) region(disk float64, i int) float64 {
@@ -125,7 +134,7 @@ func (e extent) region(disk float64, i int) float64 {
 		return e.size.bytes
 	}
 	r := math.Max(0, e.end(disk)-e.cloneOffset(disk, i))
-	if s := e.size.of(disk); s > 0 {
+	if s := e.sizeOn(disk); s > 0 {
 		r = math.Min(r, s)
 	}
 	return r
@@ -199,7 +208,7 @@ func (e extent) moved(disk, ioBytes float64, clones int) float64 {
 // (size=20m: 10 MiB moved).
 func (e extent) check(disk float64, clones int, random bool, job *fio.Job) error {
 	for i := range max(clones, 1) {
-		start, size := e.cloneOffset(disk, i), e.size.of(disk)
+		start, size := e.cloneOffset(disk, i), e.sizeOn(disk)
 		where := "offset=" + rawValue(job, "offset")
 		if i > 0 {
 			where = fmt.Sprintf("clone %d of numjobs=%d (offset + %d x offset_increment=%s, %.0f bytes)", i+1, clones, i, rawValue(job, "offset_increment"), start)

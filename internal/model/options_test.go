@@ -515,8 +515,11 @@ func TestOffsetIncrement(t *testing.T) {
 // (offset=1m size=2m: 16 I/Os, no stop at the end); filesize=20m moves the
 // device's 10 MiB; with filesize=3m offset_increment=2m the second clone
 // moves 1 MiB and a third, at 4 MiB, is refused by fio ("you need to
-// specify valid offset="). A range draws each clone's size in it (1m-3m:
-// 1.25 to 2.94 MiB over four clones): the mean is modelled, noted.
+// specify valid offset="). A size's share is of the file (filesize=4m
+// size=50%: 2 MiB), an offset's of the device (offset=50% with filesize=4m
+// is at 5 MiB, past the file: no I/O; offset_increment=25% puts a second
+// clone at 2.5 MiB, inside it). A range draws each clone's size in it
+// (1m-3m: 1.25 to 2.94 MiB over four clones): the mean is modelled, noted.
 func TestFileSize(t *testing.T) {
 	const mib, disk = 1 << 20, 10 << 20
 	for _, c := range []struct {
@@ -531,6 +534,9 @@ func TestFileSize(t *testing.T) {
 		{[]fio.Option{{Key: "filesize", Value: "2m"}, {Key: "offset", Value: "1m"}}, 1, false, mib, ""},
 		{[]fio.Option{{Key: "filesize", Value: "2m"}, {Key: "offset", Value: "1m"}, {Key: "size", Value: "2m"}}, 1, true, mib, ""},
 		{[]fio.Option{{Key: "filesize", Value: "20m"}}, 1, false, disk, ""},
+		{[]fio.Option{{Key: "filesize", Value: "4m"}, {Key: "size", Value: "50%"}}, 1, false, 2 * mib, ""},
+		{[]fio.Option{{Key: "filesize", Value: "4m"}, {Key: "size", Value: "1m"}, {Key: "offset_increment", Value: "25%"}}, 2, false, 2 * mib, ""},
+		{[]fio.Option{{Key: "filesize", Value: "4m"}, {Key: "offset", Value: "50%"}}, 1, false, 0, "offset=50% is at or past the end of its file (filesize=4m)"},
 		{[]fio.Option{{Key: "filesize", Value: "3m"}, {Key: "offset_increment", Value: "2m"}}, 2, false, 4 * mib, ""},
 		{[]fio.Option{{Key: "filesize", Value: "3m"}, {Key: "offset_increment", Value: "2m"}}, 3, false, 0, "is at or past the end of its file (filesize=3m)"},
 		{[]fio.Option{{Key: "filesize", Value: "1m-3m"}}, 4, false, 8 * mib, "filesize=1m-3m: fio draws each clone's file size in the range; the model takes the mean, 2m"},
