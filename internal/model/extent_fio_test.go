@@ -13,7 +13,7 @@ import (
 
 // What a job covers and moves (extent) is what the installed fio moves: a
 // randread on an 8 MiB file with size as a share, offset, io_size beyond
-// the region, loops, number_ios over two clones, and offset_increment
+// the region and as a share of it, loops, number_ios over two clones, and offset_increment
 // spreading clones over the file. (A clone past a regular file's end
 // extends the file; TestOffsetIncrement has what fio does on a device.)
 func TestExtentAgainstFio(t *testing.T) {
@@ -24,6 +24,8 @@ func TestExtentAgainstFio(t *testing.T) {
 		{{Key: "offset", Value: "50%"}},
 		{{Key: "offset", Value: "2m"}, {Key: "size", Value: "1m"}},
 		{{Key: "size", Value: "1m"}, {Key: "io_size", Value: "3m"}},
+		{{Key: "offset", Value: "2m"}, {Key: "size", Value: "4m"}, {Key: "io_size", Value: "50%"}},
+		{{Key: "offset", Value: "6m"}, {Key: "io_size", Value: "50%"}},
 		{{Key: "size", Value: "1m"}, {Key: "loops", Value: "3"}},
 		{{Key: "number_ios", Value: "100"}, {Key: "numjobs", Value: "2"}},
 		{{Key: "numjobs", Value: "4"}, {Key: "size", Value: "1m"}, {Key: "offset_increment", Value: "25%"}},
