@@ -178,6 +178,16 @@ func (e extent) footprint(disk float64, clones int) (union, depth float64) {
 	return union, total / union
 }
 
+// pass is the bytes clone i moves on a disk of disk bytes before it starts
+// over at its offset: io_size (a share of the region), or the region.
+func (e extent) pass(disk float64, i int) float64 {
+	r := e.region(disk, i)
+	if s := e.ioSize.of(r); s > 0 {
+		return math.Min(r, s)
+	}
+	return r
+}
+
 // moved is the bytes a job's clones move on a disk of disk bytes when it
 // is not time based: each clone io_size (its region when not given; a
 // share of the region, as fio 3.33 takes it: offset=8m io_size=50% on a

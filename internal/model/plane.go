@@ -818,10 +818,14 @@ func noisePartly(out *Output, f float64) {
 	}
 }
 
-// recordWrites marks what a job wrote where its clones reach (extent):
-// sequential writes cover it in order, random writes of a job that runs
-// for a time cover 1-exp(-written/reach) of it (percentage_random mixes
-// the two). A job that moves its size once writes distinct blocks.
+// recordWrites marks what a job wrote where its clones reach (extent).
+// Sequential writes cover each clone's pass in order from its offset
+// (clones on one region write the same blocks, and a pass starts over at
+// the offset). Random writes of a job
+// that runs for a time, or without fio's random map, cover 1-exp(-x) of
+// what the clones reach, x the random bytes over it; a job that moves its
+// size once writes distinct blocks in each clone's pass (the random map).
+// percentage_random splits the bytes between the two.
 func (pl *Plane) recordWrites(workers []fio.Worker, job *fio.Job, writes bool, writtenBytes float64) {
 	if !writes {
 		return
@@ -834,33 +838,38 @@ func (pl *Plane) recordWrites(workers []fio.Worker, job *fio.Job, writes bool, w
 	if err != nil {
 		return // Solve read the same job without error
 	}
+	clones := max(job.NumJobs, 1)
 	perDisk := writtenBytes / float64(disks)
+	pct := float64(sh.compressPct)
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
 	for _, w := range workers {
 		for _, d := range w.Disks {
 			data, size := pl.data(w.Name, d), pl.diskSize(d)
-			union, depth := sh.extent.footprint(size, job.NumJobs)
+			union, depth := sh.extent.footprint(size, clones)
 			if union <= 0 {
 				continue
 			}
-			x := perDisk / union
-			var covered float64
-			if job.TimeBased || job.RuntimeSec > 0 || hasRaw(job, "norandommap") {
-				// Random offsets drawn afresh (no random map keeps a pass
-				// from repeating a block) cover 1-exp(-x).
-				covered = sh.randomShare*(1-math.Exp(-x)) + (1-sh.randomShare)*math.Min(1, x)
-			} else {
-				// Each pass of each clone over its region writes distinct
-				// blocks (fio's random map): x/passes of the region,
-				// passes being those of the clones reaching a block, the
-				// random ones at independent offsets, the sequential ones
-				// the same blocks.
-				passes := depth * float64(sh.extent.loops)
-				each := math.Min(1, x/passes)
-				covered = sh.randomShare*(1-math.Pow(1-each, passes)) + (1-sh.randomShare)*each
+			if seq := (1 - sh.randomShare) * perDisk / float64(clones); seq > 0 {
+				var ranges []byteRange
+				for i := range clones {
+					start := sh.extent.cloneOffset(size, i)
+					ranges = append(ranges, byteRange{start, start + math.Min(seq, sh.extent.pass(size, i))})
+				}
+				data.write(ranges, 1, pct)
 			}
-			data.write(sh.extent.reach(size, job.NumJobs), covered, float64(sh.compressPct))
+			if x := sh.randomShare * perDisk / union; x > 0 {
+				covered := 1 - math.Exp(-x) // offsets drawn afresh
+				if !job.TimeBased && job.RuntimeSec == 0 && !hasRaw(job, "norandommap") {
+					// Each pass of each clone over its region writes
+					// distinct blocks: x/passes of the region, passes being
+					// those of the clones reaching a block, at independent
+					// offsets.
+					passes := depth * float64(sh.extent.loops)
+					covered = 1 - math.Pow(1-math.Min(1, x/passes), passes)
+				}
+				data.write(sh.extent.reach(size, clones), covered, pct)
+			}
 			pl.disks[diskKey{w.Name, d.Name}] = data
 		}
 	}

@@ -12,9 +12,12 @@ import (
 )
 
 // A run marks what it wrote on each disk: random writes of x disk sizes
-// cover 1 - exp(-x) of it, sequential ones min(1, x), a job that is not
-// time based its whole size (fio's random map writes each block once); the written part's compressibility is the
-// I/O-weighted mix of what wrote it; reads change nothing.
+// cover 1 - exp(-x) of it, sequential ones the first min(1, x) of it (a
+// shorter sequential pass later rewrites blocks the first wrote, adding
+// none), a job that is not time based its whole size (fio's random map
+// writes each block once); each block holds the data last written to it,
+// so a whole-disk write replaces the compressibility; reads change
+// nothing.
 func TestPlaneRecordsWhatARunWrote(t *testing.T) {
 	pl, _ := newTestPlane(t)
 	ctx := context.Background()
@@ -55,20 +58,25 @@ func TestPlaneRecordsWhatARunWrote(t *testing.T) {
 	check("a read", w1, 50)
 
 	res = run(fio.Job{RW: "write", RuntimeSec: 20, TimeBased: true, BufferCompressPercentage: 20})
-	w2 := w1 + (1-w1)*math.Min(1, written(res, 20)/size)
-	pct2 := (w1*50 + (w2-w1)*20) / w2
+	c2 := written(res, 20) / size // the first c2 of each disk, all of it
+	if c2 >= 1 {
+		t.Fatalf("20 s of sequential writes cover %g disk sizes: want less than one for this test", c2)
+	}
+	w2 := c2 + (1-c2)*w1
+	pct2 := (c2*20 + (1-c2)*w1*50) / w2
 	check("20 s of sequential writes, 20 % compressible", w2, pct2)
 
-	// Not time based but capped by its runtime: it writes what it moves in it.
+	// Not time based but capped by its runtime: it writes what it moves in
+	// it, from the start again, over blocks the last job wrote.
 	res = run(fio.Job{RW: "write", RuntimeSec: 10})
-	if x := written(res, 10) / size; x >= 1 {
-		t.Fatalf("10 s of sequential writes cover %g disk sizes: want less than one for this test", x)
+	c3 := written(res, 10) / size
+	if c3 >= c2 {
+		t.Fatalf("10 s of sequential writes cover %g disk sizes, 20 s %g: want fewer for this test", c3, c2)
 	}
-	w3 := w2 + (1-w2)*written(res, 10)/size
-	check("10 s of sequential incompressible writes, not time based", w3, w2*pct2/w3)
+	check("10 s of sequential incompressible writes, not time based", w2, ((c2-c3)*20+(1-c2)*w1*50)/w2)
 
 	run(fio.Job{RW: "write"})
-	check("a sequential write of the whole size", 1, w2*pct2/1)
+	check("a sequential incompressible write of the whole size", 1, 0)
 
 	// fio's random writes of a size, not time based, write each block once.
 	pl, _ = newTestPlane(t)
@@ -338,6 +346,7 @@ func TestWrittenShareFollowsTheExtent(t *testing.T) {
 		{"randrw 70/30 once", fio.Job{RW: "randrw", RWMixRead: 70, Options: []fio.Option{{Key: "size", Value: "10%"}}}, 0.3},
 		{"randrw 70/30 twice", fio.Job{RW: "randrw", RWMixRead: 70, Options: []fio.Option{{Key: "size", Value: "10%"}, {Key: "loops", Value: "2"}}}, 1 - 0.7*0.7},
 		{"half the size sequentially", fio.Job{RW: "write", Size: 1 << 30, Options: []fio.Option{{Key: "io_size", Value: "512m"}}}, 0.5},
+		{"half the size sequentially, twice", fio.Job{RW: "write", Size: 1 << 30, Options: []fio.Option{{Key: "io_size", Value: "50%"}, {Key: "loops", Value: "2"}}}, 0.5},
 		{"randwrite all of it", fio.Job{RW: "randwrite", Options: []fio.Option{{Key: "offset", Value: "50%"}}}, 1},
 		{"randwrite all of it without a random map", fio.Job{RW: "randwrite", Options: []fio.Option{{Key: "size", Value: "10%"}, {Key: "norandommap"}}}, 1 - math.Exp(-1)},
 		{"randrw 70/30 once by two clones on one region", fio.Job{RW: "randrw", RWMixRead: 70, NumJobs: 2, Options: []fio.Option{{Key: "size", Value: "10%"}}}, 1 - 0.7*0.7},

@@ -57,9 +57,10 @@ func (dd diskData) whole() (written, compressPct float64) {
 	return dd.over([]byteRange{{0, dd.size}})
 }
 
-// write records writes over ranges that leave covered of the blocks there
-// written (on top of what was: a block already written stays written),
-// with data compressPct % compressible.
+// write records writes over ranges that reach covered of the blocks there,
+// as many of those written before as of the rest, with data compressPct %
+// compressible: a block written before stays written, and holds the new
+// data where the writes reached it.
 func (dd *diskData) write(ranges []byteRange, covered, compressPct float64) {
 	if covered <= 0 {
 		return
@@ -85,7 +86,7 @@ func (dd *diskData) write(ranges []byteRange, covered, compressPct float64) {
 				next = append(next, part{byteRange{at, in.start}, covered, compressPct})
 			}
 			w := p.written + (1-p.written)*covered
-			pct := (p.written*p.compressPct + (w-p.written)*compressPct) / w
+			pct := (p.written*(1-covered)*p.compressPct + covered*compressPct) / w
 			next = append(next, part{in, w, pct})
 			at = in.end
 		}

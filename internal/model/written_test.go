@@ -11,8 +11,9 @@ import (
 
 // What is on a disk is kept by range: writes over part of it leave the
 // rest as it was, a second write adds to what the first left unwritten
-// there, and a reader finds the byte-weighted share where it reads, the
-// compressibility weighted by the bytes that hold data.
+// there and replaces the data of the blocks it reaches, and a reader finds
+// the byte-weighted share where it reads, the compressibility weighted by
+// the bytes that hold data.
 func TestDiskDataByRange(t *testing.T) {
 	dd := diskData{size: 100}
 	dd.write([]byteRange{{0, 10}}, 1, 50)             // the first tenth, all of it
@@ -23,12 +24,12 @@ func TestDiskDataByRange(t *testing.T) {
 		compressed float64
 	}{
 		{[]byteRange{{0, 5}}, 1, 50},
-		{[]byteRange{{5, 10}}, 1, 50}, // written before: stays, its data mixed
+		{[]byteRange{{5, 10}}, 1, 25}, // written before: stays, half its blocks rewritten
 		{[]byteRange{{10, 25}}, 0.5, 0},
 		{[]byteRange{{25, 90}}, 0, 0},
 		{[]byteRange{{90, 100}}, 0.5, 0},
-		{[]byteRange{{0, 100}}, (10 + 7.5 + 5) / 100, 50 * 10 / 22.5},
-		{[]byteRange{{0, 10}, {90, 100}}, 15.0 / 20, 50.0 * 10 / 15},
+		{[]byteRange{{0, 100}}, (10 + 7.5 + 5) / 100, (5*50 + 5*25) / 22.5},
+		{[]byteRange{{0, 10}, {90, 100}}, 15.0 / 20, (5*50 + 5*25) / 15.0},
 	} {
 		w, pct := dd.over(c.where)
 		if !(math.Abs(w-c.written) <= 1e-12) || !(math.Abs(pct-c.compressed) <= 1e-9) {
@@ -83,5 +84,26 @@ func TestReadsFindWhatWasWrittenWhereTheyRead(t *testing.T) {
 	}
 	if stored := 4 * 0.1 * (50 << 30) * 2.0; !(math.Abs(s.rec.stored-stored) <= 1) { // RAID-1 FTT 1: two copies
 		t.Errorf("a failure's data to copy: %.0f bytes stored, want %.0f (a tenth of each disk, twice)", s.rec.stored, stored)
+	}
+}
+
+// Two clones writing one region sequentially for a time write the same
+// blocks, from its start: the disk is written as far as one clone got, not
+// as far as their bytes together would reach.
+func TestSequentialClonesWriteTheSameBlocks(t *testing.T) {
+	pl, _ := newTestPlane(t)
+	ws := workers(1, 1, "")
+	job := fio.Job{IOEngine: "libaio", Direct: true, RW: "write", BlockSize: 65536, IODepth: 4, NumJobs: 2, RuntimeSec: 5, TimeBased: true}
+	res, err := pl.Run(context.Background(), ws, fio.NewWorkload(job), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perClone := res.Aggregate[len(res.Aggregate)-1].MBps * 1e6 * 5 / 2
+	size := pl.diskSize(ws[0].Disks[0])
+	if perClone >= size/2 {
+		t.Fatalf("each clone wrote %g of the disk: want less than half for this test", perClone/size)
+	}
+	if got, _ := pl.data(ws[0].Name, ws[0].Disks[0]).whole(); !(math.Abs(got-perClone/size) <= 1e-9) {
+		t.Errorf("two sequential clones: %.6f of the disk written, want one clone's %.6f", got, perClone/size)
 	}
 }
