@@ -273,7 +273,12 @@ func (r *recovery) diskBack(target string, at float64) {
 
 // cut shortens a started rebuild to what is left of it or the stale data,
 // whichever is less (vSAN takes the shorter); one with nothing left ends at.
+// A rebuild already done has ended (resync logged it): the returning
+// components are stale copies of what was rebuilt elsewhere, nothing to do.
 func (r *recovery) cut(rb *resyncJob, stale, at float64) {
+	if rb.done >= rb.bytes {
+		return
+	}
 	rb.bytes = math.Min(rb.bytes, rb.done+stale)
 	if rb.done >= rb.bytes {
 		r.queue = slices.DeleteFunc(r.queue, func(j *resyncJob) bool { return j == rb })

@@ -318,6 +318,25 @@ func TestACutRebuildEndsAndLeavesTheOthers(t *testing.T) {
 	}
 }
 
+// A host or device back after its rebuild is done ends nothing again:
+// the rebuild's end was logged when it finished (scripts/node_failure.star
+// logged a second resync_end at the host's return).
+func TestAReturnAfterTheRebuildEndsNothing(t *testing.T) {
+	r := newRecovery()
+	r.apply(fio.Event{AtS: 0, Kind: "host_failure", Target: "h1"})
+	r.apply(fio.Event{AtS: 0, Kind: "disk_failure", Target: "h2/d", Detail: "how=remove unit=device components=absent"})
+	r.wrote(8 * gib)
+	evs, _ := r.resync(RepairDelay, 600, 1000*gib)
+	if got := describe(evs); strings.Count(got, "resync_end") != 2 {
+		t.Fatalf("the rebuilds: %s, want both to end", got)
+	}
+	r.apply(fio.Event{AtS: 4800, Kind: "host_return", Target: "h1"})
+	r.apply(fio.Event{AtS: 4800, Kind: "disk_return", Target: "h2/d"})
+	if len(r.ended) != 0 || len(r.queue) != 0 {
+		t.Errorf("back after the rebuilds: ended %s, queue %v; want nothing", describe(r.ended), r.queue)
+	}
+}
+
 // What a scenario's data is on the cluster: each disk's written share
 // times its policy's capacity factor (RAID-5 2+1 on 4 hosts: 1.5) spread
 // over the hosts; objects of 3 components, each host holding one of 3/4 of
