@@ -10,6 +10,8 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -56,6 +58,11 @@ type Options struct {
 	// GuestIP returns the guest IP a powered-on VM reports; nil assigns
 	// loopback addresses 127.1.x.y in power-on order.
 	GuestIP func(vmName string) string
+	// Log receives govmomi's simulator's own log lines (a second snapshot
+	// of a VM logs "*types.FileAlreadyExists: ..." while it looks for a
+	// free file name); nil discards them. The simulator writes them with
+	// the standard logger, so this sets its output for the process.
+	Log io.Writer
 }
 
 // Sim is a running simulated vCenter, served over HTTPS with its own
@@ -101,6 +108,11 @@ func Start(opts Options) (*Sim, error) {
 		return nil, err
 	}
 	tuneGarbageCollector()
+	logTo := opts.Log
+	if logTo == nil {
+		logTo = io.Discard
+	}
+	log.SetOutput(logTo)
 
 	model := simulator.VPX()
 	model.Datacenter = 1

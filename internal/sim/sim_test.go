@@ -1,6 +1,9 @@
 package sim
 
 import (
+	"io"
+	"log"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -71,5 +74,24 @@ func TestGuestIPsAreStablePerVM(t *testing.T) {
 	a, b := g.ip("w-01"), g.ip("w-02")
 	if a == b || g.ip("w-01") != a || !strings.HasPrefix(a, "127.1.") {
 		t.Errorf("ips %s %s %s", a, b, g.ip("w-01"))
+	}
+}
+
+// Without a Log the simulator's own log lines are discarded: they would
+// reach the user's terminal (govmomi's simulator writes them with the
+// standard logger).
+func TestSimulatorLogIsDiscardedByDefault(t *testing.T) {
+	log.SetOutput(os.Stderr)
+	p, err := testbed.Load("wwt-r640-osa")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Start(Options{Testbed: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if log.Writer() != io.Discard {
+		t.Errorf("the standard logger writes to %v, want io.Discard", log.Writer())
 	}
 }

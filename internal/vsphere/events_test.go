@@ -1,9 +1,11 @@
 package vsphere
 
 import (
+	"bytes"
 	"context"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -221,6 +223,48 @@ func TestSnapshotsOfWorkersAreCreatedAndDeleted(t *testing.T) {
 	if err := c.DeleteSnapshot(ctx, workers, "backup-1", 4); err != nil {
 		t.Errorf("deleting a deleted snapshot: %v", err)
 	}
+}
+
+// The simulator's own log lines go where sim.Options.Log says, not to the
+// user's terminal: a second snapshot of a VM makes govmomi's simulator log
+// "*types.FileAlreadyExists" while it looks for a free file name
+// (scripts/snapshot_impact.star printed eight such lines).
+func TestSimulatorLogStaysOffTheTerminal(t *testing.T) {
+	var logged lockedBuffer
+	_, c := startSim(t, sim.Options{Testbed: testbedOf(3, "ESA"), Log: &logged})
+	ctx := context.Background()
+	spec := smallSpec("w")
+	spec.PerHost = 1
+	workers, err := c.DeployWorkers(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"b1", "b2"} {
+		if err := c.CreateSnapshot(ctx, workers[:1], name, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := logged.String(); !strings.Contains(got, "FileAlreadyExists") {
+		t.Errorf("the simulator's log: %q, want its FileAlreadyExists line", got)
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for the simulator's goroutines.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // TestEventChangesAreInTheLedgerAndUndone: what events change is recorded
