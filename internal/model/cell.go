@@ -290,6 +290,24 @@ func (sh *jobShape) rateLimit() float64 {
 	return limit
 }
 
+// heldRate is the most I/Os a second one job (clone) does under fio's
+// rates, whatever mix they settle on, and the read share it does them at:
+// a mixed job with a rate on both directions ends with both at their rates
+// (fio hands a direction ahead of its rate to the other, see
+// solveSettled), one with a free direction has no bound (+Inf, at
+// rwmixread's share), and a one-direction job is held at its rate.
+func (sh *jobShape) heldRate() (rate, readShare float64) {
+	if sh.fr <= 0 || sh.fr >= 1 {
+		return sh.rateLimit(), sh.fr
+	}
+	caps := sh.directionCaps()
+	total := caps[read] + caps[write]
+	if math.IsInf(total, 1) {
+		return total, sh.fr
+	}
+	return total, caps[read] / total
+}
+
 // directionCaps is the most I/Os per second one job (clone) may do in each
 // direction under fio's rate_iops and rate; +Inf where neither is given.
 func (sh *jobShape) directionCaps() [2]float64 {

@@ -434,7 +434,8 @@ func (pl *Plane) workloadInput(ctx context.Context, jobs []JobRun) (Input, []str
 // over the same wait, and its share of the limit's units is its
 // outstanding I/Os times the units one of them counts (normalizedIOs). A
 // job fio's own rate holds below its share takes only what that rate
-// needs, and the others share the rest the same way. loads are the jobs'
+// needs (a mixed job at both its directions' rates, where fio settles it),
+// and the others share the rest the same way. loads are the jobs'
 // loads, their disks in the order of their workers'.
 func shareLimits(jobs []JobRun, loads []JobLoad) {
 	type use struct {
@@ -448,8 +449,9 @@ func shareLimits(jobs []JobRun, loads []JobLoad) {
 			return // solving reads the same job and says what is wrong
 		}
 		clones := float64(max(jr.Job.NumJobs, 1))
-		units := normalizedIOs(sh.sizes, sh.fr)
-		weight, rate := clones*float64(sh.depth)*units, clones*sh.rateLimit()*units
+		held, heldShare := sh.heldRate()
+		weight := clones * float64(sh.depth) * normalizedIOs(sh.sizes, sh.fr)
+		rate := clones * held * normalizedIOs(sh.sizes, heldShare)
 		d := 0
 		for _, w := range jr.Workers {
 			for _, disk := range w.Disks {

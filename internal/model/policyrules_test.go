@@ -182,3 +182,34 @@ func TestIOPSLimitLeftByARateLimitedJob(t *testing.T) {
 		t.Errorf("no read aggregate for jobs %v", want)
 	}
 }
+
+// A mixed job held by fio's rates on both directions takes both rates of
+// the disk's IOPS limit, where fio settles its mix, and leaves the rest:
+// randrw 70/30 at rate_iops=500,100 does 500 reads and 100 writes a second
+// on each disk (70/30 would hold it at 333), so beside a free job on 8
+// disks under a 2,000 limit it does 4,000 and 800, and the free job the
+// other 1,400 a disk, 11,200: 16,000 together, the limit.
+func TestIOPSLimitLeftByASettledMixedJob(t *testing.T) {
+	ctx := context.Background()
+	pl, ws := limitedPlane(t)
+	a := fio.Job{Name: "a", IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 4096, IODepth: 48, RuntimeSec: 60,
+		Options: []fio.Option{{Key: "rate_iops", Value: "500,100"}}}
+	b := fio.Job{Name: "b", IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 16, RuntimeSec: 60}
+	res, err := pl.Run(ctx, ws, &fio.Workload{Name: "ab", Jobs: []fio.Job{a, b}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[[2]string]float64{{"a", "read"}: 4000, {"a", "write"}: 800, {"b", "read"}: 11200}
+	for _, r := range res.Aggregate {
+		k := [2]string{r.Job, r.Direction}
+		if w, ok := want[k]; ok {
+			delete(want, k)
+			if math.Abs(r.IOPS-w) > 1e-3*w {
+				t.Errorf("job %s %s: %.1f IOPS, want %g", r.Job, r.Direction, r.IOPS, w)
+			}
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("no aggregate for %v in %+v", want, res.Aggregate)
+	}
+}
