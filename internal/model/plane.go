@@ -116,9 +116,9 @@ func NewPlane(p *testbed.Profile, src StateSource, opts ...Option) fio.DataPlane
 	return pl
 }
 
-// Prepare records how the workers' disks were filled; it returns at once.
-// "none" leaves the disks as they are (never-written blocks stay unwritten).
-func (pl *Plane) Prepare(ctx context.Context, workers []fio.Worker, prep fio.Prep, progress func(fio.Status)) error {
+// Prepare records how the workers' disks were filled; it returns at once,
+// with no progress sample (there is no fill to follow). "none" leaves the disks as they are (never-written blocks stay unwritten).
+func (pl *Plane) Prepare(ctx context.Context, workers []fio.Worker, prep fio.Prep, _ func(fio.Status)) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -139,9 +139,6 @@ func (pl *Plane) Prepare(ctx context.Context, workers []fio.Worker, prep fio.Pre
 		}
 	}
 	pl.mu.Unlock()
-	if progress != nil {
-		progress(fio.Status{})
-	}
 	return nil
 }
 

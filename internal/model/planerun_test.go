@@ -368,3 +368,18 @@ func TestWrittenShareFollowsTheExtent(t *testing.T) {
 		}
 	}
 }
+
+// A simulated preparation returns at once with no progress sample: an
+// empty one reached a campaign's log as "run 1/16: 0s/0s 0 IOPS 0 MB/s"
+// before the run had started.
+func TestPrepareReportsNoSample(t *testing.T) {
+	pl, _ := newTestPlane(t)
+	samples := 0
+	err := pl.Prepare(context.Background(), workers(2, 2, "r5"), fio.Prep{Method: "random"}, func(fio.Status) { samples++ })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if samples != 0 {
+		t.Errorf("the preparation reported %d progress samples, want none", samples)
+	}
+}
