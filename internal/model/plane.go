@@ -283,27 +283,25 @@ func (pl *Plane) RunJobs(ctx context.Context, jobs []JobRun, progress func(fio.S
 	if pl.observe != nil {
 		pl.observe(pl.p, in, *out)
 	}
-	pl.applyNoise(out, out.Burst)
+	z := pl.noiseDraw()
+	pl.applyDraw(z, out, out.Burst)
 	// Lay every job out in time; OSA's write buffers fill with all of them.
-	ends := make([]float64, len(jobs))
-	end := 0.0
-	for i, j := range jobs {
-		jo := out.Jobs[i]
-		ends[i] = float64(j.Job.RampSec) + runSeconds(j.Job, disksOf(j.Workers), jo.Read.MBps+jo.Write.MBps)
-		end = math.Max(end, ends[i])
-	}
 	var sp span
-	pl.mu.Lock()
+	var run []stretch
+	var burst, end float64
 	if len(jobs) == 1 {
+		pl.mu.Lock()
 		sp = layOut(pl.p, &pl.buffer, out, jobs[0].Job, disksOf(jobs[0].Workers))
-	}
-	burst := 0.0
-	if len(jobs) > 1 {
-		burst = bufferBurst(pl.p, &pl.buffer, out, end)
-	}
-	pl.mu.Unlock()
-	if len(jobs) == 1 {
+		pl.mu.Unlock()
 		burst, end = sp.burst, sp.end
+	} else {
+		var alone []string
+		if run, alone, err = pl.overlap(ctx, jobs, out, z); err != nil {
+			return nil, err
+		}
+		notes = append(notes, alone...)
+		// The hosts' and vSAN's view covers the stretch of all the jobs.
+		burst, end = run[0].burst, run[0].to
 	}
 	whole := overRun(out, burst, end)
 	if pl.hostLoad != nil {
@@ -326,11 +324,7 @@ func (pl *Plane) RunJobs(ctx context.Context, jobs []JobRun, progress func(fio.S
 		jsp := sp
 		if len(jobs) > 1 {
 			name = j.Job.Name
-			var burstDirs [2]Direction
-			if out.Burst != nil {
-				burstDirs = [2]Direction{out.Burst.Jobs[i].Read, out.Burst.Jobs[i].Write}
-			}
-			jsp = jobSpan(float64(j.Job.RampSec), ends[i], [2]Direction{out.Jobs[i].Read, out.Jobs[i].Write}, burstDirs, burst)
+			jsp = spanOf(run, i, float64(j.Job.RampSec))
 		}
 		// A job's figures are its measured window, the mean of its samples.
 		measured := [2]Direction{out.Jobs[i].Read, out.Jobs[i].Write}
@@ -669,12 +663,25 @@ func classRows(rows []fio.Row, jo JobOutput) {
 // One draw is taken per run and applied to each of its regimes (outs; nil
 // ones skipped), so OSA's burst and steady state move together.
 func (pl *Plane) applyNoise(outs ...*Output) {
+	pl.applyDraw(pl.noiseDraw(), outs...)
+}
+
+// noiseDraw takes a run's draw; NaN when the plane has no noise.
+func (pl *Plane) noiseDraw() float64 {
 	if pl.noise == nil {
-		return
+		return math.NaN()
 	}
 	pl.mu.Lock()
-	z := pl.noise.NormFloat64()
-	pl.mu.Unlock()
+	defer pl.mu.Unlock()
+	return pl.noise.NormFloat64()
+}
+
+// applyDraw scales each regime of a run (outs; nil ones skipped) by the
+// run's draw z, as applyNoise says; a NaN draw (no noise) leaves them.
+func (pl *Plane) applyDraw(z float64, outs ...*Output) {
+	if math.IsNaN(z) {
+		return
+	}
 	for _, out := range outs {
 		if out != nil {
 			pl.scaleByDraw(out, z)

@@ -1,0 +1,147 @@
+package model
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"starbench/internal/fio"
+)
+
+// overlapPlane is a StorageReview plane whose 16 workers of 4 disks are
+// written at random: 4K random reads at depth 32 on every disk bind the
+// DOM, so one job alone runs faster than beside another.
+func overlapPlane(t *testing.T) (*Plane, []fio.Worker) {
+	t.Helper()
+	pl, _ := newTestPlane(t)
+	ws := workers(16, 4, "r5")
+	if err := pl.Prepare(context.Background(), ws, fio.Prep{Method: "random"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	return pl, ws
+}
+
+func readJob4k(name string, runtime int, opts ...fio.Option) fio.Job {
+	return fio.Job{Name: name, IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 32, RuntimeSec: runtime, TimeBased: true, Options: opts}
+}
+
+// jobRow is job's aggregate row in direction dir.
+func jobRow(t *testing.T, res *fio.Result, job, dir string) fio.Row {
+	t.Helper()
+	for _, r := range res.Aggregate {
+		if r.Job == job && r.Direction == dir {
+			return r
+		}
+	}
+	t.Fatalf("no %s row for job %q in %+v", dir, job, res.Aggregate)
+	return fio.Row{}
+}
+
+// lastSample is the time of job's last sample.
+func lastSample(res *fio.Result, job string) float64 {
+	end := 0.0
+	for _, s := range res.Samples {
+		if s.Job == job {
+			end = math.Max(end, s.TS)
+		}
+	}
+	return end
+}
+
+func nearRel(a, b, rel float64) bool { return math.Abs(a-b) <= rel*math.Abs(b) }
+
+// Concurrent jobs of different lengths: when one ends, the others run on
+// without it, as fio runs them. A 60 s job beside a 120 s one: the longer
+// runs its first minute at the pair's shared rate and its second at its
+// rate alone, so its figures are the mean of the two (latency weighted by
+// I/Os); the shorter one's are the shared rate's. The model used to hold
+// the longer job at the shared rate for all its 120 s.
+func TestAJobRunsOnAloneAfterTheOthersEnd(t *testing.T) {
+	ctx := context.Background()
+	pl, ws := overlapPlane(t)
+	run := func(jobs ...fio.Job) *fio.Result {
+		t.Helper()
+		res, err := pl.Run(ctx, ws, &fio.Workload{Name: "w", Jobs: jobs}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	shared := jobRow(t, run(readJob4k("a", 60), readJob4k("b", 60)), "b", "read")
+	alone := run(readJob4k("b", 60)).Aggregate[0]
+	if alone.IOPS < 1.5*shared.IOPS {
+		t.Fatalf("b alone %.0f IOPS, beside a %.0f: want a cell where a holds b back", alone.IOPS, shared.IOPS)
+	}
+	res := run(readJob4k("a", 60), readJob4k("b", 120))
+	a, b := jobRow(t, res, "a", "read"), jobRow(t, res, "b", "read")
+	if !nearRel(a.IOPS, shared.IOPS, 1e-9) {
+		t.Errorf("a: %.0f IOPS, want the shared rate %.0f", a.IOPS, shared.IOPS)
+	}
+	if want := (shared.IOPS + alone.IOPS) / 2; !nearRel(b.IOPS, want, 1e-9) {
+		t.Errorf("b: %.0f IOPS, want %.0f (60 s at %.0f, 60 s alone at %.0f)", b.IOPS, want, shared.IOPS, alone.IOPS)
+	}
+	if want := (shared.IOPS*shared.LatMeanUs + alone.IOPS*alone.LatMeanUs) / (shared.IOPS + alone.IOPS); !nearRel(b.LatMeanUs, want, 1e-9) {
+		t.Errorf("b: mean latency %.0f us, want %.0f (weighted by I/Os)", b.LatMeanUs, want)
+	}
+	for _, s := range res.Samples {
+		if s.Job == "b" && s.TS > 61 && !nearRel(s.IOPS, alone.IOPS, 1e-9) {
+			t.Errorf("b's sample at %.0f s: %.0f IOPS, want its rate alone, %.0f", s.TS, s.IOPS, alone.IOPS)
+			break
+		}
+	}
+	if end := lastSample(res, "b"); end != 120 {
+		t.Errorf("b's samples end at %g s, want 120", end)
+	}
+	if !strings.Contains(strings.Join(res.Notes, "\n"), "from 60 s b ran on without the jobs that had ended") {
+		t.Errorf("no note says b ran on alone: %q", res.Notes)
+	}
+
+	// A size-based job moves its size at the rates it gets: sized to take
+	// 120 s at the shared rate, it ends sooner once it runs alone.
+	sized := readJob4k("b", 0)
+	sized.TimeBased = false
+	sized.Size = int64(shared.IOPS * 120 * 4096 / float64(len(ws)*4))
+	res = run(readJob4k("a", 60), sized)
+	want := 60 + 60*shared.IOPS/alone.IOPS
+	if end := lastSample(res, "b"); math.Abs(end-want) > 1 {
+		t.Errorf("the sized job's samples end at %g s, want about %.1f (60 s shared, the rest alone)", end, want)
+	}
+	b = jobRow(t, res, "b", "read")
+	if moved := b.IOPS * want * 4096; !nearRel(moved, float64(sized.Size)*float64(len(ws)*4), 1e-6) {
+		t.Errorf("the sized job moved %.4g bytes, want its size on every disk, %.4g", moved, float64(sized.Size)*float64(len(ws)*4))
+	}
+}
+
+// exitall on any job ends every job of the phase when the first ends (fio
+// 3.33 on two files: runtime 1 s and 3 s, exitall in [global], on the
+// shorter job or on the longer one alone: both jobs end at 1 s).
+func TestExitAllEndsEveryJobAtTheFirstEnd(t *testing.T) {
+	ctx := context.Background()
+	exitall := fio.Option{Key: "exitall", Value: ""}
+	for _, tc := range []struct {
+		name string
+		a, b fio.Job
+	}{
+		{"on the shorter job", readJob4k("a", 60, exitall), readJob4k("b", 120)},
+		{"on the longer job", readJob4k("a", 60), readJob4k("b", 120, exitall)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pl, ws := overlapPlane(t)
+			res, err := pl.Run(ctx, ws, &fio.Workload{Name: "w", Jobs: []fio.Job{tc.a, tc.b}}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, b := jobRow(t, res, "a", "read"), jobRow(t, res, "b", "read")
+			if !nearRel(b.IOPS, a.IOPS, 1e-9) {
+				t.Errorf("b: %.0f IOPS, want a's %.0f: both ran only together", b.IOPS, a.IOPS)
+			}
+			if end := lastSample(res, "b"); end != 60 {
+				t.Errorf("b's samples end at %g s, want 60", end)
+			}
+			if !strings.Contains(strings.Join(res.Notes, "\n"), "exitall: the first job to end stopped b at 60 s") {
+				t.Errorf("no note says exitall stopped b: %q", res.Notes)
+			}
+		})
+	}
+}
