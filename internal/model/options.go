@@ -26,7 +26,8 @@ type jobShape struct {
 	randomShare       float64        // share of I/Os at random offsets
 	compressPct       int            // compressibility of the data written (zero_buffers: 100)
 	dedupePct         int
-	extent            extent // what of each disk it covers and moves
+	extent            extent  // what of each disk it covers and moves
+	startDelay        float64 // seconds after the run's start the job starts (startdelay)
 	notes             []string
 }
 
@@ -238,7 +239,19 @@ func (sh *jobShape) option(job *fio.Job, o fio.Option) error {
 			sh.notes = append(sh.notes, fmt.Sprintf("verify=%s is not modelled: after its writes fio reads back and checks what it wrote (fio 3.33, a 64 MiB randwrite: 64 MiB written, then 64 MiB read, the reads counted in the job's read row with their own runtime); the simulator reports the writes alone", o.Value))
 		}
 	case "startdelay":
-		sh.notes = append(sh.notes, fmt.Sprintf("startdelay=%s: the model runs the job from the start; fio leaves the delay out of the job's figures, so alone it changes only the wall clock, but beside other jobs it shortens their overlap, which the model does not", o.Value))
+		lo, hi, ranged := strings.Cut(o.Value, "-")
+		a, err := parseTime(lo, 1)
+		b := a
+		if err == nil && ranged {
+			b, err = parseTime(hi, 1)
+		}
+		if err != nil || b < a {
+			return bad("a delay, like 30 (seconds), 500ms or 2m, or a range like 10-20")
+		}
+		sh.startDelay = (a + b) / 2
+		if ranged {
+			sh.notes = append(sh.notes, fmt.Sprintf("startdelay=%s: fio draws each clone's delay from the range; the model starts the job at its mean, %.4g s", o.Value, sh.startDelay))
+		}
 	case "rate_process":
 		if o.Value == "poisson" {
 			sh.notes = append(sh.notes, "rate_process=poisson: the model holds the rate steady; Poisson arrivals would add queueing at the same mean rate")

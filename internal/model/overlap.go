@@ -12,6 +12,7 @@ import (
 // same jobs run: one solve of them together.
 type stretch struct {
 	from, to float64 // seconds since the run began, ramps included
+	in       Input
 	out      *Output
 	jobs     []int   // the run's jobs in this stretch, in out.Jobs' order
 	burst    float64 // seconds from `from` at OSA's burst rate
@@ -21,88 +22,142 @@ type stretch struct {
 // count as ended with the stretch (jobs ending together end together).
 const doneTolerance = 1e-9
 
-// overlap lays concurrent jobs out in time, first the cell of all of them
-// (first, solved and scaled by the run's noise draw z, which the later
-// stretches take too). Each job runs its
+// overlap lays concurrent jobs out in time; all is the cell of all of them
+// (in, solved as out and scaled by the run's noise draw z, which the other
+// stretches take too). Each job starts after its startdelay and runs its
 // own length, as fio runs it: its ramp and runtime when time based, or
 // until it has moved its extent at the rates of the stretches it runs in.
-// When one ends the others run on without it, solved again, faster where it
-// held them back. exitall on any job ends them all when the first ends (fio
-// 3.33: a job of runtime 1 s with exitall on its 3 s sibling only ends both
-// at 1 s, and so does exitall in [global]). Jobs that all end together make
-// one stretch, as a single solve. It moves OSA's write buffers on, stretch
-// after stretch, and returns notes saying what ran alone.
-func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, first *Output, z float64) ([]stretch, []string, error) {
+// Each time a job starts or ends, the jobs running are solved again, so a
+// job that outlasts the others runs on at its rate alone. exitall on any
+// job ends them all when the first ends (fio 3.33: a job of runtime 1 s
+// with exitall on its 3 s sibling only ends both at 1 s, and so does
+// exitall in [global]). Jobs that start and end together make one stretch,
+// as a single solve. It moves OSA's write buffers on, stretch after
+// stretch, and returns the stretches, the one the control plane's view
+// covers (the first with the most jobs) and notes saying what ran when.
+func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, in Input, out *Output, z float64) ([]stretch, int, []string, error) {
 	exitAll := slices.ContainsFunc(jobs, func(j JobRun) bool {
 		v := rawValue(j.Job, "exitall")
 		return v != "" && v != "0"
 	})
-	active := make([]int, len(jobs))
-	for i := range active {
-		active[i] = i
+	start := make([]float64, len(jobs))
+	for i, j := range jobs {
+		sh, err := readJob(j.Job)
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		start[i] = sh.startDelay
 	}
 	done := make([]float64, len(jobs))
-	out, t := first, 0.0
+	ended := make([]bool, len(jobs))
 	var run []stretch
 	var notes []string
-	for len(active) > 0 {
+	main := 0
+	for t := 0.0; ; {
+		var active []int
+		nextStart := math.Inf(1)
+		for i := range jobs {
+			switch {
+			case ended[i]:
+			case start[i] <= t:
+				active = append(active, i)
+			default:
+				nextStart = math.Min(nextStart, start[i])
+			}
+		}
+		if len(active) == 0 {
+			if math.IsInf(nextStart, 1) {
+				break
+			}
+			t = nextStart // nothing runs until the next job starts
+			continue
+		}
+		s := stretch{from: t, in: in, out: out, jobs: active}
+		if len(active) < len(jobs) {
+			var err error
+			if s.in, s.out, err = pl.solveJobs(ctx, jobs, active, z); err != nil {
+				return nil, 0, nil, err
+			}
+			for _, n := range s.out.Notes {
+				if !slices.Contains(out.Notes, n) && !slices.Contains(notes, n) {
+					notes = append(notes, n)
+				}
+			}
+		}
 		length := make([]float64, len(active))
-		next := math.Inf(1)
+		s.to = nextStart
 		for k, i := range active {
-			jo := out.Jobs[k]
+			jo := s.out.Jobs[k]
 			length[k] = float64(jobs[i].Job.RampSec) + runSeconds(jobs[i].Job, disksOf(jobs[i].Workers), jo.Read.MBps+jo.Write.MBps)
 			if length[k] <= 0 {
-				next = t // nothing bounds it (no throughput): it ends here
+				s.to = t // nothing bounds it (no throughput): it ends here
 				continue
 			}
-			next = math.Min(next, t+(1-done[i])*length[k])
+			s.to = math.Min(s.to, t+(1-done[i])*length[k])
 		}
-		run = append(run, stretch{from: t, to: next, out: out, jobs: active})
-		var left []int
+		if len(run) == 0 || len(active) > len(run[main].jobs) {
+			main = len(run)
+		}
+		run = append(run, s)
+		first := ""
 		for k, i := range active {
 			if length[k] > 0 {
-				done[i] += (next - t) / length[k]
+				done[i] += (s.to - t) / length[k]
 			}
-			if length[k] > 0 && done[i] < 1-doneTolerance {
-				left = append(left, i)
+			if length[k] <= 0 || done[i] >= 1-doneTolerance {
+				ended[i] = true
+				first = jobs[i].Job.Name
 			}
 		}
-		if exitAll && len(left) > 0 {
-			notes = append(notes, fmt.Sprintf("exitall: the first job to end stopped %s at %.4g s, as fio does", jobNames(jobs, left), next))
+		if exitAll && first != "" {
+			var stopped []int
+			for i := range jobs {
+				if !ended[i] {
+					stopped = append(stopped, i)
+				}
+			}
+			if len(stopped) > 0 {
+				notes = append(notes, fmt.Sprintf("exitall: %s ended at %.4g s and stopped %s, as fio does", first, s.to, jobNames(jobs, stopped)))
+			}
 			break
 		}
-		t, active = next, left
-		if len(active) == 0 {
-			break
+		t = s.to
+	}
+	if len(run) > 1 {
+		var when []string
+		for _, s := range run {
+			when = append(when, fmt.Sprintf("%.4g-%.4g s %s", s.from, s.to, jobNames(jobs, s.jobs)))
 		}
-		sub := make([]JobRun, len(active))
-		for k, i := range active {
-			sub[k] = jobs[i]
-		}
-		in, _, err := pl.workloadInput(ctx, sub)
-		if err != nil {
-			return nil, nil, err
-		}
-		if out, err = pl.solved.solve(ctx, pl.p, in); err != nil {
-			return nil, nil, err
-		}
-		if pl.observe != nil {
-			pl.observe(pl.p, in, *out)
-		}
-		pl.applyDraw(z, out, out.Burst)
-		notes = append(notes, fmt.Sprintf("from %.4g s %s ran on without the jobs that had ended, solved again", t, jobNames(jobs, active)))
-		for _, n := range out.Notes {
-			if !slices.Contains(first.Notes, n) && !slices.Contains(notes, n) {
-				notes = append(notes, n)
-			}
-		}
+		notes = append(notes, "the jobs in time, each stretch solved on its own: "+strings.Join(when, "; "))
 	}
 	pl.mu.Lock()
 	for s := range run {
 		run[s].burst = bufferBurst(pl.p, &pl.buffer, run[s].out, run[s].to-run[s].from)
 	}
 	pl.mu.Unlock()
-	return run, notes, nil
+	return run, main, notes, nil
+}
+
+// solveJobs solves the run's jobs at indexes together, as a cell of their
+// own, scaled by the run's noise draw z.
+func (pl *Plane) solveJobs(ctx context.Context, jobs []JobRun, indexes []int, z float64) (Input, *Output, error) {
+	sub := make([]JobRun, len(indexes))
+	for k, i := range indexes {
+		sub[k] = jobs[i]
+	}
+	in, _, err := pl.workloadInput(ctx, sub)
+	if err != nil {
+		return Input{}, nil, err
+	}
+	out, err := pl.solved.solve(ctx, pl.p, in)
+	if err != nil {
+		return Input{}, nil, err
+	}
+	if pl.observe != nil {
+		pl.observe(pl.p, in, *out)
+	}
+	pl.applyDraw(z, out, out.Burst)
+	return in, out, nil
 }
 
 // jobNames names the run's jobs at indexes.
@@ -114,27 +169,33 @@ func jobNames(jobs []JobRun, indexes []int) string {
 	return strings.Join(names, ", ")
 }
 
-// spanOf is job i's run in time over the stretches it ran in: in each, the
-// burst's figures for its first burst seconds and the steady ones after.
-func spanOf(run []stretch, i int, ramp float64) span {
+// spanOf is job i's run in time over the stretches it ran in, from its own
+// start (in each, the burst's figures for its first burst seconds and the
+// steady ones after), and when it started in the run.
+func spanOf(run []stretch, i int, ramp float64) (span, float64) {
 	sp := span{ramp: ramp}
+	began := math.NaN()
 	for _, s := range run {
 		k := slices.Index(s.jobs, i)
 		if k < 0 {
 			continue
 		}
-		burst := math.Min(s.burst, s.to-s.from)
+		if math.IsNaN(began) {
+			began = s.from
+		}
+		from, to := s.from-began, s.to-began
+		burst := math.Min(s.burst, to-from)
 		if burst > 0 && s.out.Burst != nil {
 			b := s.out.Burst.Jobs[k]
-			sp.phases = append(sp.phases, phase{s.from, s.from + burst, [2]Direction{b.Read, b.Write}})
-			if s.from == 0 {
+			sp.phases = append(sp.phases, phase{from, from + burst, [2]Direction{b.Read, b.Write}})
+			if from == 0 {
 				sp.burst = burst
 			}
 		}
-		if burst < s.to-s.from || s.to == s.from {
-			sp.phases = append(sp.phases, phase{s.from + burst, s.to, [2]Direction{s.out.Jobs[k].Read, s.out.Jobs[k].Write}})
+		if burst < to-from || to == from {
+			sp.phases = append(sp.phases, phase{from + burst, to, [2]Direction{s.out.Jobs[k].Read, s.out.Jobs[k].Write}})
 		}
-		sp.end = s.to
+		sp.end = to
 	}
-	return sp
+	return sp, began
 }

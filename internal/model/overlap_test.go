@@ -93,7 +93,7 @@ func TestAJobRunsOnAloneAfterTheOthersEnd(t *testing.T) {
 	if end := lastSample(res, "b"); end != 120 {
 		t.Errorf("b's samples end at %g s, want 120", end)
 	}
-	if !strings.Contains(strings.Join(res.Notes, "\n"), "from 60 s b ran on without the jobs that had ended") {
+	if !strings.Contains(strings.Join(res.Notes, "\n"), "the jobs in time, each stretch solved on its own: 0-60 s a, b; 60-120 s b") {
 		t.Errorf("no note says b ran on alone: %q", res.Notes)
 	}
 
@@ -139,9 +139,67 @@ func TestExitAllEndsEveryJobAtTheFirstEnd(t *testing.T) {
 			if end := lastSample(res, "b"); end != 60 {
 				t.Errorf("b's samples end at %g s, want 60", end)
 			}
-			if !strings.Contains(strings.Join(res.Notes, "\n"), "exitall: the first job to end stopped b at 60 s") {
+			if !strings.Contains(strings.Join(res.Notes, "\n"), "exitall: a ended at 60 s and stopped b") {
 				t.Errorf("no note says exitall stopped b: %q", res.Notes)
 			}
 		})
+	}
+}
+
+// startdelay starts a job later, beside the others: a 60 s job and one
+// delayed 30 s run alone, together, then the second alone, each job's
+// figures the mean of its two halves and the delayed one's samples on the
+// run's time axis, from 30 s. fio leaves the delay out of a job's figures,
+// so alone it changes nothing. A range is taken at its mean, noted; a
+// value fio would not read is refused.
+func TestStartDelayLaysJobsOutInTime(t *testing.T) {
+	ctx := context.Background()
+	pl, ws := overlapPlane(t)
+	run := func(jobs ...fio.Job) (*fio.Result, error) {
+		return pl.Run(ctx, ws, &fio.Workload{Name: "w", Jobs: jobs}, nil)
+	}
+	must := func(res *fio.Result, err error) *fio.Result {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	shared := jobRow(t, must(run(readJob4k("a", 60), readJob4k("b", 60))), "b", "read")
+	alone := must(run(readJob4k("b", 60))).Aggregate[0]
+	delayed := must(run(readJob4k("b", 60, fio.Option{Key: "startdelay", Value: "30"}))).Aggregate[0]
+	if !nearRel(delayed.IOPS, alone.IOPS, 1e-9) {
+		t.Errorf("a job alone with startdelay=30: %.0f IOPS, want %.0f as without it", delayed.IOPS, alone.IOPS)
+	}
+	for _, delay := range []string{"30", "20-40", "30s"} {
+		res := must(run(readJob4k("a", 60), readJob4k("b", 60, fio.Option{Key: "startdelay", Value: delay})))
+		want := (shared.IOPS + alone.IOPS) / 2
+		for _, job := range []string{"a", "b"} {
+			if r := jobRow(t, res, job, "read"); !nearRel(r.IOPS, want, 1e-9) {
+				t.Errorf("startdelay=%s: job %s %.0f IOPS, want %.0f (30 s alone at %.0f, 30 s beside the other at %.0f)", delay, job, r.IOPS, want, alone.IOPS, shared.IOPS)
+			}
+		}
+		first := math.Inf(1)
+		for _, s := range res.Samples {
+			if s.Job == "b" {
+				first = math.Min(first, s.TS)
+			}
+		}
+		if first != 31 || lastSample(res, "b") != 90 {
+			t.Errorf("startdelay=%s: b's samples from %g to %g s, want 31 to 90", delay, first, lastSample(res, "b"))
+		}
+		notes := strings.Join(res.Notes, "\n")
+		if !strings.Contains(notes, "0-30 s a; 30-60 s a, b; 60-90 s b") {
+			t.Errorf("startdelay=%s: no note lays the jobs out in time: %q", delay, res.Notes)
+		}
+		if ranged := strings.Contains(notes, "startdelay=20-40: fio draws each clone's delay from the range; the model starts the job at its mean, 30 s"); ranged != (delay == "20-40") {
+			t.Errorf("startdelay=%s: the range's note is there: %v; want it for a range only", delay, ranged)
+		}
+	}
+	for _, bad := range []string{"soon", "40-20"} {
+		_, err := run(readJob4k("a", 60), readJob4k("b", 60, fio.Option{Key: "startdelay", Value: bad}))
+		if err == nil || !strings.Contains(err.Error(), "startdelay="+bad+": want a delay") {
+			t.Errorf("startdelay=%s: %v, want it refused, saying what would be right", bad, err)
+		}
 	}
 }

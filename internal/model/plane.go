@@ -289,19 +289,23 @@ func (pl *Plane) RunJobs(ctx context.Context, jobs []JobRun, progress func(fio.S
 	var sp span
 	var run []stretch
 	var burst, end float64
+	cell := out // every job's own figures by class, in the jobs' order
 	if len(jobs) == 1 {
 		pl.mu.Lock()
 		sp = layOut(pl.p, &pl.buffer, out, jobs[0].Job, disksOf(jobs[0].Workers))
 		pl.mu.Unlock()
 		burst, end = sp.burst, sp.end
 	} else {
-		var alone []string
-		if run, alone, err = pl.overlap(ctx, jobs, out, z); err != nil {
+		var main int
+		var when []string
+		if run, main, when, err = pl.overlap(ctx, jobs, in, out, z); err != nil {
 			return nil, err
 		}
-		notes = append(notes, alone...)
-		// The hosts' and vSAN's view covers the stretch of all the jobs.
-		burst, end = run[0].burst, run[0].to
+		notes = append(notes, when...)
+		// The control plane's view (the hosts', vSAN's) and the run's
+		// bottleneck are those of the stretch with the most jobs.
+		cell, in, out = out, run[main].in, run[main].out
+		burst, end = run[main].burst, run[main].to-run[main].from
 	}
 	whole := overRun(out, burst, end)
 	if pl.hostLoad != nil {
@@ -321,19 +325,19 @@ func (pl *Plane) RunJobs(ctx context.Context, jobs []JobRun, progress func(fio.S
 	var status fio.Status
 	for i, j := range jobs {
 		name := ""
-		jsp := sp
+		jsp, began := sp, 0.0
 		if len(jobs) > 1 {
 			name = j.Job.Name
-			jsp = spanOf(run, i, float64(j.Job.RampSec))
+			jsp, began = spanOf(run, i, float64(j.Job.RampSec))
 		}
 		// A job's figures are its measured window, the mean of its samples.
-		measured := [2]Direction{out.Jobs[i].Read, out.Jobs[i].Write}
+		measured := [2]Direction{cell.Jobs[i].Read, cell.Jobs[i].Write}
 		if jsp.end > jsp.ramp {
 			measured = jsp.over(jsp.ramp, jsp.end)
 		}
-		pl.recordWrites(j.Workers, j.Job, out.Jobs[i].Write.IOPS > 0, jsp.over(0, jsp.end)[write].MBps*1e6*jsp.end)
+		pl.recordWrites(j.Workers, j.Job, cell.Jobs[i].Write.IOPS > 0, jsp.over(0, jsp.end)[write].MBps*1e6*jsp.end)
 		rows, aggregate := shareRows(j.Workers, measured)
-		classRows(rows, out.Jobs[i])
+		classRows(rows, cell.Jobs[i])
 		rows, aggregate = withTotals(rows), withTotals(aggregate)
 		for k := range rows {
 			rows[k].Job = name
@@ -343,7 +347,10 @@ func (pl *Plane) RunJobs(ctx context.Context, jobs []JobRun, progress func(fio.S
 		}
 		res.Rows = append(res.Rows, rows...)
 		res.Aggregate = append(res.Aggregate, aggregate...)
-		res.Samples = append(res.Samples, jsp.samples(name)...)
+		for _, smp := range jsp.samples(name) {
+			smp.TS += began // concurrent jobs' samples share the run's time axis
+			res.Samples = append(res.Samples, smp)
+		}
 		status.Elapsed, status.Total = max(status.Elapsed, j.Job.RuntimeSec), max(status.Total, j.Job.RuntimeSec)
 		status.IOPS += measured[read].IOPS + measured[write].IOPS
 		status.MBps += measured[read].MBps + measured[write].MBps
