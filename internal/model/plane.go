@@ -271,6 +271,11 @@ type JobRun struct {
 // aggregate rows (Row.Job names the job when there are several) and each
 // job's samples.
 func (pl *Plane) RunJobs(ctx context.Context, jobs []JobRun, progress func(fio.Status)) (*fio.Result, error) {
+	if len(jobs) == 1 {
+		if sh, err := readJob(jobs[0].Job); err == nil && sh.verify {
+			return pl.runVerified(ctx, jobs[0], progress)
+		}
+	}
 	start := time.Now()
 	in, notes, err := pl.workloadInput(ctx, jobs)
 	if err != nil {
