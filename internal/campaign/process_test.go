@@ -1,7 +1,6 @@
 package campaign
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -19,6 +18,7 @@ import (
 
 	"starbench/internal/gatetest"
 	"starbench/internal/store"
+	"starbench/internal/syncbuf"
 )
 
 // The tests here run the real starbench binary on the embedded target and
@@ -101,7 +101,7 @@ func buildStarbench(t *testing.T) string {
 
 type proc struct {
 	cmd    *exec.Cmd
-	stderr lockedBuffer
+	stderr syncbuf.Buffer
 	done   chan struct{} // closed when the process has exited
 	code   int
 }
@@ -131,24 +131,6 @@ func startCampaign(t *testing.T, bin, dir string, args ...string) *proc {
 		close(p.done)
 	}()
 	return p
-}
-
-// lockedBuffer is a bytes.Buffer the test reads while the process writes it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // waitFor waits until p has written want to its standard error (or ended).

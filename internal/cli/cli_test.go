@@ -14,6 +14,7 @@ import (
 
 	"starbench/builtins"
 	"starbench/internal/runtime"
+	"starbench/internal/syncbuf"
 	"starbench/internal/target"
 )
 
@@ -195,7 +196,7 @@ func TestReplCtrlCCancelsTheStatementOnly(t *testing.T) {
 	stdinR, stdinW := io.Pipe()
 	interrupts := make(chan os.Signal, 1)
 	stderr := &signalWriter{on: regexp.MustCompile("looping"), fire: func() { interrupts <- os.Interrupt }}
-	var stdout syncBuffer
+	var stdout syncbuf.Buffer
 	done := make(chan int)
 	go func() {
 		done <- Run(&State{Args: []string{"repl"}, Stdin: stdinR, Stdout: &stdout, Stderr: stderr, Interrupts: interrupts})
@@ -227,23 +228,6 @@ func TestReplSigtermEnds(t *testing.T) {
 	if code := <-done; code != ExitInterrupted {
 		t.Errorf("exit %d, want 130", code)
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func TestCompleterCompletesModuleMembersAndGlobals(t *testing.T) {
@@ -346,7 +330,7 @@ func TestRunSecondInterruptDoesNotWaitForAStuckBuiltin(t *testing.T) {
 	path := writeScript(t, "stuck.star", "print('started')\n")
 	interrupts := make(chan os.Signal, 2)
 	release := make(chan struct{})
-	var stderr syncBuffer
+	var stderr syncbuf.Buffer
 	// print() blocks in the writer, as a builtin that ignores cancellation would.
 	stuck := writerFunc(func(p []byte) (int, error) {
 		if strings.Contains(string(p), "started") {

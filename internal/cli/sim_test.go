@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"starbench/internal/syncbuf"
 )
 
 // serveSim runs `starbench sim serve` on a free loopback port until the
@@ -17,7 +19,7 @@ func serveSim(t *testing.T) (stdout string, stop func() (code int, stderr string
 	interrupts := make(chan os.Signal, 1)
 	ready := make(chan struct{})
 	out := &signalWriter{on: regexp.MustCompile(`GOVC_TLS_CA_CERTS=\S+\n`), fire: func() { close(ready) }}
-	var stderr syncBuffer
+	var stderr syncbuf.Buffer
 	done := make(chan int)
 	go func() {
 		done <- Run(&State{Args: []string{"sim", "serve", "--listen", "127.0.0.1:0"}, Stdout: out, Stderr: &stderr, Interrupts: interrupts})

@@ -1,11 +1,9 @@
 package vsphere
 
 import (
-	"bytes"
 	"context"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +16,7 @@ import (
 
 	"starbench/internal/ledger"
 	"starbench/internal/sim"
+	"starbench/internal/syncbuf"
 	"starbench/internal/testbed"
 )
 
@@ -230,7 +229,7 @@ func TestSnapshotsOfWorkersAreCreatedAndDeleted(t *testing.T) {
 // "*types.FileAlreadyExists" while it looks for a free file name
 // (scripts/snapshot_impact.star printed eight such lines).
 func TestSimulatorLogStaysOffTheTerminal(t *testing.T) {
-	var logged lockedBuffer
+	var logged syncbuf.Buffer
 	_, c := startSim(t, sim.Options{Testbed: testbedOf(3, "ESA"), Log: &logged})
 	ctx := context.Background()
 	spec := smallSpec("w")
@@ -247,24 +246,6 @@ func TestSimulatorLogStaysOffTheTerminal(t *testing.T) {
 	if got := logged.String(); !strings.Contains(got, "FileAlreadyExists") {
 		t.Errorf("the simulator's log: %q, want its FileAlreadyExists line", got)
 	}
-}
-
-// lockedBuffer is a bytes.Buffer safe for the simulator's goroutines.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // TestEventChangesAreInTheLedgerAndUndone: what events change is recorded
