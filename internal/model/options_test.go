@@ -287,6 +287,11 @@ func TestUnmodelledOptionsAreNamed(t *testing.T) {
 			t.Errorf("notes %q lack %q", n, want)
 		}
 	}
+	quiet := job
+	quiet.Options = []fio.Option{{Key: "fill_device", Value: "1"}, {Key: "fill_fs", Value: "1"}}
+	if n := notes(solve(t, p, oneDisk(&quiet))); strings.Contains(n, "fill_") {
+		t.Errorf("fill_device, which changes nothing on a block device, is named: %q", n)
+	}
 	if strings.Contains(n, "group_reporting") {
 		t.Errorf("a reporting option is named as unmodelled: %q", n)
 	}

@@ -49,6 +49,16 @@ func lastSample(res *fio.Result, job string) float64 {
 	return end
 }
 
+// bottleneckNote is a result's bottleneck note.
+func bottleneckNote(res *fio.Result) string {
+	for _, n := range res.Notes {
+		if strings.HasPrefix(n, bottleneckPrefix) {
+			return n
+		}
+	}
+	return ""
+}
+
 func nearRel(a, b, rel float64) bool { return math.Abs(a-b) <= rel*math.Abs(b) }
 
 // Concurrent jobs of different lengths: when one ends, the others run on
@@ -68,7 +78,8 @@ func TestAJobRunsOnAloneAfterTheOthersEnd(t *testing.T) {
 		}
 		return res
 	}
-	shared := jobRow(t, run(readJob4k("a", 60), readJob4k("b", 60)), "b", "read")
+	together := run(readJob4k("a", 60), readJob4k("b", 60))
+	shared := jobRow(t, together, "b", "read")
 	alone := run(readJob4k("b", 60)).Aggregate[0]
 	if alone.IOPS < 1.5*shared.IOPS {
 		t.Fatalf("b alone %.0f IOPS, beside a %.0f: want a cell where a holds b back", alone.IOPS, shared.IOPS)
@@ -92,6 +103,13 @@ func TestAJobRunsOnAloneAfterTheOthersEnd(t *testing.T) {
 	}
 	if end := lastSample(res, "b"); end != 120 {
 		t.Errorf("b's samples end at %g s, want 120", end)
+	}
+	if strings.Contains(strings.Join(together.Notes, "\n"), "the jobs in time") {
+		t.Errorf("jobs of one length are one stretch, noted as several: %q", together.Notes)
+	}
+	// The run's bottleneck is the stretch with both jobs, not b's alone.
+	if want := bottleneckNote(together); bottleneckNote(res) != want {
+		t.Errorf("bottleneck %q, want the two jobs' %q", bottleneckNote(res), want)
 	}
 	if !strings.Contains(strings.Join(res.Notes, "\n"), "the jobs in time, each stretch solved on its own: 0-60 s a, b; 60-120 s b") {
 		t.Errorf("no note says b ran on alone: %q", res.Notes)
@@ -125,6 +143,7 @@ func TestExitAllEndsEveryJobAtTheFirstEnd(t *testing.T) {
 	}{
 		{"on the shorter job", readJob4k("a", 60, exitall), readJob4k("b", 120)},
 		{"on the longer job", readJob4k("a", 60), readJob4k("b", 120, exitall)},
+		{"jobs of one length", readJob4k("a", 60, exitall), readJob4k("b", 60)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pl, ws := overlapPlane(t)
@@ -139,8 +158,8 @@ func TestExitAllEndsEveryJobAtTheFirstEnd(t *testing.T) {
 			if end := lastSample(res, "b"); end != 60 {
 				t.Errorf("b's samples end at %g s, want 60", end)
 			}
-			if !strings.Contains(strings.Join(res.Notes, "\n"), "exitall: a ended at 60 s and stopped b") {
-				t.Errorf("no note says exitall stopped b: %q", res.Notes)
+			if stopped := strings.Contains(strings.Join(res.Notes, "\n"), "exitall: a ended at 60 s and stopped b"); stopped != (tc.b.RuntimeSec > 60) {
+				t.Errorf("a note says exitall stopped b: %v, want it where b would run on: %q", stopped, res.Notes)
 			}
 		})
 	}
@@ -196,10 +215,62 @@ func TestStartDelayLaysJobsOutInTime(t *testing.T) {
 			t.Errorf("startdelay=%s: the range's note is there: %v; want it for a range only", delay, ranged)
 		}
 	}
+	// Delayed alike, the jobs run together from the delay: nothing runs
+	// before it.
+	delay := fio.Option{Key: "startdelay", Value: "10"}
+	res := must(run(readJob4k("a", 60, delay), readJob4k("b", 60, delay)))
+	if a := jobRow(t, res, "a", "read"); !nearRel(a.IOPS, shared.IOPS, 1e-9) {
+		t.Errorf("both delayed 10 s: a %.0f IOPS, want the shared %.0f", a.IOPS, shared.IOPS)
+	}
+	if first := res.Samples[0].TS; first != 11 || lastSample(res, "b") != 70 {
+		t.Errorf("both delayed 10 s: samples from %g to %g s, want 11 to 70", first, lastSample(res, "b"))
+	}
 	for _, bad := range []string{"soon", "40-20"} {
 		_, err := run(readJob4k("a", 60), readJob4k("b", 60, fio.Option{Key: "startdelay", Value: bad}))
 		if err == nil || !strings.Contains(err.Error(), "startdelay="+bad+": want a delay") {
 			t.Errorf("startdelay=%s: %v, want it refused, saying what would be right", bad, err)
 		}
+	}
+}
+
+// On OSA the write buffers fill stretch after stretch: a writer that
+// outlasts another goes on filling them alone from where the pair left
+// them. The run of a 60 s and a 3,600 s writer gives the longer one, over
+// its run, the pair's first minute and then what it does alone on buffers
+// as that minute left them: the same as the pair for 60 s followed by the
+// longer writer alone for 3,540 s on one plane.
+func TestOSAWriteBuffersFillStretchAfterStretch(t *testing.T) {
+	ctx := context.Background()
+	plane := func() (*Plane, []fio.Worker) {
+		src := &memSource{policies: map[string]Policy{"r5": {RAID: "raid5", FTT: 1}}}
+		pl := NewPlane(mustLoad(t, "wwt-r640-osa"), src).(*Plane)
+		ws := workers(48, 2, "r5")
+		if err := pl.Prepare(ctx, ws, fio.Prep{Method: "random"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		return pl, ws
+	}
+	writer := func(name string, runtime int) fio.Job {
+		return fio.Job{Name: name, IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 65536, IODepth: 16, RuntimeSec: runtime, TimeBased: true}
+	}
+	run := func(pl *Plane, ws []fio.Worker, jobs ...fio.Job) *fio.Result {
+		t.Helper()
+		res, err := pl.Run(ctx, ws, &fio.Workload{Name: "w", Jobs: jobs}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	pl, ws := plane()
+	pair := jobRow(t, run(pl, ws, writer("a", 60), writer("b", 60)), "b", "write")
+	aloneRes := run(pl, ws, writer("b", 3540))
+	alone := aloneRes.Aggregate[0]
+	if !strings.Contains(strings.Join(aloneRes.Notes, "\n"), "OSA write buffers absorb writes") {
+		t.Fatalf("the writer alone never fills the buffers: %q; want a run that does", aloneRes.Notes)
+	}
+	pl, ws = plane()
+	b := jobRow(t, run(pl, ws, writer("a", 60), writer("b", 3600)), "b", "write")
+	if want := (60*pair.IOPS + 3540*alone.IOPS) / 3600; !nearRel(b.IOPS, want, 1e-9) {
+		t.Errorf("the longer writer: %.0f IOPS, want %.0f (60 s of the pair at %.0f, then alone at %.0f)", b.IOPS, want, pair.IOPS, alone.IOPS)
 	}
 }

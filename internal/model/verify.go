@@ -25,7 +25,7 @@ func (pl *Plane) runVerified(ctx context.Context, jr JobRun, progress func(fio.S
 	job := jr.Job
 	value := rawValue(job, "verify")
 	writes := *job
-	writes.Options = slices.DeleteFunc(slices.Clone(job.Options), func(o fio.Option) bool { return o.Key == "verify" || o.Key == "do_verify" })
+	writes.Options = slices.DeleteFunc(slices.Clone(job.Options), func(o fio.Option) bool { return o.Key == "verify" })
 	writeRun := JobRun{jr.Workers, &writes}
 	if job.TimeBased {
 		note, err := pl.timeBasedVerify(ctx, writeRun, value)

@@ -2,6 +2,7 @@ package model
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -75,11 +76,25 @@ func TestVerifyReadsBackAfterTheWrites(t *testing.T) {
 		}
 	}
 	notes := strings.Join(res.Notes, "\n")
+	cut := "fio would stop reading back at the runtime"
+	if strings.Contains(notes, cut) {
+		t.Errorf("notes %q: a job without a runtime reads the whole pass back", res.Notes)
+	}
 	if strings.Contains(notes, "verify pass: 0 % of the blocks read were never written") {
 		t.Errorf("notes %q: the read-back reads only written blocks; a share that rounds to 0 %% is not worth a note", res.Notes)
 	}
 	if !strings.Contains(notes, "verify=crc32c: after its writes") || strings.Contains(notes, "verify=crc32c is not modelled") {
 		t.Errorf("notes %q: want the read-back pass said, and no option left unmodelled", res.Notes)
+	}
+
+	// A runtime that ends within the read-back would cut it, which the
+	// model notes rather than models (runtimes are whole seconds).
+	pl, _ = newTestPlane(t)
+	short := verifyJob()
+	short.RuntimeSec = int(tw + tr/2)
+	res = run(pl, short)
+	if notes := strings.Join(res.Notes, "\n"); !strings.Contains(notes, fmt.Sprintf("%s (%d s)", cut, short.RuntimeSec)) {
+		t.Errorf("runtime %d s, the writes %.1f s and the read-back %.1f s: notes %q lack that fio would cut the read-back", short.RuntimeSec, tw, tr, res.Notes)
 	}
 }
 
