@@ -111,6 +111,9 @@ func TestAJobRunsOnAloneAfterTheOthersEnd(t *testing.T) {
 	if want := bottleneckNote(together); bottleneckNote(res) != want {
 		t.Errorf("bottleneck %q, want the two jobs' %q", bottleneckNote(res), want)
 	}
+	if !strings.Contains(strings.Join(res.Notes, "\n"), "over the whole run, throughput is the mean of the samples") {
+		t.Errorf("no note says b's figures are the mean of its stretches: %q", res.Notes)
+	}
 	if !strings.Contains(strings.Join(res.Notes, "\n"), "the jobs in time, each stretch solved on its own: 0-60 s a, b; 60-120 s b") {
 		t.Errorf("no note says b ran on alone: %q", res.Notes)
 	}

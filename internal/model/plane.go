@@ -309,7 +309,7 @@ func (pl *Plane) RunJobs(ctx context.Context, jobs []JobRun, progress func(fio.S
 		notes = append(notes, when...)
 		// The control plane's view (the hosts', vSAN's) and the run's
 		// bottleneck are those of the stretch with the most jobs.
-		cell, in, out = out, run[main].in, run[main].out
+		in, out = run[main].in, run[main].out
 		burst, end = run[main].burst, run[main].to-run[main].from
 	}
 	whole := overRun(out, burst, end)
@@ -372,7 +372,7 @@ func (pl *Plane) RunJobs(ctx context.Context, jobs []JobRun, progress func(fio.S
 	if slices.ContainsFunc(res.Aggregate, func(r fio.Row) bool { return r.Direction == fio.TotalDirection }) {
 		res.Notes = append(res.Notes, totalNote)
 	}
-	if len(sp.phases) > 1 || burst > 0 && burst < end {
+	if len(sp.phases) > 1 || len(run) > 1 || burst > 0 && burst < end {
 		res.Notes = append(res.Notes, "over the whole run, throughput is the mean of the samples and latencies (percentiles too) their I/O-weighted mean")
 	}
 	res.Notes = append(res.Notes, CheckBounds(pl.p, SummaryOf(res))...)
