@@ -248,6 +248,10 @@ func (sh *jobShape) option(job *fio.Job, o fio.Option) error {
 			sh.verify = true
 			sh.notes = append(sh.notes, fmt.Sprintf("verify=%s is not modelled beside other jobs or events: after its writes fio reads back and checks what it wrote (the read-back pass is modelled for a job run on its own); the simulator reports the writes alone", o.Value))
 		}
+	case "exit_what": // read by exitAllStops
+		if !slices.Contains([]string{"group", "stonewall", "all"}, o.Value) {
+			return bad("group, stonewall or all")
+		}
 	case "startdelay":
 		lo, hi, ranged := strings.Cut(o.Value, "-")
 		a, err := parseTime(lo, 1)

@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"starbench/internal/fio"
 )
 
 // stretch is a stretch of time in a run of concurrent jobs during which the
@@ -29,9 +31,9 @@ const doneTolerance = 1e-9
 // until it has moved its extent at the rates of the stretches it runs in.
 // Each time a job starts or ends, the jobs running are solved again, so a
 // job that outlasts the others runs on at its rate alone. exitall on any
-// job ends them all when the first ends (fio 3.33: a job of runtime 1 s
-// with exitall on its 3 s sibling only ends both at 1 s, and so does
-// exitall in [global]). Jobs that start and end together make one stretch,
+// job makes a job's end stop others, as its exit_what says (exitAllStops;
+// fio 3.33: a job of runtime 1 s with exitall on its 3 s sibling only ends
+// both at 1 s, and so does exitall in [global]). Jobs that start and end together make one stretch,
 // as a single solve. It moves OSA's write buffers on, stretch after
 // stretch, and returns the stretches, the one the control plane's view
 // covers (the first with the most jobs) and notes saying what ran when.
@@ -41,12 +43,19 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, in Input, out *Outp
 		return v != "" && v != "0"
 	})
 	start := make([]float64, len(jobs))
+	group := make([]int, len(jobs)) // fio's reporting groups: new_group starts one
 	for i, j := range jobs {
 		sh, err := readJob(j.Job)
 		if err != nil {
 			return nil, 0, nil, err
 		}
 		start[i] = sh.startDelay
+		if v := rawValue(j.Job, "new_group"); i > 0 {
+			group[i] = group[i-1]
+			if v != "" && v != "0" {
+				group[i]++
+			}
+		}
 	}
 	done := make([]float64, len(jobs))
 	ended := make([]bool, len(jobs))
@@ -99,27 +108,18 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, in Input, out *Outp
 			main = len(run)
 		}
 		run = append(run, s)
-		first := ""
+		var finished []int
 		for k, i := range active {
 			if length[k] > 0 {
 				done[i] += (s.to - t) / length[k]
 			}
 			if length[k] <= 0 || done[i] >= 1-doneTolerance {
 				ended[i] = true
-				first = jobs[i].Job.Name
+				finished = append(finished, i)
 			}
 		}
-		if exitAll && first != "" {
-			var stopped []int
-			for i := range jobs {
-				if !ended[i] {
-					stopped = append(stopped, i)
-				}
-			}
-			if len(stopped) > 0 {
-				notes = append(notes, fmt.Sprintf("exitall: %s ended at %.4g s and stopped %s, as fio does", first, s.to, jobNames(jobs, stopped)))
-			}
-			break
+		if exitAll {
+			notes = append(notes, exitAllStops(jobs, finished, group, ended, s.to)...)
 		}
 		t = s.to
 	}
@@ -158,6 +158,55 @@ func (pl *Plane) solveJobs(ctx context.Context, jobs []JobRun, indexes []int, z 
 	}
 	pl.applyDraw(z, out, out.Burst)
 	return in, out, nil
+}
+
+// exitAllStops ends the jobs that the ends of the jobs finished stop under
+// exitall, marking them ended, and says so: each finished job's exit_what
+// (fio 3.33, the ending job's own) stops the jobs of its reporting group
+// ("group", fio's default; new_group starts a group), every job of the
+// phase ("stonewall"), or those and every later phase ("all", whose note
+// runPhases reads). Measured: with a 1 s and a 3 s job each in a group of
+// its own, exitall stops nothing by default and the 3 s job at 1 s with
+// exit_what=stonewall on the 1 s job (not on the 3 s one); a stonewalled
+// job after them still runs with exit_what=stonewall and never with all.
+func exitAllStops(jobs []JobRun, finished, group []int, ended []bool, at float64) []string {
+	var notes []string
+	for _, f := range finished {
+		what := exitWhat(jobs[f].Job)
+		var stopped []int
+		for i := range jobs {
+			if !ended[i] && (what != "group" || group[i] == group[f]) {
+				ended[i] = true
+				stopped = append(stopped, i)
+			}
+		}
+		if len(stopped) > 0 {
+			notes = append(notes, fmt.Sprintf("exitall: %s ended at %.4g s and stopped %s, as fio does", jobs[f].Job.Name, at, jobNames(jobs, stopped)))
+		}
+		if what == "all" {
+			notes = append(notes, fmt.Sprintf(exitAllPhasesNote+" (%s ended at %.4g s)", jobs[f].Job.Name, at))
+		}
+	}
+	return notes
+}
+
+// exitAllPhasesNote begins the note of a phase whose end, under exitall
+// with exit_what=all, ends the phases after it too.
+const exitAllPhasesNote = "exitall with exit_what=all: fio runs no later phase"
+
+// exitsRun says whether a job's end stops the whole run: exitall with
+// exit_what=all.
+func exitsRun(job *fio.Job) bool {
+	v := rawValue(job, "exitall")
+	return v != "" && v != "0" && exitWhat(job) == "all"
+}
+
+// exitWhat is a job's exit_what, fio's default "group" when not given.
+func exitWhat(job *fio.Job) string {
+	if v := rawValue(job, "exit_what"); v != "" && v != "1" {
+		return v
+	}
+	return "group"
 }
 
 // jobNames names the run's jobs at indexes.

@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -275,5 +276,56 @@ func TestOSAWriteBuffersFillStretchAfterStretch(t *testing.T) {
 	b := jobRow(t, run(pl, ws, writer("a", 60), writer("b", 3600)), "b", "write")
 	if want := (60*pair.IOPS + 3540*alone.IOPS) / 3600; !nearRel(b.IOPS, want, 1e-9) {
 		t.Errorf("the longer writer: %.0f IOPS, want %.0f (60 s of the pair at %.0f, then alone at %.0f)", b.IOPS, want, pair.IOPS, alone.IOPS)
+	}
+}
+
+// Which jobs a job's end stops under exitall is its exit_what (fio 3.33,
+// measured on local files with a 1 s and a 3 s job): "group", fio's
+// default, stops the jobs of its reporting group, so jobs that new_group
+// puts in groups of their own run on; "stonewall" stops every job of the
+// phase, and only the ending job's own exit_what counts; "all" stops the
+// later phases too, which "stonewall" leaves to run.
+func TestExitWhatSaysWhichJobsAnEndStops(t *testing.T) {
+	ctx := context.Background()
+	opt := func(key, value string) fio.Option { return fio.Option{Key: key, Value: value} }
+	exitall, group := opt("exitall", ""), opt("new_group", "1")
+	for _, tc := range []struct {
+		name    string
+		jobs    []fio.Job
+		bEnd    float64 // when b's samples end
+		cRuns   bool
+		refused string
+	}{
+		{"own groups", []fio.Job{readJob4k("a", 60, exitall, group), readJob4k("b", 120, exitall, group)}, 120, false, ""},
+		{"stonewall on the ending job", []fio.Job{readJob4k("a", 60, exitall, group, opt("exit_what", "stonewall")), readJob4k("b", 120, group)}, 60, false, ""},
+		{"stonewall on the other job", []fio.Job{readJob4k("a", 60, exitall, group), readJob4k("b", 120, group, opt("exit_what", "stonewall"))}, 120, false, ""},
+		{"stonewall leaves the next phase", []fio.Job{readJob4k("a", 60, exitall, opt("exit_what", "stonewall")), readJob4k("b", 120), readJob4k("c", 30, opt("stonewall", ""))}, 60, true, ""},
+		{"all ends the next phase", []fio.Job{readJob4k("a", 60, exitall, opt("exit_what", "all")), readJob4k("b", 120), readJob4k("c", 30, opt("stonewall", ""))}, 60, false, ""},
+		{"a lone job ends the next phase", []fio.Job{readJob4k("b", 60, exitall, opt("exit_what", "all")), readJob4k("c", 30, opt("stonewall", ""))}, 60, false, ""},
+		{"a value fio does not know", []fio.Job{readJob4k("a", 60, exitall, opt("exit_what", "first")), readJob4k("b", 120)}, 0, false, "exit_what=first: want group, stonewall or all"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pl, ws := overlapPlane(t)
+			res, err := pl.Run(ctx, ws, &fio.Workload{Name: "w", Jobs: tc.jobs}, nil)
+			if tc.refused != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.refused) {
+					t.Errorf("%v, want it refused: %s", err, tc.refused)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if end := lastSample(res, "b"); end != tc.bEnd {
+				t.Errorf("b's samples end at %g s, want %g", end, tc.bEnd)
+			}
+			ranC := slices.ContainsFunc(res.Aggregate, func(r fio.Row) bool { return r.Job == "c" })
+			if ranC != tc.cRuns && slices.ContainsFunc(tc.jobs, func(j fio.Job) bool { return j.Name == "c" }) {
+				t.Errorf("c ran: %v, want %v (notes %q)", ranC, tc.cRuns, res.Notes)
+			}
+			if notes := strings.Join(res.Notes, "\n"); !tc.cRuns && strings.Contains(tc.name, "next phase") && !strings.Contains(notes, "c did not run") {
+				t.Errorf("no note says c did not run: %q", res.Notes)
+			}
+		})
 	}
 }

@@ -211,8 +211,9 @@ func (pl *Plane) Run(ctx context.Context, workers []fio.Worker, wl *fio.Workload
 // before it on one time axis; notes of each phase name it.
 func (pl *Plane) runPhases(ctx context.Context, jobs []JobRun, phases [][]int, progress func(fio.Status)) (*fio.Result, error) {
 	res := &fio.Result{Simulated: true}
-	offset := 0.0
+	offset, ran := 0.0, 0
 	for n, phase := range phases {
+		ran = n + 1
 		part := make([]JobRun, len(phase))
 		var names []string
 		for k, i := range phase {
@@ -249,8 +250,21 @@ func (pl *Plane) runPhases(ctx context.Context, jobs []JobRun, phases [][]int, p
 			}
 		}
 		offset = end
+		lone := len(part) == 1 && exitsRun(part[0].Job) // overlap says it of several jobs
+		if lone || slices.ContainsFunc(r.Notes, func(n string) bool { return strings.HasPrefix(n, exitAllPhasesNote) }) {
+			var left []string
+			for _, later := range phases[n+1:] {
+				for _, i := range later {
+					left = append(left, jobs[i].Job.Name)
+				}
+			}
+			if len(left) > 0 {
+				res.Notes = append(res.Notes, fmt.Sprintf("exit_what=all ended the run in phase %d: %s did not run", n+1, strings.Join(left, ", ")))
+			}
+			break
+		}
 	}
-	res.Notes = append(res.Notes, fmt.Sprintf("%d phases (stonewall, wait_for) solved one after another, each on the disks the ones before it wrote; the aggregate over all jobs sums them, as fio's own totals do: read each job's rows", len(phases)))
+	res.Notes = append(res.Notes, fmt.Sprintf("%d phases (stonewall, wait_for) solved one after another, each on the disks the ones before it wrote; the aggregate over all jobs sums them, as fio's own totals do: read each job's rows", ran))
 	return res, nil
 }
 
