@@ -38,10 +38,7 @@ const doneTolerance = 1e-9
 // stretch, and returns the stretches, the one the control plane's view
 // covers (the first with the most jobs) and notes saying what ran when.
 func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, in Input, out *Output, z float64) ([]stretch, int, []string, error) {
-	exitAll := slices.ContainsFunc(jobs, func(j JobRun) bool {
-		v := rawValue(j.Job, "exitall")
-		return v != "" && v != "0"
-	})
+	exitAll := slices.ContainsFunc(jobs, func(j JobRun) bool { return exitAllSet(j.Job) })
 	start := make([]float64, len(jobs))
 	group := make([]int, len(jobs)) // fio's reporting groups: new_group starts one
 	for i, j := range jobs {
@@ -197,8 +194,13 @@ const exitAllPhasesNote = "exitall with exit_what=all: fio runs no later phase"
 // exitsRun says whether a job's end stops the whole run: exitall with
 // exit_what=all.
 func exitsRun(job *fio.Job) bool {
+	return exitAllSet(job) && exitWhat(job) == "all"
+}
+
+// exitAllSet says whether a job sets exitall.
+func exitAllSet(job *fio.Job) bool {
 	v := rawValue(job, "exitall")
-	return v != "" && v != "0" && exitWhat(job) == "all"
+	return v != "" && v != "0"
 }
 
 // exitWhat is a job's exit_what, fio's default "group" when not given.
@@ -237,9 +239,6 @@ func spanOf(run []stretch, i int, ramp float64) (span, float64) {
 		if burst > 0 && s.out.Burst != nil {
 			b := s.out.Burst.Jobs[k]
 			sp.phases = append(sp.phases, phase{from, from + burst, [2]Direction{b.Read, b.Write}})
-			if from == 0 {
-				sp.burst = burst
-			}
 		}
 		if burst < to-from || to == from {
 			sp.phases = append(sp.phases, phase{from + burst, to, [2]Direction{s.out.Jobs[k].Read, s.out.Jobs[k].Write}})

@@ -229,6 +229,20 @@ func TestStartDelayLaysJobsOutInTime(t *testing.T) {
 	if first := res.Samples[0].TS; first != 11 || lastSample(res, "b") != 70 {
 		t.Errorf("both delayed 10 s: samples from %g to %g s, want 11 to 70", first, lastSample(res, "b"))
 	}
+	// Where the stretch with the most jobs is not the cell of all of them
+	// (a ends before b and c start), its notes are the run's, said once.
+	late := fio.Option{Key: "startdelay", Value: "40"}
+	res = must(run(readJob4k("a", 30), readJob4k("b", 60, late), readJob4k("c", 60, late)))
+	seen := map[string]bool{}
+	for _, n := range res.Notes {
+		if seen[n] {
+			t.Errorf("note %q said twice", n)
+		}
+		seen[n] = true
+	}
+	if !strings.Contains(bottleneckNote(res), "4096 outstanding I/Os") {
+		t.Errorf("bottleneck %q, want b and c's together (4096 outstanding I/Os)", bottleneckNote(res))
+	}
 	for _, bad := range []string{"soon", "40-20"} {
 		_, err := run(readJob4k("a", 60), readJob4k("b", 60, fio.Option{Key: "startdelay", Value: bad}))
 		if err == nil || !strings.Contains(err.Error(), "startdelay="+bad+": want a delay") {
@@ -272,10 +286,25 @@ func TestOSAWriteBuffersFillStretchAfterStretch(t *testing.T) {
 	if !strings.Contains(strings.Join(aloneRes.Notes, "\n"), "OSA write buffers absorb writes") {
 		t.Fatalf("the writer alone never fills the buffers: %q; want a run that does", aloneRes.Notes)
 	}
-	pl, ws = plane()
-	b := jobRow(t, run(pl, ws, writer("a", 60), writer("b", 3600)), "b", "write")
+	pl2, ws2 := plane()
+	b := jobRow(t, run(pl2, ws2, writer("a", 60), writer("b", 3600)), "b", "write")
 	if want := (60*pair.IOPS + 3540*alone.IOPS) / 3600; !nearRel(b.IOPS, want, 1e-9) {
 		t.Errorf("the longer writer: %.0f IOPS, want %.0f (60 s of the pair at %.0f, then alone at %.0f)", b.IOPS, want, pair.IOPS, alone.IOPS)
+	}
+	// Stopped while the buffers still fill, both ways leave them alike: a
+	// writer after them runs alike.
+	pl, ws = plane()
+	run(pl, ws, writer("a", 60), writer("b", 60))
+	run(pl, ws, writer("b", 60))
+	pl2, ws2 = plane()
+	run(pl2, ws2, writer("a", 60), writer("b", 120))
+	next := func(pl *Plane, ws []fio.Worker) *fio.Result { return run(pl, ws, writer("c", 600)) }
+	c1, c2 := next(pl, ws), next(pl2, ws2)
+	if !strings.Contains(strings.Join(c1.Notes, "\n"), "OSA write buffers absorb writes") {
+		t.Fatalf("the buffers were full before the last writer: %q; want them still filling", c1.Notes)
+	}
+	if !nearRel(c2.Aggregate[0].IOPS, c1.Aggregate[0].IOPS, 1e-9) {
+		t.Errorf("a writer after the run: %.0f IOPS, after the pair then the writer alone %.0f: the stretches left the buffers elsewhere", c2.Aggregate[0].IOPS, c1.Aggregate[0].IOPS)
 	}
 }
 
@@ -302,6 +331,7 @@ func TestExitWhatSaysWhichJobsAnEndStops(t *testing.T) {
 		{"stonewall leaves the next phase", []fio.Job{readJob4k("a", 60, exitall, opt("exit_what", "stonewall")), readJob4k("b", 120), readJob4k("c", 30, opt("stonewall", ""))}, 60, true, ""},
 		{"all ends the next phase", []fio.Job{readJob4k("a", 60, exitall, opt("exit_what", "all")), readJob4k("b", 120), readJob4k("c", 30, opt("stonewall", ""))}, 60, false, ""},
 		{"a lone job ends the next phase", []fio.Job{readJob4k("b", 60, exitall, opt("exit_what", "all")), readJob4k("c", 30, opt("stonewall", ""))}, 60, false, ""},
+		{"exitall on a later phase's job", []fio.Job{readJob4k("a", 60), readJob4k("b", 120), readJob4k("c", 30, opt("stonewall", ""), exitall)}, 60, true, ""},
 		{"a value fio does not know", []fio.Job{readJob4k("a", 60, exitall, opt("exit_what", "first")), readJob4k("b", 120)}, 0, false, "exit_what=first: want group, stonewall or all"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -322,6 +352,10 @@ func TestExitWhatSaysWhichJobsAnEndStops(t *testing.T) {
 			ranC := slices.ContainsFunc(res.Aggregate, func(r fio.Row) bool { return r.Job == "c" })
 			if ranC != tc.cRuns && slices.ContainsFunc(tc.jobs, func(j fio.Job) bool { return j.Name == "c" }) {
 				t.Errorf("c ran: %v, want %v (notes %q)", ranC, tc.cRuns, res.Notes)
+			}
+			bStopped := slices.ContainsFunc(tc.jobs, func(j fio.Job) bool { return j.Name == "b" && float64(j.RuntimeSec) > tc.bEnd })
+			if stops := strings.Contains(strings.Join(res.Notes, "\n"), "exitall: "); stops != bStopped {
+				t.Errorf("an exitall note: %v, want one only where b was stopped: %q", stops, res.Notes)
 			}
 			if notes := strings.Join(res.Notes, "\n"); !tc.cRuns && strings.Contains(tc.name, "next phase") && !strings.Contains(notes, "c did not run") {
 				t.Errorf("no note says c did not run: %q", res.Notes)

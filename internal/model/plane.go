@@ -117,7 +117,8 @@ func NewPlane(p *testbed.Profile, src StateSource, opts ...Option) fio.DataPlane
 }
 
 // Prepare records how the workers' disks were filled; it returns at once,
-// with no progress sample (there is no fill to follow). "none" leaves the disks as they are (never-written blocks stay unwritten).
+// with no progress sample (there is no fill to follow). "none" leaves the
+// disks as they are (never-written blocks stay unwritten).
 func (pl *Plane) Prepare(ctx context.Context, workers []fio.Worker, prep fio.Prep, _ func(fio.Status)) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -163,6 +164,14 @@ func (pl *Plane) Run(ctx context.Context, workers []fio.Worker, wl *fio.Workload
 			return nil, err
 		}
 		jobs[i].Job = &job
+	}
+	// fio takes exitall from any job for the whole run (fio 3.33: exitall
+	// on a stonewalled job only still lets the first job's end stop its
+	// sibling in the phase before).
+	if slices.ContainsFunc(jobs, func(j JobRun) bool { return exitAllSet(j.Job) }) {
+		for _, j := range jobs {
+			j.Job.Options = append(slices.Clone(j.Job.Options), fio.Option{Key: "exitall"})
+		}
 	}
 	for _, w := range workers {
 		if len(w.Disks) == 0 {
@@ -378,8 +387,11 @@ func (pl *Plane) RunJobs(ctx context.Context, jobs []JobRun, progress func(fio.S
 	res.Notes = append(res.Notes,
 		fmt.Sprintf(dataPlanePrefix+"%s on testbed %s", out.Version, out.Profile),
 		fmt.Sprintf(bottleneckPrefix+"%s at %.0f %%; host CPU %.0f %%, NIC %.0f %%; %d outstanding I/Os", out.Bottleneck, 100*out.BottleneckUtil, out.CPUPercent, out.NICPercent, out.Outstanding))
-	res.Notes = append(res.Notes, notes...)
-	res.Notes = append(res.Notes, out.Notes...)
+	for _, n := range append(notes, out.Notes...) { // a later stretch's notes may be the run's cell's
+		if !slices.Contains(res.Notes, n) {
+			res.Notes = append(res.Notes, n)
+		}
+	}
 	if sp.bufferNote != "" {
 		res.Notes = append(res.Notes, sp.bufferNote)
 	}
