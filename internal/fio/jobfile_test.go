@@ -228,6 +228,14 @@ func TestPhases(t *testing.T) {
 	if got := parseT(t, "[a]\nruntime=10\n[b]\nsize=1m\n").Seconds(); got != 0 {
 		t.Errorf("a job without runtime: seconds %d, want 0", got)
 	}
+	// A delayed job runs its delay first (the longest of a range; a part
+	// of a second counts as one): a run's time bound must wait for it.
+	for delay, want := range map[string]int{"120": 180, "2m": 180, "10-30": 90, "500ms": 61, "soon": 60} {
+		wl := parseT(t, "[global]\nruntime=60\n[a]\n[b]\nstartdelay="+delay+"\n")
+		if got := wl.Seconds(); got != want {
+			t.Errorf("startdelay=%s: seconds %d, want %d", delay, got, want)
+		}
+	}
 }
 
 // TestHCIBenchFileTargets: per-disk sections naming /dev/sdb.. run on the

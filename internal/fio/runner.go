@@ -111,8 +111,9 @@ func (r *Runner) sizeBound(wl *Workload, workers []Worker) time.Duration {
 		var longest time.Duration
 		for _, i := range p {
 			j := wl.Jobs[i]
+			delay := time.Duration(j.startDelay()) * time.Second
 			if j.RuntimeSec > 0 {
-				longest = max(longest, time.Duration(j.RuntimeSec+j.RampSec)*time.Second)
+				longest = max(longest, delay+time.Duration(j.RuntimeSec+j.RampSec)*time.Second)
 				continue
 			}
 			bytes := largest
@@ -125,7 +126,7 @@ func (r *Runner) sizeBound(wl *Workload, workers []Worker) time.Duration {
 					loops = n
 				}
 			}
-			longest = max(longest, time.Duration(bytes*int64(loops)/r.prepareRate()+1)*time.Second)
+			longest = max(longest, delay+time.Duration(bytes*int64(loops)/r.prepareRate()+1)*time.Second)
 		}
 		total += longest
 	}

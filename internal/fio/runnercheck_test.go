@@ -189,6 +189,11 @@ func TestSizeBound(t *testing.T) {
 	if got, want := (&Runner{PrepareRate: 8 << 20}).sizeBound(wl, ws), (76+6)*time.Second; got != want {
 		t.Errorf("bound at 8 MiB/s %v, want %v", got, want)
 	}
+	// A job's start delay comes first, timed or not.
+	wl = parseText(t, "[a]\nrw=read\nruntime=10\nstartdelay=100\n[c]\nstonewall\nrw=read\nsize=40m\nstartdelay=20\n")
+	if got, want := (&Runner{}).sizeBound(wl, ws), (110+31)*time.Second; got != want {
+		t.Errorf("bound with start delays %v, want %v", got, want)
+	}
 }
 
 // TestPrepValidate: every preparation that cannot be honoured says why.

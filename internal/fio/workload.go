@@ -2,6 +2,7 @@ package fio
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -218,8 +219,8 @@ func (wl *Workload) Phases() [][]int {
 }
 
 // Seconds is how long the workload runs by its jobs' runtimes: the longest
-// job (runtime plus ramp) of each phase, summed; 0 when a job has no
-// runtime (it runs until it has moved its size).
+// job (start delay, ramp and runtime) of each phase, summed; 0 when a job
+// has no runtime (it runs until it has moved its size).
 func (wl *Workload) Seconds() int {
 	total := 0
 	for _, p := range wl.Phases() {
@@ -229,11 +230,41 @@ func (wl *Workload) Seconds() int {
 			if j.RuntimeSec == 0 {
 				return 0
 			}
-			longest = max(longest, j.RuntimeSec+j.RampSec)
+			longest = max(longest, j.startDelay()+j.RuntimeSec+j.RampSec)
 		}
 		total += longest
 	}
 	return total
+}
+
+// startDelay is the longest a job waits before it starts, in whole seconds
+// rounded up: fio's startdelay (seconds, or with a unit: 500ms, 2m), the
+// upper end of a range (fio draws each clone's delay from it); 0 when not
+// given or not a time (fio refuses those itself).
+func (j *Job) startDelay() int {
+	v, ok := j.raw("startdelay")
+	if !ok {
+		return 0
+	}
+	if _, hi, ranged := strings.Cut(v, "-"); ranged {
+		v = hi
+	}
+	t := strings.ToLower(strings.TrimSpace(v))
+	unit := 1.0
+	for _, u := range []struct {
+		suffix string
+		sec    float64
+	}{{"us", 1e-6}, {"ms", 1e-3}, {"s", 1}, {"m", 60}, {"h", 3600}, {"d", 86400}} {
+		if strings.HasSuffix(t, u.suffix) {
+			t, unit = strings.TrimSuffix(t, u.suffix), u.sec
+			break
+		}
+	}
+	n, err := strconv.ParseFloat(t, 64)
+	if err != nil || n < 0 || math.IsInf(n, 0) {
+		return 0
+	}
+	return int(math.Ceil(n * unit))
 }
 
 // flag says whether a raw flag option is on (set alone or to 1).
