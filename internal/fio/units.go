@@ -2,6 +2,7 @@ package fio
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -75,6 +76,28 @@ func ParseSeconds(s string) (int, error) {
 		return 0, fmt.Errorf("duration %q: want whole seconds, like 30, 30s, 2m or 1h", s)
 	}
 	return int(n * mult), nil
+}
+
+// ParseTime reads a fio time in seconds: a number with a unit (us, ms, s,
+// m, h; usec and msec too), or a bare number in the option's own unit,
+// bare seconds (thinktime's is a microsecond, startdelay's a second).
+func ParseTime(s string, bare float64) (float64, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	mult := bare
+	for _, u := range []struct {
+		suffix string
+		sec    float64
+	}{{"usec", 1e-6}, {"msec", 1e-3}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1}, {"m", 60}, {"h", 3600}} {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSuffix(t, u.suffix), u.sec
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
+	if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+		return 0, fmt.Errorf("time %q", s)
+	}
+	return v * mult, nil
 }
 
 // fioSizeUnits are the size suffixes starbench types as fio reads them

@@ -238,7 +238,8 @@ func (wl *Workload) Seconds() int {
 }
 
 // startDelay is the longest a job waits before it starts, in whole seconds
-// rounded up: fio's startdelay (seconds, or with a unit: 500ms, 2m), the
+// rounded up: fio's startdelay (seconds, or with a unit: 500ms, 2m; see
+// ParseTime), the
 // upper end of a range (fio draws each clone's delay from it); 0 when not
 // given or not a time (fio refuses those itself).
 func (j *Job) startDelay() int {
@@ -249,22 +250,11 @@ func (j *Job) startDelay() int {
 	if _, hi, ranged := strings.Cut(v, "-"); ranged {
 		v = hi
 	}
-	t := strings.ToLower(strings.TrimSpace(v))
-	unit := 1.0
-	for _, u := range []struct {
-		suffix string
-		sec    float64
-	}{{"us", 1e-6}, {"ms", 1e-3}, {"s", 1}, {"m", 60}, {"h", 3600}, {"d", 86400}} {
-		if strings.HasSuffix(t, u.suffix) {
-			t, unit = strings.TrimSuffix(t, u.suffix), u.sec
-			break
-		}
-	}
-	n, err := strconv.ParseFloat(t, 64)
-	if err != nil || n < 0 || math.IsInf(n, 0) {
+	n, err := ParseTime(v, 1)
+	if err != nil {
 		return 0
 	}
-	return int(math.Ceil(n * unit))
+	return int(math.Ceil(n))
 }
 
 // flag says whether a raw flag option is on (set alone or to 1).

@@ -197,7 +197,7 @@ func (sh *jobShape) option(job *fio.Job, o fio.Option) error {
 			sh.spin = math.Min(spin, t) / blocks
 		}
 		if iotime != "" {
-			io, err := parseTime(iotime, 1) // fio reads a bare thinktime_iotime in seconds
+			io, err := fio.ParseTime(iotime, 1) // fio reads a bare thinktime_iotime in seconds
 			if err != nil || io <= 0 {
 				return fmt.Errorf("thinktime_iotime=%s: want a time above 0, like 9 (seconds), 9s or 500ms", iotime)
 			}
@@ -254,10 +254,10 @@ func (sh *jobShape) option(job *fio.Job, o fio.Option) error {
 		}
 	case "startdelay":
 		lo, hi, ranged := strings.Cut(o.Value, "-")
-		a, err := parseTime(lo, 1)
+		a, err := fio.ParseTime(lo, 1)
 		b := a
 		if err == nil && ranged {
-			b, err = parseTime(hi, 1)
+			b, err = fio.ParseTime(hi, 1)
 		}
 		if err != nil || b < a {
 			return bad("a delay, like 30 (seconds), 500ms or 2m, or a range like 10-20")
@@ -384,34 +384,19 @@ func rawValue(job *fio.Job, key string) string {
 	return ""
 }
 
+// flagSet says whether a raw flag option is on: given, and not 0.
+func flagSet(job *fio.Job, key string) bool {
+	v := rawValue(job, key)
+	return v != "" && v != "0"
+}
+
 func hasRaw(job *fio.Job, key string) bool {
 	return slices.ContainsFunc(job.Options, func(o fio.Option) bool { return o.Key == key })
 }
 
 // parseMicros reads a fio time given in microseconds by default: "100",
 // "100us", "2ms", "1s"; the result is in seconds.
-func parseMicros(s string) (float64, error) { return parseTime(s, 1e-6) }
-
-// parseTime reads a fio time in seconds: a number with a unit (us, ms, s,
-// m, h), or a bare number in the option's own unit, bare seconds.
-func parseTime(s string, bare float64) (float64, error) {
-	t := strings.ToLower(strings.TrimSpace(s))
-	mult := bare
-	for _, u := range []struct {
-		suffix string
-		sec    float64
-	}{{"usec", 1e-6}, {"msec", 1e-3}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1}, {"m", 60}, {"h", 3600}} {
-		if strings.HasSuffix(t, u.suffix) {
-			t, mult = strings.TrimSuffix(t, u.suffix), u.sec
-			break
-		}
-	}
-	v, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
-	if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
-		return 0, fmt.Errorf("time %q", s)
-	}
-	return v * mult, nil
-}
+func parseMicros(s string) (float64, error) { return fio.ParseTime(s, 1e-6) }
 
 // baseRW is rw without fio's ":<offset modifier>" suffix.
 func baseRW(rw string) string {

@@ -24,21 +24,20 @@ type stretch struct {
 // count as ended with the stretch (jobs ending together end together).
 const doneTolerance = 1e-9
 
-// overlap lays concurrent jobs out in time; all is the cell of all of them
-// (in, solved as out and scaled by the run's noise draw z, which the other
-// stretches take too). Each job starts after its startdelay and runs its
-// own length, as fio runs it: its ramp and runtime when time based, or
-// until it has moved its extent at the rates of the stretches it runs in.
-// Each time a job starts or ends, the jobs running are solved again, so a
-// job that outlasts the others runs on at its rate alone. exitall on any
-// job makes a job's end stop others, as its exit_what says (exitAllStops;
-// fio 3.33: a job of runtime 1 s with exitall on its 3 s sibling only ends
-// both at 1 s, and so does exitall in [global]). Jobs that start and end together make one stretch,
-// as a single solve. It moves OSA's write buffers on, stretch after
-// stretch, and returns the stretches, the one the control plane's view
-// covers (the first with the most jobs) and notes saying what ran when.
+// overlap lays concurrent jobs out in time, starting from in, the cell of
+// all of them, solved as out and scaled by the run's noise draw z (the
+// other stretches take the same draw). Each job starts after its
+// startdelay and runs its own length, as fio runs it: its ramp and runtime
+// when time based, or until it has moved its extent at the rates of the
+// stretches it runs in. Each time a job starts or ends, the jobs running
+// are solved again, so a job that outlasts the others runs on at its rate
+// alone. Under exitall a job's end stops others, as its exit_what says
+// (exitAllStops). Jobs that start and end together make one stretch, as a
+// single solve. It moves OSA's write buffers on, stretch after stretch,
+// and returns the stretches, the one the control plane's view covers (the
+// first with the most jobs) and notes saying what ran when.
 func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, in Input, out *Output, z float64) ([]stretch, int, []string, error) {
-	exitAll := slices.ContainsFunc(jobs, func(j JobRun) bool { return exitAllSet(j.Job) })
+	exitAll := slices.ContainsFunc(jobs, func(j JobRun) bool { return flagSet(j.Job, "exitall") })
 	start := make([]float64, len(jobs))
 	group := make([]int, len(jobs)) // fio's reporting groups: new_group starts one
 	for i, j := range jobs {
@@ -47,9 +46,9 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, in Input, out *Outp
 			return nil, 0, nil, err
 		}
 		start[i] = sh.startDelay
-		if v := rawValue(j.Job, "new_group"); i > 0 {
+		if i > 0 {
 			group[i] = group[i-1]
-			if v != "" && v != "0" {
+			if flagSet(j.Job, "new_group") {
 				group[i]++
 			}
 		}
@@ -80,8 +79,12 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, in Input, out *Outp
 		}
 		s := stretch{from: t, in: in, out: out, jobs: active}
 		if len(active) < len(jobs) {
+			sub := make([]JobRun, len(active))
+			for k, i := range active {
+				sub[k] = jobs[i]
+			}
 			var err error
-			if s.in, s.out, err = pl.solveJobs(ctx, jobs, active, z); err != nil {
+			if s.in, s.out, _, err = pl.solveCell(ctx, sub, z); err != nil {
 				return nil, 0, nil, err
 			}
 			for _, n := range s.out.Notes {
@@ -135,26 +138,24 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, in Input, out *Outp
 	return run, main, notes, nil
 }
 
-// solveJobs solves the run's jobs at indexes together, as a cell of their
-// own, scaled by the run's noise draw z.
-func (pl *Plane) solveJobs(ctx context.Context, jobs []JobRun, indexes []int, z float64) (Input, *Output, error) {
-	sub := make([]JobRun, len(indexes))
-	for k, i := range indexes {
-		sub[k] = jobs[i]
-	}
-	in, _, err := pl.workloadInput(ctx, sub)
+// solveCell solves jobs together, as one cell, scaled by the run's noise
+// draw z (not when NaN: no noise), showing it to the plane's observer; it
+// returns the cell's input, its output and the notes reading the jobs
+// gave.
+func (pl *Plane) solveCell(ctx context.Context, jobs []JobRun, z float64) (Input, *Output, []string, error) {
+	in, notes, err := pl.workloadInput(ctx, jobs)
 	if err != nil {
-		return Input{}, nil, err
+		return Input{}, nil, nil, err
 	}
 	out, err := pl.solved.solve(ctx, pl.p, in)
 	if err != nil {
-		return Input{}, nil, err
+		return Input{}, nil, nil, err
 	}
 	if pl.observe != nil {
 		pl.observe(pl.p, in, *out)
 	}
 	pl.applyDraw(z, out, out.Burst)
-	return in, out, nil
+	return in, out, notes, nil
 }
 
 // exitAllStops ends the jobs that the ends of the jobs finished stop under
@@ -194,13 +195,7 @@ const exitAllPhasesNote = "exitall with exit_what=all: fio runs no later phase"
 // exitsRun says whether a job's end stops the whole run: exitall with
 // exit_what=all.
 func exitsRun(job *fio.Job) bool {
-	return exitAllSet(job) && exitWhat(job) == "all"
-}
-
-// exitAllSet says whether a job sets exitall.
-func exitAllSet(job *fio.Job) bool {
-	v := rawValue(job, "exitall")
-	return v != "" && v != "0"
+	return flagSet(job, "exitall") && exitWhat(job) == "all"
 }
 
 // exitWhat is a job's exit_what, fio's default "group" when not given.

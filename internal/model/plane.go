@@ -168,7 +168,7 @@ func (pl *Plane) Run(ctx context.Context, workers []fio.Worker, wl *fio.Workload
 	// fio takes exitall from any job for the whole run (fio 3.33: exitall
 	// on a stonewalled job only still lets the first job's end stop its
 	// sibling in the phase before).
-	if slices.ContainsFunc(jobs, func(j JobRun) bool { return exitAllSet(j.Job) }) {
+	if slices.ContainsFunc(jobs, func(j JobRun) bool { return flagSet(j.Job, "exitall") }) {
 		for _, j := range jobs {
 			j.Job.Options = append(slices.Clone(j.Job.Options), fio.Option{Key: "exitall"})
 		}
@@ -300,18 +300,11 @@ func (pl *Plane) RunJobs(ctx context.Context, jobs []JobRun, progress func(fio.S
 		}
 	}
 	start := time.Now()
-	in, notes, err := pl.workloadInput(ctx, jobs)
+	in, out, notes, err := pl.solveCell(ctx, jobs, math.NaN())
 	if err != nil {
 		return nil, err
 	}
-	out, err := pl.solved.solve(ctx, pl.p, in)
-	if err != nil {
-		return nil, err
-	}
-	if pl.observe != nil {
-		pl.observe(pl.p, in, *out)
-	}
-	z := pl.noiseDraw()
+	z := pl.noiseDraw() // taken once solved, so a run that fails takes none
 	pl.applyDraw(z, out, out.Burst)
 	// Lay every job out in time; OSA's write buffers fill with all of them.
 	var sp span
