@@ -200,15 +200,16 @@ func TestRunTimesOutNamingSilentWorker(t *testing.T) {
 
 // A delayed job is waited for: its start delay counts toward the run's
 // time bound (with a 2 s margin, a 1 s job delayed 3 s was cut off as a
-// silent worker).
+// silent worker). The delay is longer than the margin, the margin wide
+// enough for a loaded machine's fio to start.
 func TestRunWaitsForAStartDelay(t *testing.T) {
 	t.Parallel()
 	l := startLocal(t, 1, 1)
 	job := shortJob()
-	job.Options = append(job.Options, Option{Key: "startdelay", Value: "3"})
-	res, err := (&Runner{Margin: 2 * time.Second}).Run(context.Background(), l.Workers, one(job), nil)
+	job.Options = append(job.Options, Option{Key: "startdelay", Value: "8"})
+	res, err := (&Runner{Margin: 5 * time.Second}).Run(context.Background(), l.Workers, one(job), nil)
 	if err != nil {
-		t.Fatalf("a job delayed 3 s: %v", err)
+		t.Fatalf("a job delayed 8 s: %v", err)
 	}
 	if len(res.Aggregate) == 0 || res.Aggregate[0].IOPS <= 0 {
 		t.Errorf("no I/O reported: %+v", res.Aggregate)
