@@ -28,7 +28,7 @@ type jobShape struct {
 	dedupePct         int
 	extent            extent  // what of each disk it covers and moves
 	startDelay        float64 // seconds after the run's start the job starts (startdelay)
-	verify            bool    // a writing job fio reads back after its writes (verify)
+	verify            bool    // a size-based writing job fio reads back after its I/O (verify)
 	notes             []string
 }
 
@@ -240,13 +240,15 @@ func (sh *jobShape) option(job *fio.Job, o fio.Option) error {
 			sh.notes = append(sh.notes, fmt.Sprintf("verify=%s on a job that only reads: fio checks the headers a verifying write left, the same reads the model runs; the check's CPU in the guest is not modelled", o.Value))
 		case rawValue(job, "do_verify") == "0":
 			sh.notes = append(sh.notes, fmt.Sprintf("verify=%s with do_verify=0: fio writes the verification headers (inside each block) and reads nothing back, as the model runs it", o.Value))
-		case sh.fr > 0:
-			sh.notes = append(sh.notes, fmt.Sprintf("verify=%s on a mixed job is not modelled: fio checks what its reads find and reads back what it wrote; the simulator reports the job's own reads and writes", o.Value))
+		case hasRaw(job, "verify_backlog"):
+			sh.notes = append(sh.notes, fmt.Sprintf("verify=%s with verify_backlog is not modelled: fio reads back each batch of blocks as it writes them; the simulator reports the job's own I/O", o.Value))
+		case job.TimeBased && job.RuntimeSec > 0:
+			sh.notes = append(sh.notes, fmt.Sprintf("verify=%s on a time-based job: fio never reads back, its I/O taking the whole runtime, and the model runs the job as it is (fio 3.33: \"verification read phase will never start because write phase uses all of runtime\"; a 16 MiB randwrite at 16 MiB/s wrote 80 MiB in 5 s and read nothing; a randrw moved what it moves with verify=0)", o.Value))
 		default:
-			// A lone job's run reads back after the writes (runVerified,
+			// A lone job's run reads back after its I/O (runVerified,
 			// which drops the option); anywhere else the note stands.
 			sh.verify = true
-			sh.notes = append(sh.notes, fmt.Sprintf("verify=%s is not modelled beside other jobs or events: after its writes fio reads back and checks what it wrote (the read-back pass is modelled for a job run on its own); the simulator reports the writes alone", o.Value))
+			sh.notes = append(sh.notes, fmt.Sprintf("verify=%s is not modelled beside other jobs or events: after its I/O fio reads back and checks the blocks it wrote (the read-back pass is modelled for a job run on its own); the simulator reports the job's own I/O", o.Value))
 		}
 	case "exit_what": // read by exitAllStops
 		if !slices.Contains([]string{"group", "stonewall", "all"}, o.Value) {

@@ -287,6 +287,9 @@ const (
 type JobRun struct {
 	Workers []fio.Worker
 	Job     *fio.Job
+	// readsBack marks verify's read-back pass: it reads only blocks the
+	// job wrote, whatever share of its extent they are.
+	readsBack bool
 }
 
 // RunJobs runs jobs at the same time, as one workload: they are classes of
@@ -422,6 +425,11 @@ func (pl *Plane) workloadInput(ctx context.Context, jobs []JobRun) (Input, []str
 		in.State = one.State
 		jl := one.Jobs[0]
 		jl.Name = ""
+		if j.readsBack {
+			for d := range jl.Disks {
+				jl.Disks[d].Written = 1
+			}
+		}
 		if len(jobs) > 1 {
 			jl.Name = j.Job.Name
 		}

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"os/exec"
@@ -70,12 +71,15 @@ func needFio(t *testing.T) {
 }
 
 // runFio runs fio with args (which ask for --output-format=json) and reads
-// its report into report.
+// its report into report, past the warnings fio prints before it.
 func runFio(t *testing.T, report any, args ...string) {
 	t.Helper()
 	raw, err := exec.Command("fio", args...).Output()
 	if err != nil {
 		t.Fatalf("fio %v: %v", args, err)
+	}
+	if i := bytes.IndexByte(raw, '{'); i > 0 {
+		raw = raw[i:]
 	}
 	if err := json.Unmarshal(raw, report); err != nil {
 		t.Fatalf("fio's report: %v", err)

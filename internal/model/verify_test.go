@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -87,34 +88,143 @@ func TestVerifyReadsBackAfterTheWrites(t *testing.T) {
 		t.Errorf("notes %q: want the read-back pass said, and no option left unmodelled", res.Notes)
 	}
 
-	// A runtime that ends within the read-back would cut it, which the
-	// model notes rather than models (runtimes are whole seconds).
+	// A runtime that ends within the read-back stops it there, as fio
+	// does (fio 3.33: 64 MiB written in 1 s, then read back for 500 of
+	// the 800 ms it needed, under runtime=1500ms): the samples end at the
+	// runtime, the read-back's rates unchanged.
 	pl, _ = newTestPlane(t)
 	short := verifyJob()
 	short.RuntimeSec = int(tw + tr/2)
 	res = run(pl, short)
-	if notes := strings.Join(res.Notes, "\n"); !strings.Contains(notes, fmt.Sprintf("%s (%d s)", cut, short.RuntimeSec)) {
-		t.Errorf("runtime %d s, the writes %.1f s and the read-back %.1f s: notes %q lack that fio would cut the read-back", short.RuntimeSec, tw, tr, res.Notes)
+	if end := lastSampleTS(res); !nearRel(end, float64(short.RuntimeSec), 1e-9) {
+		t.Errorf("runtime %d s, the writes %.1f s and the read-back %.1f s: the samples end at %g s, want the runtime", short.RuntimeSec, tw, tr, end)
+	}
+	if got, want := row(res, "read"), row(readBack, "read"); !nearRel(got.IOPS, want.IOPS, 1e-9) {
+		t.Errorf("a read-back cut short reads at %.0f IOPS, want its rate, %.0f", got.IOPS, want.IOPS)
+	}
+	if notes := strings.Join(res.Notes, "\n"); !strings.Contains(notes, fmt.Sprintf("fio stops reading back at the job's runtime (%d s)", short.RuntimeSec)) {
+		t.Errorf("notes %q lack that fio stops reading back at the runtime", res.Notes)
 	}
 }
 
-// Where fio reads nothing back the job is its writes: a size-based job
-// whose writes take its whole runtime, a time-based one that cannot write
-// its extent once within its runtime (fio 3.33: "verification read phase
-// will never start because write phase uses all of runtime"). A
-// time-based job that could alternates writes and read-backs, noted as not
-// modelled, and so is a verifying job beside others.
+// A mixed job with verify reads back what it wrote after its mix (fio
+// 3.33: a 16 MiB randrw moved 16 MiB, 2,104 of its 4,096 I/Os writes, then
+// read those back). Its write row is the mix's; its read row counts the
+// mix's reads and the read-back's over both their times, so over the run
+// it read as many bytes as the mix moved, as fio's read row has it.
+func TestVerifyReadsBackWhatAMixWrote(t *testing.T) {
+	ctx := context.Background()
+	ws := workers(4, 2, "r5")
+	mix := verifyJob()
+	mix.RW, mix.RWMixRead = "randrw", 70
+	plain := mix
+	plain.Options = nil
+	pl, _ := newTestPlane(t)
+	alone, err := pl.Run(ctx, ws, fio.NewWorkload(plain), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, _ = newTestPlane(t)
+	res, err := pl.Run(ctx, ws, fio.NewWorkload(mix), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	agg := func(res *fio.Result, dir string) fio.Row {
+		return inDirection(res.Aggregate, dir)[0]
+	}
+	if got, want := agg(res, "write"), agg(alone, "write"); !nearRel(got.IOPS, want.IOPS, 1e-9) {
+		t.Errorf("write row %.0f IOPS, want the mix's %.0f", got.IOPS, want.IOPS)
+	}
+	tm, end := lastSampleTS(alone), lastSampleTS(res)
+	share := writtenShare(alone.Aggregate)
+	if share < 0.25 || share > 0.35 {
+		t.Fatalf("the 70/30 mix wrote %.2f of its bytes", share)
+	}
+	moved := (agg(alone, "read").MBps + agg(alone, "write").MBps) * tm
+	if got := agg(res, "read").MBps * end; !nearRel(got, moved, 1e-6) {
+		t.Errorf("the read row moved %.4g MB over %.3g s, want all %.4g MB the mix moved (its reads, then its writes read back)", got, end, moved)
+	}
+	if r := agg(res, "read"); r.IOPS <= agg(alone, "read").IOPS {
+		t.Errorf("read row %.0f IOPS, want above the mix's reads alone, %.0f: the read-back reads at the job's whole depth", r.IOPS, agg(alone, "read").IOPS)
+	}
+	notes := strings.Join(res.Notes, "\n")
+	if !strings.Contains(notes, "after its mix of reads and writes (30 % of the bytes written)") || strings.Contains(notes, "not modelled beside") {
+		t.Errorf("notes %q: want the read-back of the mix's writes said", res.Notes)
+	}
+}
+
+// fio's verify phase reads back at the job's depth without its rate
+// limits or think time (fio 3.33: a randwrite at rate_iops=4000 read back
+// at 78 MiB/s, written at 16): the read-back is the one of the job
+// without them.
+func TestVerifyReadsBackWithoutRatesOrThinkTime(t *testing.T) {
+	ctx := context.Background()
+	ws := workers(4, 2, "r5")
+	pl, _ := newTestPlane(t)
+	free, err := pl.Run(ctx, ws, fio.NewWorkload(verifyJob()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := verifyJob(fio.Option{Key: "rate_iops", Value: "500"}, fio.Option{Key: "thinktime", Value: "100"})
+	held.RateIOPS = 500
+	pl, _ = newTestPlane(t)
+	res, err := pl.Run(ctx, ws, fio.NewWorkload(held), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, w := inDirection(res.Aggregate, "read")[0], inDirection(res.Aggregate, "write")[0]
+	if want := inDirection(free.Aggregate, "read")[0]; !nearRel(r.IOPS, want.IOPS, 1e-9) {
+		t.Errorf("read-back %.0f IOPS, want the job's without its rate limit and think time, %.0f", r.IOPS, want.IOPS)
+	}
+	if w.IOPS > 8*500*1.001 {
+		t.Errorf("writes %.0f IOPS: want them held at 500 per disk", w.IOPS)
+	}
+}
+
+// The read-back pass reads only blocks the job wrote, whatever share of
+// its extent they are on disks it found empty.
+func TestReadBackFindsWhatWasWritten(t *testing.T) {
+	pl, _ := newTestPlane(t)
+	job := verifyJob()
+	job.RW = "randread"
+	for _, back := range []bool{false, true} {
+		in, _, err := pl.workloadInput(context.Background(), []JobRun{{Workers: workers(2, 1, "r5"), Job: &job, readsBack: back}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 0.0
+		if back {
+			want = 1
+		}
+		for _, d := range in.Jobs[0].Disks {
+			if d.Written != want {
+				t.Errorf("read-back %v: the disk's written share %g, want %g", back, d.Written, want)
+			}
+		}
+	}
+}
+
+// Where fio reads nothing back the job runs as it is: a size-based job
+// whose I/O takes its whole runtime, and any time-based one, whatever the
+// length of a pass (fio 3.33 reads nothing back: "verification read phase
+// will never start because write phase uses all of runtime"). Beside
+// other jobs, or with verify_backlog, verify is noted as not modelled.
 func TestVerifyWhereFioReadsNothingBack(t *testing.T) {
 	ctx := context.Background()
 	ws := workers(4, 2, "r5")
+	never := "verify=crc32c on a time-based job: fio never reads back"
+	mixed := verifyJob()
+	mixed.RW = "randrw"
 	for _, tc := range []struct {
 		name string
 		jobs []fio.Job
 		note string
 	}{
-		{"writes past the runtime", []fio.Job{withTime(verifyJob(), 5, false, 50<<30)}, "the writes used the whole runtime (5 s), so fio reads nothing back"},
-		{"time based, a pass past the runtime", []fio.Job{withTime(verifyJob(), 5, true, 50<<30)}, "longer than its runtime (5 s), so fio never reads back"},
-		{"time based, passes within the runtime", []fio.Job{withTime(verifyJob(), 600, true, 1<<30)}, "verify=crc32c with time_based is not modelled: fio alternates"},
+		{"writes past the runtime", []fio.Job{withTime(verifyJob(), 5, false, 50<<30)}, "the job's I/O used the whole runtime (5 s), so fio reads nothing back"},
+		{"time based, a pass past the runtime", []fio.Job{withTime(verifyJob(), 5, true, 50<<30)}, never},
+		{"time based, passes within the runtime", []fio.Job{withTime(verifyJob(), 600, true, 1<<30)}, never},
+		{"time based, a mix", []fio.Job{withTime(mixed, 60, true, 1<<30)}, never},
+		{"with verify_backlog", []fio.Job{verifyJob(fio.Option{Key: "verify_backlog", Value: "64"})}, "verify=crc32c with verify_backlog is not modelled"},
 		{"beside another job", []fio.Job{named(verifyJob(), "v"), named(withTime(verifyJob(), 0, false, 1<<30), "w")}, "verify=crc32c is not modelled beside other jobs"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -123,9 +233,21 @@ func TestVerifyWhereFioReadsNothingBack(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, r := range res.Aggregate {
-				if r.Direction == "read" {
-					t.Errorf("a read row: %+v", r)
+			plain := slices.Clone(tc.jobs)
+			for i := range plain {
+				plain[i].Options = nil
+			}
+			pl, _ = newTestPlane(t)
+			want, err := pl.Run(ctx, ws, &fio.Workload{Name: "w", Jobs: plain}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Aggregate) != len(want.Aggregate) {
+				t.Fatalf("aggregate rows %+v, want the job's own %+v", res.Aggregate, want.Aggregate)
+			}
+			for i, r := range res.Aggregate {
+				if !nearRel(r.IOPS, want.Aggregate[i].IOPS, 1e-9) || r.Direction != want.Aggregate[i].Direction {
+					t.Errorf("%s %.0f IOPS, want the job's own %s %.0f", r.Direction, r.IOPS, want.Aggregate[i].Direction, want.Aggregate[i].IOPS)
 				}
 			}
 			if !strings.Contains(strings.Join(res.Notes, "\n"), tc.note) {
@@ -146,27 +268,45 @@ func named(job fio.Job, name string) fio.Job {
 }
 
 // The installed fio reads back what a verifying job wrote, once, after
-// the writes, and counts it in the read row; the model's read-back moves
-// the same bytes.
+// its I/O, as the model runs it: a randwrite's 8 MiB read back after the
+// writes; a randrw's written share read back after the mix, its read row
+// counting both (its reads moving the job's whole size, over more time
+// than its writes); nothing from a time-based job; and a read-back that
+// ignores the job's rate limit.
 func TestVerifyAgainstFio(t *testing.T) {
 	needFio(t)
-	var report struct {
-		Jobs []struct {
-			Read, Write struct {
-				IOBytes float64 `json:"io_bytes"`
-				Runtime float64 `json:"runtime"`
+	type dir struct {
+		IOBytes float64 `json:"io_bytes"`
+		Runtime float64 `json:"runtime"`
+	}
+	run := func(args ...string) (r, w dir, jobRuntime float64) {
+		t.Helper()
+		var report struct {
+			Jobs []struct {
+				Read, Write dir
+				JobRuntime  float64 `json:"job_runtime"`
 			}
-			JobRuntime float64 `json:"job_runtime"`
 		}
+		runFio(t, &report, append([]string{"--output-format=json", "--name=v", "--filename=" + filepath.Join(t.TempDir(), "v"),
+			"--bs=4k", "--ioengine=psync", "--verify=crc32c", "--verify_state_save=0"}, args...)...)
+		if len(report.Jobs) != 1 {
+			t.Fatalf("fio's report has %d jobs, want 1", len(report.Jobs))
+		}
+		j := report.Jobs[0]
+		return j.Read, j.Write, j.JobRuntime
 	}
-	runFio(t, &report, "--output-format=json", "--name=v", "--filename="+filepath.Join(t.TempDir(), "v"), "--size=8m",
-		"--rw=randwrite", "--bs=4k", "--ioengine=psync", "--verify=crc32c", "--verify_state_save=0")
-	if len(report.Jobs) != 1 {
-		t.Fatalf("fio's report has %d jobs, want 1", len(report.Jobs))
+	if r, w, job := run("--size=8m", "--rw=randwrite"); r.IOBytes != 8<<20 || w.IOBytes != 8<<20 || r.Runtime+w.Runtime > job+2 {
+		t.Errorf("randwrite: %.0f bytes written in %.0f ms, %.0f read in %.0f ms, job runtime %.0f ms; want 8 MiB each, one after the other",
+			w.IOBytes, w.Runtime, r.IOBytes, r.Runtime, job)
 	}
-	j := report.Jobs[0]
-	if j.Read.IOBytes != 8<<20 || j.Write.IOBytes != 8<<20 || j.Read.Runtime+j.Write.Runtime > j.JobRuntime+2 {
-		t.Errorf("fio: %.0f bytes written in %.0f ms, %.0f read in %.0f ms, job runtime %.0f ms; want 8 MiB each, one after the other",
-			j.Write.IOBytes, j.Write.Runtime, j.Read.IOBytes, j.Read.Runtime, j.JobRuntime)
+	if r, w, _ := run("--size=8m", "--rw=randrw"); r.IOBytes != 8<<20 || w.IOBytes <= 0 || w.IOBytes >= 8<<20 || r.Runtime <= w.Runtime {
+		t.Errorf("randrw: %.0f bytes written in %.0f ms, %.0f read in %.0f ms; want 8 MiB read (the mix's and the read-back's) over longer than the writes",
+			w.IOBytes, w.Runtime, r.IOBytes, r.Runtime)
+	}
+	if r, w, _ := run("--size=4m", "--rw=randwrite", "--time_based", "--runtime=1"); r.IOBytes != 0 || w.IOBytes == 0 {
+		t.Errorf("time based: %.0f bytes written, %.0f read; want nothing read back", w.IOBytes, r.IOBytes)
+	}
+	if r, w, _ := run("--size=2m", "--rw=randwrite", "--rate_iops=1000"); r.IOBytes != 2<<20 || r.Runtime > w.Runtime/2 {
+		t.Errorf("rate_iops=1000: 512 writes in %.0f ms, %.0f bytes read back in %.0f ms; want them read back well above the rate", w.Runtime, r.IOBytes, r.Runtime)
 	}
 }
