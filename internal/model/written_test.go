@@ -3,6 +3,8 @@ package model
 import (
 	"context"
 	"math"
+	"path/filepath"
+	"syscall"
 	"testing"
 
 	"starbench/internal/fio"
@@ -105,5 +107,57 @@ func TestSequentialClonesWriteTheSameBlocks(t *testing.T) {
 	}
 	if got, _ := pl.data(ws[0].Name, ws[0].Disks[0]).whole(); !(math.Abs(got-perClone/size) <= 1e-9) {
 		t.Errorf("two sequential clones: %.6f of the disk written, want one clone's %.6f", got, perClone/size)
+	}
+}
+
+// Random writes cover what the installed fio's cover: on a sparse 16 MiB
+// file (fallocate=none, so only the blocks written are allocated), 4 KiB
+// random writes of half the file, by time or cut short by a runtime, write
+// distinct blocks through fio's random map, while with norandommap they
+// cover 1-exp(-0.5); by time, three files' worth covers all of it, a pass
+// starting afresh once the map is full. The model's written share after
+// the bytes fio wrote is the share fio allocated, within 2 % of the file.
+func TestRandomWritesCoverWhatFioCovers(t *testing.T) {
+	needFio(t)
+	const size = 16 << 20
+	for _, c := range []struct {
+		name string
+		args []string
+		job  fio.Job
+	}{
+		{"by time", []string{"--time_based", "--runtime=1", "--rate=8m"}, fio.Job{TimeBased: true, RuntimeSec: 1}},
+		{"cut by a runtime", []string{"--runtime=1", "--rate=8m"}, fio.Job{RuntimeSec: 1}},
+		{"by time, no random map", []string{"--time_based", "--runtime=1", "--rate=8m", "--norandommap"}, fio.Job{TimeBased: true, RuntimeSec: 1, Options: []fio.Option{{Key: "norandommap"}}}},
+		{"by time, three passes", []string{"--time_based", "--runtime=3", "--rate=8m"}, fio.Job{TimeBased: true, RuntimeSec: 3}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "f")
+			var report struct {
+				Jobs []struct {
+					Write struct {
+						IOBytes float64 `json:"io_bytes"`
+					}
+				}
+			}
+			runFio(t, &report, append([]string{"--output-format=json", "--name=f", "--filename=" + file, "--size=16m", "--bs=4k",
+				"--rw=randwrite", "--ioengine=psync", "--fallocate=none"}, c.args...)...)
+			var st syscall.Stat_t
+			if err := syscall.Stat(file, &st); err != nil {
+				t.Fatal(err)
+			}
+			if len(report.Jobs) != 1 {
+				t.Fatalf("fio's report has %d jobs", len(report.Jobs))
+			}
+			allocated := math.Min(1, float64(st.Blocks)*512/size)
+
+			pl, _ := newTestPlane(t)
+			w := fio.Worker{Name: "w", Disks: []fio.Disk{{Name: "d", SizeBytes: size}}}
+			job := c.job
+			job.RW, job.BlockSize, job.IOEngine = "randwrite", 4096, "psync"
+			pl.recordWrites([]fio.Worker{w}, &job, true, report.Jobs[0].Write.IOBytes)
+			if got, _ := pl.data("w", w.Disks[0]).whole(); math.Abs(got-allocated) > 0.02 {
+				t.Errorf("%.0f bytes written: the model has %.3f of the file written, fio allocated %.3f", report.Jobs[0].Write.IOBytes, got, allocated)
+			}
+		})
 	}
 }
