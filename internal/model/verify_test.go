@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -102,8 +103,9 @@ func TestVerifyReadsBackAfterTheWrites(t *testing.T) {
 	if got, want := row(res, "read"), row(readBack, "read"); !nearRel(got.IOPS, want.IOPS, 1e-9) {
 		t.Errorf("a read-back cut short reads at %.0f IOPS, want its rate, %.0f", got.IOPS, want.IOPS)
 	}
-	if notes := strings.Join(res.Notes, "\n"); !strings.Contains(notes, fmt.Sprintf("fio stops reading back at the job's runtime (%d s)", short.RuntimeSec)) {
-		t.Errorf("notes %q lack that fio stops reading back at the runtime", res.Notes)
+	way := fmt.Sprintf("fio stops reading back at the job's runtime (%d s), %.0f %% of the way through the blocks written", short.RuntimeSec, 100*(float64(short.RuntimeSec)-tw)/tr)
+	if notes := strings.Join(res.Notes, "\n"); !strings.Contains(notes, way) {
+		t.Errorf("notes %q lack %q", res.Notes, way)
 	}
 }
 
@@ -308,5 +310,34 @@ func TestVerifyAgainstFio(t *testing.T) {
 	}
 	if r, w, _ := run("--size=2m", "--rw=randwrite", "--rate_iops=1000"); r.IOBytes != 2<<20 || r.Runtime > w.Runtime/2 {
 		t.Errorf("rate_iops=1000: 512 writes in %.0f ms, %.0f bytes read back in %.0f ms; want them read back well above the rate", w.Runtime, r.IOBytes, r.Runtime)
+	}
+}
+
+// The read-back reads the blocks the job wrote, at its write block size
+// where reads and writes have their own (bs=4k,64k: 64 KiB read back).
+func TestVerifyReadsBackAtTheWriteBlockSize(t *testing.T) {
+	pl, _ := newTestPlane(t)
+	res, err := pl.Run(context.Background(), workers(4, 2, "r5"), fio.NewWorkload(verifyJob(fio.Option{Key: "bs", Value: "4k,64k"})), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Aggregate {
+		if r.Direction != "total" && !nearRel(r.MBps*1e6/r.IOPS, 65536, 1e-9) {
+			t.Errorf("%s: %.0f bytes an I/O, want the writes' 64 KiB", r.Direction, r.MBps*1e6/r.IOPS)
+		}
+	}
+}
+
+// Two rows over their own times make one: throughput over both, latencies
+// (the percentile list too) weighted by I/Os, errors summed.
+func TestOverBothWeightsByIOs(t *testing.T) {
+	a := fio.Row{IOPS: 100, MBps: 1, LatMeanUs: 10, P50Us: 8, P95Us: 12, P99Us: 20, P999Us: 40, Errors: 1, Percentiles: []fio.Percentile{{P: 99.99, Us: 50}}}
+	b := fio.Row{IOPS: 300, MBps: 3, LatMeanUs: 30, P50Us: 28, P95Us: 32, P99Us: 40, P999Us: 60, Errors: 2, Percentiles: []fio.Percentile{{P: 99.99, Us: 70}}}
+	got := overBoth(a, b, 2, 1) // 200 I/Os and 300
+	want := fio.Row{IOPS: 500.0 / 3, MBps: 5.0 / 3, LatMeanUs: 22, P50Us: 20, P95Us: 24, P99Us: 32, P999Us: 52, Errors: 3, Percentiles: []fio.Percentile{{P: 99.99, Us: 62}}}
+	near := func(x, y float64) bool { return math.Abs(x-y) <= 1e-9 }
+	if !near(got.IOPS, want.IOPS) || !near(got.MBps, want.MBps) || !near(got.LatMeanUs, want.LatMeanUs) || !near(got.P50Us, want.P50Us) || !near(got.P95Us, want.P95Us) ||
+		!near(got.P99Us, want.P99Us) || !near(got.P999Us, want.P999Us) || got.Errors != want.Errors || !near(got.Percentiles[0].Us, want.Percentiles[0].Us) {
+		t.Errorf("overBoth = %+v, want %+v", got, want)
 	}
 }
