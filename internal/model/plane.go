@@ -290,6 +290,10 @@ type JobRun struct {
 	// readsBack marks verify's read-back pass: it reads only blocks the
 	// job wrote, whatever share of its extent they are.
 	readsBack bool
+	// finds, where set, is what each of the job's disks (in disksOf
+	// order) holds where the job reads, in place of what lies over its
+	// whole reach: a sequential reader's segment (readThrough).
+	finds []found
 }
 
 // RunJobs runs jobs at the same time, as one workload: they are classes of
@@ -314,18 +318,35 @@ func (pl *Plane) RunJobs(ctx context.Context, jobs []JobRun, progress func(fio.S
 	var run []stretch
 	var burst, end float64
 	cell := out // every job's own figures by class, in the jobs' order
+	var segs []readSegment
 	if len(jobs) == 1 {
+		segs = pl.readSegments(jobs[0])
+	}
+	switch {
+	case segs != nil: // a sequential reader meeting differently written parts
+		var note string
+		if sp, in, out, note, err = pl.readThrough(ctx, jobs[0], segs, z); err != nil {
+			return nil, err
+		}
+		cell, end = out, sp.end
+		notes = append(notes, note)
+	case len(jobs) == 1:
 		pl.mu.Lock()
 		sp = layOut(pl.p, &pl.buffer, out, jobs[0].Job, disksOf(jobs[0].Workers))
 		pl.mu.Unlock()
 		burst, end = sp.burst, sp.end
-	} else {
+	default:
 		var main int
 		var when []string
 		if run, main, when, err = pl.overlap(ctx, jobs, in, out, z); err != nil {
 			return nil, err
 		}
 		notes = append(notes, when...)
+		for _, j := range jobs {
+			if pl.readSegments(j) != nil {
+				notes = append(notes, fmt.Sprintf("%s reads sequentially over parts of its disks written differently; beside other jobs it is solved with the share written over its whole reach, where run alone it meets the parts in order", j.Job.Name))
+			}
+		}
 		// The control plane's view (the hosts', vSAN's) and the run's
 		// bottleneck are those of the stretch with the most jobs.
 		in, out = run[main].in, run[main].out
@@ -425,9 +446,12 @@ func (pl *Plane) workloadInput(ctx context.Context, jobs []JobRun) (Input, []str
 		in.State = one.State
 		jl := one.Jobs[0]
 		jl.Name = ""
-		if j.readsBack {
-			for d := range jl.Disks {
+		for d := range jl.Disks {
+			switch {
+			case j.readsBack:
 				jl.Disks[d].Written = 1
+			case d < len(j.finds):
+				jl.Disks[d].Written, jl.Disks[d].CompressPercentage = j.finds[d].written, int(math.Round(j.finds[d].compressPct))
 			}
 		}
 		if len(jobs) > 1 {

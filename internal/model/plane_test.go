@@ -49,6 +49,16 @@ func newTestPlane(t *testing.T, opts ...Option) (*Plane, *memSource) {
 	return NewPlane(mustLoad(t, "storagereview-r6625-esa"), src, opts...).(*Plane), src
 }
 
+// runJob runs job alone on ws, failing the test on an error.
+func runJob(t *testing.T, pl *Plane, ws []fio.Worker, job fio.Job) *fio.Result {
+	t.Helper()
+	res, err := pl.Run(context.Background(), ws, fio.NewWorkload(job), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 func TestPlaneRunShape(t *testing.T) {
 	pl, _ := newTestPlane(t)
 	ctx := context.Background()

@@ -23,16 +23,7 @@ func verifyJob(opts ...fio.Option) fio.Job {
 // on the disks as the writes left them, each over its own time; the
 // samples follow one another and the run lasts both passes.
 func TestVerifyReadsBackAfterTheWrites(t *testing.T) {
-	ctx := context.Background()
 	ws := workers(4, 2, "r5")
-	run := func(pl *Plane, job fio.Job) *fio.Result {
-		t.Helper()
-		res, err := pl.Run(ctx, ws, fio.NewWorkload(job), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res
-	}
 	row := func(res *fio.Result, dir string) fio.Row {
 		t.Helper()
 		for _, r := range res.Aggregate {
@@ -46,13 +37,13 @@ func TestVerifyReadsBackAfterTheWrites(t *testing.T) {
 	plain, _ := newTestPlane(t)
 	writes := verifyJob()
 	writes.Options = nil
-	wrote := run(plain, writes)
+	wrote := runJob(t, plain, ws, writes)
 	read := verifyJob()
 	read.RW, read.Options = "randread", nil
-	readBack := run(plain, read)
+	readBack := runJob(t, plain, ws, read)
 
 	pl, _ := newTestPlane(t)
-	res := run(pl, verifyJob())
+	res := runJob(t, pl, ws, verifyJob())
 	w, r := row(res, "write"), row(res, "read")
 	if want := row(wrote, "write"); !nearRel(w.IOPS, want.IOPS, 1e-9) || !nearRel(w.LatMeanUs, want.LatMeanUs, 1e-9) {
 		t.Errorf("write row %.0f IOPS %.0f us, want the writes alone: %.0f IOPS %.0f us", w.IOPS, w.LatMeanUs, want.IOPS, want.LatMeanUs)
@@ -96,7 +87,7 @@ func TestVerifyReadsBackAfterTheWrites(t *testing.T) {
 	pl, _ = newTestPlane(t)
 	short := verifyJob()
 	short.RuntimeSec = int(tw + tr/2)
-	res = run(pl, short)
+	res = runJob(t, pl, ws, short)
 	if end := lastSampleTS(res); !nearRel(end, float64(short.RuntimeSec), 1e-9) {
 		t.Errorf("runtime %d s, the writes %.1f s and the read-back %.1f s: the samples end at %g s, want the runtime", short.RuntimeSec, tw, tr, end)
 	}

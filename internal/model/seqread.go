@@ -1,0 +1,175 @@
+package model
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// found is what a job finds on a disk where it reads: the share of the
+// blocks written and the compressibility of their data.
+type found struct {
+	written, compressPct float64
+}
+
+// readSegment is a stretch of a sequential reader's pass, from and to
+// bytes after each clone's start, over which what each of its disks holds
+// is alike.
+type readSegment struct {
+	from, to float64
+	finds    []found // per disk, in disksOf order
+}
+
+// readSegments cuts a lone sequential reader's pass where what its disks
+// hold changes (a disk written over its first part only, say): fio reads
+// the pass in order, so it meets the parts one after another. nil where
+// the reader finds the same all along, or reads at random.
+func (pl *Plane) readSegments(jr JobRun) []readSegment {
+	sh, err := readJob(jr.Job)
+	if err != nil || sh.fr < 1 || sh.randomShare > 0 {
+		return nil
+	}
+	if _, _, steady, _ := steadyWindow(jr.Job); steady {
+		return nil // a steady-state criterion stops it on its own terms
+	}
+	clones := max(jr.Job.NumJobs, 1)
+	type diskPass struct {
+		data   diskData
+		starts []float64
+		passes []float64
+	}
+	var disks []diskPass
+	cuts := []float64{0}
+	pl.mu.Lock()
+	for _, w := range jr.Workers {
+		for _, d := range w.Disks {
+			dp := diskPass{data: pl.data(w.Name, d)}
+			size := pl.diskSize(d)
+			for i := range clones {
+				start, pass := sh.extent.cloneOffset(size, i), sh.extent.pass(size, i)
+				dp.starts, dp.passes = append(dp.starts, start), append(dp.passes, pass)
+				cuts = append(cuts, pass)
+				for _, p := range dp.data.parts {
+					for _, at := range []float64{p.start - start, p.end - start} {
+						if at > 0 && at < pass {
+							cuts = append(cuts, at)
+						}
+					}
+				}
+			}
+			disks = append(disks, dp)
+		}
+	}
+	pl.mu.Unlock()
+	slices.Sort(cuts)
+	cuts = slices.Compact(cuts)
+	var segs []readSegment
+	for k := 1; k < len(cuts); k++ {
+		s := readSegment{from: cuts[k-1], to: cuts[k]}
+		for _, dp := range disks {
+			var ranges []byteRange
+			for i, start := range dp.starts {
+				if s.from < dp.passes[i] {
+					ranges = append(ranges, byteRange{start + s.from, start + math.Min(s.to, dp.passes[i])})
+				}
+			}
+			written, pct := dp.data.over(ranges)
+			s.finds = append(s.finds, found{written, pct})
+		}
+		if n := len(segs); n > 0 && slices.Equal(segs[n-1].finds, s.finds) {
+			segs[n-1].to = s.to
+			continue
+		}
+		segs = append(segs, s)
+	}
+	if len(segs) < 2 {
+		return nil
+	}
+	return segs
+}
+
+// readThrough runs a lone sequential reader through its pass as fio reads
+// it: segment after segment, each solved with what the reader finds there
+// (scaled by the run's noise draw z) for as long as reading it takes at
+// that rate, pass after pass, until the job's time or extent ends. So a
+// reader of a disk written over its first part reads that part at the
+// rate of written blocks and the rest at the rate of blocks never
+// written, its samples showing the step. It returns the run in time, the
+// input and output of the segment it spent the longest in (the run's
+// view), and a note saying what it read where.
+func (pl *Plane) readThrough(ctx context.Context, jr JobRun, segs []readSegment, z float64) (span, Input, *Output, string, error) {
+	job := jr.Job
+	sh, err := readJob(job)
+	if err != nil {
+		return span{}, Input{}, nil, "", err
+	}
+	ins, outs := make([]Input, len(segs)), make([]*Output, len(segs))
+	for k, s := range segs {
+		run := jr
+		run.finds = s.finds
+		if ins[k], outs[k], _, err = pl.solveCell(ctx, []JobRun{run}, z); err != nil {
+			return span{}, Input{}, nil, "", err
+		}
+		outs[k].Notes = slices.DeleteFunc(outs[k].Notes, func(n string) bool { return strings.Contains(n, "never written") })
+	}
+	disks := disksOf(jr.Workers)
+	perClone := float64(len(disks) * max(job.NumJobs, 1)) // readers, each on its own pass
+	ramp := float64(job.RampSec)
+	limit := math.Inf(1)
+	if job.RuntimeSec > 0 {
+		limit = ramp + float64(job.RuntimeSec)
+	}
+	toRead := math.Inf(1) // bytes each clone reads on each disk
+	if !job.TimeBased {
+		moved := 0.0
+		for _, d := range disks {
+			moved += sh.extent.moved(pl.diskSize(d), sh.meanIO(), job.NumJobs)
+		}
+		toRead = moved / perClone
+	}
+	sp := span{ramp: ramp}
+	spent := make([]float64, len(segs))
+	t, read := 0.0, 0.0
+	for t < limit*(1-1e-12) && read < toRead*(1-1e-12) {
+		before := t
+		for k, s := range segs {
+			rate := outs[k].Read.MBps * 1e6 / perClone
+			if rate <= 0 {
+				return span{}, Input{}, nil, "", fmt.Errorf("the sequential reader makes no progress where its disks are %.0f %% written", 100*s.finds[0].written)
+			}
+			dt := math.Min((s.to-s.from)/rate, math.Min(limit-t, (toRead-read)/rate))
+			sp.phases = append(sp.phases, phase{t, t + dt, [2]Direction{outs[k].Read, outs[k].Write}})
+			spent[k] += dt
+			t, read = t+dt, read+dt*rate
+			if t >= limit*(1-1e-12) || read >= toRead*(1-1e-12) {
+				break
+			}
+		}
+		if t == before {
+			break
+		}
+	}
+	sp.end = t
+	pl.mu.Lock()
+	bufferBurst(pl.p, &pl.buffer, outs[0], t) // reads let OSA's elevators drain the buffers
+	pl.mu.Unlock()
+	main := 0
+	for k := range spent {
+		if spent[k] > spent[main] {
+			main = k
+		}
+	}
+	var parts []string
+	whole := segs[len(segs)-1].to
+	for k, s := range segs {
+		written := 0.0
+		for _, f := range s.finds {
+			written += f.written
+		}
+		parts = append(parts, fmt.Sprintf("%.0f-%.0f %% of each pass %.0f %% written, %.0f MB/s for %.4g s", 100*s.from/whole, 100*s.to/whole, 100*written/float64(len(s.finds)), outs[k].Read.MBps, spent[k]))
+	}
+	note := "a sequential reader meets its disks' parts in order, each solved with what it finds there (a read of a block never written costs a metadata lookup and the guest's copy, no device): " + strings.Join(parts, "; ")
+	return sp, ins[main], outs[main], note, nil
+}

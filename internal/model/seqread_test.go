@@ -1,0 +1,147 @@
+package model
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"starbench/internal/fio"
+)
+
+// A sequential reader of disks written over their first fifth reads that
+// fifth at the rate of written blocks and the rest at the rate of blocks
+// never written, in that order, as fio reads its pass: its samples step
+// from the one rate to the other where it passes the written part, and its
+// row is their mean over its time. The model used to give it the rate of
+// a disk a fifth written throughout, the same from the first second to the
+// last.
+func TestSequentialReaderMeetsWhatWasWritten(t *testing.T) {
+	ws := workers(2, 1, "r5") // 50 GiB disks
+	const disk = 50 << 30
+	reader := func(opts ...func(*fio.Job)) fio.Job {
+		j := fio.Job{Name: "r", IOEngine: "libaio", Direct: true, RW: "read", BlockSize: 1 << 20, IODepth: 4}
+		for _, o := range opts {
+			o(&j)
+		}
+		return j
+	}
+	writer := fio.Job{Name: "w", IOEngine: "libaio", Direct: true, RW: "write", BlockSize: 1 << 20, IODepth: 4}
+	readMBps := func(res *fio.Result) float64 { return inDirection(res.Aggregate, "read")[0].MBps }
+
+	// The two rates: a disk written all over, and one never written.
+	full, _ := newTestPlane(t)
+	runJob(t, full, ws, writer)
+	a := readMBps(runJob(t, full, ws, reader(func(j *fio.Job) { j.RuntimeSec, j.TimeBased = 10, true })))
+	empty, _ := newTestPlane(t)
+	b := readMBps(runJob(t, empty, ws, reader(func(j *fio.Job) { j.RuntimeSec, j.TimeBased = 10, true })))
+	if b < 2*a {
+		t.Fatalf("written %.0f MB/s, never written %.0f: want the unwritten far faster for this test", a, b)
+	}
+	written := 0.2 * disk
+	firstPart := written * 2 / (a * 1e6) // seconds to read the written fifth of both disks
+
+	rest := (disk - written) * 2 / (b * 1e6) // seconds to read the rest
+	for _, c := range []struct {
+		name    string
+		runtime int
+	}{
+		{"by time, ending in the unwritten part", int(math.Ceil(firstPart)) + 1},
+		// Past the pass's end fio starts over at the offset, in the
+		// written part again.
+		{"by time, past the end of the pass", int(math.Ceil(firstPart+rest)) + 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			T := float64(c.runtime)
+			if T <= firstPart+1 || T >= 2*firstPart+rest {
+				t.Fatalf("runtime %d s against %.3g s written, %.3g s not: choose another for this test", c.runtime, firstPart, rest)
+			}
+			pl, _ := newTestPlane(t)
+			w := writer
+			w.Options = []fio.Option{{Key: "size", Value: "20%"}}
+			runJob(t, pl, ws, w)
+			res := runJob(t, pl, ws, reader(func(j *fio.Job) { j.RuntimeSec, j.TimeBased = c.runtime, true }))
+			inB := math.Min(T-firstPart, rest)
+			want := (a*(T-inB) + b*inB) / T
+			if got := readMBps(res); !nearRel(got, want, 1e-6) {
+				t.Errorf("read %.0f MB/s over %d s, want %.0f: %.0f for the written %.3g s, %.0f for %.3g s, then written again", got, c.runtime, want, a, firstPart, b, inB)
+			}
+			last := a
+			if T < firstPart+rest {
+				last = b
+			}
+			first, end := res.Samples[0], res.Samples[len(res.Samples)-1]
+			if !nearRel(first.MBps, a, 1e-6) || !nearRel(end.MBps, last, 1e-6) {
+				t.Errorf("samples from %.0f to %.0f MB/s, want from %.0f to %.0f", first.MBps, end.MBps, a, last)
+			}
+			if notes := strings.Join(res.Notes, "\n"); !strings.Contains(notes, "a sequential reader meets its disks' parts in order") || !strings.Contains(notes, "0-20 % of each pass 100 % written") {
+				t.Errorf("notes %q: want the parts it read said", res.Notes)
+			}
+		})
+	}
+	t.Run("its size once", func(t *testing.T) {
+		pl, _ := newTestPlane(t)
+		w := writer
+		w.Options = []fio.Option{{Key: "size", Value: "20%"}}
+		runJob(t, pl, ws, w)
+		res := runJob(t, pl, ws, reader())
+		secs := firstPart + (disk-written)*2/(b*1e6)
+		if got, want := readMBps(res), 2*disk/secs/1e6; !nearRel(got, want, 1e-6) {
+			t.Errorf("read %.0f MB/s, want the disks' %d bytes each over %.4g s, %.0f MB/s", got, disk, secs, want)
+		}
+		if end := lastSampleTS(res); !nearRel(end, secs, 1e-6) {
+			t.Errorf("the samples end at %g s, want %g", end, secs)
+		}
+	})
+}
+
+// Only a lone sequential reader that meets differently written parts is
+// cut into segments: not one reading at random, nor one whose pass lies
+// in one part.
+func TestReadSegmentsOnlyWherePartsDiffer(t *testing.T) {
+	pl, _ := newTestPlane(t)
+	ws := workers(1, 1, "")
+	w := fio.Job{IOEngine: "libaio", Direct: true, RW: "write", BlockSize: 1 << 20, IODepth: 4, Options: []fio.Option{{Key: "size", Value: "20%"}}}
+	if _, err := pl.Run(context.Background(), ws, fio.NewWorkload(w), nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		job  fio.Job
+		segs int
+	}{
+		{"sequential over both parts", fio.Job{RW: "read"}, 2},
+		{"at random", fio.Job{RW: "randread"}, 0},
+		{"past the written part", fio.Job{RW: "read", Options: []fio.Option{{Key: "offset", Value: "20%"}}}, 0},
+		{"within the written part", fio.Job{RW: "read", Options: []fio.Option{{Key: "size", Value: "10%"}}}, 0},
+		{"a sequential mix", fio.Job{RW: "rw"}, 0},
+	} {
+		job := c.job
+		job.IOEngine, job.Direct, job.BlockSize = "libaio", true, 1<<20
+		if got := len(pl.readSegments(JobRun{Workers: ws, Job: &job})); got != c.segs {
+			t.Errorf("%s: %d segments, want %d", c.name, got, c.segs)
+		}
+	}
+}
+
+// A sequential reader beside another job is not cut into segments, and
+// the run says so.
+func TestSequentialReaderBesideOthersIsNoted(t *testing.T) {
+	ctx := context.Background()
+	pl, _ := newTestPlane(t)
+	ws := workers(2, 1, "r5")
+	w := fio.Job{Name: "w", IOEngine: "libaio", Direct: true, RW: "write", BlockSize: 1 << 20, IODepth: 4, Options: []fio.Option{{Key: "size", Value: "20%"}}}
+	if _, err := pl.Run(ctx, ws, fio.NewWorkload(w), nil); err != nil {
+		t.Fatal(err)
+	}
+	r := fio.Job{Name: "r", IOEngine: "libaio", Direct: true, RW: "read", BlockSize: 1 << 20, IODepth: 4, RuntimeSec: 30, TimeBased: true}
+	o := r
+	o.Name, o.RW = "o", "randread"
+	res, err := pl.Run(ctx, ws, &fio.Workload{Name: "two", Jobs: []fio.Job{r, o}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if notes := strings.Join(res.Notes, "\n"); !strings.Contains(notes, "r reads sequentially over parts of its disks written differently; beside other jobs") || strings.Contains(notes, "o reads sequentially") {
+		t.Errorf("notes %q: want r's share over its reach said, and nothing of o", res.Notes)
+	}
+}
