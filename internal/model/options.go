@@ -22,6 +22,9 @@ type jobShape struct {
 	duty              float64        // share of the run spent issuing I/O (thinktime_iotime)
 	rate              [2]float64     // per-direction IOPS cap per job; 0: none
 	rateB             [2]float64     // per-direction bytes/s cap per job; 0: none
+	minRate           [2]float64     // per-direction IOPS floor per job (rate_iops_min); 0: none
+	minRateB          [2]float64     // per-direction bytes/s floor per job (rate_min); 0: none
+	rateCycle         float64        // seconds over which fio averages a rate it checks (ratecycle)
 	latTarget, latPct float64        // latency_target (seconds) at latency_percentile
 	randomShare       float64        // share of I/Os at random offsets
 	compressPct       int            // compressibility of the data written (zero_buffers: 100)
@@ -75,7 +78,7 @@ var (
 
 // readJob reads a job's options.
 func readJob(job *fio.Job) (jobShape, error) {
-	sh := jobShape{duty: 1, randomShare: 1, latPct: 100, compressPct: job.BufferCompressPercentage, dedupePct: job.DedupePercentage,
+	sh := jobShape{duty: 1, randomShare: 1, latPct: 100, rateCycle: 1, compressPct: job.BufferCompressPercentage, dedupePct: job.DedupePercentage,
 		extent: extent{size: amount{bytes: float64(job.Size)}, loops: 1}}
 	var err error
 	if sh.fr, err = readShare(job); err != nil {
@@ -214,7 +217,7 @@ func (sh *jobShape) option(job *fio.Job, o fio.Option) error {
 		default:
 			sh.notes = append(sh.notes, fmt.Sprintf("steadystate=%s: the model's regime is steady from the start, so fio's criterion holds as soon as it is judged: the job stops after ss_ramp + ss_dur = %.0f s unless its runtime or size ends it first (on OSA, writes still filling the write buffers would keep fio judging longer)", o.Value, ramp+dur))
 		}
-	case "rate_iops", "rate":
+	case "rate_iops", "rate", "rate_iops_min", "rate_min", "ratemin":
 		values := strings.Split(o.Value, ",")
 		if len(values) == 1 { // one value caps reads and writes alike, as in fio
 			values = append(values, values[0])
@@ -227,12 +230,23 @@ func (sh *jobShape) option(job *fio.Job, o fio.Option) error {
 			if err != nil {
 				return bad("a rate per direction, like 500 or 500,200")
 			}
-			if o.Key == "rate_iops" {
+			switch o.Key {
+			case "rate_iops":
 				sh.rate[dir] = float64(n)
-			} else {
+			case "rate":
 				sh.rateB[dir] = float64(n)
+			case "rate_iops_min":
+				sh.minRate[dir] = float64(n)
+			default:
+				sh.minRateB[dir] = float64(n)
 			}
 		}
+	case "ratecycle", "rate_cycle":
+		ms, err := strconv.Atoi(o.Value)
+		if err != nil || ms < 1 {
+			return bad("a whole number of milliseconds, like 1000")
+		}
+		sh.rateCycle = float64(ms) / 1000
 	case "verify":
 		switch {
 		case o.Value == "0" || o.Value == "null":

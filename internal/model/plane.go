@@ -352,6 +352,18 @@ func (pl *Plane) RunJobs(ctx context.Context, jobs []JobRun, progress func(fio.S
 		in, out = run[main].in, run[main].out
 		burst, end = run[main].burst, run[main].to-run[main].from
 	}
+	// Each job's run in time, from its own start; fio fails a run whose
+	// job falls below its minimum rate.
+	spans, starts := make([]span, len(jobs)), make([]float64, len(jobs))
+	for i, j := range jobs {
+		spans[i] = sp
+		if len(jobs) > 1 {
+			spans[i], starts[i] = spanOf(run, i, float64(j.Job.RampSec))
+		}
+		if err := belowMinRate(j, spans[i]); err != nil {
+			return nil, err
+		}
+	}
 	whole := overRun(out, burst, end)
 	if pl.hostLoad != nil {
 		loads := map[string]HostLoad{}
@@ -370,11 +382,10 @@ func (pl *Plane) RunJobs(ctx context.Context, jobs []JobRun, progress func(fio.S
 	var status fio.Status
 	for i, j := range jobs {
 		name := ""
-		jsp, began := sp, 0.0
 		if len(jobs) > 1 {
 			name = j.Job.Name
-			jsp, began = spanOf(run, i, float64(j.Job.RampSec))
 		}
+		jsp, began := spans[i], starts[i]
 		// A job's figures are its measured window, the mean of its samples.
 		measured := [2]Direction{cell.Jobs[i].Read, cell.Jobs[i].Write}
 		if jsp.end > jsp.ramp {

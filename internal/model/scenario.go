@@ -171,6 +171,9 @@ func (s *Scenario) input(ctx context.Context, active []*class, t float64) (Input
 			return Input{}, fmt.Errorf("%s at %g s: %w", c.name, t, err)
 		}
 		c.notes = notes
+		if hasMinRate(c.job) {
+			c.notes = append(c.notes, minRateEventsNote)
+		}
 		jl := ci.Jobs[0]
 		jl.Name = c.name
 		for k := range jl.Disks {
