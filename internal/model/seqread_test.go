@@ -105,21 +105,25 @@ func TestReadSegmentsOnlyWherePartsDiffer(t *testing.T) {
 	if _, err := pl.Run(context.Background(), ws, fio.NewWorkload(w), nil); err != nil {
 		t.Fatal(err)
 	}
+	size := pl.diskSize(ws[0].Disks[0])
 	for _, c := range []struct {
 		name string
 		job  fio.Job
 		segs int
+		cut  float64 // where the first segment ends, bytes after each clone's start
 	}{
-		{"sequential over both parts", fio.Job{RW: "read"}, 2},
-		{"at random", fio.Job{RW: "randread"}, 0},
-		{"past the written part", fio.Job{RW: "read", Options: []fio.Option{{Key: "offset", Value: "20%"}}}, 0},
-		{"within the written part", fio.Job{RW: "read", Options: []fio.Option{{Key: "size", Value: "10%"}}}, 0},
-		{"a sequential mix", fio.Job{RW: "rw"}, 0},
+		{"sequential over both parts", fio.Job{RW: "read"}, 2, 0.2 * size},
+		{"from an offset within the written part", fio.Job{RW: "read", Options: []fio.Option{{Key: "offset", Value: "10%"}}}, 2, 0.1 * size},
+		{"at random", fio.Job{RW: "randread"}, 0, 0},
+		{"past the written part", fio.Job{RW: "read", Options: []fio.Option{{Key: "offset", Value: "20%"}}}, 0, 0},
+		{"within the written part", fio.Job{RW: "read", Options: []fio.Option{{Key: "size", Value: "10%"}}}, 0, 0},
+		{"a sequential mix", fio.Job{RW: "rw"}, 0, 0},
 	} {
 		job := c.job
 		job.IOEngine, job.Direct, job.BlockSize = "libaio", true, 1<<20
-		if got := len(pl.readSegments(JobRun{Workers: ws, Job: &job})); got != c.segs {
-			t.Errorf("%s: %d segments, want %d", c.name, got, c.segs)
+		segs := pl.readSegments(JobRun{Workers: ws, Job: &job})
+		if len(segs) != c.segs || c.segs > 0 && !nearRel(segs[0].to, c.cut, 1e-12) {
+			t.Errorf("%s: segments %+v, want %d, the first ending %.0f bytes in", c.name, segs, c.segs, c.cut)
 		}
 	}
 }
