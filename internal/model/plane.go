@@ -314,56 +314,12 @@ func (pl *Plane) RunJobs(ctx context.Context, jobs []JobRun, progress func(fio.S
 	z := pl.noiseDraw() // taken once solved, so a run that fails takes none
 	pl.applyDraw(z, out, out.Burst)
 	// Lay every job out in time; OSA's write buffers fill with all of them.
-	var sp span
-	var run []stretch
-	var burst, end float64
-	cell := out // every job's own figures by class, in the jobs' order
-	var segs []readSegment
-	if len(jobs) == 1 {
-		segs = pl.readSegments(jobs[0])
+	lo, err := pl.layOutJobs(ctx, jobs, in, out, z)
+	if err != nil {
+		return nil, err
 	}
-	switch {
-	case segs != nil: // a sequential reader meeting differently written parts
-		var note string
-		if sp, in, out, note, err = pl.readThrough(ctx, jobs[0], segs, z); err != nil {
-			return nil, err
-		}
-		cell, end = out, sp.end
-		notes = append(notes, note)
-	case len(jobs) == 1:
-		pl.mu.Lock()
-		sp = layOut(pl.p, &pl.buffer, out, jobs[0].Job, disksOf(jobs[0].Workers))
-		pl.mu.Unlock()
-		burst, end = sp.burst, sp.end
-	default:
-		var main int
-		var when []string
-		if run, main, when, err = pl.overlap(ctx, jobs, in, out, z); err != nil {
-			return nil, err
-		}
-		notes = append(notes, when...)
-		for _, j := range jobs {
-			if pl.readSegments(j) != nil {
-				notes = append(notes, fmt.Sprintf("%s reads sequentially over parts of its disks written differently; beside other jobs it is solved with the share written over its whole reach, where run alone it meets the parts in order", j.Job.Name))
-			}
-		}
-		// The control plane's view (the hosts', vSAN's) and the run's
-		// bottleneck are those of the stretch with the most jobs.
-		in, out = run[main].in, run[main].out
-		burst, end = run[main].burst, run[main].to-run[main].from
-	}
-	// Each job's run in time, from its own start; fio fails a run whose
-	// job falls below its minimum rate.
-	spans, starts := make([]span, len(jobs)), make([]float64, len(jobs))
-	for i, j := range jobs {
-		spans[i] = sp
-		if len(jobs) > 1 {
-			spans[i], starts[i] = spanOf(run, i, float64(j.Job.RampSec))
-		}
-		if err := belowMinRate(j, spans[i]); err != nil {
-			return nil, err
-		}
-	}
+	in, out, notes = lo.in, lo.out, append(notes, lo.notes...)
+	burst, end := lo.burst, lo.end
 	whole := overRun(out, burst, end)
 	if pl.hostLoad != nil {
 		loads := map[string]HostLoad{}
@@ -385,15 +341,15 @@ func (pl *Plane) RunJobs(ctx context.Context, jobs []JobRun, progress func(fio.S
 		if len(jobs) > 1 {
 			name = j.Job.Name
 		}
-		jsp, began := spans[i], starts[i]
+		jsp, began := lo.spans[i], lo.starts[i]
 		// A job's figures are its measured window, the mean of its samples.
-		measured := [2]Direction{cell.Jobs[i].Read, cell.Jobs[i].Write}
+		measured := [2]Direction{lo.cell.Jobs[i].Read, lo.cell.Jobs[i].Write}
 		if jsp.end > jsp.ramp {
 			measured = jsp.over(jsp.ramp, jsp.end)
 		}
-		pl.recordWrites(j.Workers, j.Job, cell.Jobs[i].Write.IOPS > 0, jsp.over(0, jsp.end)[write].MBps*1e6*jsp.end)
+		pl.recordWrites(j.Workers, j.Job, lo.cell.Jobs[i].Write.IOPS > 0, jsp.over(0, jsp.end)[write].MBps*1e6*jsp.end)
 		rows, aggregate := shareRows(j.Workers, measured)
-		classRows(rows, cell.Jobs[i])
+		classRows(rows, lo.cell.Jobs[i])
 		rows, aggregate = withTotals(rows), withTotals(aggregate)
 		for k := range rows {
 			rows[k].Job = name
@@ -420,13 +376,13 @@ func (pl *Plane) RunJobs(ctx context.Context, jobs []JobRun, progress func(fio.S
 			res.Notes = append(res.Notes, n)
 		}
 	}
-	if sp.bufferNote != "" {
-		res.Notes = append(res.Notes, sp.bufferNote)
+	if lo.bufferNote != "" {
+		res.Notes = append(res.Notes, lo.bufferNote)
 	}
 	if slices.ContainsFunc(res.Aggregate, func(r fio.Row) bool { return r.Direction == fio.TotalDirection }) {
 		res.Notes = append(res.Notes, totalNote)
 	}
-	if len(sp.phases) > 1 || len(run) > 1 || burst > 0 && burst < end {
+	if lo.phases > 1 || burst > 0 && burst < end {
 		res.Notes = append(res.Notes, "over the whole run, throughput is the mean of the samples and latencies (percentiles too) their I/O-weighted mean")
 	}
 	res.Notes = append(res.Notes, CheckBounds(pl.p, SummaryOf(res))...)
@@ -435,6 +391,71 @@ func (pl *Plane) RunJobs(ctx context.Context, jobs []JobRun, progress func(fio.S
 		progress(status)
 	}
 	return res, nil
+}
+
+// laidOut is a run of jobs laid out in time.
+type laidOut struct {
+	spans      []span    // each job's run, from its own start
+	starts     []float64 // when each job started in the run
+	in         Input     // the cell the control plane's view covers
+	out        *Output   // its figures: the run's bottleneck, the hosts' loads
+	cell       *Output   // every job's own figures by class, in the jobs' order
+	burst, end float64   // OSA's burst and the length of the view's stretch
+	phases     int       // stretches of the run solved on their own
+	bufferNote string
+	notes      []string
+}
+
+// layOutJobs lays jobs out in time from in, the cell of all of them,
+// solved as out and scaled by the run's noise draw z: a lone job through
+// its burst and steady state (layOut), or its segments where it reads
+// sequentially over differently written parts (readThrough); several
+// through the stretches in which the same jobs run (overlap). OSA's write
+// buffers move on with it. It fails where fio would end a job below its
+// minimum rate (belowMinRate).
+func (pl *Plane) layOutJobs(ctx context.Context, jobs []JobRun, in Input, out *Output, z float64) (laidOut, error) {
+	lo := laidOut{in: in, out: out, cell: out, spans: make([]span, len(jobs)), starts: make([]float64, len(jobs)), phases: 1}
+	var segs []readSegment
+	if len(jobs) == 1 {
+		segs = pl.readSegments(jobs[0])
+	}
+	switch {
+	case segs != nil: // a sequential reader meeting differently written parts
+		sp, in, out, note, err := pl.readThrough(ctx, jobs[0], segs, z)
+		if err != nil {
+			return lo, err
+		}
+		lo.spans[0], lo.in, lo.out, lo.cell, lo.end = sp, in, out, out, sp.end
+		lo.phases, lo.notes = len(sp.phases), []string{note}
+	case len(jobs) == 1:
+		pl.mu.Lock()
+		sp := layOut(pl.p, &pl.buffer, out, jobs[0].Job, disksOf(jobs[0].Workers))
+		pl.mu.Unlock()
+		lo.spans[0], lo.burst, lo.end = sp, sp.burst, sp.end
+		lo.phases, lo.bufferNote = len(sp.phases), sp.bufferNote
+	default:
+		run, main, when, err := pl.overlap(ctx, jobs, in, out, z)
+		if err != nil {
+			return lo, err
+		}
+		lo.notes, lo.phases = when, len(run)
+		for i, j := range jobs {
+			lo.spans[i], lo.starts[i] = spanOf(run, i, float64(j.Job.RampSec))
+			if pl.readSegments(j) != nil {
+				lo.notes = append(lo.notes, fmt.Sprintf("%s reads sequentially over parts of its disks written differently; beside other jobs it is solved with the share written over its whole reach, where run alone it meets the parts in order", j.Job.Name))
+			}
+		}
+		// The control plane's view (the hosts', vSAN's) and the run's
+		// bottleneck are those of the stretch with the most jobs.
+		lo.in, lo.out = run[main].in, run[main].out
+		lo.burst, lo.end = run[main].burst, run[main].to-run[main].from
+	}
+	for i, j := range jobs {
+		if err := belowMinRate(j, lo.spans[i]); err != nil {
+			return lo, err
+		}
+	}
+	return lo, nil
 }
 
 // workloadInput is the cell of jobs on their workers' disks (see input),
