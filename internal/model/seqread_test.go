@@ -2,6 +2,7 @@ package model
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -32,7 +33,8 @@ func TestSequentialReaderMeetsWhatWasWritten(t *testing.T) {
 	// The two rates: a disk written all over, and one never written.
 	full, _ := newTestPlane(t)
 	runJob(t, full, ws, writer)
-	a := readMBps(runJob(t, full, ws, reader(func(j *fio.Job) { j.RuntimeSec, j.TimeBased = 10, true })))
+	aRes := runJob(t, full, ws, reader(func(j *fio.Job) { j.RuntimeSec, j.TimeBased = 10, true }))
+	a := readMBps(aRes)
 	empty, _ := newTestPlane(t)
 	b := readMBps(runJob(t, empty, ws, reader(func(j *fio.Job) { j.RuntimeSec, j.TimeBased = 10, true })))
 	if b < 2*a {
@@ -74,8 +76,14 @@ func TestSequentialReaderMeetsWhatWasWritten(t *testing.T) {
 			if !nearRel(first.MBps, a, 1e-6) || !nearRel(end.MBps, last, 1e-6) {
 				t.Errorf("samples from %.0f to %.0f MB/s, want from %.0f to %.0f", first.MBps, end.MBps, a, last)
 			}
-			if notes := strings.Join(res.Notes, "\n"); !strings.Contains(notes, "a sequential reader meets its disks' parts in order") || !strings.Contains(notes, "0-20 % of each pass 100 % written") {
+			notes := strings.Join(res.Notes, "\n")
+			if !strings.Contains(notes, "a sequential reader meets its disks' parts in order") || !strings.Contains(notes, "0-20 % of each pass 100 % written") || !strings.Contains(notes, "20-100 % of each pass 0 % written") {
 				t.Errorf("notes %q: want the parts it read said", res.Notes)
+			}
+			// Most of its time is in the written part: the run's view is that
+			// part's, as on disks written all over.
+			if bottleneck := bottleneckNote(aRes); T-inB > inB && !strings.Contains(notes, bottleneck) {
+				t.Errorf("notes %q lack the written part's %q", res.Notes, bottleneck)
 			}
 		})
 	}
@@ -93,6 +101,56 @@ func TestSequentialReaderMeetsWhatWasWritten(t *testing.T) {
 			t.Errorf("the samples end at %g s, want %g", end, secs)
 		}
 	})
+	t.Run("stopped by number_ios in the unwritten part", func(t *testing.T) {
+		pl, _ := newTestPlane(t)
+		w := writer
+		w.Options = []fio.Option{{Key: "size", Value: "20%"}}
+		runJob(t, pl, ws, w)
+		ios := int64(0.6 * disk / (1 << 20)) // 60 % of each disk in 1 MiB reads
+		res := runJob(t, pl, ws, reader(func(j *fio.Job) { j.Options = []fio.Option{{Key: "number_ios", Value: fmt.Sprint(ios)}} }))
+		secs := firstPart + (float64(ios)*(1<<20)-written)*2/(b*1e6)
+		if end := lastSampleTS(res); !nearRel(end, secs, 1e-6) {
+			t.Errorf("the samples end at %g s, want %g: the written fifth, then 40 %% of the disk unwritten", end, secs)
+		}
+	})
+	t.Run("two clones each, by time", func(t *testing.T) {
+		two := func(j *fio.Job) { j.NumJobs = 2 }
+		full, _ := newTestPlane(t)
+		runJob(t, full, ws, writer)
+		a2 := readMBps(runJob(t, full, ws, reader(two, func(j *fio.Job) { j.RuntimeSec, j.TimeBased = 10, true })))
+		empty, _ := newTestPlane(t)
+		b2 := readMBps(runJob(t, empty, ws, reader(two, func(j *fio.Job) { j.RuntimeSec, j.TimeBased = 10, true })))
+		pl, _ := newTestPlane(t)
+		w := writer
+		w.Options = []fio.Option{{Key: "size", Value: "20%"}}
+		runJob(t, pl, ws, w)
+		// Four readers (two disks, two clones), each reading its disk: the
+		// written fifth takes t1, then the rest at the unwritten rate.
+		t1, rest2 := written*4/(a2*1e6), (disk-written)*4/(b2*1e6)
+		T := math.Ceil(t1) + 1
+		if T >= t1+rest2 {
+			t.Fatalf("runtime %g s against %.3g s written, %.3g s not: choose another for this test", T, t1, rest2)
+		}
+		res := runJob(t, pl, ws, reader(two, func(j *fio.Job) { j.RuntimeSec, j.TimeBased = int(T), true }))
+		if got, want := readMBps(res), (a2*t1+b2*(T-t1))/T; !nearRel(got, want, 1e-6) {
+			t.Errorf("read %.0f MB/s over %g s, want %.0f: %.0f for the written %.3g s, then %.0f", got, T, want, a2, t1, b2)
+		}
+	})
+}
+
+// Parts written alike one after the other are one segment to a reader.
+func TestReadSegmentsJoinPartsWrittenAlike(t *testing.T) {
+	pl, _ := newTestPlane(t)
+	ws := workers(1, 1, "")
+	for _, opts := range [][]fio.Option{{{Key: "size", Value: "10%"}}, {{Key: "offset", Value: "10%"}, {Key: "size", Value: "10%"}}} {
+		w := fio.Job{IOEngine: "libaio", Direct: true, RW: "write", BlockSize: 1 << 20, IODepth: 4, Options: opts}
+		runJob(t, pl, ws, w)
+	}
+	r := fio.Job{IOEngine: "libaio", Direct: true, RW: "read", BlockSize: 1 << 20}
+	segs := pl.readSegments(JobRun{Workers: ws, Job: &r})
+	if size := pl.diskSize(ws[0].Disks[0]); len(segs) != 2 || !nearRel(segs[0].to, 0.2*size, 1e-12) || segs[0].finds[0].written != 1 {
+		t.Errorf("segments %+v: want two, the first the written fifth", segs)
+	}
 }
 
 // Only a lone sequential reader that meets differently written parts is
