@@ -159,6 +159,32 @@ func (sh *jobShape) engine(job *fio.Job) error {
 	if !direct {
 		sh.notes = append(sh.notes, "buffered I/O (direct=0): the guest's page cache is not modelled; every I/O goes to vSAN")
 	}
+	return sh.lowWaterMark(job)
+}
+
+// lowWaterMark reads iodepth_low: once a job's queue is full, fio reaps
+// completions until no more than iodepth_low I/Os are in flight, then fills
+// it again (backend.c, wait_for_completions; 0, or more than iodepth, is
+// iodepth). The queue drains from iodepth to the mark and refills at once,
+// so about their mean is in flight; measured with fio 3.33 (libaio,
+// direct=1, iodepth=16, a local file), the I/Os in flight by Little's law
+// are 15.3 at the default mark, 9.8 at iodepth_low=4 (the model's 10) and
+// 7.3 at 1 (8.5: reaping in batches drains below the mark).
+func (sh *jobShape) lowWaterMark(job *fio.Job) error {
+	v := rawValue(job, "iodepth_low")
+	if v == "" {
+		return nil
+	}
+	low, err := strconv.Atoi(v)
+	if err != nil || low < 0 {
+		return fmt.Errorf("iodepth_low=%s: want a whole number of I/Os, at most iodepth", v)
+	}
+	if low == 0 || low >= sh.depth {
+		return nil
+	}
+	mean := int(math.Round(float64(sh.depth+low) / 2))
+	sh.notes = append(sh.notes, fmt.Sprintf("iodepth_low=%d: fio lets each job's queue of %d drain to %d before filling it again, so about %d I/Os are in flight on average; modelled as iodepth=%d", low, sh.depth, low, mean, mean))
+	sh.depth = mean
 	return nil
 }
 
@@ -264,6 +290,7 @@ func (sh *jobShape) option(job *fio.Job, o fio.Option) error {
 			sh.verify = true
 			sh.notes = append(sh.notes, fmt.Sprintf("verify=%s is not modelled beside other jobs or events: after its I/O fio reads back and checks the blocks it wrote (the read-back pass is modelled for a job run on its own); the simulator reports the job's own I/O", o.Value))
 		}
+	case "iodepth_low": // read by lowWaterMark
 	case "exit_what": // read by exitAllStops
 		if !slices.Contains([]string{"group", "stonewall", "all"}, o.Value) {
 			return bad("group, stonewall or all")
