@@ -291,6 +291,10 @@ func (sh *jobShape) option(job *fio.Job, o fio.Option) error {
 			sh.notes = append(sh.notes, fmt.Sprintf("verify=%s is not modelled beside other jobs or events: after its I/O fio reads back and checks the blocks it wrote (the read-back pass is modelled for a job run on its own); the simulator reports the job's own I/O", o.Value))
 		}
 	case "iodepth_low": // read by lowWaterMark
+	case "flow", "flow_id": // read by settleFlow
+	case "flow_sleep", "flow_watermark":
+		// How long a job ahead of its flow waits changes how closely fio
+		// keeps the ratio, not the ratio; fio ignores flow_watermark.
 	case "exit_what": // read by exitAllStops
 		if !slices.Contains([]string{"group", "stonewall", "all"}, o.Value) {
 			return bad("group, stonewall or all")

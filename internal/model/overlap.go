@@ -138,14 +138,21 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, in Input, out *Outp
 	return run, main, notes, nil
 }
 
-// solveCell solves jobs together, as one cell, scaled by the run's noise
-// draw z (not when NaN: no noise), showing it to the plane's observer; it
-// returns the cell's input, its output and the notes reading the jobs
-// gave.
+// solveCell solves jobs together, as one cell, held to their flow groups'
+// pace (settleFlow) and scaled by the run's noise draw z (not when NaN: no
+// noise), showing it to the plane's observer; it returns the cell's input,
+// its output and the notes reading the jobs gave.
 func (pl *Plane) solveCell(ctx context.Context, jobs []JobRun, z float64) (Input, *Output, []string, error) {
+	jobs, flowNote, err := pl.settleFlow(ctx, jobs)
+	if err != nil {
+		return Input{}, nil, nil, err
+	}
 	in, notes, err := pl.workloadInput(ctx, jobs)
 	if err != nil {
 		return Input{}, nil, nil, err
+	}
+	if flowNote != "" {
+		notes = append(notes, flowNote)
 	}
 	out, err := pl.solved.solve(ctx, pl.p, in)
 	if err != nil {
