@@ -24,11 +24,17 @@ type readSegment struct {
 
 // readSegments cuts a lone sequential reader's pass where what its disks
 // hold changes (a disk written over its first part only, say): fio reads
-// the pass in order, so it meets the parts one after another. nil where
-// the reader finds the same all along, or reads at random.
+// the pass in order, so it meets the parts one after another. A sequential
+// mix (rw) reads and writes each block of its pass once, so its reads meet
+// the parts as they were too, on its first pass (a later pass would find
+// its own writes: a time-based mix, or one of several loops, is left out).
+// nil where the reader finds the same all along, or reads at random.
 func (pl *Plane) readSegments(jr JobRun) []readSegment {
 	sh, err := readJob(jr.Job)
-	if err != nil || sh.fr < 1 || sh.randomShare > 0 {
+	if err != nil || sh.fr <= 0 || sh.randomShare > 0 {
+		return nil
+	}
+	if sh.fr < 1 && (jr.Job.TimeBased || sh.extent.loops > 1) {
 		return nil
 	}
 	if _, _, steady, _ := steadyWindow(jr.Job); steady {
@@ -135,7 +141,7 @@ func (pl *Plane) readThrough(ctx context.Context, jr JobRun, segs []readSegment,
 	for t < limit*(1-1e-12) && read < toRead*(1-1e-12) {
 		before := t
 		for k, s := range segs {
-			rate := outs[k].Read.MBps * 1e6 / perClone
+			rate := (outs[k].Read.MBps + outs[k].Write.MBps) * 1e6 / perClone // the pass moves on by reads and writes
 			if rate <= 0 {
 				return span{}, Input{}, nil, "", fmt.Errorf("the sequential reader makes no progress where its disks are %.0f %% written", 100*s.finds[0].written)
 			}
@@ -168,7 +174,7 @@ func (pl *Plane) readThrough(ctx context.Context, jr JobRun, segs []readSegment,
 		for _, f := range s.finds {
 			written += f.written
 		}
-		parts = append(parts, fmt.Sprintf("%.0f-%.0f %% of each pass %.0f %% written, %.0f MB/s for %.4g s", 100*s.from/whole, 100*s.to/whole, 100*written/float64(len(s.finds)), outs[k].Read.MBps, spent[k]))
+		parts = append(parts, fmt.Sprintf("%.0f-%.0f %% of each pass %.0f %% written, %.0f MB/s for %.4g s", 100*s.from/whole, 100*s.to/whole, 100*written/float64(len(s.finds)), outs[k].Read.MBps+outs[k].Write.MBps, spent[k]))
 	}
 	note := "a sequential reader meets its disks' parts in order, each solved with what it finds there (a read of a block never written costs a metadata lookup and the guest's copy, no device): " + strings.Join(parts, "; ")
 	return sp, ins[main], outs[main], note, nil

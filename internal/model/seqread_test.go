@@ -101,6 +101,29 @@ func TestSequentialReaderMeetsWhatWasWritten(t *testing.T) {
 			t.Errorf("the samples end at %g s, want %g", end, secs)
 		}
 	})
+	t.Run("a sequential mix, its size once", func(t *testing.T) {
+		mix := func(j *fio.Job) { j.RW, j.RWMixRead = "rw", 50 }
+		byTime := func(j *fio.Job) { j.RuntimeSec, j.TimeBased = 10, true }
+		total := func(res *fio.Result) float64 {
+			return inDirection(res.Aggregate, "read")[0].MBps + inDirection(res.Aggregate, "write")[0].MBps
+		}
+		full, _ := newTestPlane(t)
+		runJob(t, full, ws, writer)
+		am := total(runJob(t, full, ws, reader(mix, byTime)))
+		empty, _ := newTestPlane(t)
+		bm := total(runJob(t, empty, ws, reader(mix, byTime)))
+		pl, _ := newTestPlane(t)
+		w := writer
+		w.Options = []fio.Option{{Key: "size", Value: "20%"}}
+		runJob(t, pl, ws, w)
+		res := runJob(t, pl, ws, reader(mix))
+		// Its reads find the written fifth, then blocks never written; its
+		// writes land behind them.
+		secs := written*2/(am*1e6) + (disk-written)*2/(bm*1e6)
+		if end := lastSampleTS(res); !nearRel(end, secs, 1e-6) || bm < 1.2*am {
+			t.Errorf("the samples end at %g s, want %g: the written fifth at %.0f MB/s, the rest at %.0f", end, secs, am, bm)
+		}
+	})
 	t.Run("stopped by number_ios in the unwritten part", func(t *testing.T) {
 		pl, _ := newTestPlane(t)
 		w := writer
@@ -175,7 +198,10 @@ func TestReadSegmentsOnlyWherePartsDiffer(t *testing.T) {
 		{"at random", fio.Job{RW: "randread"}, 0, 0},
 		{"past the written part", fio.Job{RW: "read", Options: []fio.Option{{Key: "offset", Value: "20%"}}}, 0, 0},
 		{"within the written part", fio.Job{RW: "read", Options: []fio.Option{{Key: "size", Value: "10%"}}}, 0, 0},
-		{"a sequential mix", fio.Job{RW: "rw"}, 0, 0},
+		{"a sequential mix, its size once", fio.Job{RW: "rw"}, 2, 0.2 * size},
+		{"a sequential mix by time", fio.Job{RW: "rw", RuntimeSec: 60, TimeBased: true}, 0, 0},
+		{"a sequential mix, twice", fio.Job{RW: "rw", Options: []fio.Option{{Key: "loops", Value: "2"}}}, 0, 0},
+		{"a sequential writer", fio.Job{RW: "write"}, 0, 0},
 	} {
 		job := c.job
 		job.IOEngine, job.Direct, job.BlockSize = "libaio", true, 1<<20
