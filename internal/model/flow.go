@@ -126,10 +126,9 @@ func groupsOf(members []flowMember) [][]flowMember {
 	return out
 }
 
-// threadRate is a job's I/Os a second per fio job: one per disk and
-// numjobs clone.
+// threadRate is a job's I/Os a second per fio job.
 func threadRate(j JobRun, jo JobOutput) float64 {
-	return (jo.Read.IOPS + jo.Write.IOPS) / float64(len(disksOf(j.Workers))*max(j.Job.NumJobs, 1))
+	return (jo.Read.IOPS + jo.Write.IOPS) / j.fioJobs()
 }
 
 // withFlowCap is job held at capIOPS I/Os a second per fio job: rate_iops

@@ -22,11 +22,11 @@ const minRateSettle = 2.0
 // its fio jobs are one per disk and numjobs clone. nil where the job keeps
 // its floors, or does not run long enough to be checked.
 func belowMinRate(j JobRun, sp span) error {
-	if !hasMinRate(j.Job) {
+	sh, err := readJob(j.Job)
+	if err != nil || !sh.hasFloors() {
 		return nil
 	}
-	sh, _ := readJob(j.Job)
-	jobs := float64(len(disksOf(j.Workers)) * max(j.Job.NumJobs, 1))
+	jobs := j.fioJobs()
 	for _, ph := range sp.phases {
 		if ph.to-math.Max(ph.from, minRateSettle) < sh.rateCycle {
 			continue // no whole rate cycle of this phase is checked
@@ -53,11 +53,10 @@ func belowMinRate(j JobRun, sp span) error {
 // minRateEventsNote says what a run stepped through events does not check.
 const minRateEventsNote = "rate_min / rate_iops_min: fio ends a job that falls below its floor, failing the run; a run stepped through events is not checked against it"
 
-// hasMinRate says whether a job has a minimum rate (rate_min,
+// hasFloors says whether the job has a minimum rate (rate_min,
 // rate_iops_min) in either direction.
-func hasMinRate(job *fio.Job) bool {
-	sh, err := readJob(job)
-	return err == nil && (sh.minRate != [2]float64{} || sh.minRateB != [2]float64{})
+func (sh *jobShape) hasFloors() bool {
+	return sh.minRate != [2]float64{} || sh.minRateB != [2]float64{}
 }
 
 // keyGiven is the name under which job gives an option fio also knows by

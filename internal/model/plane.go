@@ -296,6 +296,12 @@ type JobRun struct {
 	finds []found
 }
 
+// fioJobs is how many fio jobs (threads) run the job: one per disk and
+// numjobs clone. fio's per-job options (rates, floors, flow) hold for each.
+func (j JobRun) fioJobs() float64 {
+	return float64(len(disksOf(j.Workers)) * max(j.Job.NumJobs, 1))
+}
+
 // RunJobs runs jobs at the same time, as one workload: they are classes of
 // one network, sharing the cluster. The result has each job's rows and
 // aggregate rows (Row.Job names the job when there are several) and each

@@ -171,7 +171,7 @@ func (s *Scenario) input(ctx context.Context, active []*class, t float64) (Input
 			return Input{}, fmt.Errorf("%s at %g s: %w", c.name, t, err)
 		}
 		c.notes = notes
-		if hasMinRate(c.job) {
+		if sh, err := readJob(c.job); err == nil && sh.hasFloors() {
 			c.notes = append(c.notes, minRateEventsNote)
 		}
 		jl := ci.Jobs[0]

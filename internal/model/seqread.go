@@ -121,7 +121,7 @@ func (pl *Plane) readThrough(ctx context.Context, jr JobRun, segs []readSegment,
 		outs[k].Notes = slices.DeleteFunc(outs[k].Notes, func(n string) bool { return strings.Contains(n, "never written") })
 	}
 	disks := disksOf(jr.Workers)
-	perClone := float64(len(disks) * max(job.NumJobs, 1)) // readers, each on its own pass
+	perClone := jr.fioJobs() // readers, each on its own pass
 	ramp := float64(job.RampSec)
 	limit := math.Inf(1)
 	if job.RuntimeSec > 0 {
