@@ -60,7 +60,11 @@ func TestFlowHoldsJobsToTheirWeights(t *testing.T) {
 // The installed fio keeps a flow group to its weights: beside a job at
 // rate_iops=200, a free job with the same weight runs at about 200 I/Os a
 // second and one with half the weight at about 100, while a job outside
-// the group runs far faster.
+// the group runs far faster. A job of the group that starts before the
+// others join it runs free until they do, and fio then holds it until the
+// group has caught up; the run is long enough (5 s: 1,000 I/Os of a) for
+// the catching up to absorb such a start (at 2 s, b once ran at 120 where
+// its weight gives 100).
 func TestFlowAgainstFio(t *testing.T) {
 	needFio(t)
 	for _, c := range []struct {
@@ -75,7 +79,7 @@ func TestFlowAgainstFio(t *testing.T) {
 				}
 			}
 		}
-		args := []string{"--output-format=json", "--bs=4k", "--ioengine=psync", "--rw=randread", "--size=8m", "--time_based", "--runtime=2"}
+		args := []string{"--output-format=json", "--bs=4k", "--ioengine=psync", "--rw=randread", "--size=8m", "--time_based", "--runtime=5"}
 		args = append(args, "--name=a", "--filename="+filepath.Join(dir, "a"), "--rate_iops=200", "--flow="+c.weightA)
 		args = append(args, "--name=b", "--filename="+filepath.Join(dir, "b"), "--flow=1")
 		args = append(args, "--name=c", "--filename="+filepath.Join(dir, "c"))
