@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"starbench/internal/spell"
 )
 
 // Pos is where an option or section came from: a job file (or one it
@@ -232,7 +234,7 @@ func CheckOptionName(key string) error {
 	}
 	best, dist := "", 1<<30
 	for _, n := range optionNames() {
-		if d := editDistance(key, n); d < dist || (d == dist && n < best) {
+		if d := spell.Distance(key, n); d < dist || (d == dist && n < best) {
 			best, dist = n, d
 		}
 	}
@@ -255,24 +257,3 @@ var optionNames = sync.OnceValue(func() []string {
 	slices.Sort(names)
 	return names
 })
-
-// editDistance is the Levenshtein distance fio uses for its suggestions.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			sub := prev[j-1]
-			if a[i-1] != b[j-1] {
-				sub++
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, sub)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}

@@ -8,6 +8,8 @@ import (
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
+
+	"starbench/internal/spell"
 )
 
 // ArgsModule returns the `args` module: the --set values of the run,
@@ -314,7 +316,7 @@ func declaredList(name string, declared map[string]DeclaredArg) string {
 		descs[i] = declared[n].describe()
 	}
 	msg := "this script declares " + strings.Join(descs, ", ")
-	if near := nearest(name, names); near != "" {
+	if near := spell.Nearest(name, names); near != "" {
 		msg = fmt.Sprintf("did you mean %s? %s", near, msg)
 	}
 	return msg

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"go.starlark.net/starlark"
+
+	"starbench/internal/spell"
 )
 
 // WriteDoc writes the plain-text reference of mods, as `starbench doc`
@@ -118,7 +120,7 @@ func Doc(mods []*Module, name string) (string, error) {
 	slices.Sort(known)
 	known = slices.Compact(known)
 	msg := fmt.Sprintf("%s has no member %q", owner, member)
-	if near := nearest(member, known); near != "" {
+	if near := spell.Nearest(member, known); near != "" {
 		msg += fmt.Sprintf(" (did you mean %s?)", near)
 	}
 	return "", fmt.Errorf("%s; members: %s", msg, strings.Join(known, ", "))

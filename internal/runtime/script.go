@@ -11,6 +11,8 @@ import (
 	"go.starlark.net/resolve"
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
+
+	"starbench/internal/spell"
 )
 
 // Script is a main script and every file it loads, parsed and resolved
@@ -94,7 +96,7 @@ func (p *scriptParser) checkLoadedNames(load *syntax.LoadStmt, lf *syntax.File) 
 	for _, from := range load.From {
 		if !defined[from.Name] {
 			msg := fmt.Sprintf("%s: load: name %s not found in module %s", from.NamePos, from.Name, load.Module.Value)
-			if near := nearest(from.Name, names); near != "" {
+			if near := spell.Nearest(from.Name, names); near != "" {
 				msg += fmt.Sprintf(" (did you mean %s?)", near)
 			}
 			p.errs = append(p.errs, errors.New(msg))
@@ -128,7 +130,7 @@ func (p *scriptParser) checkMembers(f *syntax.File) {
 			}
 		}
 		msg := fmt.Sprintf("%s: %s has no member %s", dot.Name.NamePos, id.Name, dot.Name.Name)
-		if near := nearest(dot.Name.Name, names); near != "" {
+		if near := spell.Nearest(dot.Name.Name, names); near != "" {
 			msg += fmt.Sprintf(" (did you mean %s.%s?)", id.Name, near)
 		}
 		p.errs = append(p.errs, errors.New(msg))
