@@ -19,10 +19,10 @@ func NewClusterModule(deps Deps) *runtime.Module {
 		Name: "cluster",
 		Doc:  "vSAN cluster settings",
 		Members: append([]runtime.Member{
-			{Name: "configure", Params: "(compression=None, dedup=None, rdma=None, uplink=None)",
-				Doc: "apply and verify cluster settings (None leaves one as it is; uplink= a speed, NIC names or a LAG, set on the vSAN portgroup of a distributed switch or host by host on standard ones); a failure sets back what changed; returns the settings they replaced", Fn: c.configure},
+			{Name: "configure", Params: "(compression=None, dedup=None, rdma=None, transit_encryption=None, uplink=None)",
+				Doc: "apply and verify cluster settings (None leaves one as it is; transit_encryption= vSAN's data-in-transit encryption, AES-256 between hosts; uplink= a speed, NIC names or a LAG, set on the vSAN portgroup of a distributed switch or host by host on standard ones); a failure sets back what changed; returns the settings they replaced", Fn: c.configure},
 			{Name: "state", Params: "()",
-				Doc: "the cluster's settings: compression, dedup, rdma, uplink, active_nics, standby_nics, lag, switch, architecture; rdma_active and rdma_note say whether RDMA runs, what keeps it off and what unsupported teaming it runs on", Fn: c.state},
+				Doc: "the cluster's settings: compression, dedup, rdma, transit_encryption, uplink, active_nics, standby_nics, lag, switch, architecture; rdma_active and rdma_note say whether RDMA runs, what keeps it off and what unsupported teaming it runs on", Fn: c.state},
 		}, clusterEventMembers(deps)...),
 	}
 }
@@ -30,8 +30,8 @@ func NewClusterModule(deps Deps) *runtime.Module {
 type clusterModule struct{ deps Deps }
 
 func (c clusterModule) configure(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var compression, dedup, rdma, uplink starlark.Value = starlark.None, starlark.None, starlark.None, starlark.None
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "compression?", &compression, "dedup?", &dedup, "rdma?", &rdma, "uplink?", &uplink); err != nil {
+	var compression, dedup, rdma, transit, uplink starlark.Value = starlark.None, starlark.None, starlark.None, starlark.None, starlark.None
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "compression?", &compression, "dedup?", &dedup, "rdma?", &rdma, "transit_encryption?", &transit, "uplink?", &uplink); err != nil {
 		return nil, err
 	}
 	var s vsphere.ClusterSettings
@@ -39,7 +39,7 @@ func (c clusterModule) configure(thread *starlark.Thread, b *starlark.Builtin, a
 		name string
 		v    starlark.Value
 		dst  **bool
-	}{{"compression", compression, &s.Compression}, {"dedup", dedup, &s.Dedup}, {"rdma", rdma, &s.RDMA}} {
+	}{{"compression", compression, &s.Compression}, {"dedup", dedup, &s.Dedup}, {"rdma", rdma, &s.RDMA}, {"transit_encryption", transit, &s.TransitEncryption}} {
 		switch v := f.v.(type) {
 		case starlark.NoneType:
 		case starlark.Bool:
@@ -91,20 +91,22 @@ func (c clusterModule) state(thread *starlark.Thread, b *starlark.Builtin, args 
 }
 
 // stateStruct is a cluster state as Starlark sees it; its compression,
-// dedup, rdma and uplink fields are what cluster.configure takes back.
+// dedup, rdma, transit_encryption and uplink fields are what
+// cluster.configure takes back.
 func stateStruct(st vsphere.ClusterState) *starlarkstruct.Struct {
 	return starlarkstruct.FromStringDict(starlarkstruct.Default, starlark.StringDict{
-		"compression":  starlark.Bool(st.Compression),
-		"dedup":        starlark.Bool(st.Dedup),
-		"rdma":         starlark.Bool(st.RDMA),
-		"uplink":       starlark.String(st.Uplink),
-		"active_nics":  strList(st.ActiveNICs),
-		"standby_nics": strList(st.StandbyNICs),
-		"lag":          starlark.String(st.LAG),
-		"switch":       starlark.String(st.Switch),
-		"rdma_active":  starlark.Bool(st.RDMAActive),
-		"rdma_note":    starlark.String(rdmaNote(st)),
-		"architecture": starlark.String(st.Architecture),
+		"compression":        starlark.Bool(st.Compression),
+		"dedup":              starlark.Bool(st.Dedup),
+		"rdma":               starlark.Bool(st.RDMA),
+		"transit_encryption": starlark.Bool(st.TransitEncryption),
+		"uplink":             starlark.String(st.Uplink),
+		"active_nics":        strList(st.ActiveNICs),
+		"standby_nics":       strList(st.StandbyNICs),
+		"lag":                starlark.String(st.LAG),
+		"switch":             starlark.String(st.Switch),
+		"rdma_active":        starlark.Bool(st.RDMAActive),
+		"rdma_note":          starlark.String(rdmaNote(st)),
+		"architecture":       starlark.String(st.Architecture),
 	})
 }
 

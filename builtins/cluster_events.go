@@ -201,7 +201,7 @@ func settingsDetail(s vsphere.ClusterSettings) string {
 	for _, f := range []struct {
 		name string
 		v    *bool
-	}{{"compression", s.Compression}, {"dedup", s.Dedup}, {"rdma", s.RDMA}} {
+	}{{"compression", s.Compression}, {"dedup", s.Dedup}, {"rdma", s.RDMA}, {"transit_encryption", s.TransitEncryption}} {
 		if f.v != nil {
 			parts = append(parts, fmt.Sprintf("%s=%v", f.name, starlark.Bool(*f.v)))
 		}

@@ -156,6 +156,7 @@ type costModel struct {
 	msgCycles            float64 // per message, send and receive together
 	txCycles             float64 // per payload byte sent
 	rxCycles             float64 // per payload byte received
+	cipherCycles         float64 // per byte sent or received, data-in-transit encryption on
 	frame                float64 // wire bytes per payload byte
 	guestIO              float64 // fio, guest kernel and virtual controller per I/O
 	tRead                float64 // capacity device per-op read time, seconds
@@ -164,11 +165,14 @@ type costModel struct {
 	cacheWr              float64
 }
 
-func newCostModel(p *testbed.Profile, pl platform, link vsanLink, rdma, compress, dedup bool, controller string) costModel {
+func newCostModel(p *testbed.Profile, pl platform, link vsanLink, state ClusterState, compress bool, controller string) costModel {
 	m := &p.Model
-	c := costModel{p: p, m: m, pl: pl, osa: p.Architecture == "OSA", compress: compress, dedup: dedup && p.Architecture == "OSA", checksum: true, frame: link.frame, destaged: 1}
+	c := costModel{p: p, m: m, pl: pl, osa: p.Architecture == "OSA", compress: compress, dedup: state.Dedup && p.Architecture == "OSA", checksum: true, frame: link.frame, destaged: 1}
 	c.largeOK = !c.osa && m.LargeWriteBytes.Value > 0 && releaseAtLeast(p.VSANRelease, 8, 1)
-	if rdma {
+	if state.TransitEncryption {
+		c.cipherCycles = m.TransitCipherCyclesPerByte.Value
+	}
+	if state.RDMA {
 		c.msgCycles, c.txCycles, c.rxCycles = m.MessageCyclesRDMA.Value, m.ByteCyclesRDMA.Value, m.ByteCyclesRDMA.Value
 	} else {
 		c.msgCycles, c.txCycles, c.rxCycles = m.MessageCyclesTCP.Value, m.TxByteCyclesTCP.Value, m.RxByteCyclesTCP.Value
@@ -359,12 +363,15 @@ func (c *costModel) component(io *ioCost, leg int, n, payload float64, toCompone
 	sender.rxBytes += n * back
 	receiver.rxBytes += n * send
 	receiver.txBytes += n * back
+	// With data-in-transit encryption each end encrypts what it sends
+	// (the request or the reply, headers too) and decrypts what it gets.
+	cipher := n * (payload + 2*hdr) * c.cipherCycles
 	if toComponent {
-		sender.domCycles += n * payload * c.txCycles
+		sender.domCycles += n*payload*c.txCycles + cipher
 	} else {
-		sender.storeCycles += n * payload * c.txCycles
+		sender.storeCycles += n*payload*c.txCycles + cipher
 	}
-	receiver.otherCycles += n * payload * c.rxCycles
+	receiver.otherCycles += n*payload*c.rxCycles + cipher
 }
 
 // capRead and friends are device times of one op of bytes.

@@ -413,10 +413,13 @@ type cell struct {
 	fr    float64 // read share
 	sizes [2][]sizeShare
 	rdma  bool // RDMA in effect
-	link  vsanLink
-	pl    platform
-	g     guestLoad
-	cost  [2]opCost // per I/O, by direction
+	// cipher: data-in-transit encryption on (every byte between hosts
+	// encrypted and decrypted).
+	cipher bool
+	link   vsanLink
+	pl     platform
+	g      guestLoad
+	cost   [2]opCost // per I/O, by direction
 	// copies are the stations' copies one by one (per kind), before
 	// finishCells groups the identical ones into st.
 	copies [][]station
@@ -500,6 +503,7 @@ func newCell(p *testbed.Profile, in Input, j int, objects []object, deferDestage
 	}
 	c.fr, c.sizes, c.notes = c.shape.fr, c.shape.sizes, c.shape.notes
 	c.rdma = in.State.RDMA && p.RDMACapable
+	c.cipher = in.State.TransitEncryption
 	if in.State.RDMA && !p.RDMACapable {
 		c.notes = append(c.notes, "RDMA requested but not every host is RDMA capable: vSAN falls back to TCP")
 	}
@@ -710,7 +714,7 @@ type diskKind struct {
 func accountCosts(p *testbed.Profile, pl platform, link vsanLink, state ClusterState, vms []VM, disks []DiskLoad, sh jobShape, deferDestage bool, coverage float64) (kindOf []int, costs [][2]ioCost, err error) {
 	var kinds []diskKind
 	kindOf = make([]int, len(disks))
-	rdma := state.RDMA && p.RDMACapable
+	state.RDMA = state.RDMA && p.RDMACapable
 	for i, d := range disks {
 		k := diskKind{disk: d, controller: p.Workers.Controller}
 		if len(vms) > 0 && vms[d.VM].Controller != "" {
@@ -734,7 +738,7 @@ func accountCosts(p *testbed.Profile, pl platform, link vsanLink, state ClusterS
 		case Off:
 			compress = false
 		}
-		cm := newCostModel(p, pl, link, rdma, compress, state.Dedup, k.controller)
+		cm := newCostModel(p, pl, link, state, compress, k.controller)
 		cm.deferDestage = deferDestage
 		cm.checksum = !d.Policy.ChecksumDisabled
 		cm.fromBuffer, cm.destaged = writeBufferState(coverage, sh)

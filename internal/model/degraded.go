@@ -260,7 +260,8 @@ func snapshotOverhead(p *testbed.Profile, n int) [2]float64 {
 // station of the degraded cell: each byte is read on a source device, sent
 // from its host and received by another, and written on a target device
 // (through the cache tier on OSA), with DOM and LSOM cycles on both ends
-// (the DOM's checksum unless the disks' policy disables it).
+// (the DOM's checksum unless the disks' policy disables it), each end
+// encrypting or decrypting it with data-in-transit encryption on.
 func resyncLoad(p *testbed.Profile, c *cell, d *Degradation) map[string]float64 {
 	m := &p.Model
 	hosts := float64(p.Hosts - d.Out)
@@ -271,6 +272,9 @@ func resyncLoad(p *testbed.Profile, c *cell, d *Degradation) map[string]float64 
 	netCycles := m.TxByteCyclesTCP.Value + m.RxByteCyclesTCP.Value
 	if c.rdma {
 		netCycles = 2 * m.ByteCyclesRDMA.Value
+	}
+	if c.cipher {
+		netCycles += 2 * m.TransitCipherCyclesPerByte.Value
 	}
 	// Checksums where the disks' policies keep them (a share of the disks
 	// where they differ).

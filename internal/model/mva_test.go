@@ -72,7 +72,7 @@ func costModelFor(t testing.TB, p *testbed.Profile, rdma, compress, dedup bool) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return newCostModel(p, newPlatform(p), link, rdma, compress, dedup, testbed.PVSCSI)
+	return newCostModel(p, newPlatform(p), link, ClusterState{RDMA: rdma, Dedup: dedup}, compress, testbed.PVSCSI)
 }
 
 func mustLoad(t testing.TB, name string) *testbed.Profile {

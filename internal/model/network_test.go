@@ -193,3 +193,53 @@ func TestESACompressionGainsWhereTheWireBinds(t *testing.T) {
 		t.Errorf("512K writes of 2:1 data on 10 GbE: %.0f MB/s compressed vs %.0f (%s); want wire-bound and a clear gain", on.Write.MBps, off.Write.MBps, off.Bottleneck)
 	}
 }
+
+// With data-in-transit encryption each end of every message between hosts
+// runs AES over it (payload and vSAN's headers, the request and the
+// reply): the sender beside its transmit cycles, the receiver in its NIC's
+// worlds. It costs throughput where vSAN's worlds bind and CPU everywhere.
+func TestTransitEncryptionCostsEachEnd(t *testing.T) {
+	p := mustLoad(t, "wwt-r640-osa")
+	m := &p.Model
+	lay, _ := policyLayout(p, Policy{RAID: "raid1", FTT: 1})
+	const b = 65536.0
+	plain := costModelFor(t, p, false, false, false)
+	cipher := plain
+	cipher.cipherCycles = m.TransitCipherCyclesPerByte.Value
+	for _, c := range []struct {
+		name           string
+		clear, crypted opCost
+	}{
+		{"write", plain.writeCost(b, lay, 0, 0), cipher.writeCost(b, lay, 0, 0)},
+		{"read", plain.readCost(b, 1, 0), cipher.readCost(b, 1, 0)},
+	} {
+		// The receiver's rx cycles count the remote ops' payload bytes.
+		remoteOps := c.clear.otherCycles / (b * m.RxByteCyclesTCP.Value)
+		want := remoteOps * (b + 2*m.MessageHeaderBytes.Value) * m.TransitCipherCyclesPerByte.Value
+		if !(remoteOps > 0) {
+			t.Fatalf("%s: no remote component ops to encrypt (rx cycles %g)", c.name, c.clear.otherCycles)
+		}
+		if got := c.crypted.otherCycles - c.clear.otherCycles; math.Abs(got-want) > 1e-6*want {
+			t.Errorf("%s: receivers decrypt %g cycles, want %g (%.2f remote ops of %g bytes and 2 headers)", c.name, got, want, remoteOps, b)
+		}
+		sent := c.crypted.domCycles + c.crypted.storeCycles - c.clear.domCycles - c.clear.storeCycles
+		if math.Abs(sent-want) > 1e-6*want {
+			t.Errorf("%s: senders encrypt %g cycles, want %g, as the receivers", c.name, sent, want)
+		}
+		if c.crypted.wireBytes != c.clear.wireBytes {
+			t.Errorf("%s: %g wire bytes encrypted, want %g: AES-GCM keeps the length", c.name, c.crypted.wireBytes, c.clear.wireBytes)
+		}
+	}
+
+	// WWT's 4K 70/30 on RAID-6 is bound by the disk groups' worlds, which
+	// send the reads' payload: encryption takes throughput and adds CPU.
+	job := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 4096, IODepth: 8}
+	in := UniformInput(p, 96, 8, Policy{RAID: "raid6", FTT: 2}, job)
+	in.State.Uplink = "25g"
+	base := solve(t, p, in)
+	in.State.TransitEncryption = true
+	enc := solve(t, p, in)
+	if !(total(enc) < 0.99*total(base)) || !(enc.CPUPercent > base.CPUPercent) {
+		t.Errorf("4K 70/30 encrypted in transit: %.0f IOPS at %.1f %% CPU, clear %.0f at %.1f %% (bottleneck %s); want fewer IOPS and more CPU", total(enc), enc.CPUPercent, total(base), base.CPUPercent, base.Bottleneck)
+	}
+}

@@ -9,6 +9,9 @@ type ClusterState struct {
 	Compression bool
 	Dedup       bool
 	RDMA        bool
+	// TransitEncryption is vSAN's data-in-transit encryption: every host
+	// encrypts what it sends another host and decrypts what it receives.
+	TransitEncryption bool
 	// Uplink names the active uplink choice of the testbed profile ("10g", "25g").
 	Uplink string
 	// ActiveNICs are the vSAN portgroup's active NICs and LAG the link

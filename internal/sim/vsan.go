@@ -15,8 +15,8 @@ import (
 
 // clusterConfigSystem replaces the stock vSAN cluster config system, which
 // keeps only unmap and file-service settings: it persists data efficiency
-// (compression, deduplication) and RDMA, and refuses what the testbed's
-// hardware cannot do.
+// (compression, deduplication), RDMA and data-in-transit encryption, and
+// refuses what the testbed's hardware cannot do.
 type clusterConfigSystem struct {
 	types.ManagedObjectReference
 	sim *Sim
@@ -49,6 +49,7 @@ func (c *clusterConfigSystem) current(cluster types.ManagedObjectReference) *vsa
 		info.DefaultConfig = &types.VsanClusterConfigInfoHostDefaultInfo{Uuid: uuid.NewString()}
 		info.DataEfficiencyConfig = &vsantypes.VsanDataEfficiencyConfig{}
 		info.RdmaConfig = &vsanext.RdmaConfig{}
+		info.DataInTransitEncryptionConfig = &vsantypes.VsanDataInTransitEncryptionConfig{Enabled: types.NewBool(false)}
 		c.config[cluster] = info
 	}
 	return info
@@ -91,6 +92,13 @@ func (c *clusterConfigSystem) reconfigure(cluster types.ManagedObjectReference, 
 	if r := spec.RdmaConfig; r != nil {
 		copied := *r
 		info.RdmaConfig = &copied
+	}
+	if dit := spec.DataInTransitEncryptionConfig; dit != nil {
+		copied := *dit
+		if copied.Enabled == nil { // vSAN keeps what is set when the spec leaves it out
+			copied.Enabled = info.DataInTransitEncryptionConfig.Enabled
+		}
+		info.DataInTransitEncryptionConfig = &copied
 	}
 	if spec.UnmapConfig != nil {
 		info.UnmapConfig = spec.UnmapConfig

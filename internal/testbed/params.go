@@ -113,6 +113,9 @@ type ModelParams struct {
 	// ConnectionsPerPeer is the number of TCP connections a host keeps to
 	// each other host for vSAN: the flows a LAG hashes over its links.
 	ConnectionsPerPeer Param `json:"connections_per_peer"`
+	// TransitCipherCyclesPerByte is data-in-transit encryption's AES-256
+	// cost per byte a host sends or receives (payload and vSAN's headers).
+	TransitCipherCyclesPerByte Param `json:"transit_cipher_cycles_per_byte"`
 
 	// Data services.
 	CompressCyclesPerByte Param `json:"compress_cycles_per_byte"`
@@ -205,16 +208,17 @@ func DefaultModel(architecture string) ModelParams {
 		ContextSwitchCycles: Param{20000, "public figure: Li, Ding and Shen (2007), a context switch costs about 4 us directly and as much again in cache refills"},
 		MemoryEfficiency:    Param{0.7, "public figure: STREAM sustains about 70-80 % of peak DDR bandwidth"},
 
-		MessageCyclesTCP:   Param{15000, "public figure: kernel TCP send+receive of a small message, about 5 us at 3 GHz"},
-		MessageCyclesRDMA:  Param{3000, "public figure: RDMA verbs post+completion, about 1 us at 3 GHz"},
-		TxByteCyclesTCP:    Param{1.3, "public figure (commonly cited; original source not traced): TCP transmit about 1.3 cycles/byte"},
-		RxByteCyclesTCP:    Param{3.0, "public figure (commonly cited; original source not traced): TCP receive about 3.0 cycles/byte"},
-		ByteCyclesRDMA:     Param{0.1, "public figure: RDMA zero-copy, the NIC moves the bytes"},
-		HopLatencyTCPUs:    Param{30, "public figure (commonly cited; original source not traced): vSAN TCP hop about 30 us"},
-		HopLatencyRDMAUs:   Param{12, "public figure (commonly cited; original source not traced): vSAN RDMA hop about 12 us"},
-		NICEfficiency:      Param{0.94, "public figure (commonly cited; original source not traced): about 94 % of line rate usable"},
-		MessageHeaderBytes: Param{1300, "assumption: vSAN RDT and DOM headers per message; with 1500-byte frames a 4 KiB write carries the ~1.4x wire bytes per payload byte commonly cited for vSAN writes"},
-		ConnectionsPerPeer: Param{1, "assumption: one RDT association (TCP connection) per pair of hosts"},
+		MessageCyclesTCP:           Param{15000, "public figure: kernel TCP send+receive of a small message, about 5 us at 3 GHz"},
+		MessageCyclesRDMA:          Param{3000, "public figure: RDMA verbs post+completion, about 1 us at 3 GHz"},
+		TxByteCyclesTCP:            Param{1.3, "public figure (commonly cited; original source not traced): TCP transmit about 1.3 cycles/byte"},
+		RxByteCyclesTCP:            Param{3.0, "public figure (commonly cited; original source not traced): TCP receive about 3.0 cycles/byte"},
+		ByteCyclesRDMA:             Param{0.1, "public figure: RDMA zero-copy, the NIC moves the bytes"},
+		HopLatencyTCPUs:            Param{30, "public figure (commonly cited; original source not traced): vSAN TCP hop about 30 us"},
+		HopLatencyRDMAUs:           Param{12, "public figure (commonly cited; original source not traced): vSAN RDMA hop about 12 us"},
+		NICEfficiency:              Param{0.94, "public figure (commonly cited; original source not traced): about 94 % of line rate usable"},
+		MessageHeaderBytes:         Param{1300, "assumption: vSAN RDT and DOM headers per message; with 1500-byte frames a 4 KiB write carries the ~1.4x wire bytes per payload byte commonly cited for vSAN writes"},
+		TransitCipherCyclesPerByte: Param{1.3, "public figure: AES-GCM with AES-NI and carry-less multiply about 1 cycle/byte for AES-128 (Gueron, AES-GCM software performance on current high-end CPUs, 2013); AES-256's 14 rounds against 10 take about 1.3"},
+		ConnectionsPerPeer:         Param{1, "assumption: one RDT association (TCP connection) per pair of hosts"},
 
 		CompressCyclesPerByte:     Param{6.3, "public figure: lz4 README, 780 MB/s per core at 4.9 GHz"},
 		CompressSkipCyclesPerByte: Param{0.8, "public figure: LZ4 skips incompressible input at several GB/s per core"},

@@ -18,6 +18,9 @@ type ClusterSettings struct {
 	Compression *bool
 	Dedup       *bool
 	RDMA        *bool
+	// TransitEncryption is vSAN's data-in-transit encryption (AES-256
+	// between hosts, no key server needed).
+	TransitEncryption *bool
 	// Uplink picks the vSAN portgroup's active NICs: a link speed ("10g",
 	// "25g") naming the NICs of that speed, NIC names ("vmnic2,vmnic3"), or
 	// on a distributed switch a LAG's name.
@@ -26,9 +29,10 @@ type ClusterSettings struct {
 
 // ClusterState is what the settings are.
 type ClusterState struct {
-	Compression bool
-	Dedup       bool
-	RDMA        bool
+	Compression       bool
+	Dedup             bool
+	RDMA              bool
+	TransitEncryption bool
 	// Uplink is the speed of the active vSAN NICs ("25g"), or their names
 	// when their speeds differ.
 	Uplink      string
@@ -95,6 +99,9 @@ func (c *Client) state(ctx context.Context) (ClusterState, error) {
 	if cfg.RdmaConfig != nil {
 		st.RDMA = cfg.RdmaConfig.RdmaEnabled
 	}
+	if dit := cfg.DataInTransitEncryptionConfig; dit != nil {
+		st.TransitEncryption = dit.Enabled != nil && *dit.Enabled
+	}
 	if err := c.uplinkState(ctx, &st); err != nil {
 		return ClusterState{}, err
 	}
@@ -140,7 +147,7 @@ func (c *Client) ClusterState(ctx context.Context) (model.ClusterState, error) {
 	}
 	// vSAN runs over RDMA only where every host can; elsewhere it stays on
 	// TCP. Over a LAG the model puts RDMA on one of its links.
-	return model.ClusterState{Compression: st.Compression, Dedup: st.Dedup, RDMA: st.RDMAActive, Uplink: st.Uplink, ActiveNICs: st.ActiveNICs, LAG: st.LAG}, nil
+	return model.ClusterState{Compression: st.Compression, Dedup: st.Dedup, RDMA: st.RDMAActive, TransitEncryption: st.TransitEncryption, Uplink: st.Uplink, ActiveNICs: st.ActiveNICs, LAG: st.LAG}, nil
 }
 
 var _ model.StateSource = (*Client)(nil)
@@ -185,6 +192,10 @@ func (c *Client) Configure(ctx context.Context, s ClusterSettings) (ClusterState
 		want.RDMA = *s.RDMA
 		spec.RdmaConfig = &vsanext.RdmaConfig{RdmaEnabled: want.RDMA}
 	}
+	if s.TransitEncryption != nil {
+		want.TransitEncryption = *s.TransitEncryption
+		spec.DataInTransitEncryptionConfig = &vsantypes.VsanDataInTransitEncryptionConfig{Enabled: types.NewBool(want.TransitEncryption)}
+	}
 	// The uplinks go first: they can be set back exactly if vSAN then
 	// refuses its part, so a failed call leaves the cluster as it was.
 	undoUplink := func(context.Context) error { return nil }
@@ -203,7 +214,7 @@ func (c *Client) Configure(ctx context.Context, s ClusterSettings) (ClusterState
 			return prev, c.setBack(ctx, err, s.Uplink != "", undoUplink, prev.Uplink)
 		}
 	}
-	if spec.DataEfficiencyConfig != nil || spec.RdmaConfig != nil {
+	if spec.DataEfficiencyConfig != nil || spec.RdmaConfig != nil || spec.DataInTransitEncryptionConfig != nil {
 		if err := c.reconfigureVSAN(ctx, "reconfigure vSAN of cluster", spec); err != nil {
 			return prev, c.setBack(ctx, err, s.Uplink != "", undoUplink, prev.Uplink)
 		}
@@ -212,9 +223,9 @@ func (c *Client) Configure(ctx context.Context, s ClusterSettings) (ClusterState
 	if err != nil {
 		return prev, err
 	}
-	if got.Compression != want.Compression || got.Dedup != want.Dedup || got.RDMA != want.RDMA {
-		return prev, fmt.Errorf("cluster %s did not take the settings: asked compression=%v dedup=%v rdma=%v, reads back compression=%v dedup=%v rdma=%v",
-			c.cluster.Name(), want.Compression, want.Dedup, want.RDMA, got.Compression, got.Dedup, got.RDMA)
+	if got.Compression != want.Compression || got.Dedup != want.Dedup || got.RDMA != want.RDMA || got.TransitEncryption != want.TransitEncryption {
+		return prev, fmt.Errorf("cluster %s did not take the settings: asked compression=%v dedup=%v rdma=%v transit_encryption=%v, reads back compression=%v dedup=%v rdma=%v transit_encryption=%v",
+			c.cluster.Name(), want.Compression, want.Dedup, want.RDMA, want.TransitEncryption, got.Compression, got.Dedup, got.RDMA, got.TransitEncryption)
 	}
 	return prev, nil
 }

@@ -22,11 +22,11 @@ func TestConfigureAppliesVerifiesAndReturnsThePreviousState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Compression || st.RDMA || st.Uplink != "10g" || st.Architecture != "OSA" {
-		t.Fatalf("initial state %+v, want compression off, rdma off, 10g, OSA", st)
+	if st.Compression || st.RDMA || st.TransitEncryption || st.Uplink != "10g" || st.Architecture != "OSA" {
+		t.Fatalf("initial state %+v, want compression off, rdma off, transit encryption off, 10g, OSA", st)
 	}
 	on := true
-	prev, err := c.Configure(ctx, ClusterSettings{Compression: &on, Dedup: &on, RDMA: &on, Uplink: "25g"})
+	prev, err := c.Configure(ctx, ClusterSettings{Compression: &on, Dedup: &on, RDMA: &on, TransitEncryption: &on, Uplink: "25g"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func TestConfigureAppliesVerifiesAndReturnsThePreviousState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(now, model.ClusterState{Compression: true, Dedup: true, RDMA: true, Uplink: "25g", ActiveNICs: []string{"vmnic2", "vmnic3"}}) {
+	if !reflect.DeepEqual(now, model.ClusterState{Compression: true, Dedup: true, RDMA: true, TransitEncryption: true, Uplink: "25g", ActiveNICs: []string{"vmnic2", "vmnic3"}}) {
 		t.Errorf("state after configure = %+v", now)
 	}
 	full, _ := c.State(ctx)
@@ -47,8 +47,15 @@ func TestConfigureAppliesVerifiesAndReturnsThePreviousState(t *testing.T) {
 	if _, err := c.Configure(ctx, ClusterSettings{Uplink: "vmnic0"}); err != nil {
 		t.Fatal(err)
 	}
-	if st, _ := c.State(ctx); st.Uplink != "10g" || !slices.Equal(st.ActiveNICs, []string{"vmnic0"}) {
-		t.Errorf("by NIC name: %+v", st)
+	if st, _ := c.State(ctx); st.Uplink != "10g" || !slices.Equal(st.ActiveNICs, []string{"vmnic0"}) || !st.TransitEncryption {
+		t.Errorf("by NIC name: %+v; want the other settings kept", st)
+	}
+	off := false
+	if prev, err := c.Configure(ctx, ClusterSettings{TransitEncryption: &off}); err != nil || !prev.TransitEncryption {
+		t.Fatalf("transit encryption off: previous %+v, %v", prev, err)
+	}
+	if st, _ := c.State(ctx); st.TransitEncryption || !st.Compression {
+		t.Errorf("transit encryption off: %+v; want it off and compression kept", st)
 	}
 }
 

@@ -301,10 +301,13 @@ func (c *Client) undoPolicy(ctx context.Context, e ledger.Entry) (string, error)
 
 // clusterSettings is what cluster settings were before a change.
 type clusterSettings struct {
-	Compression bool   `json:"compression"`
-	Dedup       bool   `json:"dedup"`
-	RDMA        bool   `json:"rdma"`
-	Uplink      string `json:"uplink"` // a LAG or the active NICs, as configure takes them
+	Compression bool `json:"compression"`
+	Dedup       bool `json:"dedup"`
+	RDMA        bool `json:"rdma"`
+	// TransitEncryption is absent from entries written before starbench
+	// set it: nil leaves the setting as it is.
+	TransitEncryption *bool  `json:"transit_encryption,omitempty"`
+	Uplink            string `json:"uplink"` // a LAG or the active NICs, as configure takes them
 }
 
 func settingsOf(st ClusterState) clusterSettings {
@@ -312,7 +315,7 @@ func settingsOf(st ClusterState) clusterSettings {
 	if uplink == "" {
 		uplink = strings.Join(st.ActiveNICs, ",")
 	}
-	return clusterSettings{Compression: st.Compression, Dedup: st.Dedup, RDMA: st.RDMA, Uplink: uplink}
+	return clusterSettings{Compression: st.Compression, Dedup: st.Dedup, RDMA: st.RDMA, TransitEncryption: &st.TransitEncryption, Uplink: uplink}
 }
 
 // undoCluster sets the cluster's settings back.
@@ -324,7 +327,7 @@ func (c *Client) undoCluster(ctx context.Context, e ledger.Entry) (string, error
 	if err := json.Unmarshal(e.Before, &before); err != nil {
 		return "", fmt.Errorf("the ledger's settings of cluster %s: %w", e.Name, err)
 	}
-	s := ClusterSettings{Compression: &before.Compression, Dedup: &before.Dedup, RDMA: &before.RDMA, Uplink: before.Uplink}
+	s := ClusterSettings{Compression: &before.Compression, Dedup: &before.Dedup, RDMA: &before.RDMA, TransitEncryption: before.TransitEncryption, Uplink: before.Uplink}
 	if _, err := c.Configure(ctx, s); err != nil {
 		return "", err
 	}
