@@ -324,7 +324,8 @@ func readPercent(wd definition) (int, error) {
 	return n, nil
 }
 
-// readWrite maps rdpct (reads, %) and seekpct (random I/Os, %) onto fio's rw.
+// readWrite maps rdpct (reads, %) and seekpct (random I/Os, %) onto fio's
+// rw, random offsets drawn afresh as vdbench draws them (norandommap).
 func readWrite(wd definition) (string, error) {
 	rdpct, err := readPercent(wd)
 	if err != nil {
@@ -364,6 +365,11 @@ func readWrite(wd definition) (string, error) {
 	}
 	if random > 0 && random < 100 {
 		fmt.Fprintf(&b, "percentage_random=%d\n", random)
+	}
+	if random > 0 {
+		// vdbench draws every random offset afresh; fio would give each
+		// block one I/O a pass (its random map) without this.
+		b.WriteString("norandommap=1\n")
 	}
 	return b.String(), nil
 }

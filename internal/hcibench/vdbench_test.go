@@ -49,18 +49,19 @@ func options(t *testing.T, p *Parsed, run, job string) []string {
 
 // The files HCIBench's vdbench generator wrote translate option for
 // option, what vdbench counts inside elapsed (warmup) going to fio's
-// ramp_time and compratio/dedupratio to fio's buffer percentages.
+// ramp_time, compratio/dedupratio to fio's buffer percentages and random
+// seeks to offsets drawn afresh (norandommap), as vdbench draws them.
 func TestHCIBenchFilesTranslate(t *testing.T) {
 	easy := []string{"direct=1", "ioengine=libaio", "ramp_time=1800", "runtime=1800", "size=100%", "time_based"}
 	random := []string{"buffer_compress_percentage=50", "dedupe_percentage=50"}
 	for file, want := range map[string][]string{
-		"testdata/vdb-8vmdk-100ws-4k-70rdpct-100randompct-4threads":  append([]string{"bs=4k", "iodepth=4", "rw=randrw", "rwmixread=70"}, easy...),
+		"testdata/vdb-8vmdk-100ws-4k-70rdpct-100randompct-4threads":  append([]string{"bs=4k", "iodepth=4", "rw=randrw", "rwmixread=70", "norandommap=1"}, easy...),
 		"testdata/vdb-8vmdk-100ws-256k-0rdpct-0randompct-1threads":   append([]string{"bs=256k", "iodepth=1", "rw=write"}, easy...),
-		"testdata/vdb-8vmdk-100ws-8k-50rdpct-100randompct-4threads":  append(append([]string{"bs=8k", "iodepth=4", "rw=randrw", "rwmixread=50"}, easy...), random...),
-		"testdata/vdb-8vmdk-100ws-4k-70rdpct-100randompct-16threads": append(append([]string{"bs=4k", "iodepth=16", "rw=randrw", "rwmixread=70"}, easy...), random...),
+		"testdata/vdb-8vmdk-100ws-8k-50rdpct-100randompct-4threads":  append(append([]string{"bs=8k", "iodepth=4", "rw=randrw", "rwmixread=50", "norandommap=1"}, easy...), random...),
+		"testdata/vdb-8vmdk-100ws-4k-70rdpct-100randompct-16threads": append(append([]string{"bs=4k", "iodepth=16", "rw=randrw", "rwmixread=70", "norandommap=1"}, easy...), random...),
 		"testdata/vdb-8vmdk-100ws-512k-0rdpct-0randompct-2threads":   append(append([]string{"bs=512k", "iodepth=2", "rw=write"}, easy...), random...),
 		"testdata/vdb-5vmdk-20ws-8k-35rdpct-60randompct-2threads": {"bs=8k", "buffer_compress_percentage=50", "dedupe_percentage=67", "direct=1", "iodepth=2", "ioengine=libaio",
-			"percentage_random=60", "rate_iops=1050,1950", "runtime=600", "rw=randrw", "rwmixread=35", "size=20%", "time_based"},
+			"norandommap=1", "percentage_random=60", "rate_iops=1050,1950", "runtime=600", "rw=randrw", "rwmixread=35", "size=20%", "time_based"},
 	} {
 		p := parseFile(t, file)
 		if p.Format != "vdbench" || len(p.Runs) != 1 || p.Runs[0].Name != "run1" {

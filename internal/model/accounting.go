@@ -508,18 +508,18 @@ func diskBytes(p *testbed.Profile, d DiskLoad) float64 {
 }
 
 // writeBufferState is what the write buffers mean for a job while it
-// writes, at coverage x (bufferCoverage): the share of its blocks found
-// there (reads are served from the cache device) and the share of its
-// writes the elevator destages. Random writes find 1-exp(-x) of the
-// region there (as random writes cover a disk), and a write is destaged
-// only if its block is not written again within the bytes held: exp(-x).
+// writes, at coverage x (bufferCoverage), on a disk of disk bytes its
+// numJobs clones reach: the share of its blocks found there (reads are
+// served from the cache device) and the share of its writes the elevator
+// destages, as fio comes back to its blocks (bufferHits): a write is
+// destaged only if its block is not written again within the bytes held.
 // A sequential writer finds the last held bytes there (min(1, x)) and,
 // when the regions fit (x >= 1), overwrites every block before it is
 // destaged. vSAN keeps blocks in the cache tier while they are written
 // and destages them when they go cold, so rewrites cost the capacity tier
 // and the space-efficiency work nothing. A job that does not write finds
 // nothing of its own there (0, 1): what earlier runs left is not tracked.
-func writeBufferState(x float64, sh jobShape) (held, destaged float64) {
+func writeBufferState(x float64, sh jobShape, disk float64, numJobs int) (held, destaged float64) {
 	if x == 0 || sh.fr == 1 {
 		return 0, 1
 	}
@@ -527,8 +527,10 @@ func writeBufferState(x float64, sh jobShape) (held, destaged float64) {
 	if x >= 1 {
 		seqDestaged = 0
 	}
+	region, clones := sh.extent.footprint(disk, numJobs)
+	reads, writes := sh.bufferHits(x, region, clones, sh.passes(disk))
 	rs := sh.randomShare
-	return rs*(1-math.Exp(-x)) + (1-rs)*math.Min(1, x), rs*math.Exp(-x) + (1-rs)*seqDestaged
+	return rs*reads + (1-rs)*math.Min(1, x), rs*(1-writes) + (1-rs)*seqDestaged
 }
 
 // writeIO is one guest write of b bytes of the given compressibility.

@@ -524,10 +524,10 @@ func newCell(p *testbed.Profile, in Input, j int, objects []object, deferDestage
 	if err != nil {
 		return nil, err
 	}
-	if held, destaged := writeBufferState(coverage, c.shape); held >= 0.005 {
+	if held, destaged := writeBufferState(coverage, c.shape, c.firstDisk(p), c.job.Job.NumJobs); held >= 0.005 {
 		c.notes = append(c.notes, fmt.Sprintf("the write buffers hold %.0f %% of the blocks this job writes: reads of them come from the cache devices, and %.0f %% of its writes are overwritten there before the elevator destages them", 100*held, 100*(1-destaged)))
 	}
-	kindOf, costs, err := accountCosts(p, c.pl, c.link, in.State, in.VMs, c.job.Disks, c.shape, deferDestage, coverage)
+	kindOf, costs, err := accountCosts(p, c.pl, c.link, in.State, in.VMs, c.job, c.shape, deferDestage, coverage)
 	if err != nil {
 		return nil, err
 	}
@@ -706,12 +706,21 @@ type diskKind struct {
 	controller string
 }
 
+// firstDisk is the size of the cell's job's first disk (0 for none).
+func (c *cell) firstDisk(p *testbed.Profile) float64 {
+	if len(c.job.Disks) == 0 {
+		return 0
+	}
+	return diskBytes(p, c.job.Disks[0])
+}
+
 // accountCosts works out the per-I/O cost of each direction, by where it
-// lands, for each kind of disk among disks (averaged over the job's block
+// lands, for each kind of disk among the job's (averaged over its block
 // sizes): kindOf[i] is disk i's kind. Disks in the same state cost the
 // same: each kind is accounted once, in first-seen order so sums are
 // deterministic.
-func accountCosts(p *testbed.Profile, pl platform, link vsanLink, state ClusterState, vms []VM, disks []DiskLoad, sh jobShape, deferDestage bool, coverage float64) (kindOf []int, costs [][2]ioCost, err error) {
+func accountCosts(p *testbed.Profile, pl platform, link vsanLink, state ClusterState, vms []VM, jl JobLoad, sh jobShape, deferDestage bool, coverage float64) (kindOf []int, costs [][2]ioCost, err error) {
+	disks := jl.Disks
 	var kinds []diskKind
 	kindOf = make([]int, len(disks))
 	state.RDMA = state.RDMA && p.RDMACapable
@@ -741,7 +750,7 @@ func accountCosts(p *testbed.Profile, pl platform, link vsanLink, state ClusterS
 		cm := newCostModel(p, pl, link, state, compress, k.controller)
 		cm.deferDestage = deferDestage
 		cm.checksum = !d.Policy.ChecksumDisabled
-		cm.fromBuffer, cm.destaged = writeBufferState(coverage, sh)
+		cm.fromBuffer, cm.destaged = writeBufferState(coverage, sh, diskBytes(p, d), jl.Job.NumJobs)
 		var cost [2]ioCost
 		for _, s := range sh.sizes[read] {
 			cost[read].add(cm.readIO(float64(s.size), d.Written, d.CompressPercentage), s.share)

@@ -100,13 +100,14 @@ func TestOSAReadFromWriteBuffer(t *testing.T) {
 // file its own writes keep there (and none of its writes reach the
 // elevator), a small part of disks much larger than the buffers (as much
 // for clones spread over a disk as for one job on all of it), less when
-// two jobs write, nothing for a job that only reads, nothing on ESA.
+// two jobs write, nothing for a job that only reads or moves its region
+// once (fio's random map gives each block one I/O a pass), nothing on ESA.
 func TestWriteBufferState(t *testing.T) {
 	osa := mustLoad(t, "wwt-r640-osa")
 	esa := mustLoad(t, "storagereview-r6625-esa")
 	r1 := Policy{RAID: "raid1", FTT: 1}
 	job := func(rw string, size int64) *fio.Job {
-		return &fio.Job{RW: rw, RWMixRead: 70, BlockSize: 4096, IODepth: 8, Direct: true, IOEngine: "libaio", Size: size}
+		return &fio.Job{RW: rw, RWMixRead: 70, BlockSize: 4096, IODepth: 8, Direct: true, IOEngine: "libaio", Size: size, TimeBased: true, RuntimeSec: 60}
 	}
 	mixed, reads, whole := job("randrw", 4<<30), job("randread", 4<<30), job("randrw", 0)
 	seq, seqSmall := job("write", 0), job("write", 4<<30)
@@ -120,7 +121,7 @@ func TestWriteBufferState(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return writeBufferState(x, sh)
+		return writeBufferState(x, sh, diskBytes(p, in.Jobs[j].Disks[0]), in.Jobs[j].Job.NumJobs)
 	}
 	one := func(p *testbed.Profile, jobs ...*fio.Job) Input {
 		in := Input{}
@@ -133,10 +134,29 @@ func TestWriteBufferState(t *testing.T) {
 		t.Errorf("one disk rewriting a 4 GiB file: %.4f of it in the buffer, %.4f of its writes destaged; want all and none", held, destaged)
 	}
 	// 768 disks of 100 GB (the profile's), RAID-1 on 48 groups: 3.2 TB a
-	// group against 0.3 x 375 GB held.
+	// group against 0.3 x 375 GB held, x = 0.035 of a region. Time based,
+	// fio's random map gives each block one I/O a pass in a new order, so
+	// a block written comes back a pass's remainder and the next pass's
+	// start later (two uniform parts), or later where that I/O is a read:
+	// within y = x/0.3 passes, y < 1, with chance 0.3 y^2/2 (0.0020).
 	x := osa.Model.WriteBufferDestageThreshold.Value * 375e9 / (768 * 100e9 * 2 / 48)
-	if held, destaged := state(osa, UniformInput(osa, 96, 8, r1, whole), 0); !(math.Abs(held-(1-math.Exp(-x))) <= 1e-9) || !(math.Abs(destaged-math.Exp(-x)) <= 1e-9) {
-		t.Errorf("WWT's whole 100 GB disks: %.4f in the buffer, %.4f destaged; want %.4f and %.4f", held, destaged, 1-math.Exp(-x), math.Exp(-x))
+	y := x / 0.3
+	want := 0.3 * y * y / 2
+	if held, destaged := state(osa, UniformInput(osa, 96, 8, r1, whole), 0); !(math.Abs(held-want) <= 1e-9) || !(math.Abs(destaged-(1-want)) <= 1e-9) {
+		t.Errorf("WWT's whole 100 GB disks: %.4f in the buffer, %.4f destaged; want %.4f and %.4f", held, destaged, want, 1-want)
+	}
+	// Without the random map offsets are drawn afresh: 1-exp(-x).
+	drawn := job("randrw", 0)
+	drawn.Options = []fio.Option{{Key: "norandommap"}}
+	if held, destaged := state(osa, UniformInput(osa, 96, 8, r1, drawn), 0); !(math.Abs(held-(1-math.Exp(-x))) <= 1e-9) || !(math.Abs(destaged-math.Exp(-x)) <= 1e-9) {
+		t.Errorf("WWT's disks with norandommap: %.4f in the buffer, %.4f destaged; want %.4f and %.4f", held, destaged, 1-math.Exp(-x), math.Exp(-x))
+	}
+	// Moving its region once, a job gives each block one I/O: nothing of
+	// its own comes back, even to a file the buffer holds many times.
+	once := job("randrw", 4<<30)
+	once.TimeBased, once.RuntimeSec = false, 0
+	if held, destaged := state(osa, one(osa, once), 0); held != 0 || destaged != 1 {
+		t.Errorf("a 4 GiB file written once: %.4f in the buffer, %.4f destaged; want 0 and 1", held, destaged)
 	}
 	// Sequential: the last held bytes are there; every write reaches the
 	// elevator unless the region fits.
@@ -197,7 +217,7 @@ func TestCoalescedWritesSkipTheElevator(t *testing.T) {
 }
 
 // A run says what the write buffers hold of its region: a job rewriting a
-// 4 GiB file has all of it there and none of its writes destaged; a job
+// 4 GiB file for a minute has all of it there and none of its writes destaged; a job
 // that only reads is told nothing.
 func TestWriteBufferNote(t *testing.T) {
 	p := mustLoad(t, "wwt-r640-osa")
@@ -208,7 +228,7 @@ func TestWriteBufferNote(t *testing.T) {
 		{"randrw", "the write buffers hold 100 % of the blocks this job writes: reads of them come from the cache devices, and 100 % of its writes are overwritten there"},
 		{"randread", ""},
 	} {
-		job := &fio.Job{RW: c.rw, RWMixRead: 70, BlockSize: 4096, IODepth: 32, Direct: true, IOEngine: "libaio", Size: 4 << 30}
+		job := &fio.Job{RW: c.rw, RWMixRead: 70, BlockSize: 4096, IODepth: 32, Direct: true, IOEngine: "libaio", Size: 4 << 30, TimeBased: true, RuntimeSec: 60}
 		out, err := Solve(context.Background(), p, UniformInput(p, 1, 1, Policy{RAID: "raid1", FTT: 1}, job))
 		if err != nil {
 			t.Fatal(err)

@@ -27,7 +27,10 @@ type jobShape struct {
 	rateCycle         float64        // seconds over which fio averages a rate it checks (ratecycle)
 	latTarget, latPct float64        // latency_target (seconds) at latency_percentile
 	randomShare       float64        // share of I/Os at random offsets
-	compressPct       int            // compressibility of the data written (zero_buffers: 100)
+	skew              skew           // how its random offsets fall on its blocks (random_distribution)
+	order             rewriteOrder   // how its random offsets come back to its blocks
+	timeBased         bool
+	compressPct       int // compressibility of the data written (zero_buffers: 100)
 	dedupePct         int
 	extent            extent  // what of each disk it covers and moves
 	startDelay        float64 // seconds after the run's start the job starts (startdelay)
@@ -97,6 +100,15 @@ func readJob(job *fio.Job) (jobShape, error) {
 		if err := sh.option(job, o); err != nil {
 			return sh, err
 		}
+	}
+	sh.timeBased = job.TimeBased
+	switch {
+	case flagSet(job, "norandommap"):
+		sh.order = drawnAfresh
+	case job.TimeBased || rawValue(job, "randrepeat") == "0":
+		sh.order = freshPasses
+	default:
+		sh.order = samePasses
 	}
 	// A typed rate_iops or rate is one value for reads and writes alike
 	// (a raw one may give each its own).
@@ -345,8 +357,13 @@ func (sh *jobShape) option(job *fio.Job, o fio.Option) error {
 			}
 		}
 	case "random_distribution":
-		if o.Value != "random" {
-			sh.notes = append(sh.notes, fmt.Sprintf("random_distribution=%s: offsets taken as uniform over the disk (vSAN has no read cache that would favour hot blocks; the written share follows a uniform spread)", o.Value))
+		sk, err := parseSkew(o.Value)
+		if err != nil {
+			return fmt.Errorf("%s=%s: %v", o.Key, o.Value, err)
+		}
+		sh.skew = sk
+		if !sk.uniform() {
+			sh.notes = append(sh.notes, fmt.Sprintf("random_distribution=%s: fio turns its random map off, so hot blocks are written again before cold ones once; the blocks written, and on OSA what the write buffer holds and destages, follow the distribution; vSAN's cost per I/O does not depend on which block (no read cache)", o.Value))
 		}
 	case "zero_buffers":
 		if o.Value == "" || o.Value == "1" {

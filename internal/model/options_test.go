@@ -282,7 +282,7 @@ func TestUnmodelledOptionsAreNamed(t *testing.T) {
 	job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", IODepth: 4, Options: []fio.Option{
 		{Key: "verify", Value: "crc32c"}, {Key: "random_distribution", Value: "zipf:1.2"}, {Key: "fsync", Value: "32"}, {Key: "group_reporting"}}}
 	n := notes(solve(t, p, oneDisk(&job)))
-	for _, want := range []string{"verify=crc32c is not modelled beside other jobs or events: after its I/O", "random_distribution=zipf:1.2: offsets taken as uniform", "fsync=32 is not modelled"} {
+	for _, want := range []string{"verify=crc32c is not modelled beside other jobs or events: after its I/O", "random_distribution=zipf:1.2: fio turns its random map off", "fsync=32 is not modelled"} {
 		if !strings.Contains(n, want) {
 			t.Errorf("notes %q lack %q", n, want)
 		}

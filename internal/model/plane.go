@@ -932,8 +932,9 @@ func noisePartly(out *Output, f float64) {
 // over its region writes distinct blocks, and a clone that runs for a time
 // starts a fresh pass once it has written them all; without the map
 // (norandommap) they cover 1-exp(-x) of what the clones reach, x the
-// random bytes over it. percentage_random splits the bytes between the
-// two kinds.
+// random bytes over it, and less where a random_distribution skews them
+// (fio then turns the map off: coveredShare). percentage_random splits
+// the bytes between the two kinds.
 func (pl *Plane) recordWrites(workers []fio.Worker, job *fio.Job, writes bool, writtenBytes float64) {
 	if !writes {
 		return
@@ -968,7 +969,11 @@ func (pl *Plane) recordWrites(workers []fio.Worker, job *fio.Job, writes bool, w
 			}
 			if x := sh.randomShare * perDisk / union; x > 0 {
 				covered := 1 - math.Exp(-x) // offsets drawn afresh
-				if !hasRaw(job, "norandommap") {
+				switch {
+				case !sh.skew.uniform():
+					// fio turns the random map off; hot blocks come back.
+					covered = sh.hotSpread(union, depth).covered(x)
+				case sh.order != drawnAfresh:
 					// Each pass of each clone over its region writes
 					// distinct blocks: x/passes of the region, passes being
 					// those of the clones reaching a block, at independent

@@ -1,9 +1,15 @@
 package model
 
 import (
+	"cmp"
 	"context"
+	"fmt"
 	"math"
+	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -160,4 +166,169 @@ func TestRandomWritesCoverWhatFioCovers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A skewed random_distribution turns fio's random map off, so hot blocks
+// are written again before cold ones are written once: fio 3.33 writing a
+// sparse 16 MiB file's worth (4,096 4 KiB blocks) or twice that allocates
+// what coveredShare says, each distribution as fio draws it.
+func TestSkewedWritesCoverWhatFioCovers(t *testing.T) {
+	needFio(t)
+	const size = 16 << 20
+	for _, c := range []struct {
+		dist   string
+		ioSize string
+		clones int
+	}{
+		{"zipf:1.2", "16m", 1},
+		{"zipf:0.8", "32m", 1},
+		{"zipf:1.2", "32m", 4},     // four clones' hot blocks at four offsets
+		{"zipf:1.2:0.5", "32m", 4}, // a centre: the same hot blocks
+		{"pareto:0.2", "16m", 1},
+		{"normal:20", "16m", 1},
+		{"zoned:80/20:20/80", "16m", 1},
+	} {
+		name := fmt.Sprintf("%s %s x%d", c.dist, c.ioSize, c.clones)
+		t.Run(name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "f")
+			var report struct {
+				Jobs []struct {
+					Write struct {
+						IOBytes float64 `json:"io_bytes"`
+					}
+				}
+			}
+			runFio(t, &report, "--output-format=json", "--name=f", "--filename="+file, "--size=16m", "--bs=4k", "--rw=randwrite",
+				"--ioengine=psync", "--fallocate=none", "--random_distribution="+c.dist, "--io_size="+c.ioSize, fmt.Sprintf("--numjobs=%d", c.clones))
+			var st syscall.Stat_t
+			if err := syscall.Stat(file, &st); err != nil {
+				t.Fatal(err)
+			}
+			written := 0.0
+			for _, j := range report.Jobs {
+				written += j.Write.IOBytes
+			}
+			allocated := math.Min(1, float64(st.Blocks)*512/size)
+
+			pl, _ := newTestPlane(t)
+			w := fio.Worker{Name: "w", Disks: []fio.Disk{{Name: "d", SizeBytes: size}}}
+			job := fio.Job{RW: "randwrite", BlockSize: 4096, IOEngine: "psync", NumJobs: c.clones, Options: []fio.Option{{Key: "random_distribution", Value: c.dist}}}
+			pl.recordWrites([]fio.Worker{w}, &job, true, written)
+			if got, _ := pl.data("w", w.Disks[0]).whole(); math.Abs(got-allocated) > 0.03 {
+				t.Errorf("%.0f bytes written: the model has %.3f of the file written, fio allocated %.3f", written, got, allocated)
+			} else {
+				t.Logf("%.0f bytes written: the model has %.3f of the file written, fio allocated %.3f", written, got, allocated)
+			}
+		})
+	}
+}
+
+// What OSA's write buffer holds of a random writer: the share of its
+// writes whose block was written within the last x region's worth of
+// writes (bufferHits), against the offsets fio 3.33 draws (its
+// write_iolog on a 16 MiB file, 4,096 4 KiB blocks): under the random map
+// a new order each pass when time based, the same order each loop when
+// size based; offsets drawn afresh without it; hot blocks back sooner
+// with a skewed random_distribution (which turns the map off).
+func TestWritesComeBackAsFioDrawsThem(t *testing.T) {
+	needFio(t)
+	const size, blocks = 16 << 20, 4096
+	fresh := func(ioSize string) ([]string, []fio.Option) {
+		return []string{"--io_size=" + ioSize, "--randrepeat=0"}, []fio.Option{{Key: "io_size", Value: ioSize}, {Key: "randrepeat", Value: "0"}}
+	}
+	four, fourOpts := fresh("64m")
+	mixed, mixedOpts := fresh("160m")
+	two, twoOpts := fresh("32m")
+	for _, c := range []struct {
+		name string
+		args []string
+		job  fio.Job
+	}{
+		// Without randrepeat each pass is in a new order, as it is when
+		// time based (checked by hand: a 2 s randwrite at 8,192 I/Os a
+		// second gives 0.005, 0.124, 1.0 here), with a count of I/Os that
+		// does not hang on the machine's speed.
+		{"a new order each pass", four, fio.Job{RW: "randwrite", Options: fourOpts}},
+		{"70/30, a new order each pass", append([]string{"--rw=randrw", "--rwmixread=70"}, mixed...), fio.Job{RW: "randrw", RWMixRead: 70, Options: mixedOpts}},
+		// Two clones held to a rate, so that the log's millisecond time
+		// stamps interleave them as they ran.
+		{"two clones, a new order each pass", append([]string{"--numjobs=2", "--rate_iops=4096"}, two...), fio.Job{RW: "randwrite", NumJobs: 2, Options: twoOpts}},
+		{"no random map", []string{"--norandommap", "--io_size=64m"}, fio.Job{RW: "randwrite", Options: []fio.Option{{Key: "norandommap"}, {Key: "io_size", Value: "64m"}}}},
+		{"four loops", []string{"--loops=4"}, fio.Job{RW: "randwrite", Options: []fio.Option{{Key: "loops", Value: "4"}}}},
+		{"zipf:1.2", []string{"--io_size=64m", "--random_distribution=zipf:1.2"}, fio.Job{RW: "randwrite", Options: []fio.Option{{Key: "io_size", Value: "64m"}, {Key: "random_distribution", Value: "zipf:1.2"}}}},
+		{"zipf:0.8", []string{"--io_size=64m", "--random_distribution=zipf:0.8"}, fio.Job{RW: "randwrite", Options: []fio.Option{{Key: "io_size", Value: "64m"}, {Key: "random_distribution", Value: "zipf:0.8"}}}},
+		{"pareto:0.2", []string{"--io_size=64m", "--random_distribution=pareto:0.2"}, fio.Job{RW: "randwrite", Options: []fio.Option{{Key: "io_size", Value: "64m"}, {Key: "random_distribution", Value: "pareto:0.2"}}}},
+		{"normal:20", []string{"--io_size=64m", "--random_distribution=normal:20"}, fio.Job{RW: "randwrite", Options: []fio.Option{{Key: "io_size", Value: "64m"}, {Key: "random_distribution", Value: "normal:20"}}}},
+		{"zoned", []string{"--io_size=64m", "--random_distribution=zoned:80/20:20/80"}, fio.Job{RW: "randwrite", Options: []fio.Option{{Key: "io_size", Value: "64m"}, {Key: "random_distribution", Value: "zoned:80/20:20/80"}}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			iolog := filepath.Join(dir, "log")
+			var report struct{ Jobs []struct{} }
+			args := append([]string{"--output-format=json", "--name=f", "--filename=" + filepath.Join(dir, "f"), "--size=16m", "--bs=4k", "--rw=randwrite",
+				"--ioengine=psync", "--write_iolog=" + iolog}, c.args...)
+			runFio(t, &report, args...)
+			writes := loggedWrites(t, iolog, 4096)
+			if len(writes) < 2*blocks {
+				t.Fatalf("fio's log has %d writes, want at least %d", len(writes), 2*blocks)
+			}
+			job := c.job
+			job.BlockSize = 4096
+			sh, err := readJob(&job)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, x := range []float64{0.1, 0.5, 2} {
+				window := int(x * blocks)
+				last := map[int64]int{}
+				hits, counted := 0, 0
+				for i, b := range writes {
+					if i >= max(window, blocks) { // once a window and a pass are behind
+						counted++
+						if j, ok := last[b]; ok && i-j <= window {
+							hits++
+						}
+					}
+					last[b] = i
+				}
+				_, model := sh.bufferHits(x, size, float64(max(job.NumJobs, 1)), sh.passes(size))
+				fio := float64(hits) / float64(counted)
+				if math.Abs(model-fio) > 0.03 {
+					t.Errorf("x %.1f: the model finds %.3f of the writes' blocks held, fio's offsets %.3f", x, model, fio)
+				} else {
+					t.Logf("x %.1f: the model finds %.3f of the writes' blocks held, fio's offsets %.3f", x, model, fio)
+				}
+			}
+		})
+	}
+}
+
+// loggedWrites are the blocks of bs bytes a fio write_iolog (version 3)
+// writes, in the order of its time stamps.
+func loggedWrites(t *testing.T, path string, bs int64) []int64 {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type entry struct{ ms, block int64 }
+	var entries []entry
+	for _, line := range strings.Split(string(raw), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 5 || f[2] != "write" {
+			continue
+		}
+		ms, err1 := strconv.ParseInt(f[0], 10, 64)
+		off, err2 := strconv.ParseInt(f[3], 10, 64)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("fio's log line %q: want time, file, action, offset, length", line)
+		}
+		entries = append(entries, entry{ms, off / bs})
+	}
+	slices.SortStableFunc(entries, func(a, b entry) int { return cmp.Compare(a.ms, b.ms) })
+	blocks := make([]int64, len(entries))
+	for i, e := range entries {
+		blocks[i] = e.block
+	}
+	return blocks
 }

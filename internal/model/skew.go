@@ -1,0 +1,262 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"starbench/internal/fio"
+)
+
+// skew is how a random job's offsets fall on the blocks of its region:
+// fio's random_distribution. fio 3.33 draws a zipf or pareto rank, or a
+// near-normal one (the mean of 12 uniform draws, widened by a uniform
+// deviation), and hashes it onto a block (lib/zipf.c, lib/gauss.c); zoned
+// distributions put a share of the accesses uniformly on each zone. Any
+// of them turns fio's random map off (init.c), so blocks are written
+// again before all are written once. Where a block lies does not matter
+// to vSAN's costs; how often it comes back does: OSA's write buffer holds
+// the hot blocks, and the blocks written are fewer than a uniform spread
+// would write.
+type skew struct {
+	kind  string  // "zipf", "pareto", "normal", "zoned", "zoned_abs"; "" for uniform
+	param float64 // zipf's theta, pareto's power, normal's deviation in percent
+	zones []zone  // zoned and zoned_abs: the writes' zones
+	// centred: a centre was given, so every clone of the job puts its
+	// most likely offset there; zipf and pareto otherwise start each
+	// clone's hashed ranks at an offset drawn from its own seed.
+	centred bool
+}
+
+// zone is a zoned distribution's piece: a share of the accesses on the
+// next share (zoned) or bytes (zoned_abs) of the region.
+type zone struct{ access, size float64 }
+
+// popGroup is a group of equally likely blocks: its share of the region's
+// blocks and its share of the accesses.
+type popGroup struct{ blocks, mass float64 }
+
+// parseSkew reads random_distribution's value as fio 3.33 does.
+func parseSkew(value string) (skew, error) {
+	kind, rest, _ := strings.Cut(value, ":")
+	switch kind {
+	case "random":
+		return skew{}, nil
+	case "zipf", "pareto", "normal":
+		s := skew{kind: kind, param: map[string]float64{"zipf": 1.1, "pareto": 0.2, "normal": 0}[kind]}
+		if rest != "" {
+			v, center, _ := strings.Cut(rest, ":")
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				return skew{}, fmt.Errorf("%s's value %q: want a number", kind, v)
+			}
+			s.param = f
+			if center != "" {
+				if c, err := strconv.ParseFloat(center, 64); err != nil || c < 0 || c > 1 {
+					return skew{}, fmt.Errorf("center %q: want 0 to 1, where the most likely offset lies", center)
+				}
+				s.centred = true
+			}
+		}
+		switch {
+		case kind == "zipf" && (s.param <= 0 || s.param == 1):
+			return skew{}, fmt.Errorf("zipf theta %g: want above 0 and not 1 (fio refuses 1)", s.param)
+		case kind == "pareto" && (s.param <= 0 || s.param >= 1):
+			return skew{}, fmt.Errorf("pareto power %g: want between 0 and 1", s.param)
+		case kind == "normal" && (s.param < 0 || s.param >= 100):
+			return skew{}, fmt.Errorf("normal deviation %g: want 0 up to 100 (a percentage of the region)", s.param)
+		}
+		return s, nil
+	case "zoned", "zoned_abs":
+		specs := strings.Split(rest, ",")
+		// Reads, writes and trims may have their own zones; the blocks
+		// written, and what OSA's buffer holds, follow the writes'.
+		spec := specs[0]
+		if len(specs) > 1 && specs[1] != "" {
+			spec = specs[1]
+		}
+		s := skew{kind: kind}
+		access := 0.0
+		for _, z := range strings.Split(spec, ":") {
+			a, b, ok := strings.Cut(z, "/")
+			pct, err := strconv.ParseFloat(a, 64)
+			if !ok || err != nil || pct < 0 {
+				return skew{}, fmt.Errorf("zone %q: want access%%/size, e.g. 60/10", z)
+			}
+			var size float64
+			if kind == "zoned" {
+				size, err = strconv.ParseFloat(b, 64)
+				size /= 100
+			} else {
+				var n int64
+				n, err = fio.ParseSize(b)
+				size = float64(n)
+			}
+			if err != nil || size <= 0 {
+				return skew{}, fmt.Errorf("zone %q: want a size above 0 (%s)", z, map[string]string{"zoned": "a percentage of the region", "zoned_abs": "bytes, e.g. 20g"}[kind])
+			}
+			s.zones = append(s.zones, zone{pct / 100, size})
+			access += pct
+		}
+		if math.Abs(access-100) > 1e-9 {
+			return skew{}, fmt.Errorf("zones' accesses add up to %g %%: want 100", access)
+		}
+		return s, nil
+	}
+	return skew{}, fmt.Errorf("want random, zipf, pareto, normal, zoned or zoned_abs")
+}
+
+// uniform says offsets fall evenly on the region's blocks.
+func (s skew) uniform() bool { return s.kind == "" }
+
+// groups is the distribution over a region of n blocks of blockBytes
+// each, as groups of equally likely blocks (shares of the blocks and of
+// the accesses, each adding up to 1). Ranks near the most likely one are
+// kept apart one by one, farther ones in groups growing by 2 % each.
+func (s skew) groups(n, blockBytes float64) []popGroup {
+	n = math.Max(1, math.Round(n))
+	switch s.kind {
+	case "zipf":
+		theta := s.param
+		return rankGroups(n, func(a, b float64) float64 { // sum of i^-theta, ranks a..b-1 (from 1)
+			if b-a == 1 {
+				return math.Pow(a, -theta)
+			}
+			return (math.Pow(b-0.5, 1-theta) - math.Pow(a-0.5, 1-theta)) / (1 - theta)
+		})
+	case "pareto":
+		// fio's rank is (n-1) u^k, k = log(h)/log(1-h): P(rank < r) =
+		// (r/(n-1))^(1/k). The hot end is rank 0 when 1/k < 1, else n-1;
+		// ranks are counted from it.
+		k := math.Log(s.param) / math.Log(1-s.param)
+		cdf := func(r float64) float64 { return math.Pow(math.Min(1, r/math.Max(1, n-1)), 1/k) }
+		if 1/k > 1 {
+			cdf = func(r float64) float64 { return 1 - math.Pow(math.Max(0, 1-r/math.Max(1, n-1)), 1/k) }
+		}
+		return rankGroups(n, func(a, b float64) float64 { return cdf(b-1) - cdf(a-1) })
+	case "normal":
+		// The mean of 12 uniform draws over the region (deviation n/12),
+		// plus a uniform deviation of dev % of it (capped at half): both
+		// sides of the centre, ranks counted outwards in pairs.
+		width := math.Min(math.Ceil(n*s.param/100), n/2)
+		sigma := math.Sqrt(n*n/144 + width*width/12)
+		half := n / 2
+		mass := func(d float64) float64 { return math.Erf(math.Min(d, half) / (sigma * math.Sqrt2)) }
+		gs := rankGroups(half, func(a, b float64) float64 { return mass(b-1) - mass(a-1) })
+		for i := range gs {
+			gs[i].mass /= mass(half)
+		}
+		return gs
+	case "zoned", "zoned_abs":
+		total := 0.0
+		for _, z := range s.zones {
+			total += z.size
+		}
+		scale := 1.0 // zoned: shares of the region
+		if s.kind == "zoned_abs" {
+			scale = n * blockBytes
+		}
+		var gs []popGroup
+		for _, z := range s.zones {
+			// Zones past the region's end are cut to it, as fio does.
+			if share := z.size / math.Max(total, scale); share > 0 {
+				gs = append(gs, popGroup{share, z.access})
+			}
+		}
+		return gs
+	}
+	return []popGroup{{1, 1}}
+}
+
+// rankGroups groups n ranks (1 for the most likely) by likelihood: the
+// first 1,024 one by one, the rest in groups 2 % wider each time; mass(a,
+// b) is the (unnormalised) share of accesses of ranks a..b-1.
+func rankGroups(n float64, mass func(a, b float64) float64) []popGroup {
+	var gs []popGroup
+	total := 0.0
+	for a := 1.0; a <= n; {
+		b := a + 1
+		if a > 1024 {
+			b = math.Ceil(a * 1.02)
+		}
+		b = math.Min(b, n+1)
+		m := mass(a, b)
+		gs = append(gs, popGroup{(b - a) / n, m})
+		total += m
+		a = b
+	}
+	for i := range gs {
+		gs[i].mass /= total
+	}
+	return gs
+}
+
+// hotSpread is a job's random distribution over the region its clones
+// reach: groups of equally likely blocks, and how many independently
+// placed copies of it the clones make.
+type hotSpread struct {
+	groups []popGroup
+	copies float64
+}
+
+// hotSpread is the job's random distribution over a region of regionBytes
+// reached by clones of it, in blocks of its smallest block size (fio's
+// ranges). zipf and pareto clones place their hot blocks apart unless a
+// centre is given; normal ones share the centre of the region, zoned ones
+// the zones.
+func (sh jobShape) hotSpread(regionBytes, clones float64) hotSpread {
+	if sh.skew.uniform() {
+		return hotSpread{[]popGroup{{1, 1}}, 1}
+	}
+	bs := math.Inf(1)
+	for _, dir := range sh.sizes {
+		for _, s := range dir {
+			bs = math.Min(bs, float64(s.size))
+		}
+	}
+	if math.IsInf(bs, 1) || bs <= 0 {
+		bs = 4096
+	}
+	copies := 1.0
+	if (sh.skew.kind == "zipf" || sh.skew.kind == "pareto") && !sh.skew.centred {
+		copies = math.Max(1, clones)
+	}
+	return hotSpread{sh.skew.groups(regionBytes/bs, bs), copies}
+}
+
+// hit is the share of accesses whose block was written within the last x
+// region's worth of writes, the writes shared evenly by the copies: its
+// own copy's chance and the others' (independent placements).
+func (s hotSpread) hit(x float64) float64 {
+	y := x / s.copies
+	return 1 - (1-hitShare(s.groups, y))*math.Pow(1-coveredShare(s.groups, y), s.copies-1)
+}
+
+// covered is the share of the region's blocks written at least once by x
+// region's worth of writes shared evenly by the copies.
+func (s hotSpread) covered(x float64) float64 {
+	return 1 - math.Pow(1-coveredShare(s.groups, x/s.copies), s.copies)
+}
+
+// hitShare is the share of accesses whose block was written within the
+// last x region's worth of writes: a block of access share m among b of
+// the blocks comes back within them with probability 1-exp(-x m/b).
+// Uniform: 1-exp(-x).
+func hitShare(gs []popGroup, x float64) float64 {
+	h := 0.0
+	for _, g := range gs {
+		h += g.mass * -math.Expm1(-x*g.mass/g.blocks)
+	}
+	return h
+}
+
+// coveredShare is the share of the region's blocks written at least once
+// by x region's worth of writes. Uniform: 1-exp(-x).
+func coveredShare(gs []popGroup, x float64) float64 {
+	c := 0.0
+	for _, g := range gs {
+		c += g.blocks * -math.Expm1(-x*g.mass/g.blocks)
+	}
+	return c
+}
