@@ -118,13 +118,7 @@ func (s skew) groups(n, blockBytes float64) []popGroup {
 	n = math.Max(1, math.Round(n))
 	switch s.kind {
 	case "zipf":
-		theta := s.param
-		return rankGroups(n, func(a, b float64) float64 { // sum of i^-theta, ranks a..b-1 (from 1)
-			if b-a == 1 {
-				return math.Pow(a, -theta)
-			}
-			return (math.Pow(b-0.5, 1-theta) - math.Pow(a-0.5, 1-theta)) / (1 - theta)
-		})
+		return rankGroups(n, zipfRanks(n, s.param))
 	case "pareto":
 		// fio's rank is (n-1) u^k, k = log(h)/log(1-h): P(rank < r) =
 		// (r/(n-1))^(1/k). The hot end is rank 0 when 1/k < 1, else n-1;
@@ -167,6 +161,45 @@ func (s skew) groups(n, blockBytes float64) []popGroup {
 		return gs
 	}
 	return []popGroup{{1, 1}}
+}
+
+// zipfRanks is the share of ranks a..b-1 (from 1) fio 3.33's zipf
+// generator draws over n ranks (lib/zipf.c, after Gray et al.'s quick
+// zipf): rank 1 with u zeta < 1, rank 2 below 1 + 2^-theta, else 1 +
+// floor(n (eta u - eta + 1)^(1/(1-theta))), u uniform and zeta fio's sum
+// of i^-theta over the first min(n, 10M) ranks. That puts more on the top
+// ranks than i^-theta would.
+func zipfRanks(n, theta float64) func(a, b float64) float64 {
+	// zeta: the first 1,024 terms one by one, the rest by the midpoint rule.
+	terms := math.Min(n, 10e6)
+	zeta := 0.0
+	for i := 1.0; i <= math.Min(terms, 1024); i++ {
+		zeta += math.Pow(i, -theta)
+	}
+	if terms > 1024 {
+		zeta += (math.Pow(terms+0.5, 1-theta) - math.Pow(1024.5, 1-theta)) / (1 - theta)
+	}
+	second := math.Pow(0.5, theta)
+	eta := (1 - math.Pow(2/n, 1-theta)) / (1 - (1+second)/zeta)
+	u2 := (1 + second) / zeta // below it, ranks 1 and 2
+	// below is P(rank <= r) for the formula's draws (u of u2 and up).
+	below := func(r float64) float64 {
+		if r < 1 {
+			return 0
+		}
+		u := 1 - (1-math.Pow(r/n, 1-theta))/eta
+		return math.Max(0, math.Min(u, 1)-u2)
+	}
+	return func(a, b float64) float64 {
+		m := below(b-1) - below(a-1)
+		if a <= 1 && b > 1 {
+			m += 1 / zeta
+		}
+		if a <= 2 && b > 2 {
+			m += second / zeta
+		}
+		return m
+	}
 }
 
 // rankGroups groups n ranks (1 for the most likely) by likelihood: the
