@@ -105,6 +105,10 @@ func readJob(job *fio.Job) (jobShape, error) {
 	switch {
 	case flagSet(job, "norandommap"):
 		sh.order = drawnAfresh
+	case rawValue(job, "random_generator") == "lfsr":
+		// An LFSR visits every block once a cycle, the same cycle pass
+		// after pass, time based too.
+		sh.order = samePasses
 	case job.TimeBased || rawValue(job, "randrepeat") == "0":
 		sh.order = freshPasses
 	default:

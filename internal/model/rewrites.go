@@ -14,7 +14,8 @@ const (
 	freshPasses rewriteOrder = iota
 	// samePasses: the random map's passes in the same order loop after
 	// loop (size based with randrepeat on: fio reseeds on each loop), the
-	// reads' and writes' blocks too.
+	// reads' and writes' blocks too; random_generator=lfsr's cycles, time
+	// based too.
 	samePasses
 	// drawnAfresh: without the map (norandommap) every offset is drawn
 	// anew.

@@ -260,6 +260,7 @@ func TestWritesComeBackAsFioDrawsThem(t *testing.T) {
 		{"two clones, a new order each pass", append([]string{"--numjobs=2", "--rate_iops=4096"}, two...), fio.Job{RW: "randwrite", NumJobs: 2, Options: twoOpts}},
 		{"no random map", []string{"--norandommap", "--io_size=64m"}, fio.Job{RW: "randwrite", Options: []fio.Option{{Key: "norandommap"}, {Key: "io_size", Value: "64m"}}}},
 		{"four loops", []string{"--loops=4"}, fio.Job{RW: "randwrite", Options: []fio.Option{{Key: "loops", Value: "4"}}}},
+		{"lfsr, by time", []string{"--random_generator=lfsr", "--time_based", "--runtime=2", "--rate_iops=8192"}, fio.Job{RW: "randwrite", TimeBased: true, RuntimeSec: 2, Options: []fio.Option{{Key: "random_generator", Value: "lfsr"}}}},
 		{"70/30, eight loops", []string{"--rw=randrw", "--rwmixread=70", "--loops=8"}, fio.Job{RW: "randrw", RWMixRead: 70, Options: []fio.Option{{Key: "loops", Value: "8"}}}},
 		{"two clones, four loops", []string{"--numjobs=2", "--rate_iops=4096", "--loops=4"}, fio.Job{RW: "randwrite", NumJobs: 2, Options: []fio.Option{{Key: "loops", Value: "4"}}}},
 		{"two clones, once", []string{"--numjobs=2", "--rate_iops=4096"}, fio.Job{RW: "randwrite", NumJobs: 2}},
