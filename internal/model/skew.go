@@ -113,9 +113,10 @@ func (s skew) uniform() bool { return s.kind == "" }
 // groups is the distribution over a region of n blocks of blockBytes
 // each, as groups of equally likely blocks (shares of the blocks and of
 // the accesses, each adding up to 1). Ranks near the most likely one are
-// kept apart one by one, farther ones in groups growing by 2 % each.
+// kept apart one by one, farther ones in groups growing by 2 % each. A
+// region is taken as at least 4 blocks.
 func (s skew) groups(n, blockBytes float64) []popGroup {
-	n = math.Max(1, math.Round(n))
+	n = math.Max(4, math.Round(n))
 	switch s.kind {
 	case "zipf":
 		return rankGroups(n, zipfRanks(n, s.param))
@@ -137,11 +138,7 @@ func (s skew) groups(n, blockBytes float64) []popGroup {
 		sigma := math.Sqrt(n*n/144 + width*width/12)
 		half := n / 2
 		mass := func(d float64) float64 { return math.Erf(math.Min(d, half) / (sigma * math.Sqrt2)) }
-		gs := rankGroups(half, func(a, b float64) float64 { return mass(b-1) - mass(a-1) })
-		for i := range gs {
-			gs[i].mass /= mass(half)
-		}
-		return gs
+		return rankGroups(half, func(a, b float64) float64 { return mass(b-1) - mass(a-1) })
 	case "zoned", "zoned_abs":
 		total := 0.0
 		for _, z := range s.zones {
@@ -153,7 +150,8 @@ func (s skew) groups(n, blockBytes float64) []popGroup {
 		}
 		var gs []popGroup
 		for _, z := range s.zones {
-			// Zones past the region's end are cut to it, as fio does.
+			// Zones adding up to more than the region are scaled to fit
+			// it (what fio does with them was not measured).
 			if share := z.size / math.Max(total, scale); share > 0 {
 				gs = append(gs, popGroup{share, z.access})
 			}

@@ -400,3 +400,42 @@ func heldShares(ios []loggedIO, window, blocks int) (reads, writes float64) {
 	}
 	return share(0), share(1)
 }
+
+// Each distribution's groups share out the region's blocks and accesses
+// whole, for regions from a few blocks to a large disk's, and a skew
+// fio refuses is refused with what would be right.
+func TestSkewGroupsAddUp(t *testing.T) {
+	for _, dist := range []string{"zipf:1.2", "zipf:0.8", "zipf:1.2:0.3", "pareto:0.2", "pareto:0.9", "normal:0", "normal:20", "zoned:60/10:30/20:8/30:2/40", "zoned_abs:60/1g:40/3g"} {
+		sk, err := parseSkew(dist)
+		if err != nil {
+			t.Fatalf("%s: %v", dist, err)
+		}
+		for _, n := range []float64{1, 3, 4096, 26e6} {
+			blocks, mass := 0.0, 0.0
+			for _, g := range sk.groups(n, 4096) {
+				if !(g.blocks > 0) || g.mass < 0 || math.IsNaN(g.mass) {
+					t.Fatalf("%s over %g blocks: a group of %g blocks and %g accesses", dist, n, g.blocks, g.mass)
+				}
+				blocks += g.blocks
+				mass += g.mass
+			}
+			// zoned_abs's 4 GiB are a part of a large disk's region and
+			// are scaled to fit a small one.
+			if math.Abs(mass-1) > 1e-9 || blocks > 1+1e-9 {
+				t.Errorf("%s over %g blocks: groups of %g of the blocks and %g of the accesses; want at most 1 and 1", dist, n, blocks, mass)
+			}
+		}
+	}
+	for _, c := range []struct{ dist, want string }{
+		{"zipf:1", "not 1"},
+		{"pareto:1.5", "between 0 and 1"},
+		{"normal:100", "0 up to 100"},
+		{"zoned:60/10:30/20", "add up to 90 %: want 100"},
+		{"zipf:1.2:2", "want 0 to 1"},
+		{"gamma:2", "want random, zipf, pareto, normal, zoned or zoned_abs"},
+	} {
+		if _, err := parseSkew(c.dist); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want it to say %q", c.dist, err, c.want)
+		}
+	}
+}
