@@ -152,9 +152,7 @@ func TestNetworkCPUBothEndsAndRDMA(t *testing.T) {
 	if wr.cpuCycles() >= 0.8*w.cpuCycles() {
 		t.Errorf("RDMA cycles per write %g vs TCP %g; want most of the network's cost gone", wr.cpuCycles(), w.cpuCycles())
 	}
-	job := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 4096, IODepth: 8}
-	in := UniformInput(p, 96, 8, Policy{RAID: "raid6", FTT: 2}, job)
-	in.State.Uplink = "25g"
+	in := wwtMix(p)
 	base := solve(t, p, in)
 	in.State.RDMA = true
 	fast := solve(t, p, in)
@@ -233,13 +231,21 @@ func TestTransitEncryptionCostsEachEnd(t *testing.T) {
 
 	// WWT's 4K 70/30 on RAID-6 is bound by the disk groups' worlds, which
 	// send the reads' payload: encryption takes throughput and adds CPU.
-	job := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 4096, IODepth: 8}
-	in := UniformInput(p, 96, 8, Policy{RAID: "raid6", FTT: 2}, job)
-	in.State.Uplink = "25g"
+	in := wwtMix(p)
 	base := solve(t, p, in)
 	in.State.TransitEncryption = true
 	enc := solve(t, p, in)
 	if !(total(enc) < 0.99*total(base)) || !(enc.CPUPercent > base.CPUPercent) {
 		t.Errorf("4K 70/30 encrypted in transit: %.0f IOPS at %.1f %% CPU, clear %.0f at %.1f %% (bottleneck %s); want fewer IOPS and more CPU", total(enc), enc.CPUPercent, total(base), base.CPUPercent, base.Bottleneck)
 	}
+}
+
+// wwtMix is WWT's 4K 70/30 at 8 outstanding I/Os a disk, 96 workers of 8
+// disks on RAID-6 FTT 2 over the 2 x 25 GbE LAG: bound by the disk
+// groups' worlds.
+func wwtMix(p *testbed.Profile) Input {
+	job := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 4096, IODepth: 8}
+	in := UniformInput(p, 96, 8, Policy{RAID: "raid6", FTT: 2}, job)
+	in.State.Uplink = "25g"
+	return in
 }
