@@ -929,8 +929,8 @@ func noisePartly(out *Output, f float64) {
 // Sequential writes cover each clone's pass in order from its offset
 // (clones on one region write the same blocks, and a pass starts over at
 // the offset). Random writes follow fio's random map: each pass of a clone
-// over its region writes distinct blocks, and a clone that runs for a time
-// starts a fresh pass once it has written them all; without the map
+// over its region writes distinct blocks, new ones each pass or the same
+// ones again as its order says (mapCovered); without the map
 // (norandommap) they cover 1-exp(-x) of what the clones reach, x the
 // random bytes over it, and less where a random_distribution skews them
 // (fio then turns the map off: coveredShare). percentage_random splits
@@ -974,18 +974,7 @@ func (pl *Plane) recordWrites(workers []fio.Worker, job *fio.Job, writes bool, w
 					// fio turns the random map off; hot blocks come back.
 					covered = sh.hotSpread(union, depth).covered(x)
 				case sh.order != drawnAfresh:
-					// Each pass of each clone over its region writes
-					// distinct blocks: x/passes of the region, passes being
-					// those of the clones reaching a block, at independent
-					// offsets; by time, a clone's passes follow one another
-					// (fio 3.33 on a sparse 16 MiB file: 8 MiB of 4 KiB
-					// random writes, by time or cut by a runtime, allocate
-					// 8,192 KiB, 6,380 with norandommap; 24 MiB all of it).
-					passes := depth * float64(sh.extent.loops)
-					if job.TimeBased {
-						passes = depth
-					}
-					covered = 1 - math.Pow(1-math.Min(1, x/passes), passes)
+					covered = sh.mapCovered(x, depth)
 				}
 				data.write(sh.extent.reach(size, clones), covered, pct)
 			}

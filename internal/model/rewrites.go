@@ -139,3 +139,28 @@ func (sh jobShape) passes(disk float64) float64 {
 	}
 	return p
 }
+
+// mapCovered is the share of a region that random writes under fio's
+// random map have written, x the region's worth of writes its clones made
+// together and depth the clones reaching each block. Each pass of a clone
+// gives every block one I/O, a write with the writes' share w: a new
+// order each pass writes w of the blocks not yet written again (1 -
+// (1-w)^passes), the same order rewrites the same ones (w at most). fio
+// 3.33 on a 16 MiB file: 8 MiB of 4 KiB random writes allocate 8,192 KiB
+// by time or cut by a runtime (6,380 with norandommap), 24 MiB all of it;
+// randrw 70/30 over two loops writes 31 % of the blocks, 51 % with
+// randrepeat=0.
+func (sh jobShape) mapCovered(x, depth float64) float64 {
+	w := 1 - sh.fr
+	if w <= 0 || depth <= 0 {
+		return 0
+	}
+	perClone := x / depth
+	c := math.Min(perClone, w)
+	if sh.order != samePasses {
+		passes := perClone / w
+		full := math.Floor(passes)
+		c = 1 - math.Pow(1-w, full)*(1-w*(passes-full))
+	}
+	return 1 - math.Pow(1-math.Min(1, c), depth)
+}
