@@ -507,7 +507,7 @@ func readShare(job *fio.Job) (float64, error) {
 }
 
 // blockSizes turns bs (one size, or one per direction as "4k,64k"), a
-// bsrange (its midpoint, noted) or bssplit (one split, or one per
+// bsrange (rangeSizes, noted) or bssplit (one split, or one per
 // direction) into shares of I/Os per direction: fio.job's typed bs or
 // bssplit first, then the raw options in order, the last one for a
 // direction winning as in fio.
@@ -551,9 +551,9 @@ func blockSizes(job *fio.Job, notes *[]string) ([2][]sizeShare, error) {
 				if !ok || err1 != nil || err2 != nil || a > b {
 					return out, fmt.Errorf("%s=%s: want a range like 4k-64k", o.Key, o.Value)
 				}
-				mid := (a + b) / 2 / 512 * 512
-				if out[dir] = []sizeShare{{mid, 1}}; dir == read || strings.Contains(o.Value, ",") {
-					*notes = append(*notes, fmt.Sprintf("%s=%s modelled as its midpoint, %d bytes per I/O", o.Key, v, mid))
+				sizes, mean := rangeSizes(a, b)
+				if out[dir] = sizes; dir == read || strings.Contains(o.Value, ",") {
+					*notes = append(*notes, fmt.Sprintf("%s=%s: fio draws every multiple of %d bytes from %d to %d alike, a mean of %.0f bytes per I/O", o.Key, v, a, a, b, mean))
 				}
 			case "bssplit":
 				if out[dir], err = parseSplit(v); err != nil {
@@ -570,6 +570,47 @@ func blockSizes(job *fio.Job, notes *[]string) ([2][]sizeShare, error) {
 		}
 	}
 	return out, nil
+}
+
+// rangeSizes is a bsrange of min to max bytes as fio 3.33 draws it
+// (io_u.c get_next_buflen): min + max x u, u uniform on [0, 1), cut down
+// to a multiple of min and capped at max, so every multiple of min up to
+// max comes alike. More than 64 sizes are kept as 64 groups of
+// neighbours, each at its mean. mean is the sizes' mean.
+func rangeSizes(min, max int64) (sizes []sizeShare, mean float64) {
+	if min >= max {
+		return []sizeShare{{max, 1}}, float64(max)
+	}
+	lo, hi := float64(min), float64(max)
+	for k := int64(1); k*min < min+max; k++ {
+		size := k * min
+		from, to := math.Max(float64(size), lo), math.Min(float64(size+min), lo+hi)
+		share := (to - from) / hi
+		if size > max {
+			size = max
+		}
+		if n := len(sizes); n > 0 && sizes[n-1].size == size {
+			sizes[n-1].share += share
+		} else {
+			sizes = append(sizes, sizeShare{size, share})
+		}
+		mean += share * float64(size)
+	}
+	const most = 64
+	if len(sizes) <= most {
+		return sizes, mean
+	}
+	grouped := make([]sizeShare, 0, most)
+	for g := range most {
+		part := sizes[g*len(sizes)/most : (g+1)*len(sizes)/most]
+		share, bytes := 0.0, 0.0
+		for _, s := range part {
+			share += s.share
+			bytes += s.share * float64(s.size)
+		}
+		grouped = append(grouped, sizeShare{int64(math.Round(bytes / share)), share})
+	}
+	return grouped, mean
 }
 
 // perDirection is a value given once for reads and writes alike, or as

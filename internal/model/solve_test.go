@@ -389,7 +389,8 @@ func TestRawMixOptions(t *testing.T) {
 }
 
 // TestPerDirectionBlockSizes: bs=4k,64k gives reads and writes their own
-// block size, as fio does; a bsrange runs at its midpoint, named in the notes.
+// block size, as fio does; a bsrange draws every multiple of its low end
+// alike (a mean of 34,816 bytes for 4k-64k), named in the notes.
 func TestPerDirectionBlockSizes(t *testing.T) {
 	p := mustLoad(t, "storagereview-r6625-esa")
 	job := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", IODepth: 4, Options: []fio.Option{{Key: "bs", Value: "4k,64k"}}}
@@ -399,7 +400,7 @@ func TestPerDirectionBlockSizes(t *testing.T) {
 	}
 	job = &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", IODepth: 4, Options: []fio.Option{{Key: "bsrange", Value: "4k-64k"}}}
 	out = solve(t, p, uniformInput(p, Policy{RAID: "raid1"}, job))
-	if r := out.Read.MBps * 1e6 / out.Read.IOPS; r != 34816 || !strings.Contains(strings.Join(out.Notes, "\n"), "bsrange=4k-64k modelled as its midpoint") {
+	if r := out.Read.MBps * 1e6 / out.Read.IOPS; math.Abs(r-34816) > 1e-6 || !strings.Contains(strings.Join(out.Notes, "\n"), "bsrange=4k-64k: fio draws every multiple of 4096 bytes from 4096 to 65536 alike, a mean of 34816 bytes") {
 		t.Errorf("bsrange=4k-64k: reads of %g bytes, notes %q", r, out.Notes)
 	}
 }

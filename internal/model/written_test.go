@@ -526,3 +526,60 @@ func TestClonesOfASkewPlacedApart(t *testing.T) {
 		}
 	}
 }
+
+// A bsrange's sizes as fio 3.33 draws them (its write_iolog's lengths over
+// 20,000 writes): every multiple of the low end alike, capped at the high
+// end, so that 4k-1m sends half its writes at 512 KiB or more, where the
+// range's midpoint would send them all (and ESA's adaptive write path
+// would take every one).
+func TestRangeSizesAsFioDrawsThem(t *testing.T) {
+	needFio(t)
+	for _, c := range []struct {
+		rng      string
+		min, max int64
+	}{{"4k-64k", 4096, 65536}, {"4k-1m", 4096, 1 << 20}, {"12k-40k", 12288, 40960}} {
+		t.Run(c.rng, func(t *testing.T) {
+			dir := t.TempDir()
+			iolog := filepath.Join(dir, "log")
+			var report struct{ Jobs []struct{} }
+			runFio(t, &report, "--output-format=json", "--name=f", "--filename="+filepath.Join(dir, "f"), "--size=64m", "--rw=randwrite",
+				"--ioengine=null", "--bsrange="+c.rng, "--io_size=1t", "--number_ios=20000", "--norandommap", "--write_iolog="+iolog)
+			raw, err := os.ReadFile(iolog)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var lengths []float64
+			for _, line := range strings.Split(string(raw), "\n") {
+				if f := strings.Fields(line); len(f) == 5 && f[2] == "write" {
+					n, err := strconv.ParseFloat(f[4], 64)
+					if err != nil {
+						t.Fatal(err)
+					}
+					lengths = append(lengths, n)
+				}
+			}
+			if len(lengths) < 10000 {
+				t.Fatalf("fio's log has %d writes, want 20,000", len(lengths))
+			}
+			fioMean, fioLarge := 0.0, 0.0
+			for _, n := range lengths {
+				fioMean += n / float64(len(lengths))
+				if n >= 512<<10 {
+					fioLarge += 1 / float64(len(lengths))
+				}
+			}
+			sizes, mean := rangeSizes(c.min, c.max)
+			large, total := 0.0, 0.0
+			for _, s := range sizes {
+				total += s.share
+				if s.size >= 512<<10 {
+					large += s.share
+				}
+			}
+			t.Logf("the model: %.0f bytes, %.3f large; fio: %.0f, %.3f", mean, large, fioMean, fioLarge)
+			if math.Abs(total-1) > 1e-9 || math.Abs(mean/fioMean-1) > 0.02 || math.Abs(large-fioLarge) > 0.02 {
+				t.Errorf("the model's sizes: a mean of %.0f bytes, %.3f at 512 KiB or more (shares add up to %g); fio's: %.0f and %.3f", mean, large, total, fioMean, fioLarge)
+			}
+		})
+	}
+}
