@@ -524,8 +524,11 @@ func newCell(p *testbed.Profile, in Input, j int, objects []object, deferDestage
 	if err != nil {
 		return nil, err
 	}
-	if held, destaged := writeBufferState(coverage, c.shape, c.firstDisk(p), c.job.Job.NumJobs); held >= 0.005 {
+	switch held, destaged := writeBufferState(coverage, c.shape, c.firstDisk(p), c.job.Job.NumJobs); {
+	case held >= 0.005:
 		c.notes = append(c.notes, fmt.Sprintf("the write buffers hold %.0f %% of the blocks this job writes: reads of them come from the cache devices, and %.0f %% of its writes are overwritten there before the elevator destages them", 100*held, 100*(1-destaged)))
+	case 1-destaged >= 0.005: // its reads find none of its writes there (or it does not read)
+		c.notes = append(c.notes, fmt.Sprintf("%.0f %% of this job's writes are overwritten in the write buffers before the elevator destages them", 100*(1-destaged)))
 	}
 	kindOf, costs, err := accountCosts(p, c.pl, c.link, in.State, in.VMs, c.job, c.shape, deferDestage, coverage)
 	if err != nil {
