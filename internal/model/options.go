@@ -76,7 +76,7 @@ var (
 	// answers: reporting, seeds, and fill_device (on a block device fio
 	// 3.33 writes what it would without it: 10 MiB of a 10 MiB loop
 	// device either way, 4 MiB with size=4m).
-	quietOptions = []string{"name", "description", "filename", "directory", "filename_format", "group_reporting", "new_group", "stonewall", "wait_for", "kb_base", "unit_base", "randrepeat", "randseed", "random_generator", "norandommap", "softrandommap", "allrandrepeat", "invalidate", "thread", "clat_percentiles", "lat_percentiles", "slat_percentiles", "percentile_list", "unified_rw_reporting", "disable_lat", "disable_clat", "disable_slat", "disable_bw_measurement", "gtod_reduce", "per_job_logs", "log_avg_msec", "log_hist_msec", "log_max_value", "log_offset", "log_compression", "steadystate_duration", "steadystate_ramp_time", "ss_dur", "ss_ramp", "write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log", "exitall", "exitall_on_error", "create_serialize", "create_fsync", "create_on_open", "allow_mounted_write", "allow_file_create", "refill_buffers", "scramble_buffers", "buffer_compress_chunk", "iodepth_batch", "iodepth_batch_submit", "iodepth_batch_complete", "iodepth_batch_complete_min", "iodepth_batch_complete_max", "latency_window", "latency_run", "buffered", "direct", "rwmixwrite", "rwmixread", "thinktime", "thinktime_blocks", "thinktime_spin", "thinktime_iotime", "thinktime_blocks_type", "rate_iops", "rate", "latency_target", "latency_percentile", "percentage_random", "zero_buffers", "do_verify", "fill_device", "fill_fs", "continue_on_error", "ignore_error", "bs", "blocksize", "bssplit", "bsrange", "blocksize_range"}
+	quietOptions = []string{"name", "description", "filename", "directory", "filename_format", "group_reporting", "new_group", "stonewall", "wait_for", "kb_base", "unit_base", "randrepeat", "randseed", "random_generator", "norandommap", "softrandommap", "allrandrepeat", "invalidate", "thread", "clat_percentiles", "lat_percentiles", "slat_percentiles", "percentile_list", "unified_rw_reporting", "disable_lat", "disable_clat", "disable_slat", "disable_bw_measurement", "gtod_reduce", "per_job_logs", "log_avg_msec", "log_hist_msec", "log_max_value", "log_offset", "log_compression", "steadystate_duration", "steadystate_ramp_time", "ss_dur", "ss_ramp", "write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log", "exitall", "exitall_on_error", "create_serialize", "create_fsync", "create_on_open", "allow_mounted_write", "allow_file_create", "refill_buffers", "scramble_buffers", "buffer_compress_chunk", "iodepth_batch", "iodepth_batch_submit", "iodepth_batch_complete", "iodepth_batch_complete_min", "iodepth_batch_complete_max", "latency_window", "latency_run", "buffered", "direct", "rwmixwrite", "rwmixread", "thinktime", "thinktime_blocks", "thinktime_spin", "thinktime_iotime", "thinktime_blocks_type", "rate_iops", "rate", "latency_target", "latency_percentile", "percentage_random", "zero_buffers", "do_verify", "fill_device", "fill_fs", "continue_on_error", "ignore_error", "bs", "blocksize", "bssplit", "bsrange", "blocksize_range", "bs_unaligned", "blocksize_unaligned"}
 )
 
 // readJob reads a job's options.
@@ -513,6 +513,10 @@ func readShare(job *fio.Job) (float64, error) {
 // direction winning as in fio.
 func blockSizes(job *fio.Job, notes *[]string) ([2][]sizeShare, error) {
 	out := [2][]sizeShare{{{4096, 1}}, {{4096, 1}}} // fio's default
+	unaligned := flagSet(job, "bs_unaligned") || flagSet(job, "blocksize_unaligned")
+	if unaligned && job.Direct {
+		return out, fmt.Errorf("bs_unaligned with direct=1: fio 3.33's first I/O of a size that is not a multiple of the sector fails (error 22, Invalid argument; fio says 'bs_unaligned may not work with raw io'); leave bs_unaligned out or use direct=0")
+	}
 	switch {
 	case len(job.BSSplit) > 0:
 		total := 0
@@ -551,9 +555,13 @@ func blockSizes(job *fio.Job, notes *[]string) ([2][]sizeShare, error) {
 				if !ok || err1 != nil || err2 != nil || a > b {
 					return out, fmt.Errorf("%s=%s: want a range like 4k-64k", o.Key, o.Value)
 				}
-				sizes, mean := rangeSizes(a, b)
+				sizes, mean := rangeSizes(a, b, unaligned)
 				if out[dir] = sizes; dir == read || strings.Contains(o.Value, ",") {
-					*notes = append(*notes, fmt.Sprintf("%s=%s: fio draws every multiple of %d bytes from %d to %d alike, a mean of %.0f bytes per I/O", o.Key, v, a, a, b, mean))
+					what := fmt.Sprintf("every multiple of %d bytes from %d to %d alike", a, a, b)
+					if unaligned {
+						what = fmt.Sprintf("any size from %d to %d bytes alike (bs_unaligned), %d itself %.0f %% of the time", a, b, b, 100*float64(a)/float64(b))
+					}
+					*notes = append(*notes, fmt.Sprintf("%s=%s: fio draws %s, a mean of %.0f bytes per I/O", o.Key, v, what, mean))
 				}
 			case "bssplit":
 				if out[dir], err = parseSplit(v); err != nil {
@@ -575,13 +583,26 @@ func blockSizes(job *fio.Job, notes *[]string) ([2][]sizeShare, error) {
 // rangeSizes is a bsrange of min to max bytes as fio 3.33 draws it
 // (io_u.c get_next_buflen): min + max x u, u uniform on [0, 1), cut down
 // to a multiple of min and capped at max, so every multiple of min up to
-// max comes alike. More than 64 sizes are kept as 64 groups of
-// neighbours, each at its mean. mean is the sizes' mean.
-func rangeSizes(min, max int64) (sizes []sizeShare, mean float64) {
+// max comes alike; unaligned (bs_unaligned), not cut down: any size from
+// min to max alike, and max itself min/max of the time. More than 64
+// sizes are kept as 64 groups of neighbours, each at its mean. mean is
+// the sizes' mean.
+func rangeSizes(min, max int64, unaligned bool) (sizes []sizeShare, mean float64) {
 	if min >= max {
 		return []sizeShare{{max, 1}}, float64(max)
 	}
 	lo, hi := float64(min), float64(max)
+	if unaligned {
+		const parts = 63
+		width := (hi - lo) / parts
+		for i := range parts {
+			size := lo + (float64(i)+0.5)*width
+			sizes = append(sizes, sizeShare{int64(math.Round(size)), width / hi})
+			mean += width / hi * size
+		}
+		sizes = append(sizes, sizeShare{max, lo / hi})
+		return sizes, mean + lo
+	}
 	for k := int64(1); k*min < min+max; k++ {
 		size := k * min
 		from, to := math.Max(float64(size), lo), math.Min(float64(size+min), lo+hi)

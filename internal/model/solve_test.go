@@ -403,6 +403,16 @@ func TestPerDirectionBlockSizes(t *testing.T) {
 	if r := out.Read.MBps * 1e6 / out.Read.IOPS; math.Abs(r-34816) > 1e-6 || !strings.Contains(strings.Join(out.Notes, "\n"), "bsrange=4k-64k: fio draws every multiple of 4096 bytes from 4096 to 65536 alike, a mean of 34816 bytes") {
 		t.Errorf("bsrange=4k-64k: reads of %g bytes, notes %q", r, out.Notes)
 	}
+	// Sizes that are not multiples of the sector fail direct I/O in fio.
+	job.Options = append(job.Options, fio.Option{Key: "bs_unaligned", Value: "1"})
+	if _, err := Solve(context.Background(), p, uniformInput(p, Policy{RAID: "raid1"}, job)); err == nil || !strings.Contains(err.Error(), "bs_unaligned with direct=1") {
+		t.Errorf("bs_unaligned with direct I/O: error %v, want it refused", err)
+	}
+	job.Direct = false
+	out = solve(t, p, uniformInput(p, Policy{RAID: "raid1"}, job))
+	if r := out.Read.MBps * 1e6 / out.Read.IOPS; math.Abs(r-(65536*65536-4096*4096)/(2*65536.0)-4096) > 1 {
+		t.Errorf("bs_unaligned=1 bsrange=4k-64k: reads of %g bytes, want any size alike and 64 KiB a sixteenth of the time", r)
+	}
 }
 
 // TestRateLimitLatency: a rate far below what one I/O at a time reaches

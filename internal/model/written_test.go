@@ -531,19 +531,26 @@ func TestClonesOfASkewPlacedApart(t *testing.T) {
 // 20,000 writes): every multiple of the low end alike, capped at the high
 // end, so that 4k-1m sends half its writes at 512 KiB or more, where the
 // range's midpoint would send them all (and ESA's adaptive write path
-// would take every one).
+// would take every one); with bs_unaligned any size alike, and the high
+// end a sixteenth of the time for 4k-64k.
 func TestRangeSizesAsFioDrawsThem(t *testing.T) {
 	needFio(t)
 	for _, c := range []struct {
-		rng      string
-		min, max int64
-	}{{"4k-64k", 4096, 65536}, {"4k-1m", 4096, 1 << 20}, {"12k-40k", 12288, 40960}} {
+		rng       string
+		min, max  int64
+		unaligned bool
+	}{{"4k-64k", 4096, 65536, false}, {"4k-1m", 4096, 1 << 20, false}, {"12k-40k", 12288, 40960, false}, {"4k-64k unaligned", 4096, 65536, true}} {
 		t.Run(c.rng, func(t *testing.T) {
 			dir := t.TempDir()
 			iolog := filepath.Join(dir, "log")
 			var report struct{ Jobs []struct{} }
-			runFio(t, &report, "--output-format=json", "--name=f", "--filename="+filepath.Join(dir, "f"), "--size=64m", "--rw=randwrite",
-				"--ioengine=null", "--bsrange="+c.rng, "--io_size=1t", "--number_ios=20000", "--norandommap", "--write_iolog="+iolog)
+			rng, _, _ := strings.Cut(c.rng, " ")
+			args := []string{"--output-format=json", "--name=f", "--filename=" + filepath.Join(dir, "f"), "--size=64m", "--rw=randwrite",
+				"--ioengine=null", "--bsrange=" + rng, "--io_size=1t", "--number_ios=20000", "--norandommap", "--write_iolog=" + iolog}
+			if c.unaligned {
+				args = append(args, "--bs_unaligned=1")
+			}
+			runFio(t, &report, args...)
 			raw, err := os.ReadFile(iolog)
 			if err != nil {
 				t.Fatal(err)
@@ -568,7 +575,7 @@ func TestRangeSizesAsFioDrawsThem(t *testing.T) {
 					fioLarge += 1 / float64(len(lengths))
 				}
 			}
-			sizes, mean := rangeSizes(c.min, c.max)
+			sizes, mean := rangeSizes(c.min, c.max, c.unaligned)
 			large, total := 0.0, 0.0
 			for _, s := range sizes {
 				total += s.share
