@@ -69,16 +69,15 @@ func parseSkew(value string) (skew, error) {
 		}
 		return s, nil
 	case "zoned", "zoned_abs":
-		specs := strings.Split(rest, ",")
-		// Reads, writes and trims may have their own zones; the blocks
-		// written, and what OSA's buffer holds, follow the writes'.
-		spec := specs[0]
-		if len(specs) > 1 && specs[1] != "" {
-			spec = specs[1]
+		// fio's HOWTO gives zones per direction (R,W,T), but fio 3.33
+		// fails to parse them ("failed parsing random_distribution=
+		// zoned:90/10:10/90,10/10:90/90", job dropped).
+		if strings.Contains(rest, ",") {
+			return skew{}, fmt.Errorf("zones per direction: fio 3.33 fails to parse them and drops the job; give one set of zones for reads and writes alike")
 		}
 		s := skew{kind: kind}
 		access := 0.0
-		for _, z := range strings.Split(spec, ":") {
+		for _, z := range strings.Split(rest, ":") {
 			a, b, ok := strings.Cut(z, "/")
 			pct, err := strconv.ParseFloat(a, 64)
 			if !ok || err != nil || pct < 0 {

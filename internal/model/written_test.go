@@ -476,6 +476,7 @@ func TestSkewGroupsAddUp(t *testing.T) {
 		{"normal:100", "0 up to 100"},
 		{"zoned:60/10:30/20", "add up to 90 %: want 100"},
 		{"zipf:1.2:2", "want 0 to 1"},
+		{"zoned:90/10:10/90,10/10:90/90", "fio 3.33 fails to parse them"},
 		{"gamma:2", "want random, zipf, pareto, normal, zoned or zoned_abs"},
 	} {
 		if _, err := parseSkew(c.dist); err == nil || !strings.Contains(err.Error(), c.want) {
