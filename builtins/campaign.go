@@ -730,7 +730,9 @@ func (a *actions) Metrics(ctx context.Context, start, end time.Time) ([]store.Ho
 func resultOf(v starlark.Value, simulated bool) (*fio.Result, error) {
 	switch v := v.(type) {
 	case *eventsResult:
-		return v.FioResult(), nil
+		res := *v.FioResult() // the script keeps v's own
+		campaign.AddAllJobs(&res)
+		return &res, nil
 	case *Frame:
 		if v.runs != nil {
 			res, err := campaign.ResultOfRows(runRows(v.runs), simulated, v.Notes())

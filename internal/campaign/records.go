@@ -109,7 +109,27 @@ func ResultOfRows(rows []fio.Row, simulated bool, notes []string) (*fio.Result, 
 	if len(res.Aggregate) == 0 {
 		return nil, fmt.Errorf("workload results have no aggregate row (worker \"\" or \"all\"); a campaign stores one per direction")
 	}
+	AddAllJobs(res)
 	return res, nil
+}
+
+// AddAllJobs gives a result that has only each job's aggregate rows (an
+// events measurement's) the aggregate over all jobs (Job ""), which
+// summaries and reports read: one job's own rows (its percentiles kept),
+// or the jobs' summed.
+func AddAllJobs(res *fio.Result) {
+	agg := res.Aggregate
+	if len(agg) == 0 || slices.ContainsFunc(agg, func(r fio.Row) bool { return r.Job == "" }) {
+		return
+	}
+	all := fio.CombineJobs(agg)
+	if !slices.ContainsFunc(agg, func(r fio.Row) bool { return r.Job != agg[0].Job }) {
+		all = slices.Clone(agg)
+		for i := range all {
+			all[i].Job = ""
+		}
+	}
+	res.Aggregate = append(slices.Clip(agg), all...) // a new array: agg may be another result's
 }
 
 // checkFinite refuses a row with a metric no measurement can give: an

@@ -3,9 +3,12 @@ package campaign
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"starbench/internal/fio"
 )
 
 func TestResultOfShapesRows(t *testing.T) {
@@ -150,5 +153,37 @@ func TestResultRowsOfDifferentKeys(t *testing.T) {
 	}
 	if len(res.Aggregate) != 1 || res.Aggregate[0].Job != "" || res.Aggregate[0].Worker != "" {
 		t.Errorf("aggregate %+v: want one, of no job and no worker", res.Aggregate)
+	}
+}
+
+// A result with only each job's aggregate rows (an events measurement's)
+// gets the aggregate over all jobs that summaries read: one job's own rows
+// with their percentiles, or the jobs' summed; a result that has it keeps
+// it, and the rows it came from are left as they were.
+func TestAddAllJobs(t *testing.T) {
+	read := func(job string, iops, p99 float64) fio.Row {
+		return fio.Row{Job: job, Direction: "read", IOPS: iops, MBps: iops / 100, LatMeanUs: 200, P99Us: p99}
+	}
+	one := []fio.Row{read("oltp", 1000, 900)}
+	res := &fio.Result{Aggregate: slices.Grow(slices.Clone(one), 4)} // room to append in place
+	AddAllJobs(res)
+	if len(res.Aggregate) != 2 || res.Aggregate[1].Job != "" || res.Aggregate[1].IOPS != 1000 || res.Aggregate[1].P99Us != 900 {
+		t.Errorf("one job: aggregate %+v; want its row again over all jobs, p99 kept", res.Aggregate)
+	}
+	two := &fio.Result{Aggregate: []fio.Row{read("a", 1000, 900), read("b", 3000, 500)}}
+	AddAllJobs(two)
+	if all := two.Aggregate[len(two.Aggregate)-1]; len(two.Aggregate) != 3 || all.Job != "" || all.IOPS != 4000 || !math.IsNaN(all.P99Us) {
+		t.Errorf("two jobs: aggregate %+v; want their sum over all jobs (percentiles not merged)", two.Aggregate)
+	}
+	has := &fio.Result{Aggregate: []fio.Row{read("", 1000, 900)}}
+	if AddAllJobs(has); len(has.Aggregate) != 1 {
+		t.Errorf("with the aggregate over all jobs: %+v; want it kept alone", has.Aggregate)
+	}
+	// The rows it came from, another result's, are not written over.
+	shared := slices.Grow([]fio.Row{read("oltp", 1000, 900)}, 4)
+	other := &fio.Result{Aggregate: shared}
+	AddAllJobs(other)
+	if extra := shared[:2]; extra[1].Direction != "" {
+		t.Errorf("the source rows' array was written into: %+v", extra)
 	}
 }
