@@ -147,21 +147,13 @@ func TestRandomWritesCoverWhatFioCovers(t *testing.T) {
 			}
 			runFio(t, &report, append([]string{"--output-format=json", "--name=f", "--filename=" + file, "--size=16m", "--bs=4k",
 				"--rw=randwrite", "--ioengine=psync", "--fallocate=none"}, c.args...)...)
-			var st syscall.Stat_t
-			if err := syscall.Stat(file, &st); err != nil {
-				t.Fatal(err)
-			}
 			if len(report.Jobs) != 1 {
 				t.Fatalf("fio's report has %d jobs", len(report.Jobs))
 			}
-			allocated := math.Min(1, float64(st.Blocks)*512/size)
-
-			pl, _ := newTestPlane(t)
-			w := fio.Worker{Name: "w", Disks: []fio.Disk{{Name: "d", SizeBytes: size}}}
+			allocated := allocatedShare(t, file, size)
 			job := c.job
 			job.RW, job.BlockSize, job.IOEngine = "randwrite", 4096, "psync"
-			pl.recordWrites([]fio.Worker{w}, &job, true, report.Jobs[0].Write.IOBytes)
-			if got, _ := pl.data("w", w.Disks[0]).whole(); math.Abs(got-allocated) > 0.02 {
+			if got := writtenAfter(t, job, size, report.Jobs[0].Write.IOBytes); math.Abs(got-allocated) > 0.02 {
 				t.Errorf("%.0f bytes written: the model has %.3f of the file written, fio allocated %.3f", report.Jobs[0].Write.IOBytes, got, allocated)
 			}
 		})
@@ -203,14 +195,11 @@ func TestMixedLoopsWriteWhatFioWrites(t *testing.T) {
 			}
 			fioShare := float64(len(distinct)) / (size / 4096)
 
-			pl, _ := newTestPlane(t)
-			w := fio.Worker{Name: "w", Disks: []fio.Disk{{Name: "d", SizeBytes: size}}}
 			job := fio.Job{RW: "randrw", RWMixRead: 70, BlockSize: 4096, IOEngine: "psync", Options: c.opts, TimeBased: c.timeBased}
 			if c.timeBased {
 				job.RuntimeSec = 2
 			}
-			pl.recordWrites([]fio.Worker{w}, &job, true, float64(countWrites(ios))*4096)
-			if got, _ := pl.data("w", w.Disks[0]).whole(); math.Abs(got-fioShare) > 0.03 {
+			if got := writtenAfter(t, job, size, float64(countWrites(ios))*4096); math.Abs(got-fioShare) > 0.03 {
 				t.Errorf("the model has %.3f of the file written, fio wrote %.3f of its blocks", got, fioShare)
 			}
 		})
@@ -254,21 +243,13 @@ func TestSkewedWritesCoverWhatFioCovers(t *testing.T) {
 			}
 			runFio(t, &report, "--output-format=json", "--name=f", "--filename="+file, "--size=16m", "--bs=4k", "--rw=randwrite",
 				"--ioengine=psync", "--fallocate=none", "--random_distribution="+c.dist, "--io_size="+c.ioSize, fmt.Sprintf("--numjobs=%d", c.clones))
-			var st syscall.Stat_t
-			if err := syscall.Stat(file, &st); err != nil {
-				t.Fatal(err)
-			}
 			written := 0.0
 			for _, j := range report.Jobs {
 				written += j.Write.IOBytes
 			}
-			allocated := math.Min(1, float64(st.Blocks)*512/size)
-
-			pl, _ := newTestPlane(t)
-			w := fio.Worker{Name: "w", Disks: []fio.Disk{{Name: "d", SizeBytes: size}}}
+			allocated := allocatedShare(t, file, size)
 			job := fio.Job{RW: "randwrite", BlockSize: 4096, IOEngine: "psync", NumJobs: c.clones, Options: []fio.Option{{Key: "random_distribution", Value: c.dist}}}
-			pl.recordWrites([]fio.Worker{w}, &job, true, written)
-			if got, _ := pl.data("w", w.Disks[0]).whole(); math.Abs(got-allocated) > 0.03 {
+			if got := writtenAfter(t, job, size, written); math.Abs(got-allocated) > 0.03 {
 				t.Errorf("%.0f bytes written: the model has %.3f of the file written, fio allocated %.3f", written, got, allocated)
 			} else {
 				t.Logf("%.0f bytes written: the model has %.3f of the file written, fio allocated %.3f", written, got, allocated)
@@ -362,6 +343,28 @@ func TestWritesComeBackAsFioDrawsThem(t *testing.T) {
 			}
 		})
 	}
+}
+
+// writtenAfter is the share of a disk of size bytes the model has written
+// once job has written bytes to it.
+func writtenAfter(t *testing.T, job fio.Job, size int64, bytes float64) float64 {
+	t.Helper()
+	pl, _ := newTestPlane(t)
+	w := fio.Worker{Name: "w", Disks: []fio.Disk{{Name: "d", SizeBytes: size}}}
+	pl.recordWrites([]fio.Worker{w}, &job, true, bytes)
+	got, _ := pl.data("w", w.Disks[0]).whole()
+	return got
+}
+
+// allocatedShare is the share of a sparse file of size bytes its file
+// system has allocated: the blocks fio wrote to it.
+func allocatedShare(t *testing.T, file string, size int64) float64 {
+	t.Helper()
+	var st syscall.Stat_t
+	if err := syscall.Stat(file, &st); err != nil {
+		t.Fatal(err)
+	}
+	return math.Min(1, float64(st.Blocks)*512/float64(size))
 }
 
 // loggedIO is an I/O of a fio write_iolog: a write or a read, and its block.
