@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 
 	"starbench/internal/fio"
 )
@@ -23,6 +24,7 @@ type skew struct {
 	kind  string  // "zipf", "pareto", "normal", "zoned", "zoned_abs"; "" for uniform
 	param float64 // zipf's theta, pareto's power, normal's deviation in percent
 	zones []zone  // zoned and zoned_abs: the writes' zones
+	spec  string  // random_distribution's value, naming the groups it makes (groupsMade)
 	// centred: a centre was given, so every clone of the job puts its
 	// most likely offset there; zipf and pareto otherwise start each
 	// clone's hashed ranks at an offset drawn from its own seed.
@@ -39,6 +41,12 @@ type popGroup struct{ blocks, mass float64 }
 
 // parseSkew reads random_distribution's value as fio 3.33 does.
 func parseSkew(value string) (skew, error) {
+	s, err := readSkew(value)
+	s.spec = value
+	return s, err
+}
+
+func readSkew(value string) (skew, error) {
 	kind, rest, _ := strings.Cut(value, ":")
 	switch kind {
 	case "random":
@@ -113,9 +121,31 @@ func (s skew) uniform() bool { return s.kind == "" }
 // each, as groups of equally likely blocks (shares of the blocks and of
 // the accesses, each adding up to 1). Ranks near the most likely one are
 // kept apart one by one, farther ones in groups growing by 2 % each. A
-// region is taken as at least 4 blocks.
+// region is taken as at least 4 blocks. The groups are made once for
+// each distribution and region (they take about a quarter of a
+// millisecond, and a run asks for them for every disk and solve); callers
+// only read them.
 func (s skew) groups(n, blockBytes float64) []popGroup {
 	n = math.Max(4, math.Round(n))
+	key := groupsKey{s.spec, n, blockBytes}
+	if gs, ok := groupsMade.Load(key); ok {
+		return gs.([]popGroup)
+	}
+	gs := s.makeGroups(n, blockBytes)
+	groupsMade.Store(key, gs)
+	return gs
+}
+
+// groupsMade holds the groups made, by distribution and region: few of
+// them in a process (its distinct disk sizes and distributions).
+var groupsMade sync.Map // groupsKey -> []popGroup
+
+type groupsKey struct {
+	spec          string
+	n, blockBytes float64
+}
+
+func (s skew) makeGroups(n, blockBytes float64) []popGroup {
 	switch s.kind {
 	case "zipf":
 		return rankGroups(n, zipfRanks(n, s.param))

@@ -594,3 +594,23 @@ func TestRangeSizesAsFioDrawsThem(t *testing.T) {
 		})
 	}
 }
+
+// A zipf:1.2 writer's coverage on a 100 GB disk, as recordWrites asks for
+// it on every disk and a cell on every solve: with its groups made each
+// time (the baseline) and kept once made (groups).
+func BenchmarkSkewSpread(b *testing.B) {
+	sh, err := readJob(&fio.Job{RW: "randwrite", BlockSize: 4096, Options: []fio.Option{{Key: "random_distribution", Value: "zipf:1.2"}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("made each time", func(b *testing.B) {
+		for b.Loop() {
+			hotSpread{sh.skew.makeGroups(100e9/4096, 4096), 1}.covered(0.5)
+		}
+	})
+	b.Run("kept", func(b *testing.B) {
+		for b.Loop() {
+			sh.hotSpread(100e9, 1).covered(0.5)
+		}
+	})
+}
