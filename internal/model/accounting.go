@@ -185,6 +185,17 @@ func newCostModel(p *testbed.Profile, pl platform, link vsanLink, state ClusterS
 	return c
 }
 
+// flushCycles is the guest's cost of one flush (see jobShape.flushes): a
+// system call the guest kernel completes itself, or with the sg engine a
+// command through fio and the virtual controller that vSAN has nothing
+// to do for.
+func (c *costModel) flushCycles(command bool) float64 {
+	if command {
+		return c.guestIO
+	}
+	return c.m.FsyncCycles.Value
+}
+
 // controllerCycles is the hypervisor's cost per I/O of a virtual controller.
 func controllerCycles(m *testbed.ModelParams, controller string) float64 {
 	switch controller {

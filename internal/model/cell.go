@@ -761,6 +761,7 @@ func accountCosts(p *testbed.Profile, pl platform, link vsanLink, state ClusterS
 		for _, s := range sh.sizes[write] {
 			cost[write].add(cm.writeIO(float64(s.size), lay, sh.compressPct, sh.dedupePct), s.share)
 		}
+		cost[write].owner.guestCycles += sh.syncs * cm.flushCycles(sh.syncCommands)
 		costs = append(costs, cost)
 	}
 	return kindOf, costs, nil

@@ -282,7 +282,7 @@ func TestUnmodelledOptionsAreNamed(t *testing.T) {
 	job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", IODepth: 4, Options: []fio.Option{
 		{Key: "verify", Value: "crc32c"}, {Key: "random_distribution", Value: "zipf:1.2"}, {Key: "fsync", Value: "32"}, {Key: "group_reporting"}}}
 	n := notes(solve(t, p, oneDisk(&job)))
-	for _, want := range []string{"verify=crc32c is not modelled beside other jobs or events: after its I/O", "random_distribution=zipf:1.2: fio turns its random map off", "fsync=32 is not modelled"} {
+	for _, want := range []string{"verify=crc32c is not modelled beside other jobs or events: after its I/O", "random_distribution=zipf:1.2: fio turns its random map off", "fsync=32: the virtual disk reports no write cache"} {
 		if !strings.Contains(n, want) {
 			t.Errorf("notes %q lack %q", n, want)
 		}
@@ -661,7 +661,7 @@ func TestDefaultsAndErrorHandlingAreQuiet(t *testing.T) {
 		{"randrw", []fio.Option{{Key: "fsync", Value: "0"}, {Key: "sync", Value: "none"}, {Key: "percentage_random", Value: "100"}, {Key: "continue_on_error", Value: "all"}, {Key: "ignore_error", Value: ",EIO"}}, 1, ""},
 		{"randrw", []fio.Option{{Key: "percentage_random", Value: "60"}}, 0.6, "percentage_random=60: vSAN's costs"},
 		{"write", []fio.Option{{Key: "percentage_random", Value: "60"}}, 0, "percentage_random=60 on a sequential job: fio applies it to random workloads only"},
-		{"randwrite", []fio.Option{{Key: "fsync", Value: "32"}}, 1, "fsync=32 is not modelled"},
+		{"randwrite", []fio.Option{{Key: "fsync", Value: "32"}}, 1, "fsync=32: the virtual disk reports no write cache"},
 	} {
 		job := fio.Job{IOEngine: "libaio", Direct: true, RW: c.rw, Options: c.opts}
 		sh, err := readJob(&job)
@@ -734,5 +734,71 @@ func TestRateHoldsAcrossStalls(t *testing.T) {
 		if math.Abs(out.Read.IOPS-200) > 1e-6 || rw == "randrw" && math.Abs(out.Write.IOPS-200) > 1e-6 {
 			t.Errorf("%s at rate_iops=200, I/O half the time: %.1f reads and %.1f writes a second, want 200 each", rw, out.Read.IOPS, out.Write.IOPS)
 		}
+	}
+}
+
+// fio's flushes end in the guest: the virtual disk reports no write cache,
+// so fsync, fdatasync and sync_file_range are a system call every so many
+// writes, O_SYNC an fsync after each write of a synchronous engine and a
+// dropped FUA with an asynchronous one; the sg engine sends the disk a
+// command instead. Bad values are refused as fio would.
+func TestFlushesEndInTheGuest(t *testing.T) {
+	for _, c := range []struct {
+		engine   string
+		opt      fio.Option
+		syncs    float64
+		commands bool
+		note     string
+	}{
+		{"libaio", fio.Option{Key: "fsync", Value: "32"}, 1.0 / 32, false, "fsync=32: the virtual disk reports no write cache"},
+		{"libaio", fio.Option{Key: "fdatasync", Value: "8"}, 1.0 / 8, false, "fdatasync=8: the virtual disk"},
+		{"libaio", fio.Option{Key: "sync_file_range", Value: "wait_before,write:8"}, 1.0 / 8, false, "sync_file_range=wait_before,write:8: the virtual disk"},
+		{"libaio", fio.Option{Key: "sync_file_range", Value: "write"}, 1, false, "sync_file_range=write: the virtual disk"},
+		{"psync", fio.Option{Key: "sync", Value: "1"}, 1, false, "sync=1: the virtual disk"},
+		{"", fio.Option{Key: "sync", Value: "dsync"}, 1, false, "sync=dsync: the virtual disk"},
+		{"libaio", fio.Option{Key: "sync", Value: "1"}, 0, false, "sync=1: with ioengine=libaio each write carries FUA"},
+		{"mmap", fio.Option{Key: "sync", Value: "sync"}, 0, false, "sync=sync has no effect with ioengine=mmap"},
+		{"sg", fio.Option{Key: "fsync", Value: "4"}, 0.25, true, "fsync=4: the sg engine sends the virtual disk SYNCHRONIZE CACHE"},
+		{"libaio", fio.Option{Key: "write_barrier", Value: "4"}, 0, false, "write_barrier=4 has no effect"},
+		{"libaio", fio.Option{Key: "end_fsync", Value: "1"}, 0, false, ""},
+		{"libaio", fio.Option{Key: "fsync", Value: "0"}, 0, false, ""},
+	} {
+		job := fio.Job{IOEngine: c.engine, Direct: true, RW: "randwrite", Options: []fio.Option{c.opt}}
+		sh, err := readJob(&job)
+		if err != nil {
+			t.Fatalf("%s %s: %v", c.engine, optionText(c.opt), err)
+		}
+		got := strings.Join(sh.notes, "\n")
+		if math.Abs(sh.syncs-c.syncs) > 1e-12 || sh.syncCommands != c.commands || (c.note == "") != (got == "") || !strings.Contains(got, c.note) {
+			t.Errorf("%s %s: %g flushes per write (commands %v), notes %q; want %g (%v) and %q", c.engine, optionText(c.opt), sh.syncs, sh.syncCommands, got, c.syncs, c.commands, c.note)
+		}
+	}
+	for _, o := range []fio.Option{{Key: "fsync", Value: "often"}, {Key: "fdatasync", Value: "-1"}, {Key: "sync", Value: "always"}} {
+		job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", Options: []fio.Option{o}}
+		if _, err := readJob(&job); err == nil || !strings.Contains(err.Error(), optionText(o)+": want") {
+			t.Errorf("%s: %v, want it refused saying what would be right", optionText(o), err)
+		}
+	}
+
+	// One 4K writer at a time: fsync after every write adds its system
+	// call to each write's time in the guest, not a trip through vSAN.
+	p := mustLoad(t, "storagereview-r6625-esa")
+	job := fio.Job{IOEngine: "psync", Direct: true, RW: "randwrite", BlockSize: 4096}
+	base := solve(t, p, oneDisk(&job))
+	job.Options = []fio.Option{{Key: "fsync", Value: "1"}}
+	synced := solve(t, p, oneDisk(&job))
+	want := p.Model.FsyncCycles.Value / newPlatform(p).hz * 1e6
+	if got := synced.Write.LatMeanUs - base.Write.LatMeanUs; math.Abs(got-want) > 0.2*want {
+		t.Errorf("fsync=1 adds %.2f us to a write (%.1f against %.1f), want about %.2f: the system call's time", got, synced.Write.LatMeanUs, base.Write.LatMeanUs, want)
+	}
+	if !(synced.GuestCPUPercent > base.GuestCPUPercent) {
+		t.Errorf("fsync=1: guest CPU %.3f %%, without %.3f %%; want more", synced.GuestCPUPercent, base.GuestCPUPercent)
+	}
+	// With libaio, O_SYNC changes nothing the model answers.
+	job = fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 4096, IODepth: 8}
+	base = solve(t, p, oneDisk(&job))
+	job.Options = []fio.Option{{Key: "sync", Value: "1"}}
+	if fua := solve(t, p, oneDisk(&job)); fua.Write != base.Write {
+		t.Errorf("libaio with sync=1: %+v, without %+v; want the same", fua.Write, base.Write)
 	}
 }
