@@ -18,6 +18,27 @@ type extent struct {
 	fileSize             amount // where the job's file ends on the disk
 	loops                int    // passes over io_size (fio's loops); at least 1
 	numberIOs            int64  // I/Os each job (clone) stops after; 0: none
+	// hole is the bytes a sequential job skips after each I/O (rw=write:4k).
+	hole float64
+}
+
+// touched is the share of a pass's region a job of I/Os of ioBytes
+// touches, leaving its holes between them.
+func (e extent) touched(ioBytes float64) float64 {
+	return ioBytes / (ioBytes + e.hole)
+}
+
+// holedPass is the bytes a sequential job leaving holes moves in a pass
+// over a region of r bytes, I/Os of ioBytes, before it stops, and whether
+// it wraps to the region's start instead. fio 3.33 (io_u.c,
+// get_next_seq_offset) wraps where the next offset, after the hole, is at
+// or past the end, and stops where an I/O there would pass it: write:12k
+// with bs=8k over 16 MiB moved 6,709,248 bytes; write:4k with bs=4k wrapped
+// and moved 16 MiB.
+func (e extent) holedPass(r, ioBytes float64) (bytes float64, wraps bool) {
+	n := math.Floor((r-ioBytes)/(ioBytes+e.hole)) + 1
+	lastEnd := (n-1)*(ioBytes+e.hole) + ioBytes
+	return n * ioBytes, lastEnd+e.hole >= r
 }
 
 // amount is a size fio takes in bytes or as a share of the disk ("10%").
@@ -192,13 +213,19 @@ func (e extent) pass(disk float64, i int) float64 {
 // is not time based: each clone io_size (its region when not given; a
 // share of the region, as fio 3.33 takes it: offset=8m io_size=50% on a
 // 10 MiB device moves 1 MiB, size=4m io_size=50% 2 MiB) on every loop,
-// ioBytes a mean I/O, stopped after number_ios.
+// or less where its holes end a pass (holedPass), ioBytes a mean I/O,
+// stopped after number_ios.
 func (e extent) moved(disk, ioBytes float64, clones int) float64 {
 	total := 0.0
 	for i := range max(clones, 1) {
 		b := e.region(disk, i)
 		if s := e.ioSize.of(b); s > 0 { // a share is of the region
 			b = s
+		}
+		if e.hole > 0 && ioBytes > 0 {
+			if pass, wraps := e.holedPass(e.region(disk, i), ioBytes); !wraps {
+				b = math.Min(b, pass)
+			}
 		}
 		b *= float64(max(e.loops, 1))
 		if e.numberIOs > 0 {

@@ -108,6 +108,9 @@ func readJob(job *fio.Job) (jobShape, error) {
 			return sh, err
 		}
 	}
+	if err := sh.offsetModifier(job); err != nil {
+		return sh, err
+	}
 	sh.timeBased = job.TimeBased
 	switch {
 	case flagSet(job, "norandommap"):
@@ -394,6 +397,10 @@ func (sh *jobShape) option(job *fio.Job, o fio.Option) error {
 		if o.Value != "0" || job.TimeBased { // 0 is the job as read
 			sh.ignored(o)
 		}
+	case "rw_sequencer": // read with rw's offset modifier
+		if o.Value != "sequential" && o.Value != "identical" {
+			return bad("sequential or identical")
+		}
 	case "fsync", "fdatasync", "sync_file_range", "sync", "end_fsync", "fsync_on_close", "write_barrier":
 		return sh.flushes(job, o)
 	default:
@@ -533,6 +540,49 @@ func hasRaw(job *fio.Job, key string) bool {
 func parseMicros(s string) (float64, error) { return fio.ParseTime(s, 1e-6) }
 
 // baseRW is rw without fio's ":<offset modifier>" suffix.
+// offsetModifier reads rw's ":<nr>" (fio's HOWTO, rw and rw_sequencer).
+// On a sequential job it is a hole of nr bytes after each I/O: a pass
+// touches a share of its region, bs/(bs+nr), and a job moves its size,
+// coming back over the same blocks, or stops early (extent.holedPass).
+// On a random
+// job it is how many I/Os go to one random offset: the next ones follow it
+// in order (rw_sequencer=sequential, the default) or repeat it
+// (identical); vSAN's cost per I/O does not depend on the order, and the
+// blocks they cover are taken as random I/Os' (noted).
+func (sh *jobShape) offsetModifier(job *fio.Job) error {
+	_, nr, ok := strings.Cut(job.RW, ":")
+	if !ok {
+		return nil
+	}
+	if sh.randomShare == 0 {
+		if strings.HasPrefix(nr, "-") {
+			return fmt.Errorf("rw=%s: sequential I/O backwards (a negative offset modifier) is not modelled; give a hole of 0 or more bytes, like write:4k", job.RW)
+		}
+		hole, err := fio.ParseSize(nr)
+		if err != nil || hole < 0 {
+			return fmt.Errorf("rw=%s: want a hole in bytes after each sequential I/O, like write:4k", job.RW)
+		}
+		if hole > 0 {
+			sh.extent.hole = float64(hole)
+			sh.notes = append(sh.notes, fmt.Sprintf("rw=%s: a %s hole after each I/O, so the job touches %.0f %% of its region, coming back over the same blocks where a pass ends at the region's end", job.RW, fio.FormatSize(hole), 100*sh.extent.touched(sh.meanIO())))
+		}
+		return nil
+	}
+	n, err := strconv.Atoi(nr)
+	if err != nil || n < 1 {
+		return fmt.Errorf("rw=%s: want how many I/Os go to each random offset, like randread:8", job.RW)
+	}
+	if n == 1 {
+		return nil
+	}
+	follow := "the next %d follow it in order"
+	if rawValue(job, "rw_sequencer") == "identical" {
+		follow = "it is used %d times more"
+	}
+	sh.notes = append(sh.notes, fmt.Sprintf("rw=%s: a new random offset every %d I/Os and "+follow+"; vSAN's cost per I/O does not depend on the order, and the blocks covered are taken as random I/Os' (not modelled apart)", job.RW, n, n-1))
+	return nil
+}
+
 func baseRW(rw string) string {
 	base, _, _ := strings.Cut(rw, ":")
 	return base

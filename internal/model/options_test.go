@@ -802,3 +802,44 @@ func TestFlushesEndInTheGuest(t *testing.T) {
 		t.Errorf("libaio with sync=1: %+v, without %+v; want the same", fua.Write, base.Write)
 	}
 }
+
+// rw's offset modifier is read, never dropped: a hole after each
+// sequential I/O, or how many I/Os go to each random offset (noted); a
+// value fio would not take is refused, as is a rw_sequencer fio does not
+// know.
+func TestOffsetModifiers(t *testing.T) {
+	for _, c := range []struct {
+		rw   string
+		opts []fio.Option
+		hole float64
+		note string
+		err  string
+	}{
+		{"write:4k", nil, 4096, "rw=write:4k: a 4k hole after each I/O, so the job touches 50 %", ""},
+		{"read:12k", nil, 12288, "rw=read:12k: a 12k hole after each I/O, so the job touches 25 %", ""},
+		{"read:-4k", nil, 0, "", "rw=read:-4k: sequential I/O backwards"},
+		{"write:0", nil, 0, "", ""},
+		{"randread:8", nil, 0, "rw=randread:8: a new random offset every 8 I/Os and the next 7 follow it in order", ""},
+		{"randwrite:4", []fio.Option{{Key: "rw_sequencer", Value: "identical"}}, 0, "every 4 I/Os and it is used 3 times more", ""},
+		{"randread:1", []fio.Option{{Key: "rw_sequencer", Value: "identical"}}, 0, "", ""},
+		{"read:some", nil, 0, "", "rw=read:some: want a hole in bytes"},
+		{"randread:0", nil, 0, "", "rw=randread:0: want how many I/Os"},
+		{"randread:2", []fio.Option{{Key: "rw_sequencer", Value: "backwards"}}, 0, "", "rw_sequencer=backwards: want sequential or identical"},
+	} {
+		job := fio.Job{IOEngine: "libaio", Direct: true, RW: c.rw, BlockSize: 4096, Options: c.opts}
+		sh, err := readJob(&job)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("rw=%s %v: %v, want %q", c.rw, c.opts, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("rw=%s: %v", c.rw, err)
+		}
+		got := strings.Join(sh.notes, "\n")
+		if sh.extent.hole != c.hole || (c.note == "") != (got == "") || !strings.Contains(got, c.note) {
+			t.Errorf("rw=%s %v: hole %g, notes %q; want %g and %q", c.rw, c.opts, sh.extent.hole, got, c.hole, c.note)
+		}
+	}
+}

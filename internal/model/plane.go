@@ -961,11 +961,12 @@ func (pl *Plane) recordWrites(workers []fio.Worker, job *fio.Job, writes bool, w
 			}
 			if seq := (1 - sh.randomShare) * perDisk / float64(clones); seq > 0 {
 				var ranges []byteRange
+				touched := sh.extent.touched(sh.meanIO()) // holes between the I/Os
 				for i := range clones {
 					start := sh.extent.cloneOffset(size, i)
-					ranges = append(ranges, byteRange{start, start + math.Min(seq, sh.extent.pass(size, i))})
+					ranges = append(ranges, byteRange{start, start + math.Min(seq/touched, sh.extent.pass(size, i))})
 				}
-				data.write(ranges, 1, pct)
+				data.write(ranges, touched, pct)
 			}
 			if x := sh.randomShare * perDisk / union; x > 0 {
 				covered := 1 - math.Exp(-x) // offsets drawn afresh

@@ -28,11 +28,12 @@ type readSegment struct {
 // mix (rw) reads and writes each block of its pass once, so its reads meet
 // the parts as they were too, on its first pass (a later pass would find
 // its own writes: a time-based mix, or one of several loops, is left out).
-// nil where the reader finds the same all along, or reads at random.
+// nil where the reader finds the same all along, reads at random or leaves
+// holes (rw=read:4k).
 func (pl *Plane) readSegments(jr JobRun) []readSegment {
 	sh, err := readJob(jr.Job)
-	if err != nil || sh.fr <= 0 || sh.randomShare > 0 {
-		return nil
+	if err != nil || sh.fr <= 0 || sh.randomShare > 0 || sh.extent.hole > 0 {
+		return nil // a reader leaving holes: what it finds is its reach's mean
 	}
 	if sh.fr < 1 && (jr.Job.TimeBased || sh.extent.loops > 1) {
 		return nil

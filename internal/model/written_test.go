@@ -160,6 +160,47 @@ func TestRandomWritesCoverWhatFioCovers(t *testing.T) {
 	}
 }
 
+// A sequential writer leaving holes (rw=write:<hole>) touches bs/(bs+hole)
+// of its region. Where its last hole reaches the end it comes back over
+// the same blocks until it has moved its size (fio 3.33 over 16 MiB with
+// bs=4k: write:4k allocates half the file, write:12k a quarter); where an
+// I/O would pass the end it stops (write:12k with bs=8k: 819 writes, 40 %).
+func TestHolesInASequentialPassAsFioLeavesThem(t *testing.T) {
+	needFio(t)
+	const size = 16 << 20
+	for _, c := range []struct {
+		rw    string
+		bs    int64
+		moved float64
+	}{{"write:4k", 4096, size}, {"write:12k", 4096, size}, {"write:12k", 8192, 819 * 8192}} {
+		file := filepath.Join(t.TempDir(), "f")
+		var report struct {
+			Jobs []struct {
+				Write struct {
+					IOBytes float64 `json:"io_bytes"`
+				}
+			}
+		}
+		runFio(t, &report, "--output-format=json", "--name=f", "--filename="+file, "--size=16m", "--bs="+strconv.FormatInt(c.bs, 10),
+			"--rw="+c.rw, "--ioengine=psync", "--fallocate=none")
+		if len(report.Jobs) != 1 || report.Jobs[0].Write.IOBytes != c.moved {
+			t.Fatalf("%s bs=%d: fio's report %+v: want one job that wrote %.0f bytes", c.rw, c.bs, report.Jobs, c.moved)
+		}
+		allocated := allocatedShare(t, file, size)
+		job := fio.Job{RW: c.rw, BlockSize: c.bs, IOEngine: "psync"}
+		if got := writtenAfter(t, job, size, c.moved); math.Abs(got-allocated) > 0.01 {
+			t.Errorf("%s bs=%d: the model has %.3f of the file written, fio allocated %.3f", c.rw, c.bs, got, allocated)
+		}
+		sh, err := readJob(&job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if moved := sh.extent.moved(size, float64(c.bs), 1); moved != c.moved {
+			t.Errorf("%s bs=%d: the model moves %.0f bytes, fio %.0f", c.rw, c.bs, moved, c.moved)
+		}
+	}
+}
+
 // A mix's passes write the blocks fio writes: randrw 70/30 twice over a
 // 16 MiB file writes the same 31 % of it in fio 3.33's repeated order and
 // 51 % in a new order each loop (randrepeat=0) or by time, the blocks counted from
