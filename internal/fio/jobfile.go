@@ -7,8 +7,9 @@ import (
 	"strings"
 )
 
-// canonical returns fio's name of an option given under any of its names.
-func canonical(key string) string {
+// Canonical returns fio's name of an option given under any of its names
+// (blockalign is ba, fileoffset offset, wait_for_previous stonewall).
+func Canonical(key string) string {
 	if a, ok := optionAliases[key]; ok {
 		return a
 	}
@@ -20,7 +21,7 @@ func canonical(key string) string {
 // runs: a raw setting renders after the typed fields and would win.
 func (j *Job) DropRaw(keys ...string) {
 	drop := func(o Option) bool {
-		return slices.ContainsFunc(keys, func(k string) bool { return canonical(k) == canonical(o.Key) })
+		return slices.ContainsFunc(keys, func(k string) bool { return Canonical(k) == Canonical(o.Key) })
 	}
 	j.Options = slices.DeleteFunc(slices.Clone(j.Options), drop)
 	if len(j.Options) == 0 {
@@ -30,7 +31,7 @@ func (j *Job) DropRaw(keys ...string) {
 
 // hasRaw says whether the job sets key as a raw option.
 func (j *Job) hasRaw(key string) bool {
-	return slices.ContainsFunc(j.Options, func(o Option) bool { return canonical(o.Key) == key })
+	return slices.ContainsFunc(j.Options, func(o Option) bool { return Canonical(o.Key) == key })
 }
 
 // clearTyped resets the field of a known option to fio's default.
@@ -81,11 +82,11 @@ func JobFromOptions(name string, opts []Option) Job {
 	j := Job{Name: name}
 	kb := kbBaseOf(opts)
 	for _, o := range opts {
-		key := canonical(o.Key)
+		key := Canonical(o.Key)
 		// The last setting of an option wins, as in fio: a typed value
 		// replaces earlier raw ones and a raw value clears the typed one.
 		if j.setTyped(key, o.Value, kb) {
-			j.Options = slices.DeleteFunc(j.Options, func(r Option) bool { return canonical(r.Key) == key })
+			j.Options = slices.DeleteFunc(j.Options, func(r Option) bool { return Canonical(r.Key) == key })
 			continue
 		}
 		j.clearTyped(key)

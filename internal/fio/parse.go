@@ -229,7 +229,7 @@ func readOption(p Pos, line string, o LoadOptions) (Option, error) {
 // CheckOptionName refuses a name fio does not know, suggesting the closest
 // one, as fio itself does.
 func CheckOptionName(key string) error {
-	if _, ok := knownOptions[canonical(key)]; ok {
+	if _, ok := knownOptions[Canonical(key)]; ok {
 		return nil
 	}
 	best, dist := "", 1<<30

@@ -514,7 +514,7 @@ func logNotes(wl *Workload) []string {
 	for _, j := range wl.Jobs {
 		var own []string
 		for _, o := range j.Options {
-			if slices.Contains(logOptionNames, canonical(o.Key)) && !slices.Contains(own, o.Key) {
+			if slices.Contains(logOptionNames, Canonical(o.Key)) && !slices.Contains(own, o.Key) {
 				own = append(own, o.Key)
 			}
 		}

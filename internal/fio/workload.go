@@ -81,7 +81,7 @@ func workloadOf(name string, secs []section) (*Workload, error) {
 		wl.Jobs = append(wl.Jobs, JobFromOptions(jobName, opts))
 		var w Pos
 		for i, o := range opts {
-			if canonical(o.Key) == "wait_for" {
+			if Canonical(o.Key) == "wait_for" {
 				w = at[i]
 			}
 		}
@@ -116,7 +116,7 @@ func dropOtherEngines(opts []Option, at []Pos) ([]Option, []Pos) {
 	var keep []Option
 	var keepAt []Pos
 	for i, o := range opts {
-		spec := knownOptions[canonical(o.Key)]
+		spec := knownOptions[Canonical(o.Key)]
 		if i < last && len(spec.engines) > 0 && !slices.Contains(spec.engines, engine) {
 			continue
 		}
@@ -132,7 +132,7 @@ func isGlobal(name string) bool { return strings.HasPrefix(name, "global") }
 // refused says why starbench cannot honour an option, nil when it can.
 func refused(o Option) error {
 	off := o.Value == "0" || strings.EqualFold(o.Value, "none")
-	if canonical(o.Key) == "unified_rw_reporting" {
+	if Canonical(o.Key) == "unified_rw_reporting" {
 		if !off {
 			return fmt.Errorf("%s=%s: starbench reports read, write and trim apart and adds a total row itself; leave unified_rw_reporting out", o.Key, o.Value)
 		}
@@ -266,7 +266,7 @@ func (j *Job) flag(key string) bool {
 // raw returns the job's last raw setting of key (any of fio's names for it).
 func (j *Job) raw(key string) (string, bool) {
 	for i := len(j.Options) - 1; i >= 0; i-- {
-		if canonical(j.Options[i].Key) == canonical(key) {
+		if Canonical(j.Options[i].Key) == Canonical(key) {
 			return j.Options[i].Value, true
 		}
 	}
@@ -510,9 +510,9 @@ func (wl *Workload) workerFile(w Worker, extra func(section int, t Target) []Opt
 			drop = append(drop, "stonewall", "new_group")
 		}
 		seen[t.Job] = true
-		opts := slices.DeleteFunc(j.Render(), func(o Option) bool { return slices.Contains(drop, canonical(o.Key)) })
+		opts := slices.DeleteFunc(j.Render(), func(o Option) bool { return slices.Contains(drop, Canonical(o.Key)) })
 		for i, o := range opts {
-			if canonical(o.Key) == "wait_for" {
+			if Canonical(o.Key) == "wait_for" {
 				name, err := waitee(wl, targets, t, o.Value)
 				if err != nil {
 					return "", nil, err

@@ -99,7 +99,7 @@ func (e *extent) option(o fio.Option) (ok bool, note string, err error) {
 		e.offset, err = parseAmount(o.Value)
 	case "offset_increment":
 		e.offsetIncrement, err = parseAmount(o.Value)
-	case "io_size", "io_limit":
+	case "io_size":
 		e.ioSize, err = parseAmount(o.Value)
 	case "loops":
 		n, perr := strconv.Atoi(o.Value)

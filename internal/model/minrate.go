@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"starbench/internal/fio"
 )
@@ -60,10 +61,12 @@ func (sh *jobShape) hasFloors() bool {
 }
 
 // keyGiven is the name under which job gives an option fio also knows by
-// another (rate_min as ratemin).
+// another (rate_min as ratemin): its last setting's.
 func keyGiven(job *fio.Job, key string) string {
-	if key == "rate_min" && rawValue(job, key) == "" {
-		return "ratemin"
+	for _, o := range slices.Backward(job.Options) {
+		if fio.Canonical(o.Key) == key {
+			return o.Key
+		}
 	}
 	return key
 }

@@ -83,7 +83,7 @@ var (
 	// answers: reporting, seeds, and fill_device (on a block device fio
 	// 3.33 writes what it would without it: 10 MiB of a 10 MiB loop
 	// device either way, 4 MiB with size=4m).
-	quietOptions = []string{"name", "description", "filename", "directory", "filename_format", "group_reporting", "new_group", "stonewall", "wait_for", "kb_base", "unit_base", "randrepeat", "randseed", "random_generator", "norandommap", "softrandommap", "allrandrepeat", "invalidate", "thread", "clat_percentiles", "lat_percentiles", "slat_percentiles", "percentile_list", "unified_rw_reporting", "disable_lat", "disable_clat", "disable_slat", "disable_bw_measurement", "gtod_reduce", "per_job_logs", "log_avg_msec", "log_hist_msec", "log_max_value", "log_offset", "log_compression", "steadystate_duration", "steadystate_ramp_time", "ss_dur", "ss_ramp", "write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log", "exitall", "exitall_on_error", "create_serialize", "create_fsync", "create_on_open", "allow_mounted_write", "allow_file_create", "refill_buffers", "scramble_buffers", "buffer_compress_chunk", "iodepth_batch", "iodepth_batch_submit", "iodepth_batch_complete", "iodepth_batch_complete_min", "iodepth_batch_complete_max", "latency_window", "latency_run", "buffered", "direct", "rwmixwrite", "rwmixread", "thinktime", "thinktime_blocks", "thinktime_spin", "thinktime_iotime", "thinktime_blocks_type", "rate_iops", "rate", "latency_target", "latency_percentile", "percentage_random", "zero_buffers", "do_verify", "fill_device", "fill_fs", "continue_on_error", "ignore_error", "bs", "blocksize", "bssplit", "bsrange", "blocksize_range", "bs_unaligned", "blocksize_unaligned"}
+	quietOptions = []string{"name", "description", "filename", "directory", "filename_format", "group_reporting", "new_group", "stonewall", "wait_for", "kb_base", "unit_base", "randrepeat", "randseed", "random_generator", "norandommap", "softrandommap", "allrandrepeat", "invalidate", "thread", "clat_percentiles", "lat_percentiles", "slat_percentiles", "percentile_list", "unified_rw_reporting", "disable_lat", "disable_clat", "disable_slat", "disable_bw_measurement", "gtod_reduce", "per_job_logs", "log_avg_msec", "log_hist_msec", "log_max_value", "log_offset", "log_compression", "steadystate_duration", "steadystate_ramp_time", "write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log", "exitall", "exitall_on_error", "create_serialize", "create_fsync", "create_on_open", "allow_mounted_write", "allow_file_create", "refill_buffers", "scramble_buffers", "buffer_compress_chunk", "iodepth_batch", "iodepth_batch_complete_min", "iodepth_batch_complete_max", "latency_window", "latency_run", "buffered", "direct", "rwmixwrite", "rwmixread", "thinktime", "thinktime_blocks", "thinktime_spin", "thinktime_iotime", "thinktime_blocks_type", "rate_iops", "rate", "latency_target", "latency_percentile", "percentage_random", "zero_buffers", "do_verify", "fill_device", "continue_on_error", "ignore_error", "bs", "bssplit", "bsrange", "bs_unaligned"}
 )
 
 // readJob reads a job's options.
@@ -215,7 +215,10 @@ func (sh *jobShape) lowWaterMark(job *fio.Job) error {
 }
 
 // option reads one raw option.
-func (sh *jobShape) option(job *fio.Job, o fio.Option) error {
+func (sh *jobShape) option(job *fio.Job, given fio.Option) error {
+	// fio's other names of an option (fileoffset, blockalign ...) read as
+	// its name; a note names it as given.
+	o := fio.Option{Key: fio.Canonical(given.Key), Value: given.Value}
 	bad := func(want string) error { return fmt.Errorf("%s=%s: want %s", o.Key, o.Value, want) }
 	if ok, note, err := sh.extent.option(o); ok {
 		if note != "" {
@@ -259,7 +262,7 @@ func (sh *jobShape) option(job *fio.Job, o fio.Option) error {
 			// Stall thinktime after every thinktime_iotime of I/O: a duty cycle.
 			sh.duty, sh.think, sh.spin = io/(io+t), 0, 0
 		}
-	case "steadystate", "ss":
+	case "steadystate":
 		ramp, dur, ok, err := steadyWindow(job)
 		switch {
 		case err != nil:
@@ -269,7 +272,7 @@ func (sh *jobShape) option(job *fio.Job, o fio.Option) error {
 		default:
 			sh.notes = append(sh.notes, fmt.Sprintf("steadystate=%s: the model's regime is steady from the start, so fio's criterion holds as soon as it is judged: the job stops after ss_ramp + ss_dur = %.0f s unless its runtime or size ends it first (on OSA, writes still filling the write buffers would keep fio judging longer)", o.Value, ramp+dur))
 		}
-	case "rate_iops", "rate", "rate_iops_min", "rate_min", "ratemin":
+	case "rate_iops", "rate", "rate_iops_min", "rate_min":
 		values := strings.Split(o.Value, ",")
 		if len(values) == 1 { // one value caps reads and writes alike, as in fio
 			values = append(values, values[0])
@@ -293,7 +296,7 @@ func (sh *jobShape) option(job *fio.Job, o fio.Option) error {
 				sh.minRateB[dir] = float64(n)
 			}
 		}
-	case "ratecycle", "rate_cycle":
+	case "rate_cycle":
 		ms, err := strconv.Atoi(o.Value)
 		if err != nil || ms < 1 {
 			return bad("a whole number of milliseconds, like 1000")
@@ -405,7 +408,7 @@ func (sh *jobShape) option(job *fio.Job, o fio.Option) error {
 		return sh.flushes(job, o)
 	default:
 		if !slices.Contains(quietOptions, o.Key) {
-			sh.ignored(o)
+			sh.ignored(given)
 		}
 	}
 	return nil
@@ -515,7 +518,7 @@ func steadyWindow(job *fio.Job) (ramp, dur float64, ok bool, err error) {
 // rawValue is a raw option's value ("" when absent; flags read as "1").
 func rawValue(job *fio.Job, key string) string {
 	for _, o := range slices.Backward(job.Options) {
-		if o.Key == key {
+		if fio.Canonical(o.Key) == fio.Canonical(key) {
 			if o.Value == "" {
 				return "1"
 			}
@@ -532,21 +535,19 @@ func flagSet(job *fio.Job, key string) bool {
 }
 
 func hasRaw(job *fio.Job, key string) bool {
-	return slices.ContainsFunc(job.Options, func(o fio.Option) bool { return o.Key == key })
+	return slices.ContainsFunc(job.Options, func(o fio.Option) bool { return fio.Canonical(o.Key) == fio.Canonical(key) })
 }
 
 // parseMicros reads a fio time given in microseconds by default: "100",
 // "100us", "2ms", "1s"; the result is in seconds.
 func parseMicros(s string) (float64, error) { return fio.ParseTime(s, 1e-6) }
 
-// baseRW is rw without fio's ":<offset modifier>" suffix.
 // offsetModifier reads rw's ":<nr>" (fio's HOWTO, rw and rw_sequencer).
 // On a sequential job it is a hole of nr bytes after each I/O: a pass
 // touches a share of its region, bs/(bs+nr), and a job moves its size,
-// coming back over the same blocks, or stops early (extent.holedPass).
-// On a random
-// job it is how many I/Os go to one random offset: the next ones follow it
-// in order (rw_sequencer=sequential, the default) or repeat it
+// coming back over the same blocks, or stops early (extent.holedPass). On a
+// random job it is how many I/Os go to one random offset: the next ones
+// follow it in order (rw_sequencer=sequential, the default) or repeat it
 // (identical); vSAN's cost per I/O does not depend on the order, and the
 // blocks they cover are taken as random I/Os' (noted).
 func (sh *jobShape) offsetModifier(job *fio.Job) error {
@@ -583,6 +584,7 @@ func (sh *jobShape) offsetModifier(job *fio.Job) error {
 	return nil
 }
 
+// baseRW is rw without fio's ":<offset modifier>" suffix.
 func baseRW(rw string) string {
 	base, _, _ := strings.Cut(rw, ":")
 	return base
@@ -629,7 +631,7 @@ func readShare(job *fio.Job) (float64, error) {
 // direction winning as in fio.
 func blockSizes(job *fio.Job, notes *[]string) ([2][]sizeShare, error) {
 	out := [2][]sizeShare{{{4096, 1}}, {{4096, 1}}} // fio's default
-	unaligned := flagSet(job, "bs_unaligned") || flagSet(job, "blocksize_unaligned")
+	unaligned := flagSet(job, "bs_unaligned")
 	if unaligned && job.Direct {
 		return out, fmt.Errorf("bs_unaligned with direct=1: fio 3.33's first I/O of a size that is not a multiple of the sector fails (error 22, Invalid argument; fio says 'bs_unaligned may not work with raw io'); leave bs_unaligned out or use direct=0")
 	}

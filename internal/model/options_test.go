@@ -843,3 +843,50 @@ func TestOffsetModifiers(t *testing.T) {
 		}
 	}
 }
+
+// fio's other names of an option read as the option: fileoffset was 'not
+// modelled: ignored' while it moved the job's region, and
+// wait_for_previous was named ignored while it ordered the phases. Notes
+// name an option as the job gives it.
+func TestAliasesReadAsTheirOption(t *testing.T) {
+	read := func(opts ...fio.Option) jobShape {
+		t.Helper()
+		job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", Options: opts}
+		sh, err := readJob(&job)
+		if err != nil {
+			t.Fatalf("%v: %v", opts, err)
+		}
+		return sh
+	}
+	for _, c := range []struct {
+		alias, name fio.Option
+		same        func(a, b jobShape) bool
+	}{
+		{fio.Option{Key: "fileoffset", Value: "50%"}, fio.Option{Key: "offset", Value: "50%"}, func(a, b jobShape) bool { return a.extent == b.extent && a.extent.offset.share == 0.5 }},
+		{fio.Option{Key: "io_limit", Value: "1g"}, fio.Option{Key: "io_size", Value: "1g"}, func(a, b jobShape) bool { return a.extent == b.extent && a.extent.ioSize.bytes == 1<<30 }},
+		{fio.Option{Key: "ratemin", Value: "1m"}, fio.Option{Key: "rate_min", Value: "1m"}, func(a, b jobShape) bool { return a.minRateB == b.minRateB && a.minRateB[write] == 1<<20 }},
+		{fio.Option{Key: "ratecycle", Value: "500"}, fio.Option{Key: "rate_cycle", Value: "500"}, func(a, b jobShape) bool { return a.rateCycle == b.rateCycle && a.rateCycle == 0.5 }},
+		{fio.Option{Key: "wait_for_previous"}, fio.Option{Key: "stonewall"}, func(a, b jobShape) bool { return len(a.notes) == 0 && len(b.notes) == 0 }},
+		{fio.Option{Key: "fill_fs", Value: "1"}, fio.Option{Key: "fill_device", Value: "1"}, func(a, b jobShape) bool { return len(a.notes) == 0 }},
+		{fio.Option{Key: "iodepth_batch_submit", Value: "4"}, fio.Option{Key: "iodepth_batch", Value: "4"}, func(a, b jobShape) bool { return len(a.notes) == 0 }},
+		{fio.Option{Key: "blockalign", Value: "8k"}, fio.Option{Key: "ba", Value: "8k"}, func(a, b jobShape) bool {
+			return strings.Contains(strings.Join(a.notes, ""), "blockalign=8k") && strings.Contains(strings.Join(b.notes, ""), "ba=8k")
+		}},
+	} {
+		if a, b := read(c.alias), read(c.name); !c.same(a, b) {
+			t.Errorf("%s read as %+v, %s as %+v", optionText(c.alias), a, optionText(c.name), b)
+		}
+	}
+	steady := []fio.Option{{Key: "ss", Value: "iops:5%"}, {Key: "ss_dur", Value: "30"}}
+	if n := strings.Join(read(steady...).notes, "\n"); !strings.Contains(n, "the job stops after ss_ramp + ss_dur = 30 s") {
+		t.Errorf("ss=iops:5%% with ss_dur=30: notes %q, want the steady-state window read", n)
+	}
+	job := fio.Job{Options: []fio.Option{{Key: "ratemin", Value: "1m"}}}
+	if got := keyGiven(&job, "rate_min"); got != "ratemin" {
+		t.Errorf("keyGiven names rate_min given as ratemin %q", got)
+	}
+	unaligned := fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", Options: []fio.Option{{Key: "blocksize_unaligned"}, {Key: "bsrange", Value: "4k-64k"}}}
+	if _, err := readJob(&unaligned); err == nil || !strings.Contains(err.Error(), "bs_unaligned with direct=1") {
+		t.Errorf("blocksize_unaligned with direct=1: %v, want it refused as bs_unaligned", err)
+	}
+}
