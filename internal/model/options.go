@@ -79,6 +79,13 @@ var (
 		"libzbc":       "drives a zoned block device; a vSAN virtual disk is not zoned",
 		"io_uring_cmd": "needs an NVMe character device (/dev/ngXnY); the workers' disks are block devices: use io_uring",
 	}
+	// Options that put another workload in the job's place, and what the
+	// model would need instead.
+	replacedWorkloads = map[string]string{
+		"read_iolog":  "fio replays the I/O log's recorded I/Os instead of the job's, which the model cannot answer for; give the workload the log records as rw, bs, rwmixread and iodepth",
+		"create_only": "fio only lays out the job's files and does no I/O: there is nothing to simulate; leave it out",
+		"verify_only": "fio does not run the job but reads back and checks what an earlier run of it wrote; run that as a read job (rw=read or randread with the job's write block sizes)",
+	}
 	// Options the model reads elsewhere, or that change nothing it
 	// answers: reporting, seeds, and fill_device (on a block device fio
 	// 3.33 writes what it would without it: 10 MiB of a 10 MiB loop
@@ -399,6 +406,15 @@ func (sh *jobShape) option(job *fio.Job, given fio.Option) error {
 	case "time_based":
 		if o.Value != "0" || job.TimeBased { // 0 is the job as read
 			sh.ignored(o)
+		}
+	case "read_iolog", "create_only", "verify_only":
+		if o.Key != "read_iolog" && (o.Value == "0" || o.Value == "false") {
+			break
+		}
+		return fmt.Errorf("%s: %s", optionText(given), replacedWorkloads[o.Key])
+	case "file_append":
+		if o.Value != "0" && o.Value != "false" {
+			sh.notes = append(sh.notes, fmt.Sprintf("%s has no effect on the workers' disks: fio ignores it on anything but a regular file", optionText(given)))
 		}
 	case "rw_sequencer": // read with rw's offset modifier
 		if o.Value != "sequential" && o.Value != "identical" {

@@ -890,3 +890,29 @@ func TestAliasesReadAsTheirOption(t *testing.T) {
 		t.Errorf("blocksize_unaligned with direct=1: %v, want it refused as bs_unaligned", err)
 	}
 }
+
+// Options that put another workload in the job's place are refused, saying
+// what to give instead; file_append, which fio ignores on a device, is
+// noted.
+func TestReplacedWorkloadsAreRefused(t *testing.T) {
+	for _, c := range []struct {
+		opt  fio.Option
+		want string
+	}{
+		{fio.Option{Key: "read_iolog", Value: "trace.log"}, "read_iolog=trace.log: fio replays the I/O log's recorded I/Os"},
+		{fio.Option{Key: "create_only", Value: "1"}, "create_only=1: fio only lays out the job's files"},
+		{fio.Option{Key: "verify_only"}, "verify_only: fio does not run the job but reads back"},
+		{fio.Option{Key: "create_only", Value: "0"}, ""},
+	} {
+		job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", Options: []fio.Option{c.opt}}
+		_, err := readJob(&job)
+		if (c.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", optionText(c.opt), err, c.want)
+		}
+	}
+	job := fio.Job{IOEngine: "libaio", Direct: true, RW: "write", Options: []fio.Option{{Key: "file_append", Value: "1"}}}
+	sh, err := readJob(&job)
+	if n := strings.Join(sh.notes, "\n"); err != nil || !strings.Contains(n, "file_append=1 has no effect on the workers' disks") {
+		t.Errorf("file_append=1: %v, notes %q; want it noted as having no effect", err, n)
+	}
+}
