@@ -35,6 +35,9 @@ type jobShape struct {
 	extent            extent  // what of each disk it covers and moves
 	startDelay        float64 // seconds after the run's start the job starts (startdelay)
 	verify            bool    // a size-based writing job fio reads back after its I/O (verify)
+	// align is blockalign per direction: the boundary random offsets fall
+	// on; 0 where not given (the block size).
+	align [2]float64
 	// syncs are the flushes the guest makes per write: fsync, fdatasync
 	// or sync_file_range every so many writes, O_SYNC writes through a
 	// synchronous engine (see flushes).
@@ -120,7 +123,7 @@ func readJob(job *fio.Job) (jobShape, error) {
 	}
 	sh.timeBased = job.TimeBased
 	switch {
-	case flagSet(job, "norandommap"):
+	case flagSet(job, "norandommap") || sh.alignedApart():
 		sh.order = drawnAfresh
 	case rawValue(job, "random_generator") == "lfsr":
 		// An LFSR visits every block once a cycle, the same cycle pass
@@ -407,6 +410,8 @@ func (sh *jobShape) option(job *fio.Job, given fio.Option) error {
 		if o.Value != "0" || job.TimeBased { // 0 is the job as read
 			sh.ignored(o)
 		}
+	case "ba":
+		return sh.blockAlign(given)
 	case "read_iolog", "create_only", "verify_only":
 		if o.Key != "read_iolog" && (o.Value == "0" || o.Value == "false") {
 			break
@@ -428,6 +433,49 @@ func (sh *jobShape) option(job *fio.Job, given fio.Option) error {
 		}
 	}
 	return nil
+}
+
+// blockAlign reads blockalign (ba), one boundary or one per direction:
+// fio draws a random job's offsets as multiples of it, and turns its
+// random map off where it is not the direction's smallest block size
+// (init.c). Writes smaller than the boundary reach only bs/ba of the
+// region's blocks (alignedReach). fio ignores it on a sequential job.
+func (sh *jobShape) blockAlign(given fio.Option) error {
+	for _, dv := range perDirection(given.Value) {
+		n, err := fio.ParseSize(dv.value)
+		if err != nil || n < 512 {
+			return fmt.Errorf("%s: want a boundary of at least 512 bytes per direction, like 8k or 4k,8k", optionText(given))
+		}
+		sh.align[dv.dir] = float64(n)
+	}
+	switch {
+	case sh.randomShare == 0:
+		sh.notes = append(sh.notes, fmt.Sprintf("%s on a sequential job: fio aligns only random offsets, and ignores it", optionText(given)))
+	case sh.alignedApart():
+		sh.notes = append(sh.notes, fmt.Sprintf("%s: random offsets fall on its boundaries and fio turns its random map off (offsets drawn anew); the writes can reach %.0f %% of the region's blocks", optionText(given), 100*sh.alignedReach()))
+	}
+	return nil
+}
+
+// alignedApart says whether blockalign differs from a direction's
+// smallest block size, which turns fio's random map off.
+func (sh jobShape) alignedApart() bool {
+	for dir, a := range sh.align {
+		if a > 0 && sh.randomShare > 0 && a != float64(slices.MinFunc(sh.sizes[dir], func(x, y sizeShare) int { return int(x.size - y.size) }).size) {
+			return true
+		}
+	}
+	return false
+}
+
+// alignedReach is the share of a region's blocks random writes can reach:
+// bs/ba where blockalign is above their size (writes of 4 KiB on 8 KiB
+// boundaries leave every other block alone), else all of them.
+func (sh jobShape) alignedReach() float64 {
+	if a := sh.align[write]; a > 0 {
+		return math.Min(1, meanSize(sh.sizes[write])/a)
+	}
+	return 1
 }
 
 // flushes reads the options that make fio flush what it wrote. VMware's

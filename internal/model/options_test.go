@@ -916,3 +916,36 @@ func TestReplacedWorkloadsAreRefused(t *testing.T) {
 		t.Errorf("file_append=1: %v, notes %q; want it noted as having no effect", err, n)
 	}
 }
+
+// blockalign is read per direction: on a random job it turns fio's random
+// map off where it is not the smallest block size, and above the writes'
+// size it narrows the blocks they reach; fio ignores it on a sequential
+// job.
+func TestBlockAlign(t *testing.T) {
+	for _, c := range []struct {
+		rw, ba string
+		order  rewriteOrder
+		reach  float64
+		note   string
+	}{
+		{"randwrite", "8k", drawnAfresh, 0.5, "blockalign=8k: random offsets fall on its boundaries and fio turns its random map off"},
+		{"randwrite", "4k", samePasses, 1, ""},
+		{"randwrite", "2k", drawnAfresh, 1, "the writes can reach 100 %"},
+		{"randrw", "4k,16k", drawnAfresh, 0.25, "blockalign=4k,16k"},
+		{"write", "8k", samePasses, 0.5, "blockalign=8k on a sequential job: fio aligns only random offsets"},
+	} {
+		job := fio.Job{IOEngine: "libaio", Direct: true, RW: c.rw, BlockSize: 4096, Options: []fio.Option{{Key: "blockalign", Value: c.ba}}}
+		sh, err := readJob(&job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Join(sh.notes, "\n")
+		if sh.order != c.order || sh.alignedReach() != c.reach || (c.note == "") != (got == "") || !strings.Contains(got, c.note) {
+			t.Errorf("%s blockalign=%s: order %v, reach %g, notes %q; want %v, %g and %q", c.rw, c.ba, sh.order, sh.alignedReach(), got, c.order, c.reach, c.note)
+		}
+	}
+	job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", Options: []fio.Option{{Key: "ba", Value: "1"}}}
+	if _, err := readJob(&job); err == nil || !strings.Contains(err.Error(), "ba=1: want a boundary") {
+		t.Errorf("ba=1: %v, want it refused", err)
+	}
+}

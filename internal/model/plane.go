@@ -931,8 +931,11 @@ func noisePartly(out *Output, f float64) {
 // the offset). Random writes follow fio's random map: each pass of a clone
 // over its region writes distinct blocks, new ones each pass or the same
 // ones again as its order says (mapCovered); without the map
-// (norandommap) they cover 1-exp(-x) of what the clones reach, x the
-// random bytes over it, and less where a random_distribution skews them
+// (norandommap, or a blockalign apart from bs) they cover 1-exp(-x) of
+// what the clones reach, x the random bytes over it, or t(1-exp(-x/t))
+// where blockalign lets them reach a share t of the blocks (fio 3.33 on a
+// 16 MiB file, bs=4k ba=8k: 0.426 allocated after a file's worth, the
+// model 0.432), and less where a random_distribution skews them
 // (fio then turns the map off: coveredShare). percentage_random splits
 // the bytes between the two kinds.
 func (pl *Plane) recordWrites(workers []fio.Worker, job *fio.Job, writes bool, writtenBytes float64) {
@@ -969,7 +972,8 @@ func (pl *Plane) recordWrites(workers []fio.Worker, job *fio.Job, writes bool, w
 				data.write(ranges, touched, pct)
 			}
 			if x := sh.randomShare * perDisk / union; x > 0 {
-				covered := 1 - math.Exp(-x) // offsets drawn afresh
+				reach := sh.alignedReach()               // blockalign above the writes' size
+				covered := -reach * math.Expm1(-x/reach) // offsets drawn afresh
 				switch {
 				case !sh.skew.uniform():
 					// fio turns the random map off; hot blocks come back.

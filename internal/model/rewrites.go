@@ -42,7 +42,7 @@ func (sh jobShape) bufferHits(x, regionBytes, clones, passes float64) (reads, wr
 	y := x / (d * w) // the window in passes of one clone's I/Os
 	switch {
 	case sh.order == drawnAfresh:
-		h := -math.Expm1(-x)
+		h := -math.Expm1(-x / sh.alignedReach()) // the blocks blockalign lets it reach
 		return h, h
 	case passes <= 1:
 		// One pass: each clone touches a block once, so only the
