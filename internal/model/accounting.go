@@ -157,6 +157,7 @@ type costModel struct {
 	txCycles             float64 // per payload byte sent
 	rxCycles             float64 // per payload byte received
 	cipherCycles         float64 // per byte sent or received, data-in-transit encryption on
+	restCycles           float64 // per byte encrypted or decrypted at rest, data-at-rest encryption on
 	frame                float64 // wire bytes per payload byte
 	guestIO              float64 // fio, guest kernel and virtual controller per I/O
 	tRead                float64 // capacity device per-op read time, seconds
@@ -171,6 +172,9 @@ func newCostModel(p *testbed.Profile, pl platform, link vsanLink, state ClusterS
 	c.largeOK = !c.osa && m.LargeWriteBytes.Value > 0 && releaseAtLeast(p.VSANRelease, 8, 1)
 	if state.TransitEncryption {
 		c.cipherCycles = m.TransitCipherCyclesPerByte.Value
+	}
+	if state.RestEncryption {
+		c.restCycles = m.RestCipherCyclesPerByte.Value
 	}
 	if state.RDMA {
 		c.msgCycles, c.txCycles, c.rxCycles = m.MessageCyclesRDMA.Value, m.ByteCyclesRDMA.Value, m.ByteCyclesRDMA.Value
@@ -446,6 +450,13 @@ func (c *costModel) readIO(b, written float64, compressPct int) ioCost {
 	c.component(&data, capLeg, 1, wire, false)
 	c.deviceOp(&data, capLeg, 1, devBytes, c.capRead(devBytes), false, false)
 	data.owner.deviceLatency = accessLatency(c.p.Storage.Capacity, c.pl.capRead)
+	// Data at rest: OSA decrypts what the device returns on the
+	// component's host, ESA in the DOM before decompressing.
+	if c.osa {
+		data.legs[capLeg].comp.storeCycles += devBytes * c.restCycles
+	} else {
+		data.owner.domCycles += devBytes * c.restCycles
+	}
 	if s > 0 { // only blocks stored compressed need decompressing
 		dc := c.m.DecompressCyclesPerByte.Value * b
 		if c.osa {
@@ -470,6 +481,7 @@ func (c *costModel) bufferRead(b float64) ioCost {
 	c.componentChecksum(&io, 1, b)
 	c.component(&io, capLeg, 1, b, false)
 	c.deviceOp(&io, capLeg, 1, b, c.cacheRead(b), false, true)
+	io.legs[capLeg].comp.storeCycles += b * c.restCycles // decrypted off the cache tier
 	io.owner.deviceLatency = accessLatency(c.p.Storage.Cache, c.pl.cacheRead)
 	return io
 }
@@ -564,6 +576,9 @@ func (c *costModel) writeIO(b float64, lay layout, compressPct, dedupePct int) i
 		o.domCycles += c.compressCycles(b, s)
 		o.memBytes += b + cb
 	}
+	// Data at rest: encrypted once, after compression; the legs and the
+	// destage move ciphertext.
+	o.domCycles += cb * c.restCycles
 	capBytes := lay.capFactor * cb
 	if c.largeOK && b >= c.m.LargeWriteBytes.Value {
 		// The adaptive write path: one full-stripe write per capacity-leg
@@ -593,7 +608,8 @@ func (c *costModel) writeIO(b float64, lay layout, compressPct, dedupePct int) i
 // read-modify-write), destaged later within each disk group by its
 // elevator: read back from the cache tier, compressed and deduplicated per
 // replica, written to the capacity tier. All of it on the object's
-// components (OSA has one leg).
+// components (OSA has one leg). With data-at-rest encryption every byte
+// that lands on a device is encrypted there and decrypted when read back.
 func (c *costModel) osaWrite(io *ioCost, b float64, lay layout, compressPct, dedupePct int) {
 	m := c.m
 	cacheWrites := float64(lay.mirrors)
@@ -605,6 +621,7 @@ func (c *costModel) osaWrite(io *ioCost, b float64, lay layout, compressPct, ded
 		c.componentChecksum(io, rmw, b)
 		c.deviceOp(io, capLeg, rmw*(1-c.fromBuffer), b, c.capRead(b), false, false)
 		c.deviceOp(io, capLeg, rmw*c.fromBuffer, b, c.cacheRead(b), false, true)
+		io.legs[capLeg].comp.storeCycles += rmw * b * c.restCycles // the old data and parity decrypted
 		io.owner.roundTrips = 2
 		io.owner.deviceLatency += accessLatency(c.p.Storage.Capacity, c.pl.capRead)
 		cacheWrites = rmw
@@ -613,6 +630,7 @@ func (c *costModel) osaWrite(io *ioCost, b float64, lay layout, compressPct, ded
 	c.componentChecksum(io, cacheWrites, b)
 	c.deviceOp(io, capLeg, cacheWrites, b, c.cacheWrite(b), true, true)
 	o := &io.legs[capLeg].comp
+	o.storeCycles += cacheWrites * b * c.restCycles // encrypted onto the cache tier
 	o.bufferBytes += cacheWrites * b
 	if c.deferDestage {
 		return
@@ -637,6 +655,9 @@ func (c *costModel) osaWrite(io *ioCost, b float64, lay layout, compressPct, ded
 	}
 	c.efficiencyMaps(io, cacheWrites, b, dedupePct)
 	stored := cacheWrites * b * (1 - saved)
+	// Data at rest: decrypted off the cache tier, encrypted again after
+	// the space efficiency, as the last step before the capacity tier.
+	o.storeCycles += (cacheWrites*b + stored) * c.restCycles
 	ops := stored / m.DestageIOBytes.Value
 	c.deviceOp(io, capLeg, ops, m.DestageIOBytes.Value, c.capWrite(m.DestageIOBytes.Value), true, false)
 }

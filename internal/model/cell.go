@@ -416,10 +416,12 @@ type cell struct {
 	// cipher: data-in-transit encryption on (every byte between hosts
 	// encrypted and decrypted).
 	cipher bool
-	link   vsanLink
-	pl     platform
-	g      guestLoad
-	cost   [2]opCost // per I/O, by direction
+	// restCipher: data-at-rest encryption on.
+	restCipher bool
+	link       vsanLink
+	pl         platform
+	g          guestLoad
+	cost       [2]opCost // per I/O, by direction
 	// copies are the stations' copies one by one (per kind), before
 	// finishCells groups the identical ones into st.
 	copies [][]station
@@ -503,7 +505,7 @@ func newCell(p *testbed.Profile, in Input, j int, objects []object, deferDestage
 	}
 	c.fr, c.sizes, c.notes = c.shape.fr, c.shape.sizes, c.shape.notes
 	c.rdma = in.State.RDMA && p.RDMACapable
-	c.cipher = in.State.TransitEncryption
+	c.cipher, c.restCipher = in.State.TransitEncryption, in.State.RestEncryption
 	if in.State.RDMA && !p.RDMACapable {
 		c.notes = append(c.notes, "RDMA requested but not every host is RDMA capable: vSAN falls back to TCP")
 	}

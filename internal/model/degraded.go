@@ -261,7 +261,9 @@ func snapshotOverhead(p *testbed.Profile, n int) [2]float64 {
 // from its host and received by another, and written on a target device
 // (through the cache tier on OSA), with DOM and LSOM cycles on both ends
 // (the DOM's checksum unless the disks' policy disables it), each end
-// encrypting or decrypting it with data-in-transit encryption on.
+// encrypting or decrypting it with data-in-transit encryption on, and on
+// OSA with data-at-rest encryption decrypting it off the source device and
+// encrypting it for the target.
 func resyncLoad(p *testbed.Profile, c *cell, d *Degradation) map[string]float64 {
 	m := &p.Model
 	hosts := float64(p.Hosts - d.Out)
@@ -275,6 +277,11 @@ func resyncLoad(p *testbed.Profile, c *cell, d *Degradation) map[string]float64 
 	}
 	if c.cipher {
 		netCycles += 2 * m.TransitCipherCyclesPerByte.Value
+	}
+	if c.restCipher && p.Architecture == "OSA" {
+		// OSA decrypts what it reads and encrypts what it writes; ESA
+		// copies ciphertext.
+		netCycles += 2 * m.RestCipherCyclesPerByte.Value
 	}
 	// Checksums where the disks' policies keep them (a share of the disks
 	// where they differ).

@@ -12,6 +12,10 @@ type ClusterState struct {
 	// TransitEncryption is vSAN's data-in-transit encryption: every host
 	// encrypts what it sends another host and decrypts what it receives.
 	TransitEncryption bool
+	// RestEncryption is vSAN's data-at-rest encryption (AES-256-XTS): ESA
+	// encrypts once in the DOM after compression, OSA on the cache tier
+	// and again at destage.
+	RestEncryption bool
 	// Uplink names the active uplink choice of the testbed profile ("10g", "25g").
 	Uplink string
 	// ActiveNICs are the vSAN portgroup's active NICs and LAG the link
