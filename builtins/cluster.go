@@ -19,10 +19,10 @@ func NewClusterModule(deps Deps) *runtime.Module {
 		Name: "cluster",
 		Doc:  "vSAN cluster settings",
 		Members: append([]runtime.Member{
-			{Name: "configure", Params: "(compression=None, dedup=None, rdma=None, transit_encryption=None, uplink=None)",
-				Doc: "apply and verify cluster settings (None leaves one as it is; transit_encryption= vSAN's data-in-transit encryption, AES-256 between hosts; uplink= a speed, NIC names or a LAG, set on the vSAN portgroup of a distributed switch or host by host on standard ones); a failure sets back what changed; returns the settings they replaced", Fn: c.configure},
+			{Name: "configure", Params: "(compression=None, dedup=None, rdma=None, transit_encryption=None, rest_encryption=None, key_provider=None, uplink=None)",
+				Doc: "apply and verify cluster settings (None leaves one as it is; transit_encryption= vSAN's data-in-transit encryption, AES-256 between hosts; rest_encryption= data-at-rest encryption with keys from key_provider= or vCenter's default, on OSA a rolling reformat of every disk group, on ESA fixed when the cluster was created; uplink= a speed, NIC names or a LAG, set on the vSAN portgroup of a distributed switch or host by host on standard ones); a failure sets back what changed; returns the settings they replaced", Fn: c.configure},
 			{Name: "state", Params: "()",
-				Doc: "the cluster's settings: compression, dedup, rdma, transit_encryption, uplink, active_nics, standby_nics, lag, switch, architecture; rdma_active and rdma_note say whether RDMA runs, what keeps it off and what unsupported teaming it runs on", Fn: c.state},
+				Doc: "the cluster's settings: compression, dedup, rdma, transit_encryption, rest_encryption, key_provider, uplink, active_nics, standby_nics, lag, switch, architecture; rdma_active and rdma_note say whether RDMA runs, what keeps it off and what unsupported teaming it runs on", Fn: c.state},
 		}, clusterEventMembers(deps)...),
 	}
 }
@@ -30,8 +30,10 @@ func NewClusterModule(deps Deps) *runtime.Module {
 type clusterModule struct{ deps Deps }
 
 func (c clusterModule) configure(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var compression, dedup, rdma, transit, uplink starlark.Value = starlark.None, starlark.None, starlark.None, starlark.None, starlark.None
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "compression?", &compression, "dedup?", &dedup, "rdma?", &rdma, "transit_encryption?", &transit, "uplink?", &uplink); err != nil {
+	var compression, dedup, rdma, transit, rest, uplink starlark.Value = starlark.None, starlark.None, starlark.None, starlark.None, starlark.None, starlark.None
+	var keyProvider string
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "compression?", &compression, "dedup?", &dedup, "rdma?", &rdma, "transit_encryption?", &transit,
+		"rest_encryption?", &rest, "key_provider?", &keyProvider, "uplink?", &uplink); err != nil {
 		return nil, err
 	}
 	var s vsphere.ClusterSettings
@@ -39,7 +41,7 @@ func (c clusterModule) configure(thread *starlark.Thread, b *starlark.Builtin, a
 		name string
 		v    starlark.Value
 		dst  **bool
-	}{{"compression", compression, &s.Compression}, {"dedup", dedup, &s.Dedup}, {"rdma", rdma, &s.RDMA}, {"transit_encryption", transit, &s.TransitEncryption}} {
+	}{{"compression", compression, &s.Compression}, {"dedup", dedup, &s.Dedup}, {"rdma", rdma, &s.RDMA}, {"transit_encryption", transit, &s.TransitEncryption}, {"rest_encryption", rest, &s.RestEncryption}} {
 		switch v := f.v.(type) {
 		case starlark.NoneType:
 		case starlark.Bool:
@@ -49,6 +51,10 @@ func (c clusterModule) configure(thread *starlark.Thread, b *starlark.Builtin, a
 			return nil, fmt.Errorf("%s=%s: want True, False or None (leave it as it is)", f.name, f.v)
 		}
 	}
+	if keyProvider != "" && (s.RestEncryption == nil || !*s.RestEncryption) {
+		return nil, fmt.Errorf("key_provider=%q goes with rest_encryption=True: it names where data-at-rest encryption takes its keys", keyProvider)
+	}
+	s.KeyProvider = keyProvider
 	switch u := uplink.(type) {
 	case starlark.NoneType:
 	case starlark.String:
@@ -91,14 +97,16 @@ func (c clusterModule) state(thread *starlark.Thread, b *starlark.Builtin, args 
 }
 
 // stateStruct is a cluster state as Starlark sees it; its compression,
-// dedup, rdma, transit_encryption and uplink fields are what
-// cluster.configure takes back.
+// dedup, rdma, transit_encryption, rest_encryption, key_provider and uplink
+// fields are what cluster.configure takes back.
 func stateStruct(st vsphere.ClusterState) *starlarkstruct.Struct {
 	return starlarkstruct.FromStringDict(starlarkstruct.Default, starlark.StringDict{
 		"compression":        starlark.Bool(st.Compression),
 		"dedup":              starlark.Bool(st.Dedup),
 		"rdma":               starlark.Bool(st.RDMA),
 		"transit_encryption": starlark.Bool(st.TransitEncryption),
+		"rest_encryption":    starlark.Bool(st.RestEncryption),
+		"key_provider":       starlark.String(st.KeyProvider),
 		"uplink":             starlark.String(st.Uplink),
 		"active_nics":        strList(st.ActiveNICs),
 		"standby_nics":       strList(st.StandbyNICs),

@@ -201,10 +201,13 @@ func settingsDetail(s vsphere.ClusterSettings) string {
 	for _, f := range []struct {
 		name string
 		v    *bool
-	}{{"compression", s.Compression}, {"dedup", s.Dedup}, {"rdma", s.RDMA}, {"transit_encryption", s.TransitEncryption}} {
+	}{{"compression", s.Compression}, {"dedup", s.Dedup}, {"rdma", s.RDMA}, {"transit_encryption", s.TransitEncryption}, {"rest_encryption", s.RestEncryption}} {
 		if f.v != nil {
 			parts = append(parts, fmt.Sprintf("%s=%v", f.name, starlark.Bool(*f.v)))
 		}
+	}
+	if s.KeyProvider != "" {
+		parts = append(parts, "key_provider="+s.KeyProvider)
 	}
 	if s.Uplink != "" {
 		parts = append(parts, "uplink="+s.Uplink)

@@ -24,6 +24,7 @@ import (
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25"
 	"github.com/vmware/govmomi/vim25/soap"
+	"github.com/vmware/govmomi/vim25/types"
 	"github.com/vmware/govmomi/vsan"
 	vsansim "github.com/vmware/govmomi/vsan/simulator"
 
@@ -41,6 +42,9 @@ const (
 	VSANPortgrp = "vSAN"
 	VMNetwork   = "VM Network"
 	User        = "administrator@vsphere.local"
+	// KeyProvider is the embedded vCenter's default key provider (a
+	// vSphere Native Key Provider), which data-at-rest encryption uses.
+	KeyProvider = "starbench-native-key-provider"
 )
 
 // Options shape a simulator.
@@ -184,6 +188,17 @@ func (s *Sim) extend() {
 	}
 	pm := m.Get(*s.model.ServiceContent.PerfManager).(*simulator.PerformanceManager)
 	m.Put(&perfManager{PerformanceManager: pm, sim: s})
+
+	// vCenter's default key provider, for the cluster too (vcsim reads a
+	// cluster's default from its entity defaults only).
+	cluster := m.All("ClusterComputeResource")[0].Reference()
+	kms := m.CryptoManager()
+	kms.KmipServers = append(kms.KmipServers, types.KmipClusterInfo{
+		ClusterId:          types.KeyProviderId{Id: KeyProvider},
+		ManagementType:     string(types.KmipClusterInfoKmsManagementTypeNativeProvider),
+		UseAsDefault:       true,
+		UseAsEntityDefault: []types.ManagedObjectReference{cluster},
+	})
 
 	pbmReg := pbmsim.New()
 	stock := pbmReg.Get(pbmProfileManager).(*pbmsim.ProfileManager)

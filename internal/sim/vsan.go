@@ -15,8 +15,8 @@ import (
 
 // clusterConfigSystem replaces the stock vSAN cluster config system, which
 // keeps only unmap and file-service settings: it persists data efficiency
-// (compression, deduplication), RDMA and data-in-transit encryption, and
-// refuses what the testbed's hardware cannot do.
+// (compression, deduplication), RDMA and data-in-transit and data-at-rest
+// encryption, and refuses what the testbed's hardware cannot do.
 type clusterConfigSystem struct {
 	types.ManagedObjectReference
 	sim *Sim
@@ -85,6 +85,13 @@ func (c *clusterConfigSystem) reconfigure(cluster types.ManagedObjectReference, 
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	info := c.current(cluster)
+	if de := spec.DataEncryptionConfig; de != nil {
+		if fault := c.restEncryption(info, de); fault != nil {
+			return fault
+		}
+		copied := *de
+		info.DataEncryptionConfig = &copied
+	}
 	if de := spec.DataEfficiencyConfig; de != nil {
 		copied := *de
 		info.DataEfficiencyConfig = &copied
@@ -108,6 +115,28 @@ func (c *clusterConfigSystem) reconfigure(cluster types.ManagedObjectReference, 
 		info.PerfsvcConfig = &copied
 	}
 	return nil
+}
+
+// restEncryption checks a data-at-rest encryption change as vSAN does:
+// ESA chooses it when the cluster is created and keeps it, and turning it
+// on takes a key provider vCenter knows.
+func (c *clusterConfigSystem) restEncryption(info *vsanext.ConfigInfoEx, de *vsantypes.VsanDataEncryptionConfig) types.BaseMethodFault {
+	on := info.DataEncryptionConfig != nil && info.DataEncryptionConfig.EncryptionEnabled
+	if c.sim.Testbed.Architecture == "ESA" && de.EncryptionEnabled != on {
+		return &types.InvalidState{}
+	}
+	if !de.EncryptionEnabled {
+		return nil
+	}
+	if de.KmsProviderId == nil {
+		return &types.InvalidArgument{InvalidProperty: "dataEncryptionConfig.kmsProviderId"}
+	}
+	for _, kp := range c.sim.model.Map().CryptoManager().KmipServers {
+		if kp.ClusterId.Id == de.KmsProviderId.Id {
+			return nil
+		}
+	}
+	return &types.InvalidArgument{InvalidProperty: "dataEncryptionConfig.kmsProviderId"}
 }
 
 // perfEnabled says whether cluster's vSAN performance service is on.

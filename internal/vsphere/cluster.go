@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/vmware/govmomi/crypto"
 	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/vim25/types"
 	vsantypes "github.com/vmware/govmomi/vsan/types"
@@ -21,6 +22,11 @@ type ClusterSettings struct {
 	// TransitEncryption is vSAN's data-in-transit encryption (AES-256
 	// between hosts, no key server needed).
 	TransitEncryption *bool
+	// RestEncryption is vSAN's data-at-rest encryption, with keys from
+	// KeyProvider ("": vCenter's default key provider). On OSA turning it
+	// on or off reformats every disk group, one at a time.
+	RestEncryption *bool
+	KeyProvider    string
 	// Uplink picks the vSAN portgroup's active NICs: a link speed ("10g",
 	// "25g") naming the NICs of that speed, NIC names ("vmnic2,vmnic3"), or
 	// on a distributed switch a LAG's name.
@@ -33,6 +39,9 @@ type ClusterState struct {
 	Dedup             bool
 	RDMA              bool
 	TransitEncryption bool
+	RestEncryption    bool
+	// KeyProvider is the key provider of data-at-rest encryption, "" when off.
+	KeyProvider string
 	// Uplink is the speed of the active vSAN NICs ("25g"), or their names
 	// when their speeds differ.
 	Uplink      string
@@ -102,6 +111,12 @@ func (c *Client) state(ctx context.Context) (ClusterState, error) {
 	if dit := cfg.DataInTransitEncryptionConfig; dit != nil {
 		st.TransitEncryption = dit.Enabled != nil && *dit.Enabled
 	}
+	if de := cfg.DataEncryptionConfig; de != nil && de.EncryptionEnabled {
+		st.RestEncryption = true
+		if de.KmsProviderId != nil {
+			st.KeyProvider = de.KmsProviderId.Id
+		}
+	}
 	if err := c.uplinkState(ctx, &st); err != nil {
 		return ClusterState{}, err
 	}
@@ -147,7 +162,7 @@ func (c *Client) ClusterState(ctx context.Context) (model.ClusterState, error) {
 	}
 	// vSAN runs over RDMA only where every host can; elsewhere it stays on
 	// TCP. Over a LAG the model puts RDMA on one of its links.
-	return model.ClusterState{Compression: st.Compression, Dedup: st.Dedup, RDMA: st.RDMAActive, TransitEncryption: st.TransitEncryption, Uplink: st.Uplink, ActiveNICs: st.ActiveNICs, LAG: st.LAG}, nil
+	return model.ClusterState{Compression: st.Compression, Dedup: st.Dedup, RDMA: st.RDMAActive, TransitEncryption: st.TransitEncryption, RestEncryption: st.RestEncryption, Uplink: st.Uplink, ActiveNICs: st.ActiveNICs, LAG: st.LAG}, nil
 }
 
 var _ model.StateSource = (*Client)(nil)
@@ -196,6 +211,19 @@ func (c *Client) Configure(ctx context.Context, s ClusterSettings) (ClusterState
 		want.TransitEncryption = *s.TransitEncryption
 		spec.DataInTransitEncryptionConfig = &vsantypes.VsanDataInTransitEncryptionConfig{Enabled: types.NewBool(want.TransitEncryption)}
 	}
+	// Only a change is sent: on OSA vSAN reformats every disk group for it.
+	if s.RestEncryption != nil && (*s.RestEncryption != prev.RestEncryption || *s.RestEncryption && s.KeyProvider != "" && s.KeyProvider != prev.KeyProvider) {
+		want.RestEncryption = *s.RestEncryption
+		de := &vsantypes.VsanDataEncryptionConfig{EncryptionEnabled: want.RestEncryption}
+		if want.RestEncryption {
+			kp, err := c.keyProvider(ctx, s.KeyProvider)
+			if err != nil {
+				return prev, err
+			}
+			de.KmsProviderId = &types.KeyProviderId{Id: kp}
+		}
+		spec.DataEncryptionConfig = de
+	}
 	// The uplinks go first: they can be set back exactly if vSAN then
 	// refuses its part, so a failed call leaves the cluster as it was.
 	undoUplink := func(context.Context) error { return nil }
@@ -214,8 +242,11 @@ func (c *Client) Configure(ctx context.Context, s ClusterSettings) (ClusterState
 			return prev, c.setBack(ctx, err, s.Uplink != "", undoUplink, prev.Uplink)
 		}
 	}
-	if spec.DataEfficiencyConfig != nil || spec.RdmaConfig != nil || spec.DataInTransitEncryptionConfig != nil {
+	if spec.DataEfficiencyConfig != nil || spec.RdmaConfig != nil || spec.DataInTransitEncryptionConfig != nil || spec.DataEncryptionConfig != nil {
 		if err := c.reconfigureVSAN(ctx, "reconfigure vSAN of cluster", spec); err != nil {
+			if spec.DataEncryptionConfig != nil && prev.Architecture == "ESA" {
+				err = fmt.Errorf("%w (vSAN ESA sets data-at-rest encryption when the cluster is created, and keeps it)", err)
+			}
 			return prev, c.setBack(ctx, err, s.Uplink != "", undoUplink, prev.Uplink)
 		}
 	}
@@ -223,9 +254,38 @@ func (c *Client) Configure(ctx context.Context, s ClusterSettings) (ClusterState
 	if err != nil {
 		return prev, err
 	}
-	if got.Compression != want.Compression || got.Dedup != want.Dedup || got.RDMA != want.RDMA || got.TransitEncryption != want.TransitEncryption {
-		return prev, fmt.Errorf("cluster %s did not take the settings: asked compression=%v dedup=%v rdma=%v transit_encryption=%v, reads back compression=%v dedup=%v rdma=%v transit_encryption=%v",
-			c.cluster.Name(), want.Compression, want.Dedup, want.RDMA, want.TransitEncryption, got.Compression, got.Dedup, got.RDMA, got.TransitEncryption)
+	if got.Compression != want.Compression || got.Dedup != want.Dedup || got.RDMA != want.RDMA || got.TransitEncryption != want.TransitEncryption || got.RestEncryption != want.RestEncryption {
+		return prev, fmt.Errorf("cluster %s did not take the settings: asked compression=%v dedup=%v rdma=%v transit_encryption=%v rest_encryption=%v, reads back compression=%v dedup=%v rdma=%v transit_encryption=%v rest_encryption=%v",
+			c.cluster.Name(), want.Compression, want.Dedup, want.RDMA, want.TransitEncryption, want.RestEncryption, got.Compression, got.Dedup, got.RDMA, got.TransitEncryption, got.RestEncryption)
 	}
 	return prev, nil
+}
+
+// keyProvider is the key provider data-at-rest encryption takes its keys
+// from: the one named, which vCenter must know, or vCenter's default for
+// the cluster.
+func (c *Client) keyProvider(ctx context.Context, name string) (string, error) {
+	m, err := crypto.GetManagerKmip(c.vim)
+	if err != nil {
+		return "", fmt.Errorf("rest_encryption: vCenter's key management: %w", err)
+	}
+	if name != "" {
+		ok, err := m.IsValidProvider(ctx, name)
+		switch {
+		case err != nil:
+			return "", fmt.Errorf("rest_encryption: key provider %q: %w", name, err)
+		case !ok:
+			return "", fmt.Errorf("rest_encryption: vCenter has no key provider %q: give one it has (Configure > Security > Key Providers), or leave key_provider out for its default", name)
+		}
+		return name, nil
+	}
+	ref := c.cluster.Reference()
+	id, err := m.GetDefaultKmsClusterID(ctx, &ref, true)
+	if err != nil {
+		return "", fmt.Errorf("rest_encryption: vCenter's default key provider: %w", err)
+	}
+	if id == "" {
+		return "", fmt.Errorf("rest_encryption needs a key provider and vCenter has no default one: add a key server or a vSphere Native Key Provider (Configure > Security > Key Providers), or give key_provider=")
+	}
+	return id, nil
 }

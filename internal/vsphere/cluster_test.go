@@ -26,7 +26,7 @@ func TestConfigureAppliesVerifiesAndReturnsThePreviousState(t *testing.T) {
 		t.Fatalf("initial state %+v, want compression off, rdma off, transit encryption off, 10g, OSA", st)
 	}
 	on := true
-	prev, err := c.Configure(ctx, ClusterSettings{Compression: &on, Dedup: &on, RDMA: &on, TransitEncryption: &on, Uplink: "25g"})
+	prev, err := c.Configure(ctx, ClusterSettings{Compression: &on, Dedup: &on, RDMA: &on, TransitEncryption: &on, RestEncryption: &on, Uplink: "25g"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func TestConfigureAppliesVerifiesAndReturnsThePreviousState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(now, model.ClusterState{Compression: true, Dedup: true, RDMA: true, TransitEncryption: true, Uplink: "25g", ActiveNICs: []string{"vmnic2", "vmnic3"}}) {
+	if !reflect.DeepEqual(now, model.ClusterState{Compression: true, Dedup: true, RDMA: true, TransitEncryption: true, RestEncryption: true, Uplink: "25g", ActiveNICs: []string{"vmnic2", "vmnic3"}}) {
 		t.Errorf("state after configure = %+v", now)
 	}
 	full, _ := c.State(ctx)
@@ -54,8 +54,17 @@ func TestConfigureAppliesVerifiesAndReturnsThePreviousState(t *testing.T) {
 	if prev, err := c.Configure(ctx, ClusterSettings{TransitEncryption: &off}); err != nil || !prev.TransitEncryption {
 		t.Fatalf("transit encryption off: previous %+v, %v", prev, err)
 	}
-	if st, _ := c.State(ctx); st.TransitEncryption || !st.Compression {
-		t.Errorf("transit encryption off: %+v; want it off and compression kept", st)
+	if st, _ := c.State(ctx); st.TransitEncryption || !st.Compression || !st.RestEncryption || st.KeyProvider != sim.KeyProvider {
+		t.Errorf("transit encryption off: %+v; want it off, compression and data-at-rest encryption (with vCenter's default key provider %s) kept", st, sim.KeyProvider)
+	}
+	if prev, err := c.Configure(ctx, ClusterSettings{RestEncryption: &off}); err != nil || !prev.RestEncryption {
+		t.Fatalf("data-at-rest encryption off: previous %+v, %v", prev, err)
+	}
+	if st, _ := c.State(ctx); st.RestEncryption || st.KeyProvider != "" {
+		t.Errorf("data-at-rest encryption off: %+v", st)
+	}
+	if _, err := c.Configure(ctx, ClusterSettings{RestEncryption: &on, KeyProvider: sim.KeyProvider}); err != nil {
+		t.Errorf("data-at-rest encryption with the key provider named: %v", err)
 	}
 }
 
@@ -73,6 +82,8 @@ func TestConfigureRefusesWhatTheClusterCannotDo(t *testing.T) {
 		{ClusterSettings{RDMA: &on}, "vmnic0 has no RDMA device"},
 		{ClusterSettings{Uplink: "100g"}, `has no 100 GbE NIC (it has vmnic0 10g`},
 		{ClusterSettings{Uplink: "vmnic9"}, `no NIC "vmnic9"`},
+		{ClusterSettings{RestEncryption: &on}, "vSAN ESA sets data-at-rest encryption when the cluster is created"},
+		{ClusterSettings{RestEncryption: &on, KeyProvider: "elsewhere"}, `vCenter has no key provider "elsewhere"`},
 	} {
 		if _, err := c.Configure(ctx, tc.s); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: got %v, want %q", tc.s, err, tc.want)

@@ -306,8 +306,11 @@ type clusterSettings struct {
 	RDMA        bool `json:"rdma"`
 	// TransitEncryption is absent from entries written before starbench
 	// set it: nil leaves the setting as it is.
-	TransitEncryption *bool  `json:"transit_encryption,omitempty"`
-	Uplink            string `json:"uplink"` // a LAG or the active NICs, as configure takes them
+	TransitEncryption *bool `json:"transit_encryption,omitempty"`
+	// RestEncryption likewise, with the key provider it had when on.
+	RestEncryption *bool  `json:"rest_encryption,omitempty"`
+	KeyProvider    string `json:"key_provider,omitempty"`
+	Uplink         string `json:"uplink"` // a LAG or the active NICs, as configure takes them
 }
 
 func settingsOf(st ClusterState) clusterSettings {
@@ -315,7 +318,8 @@ func settingsOf(st ClusterState) clusterSettings {
 	if uplink == "" {
 		uplink = strings.Join(st.ActiveNICs, ",")
 	}
-	return clusterSettings{Compression: st.Compression, Dedup: st.Dedup, RDMA: st.RDMA, TransitEncryption: &st.TransitEncryption, Uplink: uplink}
+	return clusterSettings{Compression: st.Compression, Dedup: st.Dedup, RDMA: st.RDMA, TransitEncryption: &st.TransitEncryption,
+		RestEncryption: &st.RestEncryption, KeyProvider: st.KeyProvider, Uplink: uplink}
 }
 
 // undoCluster sets the cluster's settings back.
@@ -327,7 +331,8 @@ func (c *Client) undoCluster(ctx context.Context, e ledger.Entry) (string, error
 	if err := json.Unmarshal(e.Before, &before); err != nil {
 		return "", fmt.Errorf("the ledger's settings of cluster %s: %w", e.Name, err)
 	}
-	s := ClusterSettings{Compression: &before.Compression, Dedup: &before.Dedup, RDMA: &before.RDMA, TransitEncryption: before.TransitEncryption, Uplink: before.Uplink}
+	s := ClusterSettings{Compression: &before.Compression, Dedup: &before.Dedup, RDMA: &before.RDMA, TransitEncryption: before.TransitEncryption,
+		RestEncryption: before.RestEncryption, KeyProvider: before.KeyProvider, Uplink: before.Uplink}
 	if _, err := c.Configure(ctx, s); err != nil {
 		return "", err
 	}

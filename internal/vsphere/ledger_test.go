@@ -87,7 +87,7 @@ func TestTheLedgerUndoesWhatARunDidAndNothingElse(t *testing.T) {
 		t.Fatal(err)
 	}
 	on := true
-	if _, err := c.Configure(ctx, ClusterSettings{Compression: &on, TransitEncryption: &on, Uplink: "25g"}); err != nil {
+	if _, err := c.Configure(ctx, ClusterSettings{Compression: &on, TransitEncryption: &on, RestEncryption: &on, Uplink: "25g"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.Configure(ctx, ClusterSettings{Uplink: "vmnic0"}); err != nil {
@@ -142,7 +142,7 @@ func TestTheLedgerUndoesWhatARunDidAndNothingElse(t *testing.T) {
 		t.Errorf("the policy the run updated reads %+v, want raid1 stripe 2 as before", got)
 	}
 	stAfter, _ := cleaner.State(ctx)
-	if stAfter.Compression != stBefore.Compression || stAfter.TransitEncryption != stBefore.TransitEncryption || !slices.Equal(stAfter.ActiveNICs, stBefore.ActiveNICs) || !slices.Equal(stAfter.StandbyNICs, stBefore.StandbyNICs) {
+	if stAfter.Compression != stBefore.Compression || stAfter.TransitEncryption != stBefore.TransitEncryption || stAfter.RestEncryption != stBefore.RestEncryption || !slices.Equal(stAfter.ActiveNICs, stBefore.ActiveNICs) || !slices.Equal(stAfter.StandbyNICs, stBefore.StandbyNICs) {
 		t.Errorf("cluster after undo %+v, want %+v", stAfter, stBefore)
 	}
 }
