@@ -50,6 +50,9 @@ func (c *clusterConfigSystem) current(cluster types.ManagedObjectReference) *vsa
 		info.DataEfficiencyConfig = &vsantypes.VsanDataEfficiencyConfig{}
 		info.RdmaConfig = &vsanext.RdmaConfig{}
 		info.DataInTransitEncryptionConfig = &vsantypes.VsanDataInTransitEncryptionConfig{Enabled: types.NewBool(false)}
+		if c.sim.Testbed.RestEncryption { // created encrypted, with vCenter's default key provider
+			info.DataEncryptionConfig = &vsantypes.VsanDataEncryptionConfig{EncryptionEnabled: true, KmsProviderId: &types.KeyProviderId{Id: KeyProvider}}
+		}
 		c.config[cluster] = info
 	}
 	return info

@@ -38,6 +38,10 @@ type Profile struct {
 	Uplinks []Uplink `json:"uplinks"`
 	// RDMACapable says whether every host's vSAN NICs can run RoCEv2.
 	RDMACapable bool `json:"rdma_capable"`
+	// RestEncryption says the cluster was created with vSAN's data-at-rest
+	// encryption on: how an encrypted ESA cluster is simulated, as ESA
+	// cannot turn it on later.
+	RestEncryption bool `json:"rest_encryption,omitempty"`
 	// MTU of the vSAN vmkernel network (1500 or 9000); 0: vSphere's 1500.
 	MTU int `json:"mtu,omitempty"`
 	// VSANNetwork is the switch carrying the vSAN vmkernel NIC (nil: a

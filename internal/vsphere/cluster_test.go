@@ -68,6 +68,29 @@ func TestConfigureAppliesVerifiesAndReturnsThePreviousState(t *testing.T) {
 	}
 }
 
+// An ESA cluster created with data-at-rest encryption (a testbed with
+// rest_encryption) has it, with vCenter's default key provider, passes it
+// to the model and keeps it.
+func TestAnESAClusterCreatedEncryptedStaysSo(t *testing.T) {
+	esa := testbedOf(3, "ESA")
+	esa.RestEncryption = true
+	_, c := startSim(t, sim.Options{Testbed: esa})
+	ctx := context.Background()
+	if st, err := c.State(ctx); err != nil || !st.RestEncryption || st.KeyProvider != sim.KeyProvider {
+		t.Fatalf("state %+v, %v; want data-at-rest encryption on with %s", st, err, sim.KeyProvider)
+	}
+	if ms, err := c.ClusterState(ctx); err != nil || !ms.RestEncryption {
+		t.Errorf("the model's state %+v, %v; want RestEncryption", ms, err)
+	}
+	off := false
+	if _, err := c.Configure(ctx, ClusterSettings{RestEncryption: &off}); err == nil || !strings.Contains(err.Error(), "when the cluster is created") {
+		t.Errorf("turning it off on ESA: %v, want it refused", err)
+	}
+	if st, _ := c.State(ctx); !st.RestEncryption {
+		t.Errorf("after the refusal: %+v, want it still on", st)
+	}
+}
+
 func TestConfigureRefusesWhatTheClusterCannotDo(t *testing.T) {
 	esa := testbedOf(3, "ESA")
 	esa.RDMACapable = false
