@@ -470,10 +470,13 @@ func (sh jobShape) alignedApart() bool {
 
 // alignedReach is the share of a region's blocks random writes can reach:
 // bs/ba where blockalign is above their size (writes of 4 KiB on 8 KiB
-// boundaries leave every other block alone), else all of them.
+// boundaries leave every other block alone), else all of them. Of mixed
+// sizes, each starting at a boundary, the largest sets what a boundary's
+// slot ends up holding.
 func (sh jobShape) alignedReach() float64 {
 	if a := sh.align[write]; a > 0 {
-		return math.Min(1, meanSize(sh.sizes[write])/a)
+		largest := slices.MaxFunc(sh.sizes[write], func(x, y sizeShare) int { return int(x.size - y.size) })
+		return math.Min(1, float64(largest.size)/a)
 	}
 	return 1
 }

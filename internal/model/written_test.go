@@ -204,11 +204,13 @@ func TestHolesInASequentialPassAsFioLeavesThem(t *testing.T) {
 // blockalign above the block size puts random writes on its boundaries:
 // 4 KiB writes on 8 KiB ones reach half the blocks, with fio's random map
 // off (fio 3.33 on a 16 MiB file: 6,976 KiB allocated after a file's
-// worth of writes, 8,172 after three; on 16 KiB boundaries 4,004).
+// worth of writes, 8,172 after three; on 16 KiB boundaries 4,004). Of
+// mixed sizes the largest sets what a boundary's slot ends up holding
+// (4k/50:64k/50 on 64 KiB boundaries: 15,484 KiB after three, not half).
 func TestBlockAlignCoversAsFioDrawsIt(t *testing.T) {
 	needFio(t)
 	const size = 16 << 20
-	for _, c := range []struct{ ba, ioSize string }{{"8k", "16m"}, {"8k", "48m"}, {"16k", "16m"}} {
+	for _, c := range []struct{ ba, ioSize, bssplit string }{{"8k", "16m", ""}, {"8k", "48m", ""}, {"16k", "16m", ""}, {"64k", "48m", "4k/50:64k/50"}} {
 		file := filepath.Join(t.TempDir(), "f")
 		var report struct {
 			Jobs []struct {
@@ -217,15 +219,22 @@ func TestBlockAlignCoversAsFioDrawsIt(t *testing.T) {
 				}
 			}
 		}
-		runFio(t, &report, "--output-format=json", "--name=f", "--filename="+file, "--size=16m", "--bs=4k", "--rw=randwrite",
+		sizes := "--bs=4k"
+		if c.bssplit != "" {
+			sizes = "--bssplit=" + c.bssplit
+		}
+		runFio(t, &report, "--output-format=json", "--name=f", "--filename="+file, "--size=16m", sizes, "--rw=randwrite",
 			"--blockalign="+c.ba, "--io_size="+c.ioSize, "--ioengine=psync", "--fallocate=none")
 		if len(report.Jobs) != 1 {
 			t.Fatalf("fio's report has %d jobs", len(report.Jobs))
 		}
 		allocated := allocatedShare(t, file, size)
 		job := fio.Job{RW: "randwrite", BlockSize: 4096, IOEngine: "psync", Options: []fio.Option{{Key: "blockalign", Value: c.ba}, {Key: "io_size", Value: c.ioSize}}}
+		if c.bssplit != "" {
+			job.Options = append(job.Options, fio.Option{Key: "bssplit", Value: c.bssplit})
+		}
 		if got := writtenAfter(t, job, size, report.Jobs[0].Write.IOBytes); math.Abs(got-allocated) > 0.015 {
-			t.Errorf("ba=%s io_size=%s: the model has %.3f of the file written, fio allocated %.3f", c.ba, c.ioSize, got, allocated)
+			t.Errorf("ba=%s io_size=%s %s: the model has %.3f of the file written, fio allocated %.3f", c.ba, c.ioSize, c.bssplit, got, allocated)
 		}
 	}
 }
