@@ -26,6 +26,7 @@ type jobShape struct {
 	minRateB          [2]float64     // per-direction bytes/s floor per job (rate_min); 0: none
 	rateCycle         float64        // seconds over which fio averages a rate it checks (ratecycle)
 	latTarget, latPct float64        // latency_target (seconds) at latency_percentile
+	maxLat            [2]float64     // max_latency per direction, seconds; 0: none
 	randomShare       float64        // share of I/Os at random offsets
 	skew              skew           // how its random offsets fall on its blocks (random_distribution)
 	order             rewriteOrder   // how its random offsets come back to its blocks
@@ -362,6 +363,14 @@ func (sh *jobShape) option(job *fio.Job, given fio.Option) error {
 			return bad("a time above 0, like 500 (microseconds) or 2ms")
 		}
 		sh.latTarget = t
+	case "max_latency":
+		for _, dv := range perDirection(o.Value) {
+			t, err := parseMicros(dv.value)
+			if err != nil || t <= 0 {
+				return bad("a time above 0 per direction, like 10ms or 5ms,20ms")
+			}
+			sh.maxLat[dv.dir] = t
+		}
 	case "latency_percentile":
 		p, err := strconv.ParseFloat(o.Value, 64)
 		if err != nil || p <= 0 || p > 100 {

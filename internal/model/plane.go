@@ -418,7 +418,8 @@ type laidOut struct {
 // sequentially over differently written parts (readThrough); several
 // through the stretches in which the same jobs run (overlap). OSA's write
 // buffers move on with it. It fails where fio would end a job below its
-// minimum rate (belowMinRate).
+// minimum rate (belowMinRate) or above its maximum latency
+// (aboveMaxLatency).
 func (pl *Plane) layOutJobs(ctx context.Context, jobs []JobRun, in Input, out *Output, z float64) (laidOut, error) {
 	lo := laidOut{in: in, out: out, cell: out, spans: make([]span, len(jobs)), starts: make([]float64, len(jobs)), phases: 1}
 	var segs []readSegment
@@ -459,6 +460,13 @@ func (pl *Plane) layOutJobs(ctx context.Context, jobs []JobRun, in Input, out *O
 	for i, j := range jobs {
 		if err := belowMinRate(j, lo.spans[i]); err != nil {
 			return lo, err
+		}
+		worst, err := aboveMaxLatency(j, lo.spans[i])
+		if err != nil {
+			return lo, err
+		}
+		if worst > 0 {
+			lo.notes = append(lo.notes, maxLatencyNote(j.Job.Name, rawValue(j.Job, "max_latency"), worst))
 		}
 	}
 	return lo, nil

@@ -171,8 +171,13 @@ func (s *Scenario) input(ctx context.Context, active []*class, t float64) (Input
 			return Input{}, fmt.Errorf("%s at %g s: %w", c.name, t, err)
 		}
 		c.notes = notes
-		if sh, err := readJob(c.job); err == nil && sh.hasFloors() {
-			c.notes = append(c.notes, minRateEventsNote)
+		if sh, err := readJob(c.job); err == nil {
+			if sh.hasFloors() {
+				c.notes = append(c.notes, minRateEventsNote)
+			}
+			if sh.maxLat != [2]float64{} {
+				c.notes = append(c.notes, maxLatencyEventsNote)
+			}
 		}
 		jl := ci.Jobs[0]
 		jl.Name = c.name
