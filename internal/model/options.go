@@ -122,6 +122,9 @@ func readJob(job *fio.Job) (jobShape, error) {
 	if err := sh.offsetModifier(job); err != nil {
 		return sh, err
 	}
+	if err := sh.zones(job); err != nil {
+		return sh, err
+	}
 	sh.timeBased = job.TimeBased
 	switch {
 	case flagSet(job, "norandommap") || sh.alignedApart():
@@ -430,6 +433,7 @@ func (sh *jobShape) option(job *fio.Job, given fio.Option) error {
 		if o.Value != "0" && o.Value != "false" {
 			sh.notes = append(sh.notes, fmt.Sprintf("%s has no effect on the workers' disks: fio ignores it on anything but a regular file", optionText(given)))
 		}
+	case "zonemode", "zonesize", "zonerange", "zoneskip", "zonecapacity": // read together by zones
 	case "rw_sequencer": // read with rw's offset modifier
 		if o.Value != "sequential" && o.Value != "identical" {
 			return bad("sequential or identical")
@@ -617,6 +621,36 @@ func hasRaw(job *fio.Job, key string) bool {
 // parseMicros reads a fio time given in microseconds by default: "100",
 // "100us", "2ms", "1s"; the result is in seconds.
 func parseMicros(s string) (float64, error) { return fio.ParseTime(s, 1e-6) }
+
+// zones reads fio's zone options as fio 3.33 does (init.c): zonesize
+// without zonemode is zonemode=strided, which moves zonesize bytes in each
+// zone of zonerange bytes and then skips zoneskip (noted, not modelled: the
+// job runs over its whole region); zonemode=none with a zonesize is
+// refused, as fio refuses it; zonemode=zbd emulates a zoned device
+// (sequential writes in each zone, zone resets), which a vSAN disk is not,
+// and is refused.
+func (sh *jobShape) zones(job *fio.Job) error {
+	mode, size := rawValue(job, "zonemode"), rawValue(job, "zonesize")
+	switch {
+	case mode == "zbd":
+		return fmt.Errorf("zonemode=zbd: fio runs the job as on a zoned device, writing each zone sequentially and resetting zones; a vSAN virtual disk is not zoned and the model does not emulate one: leave zonemode out")
+	case mode == "none" && size != "":
+		return fmt.Errorf("zonemode=none with zonesize=%s: fio 3.33 refuses the pair ('--zonemode=none and --zonesize are not compatible'); give zonemode=strided or leave zonesize out", size)
+	case mode == "strided" && size == "":
+		return fmt.Errorf("zonemode=strided without zonesize: fio 3.33 refuses it ('--zonesize must be specified when using --zonemode=strided'); give zonesize")
+	case mode != "" && mode != "none" && mode != "strided":
+		return fmt.Errorf("zonemode=%s: want none, strided or zbd", mode)
+	case size != "":
+		zone := "zonesize=" + size
+		for _, k := range []string{"zonerange", "zoneskip"} {
+			if v := rawValue(job, k); v != "" {
+				zone += " " + k + "=" + v
+			}
+		}
+		sh.notes = append(sh.notes, fmt.Sprintf("zonemode=strided (%s): fio moves zonesize bytes in each zone of zonerange bytes, then skips zoneskip; not modelled: the job runs over its whole region", zone))
+	}
+	return nil
+}
 
 // offsetModifier reads rw's ":<nr>" (fio's HOWTO, rw and rw_sequencer).
 // On a sequential job it is a hole of nr bytes after each I/O: a pass

@@ -949,3 +949,35 @@ func TestBlockAlign(t *testing.T) {
 		t.Errorf("ba=1: %v, want it refused", err)
 	}
 }
+
+// fio's zone options are read as fio 3.33 reads them: zonesize alone is
+// strided zones (noted), the pairs fio refuses are refused, and zbd's
+// emulated zoned device is refused.
+func TestZoneModes(t *testing.T) {
+	for _, c := range []struct {
+		opts []fio.Option
+		note string
+		err  string
+	}{
+		{[]fio.Option{{Key: "zonesize", Value: "1g"}, {Key: "zoneskip", Value: "1g"}}, "zonemode=strided (zonesize=1g zoneskip=1g): fio moves zonesize bytes in each zone", ""},
+		{[]fio.Option{{Key: "zonemode", Value: "strided"}, {Key: "zonesize", Value: "64m"}, {Key: "zonerange", Value: "128m"}}, "zonesize=64m zonerange=128m", ""},
+		{[]fio.Option{{Key: "zonemode", Value: "none"}}, "", ""},
+		{[]fio.Option{{Key: "zonemode", Value: "zbd"}}, "", "zonemode=zbd: fio runs the job as on a zoned device"},
+		{[]fio.Option{{Key: "zonemode", Value: "none"}, {Key: "zonesize", Value: "1g"}}, "", "zonemode=none with zonesize=1g: fio 3.33 refuses the pair"},
+		{[]fio.Option{{Key: "zonemode", Value: "strided"}}, "", "zonemode=strided without zonesize"},
+		{[]fio.Option{{Key: "zonemode", Value: "striped"}}, "", "zonemode=striped: want none, strided or zbd"},
+	} {
+		job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", Options: c.opts}
+		sh, err := readJob(&job)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%v: %v, want %q", c.opts, err, c.err)
+			}
+			continue
+		}
+		got := strings.Join(sh.notes, "\n")
+		if err != nil || (c.note == "") != (got == "") || !strings.Contains(got, c.note) {
+			t.Errorf("%v: %v, notes %q; want %q", c.opts, err, got, c.note)
+		}
+	}
+}
