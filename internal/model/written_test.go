@@ -137,24 +137,11 @@ func TestRandomWritesCoverWhatFioCovers(t *testing.T) {
 		{"by time, three passes", []string{"--time_based", "--runtime=3", "--rate=8m"}, fio.Job{TimeBased: true, RuntimeSec: 3}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			file := filepath.Join(t.TempDir(), "f")
-			var report struct {
-				Jobs []struct {
-					Write struct {
-						IOBytes float64 `json:"io_bytes"`
-					}
-				}
-			}
-			runFio(t, &report, append([]string{"--output-format=json", "--name=f", "--filename=" + file, "--size=16m", "--bs=4k",
-				"--rw=randwrite", "--ioengine=psync", "--fallocate=none"}, c.args...)...)
-			if len(report.Jobs) != 1 {
-				t.Fatalf("fio's report has %d jobs", len(report.Jobs))
-			}
-			allocated := allocatedShare(t, file, size)
+			written, allocated := fioWrites(t, append([]string{"--bs=4k", "--rw=randwrite"}, c.args...)...)
 			job := c.job
 			job.RW, job.BlockSize, job.IOEngine = "randwrite", 4096, "psync"
-			if got := writtenAfter(t, job, size, report.Jobs[0].Write.IOBytes); math.Abs(got-allocated) > 0.02 {
-				t.Errorf("%.0f bytes written: the model has %.3f of the file written, fio allocated %.3f", report.Jobs[0].Write.IOBytes, got, allocated)
+			if got := writtenAfter(t, job, size, written); math.Abs(got-allocated) > 0.02 {
+				t.Errorf("%.0f bytes written: the model has %.3f of the file written, fio allocated %.3f", written, got, allocated)
 			}
 		})
 	}
@@ -173,20 +160,10 @@ func TestHolesInASequentialPassAsFioLeavesThem(t *testing.T) {
 		bs    int64
 		moved float64
 	}{{"write:4k", 4096, size}, {"write:12k", 4096, size}, {"write:12k", 8192, 819 * 8192}} {
-		file := filepath.Join(t.TempDir(), "f")
-		var report struct {
-			Jobs []struct {
-				Write struct {
-					IOBytes float64 `json:"io_bytes"`
-				}
-			}
+		written, allocated := fioWrites(t, "--bs="+strconv.FormatInt(c.bs, 10), "--rw="+c.rw)
+		if written != c.moved {
+			t.Fatalf("%s bs=%d: fio wrote %.0f bytes, want %.0f", c.rw, c.bs, written, c.moved)
 		}
-		runFio(t, &report, "--output-format=json", "--name=f", "--filename="+file, "--size=16m", "--bs="+strconv.FormatInt(c.bs, 10),
-			"--rw="+c.rw, "--ioengine=psync", "--fallocate=none")
-		if len(report.Jobs) != 1 || report.Jobs[0].Write.IOBytes != c.moved {
-			t.Fatalf("%s bs=%d: fio's report %+v: want one job that wrote %.0f bytes", c.rw, c.bs, report.Jobs, c.moved)
-		}
-		allocated := allocatedShare(t, file, size)
 		job := fio.Job{RW: c.rw, BlockSize: c.bs, IOEngine: "psync"}
 		if got := writtenAfter(t, job, size, c.moved); math.Abs(got-allocated) > 0.01 {
 			t.Errorf("%s bs=%d: the model has %.3f of the file written, fio allocated %.3f", c.rw, c.bs, got, allocated)
@@ -211,29 +188,16 @@ func TestBlockAlignCoversAsFioDrawsIt(t *testing.T) {
 	needFio(t)
 	const size = 16 << 20
 	for _, c := range []struct{ ba, ioSize, bssplit string }{{"8k", "16m", ""}, {"8k", "48m", ""}, {"16k", "16m", ""}, {"64k", "48m", "4k/50:64k/50"}} {
-		file := filepath.Join(t.TempDir(), "f")
-		var report struct {
-			Jobs []struct {
-				Write struct {
-					IOBytes float64 `json:"io_bytes"`
-				}
-			}
-		}
 		sizes := "--bs=4k"
 		if c.bssplit != "" {
 			sizes = "--bssplit=" + c.bssplit
 		}
-		runFio(t, &report, "--output-format=json", "--name=f", "--filename="+file, "--size=16m", sizes, "--rw=randwrite",
-			"--blockalign="+c.ba, "--io_size="+c.ioSize, "--ioengine=psync", "--fallocate=none")
-		if len(report.Jobs) != 1 {
-			t.Fatalf("fio's report has %d jobs", len(report.Jobs))
-		}
-		allocated := allocatedShare(t, file, size)
+		written, allocated := fioWrites(t, sizes, "--rw=randwrite", "--blockalign="+c.ba, "--io_size="+c.ioSize)
 		job := fio.Job{RW: "randwrite", BlockSize: 4096, IOEngine: "psync", Options: []fio.Option{{Key: "blockalign", Value: c.ba}, {Key: "io_size", Value: c.ioSize}}}
 		if c.bssplit != "" {
 			job.Options = append(job.Options, fio.Option{Key: "bssplit", Value: c.bssplit})
 		}
-		if got := writtenAfter(t, job, size, report.Jobs[0].Write.IOBytes); math.Abs(got-allocated) > 0.015 {
+		if got := writtenAfter(t, job, size, written); math.Abs(got-allocated) > 0.015 {
 			t.Errorf("ba=%s io_size=%s %s: the model has %.3f of the file written, fio allocated %.3f", c.ba, c.ioSize, c.bssplit, got, allocated)
 		}
 	}
@@ -312,21 +276,7 @@ func TestSkewedWritesCoverWhatFioCovers(t *testing.T) {
 	} {
 		name := fmt.Sprintf("%s %s x%d", c.dist, c.ioSize, c.clones)
 		t.Run(name, func(t *testing.T) {
-			file := filepath.Join(t.TempDir(), "f")
-			var report struct {
-				Jobs []struct {
-					Write struct {
-						IOBytes float64 `json:"io_bytes"`
-					}
-				}
-			}
-			runFio(t, &report, "--output-format=json", "--name=f", "--filename="+file, "--size=16m", "--bs=4k", "--rw=randwrite",
-				"--ioengine=psync", "--fallocate=none", "--random_distribution="+c.dist, "--io_size="+c.ioSize, fmt.Sprintf("--numjobs=%d", c.clones))
-			written := 0.0
-			for _, j := range report.Jobs {
-				written += j.Write.IOBytes
-			}
-			allocated := allocatedShare(t, file, size)
+			written, allocated := fioWrites(t, "--bs=4k", "--rw=randwrite", "--random_distribution="+c.dist, "--io_size="+c.ioSize, fmt.Sprintf("--numjobs=%d", c.clones))
 			job := fio.Job{RW: "randwrite", BlockSize: 4096, IOEngine: "psync", NumJobs: c.clones, Options: []fio.Option{{Key: "random_distribution", Value: c.dist}}}
 			if got := writtenAfter(t, job, size, written); math.Abs(got-allocated) > 0.03 {
 				t.Errorf("%.0f bytes written: the model has %.3f of the file written, fio allocated %.3f", written, got, allocated)
@@ -433,6 +383,29 @@ func writtenAfter(t *testing.T, job fio.Job, size int64, bytes float64) float64 
 	pl.recordWrites([]fio.Worker{w}, &job, true, bytes)
 	got, _ := pl.data("w", w.Disks[0]).whole()
 	return got
+}
+
+// fioWrites runs fio with args on a sparse 16 MiB file of its own (psync,
+// no fallocate) and returns the bytes its jobs wrote and the share of the
+// file its file system allocated: the blocks they wrote.
+func fioWrites(t *testing.T, args ...string) (written, allocated float64) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "f")
+	var report struct {
+		Jobs []struct {
+			Write struct {
+				IOBytes float64 `json:"io_bytes"`
+			}
+		}
+	}
+	runFio(t, &report, append([]string{"--output-format=json", "--name=f", "--filename=" + file, "--size=16m", "--ioengine=psync", "--fallocate=none"}, args...)...)
+	if len(report.Jobs) == 0 {
+		t.Fatal("fio's report has no jobs")
+	}
+	for _, j := range report.Jobs {
+		written += j.Write.IOBytes
+	}
+	return written, allocatedShare(t, file, 16<<20)
 }
 
 // allocatedShare is the share of a sparse file of size bytes its file
