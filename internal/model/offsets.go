@@ -52,25 +52,26 @@ func (sh *jobShape) offsetModifier(job *fio.Job) error {
 	return nil
 }
 
-// zones reads fio's zone options as fio 3.33 does (init.c): zonesize
-// without zonemode is zonemode=strided, which moves zonesize bytes in each
-// zone of zonerange bytes and then skips zoneskip (noted, not modelled: the
-// job runs over its whole region); zonemode=none with a zonesize is
-// refused, as fio refuses it; zonemode=zbd emulates a zoned device
-// (sequential writes in each zone, zone resets), which a vSAN disk is not,
-// and is refused.
+// zones reads fio's zone options as fio 3.33 runs them (init.c):
+// zonemode=strided moves zonesize bytes in each zone of zonerange bytes
+// and then skips zoneskip (noted, not modelled: the job runs over its
+// whole region); a zonesize without zonemode=strided, and strided without
+// a zonesize, are refused as fio refuses them ("--zonemode=none and
+// --zonesize are not compatible": the mode defaults to none); zonemode=zbd
+// emulates a zoned device (sequential writes in each zone, zone resets),
+// which a vSAN disk is not, and is refused.
 func (sh *jobShape) zones(job *fio.Job) error {
 	mode, size := rawValue(job, "zonemode"), rawValue(job, "zonesize")
 	switch {
 	case mode == "zbd":
 		return fmt.Errorf("zonemode=zbd: fio runs the job as on a zoned device, writing each zone sequentially and resetting zones; a vSAN virtual disk is not zoned and the model does not emulate one: leave zonemode out")
-	case mode == "none" && size != "":
-		return fmt.Errorf("zonemode=none with zonesize=%s: fio 3.33 refuses the pair ('--zonemode=none and --zonesize are not compatible'); give zonemode=strided or leave zonesize out", size)
-	case mode == "strided" && size == "":
-		return fmt.Errorf("zonemode=strided without zonesize: fio 3.33 refuses it ('--zonesize must be specified when using --zonemode=strided'); give zonesize")
 	case mode != "" && mode != "none" && mode != "strided":
 		return fmt.Errorf("zonemode=%s: want none, strided or zbd", mode)
-	case size != "":
+	case mode != "strided" && size != "":
+		return fmt.Errorf("zonesize=%s without zonemode=strided: fio 3.33 refuses it ('--zonemode=none and --zonesize are not compatible'; the mode defaults to none); add zonemode=strided or leave zonesize out", size)
+	case mode == "strided" && size == "":
+		return fmt.Errorf("zonemode=strided without zonesize: fio 3.33 refuses it ('--zonesize must be specified when using --zonemode=strided'); give zonesize")
+	case mode == "strided":
 		zone := "zonesize=" + size
 		for _, k := range []string{"zonerange", "zoneskip"} {
 			if v := rawValue(job, k); v != "" {

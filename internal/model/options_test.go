@@ -950,20 +950,22 @@ func TestBlockAlign(t *testing.T) {
 	}
 }
 
-// fio's zone options are read as fio 3.33 reads them: zonesize alone is
-// strided zones (noted), the pairs fio refuses are refused, and zbd's
-// emulated zoned device is refused.
+// fio's zone options are read as fio 3.33 runs them: strided zones are
+// noted, what fio refuses is refused (a zonesize without
+// zonemode=strided: measured, "--zonemode=none and --zonesize are not
+// compatible"), and so is zbd's emulated zoned device.
 func TestZoneModes(t *testing.T) {
 	for _, c := range []struct {
 		opts []fio.Option
 		note string
 		err  string
 	}{
-		{[]fio.Option{{Key: "zonesize", Value: "1g"}, {Key: "zoneskip", Value: "1g"}}, "zonemode=strided (zonesize=1g zoneskip=1g): fio moves zonesize bytes in each zone", ""},
+		{[]fio.Option{{Key: "zonemode", Value: "strided"}, {Key: "zonesize", Value: "1g"}, {Key: "zoneskip", Value: "1g"}}, "zonemode=strided (zonesize=1g zoneskip=1g): fio moves zonesize bytes in each zone", ""},
+		{[]fio.Option{{Key: "zonesize", Value: "1g"}}, "", "zonesize=1g without zonemode=strided: fio 3.33 refuses it"},
 		{[]fio.Option{{Key: "zonemode", Value: "strided"}, {Key: "zonesize", Value: "64m"}, {Key: "zonerange", Value: "128m"}}, "zonesize=64m zonerange=128m", ""},
 		{[]fio.Option{{Key: "zonemode", Value: "none"}}, "", ""},
 		{[]fio.Option{{Key: "zonemode", Value: "zbd"}}, "", "zonemode=zbd: fio runs the job as on a zoned device"},
-		{[]fio.Option{{Key: "zonemode", Value: "none"}, {Key: "zonesize", Value: "1g"}}, "", "zonemode=none with zonesize=1g: fio 3.33 refuses the pair"},
+		{[]fio.Option{{Key: "zonemode", Value: "none"}, {Key: "zonesize", Value: "1g"}}, "", "zonesize=1g without zonemode=strided"},
 		{[]fio.Option{{Key: "zonemode", Value: "strided"}}, "", "zonemode=strided without zonesize"},
 		{[]fio.Option{{Key: "zonemode", Value: "striped"}}, "", "zonemode=striped: want none, strided or zbd"},
 	} {
