@@ -216,3 +216,23 @@ func TestPlanPrintsThePublishedMatrix(t *testing.T) {
 		}
 	}
 }
+
+// hci.job names the published workloads when given one it does not know,
+// with the script's line, instead of failing on a dictionary lookup.
+func TestHCIJobNamesThePublishedWorkloads(t *testing.T) {
+	lib, err := filepath.Abs("lib/hci.star")
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(t.TempDir(), "job.star")
+	src := fmt.Sprintf("load(%q, \"hci\")\nhci.job(\"4k-rand-70-30\", 8, 60)\n", lib)
+	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := starbench(t, "run", script, "--out", t.TempDir(), "--no-progress")
+	for _, want := range []string{"job.star:2:", `no published workload "4k-rand-70-30": want one of 1m-seq-read,`, "8k-rand-70-30, or give rw="} {
+		if code == 0 || !strings.Contains(stderr, want) {
+			t.Errorf("exit %d, stderr %q; want it to fail saying %q", code, stderr, want)
+		}
+	}
+}
