@@ -280,12 +280,14 @@ func (c *Client) keyProvider(ctx context.Context, name string) (string, error) {
 		return name, nil
 	}
 	ref := c.cluster.Reference()
+	// vCenter answers a fault, or nothing, where there is no default.
 	id, err := m.GetDefaultKmsClusterID(ctx, &ref, true)
-	if err != nil {
-		return "", fmt.Errorf("rest_encryption: vCenter's default key provider: %w", err)
-	}
-	if id == "" {
-		return "", fmt.Errorf("rest_encryption needs a key provider and vCenter has no default one: add a key server or a vSphere Native Key Provider (Configure > Security > Key Providers), or give key_provider=")
+	if err != nil || id == "" {
+		why := ""
+		if err != nil {
+			why = fmt.Sprintf(" (%v)", err)
+		}
+		return "", fmt.Errorf("rest_encryption needs a key provider and vCenter has no default one for cluster %s%s: add a key server or a vSphere Native Key Provider (Configure > Security > Key Providers), or give key_provider=", c.cluster.Name(), why)
 	}
 	return id, nil
 }
