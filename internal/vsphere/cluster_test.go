@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vmware/govmomi/crypto"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
 
@@ -88,6 +89,28 @@ func TestAnESAClusterCreatedEncryptedStaysSo(t *testing.T) {
 	}
 	if st, _ := c.State(ctx); !st.RestEncryption {
 		t.Errorf("after the refusal: %+v, want it still on", st)
+	}
+}
+
+// Without a default key provider, data-at-rest encryption is refused
+// before anything changes, saying what to do.
+func TestRestEncryptionWithoutAKeyProvider(t *testing.T) {
+	_, c := startSim(t, sim.Options{Testbed: testbedOf(3, "OSA")})
+	ctx := context.Background()
+	m, err := crypto.GetManagerKmip(c.vim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.UnregisterKmsCluster(ctx, sim.KeyProvider); err != nil {
+		t.Fatal(err)
+	}
+	on := true
+	_, err = c.Configure(ctx, ClusterSettings{RestEncryption: &on})
+	if err == nil || !strings.Contains(err.Error(), "vCenter has no default one for cluster DC0_C0") || !strings.Contains(err.Error(), "or give key_provider=") {
+		t.Errorf("no key provider: %v, want it refused saying what to do", err)
+	}
+	if st, _ := c.State(ctx); st.RestEncryption {
+		t.Errorf("after the refusal: %+v, want it off", st)
 	}
 }
 
