@@ -433,6 +433,17 @@ func (sh *jobShape) option(job *fio.Job, given fio.Option) error {
 		if o.Value != "0" && o.Value != "false" {
 			sh.notes = append(sh.notes, fmt.Sprintf("%s has no effect on the workers' disks: fio ignores it on anything but a regular file", optionText(given)))
 		}
+	case "hipri", "sqthread_poll":
+		// Polled I/O: what it costs is vCPUs kept busy, which the model
+		// does not charge; what it gains needs poll queues a paravirtual
+		// SCSI disk does not have.
+		if o.Value != "0" {
+			what := "fio polls for completions, spinning a vCPU per job while its I/Os are in flight (a paravirtual SCSI disk has no poll queues, so they still complete by interrupt)"
+			if o.Key == "sqthread_poll" {
+				what = "a guest kernel thread per job polls io_uring's submission ring, keeping a vCPU busy"
+			}
+			sh.notes = append(sh.notes, fmt.Sprintf("%s is not modelled: %s; the model does not charge those vCPUs", optionText(given), what))
+		}
 	case "iodepth_batch_complete_min":
 		// Measured with fio 3.33 (libaio, direct=1, iodepth=16, a local
 		// device; in flight by Little's law): 15.9 at the default 1, 13.7

@@ -1005,3 +1005,22 @@ func TestBatchedCompletionsAreNoted(t *testing.T) {
 		}
 	}
 }
+
+// Polled I/O says what it would cost that the model does not charge.
+func TestPolledIOIsNoted(t *testing.T) {
+	for _, c := range []struct {
+		opt  fio.Option
+		note string
+	}{
+		{fio.Option{Key: "hipri"}, "hipri is not modelled: fio polls for completions, spinning a vCPU per job"},
+		{fio.Option{Key: "sqthread_poll", Value: "1"}, "sqthread_poll=1 is not modelled: a guest kernel thread per job polls"},
+		{fio.Option{Key: "hipri", Value: "0"}, ""},
+	} {
+		job := fio.Job{IOEngine: "io_uring", Direct: true, RW: "randread", IODepth: 16, Options: []fio.Option{c.opt}}
+		sh, err := readJob(&job)
+		got := strings.Join(sh.notes, "\n")
+		if err != nil || (c.note == "") != (got == "") || !strings.Contains(got, c.note) {
+			t.Errorf("%s: %v, notes %q; want %q", optionText(c.opt), err, got, c.note)
+		}
+	}
+}
