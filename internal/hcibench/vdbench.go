@@ -452,18 +452,22 @@ func storage(names []string, sds map[string]definition, rd definition, share ioS
 		}
 	}
 	fmt.Fprintf(&b, "iodepth=%d\n", depth)
-	switch v := first.params["openflags"]; v {
-	case "o_direct", "directio":
+	flags, at := first.params["openflags"], first.pos
+	if flags == "" {
+		flags, at = rd.params["openflags"], rd.pos
+	}
+	direct, sync, err := openFlags(flags)
+	if err != nil {
+		return "", errAt(at, "openflags=%s: %v", flags, err)
+	}
+	if direct {
 		b.WriteString("direct=1\n")
-	case "":
-		if rdFlags := rd.params["openflags"]; rdFlags == "o_direct" || rdFlags == "directio" {
-			b.WriteString("direct=1\n")
-		} else {
-			b.WriteString("direct=0\n")
-			note("no openflags=o_direct: vdbench and fio then go through the guest's page cache (direct=0)")
-		}
-	default:
-		return "", errAt(first.pos, "openflags=%s: starbench translates o_direct only", v)
+	} else {
+		b.WriteString("direct=0\n")
+		note("no openflags=o_direct: vdbench and fio then go through the guest's page cache (direct=0)")
+	}
+	if sync != "" {
+		fmt.Fprintf(&b, "sync=%s\n", sync)
 	}
 	if v, ok := first.params["range"]; ok {
 		lo, hi, err := rangePercent(v)
@@ -513,6 +517,28 @@ func sameSet(a, b []string) bool {
 	slices.Sort(a)
 	slices.Sort(b)
 	return slices.Equal(a, b)
+}
+
+// openFlags translates vdbench's openflags, one flag or a list in
+// parentheses, into fio's: o_direct (or directio) is direct=1, o_sync is
+// sync=1 and o_dsync sync=dsync (the same open(2) flags).
+func openFlags(v string) (direct bool, sync string, err error) {
+	if v == "" {
+		return false, "", nil
+	}
+	for _, f := range strings.Split(strings.Trim(v, "()"), ",") {
+		switch f = strings.TrimSpace(f); f {
+		case "o_direct", "directio":
+			direct = true
+		case "o_sync":
+			sync = "1"
+		case "o_dsync":
+			sync = "dsync"
+		default:
+			return false, "", fmt.Errorf("%s has no fio equivalent starbench translates (o_direct, o_sync and o_dsync do)", f)
+		}
+	}
+	return direct, sync, nil
 }
 
 // rangePercent reads range=(lo,hi) in percent of the device.

@@ -195,6 +195,39 @@ func TestVdbenchRateIsTheTotal(t *testing.T) {
 	}
 }
 
+// vdbench's openflags are open(2)'s flags, as fio's direct and sync set
+// them: o_direct, o_sync and o_dsync, alone or listed; the sd's flags, or
+// the rd's where the sd gives none.
+func TestVdbenchOpenFlags(t *testing.T) {
+	for _, c := range []struct {
+		sd, rd     string
+		want, lack []string
+	}{
+		{",openflags=o_direct", "", []string{"direct=1"}, []string{"sync="}},
+		{",openflags=(o_direct,o_sync)", "", []string{"direct=1", "sync=1"}, nil},
+		{",openflags=(o_dsync,directio)", "", []string{"direct=1", "sync=dsync"}, nil},
+		{"", ",openflags=o_direct", []string{"direct=1"}, nil},
+		{"", ",openflags=o_sync", []string{"direct=0", "sync=1"}, nil},
+	} {
+		text := "sd=sd1,lun=/dev/sdb" + c.sd + "\nwd=w,sd=sd1,xfersize=4k,rdpct=0\nrd=r,wd=w,elapsed=60" + c.rd + "\n"
+		p, err := ParseVdbench("t.vdb", text)
+		if err != nil {
+			t.Fatalf("%q: %v", text, err)
+		}
+		got := options(t, p, "r", "w")
+		for _, w := range c.want {
+			if !slices.Contains(got, w) {
+				t.Errorf("sd%s rd%s: %v, want %s", c.sd, c.rd, got, w)
+			}
+		}
+		for _, l := range c.lack {
+			if slices.ContainsFunc(got, func(o string) bool { return strings.HasPrefix(o, l) }) {
+				t.Errorf("sd%s rd%s: %v, want no %s", c.sd, c.rd, got, l)
+			}
+		}
+	}
+}
+
 // What has no fio equivalent is refused with its file:line and why.
 func TestVdbenchRefusals(t *testing.T) {
 	base := "sd=sd1,lun=/dev/sdb,threads=4,openflags=o_direct\nwd=wd1,sd=sd1,xfersize=4k,rdpct=70\n"
@@ -215,6 +248,7 @@ func TestVdbenchRefusals(t *testing.T) {
 		"sd=sd1,lun=/dev/sdb\nsd=sd2,lun=/dev/sdc\nwd=w,sd=sd2\nrd=r,wd=w":                   "t.vdb:3: wd=w drives sd2 of the SDs sd1,sd2",
 		"dedupratio=2\ndedupunit=4q\n" + base + "rd=run1,wd=wd1":                             "t.vdb:2: dedupunit=4q: want a size such as 4k",
 		"compratio=0.5\n" + base + "rd=run1,wd=wd1":                                          "t.vdb:1: compratio=0.5: want a ratio of 1 or more",
+		"sd=sd1,lun=/dev/sdb,openflags=(o_direct,o_rsync)\nwd=w,sd=sd1\nrd=r,wd=w":           "t.vdb:1: openflags=(o_direct,o_rsync): o_rsync has no fio equivalent starbench translates",
 	} {
 		if _, err := ParseVdbench("t.vdb", text); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q:\n got %v\nwant %q", text, err, want)
