@@ -84,7 +84,7 @@ func readSkew(value string) (skew, error) {
 			return skew{}, fmt.Errorf("zones per direction: fio 3.33 fails to parse them and drops the job; give one set of zones for reads and writes alike")
 		}
 		s := skew{kind: kind}
-		access := 0.0
+		access, sized, blank := 0.0, 0.0, 0
 		for _, z := range strings.Split(rest, ":") {
 			a, b, ok := strings.Cut(z, "/")
 			pct, err := strconv.ParseFloat(a, 64)
@@ -92,22 +92,39 @@ func readSkew(value string) (skew, error) {
 				return skew{}, fmt.Errorf("zone %q: want access%%/size, e.g. 60/10", z)
 			}
 			var size float64
-			if kind == "zoned" {
+			switch {
+			case kind == "zoned" && (b == "" || b == "0"):
+				// fio 3.33 (options.c, zone_split_ddir): a zone without a
+				// size takes an equal part of what the others leave.
+				blank++
+			case kind == "zoned":
 				size, err = strconv.ParseFloat(b, 64)
-				size /= 100
-			} else {
+				size = math.Min(size, 100) / 100
+			default:
 				var n int64
 				n, err = fio.ParseSize(b)
 				size = float64(n)
 			}
-			if err != nil || size <= 0 {
-				return skew{}, fmt.Errorf("zone %q: want a size above 0 (%s)", z, map[string]string{"zoned": "a percentage of the region", "zoned_abs": "bytes, e.g. 20g"}[kind])
+			if err != nil || size < 0 || size == 0 && kind == "zoned_abs" {
+				return skew{}, fmt.Errorf("zone %q: want a size above 0 (%s)", z, map[string]string{"zoned": "a percentage of the region, or none for an equal part of the rest", "zoned_abs": "bytes, e.g. 20g"}[kind])
 			}
 			s.zones = append(s.zones, zone{pct / 100, size})
 			access += pct
+			sized += size
 		}
 		if math.Abs(access-100) > 1e-9 {
 			return skew{}, fmt.Errorf("zones' accesses add up to %g %%: want 100", access)
+		}
+		if kind == "zoned" && sized > 1+1e-9 {
+			return skew{}, fmt.Errorf("zones' sizes add up to %.0f %% of the region: want at most 100", 100*sized)
+		}
+		for i := range s.zones {
+			if s.zones[i].size == 0 { // fio divides the rest in whole percent
+				s.zones[i].size = math.Floor((100-math.Round(100*sized))/float64(blank)) / 100
+			}
+			if s.zones[i].size <= 0 {
+				return skew{}, fmt.Errorf("zone %d of %s has no size left: the others take the whole region", i+1, rest)
+			}
 		}
 		return s, nil
 	}

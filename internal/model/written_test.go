@@ -273,6 +273,7 @@ func TestSkewedWritesCoverWhatFioCovers(t *testing.T) {
 		{"pareto:0.2", "16m", 1},
 		{"normal:20", "16m", 1},
 		{"zoned:80/20:20/80", "16m", 1},
+		{"zoned:50/5:30/15:20/", "16m", 1}, // fio's examples/rand-zones.fio: the last zone takes the rest
 	} {
 		name := fmt.Sprintf("%s %s x%d", c.dist, c.ioSize, c.clones)
 		t.Run(name, func(t *testing.T) {
@@ -533,9 +534,33 @@ func TestSkewGroupsAddUp(t *testing.T) {
 		{"zipf:1.2:2", "want 0 to 1"},
 		{"zoned:90/10:10/90,10/10:90/90", "fio 3.33 fails to parse them"},
 		{"gamma:2", "want random, zipf, pareto, normal, zoned or zoned_abs"},
+		{"zoned:50/60:50/50", "sizes add up to 110 % of the region"},
+		{"zoned:50/60:30/40:20/", "zone 3 of 50/60:30/40:20/ has no size left"},
 	} {
 		if _, err := parseSkew(c.dist); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want it to say %q", c.dist, err, c.want)
+		}
+	}
+	// A zone without a size takes an equal part, in whole percent, of what
+	// the others leave (fio 3.33, zone_split_ddir; its examples/rand-zones.fio).
+	for _, c := range []struct {
+		dist  string
+		sizes []float64
+	}{
+		{"zoned:50/5:30/15:20/", []float64{0.05, 0.15, 0.80}},
+		{"zoned:40/10:30/:30/0", []float64{0.10, 0.45, 0.45}},
+		{"zoned:40/10:30/:30/:0/", []float64{0.10, 0.30, 0.30, 0.30}},
+	} {
+		sk, err := parseSkew(c.dist)
+		if err != nil {
+			t.Fatalf("%s: %v", c.dist, err)
+		}
+		var got []float64
+		for _, z := range sk.zones {
+			got = append(got, z.size)
+		}
+		if !slices.EqualFunc(got, c.sizes, func(a, b float64) bool { return math.Abs(a-b) < 1e-12 }) {
+			t.Errorf("%s: zones of %v of the region, want %v", c.dist, got, c.sizes)
 		}
 	}
 }
