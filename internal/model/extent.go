@@ -82,7 +82,7 @@ func (e *extent) option(o fio.Option) (ok bool, note string, err error) {
 		// 10 MiB device: filesize=2m moves 2 MiB with size=4m, 1 MiB from
 		// offset=1m; filesize=20m the device's 10 MiB); a range gives each
 		// clone's file a size drawn in it (1m-3m: 1.25 to 2.94 MiB).
-		lo, hi, isRange := strings.Cut(o.Value, "-")
+		lo, hi, isRange := cutRange(o.Value)
 		if !isRange {
 			e.fileSize, err = parseAmount(o.Value)
 			break

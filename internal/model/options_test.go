@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -1022,5 +1023,36 @@ func TestPolledIOIsNoted(t *testing.T) {
 		if err != nil || (c.note == "") != (got == "") || !strings.Contains(got, c.note) {
 			t.Errorf("%s: %v, notes %q; want %q", optionText(c.opt), err, got, c.note)
 		}
+	}
+}
+
+// fio's ranges take '-' or ':' between their ends (parse.c; fio's
+// t/jobs/t0002 runs bsrange=512:1M, and measured bsrange=4k:64k runs), a
+// bsrange in either order (FIO_OPT_RANGE swaps them); a log of the I/Os
+// and a verify backlog (read with verify) are quiet.
+func TestRangesAsFioReadsThem(t *testing.T) {
+	read := func(opts ...fio.Option) jobShape {
+		t.Helper()
+		job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", Options: opts}
+		sh, err := readJob(&job)
+		if err != nil {
+			t.Fatalf("%v: %v", opts, err)
+		}
+		return sh
+	}
+	want := read(fio.Option{Key: "bsrange", Value: "4k-64k"}).sizes
+	for _, v := range []string{"4k:64k", "64k-4k", "64k:4k"} {
+		if got := read(fio.Option{Key: "bsrange", Value: v}).sizes; !reflect.DeepEqual(got, want) {
+			t.Errorf("bsrange=%s: %v, want bsrange=4k-64k's %v", v, got, want)
+		}
+	}
+	if a, b := read(fio.Option{Key: "filesize", Value: "1m:3m"}).extent, read(fio.Option{Key: "filesize", Value: "1m-3m"}).extent; a != b {
+		t.Errorf("filesize=1m:3m %+v, want filesize=1m-3m's %+v", a, b)
+	}
+	if a, b := read(fio.Option{Key: "startdelay", Value: "10:20"}).startDelay, read(fio.Option{Key: "startdelay", Value: "10-20"}).startDelay; a != b || a != 15 {
+		t.Errorf("startdelay=10:20 %g, want 10-20's %g (15)", a, b)
+	}
+	if n := read(fio.Option{Key: "write_iolog", Value: "log"}, fio.Option{Key: "verify_backlog", Value: "32"}).notes; len(n) != 0 {
+		t.Errorf("write_iolog and verify_backlog without verify: notes %q, want none", n)
 	}
 }
