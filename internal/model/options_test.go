@@ -971,16 +971,10 @@ func TestZoneModes(t *testing.T) {
 		{[]fio.Option{{Key: "zonemode", Value: "striped"}}, "", "zonemode=striped: want none, strided or zbd"},
 	} {
 		job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", Options: c.opts}
-		sh, err := readJob(&job)
-		if c.err != "" {
-			if err == nil || !strings.Contains(err.Error(), c.err) {
-				t.Errorf("%v: %v, want %q", c.opts, err, c.err)
-			}
-			continue
-		}
-		got := strings.Join(sh.notes, "\n")
-		if err != nil || (c.note == "") != (got == "") || !strings.Contains(got, c.note) {
-			t.Errorf("%v: %v, notes %q; want %q", c.opts, err, got, c.note)
+		if c.err == "" {
+			notesSay(t, job, c.note)
+		} else if _, err := readJob(&job); err == nil || !strings.Contains(err.Error(), c.err) {
+			t.Errorf("%v: %v, want %q", c.opts, err, c.err)
 		}
 	}
 }
@@ -998,12 +992,7 @@ func TestBatchedCompletionsAreNoted(t *testing.T) {
 		{fio.Option{Key: "iodepth_batch_complete_min", Value: "1"}, ""},
 		{fio.Option{Key: "iodepth_batch_submit", Value: "8"}, ""},
 	} {
-		job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", IODepth: 16, Options: []fio.Option{c.opt}}
-		sh, err := readJob(&job)
-		got := strings.Join(sh.notes, "\n")
-		if err != nil || (c.note == "") != (got == "") || !strings.Contains(got, c.note) {
-			t.Errorf("%s: %v, notes %q; want %q", optionText(c.opt), err, got, c.note)
-		}
+		notesSay(t, fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", IODepth: 16, Options: []fio.Option{c.opt}}, c.note)
 	}
 }
 
@@ -1017,12 +1006,18 @@ func TestPolledIOIsNoted(t *testing.T) {
 		{fio.Option{Key: "sqthread_poll", Value: "1"}, "sqthread_poll=1 is not modelled: a guest kernel thread per job polls"},
 		{fio.Option{Key: "hipri", Value: "0"}, ""},
 	} {
-		job := fio.Job{IOEngine: "io_uring", Direct: true, RW: "randread", IODepth: 16, Options: []fio.Option{c.opt}}
-		sh, err := readJob(&job)
-		got := strings.Join(sh.notes, "\n")
-		if err != nil || (c.note == "") != (got == "") || !strings.Contains(got, c.note) {
-			t.Errorf("%s: %v, notes %q; want %q", optionText(c.opt), err, got, c.note)
-		}
+		notesSay(t, fio.Job{IOEngine: "io_uring", Direct: true, RW: "randread", IODepth: 16, Options: []fio.Option{c.opt}}, c.note)
+	}
+}
+
+// notesSay checks that reading job takes it without an error and notes
+// want, or nothing where want is "".
+func notesSay(t *testing.T, job fio.Job, want string) {
+	t.Helper()
+	sh, err := readJob(&job)
+	got := strings.Join(sh.notes, "\n")
+	if err != nil || (want == "") != (got == "") || !strings.Contains(got, want) {
+		t.Errorf("%s %v: %v, notes %q; want %q", job.RW, job.Options, err, got, want)
 	}
 }
 
