@@ -10,11 +10,10 @@ import (
 // (ETIMEDOUT), and the run fails (fio's HOWTO; io_u.c, lat_fatal). The
 // model has percentiles, not a maximum: where a phase's p99.9 passes the
 // limit, one of the thousands of I/Os the phase runs does, and the run
-// fails; the phases' worst p99.9 otherwise (0 where the job sets none),
-// which maxLatencyNote reports.
-func aboveMaxLatency(j JobRun, sp span) (worst float64, err error) {
-	sh, err := readJob(j.Job)
-	if err != nil || sh.maxLat == [2]float64{} {
+// fails; the phases' worst p99.9 otherwise (0 where the job, read as sh,
+// sets none), which maxLatencyNote reports.
+func aboveMaxLatency(j JobRun, sh jobShape, sp span) (worst float64, err error) {
+	if sh.maxLat == [2]float64{} {
 		return 0, nil
 	}
 	for _, ph := range sp.phases {

@@ -19,12 +19,12 @@ const minRateSettle = 2.0
 // floor with error 5 (EIO), which fails the run; rate_min wins where both
 // are given. Measured with fio 3.33 on a local file: a job doing 97 IOPS
 // under rate_iops_min=500 ended at 3.0 s (at 2.5 s with ratecycle=500),
-// exit status 1. The job's run in time, sp, gives its rate in each phase;
+// exit status 1. sh is the job as read; its run in time, sp, gives its
+// rate in each phase;
 // its fio jobs are one per disk and numjobs clone. nil where the job keeps
 // its floors, or does not run long enough to be checked.
-func belowMinRate(j JobRun, sp span) error {
-	sh, err := readJob(j.Job)
-	if err != nil || !sh.hasFloors() {
+func belowMinRate(j JobRun, sh jobShape, sp span) error {
+	if !sh.hasFloors() {
 		return nil
 	}
 	jobs := j.fioJobs()

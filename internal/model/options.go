@@ -616,14 +616,14 @@ func blockSizes(job *fio.Job, notes *[]string) ([2][]sizeShare, error) {
 		for _, dv := range perDirection(o.Value) {
 			dir, v := dv.dir, dv.value
 			var err error
-			switch o.Key {
-			case "bs", "blocksize":
+			switch fio.Canonical(o.Key) {
+			case "bs":
 				var n int64
 				if n, err = fio.ParseSize(v); err != nil {
 					return out, fmt.Errorf("%s=%s: want a block size per direction, like 4k or 4k,64k", o.Key, o.Value)
 				}
 				out[dir] = []sizeShare{{n, 1}}
-			case "bsrange", "blocksize_range":
+			case "bsrange":
 				lo, hi, ok := cutRange(v)
 				a, err1 := fio.ParseSize(lo)
 				b, err2 := fio.ParseSize(hi)

@@ -850,15 +850,6 @@ func TestOffsetModifiers(t *testing.T) {
 // wait_for_previous was named ignored while it ordered the phases. Notes
 // name an option as the job gives it.
 func TestAliasesReadAsTheirOption(t *testing.T) {
-	read := func(opts ...fio.Option) jobShape {
-		t.Helper()
-		job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", Options: opts}
-		sh, err := readJob(&job)
-		if err != nil {
-			t.Fatalf("%v: %v", opts, err)
-		}
-		return sh
-	}
 	for _, c := range []struct {
 		alias, name fio.Option
 		same        func(a, b jobShape) bool
@@ -874,12 +865,12 @@ func TestAliasesReadAsTheirOption(t *testing.T) {
 			return strings.Contains(strings.Join(a.notes, ""), "blockalign=8k") && strings.Contains(strings.Join(b.notes, ""), "ba=8k")
 		}},
 	} {
-		if a, b := read(c.alias), read(c.name); !c.same(a, b) {
+		if a, b := writerShape(t, c.alias), writerShape(t, c.name); !c.same(a, b) {
 			t.Errorf("%s read as %+v, %s as %+v", optionText(c.alias), a, optionText(c.name), b)
 		}
 	}
 	steady := []fio.Option{{Key: "ss", Value: "iops:5%"}, {Key: "ss_dur", Value: "30"}}
-	if n := strings.Join(read(steady...).notes, "\n"); !strings.Contains(n, "the job stops after ss_ramp + ss_dur = 30 s") {
+	if n := strings.Join(writerShape(t, steady...).notes, "\n"); !strings.Contains(n, "the job stops after ss_ramp + ss_dur = 30 s") {
 		t.Errorf("ss=iops:5%% with ss_dur=30: notes %q, want the steady-state window read", n)
 	}
 	job := fio.Job{Options: []fio.Option{{Key: "ratemin", Value: "1m"}}}
@@ -1026,28 +1017,31 @@ func notesSay(t *testing.T, job fio.Job, want string) {
 // bsrange in either order (FIO_OPT_RANGE swaps them); a log of the I/Os
 // and a verify backlog (read with verify) are quiet.
 func TestRangesAsFioReadsThem(t *testing.T) {
-	read := func(opts ...fio.Option) jobShape {
-		t.Helper()
-		job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", Options: opts}
-		sh, err := readJob(&job)
-		if err != nil {
-			t.Fatalf("%v: %v", opts, err)
-		}
-		return sh
-	}
-	want := read(fio.Option{Key: "bsrange", Value: "4k-64k"}).sizes
+	want := writerShape(t, fio.Option{Key: "bsrange", Value: "4k-64k"}).sizes
 	for _, v := range []string{"4k:64k", "64k-4k", "64k:4k"} {
-		if got := read(fio.Option{Key: "bsrange", Value: v}).sizes; !reflect.DeepEqual(got, want) {
+		if got := writerShape(t, fio.Option{Key: "bsrange", Value: v}).sizes; !reflect.DeepEqual(got, want) {
 			t.Errorf("bsrange=%s: %v, want bsrange=4k-64k's %v", v, got, want)
 		}
 	}
-	if a, b := read(fio.Option{Key: "filesize", Value: "1m:3m"}).extent, read(fio.Option{Key: "filesize", Value: "1m-3m"}).extent; a != b {
+	if a, b := writerShape(t, fio.Option{Key: "filesize", Value: "1m:3m"}).extent, writerShape(t, fio.Option{Key: "filesize", Value: "1m-3m"}).extent; a != b {
 		t.Errorf("filesize=1m:3m %+v, want filesize=1m-3m's %+v", a, b)
 	}
-	if a, b := read(fio.Option{Key: "startdelay", Value: "10:20"}).startDelay, read(fio.Option{Key: "startdelay", Value: "10-20"}).startDelay; a != b || a != 15 {
+	if a, b := writerShape(t, fio.Option{Key: "startdelay", Value: "10:20"}).startDelay, writerShape(t, fio.Option{Key: "startdelay", Value: "10-20"}).startDelay; a != b || a != 15 {
 		t.Errorf("startdelay=10:20 %g, want 10-20's %g (15)", a, b)
 	}
-	if n := read(fio.Option{Key: "write_iolog", Value: "log"}, fio.Option{Key: "verify_backlog", Value: "32"}).notes; len(n) != 0 {
+	if n := writerShape(t, fio.Option{Key: "write_iolog", Value: "log"}, fio.Option{Key: "verify_backlog", Value: "32"}).notes; len(n) != 0 {
 		t.Errorf("write_iolog and verify_backlog without verify: notes %q, want none", n)
 	}
+}
+
+// writerShape reads a libaio random writer with opts, failing the test on
+// an error.
+func writerShape(t *testing.T, opts ...fio.Option) jobShape {
+	t.Helper()
+	job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", Options: opts}
+	sh, err := readJob(&job)
+	if err != nil {
+		t.Fatalf("%v: %v", opts, err)
+	}
+	return sh
 }

@@ -458,10 +458,14 @@ func (pl *Plane) layOutJobs(ctx context.Context, jobs []JobRun, in Input, out *O
 		lo.burst, lo.end = run[main].burst, run[main].to-run[main].from
 	}
 	for i, j := range jobs {
-		if err := belowMinRate(j, lo.spans[i]); err != nil {
+		sh, err := readJob(j.Job)
+		if err != nil {
+			continue // solving the job read it and said what is wrong
+		}
+		if err := belowMinRate(j, sh, lo.spans[i]); err != nil {
 			return lo, err
 		}
-		worst, err := aboveMaxLatency(j, lo.spans[i])
+		worst, err := aboveMaxLatency(j, sh, lo.spans[i])
 		if err != nil {
 			return lo, err
 		}
@@ -980,8 +984,8 @@ func (pl *Plane) recordWrites(workers []fio.Worker, job *fio.Job, writes bool, w
 				data.write(ranges, touched, pct)
 			}
 			if x := sh.randomShare * perDisk / union; x > 0 {
-				reach := sh.alignedReach()               // blockalign above the writes' size
-				covered := -reach * math.Expm1(-x/reach) // offsets drawn afresh
+				reachable := sh.alignedReach()                   // blockalign above the writes' size
+				covered := -reachable * math.Expm1(-x/reachable) // offsets drawn afresh
 				switch {
 				case !sh.skew.uniform():
 					// fio turns the random map off; hot blocks come back.

@@ -104,7 +104,7 @@ func readBackJob(job *fio.Job) *fio.Job {
 	for _, o := range job.Options {
 		switch {
 		case strings.HasPrefix(o.Key, "rate"), strings.HasPrefix(o.Key, "thinktime"), o.Key == "rwmixread", o.Key == "rwmixwrite":
-		case slices.Contains([]string{"bs", "blocksize", "bsrange", "blocksize_range", "bssplit"}, o.Key) && strings.Contains(o.Value, ","):
+		case slices.Contains([]string{"bs", "bsrange", "bssplit"}, fio.Canonical(o.Key)) && strings.Contains(o.Value, ","):
 			// The blocks read back are the ones written.
 			for _, dv := range perDirection(o.Value) {
 				if dv.dir == write {
