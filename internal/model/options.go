@@ -400,9 +400,13 @@ func (sh *jobShape) option(job *fio.Job, given fio.Option) error {
 		if err != nil {
 			return fmt.Errorf("%s=%s: %v", o.Key, o.Value, err)
 		}
-		sh.skew = sk
-		if !sk.uniform() {
-			sh.notes = append(sh.notes, fmt.Sprintf("random_distribution=%s: fio turns its random map off, so hot blocks are written again before cold ones once; the blocks written, and on OSA what the write buffer holds and destages, follow the distribution; vSAN's cost per I/O does not depend on which block (no read cache)", o.Value))
+		switch {
+		case sk.uniform():
+		case !strings.HasPrefix(baseRW(job.RW), "rand"):
+			sh.notes = append(sh.notes, fmt.Sprintf("random_distribution=%s on a sequential job: fio draws it for random offsets only, so the job stays sequential", o.Value))
+		default:
+			sh.skew = sk
+			sh.notes = append(sh.notes, fmt.Sprintf("random_distribution=%s: fio turns its random map off, so hot blocks come back before cold ones are reached; the blocks written, what the reads find written and, on OSA, what the write buffer holds and destages follow the distribution; vSAN's cost per I/O does not depend on which block (no read cache)", o.Value))
 		}
 	case "zero_buffers":
 		if o.Value == "" || o.Value == "1" {

@@ -651,7 +651,8 @@ func BenchmarkSolveCellAtMixedRatesN2048(b *testing.B) {
 // HCIBench's own fio files carry fio's defaults (fsync=0,
 // percentage_random=100 on a random job) and continue_on_error=all, which
 // change nothing a simulated run does: nothing to note. percentage_random
-// applies to random workloads only; on a sequential job fio ignores it.
+// and random_distribution apply to random workloads only; on a sequential
+// job fio ignores them.
 func TestDefaultsAndErrorHandlingAreQuiet(t *testing.T) {
 	for _, c := range []struct {
 		rw     string
@@ -662,6 +663,7 @@ func TestDefaultsAndErrorHandlingAreQuiet(t *testing.T) {
 		{"randrw", []fio.Option{{Key: "fsync", Value: "0"}, {Key: "sync", Value: "none"}, {Key: "percentage_random", Value: "100"}, {Key: "continue_on_error", Value: "all"}, {Key: "ignore_error", Value: ",EIO"}}, 1, ""},
 		{"randrw", []fio.Option{{Key: "percentage_random", Value: "60"}}, 0.6, "percentage_random=60: vSAN's costs"},
 		{"write", []fio.Option{{Key: "percentage_random", Value: "60"}}, 0, "percentage_random=60 on a sequential job: fio applies it to random workloads only"},
+		{"read", []fio.Option{{Key: "random_distribution", Value: "zoned:80/20:20/80"}}, 0, "random_distribution=zoned:80/20:20/80 on a sequential job: fio draws it for random offsets only"},
 		{"randwrite", []fio.Option{{Key: "fsync", Value: "32"}}, 1, "fsync=32: the virtual disk reports no write cache"},
 	} {
 		job := fio.Job{IOEngine: "libaio", Direct: true, RW: c.rw, Options: c.opts}
@@ -670,7 +672,7 @@ func TestDefaultsAndErrorHandlingAreQuiet(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := strings.Join(sh.notes, "\n")
-		if sh.randomShare != c.random || (c.note == "") != (got == "") || !strings.Contains(got, c.note) {
+		if sh.randomShare != c.random || (c.note == "") != (got == "") || !strings.Contains(got, c.note) || c.random == 0 && !sh.skew.uniform() {
 			t.Errorf("%s %v: random share %g, notes %q; want %g and %q", c.rw, c.opts, sh.randomShare, got, c.random, c.note)
 		}
 	}

@@ -648,13 +648,12 @@ func (pl *Plane) input(ctx context.Context, workers []fio.Worker, job *fio.Job) 
 	for v, w := range workers {
 		in.VMs = append(in.VMs, VM{Name: w.Name, Host: w.Host, CPUs: w.CPUs, Controller: w.Controller})
 		for _, d := range w.Disks {
-			// What the job finds written is what lies where it reaches.
-			size := pl.diskSize(d)
-			reach := []byteRange{{0, size}}
+			// What the job finds written is what lies where it reads.
+			size, data := pl.diskSize(d), pl.data(w.Name, d)
+			written, pct := data.whole()
 			if shapeErr == nil {
-				reach = sh.extent.reach(size, job.NumJobs)
+				written, pct = sh.finds(data, size, job.NumJobs)
 			}
-			written, pct := pl.data(w.Name, d).over(reach)
 			jl.Disks = append(jl.Disks, DiskLoad{VM: v, Policy: policies[d.Policy], Written: written, CompressPercentage: int(math.Round(pct)), SizeBytes: d.SizeBytes})
 		}
 	}
@@ -983,7 +982,7 @@ func (pl *Plane) recordWrites(workers []fio.Worker, job *fio.Job, writes bool, w
 				}
 				data.write(ranges, touched, pct)
 			}
-			if x := sh.randomShare * perDisk / union; x > 0 {
+			if x := sh.randomShare * perDisk / union; x > 0 && !sh.writeZones(&data, size, clones, sh.randomShare*perDisk, pct) {
 				reachable := sh.alignedReach()                   // blockalign above the writes' size
 				covered := -reachable * math.Expm1(-x/reachable) // offsets drawn afresh
 				switch {

@@ -337,3 +337,103 @@ func coveredShare(gs []popGroup, x float64) float64 {
 	}
 	return c
 }
+
+// zoneRange is a zone of a zoned distribution laid on a disk: its bytes
+// and the share of a clone's accesses that fall there, evenly.
+type zoneRange struct {
+	byteRange
+	access float64
+}
+
+// laidOut is where a zoned distribution's zones lie in a clone's region
+// of size bytes from start: in order from the region's start, as fio 3.33
+// lays them (io_u.c, __get_next_rand_offset_zoned and _zoned_abs), scaled
+// to fit as groups scales them. Other distributions hash their ranks onto
+// the blocks (lib/zipf.c, lib/gauss.c), so their accesses fall evenly over
+// the region in expectation: nil.
+func (s skew) laidOut(start, size float64) []zoneRange {
+	if s.kind != "zoned" && s.kind != "zoned_abs" || size <= 0 {
+		return nil
+	}
+	total := 0.0
+	for _, z := range s.zones {
+		total += z.size
+	}
+	scale := 1.0 // zoned: shares of the region
+	if s.kind == "zoned_abs" {
+		scale = size
+	}
+	var out []zoneRange
+	at := start
+	for _, z := range s.zones {
+		if n := z.size / math.Max(total, scale) * size; n > 0 {
+			out = append(out, zoneRange{byteRange{at, at + n}, z.access})
+			at += n
+		}
+	}
+	return out
+}
+
+// cloneZones are the zones of one clone's region and the region's bytes.
+type cloneZones struct {
+	region float64
+	zones  []zoneRange
+}
+
+// zonesOn lays a zoned job's zones in the region of each of its clones
+// that reaches a disk of disk bytes; nil for other distributions.
+func (sh jobShape) zonesOn(disk float64, clones int) []cloneZones {
+	var out []cloneZones
+	for i := range max(clones, 1) {
+		region := sh.extent.region(disk, i)
+		if zs := sh.skew.laidOut(sh.extent.cloneOffset(disk, i), region); len(zs) > 0 {
+			out = append(out, cloneZones{region, zs})
+		}
+	}
+	return out
+}
+
+// finds is what a job's reads find on a disk of disk bytes holding dd:
+// the share of them on blocks that hold data, and that data's
+// compressibility. Sequential reads, and random ones but zoned, find what
+// the clones reach evenly; a zoned job's random reads find each zone of
+// each clone's region by the zone's share of the accesses.
+func (sh jobShape) finds(dd diskData, disk float64, clones int) (written, compressPct float64) {
+	even, evenPct := dd.over(sh.extent.reach(disk, clones))
+	cz := sh.zonesOn(disk, clones)
+	if len(cz) == 0 || sh.randomShare == 0 {
+		return even, evenPct
+	}
+	held := (1 - sh.randomShare) * even
+	heldPct := held * evenPct
+	for _, c := range cz {
+		for _, z := range c.zones {
+			w, pct := dd.over([]byteRange{z.byteRange})
+			h := sh.randomShare * z.access / float64(len(cz)) * w
+			held += h
+			heldPct += h * pct
+		}
+	}
+	if held <= 0 {
+		return 0, 0
+	}
+	return held, heldPct / held
+}
+
+// writeZones records a zoned job's random writes of bytes on a disk of
+// disk bytes: each clone writes its share zone by zone in its own region,
+// the blocks of a zone drawn evenly (fio's random map is off), so a zone
+// gets 1-exp(-x a/s) of its blocks written, x the clone's bytes over its
+// region, a and s the zone's share of the accesses and of the region.
+// False, and nothing recorded, for other distributions.
+func (sh jobShape) writeZones(data *diskData, disk float64, clones int, bytes, compressPct float64) bool {
+	cz := sh.zonesOn(disk, clones)
+	for _, c := range cz {
+		x := bytes / float64(len(cz)) / c.region
+		for _, z := range c.zones {
+			share := (z.end - z.start) / c.region
+			data.write([]byteRange{z.byteRange}, -math.Expm1(-x*z.access/share), compressPct)
+		}
+	}
+	return len(cz) > 0
+}
