@@ -96,7 +96,7 @@ func TestReadsFindWhatLiesWhereTheyRead(t *testing.T) {
 			for _, j := range wrote.Jobs {
 				bytes += j.Write.IOBytes
 			}
-			pl.recordWrites([]fio.Worker{w}, &writer, true, bytes)
+			pl.recordWrites([]fio.Worker{w}, &writer, 0, bytes, bytes)
 			reader := c.reads
 			reader.RW, reader.BlockSize, reader.IOEngine = "randread", bs, "psync"
 			in, _, err := pl.input(context.Background(), []fio.Worker{w}, &reader)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -27,8 +28,9 @@ type Plane struct {
 
 	mu       sync.Mutex
 	disks    map[diskKey]diskData
-	buffer   writeBuffer // OSA's write buffers, carried from run to run
-	noise    *rand.Rand  // nil: no noise
+	streams  map[streamKey][]streamRun // random runs that fio's seeds make draw the same offsets (replay.go)
+	buffer   writeBuffer               // OSA's write buffers, carried from run to run
+	noise    *rand.Rand                // nil: no noise
 	hostLoad HostLoadFunc
 	hosts    []string // the cluster's hosts, for hostLoad
 	runLoad  RunLoadFunc
@@ -109,7 +111,7 @@ func WithObserver(f ObserveFunc) Option {
 // NewPlane returns the simulated data plane for a testbed; src reads the
 // cluster's settings and the disks' policies from the control plane.
 func NewPlane(p *testbed.Profile, src StateSource, opts ...Option) fio.DataPlane {
-	pl := &Plane{p: p, src: src, disks: map[diskKey]diskData{}, solved: newSolveCache(maxSolved)}
+	pl := &Plane{p: p, src: src, disks: map[diskKey]diskData{}, streams: map[streamKey][]streamRun{}, solved: newSolveCache(maxSolved)}
 	for _, o := range opts {
 		o(pl)
 	}
@@ -139,6 +141,10 @@ func (pl *Plane) Prepare(ctx context.Context, workers []fio.Worker, prep fio.Pre
 			pl.disks[diskKey{w.Name, d.Name}] = uniformData(pl.diskSize(d), 1, pct)
 		}
 	}
+	maps.DeleteFunc(pl.streams, func(k streamKey, _ []streamRun) bool { // every block is written now
+		written, _ := pl.disks[k.disk].whole()
+		return written >= 1
+	})
 	pl.mu.Unlock()
 	return nil
 }
@@ -164,6 +170,11 @@ func (pl *Plane) Run(ctx context.Context, workers []fio.Worker, wl *fio.Workload
 			return nil, err
 		}
 		jobs[i].Job = &job
+	}
+	// fio numbers a job's threads (its clones) after the jobs before it.
+	for i, thread := 0, 0; i < len(jobs); i++ {
+		jobs[i].thread = thread
+		thread += max(jobs[i].Job.NumJobs, 1)
 	}
 	// fio takes exitall from any job for the whole run (fio 3.33: exitall
 	// on a stonewalled job only still lets the first job's end stop its
@@ -290,6 +301,9 @@ type JobRun struct {
 	// readsBack marks verify's read-back pass: it reads only blocks the
 	// job wrote, whatever share of its extent they are.
 	readsBack bool
+	// thread is the job's first fio thread in its workload, from 0: what
+	// fio seeds its random offsets with (replay.go).
+	thread int
 	// finds, where set, is what each of the job's disks (in disksOf
 	// order) holds where the job reads, in place of what lies over its
 	// whole reach: a sequential reader's segment (readThrough).
@@ -353,7 +367,8 @@ func (pl *Plane) RunJobs(ctx context.Context, jobs []JobRun, progress func(fio.S
 		if jsp.end > jsp.ramp {
 			measured = jsp.over(jsp.ramp, jsp.end)
 		}
-		pl.recordWrites(j.Workers, j.Job, lo.cell.Jobs[i].Write.IOPS > 0, jsp.over(0, jsp.end)[write].MBps*1e6*jsp.end)
+		all := jsp.over(0, jsp.end)
+		pl.recordWrites(j.Workers, j.Job, j.thread, all[write].MBps*1e6*jsp.end, (all[read].MBps+all[write].MBps)*1e6*jsp.end)
 		rows, aggregate := shareRows(j.Workers, measured)
 		classRows(rows, lo.cell.Jobs[i])
 		rows, aggregate = withTotals(rows), withTotals(aggregate)
@@ -423,12 +438,17 @@ type laidOut struct {
 func (pl *Plane) layOutJobs(ctx context.Context, jobs []JobRun, in Input, out *Output, z float64) (laidOut, error) {
 	lo := laidOut{in: in, out: out, cell: out, spans: make([]span, len(jobs)), starts: make([]float64, len(jobs)), phases: 1}
 	var segs []readSegment
+	var later []found
+	lead := "a sequential reader meets its disks' parts in order"
 	if len(jobs) == 1 {
-		segs = pl.readSegments(jobs[0])
+		if segs = pl.readSegments(jobs[0]); segs == nil {
+			segs, later = pl.replaySegments(jobs[0])
+			lead = "fio seeds its random offsets alike on every run (randrepeat, its default): this reader draws the offsets of earlier runs of its shape again, finding data where they wrote along its first pass"
+		}
 	}
 	switch {
-	case segs != nil: // a sequential reader meeting differently written parts
-		sp, in, out, note, err := pl.readThrough(ctx, jobs[0], segs, z)
+	case segs != nil: // a reader meeting differently written parts in order
+		sp, in, out, note, err := pl.readThrough(ctx, jobs[0], segs, later, lead, z)
 		if err != nil {
 			return lo, err
 		}
@@ -450,6 +470,9 @@ func (pl *Plane) layOutJobs(ctx context.Context, jobs []JobRun, in Input, out *O
 			lo.spans[i], lo.starts[i] = spanOf(run, i, float64(j.Job.RampSec))
 			if pl.readSegments(j) != nil {
 				lo.notes = append(lo.notes, fmt.Sprintf("%s reads sequentially over parts of its disks written differently; beside other jobs it is solved with the share written over its whole reach, where run alone it meets the parts in order", j.Job.Name))
+			}
+			if segs, _ := pl.replaySegments(j); segs != nil {
+				lo.notes = append(lo.notes, fmt.Sprintf("%s draws the random offsets of earlier runs of its shape again (fio's default seeds); beside other jobs it is solved with the share written over its whole reach, where run alone it reads the blocks they wrote first", j.Job.Name))
 			}
 		}
 		// The control plane's view (the hosts', vSAN's) and the run's
@@ -948,9 +971,12 @@ func noisePartly(out *Output, f float64) {
 // 16 MiB file, bs=4k ba=8k: 0.426 allocated after a file's worth, the
 // model 0.432), and less where a random_distribution skews them
 // (fio then turns the map off: coveredShare). percentage_random splits
-// the bytes between the two kinds.
-func (pl *Plane) recordWrites(workers []fio.Worker, job *fio.Job, writes bool, writtenBytes float64) {
-	if !writes {
+// the bytes between the two kinds. A random job that draws the offsets of
+// earlier runs again (fio's default seeds, replay.go) writes only where
+// they did not: its thread is its first fio thread in its workload (-1
+// for none followed), movedBytes its reads' and writes' bytes.
+func (pl *Plane) recordWrites(workers []fio.Worker, job *fio.Job, thread int, writtenBytes, movedBytes float64) {
+	if writtenBytes <= 0 {
 		return
 	}
 	disks := 0
@@ -982,7 +1008,8 @@ func (pl *Plane) recordWrites(workers []fio.Worker, job *fio.Job, writes bool, w
 				}
 				data.write(ranges, touched, pct)
 			}
-			if x := sh.randomShare * perDisk / union; x > 0 && !sh.writeZones(&data, size, clones, sh.randomShare*perDisk, pct) {
+			replayed := pl.writeAlong(&data, sh, job, thread, diskKey{w.Name, d.Name}, size, movedBytes/float64(disks), pct)
+			if x := sh.randomShare * perDisk / union; x > 0 && !replayed && !sh.writeZones(&data, size, clones, sh.randomShare*perDisk, pct) {
 				reachable := sh.alignedReach()                   // blockalign above the writes' size
 				covered := -reachable * math.Expm1(-x/reachable) // offsets drawn afresh
 				switch {

@@ -97,20 +97,25 @@ func (pl *Plane) readSegments(jr JobRun) []readSegment {
 	return segs
 }
 
-// readThrough runs a lone sequential reader through its pass as fio reads
-// it: segment after segment, each solved with what the reader finds there
+// readThrough runs a lone reader through its pass as fio reads it:
+// segment after segment, each solved with what the reader finds there
 // (scaled by the run's noise draw z) for as long as reading it takes at
-// that rate, pass after pass, until the job's time or extent ends. So a
-// reader of a disk written over its first part reads that part at the
-// rate of written blocks and the rest at the rate of blocks never
+// that rate, pass after pass, until the job's time or extent ends; where
+// later is given, passes after the first find that all along. So a
+// sequential reader of a disk written over its first part reads that part
+// at the rate of written blocks and the rest at the rate of blocks never
 // written, its samples showing the step. It returns the run in time, the
 // input and output of the segment it spent the longest in (the run's
-// view), and a note saying what it read where.
-func (pl *Plane) readThrough(ctx context.Context, jr JobRun, segs []readSegment, z float64) (span, Input, *Output, string, error) {
+// view), and a note, after lead, saying what it read where.
+func (pl *Plane) readThrough(ctx context.Context, jr JobRun, segs []readSegment, later []found, lead string, z float64) (span, Input, *Output, string, error) {
 	job := jr.Job
 	sh, err := readJob(job)
 	if err != nil {
 		return span{}, Input{}, nil, "", err
+	}
+	first := len(segs) // segments of the first pass; a later one follows
+	if later != nil {
+		segs = append(slices.Clone(segs), readSegment{from: 0, to: segs[len(segs)-1].to, finds: later})
 	}
 	ins, outs := make([]Input, len(segs)), make([]*Output, len(segs))
 	for k, s := range segs {
@@ -139,12 +144,17 @@ func (pl *Plane) readThrough(ctx context.Context, jr JobRun, segs []readSegment,
 	sp := span{ramp: ramp}
 	spent := make([]float64, len(segs))
 	t, read := 0.0, 0.0
+	pass := make([]int, first) // the segments of a pass, in order
+	for k := range pass {
+		pass[k] = k
+	}
 	for t < limit*(1-1e-12) && read < toRead*(1-1e-12) {
 		before := t
-		for k, s := range segs {
+		for _, k := range pass {
+			s := segs[k]
 			rate := (outs[k].Read.MBps + outs[k].Write.MBps) * 1e6 / perClone // the pass moves on by reads and writes
 			if rate <= 0 {
-				return span{}, Input{}, nil, "", fmt.Errorf("the sequential reader makes no progress where its disks are %.0f %% written", 100*s.finds[0].written)
+				return span{}, Input{}, nil, "", fmt.Errorf("the reader makes no progress where its disks are %.0f %% written", 100*s.finds[0].written)
 			}
 			dt := math.Min((s.to-s.from)/rate, math.Min(limit-t, (toRead-read)/rate))
 			sp.phases = append(sp.phases, phase{t, t + dt, [2]Direction{outs[k].Read, outs[k].Write}})
@@ -156,6 +166,9 @@ func (pl *Plane) readThrough(ctx context.Context, jr JobRun, segs []readSegment,
 		}
 		if t == before {
 			break
+		}
+		if later != nil {
+			pass = []int{first}
 		}
 	}
 	sp.end = t
@@ -170,13 +183,21 @@ func (pl *Plane) readThrough(ctx context.Context, jr JobRun, segs []readSegment,
 	}
 	var parts []string
 	whole := segs[len(segs)-1].to
+	where := "each pass"
+	if later != nil {
+		where = "the first pass"
+	}
 	for k, s := range segs {
 		written := 0.0
 		for _, f := range s.finds {
 			written += f.written
 		}
-		parts = append(parts, fmt.Sprintf("%.0f-%.0f %% of each pass %.0f %% written, %.0f MB/s for %.4g s", 100*s.from/whole, 100*s.to/whole, 100*written/float64(len(s.finds)), outs[k].Read.MBps+outs[k].Write.MBps, spent[k]))
+		at := fmt.Sprintf("%.0f-%.0f %% of %s", 100*s.from/whole, 100*s.to/whole, where)
+		if k == first {
+			at = "later passes"
+		}
+		parts = append(parts, fmt.Sprintf("%s %.0f %% written, %.0f MB/s for %.4g s", at, 100*written/float64(len(s.finds)), outs[k].Read.MBps+outs[k].Write.MBps, spent[k]))
 	}
-	note := "a sequential reader meets its disks' parts in order, each solved with what it finds there (a read of a block never written costs a metadata lookup and the guest's copy, no device): " + strings.Join(parts, "; ")
+	note := lead + ", each solved with what it finds there (a read of a block never written costs a metadata lookup and the guest's copy, no device): " + strings.Join(parts, "; ")
 	return sp, ins[main], outs[main], note, nil
 }

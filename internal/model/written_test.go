@@ -381,7 +381,11 @@ func writtenAfter(t *testing.T, job fio.Job, size int64, bytes float64) float64 
 	t.Helper()
 	pl, _ := newTestPlane(t)
 	w := fio.Worker{Name: "w", Disks: []fio.Disk{{Name: "d", SizeBytes: size}}}
-	pl.recordWrites([]fio.Worker{w}, &job, true, bytes)
+	sh, err := readJob(&job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl.recordWrites([]fio.Worker{w}, &job, 0, bytes, bytes/(1-sh.fr)) // its reads moved on too
 	got, _ := pl.data("w", w.Disks[0]).whole()
 	return got
 }

@@ -1,0 +1,274 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"starbench/internal/fio"
+)
+
+// fio seeds its random offsets alike on every run, so a random job after
+// another of its shape draws that job's offsets again, I/O for I/O: its
+// reads find data where that job wrote, however little of the disk it
+// covered, and its writes land where it wrote before. Against fio 3.33 on
+// a 16 MiB file written by one fio run, then read (its offsets logged with
+// write_iolog) or written by another: the share of the reads that find
+// their block written, and of the file written after both.
+func TestReadsReplayTheWritesOfTheirShape(t *testing.T) {
+	needFio(t)
+	const size, bs = 16 << 20, 4096
+	for _, c := range []struct {
+		name              string
+		first, then       []string
+		firstJob, thenJob fio.Job
+		fill              bool // the file's first 30 % written before, sequentially
+		second            bool // the first run's job is its workload's second
+	}{
+		{"a randread as long as the randwrite", []string{"--rw=randwrite", "--io_size=4m"}, []string{"--rw=randread", "--io_size=4m"},
+			fio.Job{RW: "randwrite"}, fio.Job{RW: "randread"}, false, false},
+		{"a randread twice as long", []string{"--rw=randwrite", "--io_size=4m"}, []string{"--rw=randread", "--io_size=8m"},
+			fio.Job{RW: "randwrite"}, fio.Job{RW: "randread"}, false, false},
+		// A whole pass: each block once, a quarter of them written.
+		{"a randread seeded afresh", []string{"--rw=randwrite", "--io_size=4m"}, []string{"--rw=randread", "--io_size=16m", "--randrepeat=0"},
+			fio.Job{RW: "randwrite"}, fio.Job{RW: "randread", Options: []fio.Option{{Key: "randrepeat", Value: "0"}}}, false, false},
+		{"a randread after a 70/30 mix", []string{"--rw=randrw", "--rwmixread=70", "--io_size=4m"}, []string{"--rw=randread", "--io_size=4m"},
+			fio.Job{RW: "randrw", RWMixRead: 70}, fio.Job{RW: "randread"}, false, false},
+		{"a 70/30 mix after the same", []string{"--rw=randrw", "--rwmixread=70", "--io_size=4m"}, []string{"--rw=randrw", "--rwmixread=70", "--io_size=4m"},
+			fio.Job{RW: "randrw", RWMixRead: 70}, fio.Job{RW: "randrw", RWMixRead: 70}, false, false},
+		{"a 70/30 mix after a 50/50 one", []string{"--rw=randrw", "--rwmixread=50", "--io_size=4m"}, []string{"--rw=randrw", "--rwmixread=70", "--io_size=4m"},
+			fio.Job{RW: "randrw", RWMixRead: 50}, fio.Job{RW: "randrw", RWMixRead: 70}, false, false},
+		{"a randread after a sequential write", []string{"--rw=write", "--io_size=4m"}, []string{"--rw=randread", "--io_size=4m"},
+			fio.Job{RW: "write"}, fio.Job{RW: "randread"}, false, false},
+		// The randwrite's blocks first, then blocks it did not draw, of
+		// which the fill wrote 30 %.
+		{"a randread twice as long, over a fill", []string{"--rw=randwrite", "--io_size=4m"}, []string{"--rw=randread", "--io_size=8m"},
+			fio.Job{RW: "randwrite"}, fio.Job{RW: "randread"}, true, false},
+		// A job's seeds follow its number in its job file: the second job
+		// of one run and the first of another draw different offsets.
+		{"a randread after a second job's randwrite", []string{"--rw=randwrite", "--io_size=4m"}, []string{"--rw=randread", "--io_size=8m"},
+			fio.Job{RW: "randwrite"}, fio.Job{RW: "randread"}, false, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			file, iolog := filepath.Join(dir, "f"), filepath.Join(dir, "log")
+			if err := os.WriteFile(file, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Truncate(file, size); err != nil { // sparse, its size set: fio lays nothing out
+				t.Fatal(err)
+			}
+			common := []string{"--output-format=json", "--filename=" + file, "--size=16m", "--bs=4k", "--ioengine=psync"}
+			pl, _ := newTestPlane(t)
+			w := fio.Worker{Name: "w", Disks: []fio.Disk{{Name: "d", SizeBytes: size}}}
+			job := func(j fio.Job, ioSize string) *fio.Job {
+				j.BlockSize, j.IOEngine = bs, "psync"
+				j.Options = append(j.Options, fio.Option{Key: "io_size", Value: ioSize})
+				return &j
+			}
+			if c.fill {
+				var fill moved
+				runFio(t, &fill, append(common, "--name=fill", "--rw=write", "--io_size=4800k", "--randrepeat=0")...)
+				pl.recordWrites([]fio.Worker{w}, job(fio.Job{RW: "write"}, "4800k"), 0, fill.written(), fill.moved())
+			}
+			var first moved
+			firstArgs, thread := append(common, "--name=a"), 0
+			if c.second {
+				firstArgs, thread = append(common, "--name=before", "--filename="+filepath.Join(dir, "other"), "--size=1m", "--rw=read", "--name=a", "--filename="+file), 1
+			}
+			runFio(t, &first, append(firstArgs, c.first...)...)
+			if c.second {
+				first.Jobs = first.Jobs[1:]
+			}
+			pl.recordWrites([]fio.Worker{w}, job(c.firstJob, "4m"), thread, first.written(), first.moved())
+			held := dataBlocks(t, file, bs)
+			var then moved
+			runFio(t, &then, append(append(common, "--name=b", "--write_iolog="+iolog), c.then...)...)
+			found, reads := 0, 0
+			for _, io := range loggedIOs(t, iolog, bs) {
+				if !io.write {
+					reads++
+					if held[io.block] {
+						found++
+					}
+				}
+			}
+			fioFound := float64(found) / float64(reads)
+			reader := JobRun{Workers: []fio.Worker{w}, Job: job(c.thenJob, "4m"), thread: 0} // what it finds over its first bytes does not depend on io_size
+			got := pl.foundOver(t, reader, then.moved())
+			if math.Abs(got-fioFound) > 0.03 {
+				t.Errorf("the model's reads find %.3f of their blocks written, fio's %.3f of %d", got, fioFound, reads)
+			} else {
+				t.Logf("the model's reads find %.3f of their blocks written, fio's %.3f of %d", got, fioFound, reads)
+			}
+		})
+	}
+}
+
+// moved is what a fio run's report says its jobs moved.
+type moved struct {
+	Jobs []struct {
+		Read, Write struct {
+			IOBytes float64 `json:"io_bytes"`
+		}
+	}
+}
+
+func (m moved) written() (b float64) {
+	for _, j := range m.Jobs {
+		b += j.Write.IOBytes
+	}
+	return b
+}
+
+func (m moved) moved() (b float64) {
+	for _, j := range m.Jobs {
+		b += j.Read.IOBytes + j.Write.IOBytes
+	}
+	return b
+}
+
+// foundOver is the share of a lone job's reads that find data over its
+// first bytes of I/O (one clone, one disk), as the model lays them out.
+func (pl *Plane) foundOver(t *testing.T, jr JobRun, bytes float64) float64 {
+	t.Helper()
+	segs, later := pl.replaySegments(jr)
+	if segs == nil {
+		in, _, err := pl.input(t.Context(), jr.Workers, jr.Job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return in.Jobs[0].Disks[0].Written
+	}
+	sum, at := 0.0, 0.0
+	for _, s := range segs {
+		n := math.Max(0, math.Min(s.to, bytes)-s.from)
+		sum += n * s.finds[0].written
+		at = s.to
+	}
+	if bytes > at {
+		sum += (bytes - at) * later[0].written
+	}
+	return sum / bytes
+}
+
+// A random writer after another of its shape writes the blocks that one
+// wrote where both write: against fio 3.33, the share of a 16 MiB file
+// written after a randwrite of 4 MiB (a quarter of it) and a second run.
+func TestWritesReplayTheirShape(t *testing.T) {
+	needFio(t)
+	const size, bs = 16 << 20, 4096
+	for _, c := range []struct {
+		name string
+		then []string
+		job  fio.Job
+	}{
+		{"the same again", []string{"--rw=randwrite", "--io_size=4m"}, fio.Job{RW: "randwrite", Options: []fio.Option{{Key: "io_size", Value: "4m"}}}},
+		{"twice as long", []string{"--rw=randwrite", "--io_size=8m"}, fio.Job{RW: "randwrite", Options: []fio.Option{{Key: "io_size", Value: "8m"}}}},
+		{"seeded afresh", []string{"--rw=randwrite", "--io_size=4m", "--randrepeat=0"}, fio.Job{RW: "randwrite", Options: []fio.Option{{Key: "io_size", Value: "4m"}, {Key: "randrepeat", Value: "0"}}}},
+		{"a 50/50 mix twice as long", []string{"--rw=randrw", "--io_size=8m"}, fio.Job{RW: "randrw", RWMixRead: 50, Options: []fio.Option{{Key: "io_size", Value: "8m"}}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "f")
+			if err := os.WriteFile(file, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Truncate(file, size); err != nil {
+				t.Fatal(err)
+			}
+			common := []string{"--output-format=json", "--filename=" + file, "--size=16m", "--bs=4k", "--ioengine=psync", "--end_fsync=1"}
+			var first, then moved
+			runFio(t, &first, append(common, "--name=a", "--rw=randwrite", "--io_size=4m")...)
+			runFio(t, &then, append(append(common, "--name=b"), c.then...)...)
+			fioHeld := float64(len(dataBlocks(t, file, bs))) / (size / bs)
+
+			pl, _ := newTestPlane(t)
+			w := fio.Worker{Name: "w", Disks: []fio.Disk{{Name: "d", SizeBytes: size}}}
+			firstJob := fio.Job{RW: "randwrite", BlockSize: bs, IOEngine: "psync", Options: []fio.Option{{Key: "io_size", Value: "4m"}}}
+			pl.recordWrites([]fio.Worker{w}, &firstJob, 0, first.written(), first.moved())
+			job := c.job
+			job.BlockSize, job.IOEngine = bs, "psync"
+			pl.recordWrites([]fio.Worker{w}, &job, 0, then.written(), then.moved())
+			got, _ := pl.data("w", w.Disks[0]).whole()
+			if math.Abs(got-fioHeld) > 0.02 {
+				t.Errorf("the model has %.3f of the file written, fio %.3f", got, fioHeld)
+			} else {
+				t.Logf("the model has %.3f of the file written, fio %.3f", got, fioHeld)
+			}
+		})
+	}
+}
+
+// A random reader after a random writer of its shape reads, in time, the
+// blocks the writer wrote first, at the rate of written blocks, then
+// blocks it did not write, at the rate of the rest of the disk, and on
+// later passes, drawn anew, the disk's written share evenly: its row is
+// the mean of the three over its time, its samples step from one to the
+// next.
+func TestRandomReaderReplaysInTime(t *testing.T) {
+	ws := workers(2, 1, "r5") // 50 GiB disks
+	job := func(rw string, opts ...fio.Option) fio.Job {
+		return fio.Job{Name: rw, IOEngine: "libaio", Direct: true, RW: rw, BlockSize: 1 << 20, IODepth: 4, Options: opts}
+	}
+	readFor := func(pl *Plane, seconds int, opts ...fio.Option) *fio.Result {
+		r := job("randread", opts...)
+		r.RuntimeSec, r.TimeBased = seconds, true
+		return runJob(t, pl, ws, r)
+	}
+	readMBps := func(res *fio.Result) float64 { return inDirection(res.Aggregate, "read")[0].MBps }
+	afresh := fio.Option{Key: "randrepeat", Value: "0"}
+
+	full, _ := newTestPlane(t)
+	if err := full.Prepare(t.Context(), ws, fio.Prep{Method: "random", BlockSize: 1 << 20}, nil); err != nil {
+		t.Fatal(err)
+	}
+	written := readMBps(readFor(full, 10))
+	empty, _ := newTestPlane(t)
+	never := readMBps(readFor(empty, 10))
+	if never < 2*written {
+		t.Fatalf("written %.0f MB/s, never written %.0f: want the unwritten far faster for this test", written, never)
+	}
+
+	for _, c := range []struct {
+		name   string
+		region []fio.Option // the writer's and the reader's
+		wrote  float64      // bytes the writer wrote on each disk
+		passes int          // the reader's whole passes
+	}{
+		{"within the first pass", nil, 4 << 30, 0},
+		{"past it", []fio.Option{{Key: "size", Value: "16g"}}, 4 << 30, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			pl, _ := newTestPlane(t)
+			runJob(t, pl, ws, job("randwrite", append(slices.Clone(c.region), fio.Option{Key: "io_size", Value: fmt.Sprint(int64(c.wrote))})...))
+			pass := 50.0 * (1 << 30)
+			if c.region != nil {
+				pass = 16 << 30
+			}
+			t1 := 2 * c.wrote / (written * 1e6)        // the writer's blocks, both disks
+			t2 := 2 * (pass - c.wrote) / (never * 1e6) // the rest of the first pass
+			evenly := readMBps(readFor(pl, 10, append(slices.Clone(c.region), afresh)...))
+			t3 := float64(c.passes) * 2 * pass / (evenly * 1e6)
+			T := math.Ceil(t1 + math.Min(t2, 0.5))
+			if c.passes > 0 {
+				T = math.Ceil(t1 + t2 + t3)
+			}
+			res := readFor(pl, int(T), c.region...)
+			in2 := math.Min(T-t1, t2)
+			want := (written*t1 + never*in2 + evenly*(T-t1-in2)) / T
+			if got := readMBps(res); !nearRel(got, want, 1e-6) {
+				t.Errorf("read %.0f MB/s over %.0f s, want %.0f: %.0f for %.3g s, %.0f for %.3g s, %.0f for %.3g s", got, T, want, written, t1, never, in2, evenly, T-t1-in2)
+			}
+			if first, last := res.Samples[0].MBps, res.Samples[len(res.Samples)-1].MBps; !nearRel(first, written, 1e-6) || c.passes == 0 && !nearRel(last, never, 1e-6) || c.passes > 0 && !nearRel(last, evenly, 1e-6) {
+				t.Errorf("samples from %.0f to %.0f MB/s; written %.0f, never %.0f, evenly %.0f", first, last, written, never, evenly)
+			}
+			if notes := strings.Join(res.Notes, "\n"); !strings.Contains(notes, "draws the offsets of earlier runs of its shape again") || c.passes > 0 && !strings.Contains(notes, "later passes 25 % written") {
+				t.Errorf("notes %q", notes)
+			}
+		})
+	}
+}
