@@ -25,7 +25,7 @@ func NewFioModule(deps Deps) *runtime.Module {
 		Doc:  "fio workloads across workers",
 		Members: []runtime.Member{
 			{Name: "job", Params: "(name=\"job\", rw=, bs=, bssplit=, rwmixread=, iodepth=, numjobs=, runtime=, ramp_time=, time_based=, size=, direct=, ioengine=, buffer_compress_percentage=, dedupe_percentage=, rate_iops=, rate=, percentiles=, options=)",
-				Doc: "a fio workload (fio.job): sizes as 4096 or \"4k\" (size also as a share of each disk, \"10%\"), times as seconds or \"2m\"; options holds any other fio option", Fn: fioJob},
+				Doc: "a fio workload (fio.job): sizes as 4096 or \"4k\" (size also as a share of each disk, \"10%\"), times as seconds or \"2m\", direct and time_based as True or 1; options holds any other fio option", Fn: fioJob},
 			{Name: "jobfile", Params: "(path, vars=None)",
 				Doc: "the workload of a .fio file (relative to the script): every job section, run at once on every worker (stonewall and wait_for order them); vars expand ${NAME} before the environment", Fn: fioJobfile},
 			{Name: "workload", Params: "(jobs, name=None)",
@@ -179,15 +179,16 @@ func buildJob(base *fio.Job, fn string, kwargs []starlark.Tuple) (starlark.Value
 	runtimeArg, ramp := fioSeconds{j.RuntimeSec}, fioSeconds{j.RampSec}
 	bssplit, percentiles, options := fioBSSplit(j.BSSplit), fioPercentiles(j.Percentiles), fioOptions(j.Options)
 	var timeBased starlark.Value = starlark.None
+	direct := fioFlag{j.Direct}
 	if err := starlark.UnpackArgs(fn, nil, kwargs,
 		"name?", &j.Name, "rw?", &j.RW, "bs?", &bs, "bssplit?", &bssplit, "rwmixread?", &j.RWMixRead,
 		"iodepth?", &j.IODepth, "numjobs?", &j.NumJobs, "runtime?", &runtimeArg, "ramp_time?", &ramp,
-		"time_based?", &timeBased, "size?", &size, "direct?", &j.Direct, "ioengine?", &j.IOEngine,
+		"time_based?", &timeBased, "size?", &size, "direct?", &direct, "ioengine?", &j.IOEngine,
 		"buffer_compress_percentage?", &j.BufferCompressPercentage, "dedupe_percentage?", &j.DedupePercentage,
 		"rate_iops?", &j.RateIOPS, "rate?", &rate, "percentiles?", &percentiles, "options?", &options); err != nil {
 		return nil, err
 	}
-	j.BlockSize, j.Size, j.RateBytes = bs.n, size.n, rate.n
+	j.BlockSize, j.Size, j.RateBytes, j.Direct = bs.n, size.n, rate.n, direct.on
 	j.RuntimeSec, j.RampSec = runtimeArg.sec, ramp.sec
 	j.BSSplit, j.Percentiles, j.Options = bssplit, percentiles, options
 	if size.share != "" { // a share of each disk has no typed form: fio reads it raw
@@ -205,16 +206,17 @@ func buildJob(base *fio.Job, fn string, kwargs []starlark.Tuple) (starlark.Value
 	if hasKwarg(kwargs, "bs") && !hasKwarg(kwargs, "bssplit") {
 		j.BSSplit = nil
 	}
-	switch tb := timeBased.(type) {
-	case starlark.NoneType:
+	if timeBased == starlark.None {
 		// A job with a runtime runs for it unless told otherwise.
 		if !hasKwarg(kwargs, "time_based") && hasKwarg(kwargs, "runtime") {
 			j.TimeBased = j.RuntimeSec > 0
 		}
-	case starlark.Bool:
-		j.TimeBased = bool(tb)
-	default:
-		return nil, fmt.Errorf("time_based is a %s; want True or False", timeBased.Type())
+	} else {
+		var tb fioFlag
+		if err := tb.Unpack(timeBased); err != nil {
+			return nil, fmt.Errorf("%s: for parameter \"time_based\": %v", fn, err)
+		}
+		j.TimeBased = tb.on
 	}
 	if err := validateJob(&j); err != nil {
 		return nil, err
@@ -666,6 +668,24 @@ func (s *jobSize) Unpack(v starlark.Value) error {
 
 // fioSeconds unpacks a whole-second duration: an int, or text like "30s" or "2m".
 type fioSeconds struct{ sec int }
+
+// fioFlag is a yes-or-no fio option: True or False, or 1 or 0 as a job
+// file writes it (direct=1).
+type fioFlag struct{ on bool }
+
+func (f *fioFlag) Unpack(v starlark.Value) error {
+	switch x := v.(type) {
+	case starlark.Bool:
+		f.on = bool(x)
+		return nil
+	case starlark.Int:
+		if n, ok := x.Int64(); ok && (n == 0 || n == 1) {
+			f.on = n == 1
+			return nil
+		}
+	}
+	return fmt.Errorf("got %s, want True or False (or fio's 1 or 0)", v)
+}
 
 func (s *fioSeconds) Unpack(v starlark.Value) error {
 	parse := func(text string) (int64, error) {
