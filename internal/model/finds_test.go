@@ -63,40 +63,21 @@ func TestReadsFindWhatLiesWhereTheyRead(t *testing.T) {
 			dir := t.TempDir()
 			file, iolog := filepath.Join(dir, "f"), filepath.Join(dir, "log")
 			common := []string{"--output-format=json", "--filename=" + file, "--size=16m", "--bs=4k", "--ioengine=psync", "--fallocate=none"}
-			var wrote struct {
-				Jobs []struct {
-					Write struct {
-						IOBytes float64 `json:"io_bytes"`
-					}
-				}
-			}
+			var wrote moved
 			runFio(t, &wrote, append(append(common, "--name=w", "--end_fsync=1"), c.write...)...)
 			held := dataBlocks(t, file, bs)
 			var read struct{ Jobs []struct{} }
 			runFio(t, &read, append(append(common, "--name=r", "--rw=randread", "--io_size=16m", "--write_iolog="+iolog), c.read...)...)
-			found, reads := 0, 0
-			for _, io := range loggedIOs(t, iolog, bs) {
-				if !io.write {
-					reads++
-					if held[io.block] {
-						found++
-					}
-				}
-			}
+			fioFound, reads := readsFinding(t, iolog, bs, held)
 			if reads < size/bs {
 				t.Fatalf("fio's log has %d reads, want at least %d", reads, size/bs)
 			}
-			fioFound := float64(found) / float64(reads)
 
 			pl, _ := newTestPlane(t)
 			w := fio.Worker{Name: "w", Disks: []fio.Disk{{Name: "d", SizeBytes: size}}}
 			writer := c.writer
 			writer.BlockSize, writer.IOEngine = bs, "psync"
-			bytes := 0.0
-			for _, j := range wrote.Jobs {
-				bytes += j.Write.IOBytes
-			}
-			pl.recordWrites([]fio.Worker{w}, &writer, 0, bytes, bytes)
+			pl.recordWrites([]fio.Worker{w}, &writer, 0, wrote.written(), wrote.moved())
 			reader := c.reads
 			reader.RW, reader.BlockSize, reader.IOEngine = "randread", bs, "psync"
 			in, _, err := pl.input(context.Background(), []fio.Worker{w}, &reader)
@@ -109,6 +90,37 @@ func TestReadsFindWhatLiesWhereTheyRead(t *testing.T) {
 				t.Logf("the model's reads find %.3f of their blocks written, fio's %.3f", got, fioFound)
 			}
 		})
+	}
+}
+
+// readsFinding is the share of the reads a fio write_iolog holds whose
+// block (of bs bytes) is held, and how many reads it holds.
+func readsFinding(t *testing.T, iolog string, bs int64, held map[int64]bool) (share float64, reads int) {
+	t.Helper()
+	found := 0
+	for _, io := range loggedIOs(t, iolog, bs) {
+		if !io.write {
+			reads++
+			if held[io.block] {
+				found++
+			}
+		}
+	}
+	if reads == 0 {
+		t.Fatal("fio's log has no reads")
+	}
+	return float64(found) / float64(reads), reads
+}
+
+// sparseFile makes a file of size bytes that holds no data: fio, finding
+// it the size it wants, lays nothing out.
+func sparseFile(t *testing.T, path string, size int64) {
+	t.Helper()
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, size); err != nil {
+		t.Fatal(err)
 	}
 }
 

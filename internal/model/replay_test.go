@@ -3,7 +3,6 @@ package model
 import (
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -56,12 +55,7 @@ func TestReadsReplayTheWritesOfTheirShape(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			file, iolog := filepath.Join(dir, "f"), filepath.Join(dir, "log")
-			if err := os.WriteFile(file, nil, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Truncate(file, size); err != nil { // sparse, its size set: fio lays nothing out
-				t.Fatal(err)
-			}
+			sparseFile(t, file, size)
 			common := []string{"--output-format=json", "--filename=" + file, "--size=16m", "--bs=4k", "--ioengine=psync"}
 			pl, _ := newTestPlane(t)
 			w := fio.Worker{Name: "w", Disks: []fio.Disk{{Name: "d", SizeBytes: size}}}
@@ -88,16 +82,7 @@ func TestReadsReplayTheWritesOfTheirShape(t *testing.T) {
 			held := dataBlocks(t, file, bs)
 			var then moved
 			runFio(t, &then, append(append(common, "--name=b", "--write_iolog="+iolog), c.then...)...)
-			found, reads := 0, 0
-			for _, io := range loggedIOs(t, iolog, bs) {
-				if !io.write {
-					reads++
-					if held[io.block] {
-						found++
-					}
-				}
-			}
-			fioFound := float64(found) / float64(reads)
+			fioFound, reads := readsFinding(t, iolog, bs, held)
 			reader := JobRun{Workers: []fio.Worker{w}, Job: job(c.thenJob, "4m"), thread: 0} // what it finds over its first bytes does not depend on io_size
 			got := pl.foundOver(t, reader, then.moved())
 			if math.Abs(got-fioFound) > 0.03 {
@@ -174,12 +159,7 @@ func TestWritesReplayTheirShape(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			file := filepath.Join(t.TempDir(), "f")
-			if err := os.WriteFile(file, nil, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Truncate(file, size); err != nil {
-				t.Fatal(err)
-			}
+			sparseFile(t, file, size)
 			common := []string{"--output-format=json", "--filename=" + file, "--size=16m", "--bs=4k", "--ioengine=psync", "--end_fsync=1"}
 			var first, then moved
 			runFio(t, &first, append(common, "--name=a", "--rw=randwrite", "--io_size=4m")...)
