@@ -187,11 +187,13 @@ func (pl *Plane) addRun(key streamKey, run streamRun) {
 // (hits) find data, the rest what the rest of the region holds
 // (background). later is what it finds on later passes, drawn anew: its
 // reach's even share. nil where it follows no stream with writes, or its
-// disks' passes differ in size.
-func (pl *Plane) replaySegments(jr JobRun) (segs []readSegment, later []found) {
+// disks' passes differ in size; and for a mix on OSA, whose writes fill
+// the write buffers as it goes (layOut), with a note saying what its reads
+// are solved with instead.
+func (pl *Plane) replaySegments(jr JobRun) (segs []readSegment, later []found, note string) {
 	sh, err := readJob(jr.Job)
 	if err != nil || sh.fr <= 0 || jr.readsBack {
-		return nil, nil
+		return nil, nil, ""
 	}
 	type diskPath struct {
 		path streamPath
@@ -209,7 +211,7 @@ func (pl *Plane) replaySegments(jr JobRun) (segs []readSegment, later []found) {
 			key, ok := streamOf(sh, jr.Job, jr.thread, diskKey{w.Name, d.Name})
 			if p := sh.extent.region(size, 0); pass >= 0 && p != pass || p <= 0 {
 				pl.mu.Unlock()
-				return nil, nil
+				return nil, nil, ""
 			} else {
 				pass = p
 			}
@@ -247,10 +249,13 @@ func (pl *Plane) replaySegments(jr JobRun) (segs []readSegment, later []found) {
 		segs = append(segs, s)
 	}
 	if !replays {
-		return nil, nil
+		return nil, nil, ""
+	}
+	if sh.fr < 1 && pl.p.Architecture == "OSA" {
+		return nil, nil, fmt.Sprintf("%s draws the random offsets of earlier runs of its shape again (fio's default seeds), so its first reads find data where they wrote; a mix on OSA is solved through its write buffers' burst with the share written over its whole reach", jr.Job.Name)
 	}
 	for _, dp := range disks {
 		later = append(later, dp.even)
 	}
-	return segs, later
+	return segs, later, ""
 }

@@ -121,7 +121,7 @@ func (m moved) moved() (b float64) {
 // first bytes of I/O (one clone, one disk), as the model lays them out.
 func (pl *Plane) foundOver(t *testing.T, jr JobRun, bytes float64) float64 {
 	t.Helper()
-	segs, later := pl.replaySegments(jr)
+	segs, later, _ := pl.replaySegments(jr)
 	if segs == nil {
 		in, _, err := pl.input(t.Context(), jr.Workers, jr.Job)
 		if err != nil {
@@ -250,5 +250,25 @@ func TestRandomReaderReplaysInTime(t *testing.T) {
 				t.Errorf("notes %q", notes)
 			}
 		})
+	}
+}
+
+// A mix on OSA that replays an earlier writer keeps its write buffers'
+// burst and steady state (layOut) and says its reads are solved with the
+// share over its whole reach; a reader there is run through its pass.
+func TestAMixOnOSAReplaysWithANote(t *testing.T) {
+	_, src := newTestPlane(t)
+	pl := NewPlane(mustLoad(t, "wwt-r640-osa"), src).(*Plane)
+	ws := workers(24, 1, "r5")
+	job := func(rw string) fio.Job {
+		return fio.Job{Name: rw, IOEngine: "libaio", Direct: true, RW: rw, BlockSize: 4096, IODepth: 8, RWMixRead: 70, Options: []fio.Option{{Key: "io_size", Value: "4g"}}}
+	}
+	runJob(t, pl, ws, job("randwrite"))
+	notes := strings.Join(runJob(t, pl, ws, job("randrw")).Notes, "\n")
+	if !strings.Contains(notes, "randrw draws the random offsets of earlier runs of its shape again") || !strings.Contains(notes, "a mix on OSA is solved through its write buffers' burst") || strings.Contains(notes, "this reader draws") {
+		t.Errorf("the mix's notes: %q", notes)
+	}
+	if notes := strings.Join(runJob(t, pl, ws, job("randread")).Notes, "\n"); !strings.Contains(notes, "this reader draws the offsets of earlier runs of its shape again") {
+		t.Errorf("the reader's notes: %q", notes)
 	}
 }
