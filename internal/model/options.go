@@ -33,9 +33,13 @@ type jobShape struct {
 	timeBased         bool
 	compressPct       int // compressibility of the data written (zero_buffers: 100)
 	dedupePct         int
-	extent            extent  // what of each disk it covers and moves
-	startDelay        float64 // seconds after the run's start the job starts (startdelay)
-	verify            bool    // a size-based writing job fio reads back after its I/O (verify)
+	// workingSet is, under dedupe_mode=working_set, the share of size
+	// whose blocks fio draws its duplicates from; 0 for repeat (the last
+	// unique buffer again).
+	workingSet float64
+	extent     extent  // what of each disk it covers and moves
+	startDelay float64 // seconds after the run's start the job starts (startdelay)
+	verify     bool    // a size-based writing job fio reads back after its I/O (verify)
 	// align is blockalign per direction: the boundary random offsets fall
 	// on; 0 where not given (the block size).
 	align [2]float64
@@ -123,6 +127,9 @@ func readJob(job *fio.Job) (jobShape, error) {
 		return sh, err
 	}
 	if err := sh.zones(job); err != nil {
+		return sh, err
+	}
+	if err := sh.dedupeWorkingSet(job); err != nil {
 		return sh, err
 	}
 	sh.timeBased = job.TimeBased
@@ -454,6 +461,14 @@ func (sh *jobShape) option(job *fio.Job, given fio.Option) error {
 		// at 8, 12.0 at 16; iodepth_batch_submit changed nothing (15.95).
 		if n, err := strconv.Atoi(o.Value); err == nil && n > 1 {
 			sh.notes = append(sh.notes, fmt.Sprintf("%s is not modelled: fio reaps at least %d completions before it fills the queue again, so fewer I/Os are in flight than iodepth says (fio 3.33 with iodepth=16: 13.7 at 8, 12.0 at 16); the model keeps iodepth in flight", optionText(given), n))
+		}
+	case "dedupe_mode":
+		if o.Value != "repeat" && o.Value != "working_set" {
+			return bad("repeat or working_set")
+		}
+	case "dedupe_working_set_percentage":
+		if n, err := strconv.Atoi(o.Value); err != nil || n < 0 || n > 100 {
+			return bad("a percentage from 0 to 100")
 		}
 	case "zonemode", "zonesize", "zonerange", "zoneskip", "zonecapacity": // read together by zones
 	case "rw_sequencer": // read with rw's offset modifier

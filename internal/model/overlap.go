@@ -147,6 +147,10 @@ func (pl *Plane) solveCell(ctx context.Context, jobs []JobRun, z float64) (Input
 	if err != nil {
 		return Input{}, nil, nil, err
 	}
+	jobs, dedupeNotes, err := pl.settleDedupe(ctx, jobs)
+	if err != nil {
+		return Input{}, nil, nil, err
+	}
 	in, notes, err := pl.workloadInput(ctx, jobs)
 	if err != nil {
 		return Input{}, nil, nil, err
@@ -154,6 +158,7 @@ func (pl *Plane) solveCell(ctx context.Context, jobs []JobRun, z float64) (Input
 	if flowNote != "" {
 		notes = append(notes, flowNote)
 	}
+	notes = append(notes, dedupeNotes...)
 	out, err := pl.solved.solve(ctx, pl.p, in)
 	if err != nil {
 		return Input{}, nil, nil, err

@@ -1,0 +1,114 @@
+package model
+
+import (
+	"crypto/sha1"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"starbench/internal/fio"
+	"starbench/internal/testbed"
+)
+
+// With dedupe_mode=working_set fio draws its duplicates from the first
+// unique buffers it writes, so a run that has not yet written its working
+// set repeats less of its data than dedupe_percentage says. Against fio
+// 3.33 on a sparse 16 MiB file of 4 KiB blocks: the share of the blocks
+// written whose data another written block holds, and the model's.
+func TestWorkingSetDupesAsFioWrites(t *testing.T) {
+	needFio(t)
+	const size, bs = 16 << 20, 4096
+	for _, c := range []struct {
+		ioSize             string
+		dedupe, workingSet int
+	}{{"4m", 50, 50}, {"4m", 50, 5}, {"4m", 30, 70}, {"8m", 20, 25}, {"16m", 50, 50}} {
+		t.Run(fmt.Sprintf("%s %d %% from %d %%", c.ioSize, c.dedupe, c.workingSet), func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "f")
+			sparseFile(t, file, size)
+			var report moved
+			runFio(t, &report, "--output-format=json", "--name=w", "--filename="+file, "--size=16m", "--bs=4k", "--rw=randwrite", "--ioengine=psync", "--end_fsync=1",
+				"--io_size="+c.ioSize, fmt.Sprintf("--dedupe_percentage=%d", c.dedupe), "--dedupe_mode=working_set", fmt.Sprintf("--dedupe_working_set_percentage=%d", c.workingSet))
+			f, err := os.Open(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			held := dataBlocks(t, file, bs)
+			distinct := map[[sha1.Size]byte]bool{}
+			buf := make([]byte, bs)
+			for b := range held {
+				if _, err := f.ReadAt(buf, b*bs); err != nil {
+					t.Fatal(err)
+				}
+				distinct[sha1.Sum(buf)] = true
+			}
+			fioShare := 1 - float64(len(distinct))/float64(len(held))
+			writes := report.written() / bs
+			got := workingSetDupes(float64(c.dedupe)/100, writes, size*float64(c.workingSet)/100/bs)
+			if math.Abs(got-fioShare) > 0.03 {
+				t.Errorf("%.0f writes: the model repeats %.3f of them, fio %.3f", writes, got, fioShare)
+			} else {
+				t.Logf("%.0f writes: the model repeats %.3f of them, fio %.3f", writes, got, fioShare)
+			}
+		})
+	}
+}
+
+// What fio 3.33 refuses of a working set, the model refuses with the reason.
+func TestWorkingSetRefusals(t *testing.T) {
+	base := func(opts ...fio.Option) fio.Job {
+		return fio.Job{RW: "randwrite", BlockSize: 4096, DedupePercentage: 50, Options: append([]fio.Option{{Key: "dedupe_mode", Value: "working_set"}}, opts...)}
+	}
+	for _, c := range []struct {
+		job  fio.Job
+		want string
+	}{
+		{base(), "give size="},
+		{base(fio.Option{Key: "size", Value: "1g"}, fio.Option{Key: "dedupe_working_set_percentage", Value: "60"}), "add up to more than 100"},
+		{base(fio.Option{Key: "size", Value: "1g"}, fio.Option{Key: "nrfiles", Value: "2"}), "one file per job"},
+		{base(fio.Option{Key: "size", Value: "1g"}, fio.Option{Key: "dedupe_working_set_percentage", Value: "150"}), "want a percentage from 0 to 100"},
+		{fio.Job{RW: "randwrite", DedupePercentage: 50, Options: []fio.Option{{Key: "dedupe_mode", Value: "global"}}}, "want repeat or working_set"},
+	} {
+		if _, err := readJob(&c.job); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.job.Options, err, c.want)
+		}
+	}
+	quiet := base(fio.Option{Key: "size", Value: "1g"})
+	if sh, err := readJob(&quiet); err != nil || sh.workingSet != 0.05 || strings.Contains(strings.Join(sh.notes, "\n"), "dedupe") {
+		t.Errorf("a working set of the default 5 %%: %v, share %g, notes %q", err, sh.workingSet, sh.notes)
+	}
+}
+
+// A run is solved with the share of duplicates its writes make: a short
+// time-based run with a large working set repeats little of its data, a
+// size-based one that writes its set many times over nearly all of
+// dedupe_percentage.
+func TestRunsDedupeWhatTheirWorkingSetGives(t *testing.T) {
+	ws := workers(2, 1, "r5") // 50 GiB disks
+	for _, c := range []struct {
+		name    string
+		job     fio.Job
+		atMost  int // percent
+		atLeast int
+	}{
+		{"10 s from 10 % of 50 GiB", fio.Job{RuntimeSec: 10, TimeBased: true, Options: []fio.Option{{Key: "size", Value: "50g"}, {Key: "dedupe_working_set_percentage", Value: "10"}}}, 15, 0},
+		{"64 MiB written over 8 MiB", fio.Job{Options: []fio.Option{{Key: "size", Value: "8m"}, {Key: "io_size", Value: "64m"}}}, 50, 45},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			pl, _ := newTestPlane(t)
+			job := c.job
+			job.Name, job.RW, job.BlockSize, job.IOEngine, job.Direct, job.IODepth, job.DedupePercentage = "w", "randwrite", 4096, "libaio", true, 8, 50
+			job.Options = append(job.Options, fio.Option{Key: "dedupe_mode", Value: "working_set"})
+			var seen []int
+			pl.observe = func(_ *testbed.Profile, in Input, _ Output) { seen = append(seen, in.Jobs[0].Job.DedupePercentage) }
+			res := runJob(t, pl, ws, job)
+			note := strings.Join(res.Notes, "\n")
+			if len(seen) == 0 || seen[len(seen)-1] > c.atMost || seen[len(seen)-1] < c.atLeast || !strings.Contains(note, "dedupe_mode=working_set draws duplicates from the first") {
+				t.Errorf("solved with dedupe_percentage %v, want %d to %d; notes %q", seen, c.atLeast, c.atMost, note)
+			}
+		})
+	}
+}
