@@ -181,9 +181,9 @@ func (pl *Plane) addRun(key streamKey, run streamRun) {
 	pl.streams[key] = append(slices.DeleteFunc(runs, func(r streamRun) bool { return covers(run, r) }), run)
 }
 
-// replaySegments cuts the first pass of a lone random job that reads and follows
-// a stream earlier runs wrote along (streamOf) where what its reads find
-// changes: on each stretch, per disk, the reads whose block a run wrote
+// replaySegments cuts the first pass of a lone random job that reads and
+// follows a stream earlier runs wrote along (streamOf) where what its
+// reads find changes: on each stretch, per disk, the reads whose block a run wrote
 // (hits) find data, the rest what the rest of the region holds
 // (background). later is what it finds on later passes, drawn anew: its
 // reach's even share. nil where it follows no stream with writes, or its
@@ -209,12 +209,12 @@ func (pl *Plane) replaySegments(jr JobRun) (segs []readSegment, later []found, n
 		for _, d := range w.Disks {
 			size := pl.diskSize(d)
 			key, ok := streamOf(sh, jr.Job, jr.thread, diskKey{w.Name, d.Name})
-			if p := sh.extent.region(size, 0); pass >= 0 && p != pass || p <= 0 {
+			p := sh.extent.region(size, 0)
+			if p <= 0 || pass >= 0 && p != pass {
 				pl.mu.Unlock()
 				return nil, nil, ""
-			} else {
-				pass = p
 			}
+			pass = p
 			written, pct := sh.finds(pl.data(w.Name, d), size, jr.Job.NumJobs)
 			dp := diskPath{even: found{written, pct}}
 			if runs := pl.streams[key]; ok && len(runs) > 0 {
