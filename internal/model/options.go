@@ -37,9 +37,14 @@ type jobShape struct {
 	// whose blocks fio draws its duplicates from; 0 for repeat (the last
 	// unique buffer again).
 	workingSet float64
-	extent     extent  // what of each disk it covers and moves
-	startDelay float64 // seconds after the run's start the job starts (startdelay)
-	verify     bool    // a size-based writing job fio reads back after its I/O (verify)
+	// sameBlocks is, for a job whose buffers repeat (repeatedBuffers), the
+	// distinct 4 KiB blocks of data each fio job writes; 0 where every
+	// write is new data. sameBecause says why.
+	sameBlocks  float64
+	sameBecause string
+	extent      extent  // what of each disk it covers and moves
+	startDelay  float64 // seconds after the run's start the job starts (startdelay)
+	verify      bool    // a size-based writing job fio reads back after its I/O (verify)
 	// align is blockalign per direction: the boundary random offsets fall
 	// on; 0 where not given (the block size).
 	align [2]float64
@@ -132,6 +137,7 @@ func readJob(job *fio.Job) (jobShape, error) {
 	if err := sh.dedupeWorkingSet(job); err != nil {
 		return sh, err
 	}
+	sh.repeatedBuffers(job)
 	sh.timeBased = job.TimeBased
 	switch {
 	case flagSet(job, "norandommap") || sh.alignedApart():
