@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every starbench test, first installing what the tests need when it
-# is missing (fio for the real client/server runs on loopback, chromium for
-# the report's browser test).
+# is missing (fio for the real client/server runs on loopback, lz4 for the
+# model's compression test, chromium for the report's browser test).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -15,6 +15,10 @@ apt_install() {
 
 if ! command -v fio >/dev/null; then
 	apt_install fio
+fi
+# lz4: the model's compression test compresses fio's buffers with it.
+if ! command -v lz4 >/dev/null; then
+	apt_install lz4
 fi
 # chromium: the report's browser test (internal/report) loads it headless.
 if ! command -v chromium >/dev/null && [ -z "${CHROMIUM:-}" ]; then

@@ -68,9 +68,9 @@ func TestOSASpaceEfficiencyMaps(t *testing.T) {
 func TestOSAReadFromWriteBuffer(t *testing.T) {
 	p := mustLoad(t, "wwt-r640-osa")
 	cm := costModelFor(t, p, false, true, false)
-	capRead := cm.readCost(4096, 1, 50)
+	capRead := cm.readCost(4096, 1, 60)
 	cm.fromBuffer = 1
-	buf := cm.readCost(4096, 1, 50)
+	buf := cm.readCost(4096, 1, 60)
 	if buf.capacityTime != 0 || !(buf.cacheTime > 0) {
 		t.Errorf("read from the buffer: capacity time %g, cache time %g; want 0 and more than 0", buf.capacityTime, buf.cacheTime)
 	}
@@ -252,17 +252,18 @@ func TestWriteBufferNote(t *testing.T) {
 	}
 }
 
-// OSA keeps a 4 KiB block compressed only if it fits in 2 KiB: data LZ4
-// shrinks by 30 % is stored whole (LZ4's work is still done, and reads
-// decompress nothing), data it shrinks by 60 % or more is stored in half.
-// ESA stores what LZ4 leaves.
+// OSA keeps a 4 KiB block compressed only if it fits in 2 KiB: what LZ4
+// leaves is the bytes it cannot shrink and its framing (68 bytes), so 30
+// and even 50 % compressible data is stored whole (LZ4's work is still
+// done, and reads decompress nothing), 52 % or more in half. ESA stores
+// what LZ4 leaves in whole 512-byte sectors: 50 % in five of eight.
 func TestOSAKeepsOnlyBlocksThatFitHalf(t *testing.T) {
 	osa := costModelFor(t, mustLoad(t, "wwt-r640-osa"), false, true, false)
 	esa := costModelFor(t, mustLoad(t, "storagereview-r6625-esa"), false, true, false)
 	for _, c := range []struct {
 		pct      int
 		osa, esa float64
-	}{{0, 0, 0}, {30, 0, 0.3}, {50, 0.5, 0.5}, {60, 0.5, 0.6}, {100, 0.5, 0.875}} {
+	}{{0, 0, 0}, {30, 0, 0.25}, {50, 0, 0.375}, {52, 0.5, 0.5}, {60, 0.5, 0.5}, {75, 0.5, 0.625}, {100, 0.5, 0.875}} {
 		if got := osa.saving(c.pct); !(math.Abs(got-c.osa) <= 1e-12) {
 			t.Errorf("OSA, %d %% compressible: saves %g, want %g", c.pct, got, c.osa)
 		}

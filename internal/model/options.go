@@ -103,7 +103,7 @@ var (
 	// answers: reporting, seeds, and fill_device (on a block device fio
 	// 3.33 writes what it would without it: 10 MiB of a 10 MiB loop
 	// device either way, 4 MiB with size=4m).
-	quietOptions = []string{"name", "description", "filename", "directory", "filename_format", "group_reporting", "new_group", "stonewall", "wait_for", "kb_base", "unit_base", "randrepeat", "randseed", "random_generator", "norandommap", "softrandommap", "allrandrepeat", "invalidate", "thread", "clat_percentiles", "lat_percentiles", "slat_percentiles", "percentile_list", "unified_rw_reporting", "disable_lat", "disable_clat", "disable_slat", "disable_bw_measurement", "gtod_reduce", "per_job_logs", "log_avg_msec", "log_hist_msec", "log_max_value", "log_offset", "log_compression", "steadystate_duration", "steadystate_ramp_time", "write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log", "write_iolog", "verify_backlog", "verify_backlog_batch", "exitall", "exitall_on_error", "create_serialize", "create_fsync", "create_on_open", "allow_mounted_write", "allow_file_create", "refill_buffers", "scramble_buffers", "buffer_compress_chunk", "iodepth_batch", "iodepth_batch_complete_max", "latency_window", "latency_run", "buffered", "direct", "rwmixwrite", "rwmixread", "thinktime", "thinktime_blocks", "thinktime_spin", "thinktime_iotime", "thinktime_blocks_type", "rate_iops", "rate", "latency_target", "latency_percentile", "percentage_random", "zero_buffers", "do_verify", "fill_device", "continue_on_error", "ignore_error", "bs", "bssplit", "bsrange", "bs_unaligned"}
+	quietOptions = []string{"name", "description", "filename", "directory", "filename_format", "group_reporting", "new_group", "stonewall", "wait_for", "kb_base", "unit_base", "randrepeat", "randseed", "random_generator", "norandommap", "softrandommap", "allrandrepeat", "invalidate", "thread", "clat_percentiles", "lat_percentiles", "slat_percentiles", "percentile_list", "unified_rw_reporting", "disable_lat", "disable_clat", "disable_slat", "disable_bw_measurement", "gtod_reduce", "per_job_logs", "log_avg_msec", "log_hist_msec", "log_max_value", "log_offset", "log_compression", "steadystate_duration", "steadystate_ramp_time", "write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log", "write_iolog", "verify_backlog", "verify_backlog_batch", "exitall", "exitall_on_error", "create_serialize", "create_fsync", "create_on_open", "allow_mounted_write", "allow_file_create", "refill_buffers", "scramble_buffers", "iodepth_batch", "iodepth_batch_complete_max", "latency_window", "latency_run", "buffered", "direct", "rwmixwrite", "rwmixread", "thinktime", "thinktime_blocks", "thinktime_spin", "thinktime_iotime", "thinktime_blocks_type", "rate_iops", "rate", "latency_target", "latency_percentile", "percentage_random", "zero_buffers", "do_verify", "fill_device", "continue_on_error", "ignore_error", "bs", "bssplit", "bsrange", "bs_unaligned"}
 )
 
 // readJob reads a job's options.
@@ -467,6 +467,21 @@ func (sh *jobShape) option(job *fio.Job, given fio.Option) error {
 		// at 8, 12.0 at 16; iodepth_batch_submit changed nothing (15.95).
 		if n, err := strconv.Atoi(o.Value); err == nil && n > 1 {
 			sh.notes = append(sh.notes, fmt.Sprintf("%s is not modelled: fio reaps at least %d completions before it fills the queue again, so fewer I/Os are in flight than iodepth says (fio 3.33 with iodepth=16: 13.7 at 8, 12.0 at 16); the model keeps iodepth in flight", optionText(given), n))
+		}
+	case "buffer_compress_chunk":
+		n, err := fio.ParseSize(o.Value)
+		if err != nil || n < 0 {
+			return bad("a size, like 512 or 4k (0 for the block size)")
+		}
+		largest := int64(0)
+		for _, s := range sh.sizes[write] {
+			largest = max(largest, s.size)
+		}
+		if n == 0 {
+			n = largest
+		}
+		if pct := job.BufferCompressPercentage; pct > 0 && pct < 100 && n > efficiencyBlock && largest > efficiencyBlock {
+			sh.notes = append(sh.notes, fmt.Sprintf("buffer_compress_chunk=%s is not modelled: fio fills each %d-byte chunk of a write with its random bytes first and its zeros after, so the 4 KiB blocks vSAN compresses one by one come out random or zeros (measured: bs=64k at 50 %% with 64 KiB chunks, half the blocks fit 2 KiB, none with the default 512 bytes); the model takes every block as %d %% compressible", o.Value, min(n, largest), pct))
 		}
 	case "dedupe_mode":
 		if o.Value != "repeat" && o.Value != "working_set" {

@@ -989,6 +989,24 @@ func TestBatchedCompletionsAreNoted(t *testing.T) {
 	}
 }
 
+// A compress chunk above 4 KiB on writes above 4 KiB makes blocks of zeros
+// and random ones, which the model does not follow: noted. At or below
+// 4 KiB, or on 4 KiB writes, every block is as compressible as the data.
+func TestCompressChunksAreNoted(t *testing.T) {
+	for _, c := range []struct {
+		bs    int64
+		chunk string
+		note  string
+	}{
+		{65536, "64k", "buffer_compress_chunk=64k is not modelled: fio fills each 65536-byte chunk"},
+		{65536, "0", "buffer_compress_chunk=0 is not modelled: fio fills each 65536-byte chunk"},
+		{65536, "4k", ""},
+		{4096, "64k", ""},
+	} {
+		notesSay(t, fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: c.bs, BufferCompressPercentage: 50, Options: []fio.Option{{Key: "buffer_compress_chunk", Value: c.chunk}}}, c.note)
+	}
+}
+
 // Polled I/O says what it would cost that the model does not charge.
 func TestPolledIOIsNoted(t *testing.T) {
 	for _, c := range []struct {

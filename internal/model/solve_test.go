@@ -208,7 +208,7 @@ func TestCompressionWhereItHappens(t *testing.T) {
 		if x, y := off.writeCost(65536, lay, 0, 0), on.writeCost(65536, lay, 0, 0); y.cpuCycles() <= x.cpuCycles() {
 			t.Errorf("%s: compressing incompressible data costs no CPU (%g vs %g cycles)", c.name, y.cpuCycles(), x.cpuCycles())
 		}
-		a, b := off.writeCost(65536, lay, 50, 0), on.writeCost(65536, lay, 50, 0)
+		a, b := off.writeCost(65536, lay, 60, 0), on.writeCost(65536, lay, 60, 0)
 		if b.deviceBytes >= a.deviceBytes {
 			t.Errorf("%s: compression saves no device bytes", c.name)
 		}

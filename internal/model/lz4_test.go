@@ -1,0 +1,66 @@
+package model
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// What LZ4 leaves of a 4 KiB block of fio's compressible data is its
+// random bytes and LZ4's framing (lz4_block_overhead_bytes), so OSA's
+// 2 KiB slot takes 52 % compressible data and not 50 %, and ESA stores 50 %
+// data in five 512-byte sectors. Against fio 3.33's buffers (the default
+// buffer_compress_chunk) compressed block by block with the lz4 tool's
+// fast mode; skipped without fio or lz4 (the README's test command
+// installs both).
+func TestLZ4LeavesWhatTheModelSays(t *testing.T) {
+	needFio(t)
+	if _, err := exec.LookPath("lz4"); err != nil {
+		t.Skip("lz4 is not installed (the README's test command installs it)")
+	}
+	lz4 := func(in []byte) int {
+		t.Helper()
+		cmd := exec.Command("lz4", "-1", "-c", "-q")
+		cmd.Stdin = bytes.NewReader(in)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(out)
+	}
+	frame := lz4(nil) + 4 // an empty frame, and a block's size field
+	overhead := mustLoad(t, "wwt-r640-osa").Model.LZ4BlockOverheadBytes.Value
+	osa := costModelFor(t, mustLoad(t, "wwt-r640-osa"), false, true, false)
+	esa := costModelFor(t, mustLoad(t, "storagereview-r6625-esa"), false, true, false)
+	for _, pct := range []int{25, 50, 52, 75} {
+		t.Run(fmt.Sprintf("%d %%", pct), func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "f")
+			var report moved
+			runFio(t, &report, "--output-format=json", "--name=w", "--filename="+file, "--size=1m", "--bs=4k", "--rw=write",
+				fmt.Sprintf("--buffer_compress_percentage=%d", pct))
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			largest := 0
+			for b := 0; b < 16; b++ {
+				largest = max(largest, lz4(data[b*efficiencyBlock:(b+1)*efficiencyBlock])-frame)
+			}
+			model := (1-float64(pct)/100)*efficiencyBlock + overhead
+			if math.Abs(float64(largest)-model) > 12 {
+				t.Errorf("LZ4 leaves up to %d bytes of a 4 KiB block, the model %.0f", largest, model)
+			}
+			if kept := osa.saving(pct) > 0; kept != (largest <= efficiencyBlock/2) {
+				t.Errorf("OSA keeps the block compressed: %v; LZ4 leaves %d bytes", kept, largest)
+			}
+			sectors := math.Ceil(float64(largest) / esaSectorBytes)
+			if want := 1 - sectors*esaSectorBytes/efficiencyBlock; math.Abs(esa.saving(pct)-want) > 1e-12 {
+				t.Errorf("ESA saves %g, the %d-byte block in %.0f sectors %g", esa.saving(pct), largest, sectors, want)
+			}
+		})
+	}
+}
