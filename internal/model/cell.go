@@ -502,6 +502,9 @@ func newCell(p *testbed.Profile, in Input, j int, objects []object, deferDestage
 		if err := c.shape.extent.check(diskBytes(p, d), c.job.Job.NumJobs, c.shape.randomShare > 0, c.job.Job); err != nil {
 			return nil, err
 		}
+		if err := c.shape.skew.fits(c.shape.extent.region(diskBytes(p, d), 0)); err != nil {
+			return nil, err
+		}
 	}
 	c.fr, c.sizes, c.notes = c.shape.fr, c.shape.sizes, c.shape.notes
 	c.rdma = in.State.RDMA && p.RDMACapable

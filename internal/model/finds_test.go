@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -90,6 +91,25 @@ func TestReadsFindWhatLiesWhereTheyRead(t *testing.T) {
 				t.Logf("the model's reads find %.3f of their blocks written, fio's %.3f", got, fioFound)
 			}
 		})
+	}
+}
+
+// zoned_abs zones must fit the job's region, as fio 3.33 requires
+// (measured: zones of 20 MiB and 10 MiB on a 16 MiB file fail the job).
+func TestAbsoluteZonesFitTheRegion(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	for _, c := range []struct {
+		zones, size string
+		err         string
+	}{
+		{"zoned_abs:80/20m:20/10m", "16m", "its zones add up to 31457280 bytes, more than the job's 16777216-byte region"},
+		{"zoned_abs:80/4m:20/4m", "16m", ""},
+	} {
+		job := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 4, Options: []fio.Option{{Key: "random_distribution", Value: c.zones}, {Key: "size", Value: c.size}}}
+		_, err := Solve(context.Background(), p, UniformInput(p, 4, 1, Policy{RAID: "raid1", FTT: 1}, job))
+		if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
+			t.Errorf("%s on %s: %v, want %q", c.zones, c.size, err, c.err)
+		}
 	}
 }
 

@@ -197,7 +197,7 @@ func (s skew) makeGroups(n, blockBytes float64) []popGroup {
 		var gs []popGroup
 		for _, z := range s.zones {
 			// Zones adding up to more than the region are scaled to fit
-			// it (what fio does with them was not measured).
+			// it (fio fails such a job, and a cell refuses it: fits).
 			if share := z.size / math.Max(total, scale); share > 0 {
 				gs = append(gs, popGroup{share, z.access})
 			}
@@ -347,8 +347,8 @@ type zoneRange struct {
 
 // laidOut is where a zoned distribution's zones lie in a clone's region
 // of size bytes from start: in order from the region's start, as fio 3.33
-// lays them (io_u.c, __get_next_rand_offset_zoned and _zoned_abs), scaled
-// to fit as groups scales them. Other distributions hash their ranks onto
+// lays them (io_u.c, __get_next_rand_offset_zoned and _zoned_abs); a
+// run's zoned_abs zones fit its region (fits). Other distributions hash their ranks onto
 // the blocks (lib/zipf.c, lib/gauss.c), so their accesses fall evenly over
 // the region in expectation: nil.
 func (s skew) laidOut(start, size float64) []zoneRange {
@@ -372,6 +372,23 @@ func (s skew) laidOut(start, size float64) []zoneRange {
 		}
 	}
 	return out
+}
+
+// fits refuses zoned_abs zones that add up to more than a region of
+// region bytes: fio 3.33 fails such a job ("zoned_abs sizes exceed file
+// size", measured: zones of 20 MiB and 10 MiB on a 16 MiB file).
+func (s skew) fits(region float64) error {
+	if s.kind != "zoned_abs" || region <= 0 {
+		return nil
+	}
+	total := 0.0
+	for _, z := range s.zones {
+		total += z.size
+	}
+	if total > region {
+		return fmt.Errorf("random_distribution=%s: its zones add up to %.0f bytes, more than the job's %.0f-byte region; fio 3.33 fails the job (\"zoned_abs sizes exceed file size\"): give zones that fit, or zoned with percentages", s.spec, total, region)
+	}
+	return nil
 }
 
 // cloneZones are the zones of one clone's region and the region's bytes.
