@@ -9,13 +9,16 @@ import (
 )
 
 // fio seeds its random offsets alike on every run: with randrepeat on (its
-// default) or a randseed given, a thread's seeds are that seed times the
-// thread's number in its job file (fio 3.33, init.c, setup_random_seeds).
-// So a random job of the same shape in the same place draws the same
-// offsets in the same order, run after run, whatever its direction; and
-// its read/write draws are seeded alike, so a position a 70/30 job wrote,
-// a 70/30 job run again writes, and a 50/50 one reads there only where the
-// 70/30 one read. A reader after a writer of its shape reads, I/O for I/O,
+// default) a thread's offset seed is a constant times the thread's number
+// in its job file, whatever randseed says; with randrepeat=0 and a
+// randseed, that seed times the number; only with neither is it drawn
+// afresh (fio 3.33, init.c, setup_random_seeds and
+// td_fill_rand_seeds_internal). So a random job of the same shape in the
+// same place draws the same offsets in the same order, run after run,
+// whatever its direction; and its read/write draws are seeded alike (from
+// randseed, or fio's default), so a position a 70/30 job wrote, a 70/30
+// job run again writes, and a 50/50 one reads there only where the 70/30
+// one read. A reader after a writer of its shape reads, I/O for I/O,
 // the blocks the writer drew, and finds data where the writer wrote them,
 // however little of the disk it covered; a writer run again writes the
 // blocks it wrote before.
@@ -27,7 +30,12 @@ import (
 // of 4 MiB a randread finds 0.310, a 70/30 randrw 0.000, a 50/50 one
 // 0.000, and after a 50/50 one a 70/30 randrw 0.298; a second randwrite of
 // 4 MiB leaves 0.25 of the file written, one of 8 MiB 0.50, one with
-// randrepeat=0 0.44.
+// randrepeat=0 0.44. A randread with randseed=12345 after a randwrite
+// with none, or randseed=99999 after randseed=1, found 0.500 of 8 MiB
+// (the same offsets); two runs with randrepeat=0 and randseed=5 did too,
+// one with randrepeat=0 and randseed=7 after one with randseed=7 alone
+// 0.244. Two mixes with different randseeds draw the same offsets but
+// different directions; the model takes their directions as alike.
 
 // streamKey names the sequence of random offsets a job's fio threads draw
 // on a disk.
@@ -49,9 +57,13 @@ type streamRun struct{ length, readShare float64 }
 // every other run's (a skewed distribution or norandommap draws the same
 // offsets again too, but not distinct blocks a pass: not modelled).
 func streamOf(sh jobShape, job *fio.Job, thread int, disk diskKey) (streamKey, bool) {
-	seeded := rawValue(job, "randrepeat") != "0" && rawValue(job, "randrepeat") != "false" || hasRaw(job, "randseed")
-	if thread < 0 || !seeded || sh.randomShare < 1 || !sh.skew.uniform() || sh.order == drawnAfresh {
+	repeatable := rawValue(job, "randrepeat") != "0" && rawValue(job, "randrepeat") != "false"
+	if thread < 0 || !repeatable && !hasRaw(job, "randseed") || sh.randomShare < 1 || !sh.skew.uniform() || sh.order == drawnAfresh {
 		return streamKey{}, false
+	}
+	seed := "repeatable" // fio's constant, whatever randseed says
+	if !repeatable {
+		seed = "randseed=" + rawValue(job, "randseed")
 	}
 	sizes := sh.sizes[write]
 	if sh.fr > 0 {
@@ -59,7 +71,7 @@ func streamOf(sh jobShape, job *fio.Job, thread int, disk diskKey) (streamKey, b
 	}
 	e := sh.extent
 	shape := fmt.Sprintf("%v|%v %v %v %v|%s|%s|%s", sizes, e.size, e.offset, e.offsetIncrement, e.fileSize,
-		rawValue(job, "random_generator"), rawValue(job, "randseed"), rawValue(job, "blockalign"))
+		rawValue(job, "random_generator"), seed, rawValue(job, "blockalign"))
 	return streamKey{disk, thread, shape}, true
 }
 

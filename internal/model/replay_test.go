@@ -47,6 +47,14 @@ func TestReadsReplayTheWritesOfTheirShape(t *testing.T) {
 		// which the fill wrote 30 %.
 		{"a randread twice as long, over a fill", []string{"--rw=randwrite", "--io_size=4m"}, []string{"--rw=randread", "--io_size=8m"},
 			fio.Job{RW: "randwrite"}, fio.Job{RW: "randread"}, true, false},
+		// With randrepeat on, fio seeds the offsets with a constant
+		// whatever randseed says; with it off, from randseed.
+		{"a randread with another randseed", []string{"--rw=randwrite", "--io_size=4m", "--randseed=1"}, []string{"--rw=randread", "--io_size=8m", "--randseed=99999"},
+			fio.Job{RW: "randwrite", Options: []fio.Option{{Key: "randseed", Value: "1"}}}, fio.Job{RW: "randread", Options: []fio.Option{{Key: "randseed", Value: "99999"}}}, false, false},
+		{"a randread seeded by randseed alone", []string{"--rw=randwrite", "--io_size=4m", "--randrepeat=0", "--randseed=5"}, []string{"--rw=randread", "--io_size=8m", "--randrepeat=0", "--randseed=5"},
+			fio.Job{RW: "randwrite", Options: []fio.Option{{Key: "randrepeat", Value: "0"}, {Key: "randseed", Value: "5"}}}, fio.Job{RW: "randread", Options: []fio.Option{{Key: "randrepeat", Value: "0"}, {Key: "randseed", Value: "5"}}}, false, false},
+		{"a randread seeded otherwise", []string{"--rw=randwrite", "--io_size=4m", "--randseed=7"}, []string{"--rw=randread", "--io_size=8m", "--randrepeat=0", "--randseed=7"},
+			fio.Job{RW: "randwrite", Options: []fio.Option{{Key: "randseed", Value: "7"}}}, fio.Job{RW: "randread", Options: []fio.Option{{Key: "randrepeat", Value: "0"}, {Key: "randseed", Value: "7"}}}, false, false},
 		// A job's seeds follow its number in its job file: the second job
 		// of one run and the first of another draw different offsets.
 		{"a randread after a second job's randwrite", []string{"--rw=randwrite", "--io_size=4m"}, []string{"--rw=randread", "--io_size=8m"},
