@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -118,8 +119,10 @@ func TestSequentialReaderMeetsWhatWasWritten(t *testing.T) {
 		runJob(t, pl, ws, w)
 		res := runJob(t, pl, ws, reader(mix))
 		// Its reads find the written fifth, then blocks never written; its
-		// writes land behind them.
-		secs := written*2/(am*1e6) + (disk-written)*2/(bm*1e6)
+		// writes land behind them. fio keeps a position per direction, so
+		// the reads pass the written fifth once the job has moved twice
+		// its bytes (50/50), and over the disk's size read half of it.
+		secs := 2*written*2/(am*1e6) + (disk-2*written)*2/(bm*1e6)
 		if end := lastSampleTS(res); !nearRel(end, secs, 1e-6) || bm < 1.2*am {
 			t.Errorf("the samples end at %g s, want %g: the written fifth at %.0f MB/s, the rest at %.0f", end, secs, am, bm)
 		}
@@ -231,5 +234,36 @@ func TestSequentialReaderBesideOthersIsNoted(t *testing.T) {
 	}
 	if notes := strings.Join(res.Notes, "\n"); !strings.Contains(notes, "r reads sequentially over parts of its disks written differently; beside other jobs") || strings.Contains(notes, "o reads sequentially") {
 		t.Errorf("notes %q: want r's share over its reach said, and nothing of o", res.Notes)
+	}
+}
+
+// fio keeps a position per direction in a sequential mix: a 70/30 rw
+// moving a 16 MiB file's size reads its first 70 % and writes its first
+// 30 %, each in order (fio 3.33's write_iolog), which is why a mix's reads
+// move along its pass by reads alone (readThrough).
+func TestASequentialMixKeepsAPositionPerDirection(t *testing.T) {
+	needFio(t)
+	const size, bs = 16 << 20, 4096
+	dir := t.TempDir()
+	iolog := filepath.Join(dir, "log")
+	var report moved
+	runFio(t, &report, "--output-format=json", "--name=m", "--filename="+filepath.Join(dir, "f"), "--size=16m", "--bs=4k", "--rw=rw", "--rwmixread=70", "--ioengine=psync", "--write_iolog="+iolog)
+	var last [2]int64 // the furthest block read and written
+	var count [2]int64
+	for _, io := range loggedIOs(t, iolog, bs) {
+		d := read
+		if io.write {
+			d = write
+		}
+		last[d] = max(last[d], io.block)
+		count[d]++
+	}
+	for d, name := range []string{"reads", "writes"} {
+		if count[d] == 0 || last[d]+1 != count[d] {
+			t.Errorf("%s: %d of them, the furthest at block %d; want them in order from the start, each block once", name, count[d], last[d])
+		}
+	}
+	if share := float64(count[read]) / (size / bs); math.Abs(share-0.7) > 0.03 {
+		t.Errorf("the reads cover %.3f of the file, want about 0.7", share)
 	}
 }
