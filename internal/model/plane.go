@@ -437,13 +437,12 @@ type laidOut struct {
 // (aboveMaxLatency).
 func (pl *Plane) layOutJobs(ctx context.Context, jobs []JobRun, in Input, out *Output, z float64) (laidOut, error) {
 	lo := laidOut{in: in, out: out, cell: out, spans: make([]span, len(jobs)), starts: make([]float64, len(jobs)), phases: 1}
-	var segs []readSegment
-	var later []found
+	var plan passPlan
 	lead := "a sequential reader meets its disks' parts in order"
 	if len(jobs) == 1 {
-		if segs = pl.readSegments(jobs[0]); segs == nil {
+		if plan = pl.readSegments(jobs[0]); plan == nil {
 			var note string
-			segs, later, note = pl.replaySegments(jobs[0])
+			plan, note = pl.replaySegments(jobs[0])
 			lead = "fio seeds its random offsets alike on every run (randrepeat, its default): this reader draws the offsets of earlier runs of its shape again, finding data where they wrote along its first pass"
 			if note != "" {
 				lo.notes = append(lo.notes, note)
@@ -451,8 +450,8 @@ func (pl *Plane) layOutJobs(ctx context.Context, jobs []JobRun, in Input, out *O
 		}
 	}
 	switch {
-	case segs != nil: // a reader meeting differently written parts in order
-		sp, in, out, note, err := pl.readThrough(ctx, jobs[0], segs, later, lead, z)
+	case plan != nil: // a reader meeting differently written parts in order
+		sp, in, out, note, err := pl.readThrough(ctx, jobs[0], plan, lead, z)
 		if err != nil {
 			return lo, err
 		}
@@ -475,7 +474,7 @@ func (pl *Plane) layOutJobs(ctx context.Context, jobs []JobRun, in Input, out *O
 			if pl.readSegments(j) != nil {
 				lo.notes = append(lo.notes, fmt.Sprintf("%s reads sequentially over parts of its disks written differently; beside other jobs it is solved with the share written over its whole reach, where run alone it meets the parts in order", j.Job.Name))
 			}
-			if segs, _, note := pl.replaySegments(j); segs != nil || note != "" {
+			if plan, note := pl.replaySegments(j); plan != nil || note != "" {
 				lo.notes = append(lo.notes, fmt.Sprintf("%s draws the random offsets of earlier runs of its shape again (fio's default seeds); beside other jobs it is solved with the share written over its whole reach, where run alone it reads the blocks they wrote first", j.Job.Name))
 			}
 		}

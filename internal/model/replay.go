@@ -195,17 +195,17 @@ func (pl *Plane) addRun(key streamKey, run streamRun) {
 
 // replaySegments cuts the first pass of a lone random job that reads and
 // follows a stream earlier runs wrote along (streamOf) where what its
-// reads find changes: on each stretch, per disk, the reads whose block a run wrote
-// (hits) find data, the rest what the rest of the region holds
-// (background). later is what it finds on later passes, drawn anew: its
-// reach's even share. nil where it follows no stream with writes, or its
+// reads find changes: on each stretch, per disk, the reads whose block a
+// run wrote (hits) find data, the rest what the rest of the region holds
+// (background). On later passes, drawn anew, it finds its reach's even
+// share. nil where it follows no stream with writes, or its
 // disks' passes differ in size; and for a mix on OSA, whose writes fill
 // the write buffers as it goes (layOut), with a note saying what its reads
 // are solved with instead.
-func (pl *Plane) replaySegments(jr JobRun) (segs []readSegment, later []found, note string) {
+func (pl *Plane) replaySegments(jr JobRun) (passPlan, string) {
 	sh, err := readJob(jr.Job)
 	if err != nil || sh.fr <= 0 || jr.readsBack {
-		return nil, nil, ""
+		return nil, ""
 	}
 	type diskPath struct {
 		path streamPath
@@ -224,7 +224,7 @@ func (pl *Plane) replaySegments(jr JobRun) (segs []readSegment, later []found, n
 			p := sh.extent.region(size, 0)
 			if p <= 0 || pass >= 0 && p != pass {
 				pl.mu.Unlock()
-				return nil, nil, ""
+				return nil, ""
 			}
 			pass = p
 			written, pct := sh.finds(pl.data(w.Name, d), size, jr.Job.NumJobs)
@@ -241,6 +241,7 @@ func (pl *Plane) replaySegments(jr JobRun) (segs []readSegment, later []found, n
 	cuts = append(cuts, pass)
 	slices.Sort(cuts)
 	cuts = slices.Compact(cuts)
+	var segs []readSegment
 	replays := false
 	for k := 1; k < len(cuts); k++ {
 		s := readSegment{from: cuts[k-1], to: cuts[k]}
@@ -261,13 +262,19 @@ func (pl *Plane) replaySegments(jr JobRun) (segs []readSegment, later []found, n
 		segs = append(segs, s)
 	}
 	if !replays {
-		return nil, nil, ""
+		return nil, ""
 	}
 	if sh.fr < 1 && pl.p.Architecture == "OSA" {
-		return nil, nil, fmt.Sprintf("%s draws the random offsets of earlier runs of its shape again (fio's default seeds), so its first reads find data where they wrote; a mix on OSA is solved through its write buffers' burst with the share written over its whole reach", jr.Job.Name)
+		return nil, fmt.Sprintf("%s draws the random offsets of earlier runs of its shape again (fio's default seeds), so its first reads find data where they wrote; a mix on OSA is solved through its write buffers' burst with the share written over its whole reach", jr.Job.Name)
 	}
+	var later []found // drawn anew
 	for _, dp := range disks {
 		later = append(later, dp.even)
 	}
-	return segs, later, ""
+	return func(k int) []readSegment {
+		if k == 0 {
+			return segs
+		}
+		return []readSegment{{from: 0, to: pass, finds: later}}
+	}, ""
 }

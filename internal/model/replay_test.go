@@ -129,22 +129,21 @@ func (m moved) moved() (b float64) {
 // first bytes of I/O (one clone, one disk), as the model lays them out.
 func (pl *Plane) foundOver(t *testing.T, jr JobRun, bytes float64) float64 {
 	t.Helper()
-	segs, later, _ := pl.replaySegments(jr)
-	if segs == nil {
+	plan, _ := pl.replaySegments(jr)
+	if plan == nil {
 		in, _, err := pl.input(t.Context(), jr.Workers, jr.Job)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return in.Jobs[0].Disks[0].Written
 	}
-	sum, at := 0.0, 0.0
-	for _, s := range segs {
-		n := math.Max(0, math.Min(s.to, bytes)-s.from)
-		sum += n * s.finds[0].written
-		at = s.to
-	}
-	if bytes > at {
-		sum += (bytes - at) * later[0].written
+	sum, done := 0.0, 0.0 // bytes along the passes
+	for k := 0; done < bytes; k++ {
+		for _, s := range plan(k) {
+			n := math.Max(0, math.Min(s.to-s.from, bytes-done))
+			sum += n * s.finds[0].written
+			done += n
+		}
 	}
 	return sum / bytes
 }

@@ -22,22 +22,31 @@ type readSegment struct {
 	finds    []found // per disk, in disksOf order
 }
 
+// passPlan is what a lone reader finds along each of its passes: the
+// segments of pass k, from 0.
+type passPlan func(k int) []readSegment
+
 // readSegments cuts a lone sequential reader's pass where what its disks
 // hold changes (a disk written over its first part only, say): fio reads
 // the pass in order, so it meets the parts one after another. A sequential
-// mix (rw) keeps a position per direction, its writes behind its reads, so
-// its reads meet the parts as they were too, on its first pass (a later
-// pass would find its own writes: a time-based mix, or one of several
-// loops, is left out).
-// nil where the reader finds the same all along, reads at random or leaves
-// holes (rw=read:4k).
-func (pl *Plane) readSegments(jr JobRun) []readSegment {
+// mix (rw) keeps a position per direction (fio 3.33, measured), so its
+// reads also meet its own writes where those are ahead of them: with w
+// bytes written per byte read, at p bytes into pass k its writes have
+// reached w(kR+p) of a region of R bytes when each direction wraps on its
+// own (by time), so from 0 to kwR/(1-w) of the pass (all of it once w >=
+// 1, fewer reads than writes); size based, both restart when the reads
+// wrap, so a later pass finds the wR bytes the one before wrote (a 70/30
+// mix moving 48 MiB of a 16 MiB file: its writes at block 1,838 of 4,096
+// when its reads wrapped, both from 0 after; by time its writes went on).
+// nil where the reader finds the same all along, reads at random, leaves
+// holes (rw=read:4k), or is a mix of several loops or, on OSA, by time.
+func (pl *Plane) readSegments(jr JobRun) passPlan {
 	sh, err := readJob(jr.Job)
 	if err != nil || sh.fr <= 0 || sh.randomShare > 0 || sh.extent.hole > 0 {
 		return nil // a reader leaving holes: what it finds is its reach's mean
 	}
-	if sh.fr < 1 && (jr.Job.TimeBased || sh.extent.loops > 1) {
-		return nil
+	if sh.fr < 1 && (sh.extent.loops > 1 || jr.Job.TimeBased && pl.p.Architecture == "OSA") {
+		return nil // on OSA a mix by time fills the write buffers as it goes (layOut)
 	}
 	if _, _, steady, _ := steadyWindow(jr.Job); steady {
 		return nil // a steady-state criterion stops it on its own terms
@@ -92,40 +101,96 @@ func (pl *Plane) readSegments(jr JobRun) []readSegment {
 		}
 		segs = append(segs, s)
 	}
-	if len(segs) < 2 {
+	w := 0.0 // bytes written per byte read
+	if sh.fr < 1 {
+		w = (1 - sh.fr) * meanSize(sh.sizes[write]) / (sh.fr * meanSize(sh.sizes[read]))
+	}
+	end := segs[len(segs)-1].to
+	ahead := func(k int) float64 { // how far into pass k the job's own writes are
+		switch {
+		case w == 0:
+			return 0
+		case w >= 1:
+			return end
+		case jr.Job.TimeBased:
+			return math.Min(end, float64(k)*w*end/(1-w))
+		case k > 0:
+			return w * end
+		}
+		return 0
+	}
+	own := found{1, float64(sh.compressPct)}
+	plan := func(k int) []readSegment { return overlay(segs, ahead(k), own) }
+	if first, next := plan(0), plan(1); len(first) < 2 && slices.EqualFunc(first, next, sameSegment) {
 		return nil
 	}
-	return segs
+	return plan
 }
 
-// readThrough runs a lone reader through its pass as fio reads it:
-// segment after segment, each solved with what the reader finds there
-// (scaled by the run's noise draw z) for as long as reading it takes at
-// that rate, pass after pass, until the job's time or extent ends; where
-// later is given, passes after the first find that all along. So a
-// sequential reader of a disk written over its first part reads that part
-// at the rate of written blocks and the rest at the rate of blocks never
-// written, its samples showing the step. It returns the run in time, the
-// input and output of the segment it spent the longest in (the run's
+// overlay is segs with what lies before at bytes into the pass replaced
+// by f on every disk.
+func overlay(segs []readSegment, at float64, f found) []readSegment {
+	if at <= 0 {
+		return segs
+	}
+	finds := make([]found, len(segs[0].finds))
+	for i := range finds {
+		finds[i] = f
+	}
+	out := []readSegment{{from: 0, to: at, finds: finds}}
+	for _, s := range segs {
+		if s.to > at {
+			s.from = math.Max(s.from, at)
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func sameSegment(a, b readSegment) bool {
+	return a.from == b.from && a.to == b.to && slices.Equal(a.finds, b.finds)
+}
+
+// readThrough runs a lone reader through its passes as fio reads them:
+// segment after segment of each pass (plan), each solved with what the
+// reader finds there (scaled by the run's noise draw z) for as long as
+// reading it takes at that rate, until the job's time or extent ends. So
+// a sequential reader of a disk written over its first part reads that
+// part at the rate of written blocks and the rest at the rate of blocks
+// never written, its samples showing the step. It returns the run in
+// time, the input and output of what it spent the longest in (the run's
 // view), and a note, after lead, saying what it read where.
-func (pl *Plane) readThrough(ctx context.Context, jr JobRun, segs []readSegment, later []found, lead string, z float64) (span, Input, *Output, string, error) {
+func (pl *Plane) readThrough(ctx context.Context, jr JobRun, plan passPlan, lead string, z float64) (span, Input, *Output, string, error) {
 	job := jr.Job
 	sh, err := readJob(job)
 	if err != nil {
 		return span{}, Input{}, nil, "", err
 	}
-	first := len(segs) // segments of the first pass; a later one follows
-	if later != nil {
-		segs = append(slices.Clone(segs), readSegment{from: 0, to: segs[len(segs)-1].to, finds: later})
+	type cellRun struct {
+		in    Input
+		out   *Output
+		spent float64
 	}
-	ins, outs := make([]Input, len(segs)), make([]*Output, len(segs))
-	for k, s := range segs {
-		run := jr
-		run.finds = s.finds
-		if ins[k], outs[k], _, err = pl.solveCell(ctx, []JobRun{run}, z); err != nil {
-			return span{}, Input{}, nil, "", err
+	cells := map[string]*cellRun{} // by what the reader finds: each solved once
+	var first *cellRun
+	solveFor := func(f []found) (*cellRun, error) {
+		key := fmt.Sprint(f)
+		if c, ok := cells[key]; ok {
+			return c, nil
 		}
-		outs[k].Notes = slices.DeleteFunc(outs[k].Notes, func(n string) bool { return strings.Contains(n, "never written") })
+		run := jr
+		run.finds = f
+		in, out, _, err := pl.solveCell(ctx, []JobRun{run}, z)
+		if err != nil {
+			return nil, err
+		}
+		out.Notes = slices.DeleteFunc(out.Notes, func(n string) bool { return strings.Contains(n, "never written") })
+		c := &cellRun{in: in, out: out}
+		cells[key] = c
+		if first == nil {
+			first = c
+		}
+		return c, nil
 	}
 	disks := disksOf(jr.Workers)
 	perClone := jr.fioJobs() // readers, each on its own pass
@@ -151,27 +216,61 @@ func (pl *Plane) readThrough(ctx context.Context, jr JobRun, segs []readSegment,
 		}
 		toRead = moves * moved / perClone
 	}
-	sp := span{ramp: ramp}
-	spent := make([]float64, len(segs))
-	t, read := 0.0, 0.0
-	pass := make([]int, first) // the segments of a pass, in order
-	for k := range pass {
-		pass[k] = k
+	// The note tells the passes apart where they differ: the first, the
+	// second, and the later ones together.
+	same01 := slices.EqualFunc(plan(0), plan(1), sameSegment)
+	same12 := slices.EqualFunc(plan(1), plan(2), sameSegment)
+	bucket := func(k int) int {
+		switch {
+		case same01 || k == 0:
+			return 0
+		case same12 || k >= 2:
+			return 2
+		}
+		return 1
 	}
-	for t < limit*(1-1e-12) && read < toRead*(1-1e-12) {
+	type told struct {
+		seg                    readSegment
+		bytes, writtenBytes, t float64
+	}
+	var said [3][]told
+	sp := span{ramp: ramp}
+	t, read := 0.0, 0.0
+	for k := 0; t < limit*(1-1e-12) && read < toRead*(1-1e-12); k++ {
 		before := t
-		for _, k := range pass {
-			s := segs[k]
-			rate := (outs[k].Read.MBps + outs[k].Write.MBps) * 1e6 / perClone
+		for i, s := range plan(k) {
+			c, err := solveFor(s.finds)
+			if err != nil {
+				return span{}, Input{}, nil, "", err
+			}
+			rate := (c.out.Read.MBps + c.out.Write.MBps) * 1e6 / perClone
 			if sequential {
-				rate = outs[k].Read.MBps * 1e6 / perClone
+				rate = c.out.Read.MBps * 1e6 / perClone
 			}
 			if rate <= 0 {
 				return span{}, Input{}, nil, "", fmt.Errorf("the reader makes no progress where its disks are %.0f %% written", 100*s.finds[0].written)
 			}
 			dt := math.Min((s.to-s.from)/rate, math.Min(limit-t, (toRead-read)/rate))
-			sp.phases = append(sp.phases, phase{t, t + dt, [2]Direction{outs[k].Read, outs[k].Write}})
-			spent[k] += dt
+			sp.phases = append(sp.phases, phase{t, t + dt, [2]Direction{c.out.Read, c.out.Write}})
+			c.spent += dt
+			b := bucket(k)
+			if b != 2 && len(said[b]) <= i {
+				said[b] = append(said[b], told{seg: s})
+			}
+			written := 0.0
+			for _, f := range s.finds {
+				written += f.written / float64(len(s.finds))
+			}
+			moved := dt * (c.out.Read.MBps + c.out.Write.MBps) * 1e6
+			if b == 2 {
+				if len(said[2]) == 0 {
+					said[2] = append(said[2], told{})
+				}
+				i = 0
+			}
+			said[b][i].t += dt
+			said[b][i].bytes += moved
+			said[b][i].writtenBytes += moved * written
 			t, read = t+dt, read+dt*rate
 			if t >= limit*(1-1e-12) || read >= toRead*(1-1e-12) {
 				break
@@ -180,37 +279,42 @@ func (pl *Plane) readThrough(ctx context.Context, jr JobRun, segs []readSegment,
 		if t == before {
 			break
 		}
-		if later != nil {
-			pass = []int{first}
-		}
 	}
 	sp.end = t
 	pl.mu.Lock()
-	bufferBurst(pl.p, &pl.buffer, outs[0], t) // reads let OSA's elevators drain the buffers
+	bufferBurst(pl.p, &pl.buffer, first.out, t) // reads let OSA's elevators drain the buffers
 	pl.mu.Unlock()
-	main := 0
-	for k := range spent {
-		if spent[k] > spent[main] {
-			main = k
+	main := first
+	for _, c := range cells {
+		if c.spent > main.spent {
+			main = c
 		}
 	}
 	var parts []string
-	whole := segs[len(segs)-1].to
-	where := "each pass"
-	if later != nil {
-		where = "the first pass"
-	}
-	for k, s := range segs {
-		written := 0.0
-		for _, f := range s.finds {
-			written += f.written
+	whole := plan(0)[len(plan(0))-1].to
+	for b, name := range []string{"each pass", "the second pass", "later passes"} {
+		if b == 0 && !same01 {
+			name = "the first pass"
 		}
-		at := fmt.Sprintf("%.0f-%.0f %% of %s", 100*s.from/whole, 100*s.to/whole, where)
-		if k == first {
-			at = "later passes"
+		for _, x := range said[b] {
+			mbps, share := 0.0, 0.0
+			if x.t > 0 {
+				mbps = x.bytes / x.t / 1e6
+			}
+			if x.bytes > 0 {
+				share = x.writtenBytes / x.bytes
+			} else {
+				for _, f := range x.seg.finds {
+					share += f.written / float64(len(x.seg.finds))
+				}
+			}
+			at := fmt.Sprintf("%.0f-%.0f %% of %s", 100*x.seg.from/whole, 100*x.seg.to/whole, name)
+			if b == 2 {
+				at = name
+			}
+			parts = append(parts, fmt.Sprintf("%s %.0f %% written, %.0f MB/s for %.4g s", at, 100*share, mbps, x.t))
 		}
-		parts = append(parts, fmt.Sprintf("%s %.0f %% written, %.0f MB/s for %.4g s", at, 100*written/float64(len(s.finds)), outs[k].Read.MBps+outs[k].Write.MBps, spent[k]))
 	}
 	note := lead + ", each solved with what it finds there (a read of a block never written costs a metadata lookup and the guest's copy, no device): " + strings.Join(parts, "; ")
-	return sp, ins[main], outs[main], note, nil
+	return sp, main.in, main.out, note, nil
 }
