@@ -253,8 +253,11 @@ func (pl *Plane) readThrough(ctx context.Context, jr JobRun, plan passPlan, lead
 			dt := math.Min((s.to-s.from)/rate, math.Min(limit-t, (toRead-read)/rate))
 			sp.phases = append(sp.phases, phase{t, t + dt, [2]Direction{c.out.Read, c.out.Write}})
 			c.spent += dt
-			b := bucket(k)
-			if b != 2 && len(said[b]) <= i {
+			b, j := bucket(k), i
+			if b == 2 {
+				j = 0 // the later passes are told together
+			}
+			if len(said[b]) <= j {
 				said[b] = append(said[b], told{seg: s})
 			}
 			written := 0.0
@@ -262,15 +265,9 @@ func (pl *Plane) readThrough(ctx context.Context, jr JobRun, plan passPlan, lead
 				written += f.written / float64(len(s.finds))
 			}
 			moved := dt * (c.out.Read.MBps + c.out.Write.MBps) * 1e6
-			if b == 2 {
-				if len(said[2]) == 0 {
-					said[2] = append(said[2], told{})
-				}
-				i = 0
-			}
-			said[b][i].t += dt
-			said[b][i].bytes += moved
-			said[b][i].writtenBytes += moved * written
+			said[b][j].t += dt
+			said[b][j].bytes += moved
+			said[b][j].writtenBytes += moved * written
 			t, read = t+dt, read+dt*rate
 			if t >= limit*(1-1e-12) || read >= toRead*(1-1e-12) {
 				break
