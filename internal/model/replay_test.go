@@ -47,6 +47,12 @@ func TestReadsReplayTheWritesOfTheirShape(t *testing.T) {
 		// which the fill wrote 30 %.
 		{"a randread twice as long, over a fill", []string{"--rw=randwrite", "--io_size=4m"}, []string{"--rw=randread", "--io_size=8m"},
 			fio.Job{RW: "randwrite"}, fio.Job{RW: "randread"}, true, false},
+		// Without the random map the same draws come again: the first half
+		// finds the writer's blocks, the second the file's share (0.22).
+		{"a randread without the map after a randwrite without it", []string{"--rw=randwrite", "--io_size=4m", "--norandommap"}, []string{"--rw=randread", "--io_size=8m", "--norandommap"},
+			fio.Job{RW: "randwrite", Options: []fio.Option{{Key: "norandommap"}}}, fio.Job{RW: "randread", Options: []fio.Option{{Key: "norandommap"}}}, false, false},
+		{"a randread without the map after a randwrite with it", []string{"--rw=randwrite", "--io_size=4m"}, []string{"--rw=randread", "--io_size=8m", "--norandommap"},
+			fio.Job{RW: "randwrite"}, fio.Job{RW: "randread", Options: []fio.Option{{Key: "norandommap"}}}, false, false},
 		// With randrepeat on, fio seeds the offsets with a constant
 		// whatever randseed says; with it off, from randseed.
 		{"a randread with another randseed", []string{"--rw=randwrite", "--io_size=4m", "--randseed=1"}, []string{"--rw=randread", "--io_size=8m", "--randseed=99999"},
@@ -163,19 +169,28 @@ func TestWritesReplayTheirShape(t *testing.T) {
 		{"twice as long", []string{"--rw=randwrite", "--io_size=8m"}, fio.Job{RW: "randwrite", Options: []fio.Option{{Key: "io_size", Value: "8m"}}}},
 		{"seeded afresh", []string{"--rw=randwrite", "--io_size=4m", "--randrepeat=0"}, fio.Job{RW: "randwrite", Options: []fio.Option{{Key: "io_size", Value: "4m"}, {Key: "randrepeat", Value: "0"}}}},
 		{"a 50/50 mix twice as long", []string{"--rw=randrw", "--io_size=8m"}, fio.Job{RW: "randrw", RWMixRead: 50, Options: []fio.Option{{Key: "io_size", Value: "8m"}}}},
+		// Without the map: the first 4 MiB of draws again, then new ones
+		// landing anywhere (the first run without the map too).
+		{"twice as long without the map", []string{"--rw=randwrite", "--io_size=8m", "--norandommap"}, fio.Job{RW: "randwrite", Options: []fio.Option{{Key: "io_size", Value: "8m"}, {Key: "norandommap"}}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			file := filepath.Join(t.TempDir(), "f")
 			sparseFile(t, file, size)
 			common := []string{"--output-format=json", "--filename=" + file, "--size=16m", "--bs=4k", "--ioengine=psync", "--end_fsync=1"}
+			noMap := hasRaw(&c.job, "norandommap") // the first run as the second
+			firstArgs := append(common, "--name=a", "--rw=randwrite", "--io_size=4m")
+			firstJob := fio.Job{RW: "randwrite", BlockSize: bs, IOEngine: "psync", Options: []fio.Option{{Key: "io_size", Value: "4m"}}}
+			if noMap {
+				firstArgs = append(firstArgs, "--norandommap")
+				firstJob.Options = append(firstJob.Options, fio.Option{Key: "norandommap"})
+			}
 			var first, then moved
-			runFio(t, &first, append(common, "--name=a", "--rw=randwrite", "--io_size=4m")...)
+			runFio(t, &first, firstArgs...)
 			runFio(t, &then, append(append(common, "--name=b"), c.then...)...)
 			fioHeld := float64(len(dataBlocks(t, file, bs))) / (size / bs)
 
 			pl, _ := newTestPlane(t)
 			w := fio.Worker{Name: "w", Disks: []fio.Disk{{Name: "d", SizeBytes: size}}}
-			firstJob := fio.Job{RW: "randwrite", BlockSize: bs, IOEngine: "psync", Options: []fio.Option{{Key: "io_size", Value: "4m"}}}
 			pl.recordWrites([]fio.Worker{w}, &firstJob, 0, first.written(), first.moved())
 			job := c.job
 			job.BlockSize, job.IOEngine = bs, "psync"
