@@ -78,11 +78,7 @@ func (sh *jobShape) repeatedBuffers(job *fio.Job) {
 	case alike:
 		sh.sameBlocks, sh.sameBecause = 1, "every buffer alike (zero_buffers or buffer_pattern)"
 	case hasRaw(job, "scramble_buffers") && (v == "0" || v == "false"):
-		largest := 0.0
-		for _, s := range sh.sizes[write] {
-			largest = math.Max(largest, float64(s.size))
-		}
-		sh.sameBlocks = float64(sh.depth) * math.Ceil(largest/efficiencyBlock)
+		sh.sameBlocks = float64(sh.depth) * math.Ceil(sh.largestWrite()/efficiencyBlock)
 		sh.sameBecause = fmt.Sprintf("scramble_buffers=0: its %d buffers written as filled", sh.depth)
 	}
 }

@@ -123,8 +123,16 @@ func (sh jobShape) alignedApart() bool {
 // slot ends up holding.
 func (sh jobShape) alignedReach() float64 {
 	if a := sh.align[write]; a > 0 {
-		largest := slices.MaxFunc(sh.sizes[write], func(x, y sizeShare) int { return int(x.size - y.size) })
-		return math.Min(1, float64(largest.size)/a)
+		return math.Min(1, sh.largestWrite()/a)
 	}
 	return 1
+}
+
+// largestWrite is the largest of the job's write sizes (0 with none).
+func (sh jobShape) largestWrite() float64 {
+	largest := 0.0
+	for _, s := range sh.sizes[write] {
+		largest = math.Max(largest, float64(s.size))
+	}
+	return largest
 }

@@ -473,10 +473,7 @@ func (sh *jobShape) option(job *fio.Job, given fio.Option) error {
 		if err != nil || n < 0 {
 			return bad("a size, like 512 or 4k (0 for the block size)")
 		}
-		largest := int64(0)
-		for _, s := range sh.sizes[write] {
-			largest = max(largest, s.size)
-		}
+		largest := int64(sh.largestWrite())
 		if n == 0 {
 			n = largest
 		}

@@ -904,11 +904,7 @@ func TestReplacedWorkloadsAreRefused(t *testing.T) {
 			t.Errorf("%s: %v, want %q", optionText(c.opt), err, c.want)
 		}
 	}
-	job := fio.Job{IOEngine: "libaio", Direct: true, RW: "write", Options: []fio.Option{{Key: "file_append", Value: "1"}}}
-	sh, err := readJob(&job)
-	if n := strings.Join(sh.notes, "\n"); err != nil || !strings.Contains(n, "file_append=1 has no effect on the workers' disks") {
-		t.Errorf("file_append=1: %v, notes %q; want it noted as having no effect", err, n)
-	}
+	notesSay(t, fio.Job{IOEngine: "libaio", Direct: true, RW: "write", Options: []fio.Option{{Key: "file_append", Value: "1"}}}, "file_append=1 has no effect on the workers' disks")
 }
 
 // blockalign is read per direction: on a random job it turns fio's random

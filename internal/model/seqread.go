@@ -218,7 +218,8 @@ func (pl *Plane) readThrough(ctx context.Context, jr JobRun, plan passPlan, lead
 	}
 	// The note tells the passes apart where they differ: the first, the
 	// second, and the later ones together.
-	same01 := slices.EqualFunc(plan(0), plan(1), sameSegment)
+	pass0 := plan(0)
+	same01 := slices.EqualFunc(pass0, plan(1), sameSegment)
 	same12 := slices.EqualFunc(plan(1), plan(2), sameSegment)
 	bucket := func(k int) int {
 		switch {
@@ -288,7 +289,7 @@ func (pl *Plane) readThrough(ctx context.Context, jr JobRun, plan passPlan, lead
 		}
 	}
 	var parts []string
-	whole := plan(0)[len(plan(0))-1].to
+	whole := pass0[len(pass0)-1].to
 	for b, name := range []string{"each pass", "the second pass", "later passes"} {
 		if b == 0 && !same01 {
 			name = "the first pass"

@@ -186,20 +186,10 @@ func (s skew) makeGroups(n, blockBytes float64) []popGroup {
 		mass := func(d float64) float64 { return math.Erf(math.Min(d, half) / (sigma * math.Sqrt2)) }
 		return rankGroups(half, func(a, b float64) float64 { return mass(b-1) - mass(a-1) })
 	case "zoned", "zoned_abs":
-		total := 0.0
-		for _, z := range s.zones {
-			total += z.size
-		}
-		scale := 1.0 // zoned: shares of the region
-		if s.kind == "zoned_abs" {
-			scale = n * blockBytes
-		}
 		var gs []popGroup
-		for _, z := range s.zones {
-			// Zones adding up to more than the region are scaled to fit
-			// it (fio fails such a job, and a cell refuses it: fits).
-			if share := z.size / math.Max(total, scale); share > 0 {
-				gs = append(gs, popGroup{share, z.access})
+		for i, share := range s.zoneShares(n * blockBytes) {
+			if share > 0 {
+				gs = append(gs, popGroup{share, s.zones[i].access})
 			}
 		}
 		return gs
@@ -355,23 +345,41 @@ func (s skew) laidOut(start, size float64) []zoneRange {
 	if s.kind != "zoned" && s.kind != "zoned_abs" || size <= 0 {
 		return nil
 	}
-	total := 0.0
-	for _, z := range s.zones {
-		total += z.size
-	}
-	scale := 1.0 // zoned: shares of the region
-	if s.kind == "zoned_abs" {
-		scale = size
-	}
 	var out []zoneRange
 	at := start
-	for _, z := range s.zones {
-		if n := z.size / math.Max(total, scale) * size; n > 0 {
-			out = append(out, zoneRange{byteRange{at, at + n}, z.access})
+	for i, share := range s.zoneShares(size) {
+		if n := share * size; n > 0 {
+			out = append(out, zoneRange{byteRange{at, at + n}, s.zones[i].access})
 			at += n
 		}
 	}
 	return out
+}
+
+// zoneShares is each zone's share of a region of region bytes: zoned
+// gives shares, zoned_abs bytes. Zones adding up to more than the region
+// are scaled to fit it (fio fails such a job, and a cell refuses it:
+// fits).
+func (s skew) zoneShares(region float64) []float64 {
+	scale := 1.0 // zoned: shares of the region
+	if s.kind == "zoned_abs" {
+		scale = region
+	}
+	total := s.zonesTotal()
+	shares := make([]float64, len(s.zones))
+	for i, z := range s.zones {
+		shares[i] = z.size / math.Max(total, scale)
+	}
+	return shares
+}
+
+// zonesTotal is what the zones' sizes add up to.
+func (s skew) zonesTotal() float64 {
+	total := 0.0
+	for _, z := range s.zones {
+		total += z.size
+	}
+	return total
 }
 
 // fits refuses zoned_abs zones that add up to more than a region of
@@ -381,11 +389,7 @@ func (s skew) fits(region float64) error {
 	if s.kind != "zoned_abs" || region <= 0 {
 		return nil
 	}
-	total := 0.0
-	for _, z := range s.zones {
-		total += z.size
-	}
-	if total > region {
+	if total := s.zonesTotal(); total > region {
 		return fmt.Errorf("random_distribution=%s: its zones add up to %.0f bytes, more than the job's %.0f-byte region; fio 3.33 fails the job (\"zoned_abs sizes exceed file size\"): give zones that fit, or zoned with percentages", s.spec, total, region)
 	}
 	return nil
