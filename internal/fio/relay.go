@@ -282,6 +282,9 @@ func threadDepths(j *Job) []int {
 	if j.RateIOPS > 0 || j.RateBytes > 0 || slices.ContainsFunc(openLoopOptions, j.hasRaw) {
 		return nil
 	}
+	if least, ok := j.raw("iodepth_batch_complete_min"); ok && least != "0" && least != "1" {
+		return nil // the queue drains by that many before fio fills it again
+	}
 	depth := 1
 	switch {
 	case slices.Contains(syncEngines, j.IOEngine):

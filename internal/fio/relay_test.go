@@ -89,6 +89,28 @@ func TestRunLiveRateOpenLoop(t *testing.T) {
 	}
 }
 
+// A job that reaps completions in batches (iodepth_batch_complete_min
+// above 1) lets its queue drain between fills: its depth is not fixed.
+func TestBatchedCompletionsHaveNoFixedDepth(t *testing.T) {
+	for _, c := range []struct {
+		least string
+		want  []int
+	}{
+		{"", []int{8, 8}},
+		{"1", []int{8, 8}},
+		{"0", []int{8, 8}},
+		{"4", nil},
+	} {
+		job := &Job{Name: "r", RW: "randread", IOEngine: "libaio", IODepth: 8, NumJobs: 2}
+		if c.least != "" {
+			job.Options = []Option{{Key: "iodepth_batch_complete", Value: c.least}} // fio's alias
+		}
+		if got := threadDepths(job); !slices.Equal(got, c.want) {
+			t.Errorf("iodepth_batch_complete=%q: depths %v, want %v", c.least, got, c.want)
+		}
+	}
+}
+
 // frame is one command of fio's protocol.
 func frame(opcode uint16, flags uint32, payload []byte) []byte {
 	h := make([]byte, netHeaderLen)

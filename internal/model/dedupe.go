@@ -78,8 +78,8 @@ func (sh *jobShape) repeatedBuffers(job *fio.Job) {
 	case alike:
 		sh.sameBlocks, sh.sameBecause = 1, "every buffer alike (zero_buffers or buffer_pattern)"
 	case hasRaw(job, "scramble_buffers") && (v == "0" || v == "false"):
-		sh.sameBlocks = float64(sh.depth) * math.Ceil(sh.largestWrite()/efficiencyBlock)
-		sh.sameBecause = fmt.Sprintf("scramble_buffers=0: its %d buffers written as filled", sh.depth)
+		sh.sameBlocks = float64(sh.buffers) * math.Ceil(sh.largestWrite()/efficiencyBlock)
+		sh.sameBecause = fmt.Sprintf("scramble_buffers=0: its %d buffers written as filled", sh.buffers)
 	}
 }
 

@@ -113,6 +113,8 @@ func TestRepeatedBuffersAsFioWrites(t *testing.T) {
 		{[]string{"--zero_buffers"}, fio.Job{Options: []fio.Option{{Key: "zero_buffers"}}}},
 		{[]string{"--buffer_pattern=0xdeadbeef"}, fio.Job{Options: []fio.Option{{Key: "buffer_pattern", Value: "0xdeadbeef"}}}},
 		{[]string{"--scramble_buffers=0", "--ioengine=libaio", "--direct=1", "--iodepth=64"}, fio.Job{IOEngine: "libaio", Direct: true, IODepth: 64, Options: []fio.Option{{Key: "scramble_buffers", Value: "0"}}}},
+		// The queue drains to 1 between fills, but fio fills all 64 buffers.
+		{[]string{"--scramble_buffers=0", "--ioengine=libaio", "--direct=1", "--iodepth=64", "--iodepth_low=1"}, fio.Job{IOEngine: "libaio", Direct: true, IODepth: 64, Options: []fio.Option{{Key: "scramble_buffers", Value: "0"}, {Key: "iodepth_low", Value: "1"}}}},
 		{[]string{"--scramble_buffers=0", "--bs=64k"}, fio.Job{BlockSize: 65536, Options: []fio.Option{{Key: "scramble_buffers", Value: "0"}}}},
 		// Filled anew for each write: nothing repeats.
 		{[]string{"--scramble_buffers=0", "--refill_buffers"}, fio.Job{Options: []fio.Option{{Key: "scramble_buffers", Value: "0"}, {Key: "refill_buffers"}}}},

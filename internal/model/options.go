@@ -17,6 +17,7 @@ type jobShape struct {
 	fr                float64        // share of I/Os that are reads
 	sizes             [2][]sizeShare // block sizes of reads and writes
 	depth             int            // I/Os each job (clone) keeps outstanding
+	buffers           int            // the I/O buffers fio fills for each job: iodepth under the engine's rules
 	think             float64        // think time per outstanding I/O slot, seconds
 	spin              float64        // guest CPU seconds of thinktime_spin per I/O
 	duty              float64        // share of the run spent issuing I/O (thinktime_iotime)
@@ -212,33 +213,72 @@ func (sh *jobShape) engine(job *fio.Job) error {
 	if !direct {
 		sh.notes = append(sh.notes, "buffered I/O (direct=0): the guest's page cache is not modelled; every I/O goes to vSAN")
 	}
-	return sh.lowWaterMark(job)
+	sh.buffers = sh.depth
+	return sh.drain(job)
 }
 
-// lowWaterMark reads iodepth_low: once a job's queue is full, fio reaps
-// completions until no more than iodepth_low I/Os are in flight, then fills
-// it again (backend.c, wait_for_completions; 0, or more than iodepth, is
-// iodepth). The queue drains from iodepth to the mark and refills at once,
-// so about their mean is in flight; measured with fio 3.33 (libaio,
-// direct=1, iodepth=16, a local file), the I/Os in flight by Little's law
-// are 15.3 at the default mark, 9.8 at iodepth_low=4 (the model's 10) and
-// 7.3 at 1 (8.5: reaping in batches drains below the mark).
-func (sh *jobShape) lowWaterMark(job *fio.Job) error {
-	v := rawValue(job, "iodepth_low")
-	if v == "" {
-		return nil
+// drain reads iodepth_low and iodepth_batch_complete_min together, as
+// fio 3.33 reaps (backend.c, wait_for_completions): once a job's queue of
+// iodepth is full, fio waits for at least iodepth_batch_complete_min
+// completions (0 is 1, more than iodepth is iodepth) and goes on reaping
+// that many at a time while more than iodepth_low are in flight (0, or
+// more than iodepth, is iodepth: one reap), then fills the queue again.
+// With completions spread evenly the queue steps down one I/O at a time
+// from iodepth to where the reaping stopped and refills at once, so
+// (iodepth + stop + 1) / 2 are in flight on average. Measured with fio
+// 3.33 (libaio, direct=1, iodepth=16, a local file, by Little's law; the
+// model's figure in brackets): 10.41 at iodepth_low=4 (10.5), 8.92 at 1
+// (9), 12.4 at 8 (12.5); 14.51 at iodepth_batch_complete_min=4 (14.5),
+// 12.52 at 8 (12.5), 8.46 at 16 (8.5); 12.02 at iodepth_low=8 with a
+// minimum of 3 (12: reaps of 3 stop at 7). A device completing in bursts
+// keeps the queue fuller (another machine measured 13.7 at a minimum of 8).
+func (sh *jobShape) drain(job *fio.Job) error {
+	low, err := wholeCount(job, "iodepth_low")
+	if err != nil {
+		return err
 	}
-	low, err := strconv.Atoi(v)
-	if err != nil || low < 0 {
-		return fmt.Errorf("iodepth_low=%s: want a whole number of I/Os, at most iodepth", v)
+	least, err := wholeCount(job, "iodepth_batch_complete_min")
+	if err != nil {
+		return err
 	}
-	if low == 0 || low >= sh.depth {
-		return nil
+	depth := sh.depth
+	if low == 0 || low > depth {
+		low = depth
 	}
-	mean := int(math.Round(float64(sh.depth+low) / 2))
-	sh.notes = append(sh.notes, fmt.Sprintf("iodepth_low=%d: fio lets each job's queue of %d drain to %d before filling it again, so about %d I/Os are in flight on average; modelled as iodepth=%d", low, sh.depth, low, mean, mean))
-	sh.depth = mean
+	least = min(max(least, 1), depth)
+	reaps := max(1, (depth-low+least-1)/least)
+	stop := max(0, depth-reaps*least)
+	mean := float64(depth+stop+1) / 2
+	if stop == depth-1 {
+		return nil // one completion at a time: the queue stays full
+	}
+	sh.depth = int(math.Round(mean))
+	sh.notes = append(sh.notes, fmt.Sprintf("%s: fio lets each job's queue of %d drain to %d before filling it again (reaping %d at a time), so about %.1f I/Os are in flight on average, completions spread evenly; modelled as iodepth=%d", drainOptions(job), depth, stop, least, mean, sh.depth))
 	return nil
+}
+
+// wholeCount reads a count option of fio's, 0 where it is not given.
+func wholeCount(job *fio.Job, key string) (int, error) {
+	v := rawValue(job, key)
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%s=%s: want a whole number of I/Os, at most iodepth", key, v)
+	}
+	return n, nil
+}
+
+// drainOptions names the options that drain a job's queue, as given.
+func drainOptions(job *fio.Job) string {
+	var given []string
+	for _, k := range []string{"iodepth_low", "iodepth_batch_complete_min"} {
+		if v := rawValue(job, k); v != "" {
+			given = append(given, k+"="+v)
+		}
+	}
+	return strings.Join(given, " ")
 }
 
 // option reads one raw option.
@@ -346,7 +386,7 @@ func (sh *jobShape) option(job *fio.Job, given fio.Option) error {
 			sh.verify = true
 			sh.notes = append(sh.notes, fmt.Sprintf("verify=%s is not modelled beside other jobs or events: after its I/O fio reads back and checks the blocks it wrote (the read-back pass is modelled for a job run on its own); the simulator reports the job's own I/O", o.Value))
 		}
-	case "iodepth_low": // read by lowWaterMark
+	case "iodepth_low", "iodepth_batch_complete_min": // read by drain
 	case "flow", "flow_id": // read by settleFlow
 	case "flow_sleep", "flow_watermark":
 		// How long a job ahead of its flow waits changes how closely fio
@@ -460,13 +500,6 @@ func (sh *jobShape) option(job *fio.Job, given fio.Option) error {
 				what = "a guest kernel thread per job polls io_uring's submission ring, keeping a vCPU busy"
 			}
 			sh.notes = append(sh.notes, fmt.Sprintf("%s is not modelled: %s; the model does not charge those vCPUs", optionText(given), what))
-		}
-	case "iodepth_batch_complete_min":
-		// Measured with fio 3.33 (libaio, direct=1, iodepth=16, a local
-		// device; in flight by Little's law): 15.9 at the default 1, 13.7
-		// at 8, 12.0 at 16; iodepth_batch_submit changed nothing (15.95).
-		if n, err := strconv.Atoi(o.Value); err == nil && n > 1 {
-			sh.notes = append(sh.notes, fmt.Sprintf("%s is not modelled: fio reaps at least %d completions before it fills the queue again, so fewer I/Os are in flight than iodepth says (fio 3.33 with iodepth=16: 13.7 at 8, 12.0 at 16); the model keeps iodepth in flight", optionText(given), n))
 		}
 	case "buffer_compress_chunk":
 		n, err := fio.ParseSize(o.Value)

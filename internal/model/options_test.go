@@ -968,23 +968,6 @@ func TestZoneModes(t *testing.T) {
 	}
 }
 
-// iodepth_batch_complete_min above 1 keeps fewer I/Os in flight (measured):
-// noted, not dropped; iodepth_batch (submission), which changed nothing
-// measured, stays quiet.
-func TestBatchedCompletionsAreNoted(t *testing.T) {
-	for _, c := range []struct {
-		opt  fio.Option
-		note string
-	}{
-		{fio.Option{Key: "iodepth_batch_complete_min", Value: "8"}, "iodepth_batch_complete_min=8 is not modelled: fio reaps at least 8 completions"},
-		{fio.Option{Key: "iodepth_batch_complete", Value: "16"}, "iodepth_batch_complete=16 is not modelled"},
-		{fio.Option{Key: "iodepth_batch_complete_min", Value: "1"}, ""},
-		{fio.Option{Key: "iodepth_batch_submit", Value: "8"}, ""},
-	} {
-		notesSay(t, fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", IODepth: 16, Options: []fio.Option{c.opt}}, c.note)
-	}
-}
-
 // A compress chunk above 4 KiB on writes above 4 KiB makes blocks of zeros
 // and random ones, which the model does not follow: noted. At or below
 // 4 KiB, or on 4 KiB writes, every block is as compressible as the data.
