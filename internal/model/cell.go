@@ -94,7 +94,7 @@ func solveCell(ctx context.Context, p *testbed.Profile, in Input, c *cell) (*Out
 	for k := range u {
 		whole[k] = u[k] * sh.duty
 	}
-	out.HostCPUPercent = hostPercent(c.hostCPU, whole)
+	out.HostCPUPercent = hostPercent(c.hostCPU, st, whole)
 	out.Notes = append(out.Notes, rangeNotes(p, g.fioOutstanding, c.sizes)...)
 	c.result = dirs
 	out.Hosts = hostFigures([]*cell{c}, out.HostCPUPercent)
@@ -116,13 +116,14 @@ func (out *Output) addStations(st []station, w, u []float64) {
 }
 
 // hostPercent is each host's utilisation in percent, from the station its
-// copy became (at, see cell.hostCPU) and the stations' utilisations u: 0
-// for a host whose copy is idle.
-func hostPercent(at []int, u []float64) []float64 {
+// copy became (at, see cell.hostCPU) and the stations' utilisations u,
+// what spinning threads hold (station.Held) included: 0 for a host whose
+// copy is idle.
+func hostPercent(at []int, st []station, u []float64) []float64 {
 	pct := make([]float64, len(at))
 	for h, k := range at {
 		if k >= 0 {
-			pct[h] = 100 * u[k]
+			pct[h] = 100 * st[k].busyShare(u[k])
 		}
 	}
 	return pct
@@ -132,7 +133,8 @@ func hostPercent(at []int, u []float64) []float64 {
 // result): the cells' I/Os per second in each direction times what one
 // I/O costs the host (cell.perHost) and each of its capacity devices. cpu
 // is each host's CPU (hostPercent), of which vSAN's share is its cycles'
-// share: the DOM's, the LSOM's and the network's, not the guest's. The
+// share of what spinning vCPUs do not hold: the DOM's, the LSOM's and the
+// network's, not the guest's. The
 // thread hand-offs' cycles (a load-dependent station's extra) are split
 // in the same proportion (an assumption: they fall on both).
 func hostFigures(cells []*cell, cpu []float64) []HostFigures {
@@ -157,7 +159,10 @@ func hostFigures(cells []*cell, cpu []float64) []HostFigures {
 				f.CompWriteBytesPerSec += x * o.compBytes[write]
 				f.NICTxBytesPerSec += x * o.txBytes
 				f.NICRxBytesPerSec += x * o.rxBytes
-				all[i] += x * o.cpuCycles()
+				if !c.g.reaping { // else fio's work is in what its spinning vCPUs hold
+					all[i] += x * o.guestCycles
+				}
+				all[i] += x * (o.cpuCycles() - o.guestCycles)
 				vsan[i] += x * (o.cpuCycles() - o.guestCycles)
 			}
 			for d, t := range c.perDevice[dir] {
@@ -169,11 +174,12 @@ func hostFigures(cells []*cell, cpu []float64) []HostFigures {
 		}
 	}
 	bps := cells[0].link.bps
+	held := hostPercent(cells[0].hostCPU, cells[0].st, make([]float64, len(cells[0].st))) // what spinning vCPUs hold
 	for i := range out {
 		f := &out[i]
 		f.NICPercent = 100 * math.Max(f.NICTxBytesPerSec, f.NICRxBytesPerSec) / bps
 		if all[i] > 0 {
-			f.VSANCPUPercent = cpu[i] * vsan[i] / all[i]
+			f.VSANCPUPercent = (cpu[i] - held[i]) * vsan[i] / all[i]
 		}
 		f.DeviceUtil = slices.Max(busy[i*devices : (i+1)*devices])
 		if groups > 0 {
@@ -193,7 +199,7 @@ func (out *Output) addStation(s *station, w, u float64) {
 	}
 	switch s.Name {
 	case "cpu":
-		out.CPUPercent = 100 * u
+		out.CPUPercent = 100 * s.busyShare(u)
 	case "guest":
 		out.GuestCPUPercent = 100 * u
 	case "nic-tx", "nic-rx":
@@ -359,7 +365,7 @@ func (c *cell) directions(w, seenQ []float64, n int, netX, x, guestWait float64)
 func (c *cell) latencyTarget(ctx context.Context, p *testbed.Profile, in Input) (guestLoad, error) {
 	sh := c.shape
 	meets := func(depth int) (guestLoad, bool, error) {
-		g := guestLayout(p, in.VMs, c.job, depth)
+		g := guestLayout(p, in.VMs, c.job, depth, sh.poll)
 		sol, err := solveMVA(ctx, c.st, g.outstanding, c.fr, c.zMix+sh.think)
 		if err != nil {
 			return g, false, err
@@ -524,7 +530,7 @@ func newCell(p *testbed.Profile, in Input, j int, objects []object, deferDestage
 		c.notes = append(c.notes, fmt.Sprintf("%.0f %% of the blocks read were never written: their reads cost a metadata lookup and the guest's copy, no device (prepare the disks to measure them)", 100*unwritten))
 	}
 	c.pl = newPlatform(p)
-	c.g = guestLayout(p, in.VMs, c.job, c.shape.depth)
+	c.g = guestLayout(p, in.VMs, c.job, c.shape.depth, c.shape.poll)
 	coverage, err := bufferCoverage(p, c.pl, in)
 	if err != nil {
 		return nil, err
@@ -591,6 +597,8 @@ type guestLoad struct {
 	threadsPerHost float64            // guest threads that can run at once (vCPUs busy with fio), on average, at least 1
 	hostVCPUs      []float64          // worker vCPUs on each host (see vmHosts; VMs on unknown hosts spread evenly)
 	hostThreads    []float64          // guest threads that can run at once on each host, at least 1
+	hostSpinning   []float64          // worker vCPUs on each host kept spinning by polled I/O (jobShape.poll)
+	reaping        bool               // fio's threads spin: their work is on vCPUs already busy
 	controllers    map[string]float64 // share of the job's disks on each controller
 	fioOutstanding int                // I/Os fio keeps outstanding
 	outstanding    int                // of those, the ones the controllers admit
@@ -600,7 +608,7 @@ type guestLoad struct {
 
 // guestLayout works out the guest side of a job on its VMs (the profile's
 // worker layout when the input names none).
-func guestLayout(p *testbed.Profile, vms []VM, jl JobLoad, depth int) guestLoad {
+func guestLayout(p *testbed.Profile, vms []VM, jl JobLoad, depth int, poll polling) guestLoad {
 	m := &p.Model
 	perDisk := max(jl.Job.NumJobs, 1) * depth
 	disksOf := map[int]int{}
@@ -616,7 +624,7 @@ func guestLayout(p *testbed.Profile, vms []VM, jl JobLoad, depth int) guestLoad 
 		hostOf = nil
 	}
 	h := float64(p.Hosts)
-	g := guestLoad{controllers: map[string]float64{}, hostVCPUs: make([]float64, p.Hosts), hostThreads: make([]float64, p.Hosts)}
+	g := guestLoad{controllers: map[string]float64{}, hostVCPUs: make([]float64, p.Hosts), hostThreads: make([]float64, p.Hosts), hostSpinning: make([]float64, p.Hosts), reaping: poll.reaper}
 	// on adds a VM's share to its host, or evenly to every host.
 	on := func(per []float64, v int, x float64) {
 		if v < len(hostOf) && hostOf[v] >= 0 {
@@ -657,9 +665,17 @@ func guestLayout(p *testbed.Profile, vms []VM, jl JobLoad, depth int) guestLoad 
 		if disks == 0 {
 			continue
 		}
-		t := math.Min(float64(cpus), float64(disks*max(jl.Job.NumJobs, 1)))
+		jobs := float64(disks * max(jl.Job.NumJobs, 1))
+		t := math.Min(float64(cpus), jobs)
+		spinning, submitters := pollingVCPUs(poll, float64(cpus), jobs)
+		if submitters > 0 && jobs+submitters > float64(cpus) {
+			// Spinning submission threads beside fio's: the guest's
+			// scheduler shares the vCPUs among them alike.
+			t = math.Min(t, float64(cpus)*jobs/(jobs+submitters))
+		}
 		threads += t
 		on(g.hostThreads, v, t)
+		on(g.hostSpinning, v, spinning)
 		g.controllers[ctrl] += float64(disks) / float64(len(jl.Disks))
 		lun, adapter := controllerQueues(m, ctrl)
 		adapters := (disks + maxDisksPerController - 1) / maxDisksPerController
@@ -689,6 +705,23 @@ func guestLayout(p *testbed.Profile, vms []VM, jl JobLoad, depth int) guestLoad 
 		}
 	}
 	return g
+}
+
+// pollingVCPUs is how many of a VM's cpus vCPUs its jobs' polled I/O keeps
+// spinning (all of them at most), and how many vCPUs' worth of those are
+// submission threads (sqthread_poll) rather than fio's own.
+func pollingVCPUs(poll polling, cpus, jobs float64) (spinning, submitters float64) {
+	if poll.submitter {
+		submitters = jobs
+		if poll.pinned {
+			submitters = 1 // every job's on the one vCPU sqthread_poll_cpu names
+		}
+	}
+	reapers := 0.0
+	if poll.reaper {
+		reapers = jobs
+	}
+	return math.Min(cpus, submitters+reapers), math.Min(cpus, submitters)
 }
 
 // maxDisksPerController is how many data disks a worker puts on one
@@ -799,10 +832,18 @@ func stationCopies(p *testbed.Profile, pl platform, link vsanLink, g guestLoad, 
 	kinds := [][]station{
 		kind(h, func(i int) station {
 			other := host(i, func(c *opCost) float64 { return c.otherCycles / pl.hz })
-			return station{Name: "cpu", Servers: pl.effCPU, Busy: &other,
-				D:       host(i, func(c *opCost) float64 { return c.cpuCycles() / pl.hz }),
+			worlds := pl.domWorlds + pl.storeWorldsPerHost() + float64(len(link.nics))
+			cpu := station{Name: "cpu", Servers: pl.effCPU, Busy: &other,
+				D: host(i, func(c *opCost) float64 {
+					if g.reaping {
+						return (c.cpuCycles() - c.guestCycles) / pl.hz // fio's work runs on its spinning vCPU
+					}
+					return c.cpuCycles() / pl.hz
+				}),
 				Extra:   host(i, func(c *opCost) float64 { return c.dispatches * m.ContextSwitchCycles.Value / pl.hz }),
-				Threads: g.hostThreads[i] + pl.domWorlds + pl.storeWorldsPerHost() + float64(len(link.nics)), HWThreads: pl.hwThr}
+				Threads: g.hostThreads[i] + worlds, HWThreads: pl.hwThr}
+			cpu.hold(g.hostSpinning[i], worlds, pl.effCPU)
+			return cpu
 		}),
 		kind(h, func(i int) station {
 			return station{Name: "guest", Servers: g.hostThreads[i], D: host(i, func(c *opCost) float64 { return c.guestCycles / pl.hz })}
@@ -834,6 +875,20 @@ func stationCopies(p *testbed.Profile, pl platform, link vsanLink, g guestLoad, 
 		}))
 	}
 	return kinds
+}
+
+// hold takes from a CPU station the hardware threads that spin vCPUs (of
+// effCPU cores' worth, SMT included, each thread its mean share) hold the
+// whole run: the hypervisor shares the hardware threads alike among them
+// and vSAN's worlds where there are more than it has.
+func (s *station) hold(spinning, worlds, effCPU float64) {
+	if spinning <= 0 {
+		return
+	}
+	spinning = math.Min(spinning, s.HWThreads*spinning/(spinning+worlds))
+	s.Held = spinning * effCPU / s.HWThreads
+	s.Servers -= s.Held
+	s.HWThreads -= spinning
 }
 
 // groupCopies builds each cell's network from its stations' copies: the
@@ -953,7 +1008,7 @@ func meanCopy(copies []station, g []int) station {
 		return s
 	}
 	var busy [2]float64
-	s.D, s.Extra, s.Servers, s.Threads = [2]float64{}, [2]float64{}, 0, 0
+	s.D, s.Extra, s.Servers, s.Threads, s.Held = [2]float64{}, [2]float64{}, 0, 0, 0
 	for _, i := range g {
 		o := &copies[i]
 		for dir := range s.D {
@@ -965,6 +1020,7 @@ func meanCopy(copies []station, g []int) station {
 		}
 		s.Servers += o.Servers
 		s.Threads += o.Threads
+		s.Held += o.Held
 	}
 	n := float64(len(g))
 	for dir := range s.D {
@@ -974,6 +1030,7 @@ func meanCopy(copies []station, g []int) station {
 	}
 	s.Servers /= n
 	s.Threads /= n
+	s.Held /= n
 	if s.Busy != nil {
 		s.Busy = &busy
 	}

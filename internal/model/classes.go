@@ -373,7 +373,7 @@ func solveCells(ctx context.Context, p *testbed.Profile, in Input, cells []*cell
 		}
 	}
 	out.addStations(cells[0].st, sol.W, u)
-	out.HostCPUPercent = hostPercent(cells[0].hostCPU, whole)
+	out.HostCPUPercent = hostPercent(cells[0].hostCPU, cells[0].st, whole)
 	out.Hosts = hostFigures(cells, out.HostCPUPercent)
 	out.Notes = append(out.Notes, rangeNotes(p, out.Outstanding, sizes)...)
 	return out, nil
@@ -389,7 +389,7 @@ func solveCells(ctx context.Context, p *testbed.Profile, in Input, cells []*cell
 func classDepths(ctx context.Context, p *testbed.Profile, cells []*cell, n []int) error {
 	sh := cells[0].shape
 	depth := make([]int, len(cells))
-	at := func(c, d int) guestLoad { return guestLayout(p, cells[c].vms, cells[c].job, d) }
+	at := func(c, d int) guestLoad { return guestLayout(p, cells[c].vms, cells[c].job, d, cells[c].shape.poll) }
 	meets := func(c int) (bool, error) {
 		sol, err := solveClasses(ctx, cells, n)
 		if err != nil {
@@ -533,11 +533,11 @@ type classPlan struct {
 // With a plan (see classPlan) the jobs split as it says, without comparing
 // groups again. It returns the plan of the classes made.
 func splitClasses(p *testbed.Profile, jobs []*cell, plan *classPlan) ([]*cell, *classPlan) {
-	var threads []float64
+	var threads, spinning []float64
 	if len(jobs) > 1 {
-		threads = sharedThreads(jobs)
+		threads, spinning = sharedThreads(jobs), sharedSpinning(jobs)
 		for _, c := range jobs {
-			c.shareThreads(threads)
+			c.shareThreads(threads, spinning)
 		}
 	}
 	if plan == nil {
@@ -555,7 +555,7 @@ func splitClasses(p *testbed.Profile, jobs []*cell, plan *classPlan) ([]*cell, *
 		for _, disks := range plan.classes[j] {
 			k := c.class(p, disks)
 			if threads != nil {
-				k.shareThreads(threads)
+				k.shareThreads(threads, spinning)
 			}
 			cells = append(cells, k)
 		}
@@ -725,10 +725,26 @@ func sharedThreads(jobs []*cell) []float64 {
 	return threads
 }
 
+// sharedSpinning is the worker vCPUs polled I/O keeps spinning on each
+// host, all jobs together: at most the host's worker vCPUs.
+func sharedSpinning(jobs []*cell) []float64 {
+	spinning := make([]float64, len(jobs[0].g.hostSpinning))
+	for _, c := range jobs {
+		for h, n := range c.g.hostSpinning {
+			spinning[h] += n
+		}
+	}
+	for h := range spinning {
+		spinning[h] = math.Min(spinning[h], jobs[0].g.hostVCPUs[h])
+	}
+	return spinning
+}
+
 // shareThreads lets concurrent jobs' fio threads share the VMs' vCPUs and
 // the hosts' cores, host by host: the guest serves threads, and the CPU
-// counts them all runnable beside vSAN's worlds.
-func (c *cell) shareThreads(threads []float64) {
+// counts them all runnable beside vSAN's worlds, less the hardware
+// threads every job's spinning vCPUs hold.
+func (c *cell) shareThreads(threads, spinning []float64) {
 	for k := range c.copies {
 		for h := range c.copies[k] {
 			s := &c.copies[k][h]
@@ -736,7 +752,10 @@ func (c *cell) shareThreads(threads []float64) {
 			case "guest":
 				s.Servers = threads[h]
 			case "cpu":
-				s.Threads += threads[h] - c.g.hostThreads[h]
+				worlds := s.Threads - c.g.hostThreads[h]
+				s.Threads = threads[h] + worlds
+				s.Servers, s.HWThreads, s.Held = c.pl.effCPU, c.pl.hwThr, 0
+				s.hold(spinning[h], worlds, c.pl.effCPU)
 			}
 		}
 	}

@@ -28,6 +28,19 @@ type station struct {
 	Extra     [2]float64
 	Threads   float64
 	HWThreads float64
+	// Held is the servers' worth taken out of Servers by threads that spin
+	// the whole run and serve no customer (the CPU: vCPUs polling for I/O):
+	// busy, but not in the queue.
+	Held float64
+}
+
+// busyShare is the share of a copy's capacity in use at utilisation u of
+// the servers left to customers: those and what Held takes.
+func (s *station) busyShare(u float64) float64 {
+	if s.Held == 0 {
+		return u
+	}
+	return (u*s.Servers + s.Held) / (s.Servers + s.Held)
 }
 
 // loadDependent reports whether the station's demand grows with its queue.

@@ -986,20 +986,6 @@ func TestCompressChunksAreNoted(t *testing.T) {
 	}
 }
 
-// Polled I/O says what it would cost that the model does not charge.
-func TestPolledIOIsNoted(t *testing.T) {
-	for _, c := range []struct {
-		opt  fio.Option
-		note string
-	}{
-		{fio.Option{Key: "hipri"}, "hipri is not modelled: fio polls for completions, spinning a vCPU per job"},
-		{fio.Option{Key: "sqthread_poll", Value: "1"}, "sqthread_poll=1 is not modelled: a guest kernel thread per job polls"},
-		{fio.Option{Key: "hipri", Value: "0"}, ""},
-	} {
-		notesSay(t, fio.Job{IOEngine: "io_uring", Direct: true, RW: "randread", IODepth: 16, Options: []fio.Option{c.opt}}, c.note)
-	}
-}
-
 // notesSay checks that reading job takes it without an error and notes
 // want, or nothing where want is "".
 func notesSay(t *testing.T, job fio.Job, want string) {

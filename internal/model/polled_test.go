@@ -1,0 +1,198 @@
+package model
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"starbench/internal/fio"
+)
+
+// Polled I/O is read as what it keeps spinning: io_uring's sqthread_poll a
+// submission thread per job always, and fio's own thread in a closed loop
+// (hipri too); pvsync2's hipri nothing; on other engines fio refuses them.
+func TestPolledIOIsReadAsSpinningThreads(t *testing.T) {
+	for _, c := range []struct {
+		engine string
+		opts   []fio.Option
+		want   polling
+		note   string // "" for none; the error's text where err
+		err    bool
+	}{
+		{"io_uring", nil, polling{}, "", false},
+		{"io_uring", []fio.Option{{Key: "sqthread_poll", Value: "1"}}, polling{submitter: true, reaper: true}, "a kernel thread per job spins on io_uring's submission ring, a vCPU each; fio's thread spins reading the completion ring", false},
+		{"io_uring", []fio.Option{{Key: "sqthread_poll", Value: "1"}, {Key: "sqthread_poll_cpu", Value: "0"}}, polling{submitter: true, pinned: true, reaper: true}, "all on the vCPU sqthread_poll_cpu names", false},
+		{"io_uring", []fio.Option{{Key: "sqthread_poll", Value: "1"}, {Key: "rate_iops", Value: "200"}}, polling{submitter: true}, "fio's thread sleeps between the I/Os its rate or think time spaces out", false},
+		{"io_uring", []fio.Option{{Key: "hipri", Value: "1"}}, polling{reaper: true}, "fio's thread spins in the kernel polling for completions", false},
+		{"io_uring", []fio.Option{{Key: "hipri", Value: "1"}, {Key: "thinktime", Value: "100"}}, polling{}, "fio's thread sleeps between the I/Os", false},
+		{"io_uring", []fio.Option{{Key: "hipri", Value: "0"}}, polling{}, "", false},
+		{"pvsync2", []fio.Option{{Key: "hipri", Value: "1"}}, polling{}, "hipri with pvsync2 has no effect", false},
+		{"libaio", []fio.Option{{Key: "hipri", Value: "1"}}, polling{}, "hipri with ioengine=libaio: hipri belongs to io_uring, pvsync2 and sg", true},
+		{"", []fio.Option{{Key: "sqthread_poll", Value: "1"}}, polling{}, "sqthread_poll=1 with ioengine=psync: sqthread_poll is io_uring's", true},
+	} {
+		job := fio.Job{IOEngine: c.engine, Direct: true, RW: "randread", IODepth: 4, Options: c.opts}
+		sh, err := readJob(&job)
+		if c.err {
+			if err == nil || !strings.Contains(err.Error(), c.note) {
+				t.Errorf("%s %v: %v, want an error saying %q", c.engine, c.opts, err, c.note)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s %v: %v", c.engine, c.opts, err)
+		}
+		notes := strings.Join(sh.notes, "\n")
+		noted := strings.Contains(notes, "polled I/O") || strings.Contains(notes, "hipri")
+		if sh.poll != c.want || !strings.Contains(notes, c.note) || noted != (c.note != "") {
+			t.Errorf("%s %v: %+v, notes %q; want %+v and a note saying %q", c.engine, c.opts, sh.poll, notes, c.want, c.note)
+		}
+	}
+}
+
+// A VM's spinning vCPUs: its jobs' submission threads (one vCPU for all
+// when pinned) and fio's reaping threads, at most its vCPUs; fio's threads
+// share the vCPUs alike with spinning submission threads.
+func TestPollingVCPUs(t *testing.T) {
+	for _, c := range []struct {
+		poll                 polling
+		cpus, jobs           float64
+		spinning, submitters float64
+	}{
+		{polling{}, 4, 8, 0, 0},
+		{polling{reaper: true}, 4, 2, 2, 0},
+		{polling{reaper: true}, 4, 8, 4, 0},
+		{polling{submitter: true}, 4, 2, 2, 2},
+		{polling{submitter: true, reaper: true}, 8, 2, 4, 2},
+		{polling{submitter: true, pinned: true}, 4, 8, 1, 1},
+		{polling{submitter: true, pinned: true, reaper: true}, 4, 2, 3, 1},
+	} {
+		spinning, submitters := pollingVCPUs(c.poll, c.cpus, c.jobs)
+		if spinning != c.spinning || submitters != c.submitters {
+			t.Errorf("%+v, %g vCPUs, %g jobs: %g spinning (%g submitting), want %g (%g)", c.poll, c.cpus, c.jobs, spinning, submitters, c.spinning, c.submitters)
+		}
+	}
+}
+
+// Spinning vCPUs hold hardware threads the whole run: a host's CPU is what
+// vSAN does plus what they hold (fio's work runs on the spinning vCPUs), the
+// same IOPS where the DOM binds; on hosts with too few cores for vSAN
+// beside them the CPU binds and the IOPS fall; a polling job beside one
+// that does not poll holds its vCPUs all the same.
+func TestSpinningVCPUsHoldTheHostsCPU(t *testing.T) {
+	p := mustLoad(t, "vxrail-ve660-esa") // 4 VMs of 4 vCPUs a host, 8 disks each: 16 spinning of 32 hardware threads
+	solve := func(opts ...fio.Option) *Output {
+		t.Helper()
+		job := &fio.Job{IOEngine: "io_uring", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 4096, IODepth: 8, Options: opts}
+		out, err := Solve(context.Background(), p, UniformInput(p, p.Hosts*p.Workers.PerHost, p.Workers.DataDisks, Policy{RAID: "raid1"}, job))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	base := solve()
+	held := 100 * float64(p.Workers.PerHost*p.Workers.CPUs) / float64(p.CPU.Threads())
+	for _, opt := range []fio.Option{{Key: "hipri", Value: "1"}, {Key: "sqthread_poll", Value: "1"}} {
+		out := solve(opt)
+		want := base.Hosts[0].VSANCPUPercent + held
+		if math.Abs(out.HostCPUPercent[0]-want) > 0.5 || math.Abs(out.CPUPercent-want) > 0.5 || math.Abs(out.Read.IOPS-base.Read.IOPS) > 1e-3*base.Read.IOPS {
+			t.Errorf("%s: host CPU %.1f %% (busiest %.1f %%), %.0f read IOPS; want vSAN's %.1f + %.1f held, %.0f IOPS", opt.Key, out.HostCPUPercent[0], out.CPUPercent, out.Read.IOPS, base.Hosts[0].VSANCPUPercent, held, base.Read.IOPS)
+		}
+		if math.Abs(out.Hosts[0].VSANCPUPercent-base.Hosts[0].VSANCPUPercent) > 0.1 {
+			t.Errorf("%s: vSAN's CPU %.1f %%, without polling %.1f %%", opt.Key, out.Hosts[0].VSANCPUPercent, base.Hosts[0].VSANCPUPercent)
+		}
+	}
+	// Held to a rate, fio's threads sleep; the submission threads still spin.
+	limited := solve(fio.Option{Key: "sqthread_poll", Value: "1"}, fio.Option{Key: "rate_iops", Value: "500"})
+	unpolled := solve(fio.Option{Key: "rate_iops", Value: "500"})
+	if d := limited.HostCPUPercent[0] - unpolled.HostCPUPercent[0]; math.Abs(d-held) > 0.5 {
+		t.Errorf("sqthread_poll at rate_iops=500: host CPU %.1f %%, %.1f without: want %.1f more", limited.HostCPUPercent[0], unpolled.HostCPUPercent[0], held)
+	}
+
+	// Half the cores: vSAN's worlds and the spinning vCPUs share the 16
+	// hardware threads alike, and the CPU binds.
+	p.CPU.CoresPerSocket = 8
+	base, polled := solve(), solve(fio.Option{Key: "hipri", Value: "1"})
+	if !(polled.Read.IOPS < 0.9*base.Read.IOPS) || polled.Bottleneck != "cpu" {
+		t.Errorf("8 cores a host: %.0f read IOPS polling (bottleneck %s), %.0f without (%s): want fewer, bound by the CPU", polled.Read.IOPS, polled.Bottleneck, base.Read.IOPS, base.Bottleneck)
+	}
+	t.Logf("8 cores a host: %.0f read IOPS polling, %.0f without; host CPU %.0f %% and %.0f %%", polled.Read.IOPS, base.Read.IOPS, polled.CPUPercent, base.CPUPercent)
+
+	// Two jobs at once, one polling: its vCPUs are held beside the other's work.
+	p = mustLoad(t, "vxrail-ve660-esa")
+	plain := &fio.Job{Name: "plain", IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 1}
+	in := UniformInput(p, p.Hosts*p.Workers.PerHost, p.Workers.DataDisks, Policy{RAID: "raid1"}, plain)
+	alone, err := Solve(context.Background(), p, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	poller := *plain
+	poller.Name, poller.IOEngine, poller.RateIOPS = "poller", "io_uring", 10
+	poller.Options = []fio.Option{{Key: "sqthread_poll", Value: "1"}}
+	in.Jobs = append(in.Jobs, JobLoad{Name: "poller", Job: &poller, Disks: in.Jobs[0].Disks})
+	in.Jobs[0].Name = "plain"
+	both, err := Solve(context.Background(), p, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The other job's work follows its IOPS, which fall as its hand-offs
+	// find fewer free hardware threads (ready time).
+	work := alone.HostCPUPercent[0] * both.Read.IOPS / alone.Read.IOPS
+	if math.Abs(both.HostCPUPercent[0]-work-held) > 1 || !(both.Read.IOPS < alone.Read.IOPS) {
+		t.Errorf("a polling job at 10 IOPS a disk beside a free one: host CPU %.1f %% at %.0f IOPS, %.1f %% at %.0f alone: want its work at that rate and %.1f held", both.HostCPUPercent[0], both.Read.IOPS, alone.HostCPUPercent[0], alone.Read.IOPS, held)
+	}
+}
+
+// What the model charges polled I/O for, against fio 3.33: with
+// sqthread_poll a submission thread spins whatever the rate (the fio
+// process's CPU time at 200 IOPS far above the same job's without it), and
+// fio's own thread spins only in a closed loop (its own CPU share against
+// the same job held to 200 IOPS). CPU time, not wall time: the shares hold
+// on a busy machine too, by a wide margin.
+func TestPolledIOSpinsAsFioRunsIt(t *testing.T) {
+	needFio(t)
+	file := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(file, bytes.Repeat([]byte{0x5a}, 16<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const runtime = 2.0
+	run := func(args ...string) (processSeconds, jobShare float64) {
+		t.Helper()
+		cmd := exec.Command("fio", append([]string{"--output-format=json", "--name=p", "--filename=" + file, "--size=16m", "--direct=1",
+			"--rw=randread", "--bs=4k", "--ioengine=io_uring", "--iodepth=4", "--time_based", "--runtime=2"}, args...)...)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Skipf("fio with io_uring and direct I/O on %s: %v", file, err)
+		}
+		var report struct {
+			Jobs []struct {
+				Error  int     `json:"error"`
+				UsrCPU float64 `json:"usr_cpu"`
+				SysCPU float64 `json:"sys_cpu"`
+			}
+		}
+		if i := bytes.IndexByte(out, '{'); i >= 0 {
+			out = out[i:]
+		}
+		if err := json.Unmarshal(out, &report); err != nil || len(report.Jobs) != 1 || report.Jobs[0].Error != 0 {
+			t.Skipf("fio with io_uring on %s: %v %+v", file, err, report.Jobs)
+		}
+		st := cmd.ProcessState
+		return (st.UserTime() + st.SystemTime()).Seconds(), (report.Jobs[0].UsrCPU + report.Jobs[0].SysCPU) / 100
+	}
+	quiet, _ := run("--rate_iops=200")
+	submitting, reaperIdle := run("--rate_iops=200", "--sqthread_poll=1")
+	_, reaperSpinning := run("--sqthread_poll=1")
+	t.Logf("fio's CPU seconds over %g s at 200 IOPS: %.2f, %.2f with sqthread_poll; its job thread's share %.3f held to the rate, %.3f in a closed loop", runtime, quiet, submitting, reaperIdle, reaperSpinning)
+	if submitting-quiet < 0.3*runtime || submitting < 4*quiet {
+		t.Errorf("sqthread_poll at 200 IOPS: %.2f CPU seconds, %.2f without: want a spinning thread's worth more", submitting, quiet)
+	}
+	if reaperSpinning < 0.3 || reaperSpinning < 5*reaperIdle {
+		t.Errorf("fio's thread with sqthread_poll: %.3f of a CPU in a closed loop, %.3f at 200 IOPS: want it spinning in the closed loop only", reaperSpinning, reaperIdle)
+	}
+}
