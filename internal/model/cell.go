@@ -94,7 +94,7 @@ func solveCell(ctx context.Context, p *testbed.Profile, in Input, c *cell) (*Out
 	for k := range u {
 		whole[k] = u[k] * sh.duty
 	}
-	out.HostCPUPercent = hostPercent(c.hostCPU, st, whole)
+	out.HostCPUPercent, out.hostHeld = hostPercent(c.hostCPU, st, whole), hostPercent(c.hostCPU, st, make([]float64, len(st)))
 	out.Notes = append(out.Notes, rangeNotes(p, g.fioOutstanding, c.sizes)...)
 	c.result = dirs
 	out.Hosts = hostFigures([]*cell{c}, out.HostCPUPercent)
@@ -174,7 +174,7 @@ func hostFigures(cells []*cell, cpu []float64) []HostFigures {
 		}
 	}
 	bps := cells[0].link.bps
-	held := hostPercent(cells[0].hostCPU, cells[0].st, make([]float64, len(cells[0].st))) // what spinning vCPUs hold
+	held := hostPercent(cells[0].hostCPU, cells[0].st, make([]float64, len(cells[0].st)))
 	for i := range out {
 		f := &out[i]
 		f.NICPercent = 100 * math.Max(f.NICTxBytesPerSec, f.NICRxBytesPerSec) / bps
@@ -199,7 +199,7 @@ func (out *Output) addStation(s *station, w, u float64) {
 	}
 	switch s.Name {
 	case "cpu":
-		out.CPUPercent = 100 * s.busyShare(u)
+		out.CPUPercent, out.cpuHeld = 100*s.busyShare(u), 100*s.busyShare(0)
 	case "guest":
 		out.GuestCPUPercent = 100 * u
 	case "nic-tx", "nic-rx":

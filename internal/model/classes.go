@@ -373,7 +373,7 @@ func solveCells(ctx context.Context, p *testbed.Profile, in Input, cells []*cell
 		}
 	}
 	out.addStations(cells[0].st, sol.W, u)
-	out.HostCPUPercent = hostPercent(cells[0].hostCPU, cells[0].st, whole)
+	out.HostCPUPercent, out.hostHeld = hostPercent(cells[0].hostCPU, cells[0].st, whole), hostPercent(cells[0].hostCPU, cells[0].st, make([]float64, len(cells[0].st)))
 	out.Hosts = hostFigures(cells, out.HostCPUPercent)
 	out.Notes = append(out.Notes, rangeNotes(p, out.Outstanding, sizes)...)
 	return out, nil

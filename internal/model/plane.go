@@ -869,17 +869,27 @@ func (d *Direction) scale(f float64) {
 // scaleLoads scales by f what follows the run's throughput: each host's
 // rates (its components' I/O and its uplink's traffic), and every
 // utilisation (the stations', the hosts' CPU and vSAN's share of it, the
-// guest's vCPUs, the NICs, each host's busiest devices), none beyond full.
+// guest's vCPUs, the NICs, each host's busiest devices), none beyond full;
+// the CPU spinning vCPUs hold stays as it is.
 func (out *Output) scaleLoads(f float64) {
 	upTo := func(full float64, xs ...*float64) {
 		for _, x := range xs {
 			*x = math.Min(full, *x*f)
 		}
 	}
-	upTo(100, &out.CPUPercent, &out.GuestCPUPercent, &out.NICPercent)
+	// What spinning vCPUs hold does not follow the throughput.
+	heldUpTo := func(x *float64, held float64) {
+		*x = math.Min(100, held+(*x-held)*f)
+	}
+	heldUpTo(&out.CPUPercent, out.cpuHeld)
+	upTo(100, &out.GuestCPUPercent, &out.NICPercent)
 	upTo(1, &out.BottleneckUtil)
 	for i := range out.HostCPUPercent {
-		upTo(100, &out.HostCPUPercent[i])
+		held := 0.0
+		if i < len(out.hostHeld) {
+			held = out.hostHeld[i]
+		}
+		heldUpTo(&out.HostCPUPercent[i], held)
 	}
 	for i := range out.Stations {
 		upTo(1, &out.Stations[i].Util)

@@ -107,6 +107,14 @@ func TestSpinningVCPUsHoldTheHostsCPU(t *testing.T) {
 			t.Errorf("%s: vSAN's CPU %.1f %%, without polling %.1f %%", opt.Key, out.Hosts[0].VSANCPUPercent, base.Hosts[0].VSANCPUPercent)
 		}
 	}
+	// A noise draw scales what follows the throughput, not what spinning
+	// vCPUs hold.
+	out := solve(fio.Option{Key: "hipri", Value: "1"})
+	host, busiest := out.HostCPUPercent[0], out.CPUPercent
+	out.scaleLoads(0.5)
+	if math.Abs(out.HostCPUPercent[0]-(held+(host-held)/2)) > 1e-9 || math.Abs(out.CPUPercent-(held+(busiest-held)/2)) > 1e-9 {
+		t.Errorf("hipri, scaled by 0.5: host CPU %.2f %% (busiest %.2f %%) from %.2f %%: want the %.1f held kept", out.HostCPUPercent[0], out.CPUPercent, host, held)
+	}
 	// Held to a rate, fio's threads sleep; the submission threads still spin.
 	limited := solve(fio.Option{Key: "sqthread_poll", Value: "1"}, fio.Option{Key: "rate_iops", Value: "500"})
 	unpolled := solve(fio.Option{Key: "rate_iops", Value: "500"})

@@ -38,6 +38,11 @@ type Output struct {
 	// host index (see hostNames); 0 for a host the cell leaves idle.
 	CPUPercent     float64
 	HostCPUPercent []float64
+	// cpuHeld and hostHeld are the parts of CPUPercent and HostCPUPercent
+	// that spinning vCPUs hold (station.Held): busy whatever the run's
+	// throughput, so noise leaves them as they are.
+	cpuHeld  float64
+	hostHeld []float64
 	// Hosts are each host's own figures, by the same index: its
 	// components' I/O, its vSAN uplink's traffic and vSAN's share of its
 	// CPU; all 0 for a host the cell leaves idle.
