@@ -1,0 +1,121 @@
+package model
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"strconv"
+	"testing"
+
+	"starbench/internal/fio"
+)
+
+// Over random cells on the shipped testbeds (jobs, engines, polled I/O and
+// drained queues, rates, think time, policies, cluster settings, layouts),
+// what every answer must keep: finite, non-negative figures with
+// percentiles in order; utilisations within full; each host's CPU within
+// 100 % and above what spinning vCPUs hold; what the hosts send equal to
+// what they receive; in a closed loop the outstanding I/Os fio keeps equal
+// to throughput times latency (Little's law); and the same answer twice.
+// The seed is fixed: a failure names the cell.
+func TestRandomCellsKeepTheInvariants(t *testing.T) {
+	testbeds := []string{"storagereview-r6625-esa", "vxrail-ve660-esa", "wwt-r640-osa"}
+	rng := rand.New(rand.NewPCG(12, 2026))
+	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
+	closedLoops, polled := 0, 0
+	for n := range 300 {
+		p := mustLoad(t, testbeds[n%len(testbeds)])
+		job := &fio.Job{
+			IOEngine: pick("libaio", "io_uring", "psync"), Direct: true,
+			RW: pick("randread", "randwrite", "randrw", "read", "write", "rw"), RWMixRead: 10 * (1 + rng.IntN(9)),
+			IODepth: 1 + rng.IntN(64), NumJobs: 1 + rng.IntN(3),
+		}
+		job.BlockSize, _ = fio.ParseSize(pick("4k", "8k", "32k", "64k", "256k", "1m"))
+		closed := true
+		add := func(k, v string) { job.Options = append(job.Options, fio.Option{Key: k, Value: v}) }
+		if job.IOEngine == "io_uring" {
+			switch rng.IntN(4) {
+			case 0:
+				add("hipri", "1")
+			case 1:
+				add("sqthread_poll", "1")
+			}
+		}
+		if rng.IntN(4) == 0 {
+			add("iodepth_low", strconv.Itoa(rng.IntN(job.IODepth+1)))
+		}
+		if rng.IntN(4) == 0 {
+			add("iodepth_batch_complete_min", strconv.Itoa(rng.IntN(job.IODepth+1)))
+		}
+		if rng.IntN(5) == 0 {
+			job.RateIOPS, closed = 50*(1+rng.IntN(40)), false
+		}
+		if rng.IntN(6) == 0 {
+			add("thinktime", strconv.Itoa(50*(1+rng.IntN(10))))
+			closed = false
+		}
+		if rng.IntN(3) == 0 {
+			job.BufferCompressPercentage = 10 * rng.IntN(10)
+		}
+		pol := Policy{RAID: pick("raid1", "raid5", "raid6")}
+		if pol.RAID == "raid6" && p.Hosts < 6 {
+			pol.RAID = "raid1"
+		}
+		in := UniformInput(p, p.Hosts*(1+rng.IntN(4)), 1+rng.IntN(8), pol, job)
+		in.State = ClusterState{Compression: rng.IntN(2) == 0, RDMA: rng.IntN(2) == 0, TransitEncryption: rng.IntN(5) == 0}
+		name := fmt.Sprintf("cell %d on %s: %s bs=%d iodepth=%d numjobs=%d %s rate_iops=%d %v, %s, %+v, %d VMs x %d disks",
+			n, p.Name, job.RW, job.BlockSize, job.IODepth, job.NumJobs, job.IOEngine, job.RateIOPS, job.Options, pol.RAID, in.State, len(in.VMs), len(in.Jobs[0].Disks)/len(in.VMs))
+		out, err := Solve(context.Background(), p, in)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		again, err := Solve(context.Background(), p, in)
+		if err != nil || !reflect.DeepEqual(out, again) {
+			t.Errorf("%s: a second solve differs (%v)", name, err)
+		}
+		inFlight := 0.0
+		for _, d := range []Direction{out.Read, out.Write} {
+			figures := []float64{d.IOPS, d.MBps, d.LatMeanUs, d.P50Us, d.P95Us, d.P99Us, d.P999Us}
+			for _, x := range figures {
+				if math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+					t.Errorf("%s: a figure %v in %+v", name, x, d)
+				}
+			}
+			if d.IOPS > 0 && (d.LatMeanUs <= 0 || !(d.P50Us <= d.P95Us && d.P95Us <= d.P99Us && d.P99Us <= d.P999Us)) {
+				t.Errorf("%s: latencies %+v", name, d)
+			}
+			inFlight += d.IOPS * d.LatMeanUs * 1e-6
+		}
+		if out.cpuHeld > 0 {
+			polled++
+		}
+		if closed {
+			closedLoops++
+		}
+		if closed && math.Abs(inFlight/float64(out.Outstanding)-1) > 0.01 {
+			t.Errorf("%s: throughput x latency %.2f I/Os, fio keeps %d outstanding", name, inFlight, out.Outstanding)
+		}
+		for _, s := range out.Stations {
+			if !(s.Util >= 0 && s.Util <= 1+1e-9) {
+				t.Errorf("%s: station %s at %g", name, s.Name, s.Util)
+			}
+		}
+		if !(out.CPUPercent >= out.cpuHeld-1e-9 && out.CPUPercent <= 100+1e-9) {
+			t.Errorf("%s: the busiest host's CPU %.2f %%, %.2f held", name, out.CPUPercent, out.cpuHeld)
+		}
+		tx, rx := 0.0, 0.0
+		for h, f := range out.Hosts {
+			if c := out.HostCPUPercent[h]; !(c >= out.hostHeld[h]-1e-9 && c <= 100+1e-9 && f.VSANCPUPercent <= c+1e-9) {
+				t.Errorf("%s: host %d's CPU %.2f %% (%.2f held, vSAN %.2f)", name, h, c, out.hostHeld[h], f.VSANCPUPercent)
+			}
+			tx, rx = tx+f.NICTxBytesPerSec, rx+f.NICRxBytesPerSec
+		}
+		if math.Abs(tx-rx) > 1e-6*math.Max(tx, 1) {
+			t.Errorf("%s: the hosts send %.0f B/s and receive %.0f B/s", name, tx, rx)
+		}
+	}
+	t.Logf("300 cells, %d in a closed loop, %d with vCPUs spinning", closedLoops, polled)
+}
