@@ -441,12 +441,8 @@ func (pl *Plane) layOutJobs(ctx context.Context, jobs []JobRun, in Input, out *O
 	lead := "a sequential reader meets its disks' parts in order"
 	if len(jobs) == 1 {
 		if plan = pl.readSegments(jobs[0]); plan == nil {
-			var note string
-			plan, note = pl.replaySegments(jobs[0])
+			plan = pl.replaySegments(jobs[0])
 			lead = "fio seeds its random offsets alike on every run (randrepeat, its default): this reader draws the offsets of earlier runs of its shape again, finding data where they wrote along its first pass"
-			if note != "" {
-				lo.notes = append(lo.notes, note)
-			}
 		}
 	}
 	switch {
@@ -474,7 +470,7 @@ func (pl *Plane) layOutJobs(ctx context.Context, jobs []JobRun, in Input, out *O
 			if pl.readSegments(j) != nil {
 				lo.notes = append(lo.notes, fmt.Sprintf("%s reads sequentially over parts of its disks written differently; beside other jobs it is solved with the share written over its whole reach, where run alone it meets the parts in order", j.Job.Name))
 			}
-			if plan, note := pl.replaySegments(j); plan != nil || note != "" {
+			if pl.replaySegments(j) != nil {
 				lo.notes = append(lo.notes, fmt.Sprintf("%s draws the random offsets of earlier runs of its shape again (fio's default seeds); beside other jobs it is solved with the share written over its whole reach, where run alone it reads the blocks they wrote first", j.Job.Name))
 			}
 		}

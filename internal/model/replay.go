@@ -214,14 +214,12 @@ func (pl *Plane) addRun(key streamKey, run streamRun) {
 // reads find changes: on each stretch, per disk, the reads whose block a
 // run wrote (hits) find data, the rest what the rest of the region holds
 // (background). On later passes, drawn anew, it finds its reach's even
-// share. nil where it follows no stream with writes, or its
-// disks' passes differ in size; and for a mix on OSA, whose writes fill
-// the write buffers as it goes (layOut), with a note saying what its reads
-// are solved with instead.
-func (pl *Plane) replaySegments(jr JobRun) (passPlan, string) {
+// share. nil where it follows no stream with writes, or its disks'
+// passes differ in size.
+func (pl *Plane) replaySegments(jr JobRun) passPlan {
 	sh, err := readJob(jr.Job)
 	if err != nil || sh.fr <= 0 || jr.readsBack {
-		return nil, ""
+		return nil
 	}
 	type diskPath struct {
 		path streamPath
@@ -240,7 +238,7 @@ func (pl *Plane) replaySegments(jr JobRun) (passPlan, string) {
 			p := sh.extent.region(size, 0)
 			if p <= 0 || pass >= 0 && p != pass {
 				pl.mu.Unlock()
-				return nil, ""
+				return nil
 			}
 			pass = p
 			written, pct := sh.finds(pl.data(w.Name, d), size, jr.Job.NumJobs)
@@ -282,10 +280,7 @@ func (pl *Plane) replaySegments(jr JobRun) (passPlan, string) {
 		segs = append(segs, s)
 	}
 	if !replays {
-		return nil, ""
-	}
-	if sh.fr < 1 && pl.p.Architecture == "OSA" {
-		return nil, fmt.Sprintf("%s draws the random offsets of earlier runs of its shape again (fio's default seeds), so its first reads find data where they wrote; a mix on OSA is solved through its write buffers' burst with the share written over its whole reach", jr.Job.Name)
+		return nil
 	}
 	var later []found // drawn anew
 	for _, dp := range disks {
@@ -296,5 +291,5 @@ func (pl *Plane) replaySegments(jr JobRun) (passPlan, string) {
 			return segs
 		}
 		return []readSegment{{from: 0, to: pass, finds: later}}
-	}, ""
+	}
 }

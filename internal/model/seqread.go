@@ -26,6 +26,16 @@ type readSegment struct {
 // segments of pass k, from 0.
 type passPlan func(k int) []readSegment
 
+// passRate is how fast a reader moves along its pass at out's rates, in
+// bytes a second per clone: by its reads where it is sequential (fio keeps
+// a position per direction), by every I/O where it draws a random stream.
+func passRate(out *Output, clones float64, sequential bool) float64 {
+	if sequential {
+		return out.Read.MBps * 1e6 / clones
+	}
+	return (out.Read.MBps + out.Write.MBps) * 1e6 / clones
+}
+
 // readSegments cuts a lone sequential reader's pass where what its disks
 // hold changes (a disk written over its first part only, say): fio reads
 // the pass in order, so it meets the parts one after another. A sequential
@@ -39,14 +49,14 @@ type passPlan func(k int) []readSegment
 // mix moving 48 MiB of a 16 MiB file: its writes at block 1,838 of 4,096
 // when its reads wrapped, both from 0 after; by time its writes went on).
 // nil where the reader finds the same all along, reads at random, leaves
-// holes (rw=read:4k), or is a mix of several loops or, on OSA, by time.
+// holes (rw=read:4k), or is a mix of several loops.
 func (pl *Plane) readSegments(jr JobRun) passPlan {
 	sh, err := readJob(jr.Job)
 	if err != nil || sh.fr <= 0 || sh.randomShare > 0 || sh.extent.hole > 0 {
 		return nil // a reader leaving holes: what it finds is its reach's mean
 	}
-	if sh.fr < 1 && (sh.extent.loops > 1 || jr.Job.TimeBased && pl.p.Architecture == "OSA") {
-		return nil // on OSA a mix by time fills the write buffers as it goes (layOut)
+	if sh.fr < 1 && sh.extent.loops > 1 {
+		return nil
 	}
 	if _, _, steady, _ := steadyWindow(jr.Job); steady {
 		return nil // a steady-state criterion stops it on its own terms
@@ -121,8 +131,8 @@ func (pl *Plane) readSegments(jr JobRun) passPlan {
 	}
 	own := found{1, float64(sh.compressPct)}
 	plan := func(k int) []readSegment { return overlay(segs, ahead(k), own) }
-	if first, next := plan(0), plan(1); len(first) < 2 && slices.EqualFunc(first, next, sameSegment) {
-		return nil
+	if first, next := plan(0), plan(1); len(first) < 2 && slices.EqualFunc(first, next, sameSegment) && ahead(0) == 0 {
+		return nil // the same all along, as over its whole reach
 	}
 	return plan
 }
@@ -154,7 +164,9 @@ func sameSegment(a, b readSegment) bool {
 // readThrough runs a lone reader through its passes as fio reads them:
 // segment after segment of each pass (plan), each solved with what the
 // reader finds there (scaled by the run's noise draw z) for as long as
-// reading it takes at that rate, until the job's time or extent ends. So
+// reading it takes at that rate, until the job's time or extent ends; on
+// OSA a segment with writes goes at the burst's rate while the write
+// buffers fill (bufferBurst), one without lets the elevators drain them. So
 // a sequential reader of a disk written over its first part reads that
 // part at the rate of written blocks and the rest at the rate of blocks
 // never written, its samples showing the step. It returns the run in
@@ -236,6 +248,7 @@ func (pl *Plane) readThrough(ctx context.Context, jr JobRun, plan passPlan, lead
 	}
 	var said [3][]told
 	sp := span{ramp: ramp}
+	bursting := 0.0 // seconds at OSA's burst rate
 	t, read := 0.0, 0.0
 	for k := 0; t < limit*(1-1e-12) && read < toRead*(1-1e-12); k++ {
 		before := t
@@ -244,15 +257,31 @@ func (pl *Plane) readThrough(ctx context.Context, jr JobRun, plan passPlan, lead
 			if err != nil {
 				return span{}, Input{}, nil, "", err
 			}
-			rate := (c.out.Read.MBps + c.out.Write.MBps) * 1e6 / perClone
-			if sequential {
-				rate = c.out.Read.MBps * 1e6 / perClone
-			}
+			rate := passRate(c.out, perClone, sequential)
 			if rate <= 0 {
 				return span{}, Input{}, nil, "", fmt.Errorf("the reader makes no progress where its disks are %.0f %% written", 100*s.finds[0].written)
 			}
-			dt := math.Min((s.to-s.from)/rate, math.Min(limit-t, (toRead-read)/rate))
-			sp.phases = append(sp.phases, phase{t, t + dt, [2]Direction{c.out.Read, c.out.Write}})
+			// On OSA the segment starts at the burst's rate while the
+			// write buffers fill, and goes on at the steady one.
+			need := math.Min(s.to-s.from, toRead-read)
+			burstRate, burst := rate, 0.0
+			pl.mu.Lock()
+			if c.out.Burst != nil {
+				burstRate = passRate(c.out.Burst, perClone, sequential)
+				burst = bufferBurst(pl.p, &pl.buffer, c.out, math.Min(need/burstRate, limit-t))
+			} else { // reads alone let the elevators drain the buffers
+				bufferBurst(pl.p, &pl.buffer, c.out, math.Min(need/rate, limit-t))
+			}
+			pl.mu.Unlock()
+			steady := math.Min((need-burst*burstRate)/rate, limit-t-burst)
+			dt := burst + steady
+			bursting += burst
+			if burst > 0 {
+				sp.phases = append(sp.phases, phase{t, t + burst, [2]Direction{c.out.Burst.Read, c.out.Burst.Write}})
+			}
+			if steady > 0 || burst == 0 {
+				sp.phases = append(sp.phases, phase{t + burst, t + dt, [2]Direction{c.out.Read, c.out.Write}})
+			}
 			c.spent += dt
 			b, j := bucket(k), i
 			if b == 2 {
@@ -265,11 +294,14 @@ func (pl *Plane) readThrough(ctx context.Context, jr JobRun, plan passPlan, lead
 			for _, f := range s.finds {
 				written += f.written / float64(len(s.finds))
 			}
-			moved := dt * (c.out.Read.MBps + c.out.Write.MBps) * 1e6
+			moved := steady * (c.out.Read.MBps + c.out.Write.MBps) * 1e6
+			if burst > 0 {
+				moved += burst * (c.out.Burst.Read.MBps + c.out.Burst.Write.MBps) * 1e6
+			}
 			said[b][j].t += dt
 			said[b][j].bytes += moved
 			said[b][j].writtenBytes += moved * written
-			t, read = t+dt, read+dt*rate
+			t, read = t+dt, read+burst*burstRate+steady*rate
 			if t >= limit*(1-1e-12) || read >= toRead*(1-1e-12) {
 				break
 			}
@@ -279,9 +311,6 @@ func (pl *Plane) readThrough(ctx context.Context, jr JobRun, plan passPlan, lead
 		}
 	}
 	sp.end = t
-	pl.mu.Lock()
-	bufferBurst(pl.p, &pl.buffer, first.out, t) // reads let OSA's elevators drain the buffers
-	pl.mu.Unlock()
 	main := first
 	for _, c := range cells {
 		if c.spent > main.spent {
@@ -314,5 +343,8 @@ func (pl *Plane) readThrough(ctx context.Context, jr JobRun, plan passPlan, lead
 		}
 	}
 	note := lead + ", each solved with what it finds there (a read of a block never written costs a metadata lookup and the guest's copy, no device): " + strings.Join(parts, "; ")
+	if bursting > 0 {
+		note += fmt.Sprintf("; OSA's write buffers absorb its writes at the burst's rate for %.4g s of it, until %.0f %% full", bursting, 100*pl.p.Model.WriteBufferDestageThreshold.Value)
+	}
 	return sp, main.in, main.out, note, nil
 }

@@ -184,7 +184,7 @@ func TestReadSegmentsJoinPartsWrittenAlike(t *testing.T) {
 // a mix's own writes, is cut into segments: not one reading at random, nor
 // one whose pass lies in one part. A 70/30 mix's writes are behind its
 // reads on the first pass; a 50/50 mix's keep pace with them, so its reads
-// find its own writes all along (fio 3.33, a mix over a fresh 16 MiB file:
+// find its own writes all along, one segment (fio 3.33, a mix over a fresh 16 MiB file:
 // 0.970 of its reads found written at 50/50, 0.997 at 40/60).
 func TestReadSegmentsOnlyWherePartsDiffer(t *testing.T) {
 	pl, _ := newTestPlane(t)
@@ -207,7 +207,7 @@ func TestReadSegmentsOnlyWherePartsDiffer(t *testing.T) {
 		{"within the written part", fio.Job{RW: "read", Options: []fio.Option{{Key: "size", Value: "10%"}}}, 0, 0},
 		{"a sequential mix, its size once", fio.Job{RW: "rw", RWMixRead: 70}, 2, 0.2 * size},
 		{"a sequential mix by time", fio.Job{RW: "rw", RWMixRead: 70, RuntimeSec: 60, TimeBased: true}, 2, 0.2 * size},
-		{"a 50/50 sequential mix", fio.Job{RW: "rw", RWMixRead: 50}, 0, 0},
+		{"a 50/50 sequential mix", fio.Job{RW: "rw", RWMixRead: 50}, 1, size}, // its own writes all along
 		{"a sequential mix, twice", fio.Job{RW: "rw", RWMixRead: 70, Options: []fio.Option{{Key: "loops", Value: "2"}}}, 0, 0},
 		{"a sequential writer", fio.Job{RW: "write"}, 0, 0},
 	} {
@@ -219,6 +219,9 @@ func TestReadSegmentsOnlyWherePartsDiffer(t *testing.T) {
 		}
 		if len(segs) != c.segs || c.segs > 0 && !nearRel(segs[0].to, c.cut, 1e-12) {
 			t.Errorf("%s: segments %+v, want %d, the first ending %.0f bytes in", c.name, segs, c.segs, c.cut)
+		}
+		if c.segs == 1 && segs[0].finds[0].written != 1 {
+			t.Errorf("%s: finds %+v, want its own writes", c.name, segs[0].finds)
 		}
 	}
 }
