@@ -16,6 +16,10 @@ import (
 // the steady state; on OSA, Burst is the regime while the write buffers
 // absorb writes (see Plane for how a run moves from one to the other).
 func Solve(ctx context.Context, p *testbed.Profile, in Input) (*Output, error) {
+	in, err := settleReaping(ctx, p, in)
+	if err != nil {
+		return nil, err
+	}
 	out, _, plan, err := solveSettled(ctx, p, in, false, nil)
 	if err != nil || p.Architecture != "OSA" || out.Write.IOPS == 0 {
 		return out, err
@@ -29,6 +33,37 @@ func Solve(ctx context.Context, p *testbed.Profile, in Input) (*Output, error) {
 		out.BufferBytesPerSec += c.result[write].IOPS * c.cost[write].bufferBytes
 	}
 	return out, nil
+}
+
+// settleReaping finds how much of their time the fio threads of jobs that
+// poll between spaced I/Os spin (polling.spaced): a first solve, without
+// their spinning, gives each such job's I/Os in flight per thread (its
+// IOPS times its latency, over its disks times numjobs), the share of its
+// time a thread has one to poll for, at most all. in is returned as given
+// where no job is such.
+func settleReaping(ctx context.Context, p *testbed.Profile, in Input) (Input, error) {
+	var spaced []int
+	for j, jl := range in.Jobs {
+		if sh, err := jl.shape(); err == nil && sh.poll.reaper && sh.poll.spaced {
+			spaced = append(spaced, j)
+		}
+	}
+	if len(spaced) == 0 {
+		return in, nil
+	}
+	out, _, _, err := solveSettled(ctx, p, in, false, nil)
+	if err != nil {
+		return in, err
+	}
+	settled := in
+	settled.Jobs = slices.Clone(in.Jobs) // the caller's input stays as given
+	for _, j := range spaced {
+		jo, jl := out.Jobs[j], &settled.Jobs[j]
+		inFlight := (jo.Read.IOPS*jo.Read.LatMeanUs + jo.Write.IOPS*jo.Write.LatMeanUs) * 1e-6
+		threads := float64(len(jl.Disks) * max(jl.Job.NumJobs, 1))
+		jl.reaping = math.Min(1, inFlight/threads)
+	}
+	return settled, nil
 }
 
 // solveCell solves a network of one class, cell c of the input (built
@@ -159,10 +194,7 @@ func hostFigures(cells []*cell, cpu []float64) []HostFigures {
 				f.CompWriteBytesPerSec += x * o.compBytes[write]
 				f.NICTxBytesPerSec += x * o.txBytes
 				f.NICRxBytesPerSec += x * o.rxBytes
-				if !c.g.reaping { // else fio's work is in what its spinning vCPUs hold
-					all[i] += x * o.guestCycles
-				}
-				all[i] += x * (o.cpuCycles() - o.guestCycles)
+				all[i] += x * (o.cpuCycles() - c.g.reaping*o.guestCycles) // fio's work on spinning vCPUs is in what they hold
 				vsan[i] += x * (o.cpuCycles() - o.guestCycles)
 			}
 			for d, t := range c.perDevice[dir] {
@@ -598,7 +630,7 @@ type guestLoad struct {
 	hostVCPUs      []float64          // worker vCPUs on each host (see vmHosts; VMs on unknown hosts spread evenly)
 	hostThreads    []float64          // guest threads that can run at once on each host, at least 1
 	hostSpinning   []float64          // worker vCPUs on each host kept spinning by polled I/O (jobShape.poll)
-	reaping        bool               // fio's threads spin: their work is on vCPUs already busy
+	reaping        float64            // the share of their time fio's threads spin: so much of their work is on vCPUs already busy
 	controllers    map[string]float64 // share of the job's disks on each controller
 	fioOutstanding int                // I/Os fio keeps outstanding
 	outstanding    int                // of those, the ones the controllers admit
@@ -624,7 +656,7 @@ func guestLayout(p *testbed.Profile, vms []VM, jl JobLoad, depth int, poll polli
 		hostOf = nil
 	}
 	h := float64(p.Hosts)
-	g := guestLoad{controllers: map[string]float64{}, hostVCPUs: make([]float64, p.Hosts), hostThreads: make([]float64, p.Hosts), hostSpinning: make([]float64, p.Hosts), reaping: poll.reaper}
+	g := guestLoad{controllers: map[string]float64{}, hostVCPUs: make([]float64, p.Hosts), hostThreads: make([]float64, p.Hosts), hostSpinning: make([]float64, p.Hosts), reaping: poll.reapShare(jl)}
 	// on adds a VM's share to its host, or evenly to every host.
 	on := func(per []float64, v int, x float64) {
 		if v < len(hostOf) && hostOf[v] >= 0 {
@@ -667,7 +699,7 @@ func guestLayout(p *testbed.Profile, vms []VM, jl JobLoad, depth int, poll polli
 		}
 		jobs := float64(disks * max(jl.Job.NumJobs, 1))
 		t := math.Min(float64(cpus), jobs)
-		spinning, submitters := pollingVCPUs(poll, float64(cpus), jobs)
+		spinning, submitters := pollingVCPUs(poll, g.reaping, float64(cpus), jobs)
 		if submitters > 0 && jobs+submitters > float64(cpus) {
 			// Spinning submission threads beside fio's: the guest's
 			// scheduler shares the vCPUs among them alike.
@@ -708,20 +740,17 @@ func guestLayout(p *testbed.Profile, vms []VM, jl JobLoad, depth int, poll polli
 }
 
 // pollingVCPUs is how many of a VM's cpus vCPUs its jobs' polled I/O keeps
-// spinning (all of them at most), and how many vCPUs' worth of those are
-// submission threads (sqthread_poll) rather than fio's own.
-func pollingVCPUs(poll polling, cpus, jobs float64) (spinning, submitters float64) {
+// spinning (all of them at most), fio's threads each the reap share of its
+// time, and how many vCPUs' worth of those are submission threads
+// (sqthread_poll) rather than fio's own.
+func pollingVCPUs(poll polling, reap, cpus, jobs float64) (spinning, submitters float64) {
 	if poll.submitter {
 		submitters = jobs
 		if poll.pinned {
 			submitters = 1 // every job's on the one vCPU sqthread_poll_cpu names
 		}
 	}
-	reapers := 0.0
-	if poll.reaper {
-		reapers = jobs
-	}
-	return math.Min(cpus, submitters+reapers), math.Min(cpus, submitters)
+	return math.Min(cpus, submitters+reap*jobs), math.Min(cpus, submitters)
 }
 
 // maxDisksPerController is how many data disks a worker puts on one
@@ -835,10 +864,7 @@ func stationCopies(p *testbed.Profile, pl platform, link vsanLink, g guestLoad, 
 			worlds := pl.domWorlds + pl.storeWorldsPerHost() + float64(len(link.nics))
 			cpu := station{Name: "cpu", Servers: pl.effCPU, Busy: &other,
 				D: host(i, func(c *opCost) float64 {
-					if g.reaping {
-						return (c.cpuCycles() - c.guestCycles) / pl.hz // fio's work runs on its spinning vCPU
-					}
-					return c.cpuCycles() / pl.hz
+					return (c.cpuCycles() - g.reaping*c.guestCycles) / pl.hz // fio's work on a spinning vCPU is held already
 				}),
 				Extra:   host(i, func(c *opCost) float64 { return c.dispatches * m.ContextSwitchCycles.Value / pl.hz }),
 				Threads: g.hostThreads[i] + worlds, HWThreads: pl.hwThr}

@@ -273,16 +273,26 @@ type polling struct {
 	// pinned: sqthread_poll_cpu puts every job's submission thread on one
 	// vCPU, where they share it.
 	pinned bool
-	// reaper: fio's own thread spins while it waits for completions:
-	// with sqthread_poll it reads the completion ring without entering
-	// the kernel, with hipri the kernel polls in io_uring_enter. Taken as
-	// spinning the whole run in a closed loop (no rate, no think time);
-	// with those it sleeps between I/Os and is taken as idle.
+	// reaper: fio's own thread spins while its I/Os are in flight: with
+	// sqthread_poll it reads the completion ring without entering the
+	// kernel, with hipri the kernel polls in io_uring_enter.
 	reaper bool
+	// spaced: a rate or think time leaves the reaper without I/O in flight
+	// at times, when it sleeps; the share of its time it spins comes from
+	// solving the job (JobLoad.reaping). Without, it spins all the time.
+	spaced bool
 }
 
-// spinning is whether the job keeps any thread spinning.
-func (po polling) spinning() bool { return po.submitter || po.reaper }
+// reapShare is the share of its time each of the job's fio threads spins.
+func (po polling) reapShare(jl JobLoad) float64 {
+	switch {
+	case !po.reaper:
+		return 0
+	case po.spaced:
+		return jl.reaping
+	}
+	return 1
+}
 
 // polled reads io_uring's hipri and sqthread_poll, and pvsync2's hipri.
 // Measured with fio 3.33 on Linux 6.18 (per thread, from /proc over 2 s):
@@ -305,7 +315,7 @@ func (sh *jobShape) polled(job *fio.Job) error {
 	closed := sh.rate == [2]float64{} && sh.rateB == [2]float64{} && sh.think == 0
 	switch {
 	case engine == "io_uring":
-		sh.poll = polling{submitter: sq, pinned: sq && hasRaw(job, "sqthread_poll_cpu"), reaper: (hipri || sq) && closed}
+		sh.poll = polling{submitter: sq, pinned: sq && hasRaw(job, "sqthread_poll_cpu"), reaper: hipri || sq, spaced: !closed}
 	case hasRaw(job, "sqthread_poll") || hasRaw(job, "sqthread_poll_cpu"):
 		return fmt.Errorf("%s with ioengine=%s: sqthread_poll is io_uring's (fio 3.33 refuses it with any other engine, 'unrecognized option'); set ioengine=io_uring or leave it out", pollOptions(job), engine)
 	case !hasRaw(job, "hipri"):
@@ -333,11 +343,12 @@ func (sh *jobShape) polled(job *fio.Job) error {
 	}
 	switch {
 	case sh.poll.reaper && sq:
-		what = append(what, "fio's thread spins reading the completion ring")
+		what = append(what, "fio's thread spins reading the completion ring while its I/Os are in flight")
 	case sh.poll.reaper:
-		what = append(what, "fio's thread spins in the kernel polling for completions (the worker's disk has no poll queues: they still complete by interrupt on an older guest kernel; Linux 6.18 fails such I/O with 'Operation not supported', fio error 95)")
-	case hipri || sq:
-		what = append(what, "fio's thread sleeps between the I/Os its rate or think time spaces out (taken as idle)")
+		what = append(what, "fio's thread spins in the kernel polling for completions while its I/Os are in flight (the worker's disk has no poll queues: they still complete by interrupt on an older guest kernel; Linux 6.18 fails such I/O with 'Operation not supported', fio error 95)")
+	}
+	if sh.poll.spaced {
+		what = append(what, "between the I/Os its rate or think time spaces out fio's thread sleeps: it spins the share of its time its I/Os are in flight, as solved")
 	}
 	if len(what) > 0 {
 		sh.notes = append(sh.notes, fmt.Sprintf("polled I/O (%s): %s; those vCPUs are busy the whole run, their hardware threads taken from vSAN's", pollOptions(job), strings.Join(what, "; ")))

@@ -28,9 +28,9 @@ func TestPolledIOIsReadAsSpinningThreads(t *testing.T) {
 		{"io_uring", nil, polling{}, "", false},
 		{"io_uring", []fio.Option{{Key: "sqthread_poll", Value: "1"}}, polling{submitter: true, reaper: true}, "a kernel thread per job spins on io_uring's submission ring, a vCPU each; fio's thread spins reading the completion ring", false},
 		{"io_uring", []fio.Option{{Key: "sqthread_poll", Value: "1"}, {Key: "sqthread_poll_cpu", Value: "0"}}, polling{submitter: true, pinned: true, reaper: true}, "all on the vCPU sqthread_poll_cpu names", false},
-		{"io_uring", []fio.Option{{Key: "sqthread_poll", Value: "1"}, {Key: "rate_iops", Value: "200"}}, polling{submitter: true}, "fio's thread sleeps between the I/Os its rate or think time spaces out", false},
+		{"io_uring", []fio.Option{{Key: "sqthread_poll", Value: "1"}, {Key: "rate_iops", Value: "200"}}, polling{submitter: true, reaper: true, spaced: true}, "between the I/Os its rate or think time spaces out fio's thread sleeps", false},
 		{"io_uring", []fio.Option{{Key: "hipri", Value: "1"}}, polling{reaper: true}, "fio's thread spins in the kernel polling for completions", false},
-		{"io_uring", []fio.Option{{Key: "hipri", Value: "1"}, {Key: "thinktime", Value: "100"}}, polling{}, "fio's thread sleeps between the I/Os", false},
+		{"io_uring", []fio.Option{{Key: "hipri", Value: "1"}, {Key: "thinktime", Value: "100"}}, polling{reaper: true, spaced: true}, "it spins the share of its time its I/Os are in flight", false},
 		{"io_uring", []fio.Option{{Key: "hipri", Value: "0"}}, polling{}, "", false},
 		{"pvsync2", []fio.Option{{Key: "hipri", Value: "1"}}, polling{}, "hipri with pvsync2 has no effect", false},
 		{"libaio", []fio.Option{{Key: "hipri", Value: "1"}}, polling{}, "hipri with ioengine=libaio: hipri belongs to io_uring, pvsync2 and sg", true},
@@ -61,20 +61,21 @@ func TestPolledIOIsReadAsSpinningThreads(t *testing.T) {
 func TestPollingVCPUs(t *testing.T) {
 	for _, c := range []struct {
 		poll                 polling
-		cpus, jobs           float64
+		reap, cpus, jobs     float64
 		spinning, submitters float64
 	}{
-		{polling{}, 4, 8, 0, 0},
-		{polling{reaper: true}, 4, 2, 2, 0},
-		{polling{reaper: true}, 4, 8, 4, 0},
-		{polling{submitter: true}, 4, 2, 2, 2},
-		{polling{submitter: true, reaper: true}, 8, 2, 4, 2},
-		{polling{submitter: true, pinned: true}, 4, 8, 1, 1},
-		{polling{submitter: true, pinned: true, reaper: true}, 4, 2, 3, 1},
+		{polling{}, 0, 4, 8, 0, 0},
+		{polling{reaper: true}, 1, 4, 2, 2, 0},
+		{polling{reaper: true}, 1, 4, 8, 4, 0},
+		{polling{reaper: true, spaced: true}, 0.25, 4, 8, 2, 0},
+		{polling{submitter: true}, 0, 4, 2, 2, 2},
+		{polling{submitter: true, reaper: true}, 1, 8, 2, 4, 2},
+		{polling{submitter: true, pinned: true}, 0, 4, 8, 1, 1},
+		{polling{submitter: true, pinned: true, reaper: true}, 1, 4, 2, 3, 1},
 	} {
-		spinning, submitters := pollingVCPUs(c.poll, c.cpus, c.jobs)
+		spinning, submitters := pollingVCPUs(c.poll, c.reap, c.cpus, c.jobs)
 		if spinning != c.spinning || submitters != c.submitters {
-			t.Errorf("%+v, %g vCPUs, %g jobs: %g spinning (%g submitting), want %g (%g)", c.poll, c.cpus, c.jobs, spinning, submitters, c.spinning, c.submitters)
+			t.Errorf("%+v at %g, %g vCPUs, %g jobs: %g spinning (%g submitting), want %g (%g)", c.poll, c.reap, c.cpus, c.jobs, spinning, submitters, c.spinning, c.submitters)
 		}
 	}
 }
@@ -122,6 +123,17 @@ func TestSpinningVCPUsHoldTheHostsCPU(t *testing.T) {
 		t.Errorf("sqthread_poll at rate_iops=500: host CPU %.1f %%, %.1f without: want %.1f more", limited.HostCPUPercent[0], unpolled.HostCPUPercent[0], held)
 	}
 
+	// Held to a rate, fio's polling threads spin the share of their time
+	// they have I/O in flight: each VM's 8 threads that many vCPUs.
+	spaced := solve(fio.Option{Key: "hipri", Value: "1"}, fio.Option{Key: "rate_iops", Value: "500"})
+	threads := float64(p.Workers.PerHost * p.Workers.DataDisks)
+	share := (spaced.Read.IOPS*spaced.Read.LatMeanUs + spaced.Write.IOPS*spaced.Write.LatMeanUs) * 1e-6 / (threads * float64(p.Hosts))
+	spun := 100 * threads * share / float64(p.CPU.Threads())
+	if d := spaced.HostCPUPercent[0] - unpolled.HostCPUPercent[0]; !(share > 0.01 && share < 1) || d < spun-1 || d > spun+0.1 {
+		t.Errorf("hipri at rate_iops=500: host CPU %.1f %%, %.1f without: want %.1f more (threads with I/O in flight %.3f of the time)", spaced.HostCPUPercent[0], unpolled.HostCPUPercent[0], spun, share)
+	}
+	t.Logf("hipri at rate_iops=500: host CPU %.2f %%, %.2f without; threads with I/O in flight %.3f of the time", spaced.HostCPUPercent[0], unpolled.HostCPUPercent[0], share)
+
 	// Half the cores: vSAN's worlds and the spinning vCPUs share the 16
 	// hardware threads alike, and the CPU binds.
 	p.CPU.CoresPerSocket = 8
@@ -159,9 +171,11 @@ func TestSpinningVCPUsHoldTheHostsCPU(t *testing.T) {
 // What the model charges polled I/O for, against fio 3.33: with
 // sqthread_poll a submission thread spins whatever the rate (the fio
 // process's CPU time at 200 IOPS far above the same job's without it), and
-// fio's own thread spins only in a closed loop (its own CPU share against
-// the same job held to 200 IOPS). CPU time, not wall time: the shares hold
-// on a busy machine too, by a wide margin.
+// fio's own thread spins while its I/Os are in flight: all the time in a
+// closed loop, at 200 IOPS no more than the share of its time it has one
+// in flight (its IOPS times its latency) and fio's own work. CPU time, not
+// wall time: the shares hold on a busy machine too (there the latency and
+// the share both grow).
 func TestPolledIOSpinsAsFioRunsIt(t *testing.T) {
 	needFio(t)
 	file := filepath.Join(t.TempDir(), "f")
@@ -169,7 +183,7 @@ func TestPolledIOSpinsAsFioRunsIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	const runtime = 2.0
-	run := func(args ...string) (processSeconds, jobShare float64) {
+	run := func(args ...string) (processSeconds, jobShare, inFlight float64) {
 		t.Helper()
 		cmd := exec.Command("fio", append([]string{"--output-format=json", "--name=p", "--filename=" + file, "--size=16m", "--direct=1",
 			"--rw=randread", "--bs=4k", "--ioengine=io_uring", "--iodepth=4", "--time_based", "--runtime=2"}, args...)...)
@@ -182,6 +196,12 @@ func TestPolledIOSpinsAsFioRunsIt(t *testing.T) {
 				Error  int     `json:"error"`
 				UsrCPU float64 `json:"usr_cpu"`
 				SysCPU float64 `json:"sys_cpu"`
+				Read   struct {
+					IOPS  float64 `json:"iops"`
+					LatNs struct {
+						Mean float64 `json:"mean"`
+					} `json:"lat_ns"`
+				}
 			}
 		}
 		if i := bytes.IndexByte(out, '{'); i >= 0 {
@@ -190,17 +210,17 @@ func TestPolledIOSpinsAsFioRunsIt(t *testing.T) {
 		if err := json.Unmarshal(out, &report); err != nil || len(report.Jobs) != 1 || report.Jobs[0].Error != 0 {
 			t.Skipf("fio with io_uring on %s: %v %+v", file, err, report.Jobs)
 		}
-		st := cmd.ProcessState
-		return (st.UserTime() + st.SystemTime()).Seconds(), (report.Jobs[0].UsrCPU + report.Jobs[0].SysCPU) / 100
+		st, j := cmd.ProcessState, report.Jobs[0]
+		return (st.UserTime() + st.SystemTime()).Seconds(), (j.UsrCPU + j.SysCPU) / 100, j.Read.IOPS * j.Read.LatNs.Mean / 1e9
 	}
-	quiet, _ := run("--rate_iops=200")
-	submitting, reaperIdle := run("--rate_iops=200", "--sqthread_poll=1")
-	_, reaperSpinning := run("--sqthread_poll=1")
-	t.Logf("fio's CPU seconds over %g s at 200 IOPS: %.2f, %.2f with sqthread_poll; its job thread's share %.3f held to the rate, %.3f in a closed loop", runtime, quiet, submitting, reaperIdle, reaperSpinning)
+	quiet, _, _ := run("--rate_iops=200")
+	submitting, spacedShare, spacedInFlight := run("--rate_iops=200", "--sqthread_poll=1")
+	_, closedShare, _ := run("--sqthread_poll=1")
+	t.Logf("fio's CPU seconds over %g s at 200 IOPS: %.2f, %.2f with sqthread_poll; its job thread's share %.3f at 200 IOPS (%.3f I/Os in flight), %.3f in a closed loop", runtime, quiet, submitting, spacedShare, spacedInFlight, closedShare)
 	if submitting-quiet < 0.3*runtime || submitting < 4*quiet {
 		t.Errorf("sqthread_poll at 200 IOPS: %.2f CPU seconds, %.2f without: want a spinning thread's worth more", submitting, quiet)
 	}
-	if reaperSpinning < 0.3 || reaperSpinning < 5*reaperIdle {
-		t.Errorf("fio's thread with sqthread_poll: %.3f of a CPU in a closed loop, %.3f at 200 IOPS: want it spinning in the closed loop only", reaperSpinning, reaperIdle)
+	if closedShare < 0.3 || spacedShare > math.Min(1, spacedInFlight)+0.05 {
+		t.Errorf("fio's thread with sqthread_poll: %.3f of a CPU in a closed loop, %.3f at 200 IOPS with %.3f I/Os in flight: want it spinning while they are in flight", closedShare, spacedShare, spacedInFlight)
 	}
 }
