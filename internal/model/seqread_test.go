@@ -208,7 +208,7 @@ func TestReadSegmentsOnlyWherePartsDiffer(t *testing.T) {
 		{"a sequential mix, its size once", fio.Job{RW: "rw", RWMixRead: 70}, 2, 0.2 * size},
 		{"a sequential mix by time", fio.Job{RW: "rw", RWMixRead: 70, RuntimeSec: 60, TimeBased: true}, 2, 0.2 * size},
 		{"a 50/50 sequential mix", fio.Job{RW: "rw", RWMixRead: 50}, 1, size}, // its own writes all along
-		{"a sequential mix, twice", fio.Job{RW: "rw", RWMixRead: 70, Options: []fio.Option{{Key: "loops", Value: "2"}}}, 0, 0},
+		{"a sequential mix, twice", fio.Job{RW: "rw", RWMixRead: 70, Options: []fio.Option{{Key: "loops", Value: "2"}}}, 2, 0.2 * size},
 		{"a sequential writer", fio.Job{RW: "write"}, 0, 0},
 	} {
 		job := c.job
@@ -335,6 +335,67 @@ func TestASequentialMixByTimeFindsItsOwnWrites(t *testing.T) {
 			t.Errorf("read pass %d: the model finds %.3f written, fio %.3f", k+1, model, got)
 		} else {
 			t.Logf("read pass %d: the model finds %.3f written, fio %.3f", k+1, model, got)
+		}
+	}
+}
+
+// A sequential mix's loops go on where the last left off: fio 3.33 runs a
+// 70/30 mix with loops=3 as one run moving three times its size, its reads
+// wrapping at the file's end and its writes restarting with them, so its
+// second read pass finds what the first pass wrote (the model's w = 3/7 of
+// it) and the start of the third its second pass's writes. Against fio,
+// read pass by read pass, over a 16 MiB file written on its first quarter
+// (the rates pin the mix at 70/30).
+func TestASequentialMixOverLoopsFindsItsOwnWrites(t *testing.T) {
+	needFio(t)
+	const size, bs = 16 << 20, 4096
+	dir := t.TempDir()
+	file, iolog := filepath.Join(dir, "f"), filepath.Join(dir, "log")
+	sparseFile(t, file, size)
+	common := []string{"--output-format=json", "--filename=" + file, "--size=16m", "--bs=4k", "--ioengine=psync"}
+	var fill moved
+	runFio(t, &fill, append(common, "--name=fill", "--rw=write", "--io_size=4m", "--end_fsync=1")...)
+	held := dataBlocks(t, file, bs)
+	var mix moved
+	runFio(t, &mix, append(common, "--name=mix", "--rw=rw", "--rwmixread=70", "--loops=3", "--rate_iops=4200,1800", "--write_iolog="+iolog)...)
+	var fioFound [3][2]float64 // per read pass: found, reads
+	reads := 0
+	for _, io := range loggedIOs(t, iolog, bs) {
+		if io.write {
+			held[io.block] = true
+			continue
+		}
+		if k := reads / (size / bs); k < 3 {
+			fioFound[k][1]++
+			if held[io.block] {
+				fioFound[k][0]++
+			}
+		}
+		reads++
+	}
+
+	pl, _ := newTestPlane(t)
+	w := fio.Worker{Name: "w", Disks: []fio.Disk{{Name: "d", SizeBytes: size}}}
+	pl.recordWrites([]fio.Worker{w}, &fio.Job{RW: "write", BlockSize: bs, IOEngine: "psync", Options: []fio.Option{{Key: "io_size", Value: "4m"}}}, 0, fill.written(), fill.moved())
+	job := fio.Job{RW: "rw", RWMixRead: 70, BlockSize: bs, IOEngine: "psync", Options: []fio.Option{{Key: "loops", Value: "3"}}}
+	plan := pl.readSegments(JobRun{Workers: []fio.Worker{w}, Job: &job})
+	if plan == nil {
+		t.Fatal("no passes for a mix over loops on a part-written file")
+	}
+	for k := range 3 {
+		if fioFound[k][1] == 0 {
+			t.Fatalf("read pass %d: fio read nothing", k+1)
+		}
+		reach := fioFound[k][1] * bs // the third pass is read in part
+		model := 0.0
+		for _, s := range plan(k) {
+			model += math.Max(0, math.Min(s.to, reach)-s.from) * s.finds[0].written
+		}
+		model /= reach
+		if got := fioFound[k][0] / fioFound[k][1]; math.Abs(model-got) > 0.02 {
+			t.Errorf("read pass %d: the model finds %.3f written, fio %.3f", k+1, model, got)
+		} else {
+			t.Logf("read pass %d (%.0f reads): the model finds %.3f written, fio %.3f", k+1, fioFound[k][1], model, got)
 		}
 	}
 }
