@@ -713,31 +713,28 @@ func (c *cell) class(p *testbed.Profile, disks []int) *cell {
 // sharedThreads is the fio threads that can run at once on each host, all
 // jobs together: at most the host's worker vCPUs, at least 1.
 func sharedThreads(jobs []*cell) []float64 {
-	threads := make([]float64, len(jobs[0].g.hostThreads))
-	for _, c := range jobs {
-		for h, t := range c.g.hostThreads {
-			threads[h] += t
-		}
-	}
-	for h := range threads {
-		threads[h] = math.Max(1, math.Min(threads[h], jobs[0].g.hostVCPUs[h]))
-	}
-	return threads
+	return hostSums(jobs, func(g *guestLoad) []float64 { return g.hostThreads }, 1)
 }
 
 // sharedSpinning is the worker vCPUs polled I/O keeps spinning on each
 // host, all jobs together: at most the host's worker vCPUs.
 func sharedSpinning(jobs []*cell) []float64 {
-	spinning := make([]float64, len(jobs[0].g.hostSpinning))
+	return hostSums(jobs, func(g *guestLoad) []float64 { return g.hostSpinning }, 0)
+}
+
+// hostSums adds up a per-host figure of the jobs' guest sides (of), host
+// by host, each sum within least and the host's worker vCPUs.
+func hostSums(jobs []*cell, of func(g *guestLoad) []float64, least float64) []float64 {
+	sums := make([]float64, len(jobs[0].g.hostVCPUs))
 	for _, c := range jobs {
-		for h, n := range c.g.hostSpinning {
-			spinning[h] += n
+		for h, x := range of(&c.g) {
+			sums[h] += x
 		}
 	}
-	for h := range spinning {
-		spinning[h] = math.Min(spinning[h], jobs[0].g.hostVCPUs[h])
+	for h := range sums {
+		sums[h] = math.Max(least, math.Min(sums[h], jobs[0].g.hostVCPUs[h]))
 	}
-	return spinning
+	return sums
 }
 
 // shareThreads lets concurrent jobs' fio threads share the VMs' vCPUs and

@@ -282,82 +282,40 @@ func TestASequentialMixKeepsAPositionPerDirection(t *testing.T) {
 // A sequential mix by time finds its own writes on its later passes: each
 // direction wraps on its own, so a 70/30 mix's second read pass finds the
 // first 75 % of the file written by it and its third all of it. Against
-// fio 3.33 on a 16 MiB file whose first 30 % was written before (the
-// share of each read pass's reads that find their block written, from
-// its write_iolog), and the model's passes.
+// fio 3.33 on a 16 MiB file whose first 30 % was written before.
 func TestASequentialMixByTimeFindsItsOwnWrites(t *testing.T) {
-	needFio(t)
-	const size, bs = 16 << 20, 4096
-	dir := t.TempDir()
-	file, iolog := filepath.Join(dir, "f"), filepath.Join(dir, "log")
-	sparseFile(t, file, size)
-	common := []string{"--output-format=json", "--filename=" + file, "--size=16m", "--bs=4k", "--ioengine=psync"}
-	var fill moved
-	runFio(t, &fill, append(common, "--name=fill", "--rw=write", "--io_size=4800k", "--end_fsync=1")...)
-	held := dataBlocks(t, file, bs)
-	var mix moved
-	runFio(t, &mix, append(common, "--name=mix", "--rw=rw", "--rwmixread=70", "--time_based", "--runtime=3", "--rate_iops=4200,1800", "--write_iolog="+iolog)...)
-	var fioFound [3][2]float64 // per read pass: found, reads
-	reads := 0
-	for _, io := range loggedIOs(t, iolog, bs) {
-		if io.write {
-			held[io.block] = true
-			continue
-		}
-		if k := reads / (size / bs); k < 3 {
-			fioFound[k][1]++
-			if held[io.block] {
-				fioFound[k][0]++
-			}
-		}
-		reads++
-	}
-
-	pl, _ := newTestPlane(t)
-	w := fio.Worker{Name: "w", Disks: []fio.Disk{{Name: "d", SizeBytes: size}}}
-	pl.recordWrites([]fio.Worker{w}, &fio.Job{RW: "write", BlockSize: bs, IOEngine: "psync", Options: []fio.Option{{Key: "io_size", Value: "4800k"}}}, 0, fill.written(), fill.moved())
-	job := fio.Job{RW: "rw", RWMixRead: 70, BlockSize: bs, IOEngine: "psync", RuntimeSec: 3, TimeBased: true}
-	plan := pl.readSegments(JobRun{Workers: []fio.Worker{w}, Job: &job})
-	if plan == nil {
-		t.Fatal("no passes for a mix by time over a part-written file")
-	}
-	for k := range 3 {
-		if fioFound[k][1] < size/bs {
-			t.Fatalf("pass %d: fio read %.0f blocks, want a whole pass", k+1, fioFound[k][1])
-		}
-		model, end := 0.0, 0.0
-		for _, s := range plan(k) {
-			model += (s.to - s.from) * s.finds[0].written
-			end = s.to
-		}
-		model /= end
-		if got := fioFound[k][0] / fioFound[k][1]; math.Abs(model-got) > 0.02 {
-			t.Errorf("read pass %d: the model finds %.3f written, fio %.3f", k+1, model, got)
-		} else {
-			t.Logf("read pass %d: the model finds %.3f written, fio %.3f", k+1, model, got)
-		}
-	}
+	mixPassesAgainstFio(t, "4800k", []string{"--time_based", "--runtime=3"}, fio.Job{RuntimeSec: 3, TimeBased: true})
 }
 
 // A sequential mix's loops go on where the last left off: fio 3.33 runs a
 // 70/30 mix with loops=3 as one run moving three times its size, its reads
 // wrapping at the file's end and its writes restarting with them, so its
 // second read pass finds what the first pass wrote (the model's w = 3/7 of
-// it) and the start of the third its second pass's writes. Against fio,
-// read pass by read pass, over a 16 MiB file written on its first quarter
-// (the rates pin the mix at 70/30).
+// it) and the start of the third its second pass's writes. Against fio over
+// a 16 MiB file written on its first quarter.
 func TestASequentialMixOverLoopsFindsItsOwnWrites(t *testing.T) {
+	mixPassesAgainstFio(t, "4m", []string{"--loops=3"}, fio.Job{Options: []fio.Option{{Key: "loops", Value: "3"}}})
+}
+
+// mixPassesAgainstFio writes the first fill bytes of a 16 MiB file with
+// fio, runs a 70/30 rw over it with fio's args (its rates pinning the mix)
+// and compares the share of each of its first three read passes' reads
+// that find their block written, fio's (from its write_iolog) and the
+// model's for job (passes from readSegments), within 0.02: a pass as far
+// as fio read it.
+func mixPassesAgainstFio(t *testing.T, fill string, args []string, job fio.Job) {
+	t.Helper()
 	needFio(t)
 	const size, bs = 16 << 20, 4096
 	dir := t.TempDir()
 	file, iolog := filepath.Join(dir, "f"), filepath.Join(dir, "log")
 	sparseFile(t, file, size)
 	common := []string{"--output-format=json", "--filename=" + file, "--size=16m", "--bs=4k", "--ioengine=psync"}
-	var fill moved
-	runFio(t, &fill, append(common, "--name=fill", "--rw=write", "--io_size=4m", "--end_fsync=1")...)
+	var filled moved
+	runFio(t, &filled, append(common, "--name=fill", "--rw=write", "--io_size="+fill, "--end_fsync=1")...)
 	held := dataBlocks(t, file, bs)
 	var mix moved
-	runFio(t, &mix, append(common, "--name=mix", "--rw=rw", "--rwmixread=70", "--loops=3", "--rate_iops=4200,1800", "--write_iolog="+iolog)...)
+	runFio(t, &mix, append(append(common, "--name=mix", "--rw=rw", "--rwmixread=70", "--rate_iops=4200,1800", "--write_iolog="+iolog), args...)...)
 	var fioFound [3][2]float64 // per read pass: found, reads
 	reads := 0
 	for _, io := range loggedIOs(t, iolog, bs) {
@@ -376,17 +334,17 @@ func TestASequentialMixOverLoopsFindsItsOwnWrites(t *testing.T) {
 
 	pl, _ := newTestPlane(t)
 	w := fio.Worker{Name: "w", Disks: []fio.Disk{{Name: "d", SizeBytes: size}}}
-	pl.recordWrites([]fio.Worker{w}, &fio.Job{RW: "write", BlockSize: bs, IOEngine: "psync", Options: []fio.Option{{Key: "io_size", Value: "4m"}}}, 0, fill.written(), fill.moved())
-	job := fio.Job{RW: "rw", RWMixRead: 70, BlockSize: bs, IOEngine: "psync", Options: []fio.Option{{Key: "loops", Value: "3"}}}
+	pl.recordWrites([]fio.Worker{w}, &fio.Job{RW: "write", BlockSize: bs, IOEngine: "psync", Options: []fio.Option{{Key: "io_size", Value: fill}}}, 0, filled.written(), filled.moved())
+	job.RW, job.RWMixRead, job.BlockSize, job.IOEngine = "rw", 70, bs, "psync"
 	plan := pl.readSegments(JobRun{Workers: []fio.Worker{w}, Job: &job})
 	if plan == nil {
-		t.Fatal("no passes for a mix over loops on a part-written file")
+		t.Fatal("no passes for a mix over a part-written file")
 	}
 	for k := range 3 {
 		if fioFound[k][1] == 0 {
-			t.Fatalf("read pass %d: fio read nothing", k+1)
+			t.Fatalf("read pass %d: fio read nothing (%d reads in all)", k+1, reads)
 		}
-		reach := fioFound[k][1] * bs // the third pass is read in part
+		reach := fioFound[k][1] * bs
 		model := 0.0
 		for _, s := range plan(k) {
 			model += math.Max(0, math.Min(s.to, reach)-s.from) * s.finds[0].written
