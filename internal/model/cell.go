@@ -559,7 +559,7 @@ func newCell(p *testbed.Profile, in Input, j int, objects []object, deferDestage
 	c.notes = append(c.notes, c.link.notes...)
 	c.notes = append(c.notes, stripeNotes(p, c.job.Disks, c.sizes)...)
 	if unwritten := unwrittenShare(c.job.Disks); unwritten >= 0.005 && c.fr > 0 { // said when it rounds to 1 % or more
-		c.notes = append(c.notes, fmt.Sprintf("%.0f %% of the blocks read were never written: their reads cost a metadata lookup and the guest's copy, no device (prepare the disks to measure them)", 100*unwritten))
+		c.notes = append(c.notes, fmt.Sprintf("%.0f %% of the blocks %s were never written: their reads cost a metadata lookup and the guest's copy, no device (prepare the disks to measure them)", 100*unwritten, c.job.readBy()))
 	}
 	c.pl = newPlatform(p)
 	c.g = guestLayout(p, in.VMs, c.job, c.shape.depth, c.shape.poll)

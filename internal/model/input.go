@@ -51,6 +51,15 @@ type JobLoad struct {
 	reaping float64
 }
 
+// readBy says whose reads a note tells of: "read", or the job's name where
+// it runs beside others ("r read").
+func (jl JobLoad) readBy() string {
+	if jl.Name == "" {
+		return "read"
+	}
+	return jl.Name + " read"
+}
+
 // shape reads the job's options (readJob), at the read share its rates
 // settle it on.
 func (jl JobLoad) shape() (jobShape, error) {

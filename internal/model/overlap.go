@@ -33,9 +33,14 @@ const doneTolerance = 1e-9
 // are solved again, so a job that outlasts the others runs on at its rate
 // alone. Under exitall a job's end stops others, as its exit_what says
 // (exitAllStops). Jobs that start and end together make one stretch, as a
-// single solve. It moves OSA's write buffers on, stretch after stretch,
-// and returns the stretches, the one the control plane's view covers (the
-// first with the most jobs) and notes saying what ran when.
+// single solve. A job that meets differently written parts of its disks in
+// order (a sequential reader or mix, or a random reader replaying an
+// earlier run: readSegments, replaySegments) goes through them as it does
+// alone (readThrough), a stretch ending where it passes from one part to
+// the next, each solved with what it finds there. It moves OSA's write
+// buffers on, stretch after stretch, and returns the stretches, the one the
+// control plane's view covers (the first with the most jobs) and notes
+// saying what ran when and what each such job found.
 func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, in Input, out *Output, z float64) ([]stretch, int, []string, error) {
 	exitAll := slices.ContainsFunc(jobs, func(j JobRun) bool { return flagSet(j.Job, "exitall") })
 	start := make([]float64, len(jobs))
@@ -52,6 +57,10 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, in Input, out *Outp
 				group[i]++
 			}
 		}
+	}
+	legs := make([]*legs, len(jobs))
+	for i, j := range jobs {
+		legs[i] = pl.legsOf(j)
 	}
 	done := make([]float64, len(jobs))
 	ended := make([]bool, len(jobs))
@@ -78,14 +87,27 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, in Input, out *Outp
 			continue
 		}
 		s := stretch{from: t, in: in, out: out, jobs: active}
-		if len(active) < len(jobs) {
+		if len(active) < len(jobs) || slices.ContainsFunc(active, func(i int) bool { return legs[i] != nil }) {
 			sub := make([]JobRun, len(active))
 			for k, i := range active {
 				sub[k] = jobs[i]
+				if legs[i] != nil {
+					sub[k].finds = legs[i].finds()
+				}
 			}
 			var err error
 			if s.in, s.out, _, err = pl.solveCell(ctx, sub, z); err != nil {
 				return nil, 0, nil, err
+			}
+			for k, i := range active { // what a part holds is the legs' note, not the stretch's
+				if legs[i] != nil {
+					named := JobLoad{} // as workloadInput names the jobs of several
+					if len(sub) > 1 {
+						named.Name = sub[k].Job.Name
+					}
+					told := named.readBy() + " were never written"
+					s.out.Notes = slices.DeleteFunc(s.out.Notes, func(n string) bool { return strings.Contains(n, told) })
+				}
 			}
 			for _, n := range s.out.Notes {
 				if !slices.Contains(out.Notes, n) && !slices.Contains(notes, n) {
@@ -103,6 +125,9 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, in Input, out *Outp
 				continue
 			}
 			s.to = math.Min(s.to, t+(1-done[i])*length[k])
+			if legs[i] != nil {
+				s.to = math.Min(s.to, t+legs[i].left(s.out.Jobs[k]))
+			}
 		}
 		if len(run) == 0 || len(active) > len(run[main].jobs) {
 			main = len(run)
@@ -112,6 +137,9 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, in Input, out *Outp
 		for k, i := range active {
 			if length[k] > 0 {
 				done[i] += (s.to - t) / length[k]
+			}
+			if legs[i] != nil {
+				legs[i].move(s.out.Jobs[k], s.to-t)
 			}
 			if length[k] <= 0 || done[i] >= 1-doneTolerance {
 				ended[i] = true
@@ -125,10 +153,24 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, in Input, out *Outp
 	}
 	if len(run) > 1 {
 		var when []string
-		for _, s := range run {
-			when = append(when, fmt.Sprintf("%.4g-%.4g s %s", s.from, s.to, jobNames(jobs, s.jobs)))
+		since := 0.0
+		for k, s := range run { // back-to-back stretches of the same jobs told as one
+			if k == 0 || !continues(run[k-1], s) {
+				since = s.from
+			}
+			if k+1 < len(run) && continues(s, run[k+1]) {
+				continue
+			}
+			when = append(when, fmt.Sprintf("%.4g-%.4g s %s", since, s.to, jobNames(jobs, s.jobs)))
 		}
-		notes = append(notes, "the jobs in time, each stretch solved on its own: "+strings.Join(when, "; "))
+		if len(when) > 1 {
+			notes = append(notes, "the jobs in time, each stretch solved on its own: "+strings.Join(when, "; "))
+		}
+	}
+	for i, l := range legs {
+		if l != nil && l.bytes > 0 {
+			notes = append(notes, fmt.Sprintf("%s meets the parts of its disks in order beside the other jobs (%s), each stretch solved with what it finds there: %.0f %% of what it moved found data", jobs[i].Job.Name, l.what, 100*l.writtenBytes/l.bytes))
+		}
 	}
 	pl.mu.Lock()
 	for s := range run {
@@ -137,6 +179,9 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, in Input, out *Outp
 	pl.mu.Unlock()
 	return run, main, notes, nil
 }
+
+// continues says stretch b follows a at once with the same jobs.
+func continues(a, b stretch) bool { return a.to == b.from && slices.Equal(a.jobs, b.jobs) }
 
 // solveCell solves jobs together, as one cell, held to their flow groups'
 // pace (settleFlow) and scaled by the run's noise draw z (not when NaN: no

@@ -467,12 +467,6 @@ func (pl *Plane) layOutJobs(ctx context.Context, jobs []JobRun, in Input, out *O
 		lo.notes, lo.phases = when, len(run)
 		for i, j := range jobs {
 			lo.spans[i], lo.starts[i] = spanOf(run, i, float64(j.Job.RampSec))
-			if pl.readSegments(j) != nil {
-				lo.notes = append(lo.notes, fmt.Sprintf("%s reads sequentially over parts of its disks written differently; beside other jobs it is solved with the share written over its whole reach, where run alone it meets the parts in order", j.Job.Name))
-			}
-			if pl.replaySegments(j) != nil {
-				lo.notes = append(lo.notes, fmt.Sprintf("%s draws the random offsets of earlier runs of its shape again (fio's default seeds); beside other jobs it is solved with the share written over its whole reach, where run alone it reads the blocks they wrote first", j.Job.Name))
-			}
 		}
 		// The control plane's view (the hosts', vSAN's) and the run's
 		// bottleneck are those of the stretch with the most jobs.

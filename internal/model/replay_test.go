@@ -1,6 +1,7 @@
 package model
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -323,4 +324,37 @@ func writeMBps(samples []fio.Sample, i int) float64 {
 		i += len(w)
 	}
 	return w[i].MBps
+}
+
+// A random reader replaying an earlier writer of its shape beside another
+// job reads the blocks that writer wrote first, as it does alone: a stretch
+// ends where it passes beyond them.
+func TestAReplayingReaderBesideOthersReadsTheWrittenBlocksFirst(t *testing.T) {
+	pl, _ := newTestPlane(t)
+	ws := workers(4, 1, "r5")
+	writer := fio.Job{Name: "w", IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 4096, IODepth: 8, Options: []fio.Option{{Key: "io_size", Value: "10%"}}}
+	runJob(t, pl, ws, writer)
+	rr := fio.Job{Name: "rr", IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 8, RuntimeSec: 600, TimeBased: true}
+	o := fio.Job{Name: "o", IOEngine: "libaio", Direct: true, RW: "read", BlockSize: 1 << 20, IODepth: 4, RuntimeSec: 600, TimeBased: true}
+	res, err := pl.Run(context.Background(), ws, &fio.Workload{Name: "two", Jobs: []fio.Job{rr, o}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(res.Notes, "\n")
+	if !strings.Contains(notes, "rr meets the parts of its disks in order beside the other jobs (fio's seeds draw the offsets of earlier runs of its shape again)") {
+		t.Fatalf("notes %q: want rr's replay said", notes)
+	}
+	var first, last float64
+	for _, s := range res.Samples {
+		if s.Job == "rr" && s.Direction == "read" {
+			if first == 0 {
+				first = s.IOPS
+			}
+			last = s.IOPS
+		}
+	}
+	if !(last > 1.1*first) {
+		t.Errorf("rr at %.0f IOPS first, %.0f last: want it slower on the written blocks it reads first", first, last)
+	}
+	t.Logf("rr at %.0f IOPS first, %.0f last", first, last)
 }

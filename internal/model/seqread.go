@@ -26,14 +26,98 @@ type readSegment struct {
 // segments of pass k, from 0.
 type passPlan func(k int) []readSegment
 
-// passRate is how fast a reader moves along its pass at out's rates, in
-// bytes a second per clone: by its reads where it is sequential (fio keeps
-// a position per direction), by every I/O where it draws a random stream.
-func passRate(out *Output, clones float64, sequential bool) float64 {
+// passRate is how fast a reader moves along its pass at the rates of its
+// reads and writes, in bytes a second per clone: by its reads where it is
+// sequential (fio keeps a position per direction), by every I/O where it
+// draws a random stream.
+func passRate(r, w Direction, clones float64, sequential bool) float64 {
 	if sequential {
-		return out.Read.MBps * 1e6 / clones
+		return r.MBps * 1e6 / clones
 	}
-	return (out.Read.MBps + out.Write.MBps) * 1e6 / clones
+	return (r.MBps + w.MBps) * 1e6 / clones
+}
+
+// meanWritten is the share written of what a reader finds, over its disks.
+func meanWritten(finds []found) float64 {
+	w := 0.0
+	for _, f := range finds {
+		w += f.written / float64(len(finds))
+	}
+	return w
+}
+
+// legs is where a job that meets differently written parts of its disks
+// in order is along its passes while it runs beside other jobs (overlap):
+// its passes' parts (plan), the part it is in and how far along, and what
+// it has moved, and found written, so far.
+type legs struct {
+	plan                passPlan
+	what                string  // what the passes follow, for the note
+	sequential          bool    // it moves along its pass by its reads alone
+	clones              float64 // fio jobs reading, each on its own pass
+	pass, part          int
+	at                  float64 // bytes into the pass
+	bytes, writtenBytes float64 // moved so far, and of that what found data
+}
+
+// legsOf is the legs of job j, nil where it finds the same all along.
+func (pl *Plane) legsOf(j JobRun) *legs {
+	plan, what := pl.readSegments(j), "a sequential pass"
+	if plan == nil {
+		plan, what = pl.replaySegments(j), "fio's seeds draw the offsets of earlier runs of its shape again"
+	}
+	sh, err := readJob(j.Job)
+	if plan == nil || err != nil {
+		return nil
+	}
+	return &legs{plan: plan, what: what, sequential: sh.randomShare == 0, clones: j.fioJobs()}
+}
+
+// finds is what the job finds in the part it is in.
+func (l *legs) finds() []found { return l.plan(l.pass)[l.part].finds }
+
+// settled says no later part differs from the one it is in.
+func (l *legs) settled() bool {
+	now := l.plan(l.pass)
+	return len(now) == 1 && slices.EqualFunc(now, l.plan(l.pass+1), sameSegment) && slices.EqualFunc(now, l.plan(l.pass+2), sameSegment)
+}
+
+// left is how long the job takes at its rates jo to reach its next part:
+// never where it makes no progress or has settled. A part it has all but
+// finished (within a billionth of its pass) it leaves first, so that every
+// stretch it bounds moves time on.
+func (l *legs) left(jo JobOutput) float64 {
+	rate := passRate(jo.Read, jo.Write, l.clones, l.sequential)
+	l.onward()
+	if rate <= 0 || l.settled() {
+		return math.Inf(1)
+	}
+	return (l.plan(l.pass)[l.part].to - l.at) / rate
+}
+
+// move moves the job on for dt seconds at its rates jo.
+func (l *legs) move(jo JobOutput, dt float64) {
+	moved := dt * (jo.Read.MBps + jo.Write.MBps) * 1e6
+	l.bytes += moved
+	l.writtenBytes += moved * meanWritten(l.finds())
+	if !l.settled() {
+		l.at += dt * passRate(jo.Read, jo.Write, l.clones, l.sequential)
+		l.onward()
+	}
+}
+
+// onward moves on to the part (of this pass or the next) the job is in
+// once it has reached the end of its own.
+func (l *legs) onward() {
+	parts := l.plan(l.pass)
+	end := parts[len(parts)-1].to
+	for l.at >= parts[l.part].to-1e-9*end {
+		if l.part++; l.part == len(parts) {
+			l.pass, l.part, l.at = l.pass+1, 0, math.Max(0, l.at-end)
+			parts = l.plan(l.pass)
+			end = parts[len(parts)-1].to
+		}
+	}
 }
 
 // readSegments cuts a lone sequential reader's pass where what its disks
@@ -257,7 +341,7 @@ func (pl *Plane) readThrough(ctx context.Context, jr JobRun, plan passPlan, lead
 			if err != nil {
 				return span{}, Input{}, nil, "", err
 			}
-			rate := passRate(c.out, perClone, sequential)
+			rate := passRate(c.out.Read, c.out.Write, perClone, sequential)
 			if rate <= 0 {
 				return span{}, Input{}, nil, "", fmt.Errorf("the reader makes no progress where its disks are %.0f %% written", 100*s.finds[0].written)
 			}
@@ -267,7 +351,7 @@ func (pl *Plane) readThrough(ctx context.Context, jr JobRun, plan passPlan, lead
 			burstRate, burst := rate, 0.0
 			pl.mu.Lock()
 			if c.out.Burst != nil {
-				burstRate = passRate(c.out.Burst, perClone, sequential)
+				burstRate = passRate(c.out.Burst.Read, c.out.Burst.Write, perClone, sequential)
 				burst = bufferBurst(pl.p, &pl.buffer, c.out, math.Min(need/burstRate, limit-t))
 			} else { // reads alone let the elevators drain the buffers
 				bufferBurst(pl.p, &pl.buffer, c.out, math.Min(need/rate, limit-t))
@@ -290,10 +374,7 @@ func (pl *Plane) readThrough(ctx context.Context, jr JobRun, plan passPlan, lead
 			if len(said[b]) <= j {
 				said[b] = append(said[b], told{seg: s})
 			}
-			written := 0.0
-			for _, f := range s.finds {
-				written += f.written / float64(len(s.finds))
-			}
+			written := meanWritten(s.finds)
 			moved := steady * (c.out.Read.MBps + c.out.Write.MBps) * 1e6
 			if burst > 0 {
 				moved += burst * (c.out.Burst.Read.MBps + c.out.Burst.Write.MBps) * 1e6
@@ -331,9 +412,7 @@ func (pl *Plane) readThrough(ctx context.Context, jr JobRun, plan passPlan, lead
 			if x.bytes > 0 {
 				share = x.writtenBytes / x.bytes
 			} else {
-				for _, f := range x.seg.finds {
-					share += f.written / float64(len(x.seg.finds))
-				}
+				share = meanWritten(x.seg.finds)
 			}
 			at := fmt.Sprintf("%.0f-%.0f %% of %s", 100*x.seg.from/whole, 100*x.seg.to/whole, name)
 			if b == 2 {

@@ -226,9 +226,12 @@ func TestReadSegmentsOnlyWherePartsDiffer(t *testing.T) {
 	}
 }
 
-// A sequential reader beside another job is not cut into segments, and
-// the run says so.
-func TestSequentialReaderBesideOthersIsNoted(t *testing.T) {
+// A sequential reader beside another job meets its disks' parts in order
+// as it does alone: a stretch ends where it passes from the written fifth
+// to the rest, each solved with what it finds there, so its samples step
+// up where the random reader's beside it stay level; the run says what
+// share of its reads found data, and the other job's unwritten share.
+func TestSequentialReaderBesideOthersMeetsThePartsInOrder(t *testing.T) {
 	ctx := context.Background()
 	pl, _ := newTestPlane(t)
 	ws := workers(2, 1, "r5")
@@ -236,16 +239,38 @@ func TestSequentialReaderBesideOthersIsNoted(t *testing.T) {
 	if _, err := pl.Run(ctx, ws, fio.NewWorkload(w), nil); err != nil {
 		t.Fatal(err)
 	}
-	r := fio.Job{Name: "r", IOEngine: "libaio", Direct: true, RW: "read", BlockSize: 1 << 20, IODepth: 4, RuntimeSec: 30, TimeBased: true}
+	r := fio.Job{Name: "r", IOEngine: "libaio", Direct: true, RW: "read", BlockSize: 1 << 20, IODepth: 4, RuntimeSec: 600, TimeBased: true}
 	o := r
 	o.Name, o.RW = "o", "randread"
 	res, err := pl.Run(ctx, ws, &fio.Workload{Name: "two", Jobs: []fio.Job{r, o}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if notes := strings.Join(res.Notes, "\n"); !strings.Contains(notes, "r reads sequentially over parts of its disks written differently; beside other jobs") || strings.Contains(notes, "o reads sequentially") {
-		t.Errorf("notes %q: want r's share over its reach said, and nothing of o", res.Notes)
+	notes := strings.Join(res.Notes, "\n")
+	var share float64
+	if at := strings.Index(notes, "r meets the parts of its disks in order beside the other jobs (a sequential pass)"); at < 0 {
+		t.Fatalf("notes %q: want r's passage through the parts said", notes)
+	} else if _, err := fmt.Sscanf(notes[at:][strings.Index(notes[at:], "there: ")+len("there: "):], "%f %%", &share); err != nil {
+		t.Fatalf("r's note %q: %v", notes[at:], err)
 	}
+	if !strings.Contains(notes, "80 % of the blocks o read were never written") || strings.Contains(notes, "blocks r read were never written") || strings.Contains(notes, "o meets") {
+		t.Errorf("notes %q: want o's unwritten share, none of r's", notes)
+	}
+	steps := func(job string) (lo, hi float64) {
+		lo = math.Inf(1)
+		for _, s := range res.Samples {
+			if s.Job == job && s.Direction == "read" {
+				lo, hi = math.Min(lo, s.MBps), math.Max(hi, s.MBps)
+			}
+		}
+		return lo, hi
+	}
+	rLo, rHi := steps("r")
+	oLo, oHi := steps("o")
+	if !(rHi > 1.2*rLo) || !(share > 1 && share < 99) {
+		t.Errorf("r's samples %.0f to %.0f MB/s, %.0f %% of its reads found data: want a step, and some of each part", rLo, rHi, share)
+	}
+	t.Logf("r %.0f to %.0f MB/s (%.0f %% found data), o %.0f to %.0f MB/s", rLo, rHi, share, oLo, oHi)
 }
 
 // fio keeps a position per direction in a sequential mix: a 70/30 rw
