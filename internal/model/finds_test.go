@@ -78,7 +78,7 @@ func TestReadsFindWhatLiesWhereTheyRead(t *testing.T) {
 			w := fio.Worker{Name: "w", Disks: []fio.Disk{{Name: "d", SizeBytes: size}}}
 			writer := c.writer
 			writer.BlockSize, writer.IOEngine = bs, "psync"
-			pl.recordWrites([]fio.Worker{w}, &writer, 0, wrote.written(), wrote.moved())
+			pl.recordWrites([]fio.Worker{w}, &writer, onThread([]fio.Worker{w}, 0), wrote.written(), wrote.moved())
 			reader := c.reads
 			reader.RW, reader.BlockSize, reader.IOEngine = "randread", bs, "psync"
 			in, _, err := pl.input(context.Background(), []fio.Worker{w}, &reader)

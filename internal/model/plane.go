@@ -171,11 +171,6 @@ func (pl *Plane) Run(ctx context.Context, workers []fio.Worker, wl *fio.Workload
 		}
 		jobs[i].Job = &job
 	}
-	// fio numbers a job's threads (its clones) after the jobs before it.
-	for i, thread := 0, 0; i < len(jobs); i++ {
-		jobs[i].thread = thread
-		thread += max(jobs[i].Job.NumJobs, 1)
-	}
 	// fio takes exitall from any job for the whole run (fio 3.33: exitall
 	// on a stonewalled job only still lets the first job's end stop its
 	// sibling in the phase before).
@@ -199,6 +194,7 @@ func (pl *Plane) Run(ctx context.Context, workers []fio.Worker, wl *fio.Workload
 			}
 			on[t.Job].Disks = append(on[t.Job].Disks, t.Disks...)
 		}
+		numberThreads(jobs, w, targets)
 		for i := range jobs {
 			if len(on[i].Disks) > 0 {
 				jw := w
@@ -301,13 +297,33 @@ type JobRun struct {
 	// readsBack marks verify's read-back pass: it reads only blocks the
 	// job wrote, whatever share of its extent they are.
 	readsBack bool
-	// thread is the job's first fio thread in its workload, from 0: what
-	// fio seeds its random offsets with (replay.go).
-	thread int
+	// threads is, for each of the job's disks, the first fio thread of its
+	// section in its worker's job file, from 0 (a section per job and disk,
+	// the jobs in order; its numjobs clones follow): what fio seeds random
+	// offsets with (replay.go). A disk without one follows no stream.
+	threads map[diskKey]int
 	// finds, where set, is what each of the job's disks (in disksOf
 	// order) holds where the job reads, in place of what lies over its
 	// whole reach: a sequential reader's segment (readThrough).
 	finds []found
+}
+
+// numberThreads gives each job the first fio thread of its section on
+// each of its disks on worker w (JobRun.threads): fio numbers the threads
+// of the worker's job file in order, a section's numjobs clones together,
+// and the workload has a section per job and disk (targets, in order; a
+// section over several files gives them all its threads).
+func numberThreads(jobs []JobRun, w fio.Worker, targets []fio.Target) {
+	thread := 0
+	for _, t := range targets {
+		if jobs[t.Job].threads == nil {
+			jobs[t.Job].threads = map[diskKey]int{}
+		}
+		for _, d := range t.Disks {
+			jobs[t.Job].threads[diskKey{w.Name, d.Name}] = thread
+		}
+		thread += max(jobs[t.Job].Job.NumJobs, 1)
+	}
 }
 
 // fioJobs is how many fio jobs (threads) run the job: one per disk and
@@ -368,7 +384,7 @@ func (pl *Plane) RunJobs(ctx context.Context, jobs []JobRun, progress func(fio.S
 			measured = jsp.over(jsp.ramp, jsp.end)
 		}
 		all := jsp.over(0, jsp.end)
-		pl.recordWrites(j.Workers, j.Job, j.thread, all[write].MBps*1e6*jsp.end, (all[read].MBps+all[write].MBps)*1e6*jsp.end)
+		pl.recordWrites(j.Workers, j.Job, j.threads, all[write].MBps*1e6*jsp.end, (all[read].MBps+all[write].MBps)*1e6*jsp.end)
 		rows, aggregate := shareRows(j.Workers, measured)
 		classRows(rows, lo.cell.Jobs[i])
 		rows, aggregate = withTotals(rows), withTotals(aggregate)
@@ -976,9 +992,9 @@ func noisePartly(out *Output, f float64) {
 // (fio then turns the map off: coveredShare). percentage_random splits
 // the bytes between the two kinds. A random job that draws the offsets of
 // earlier runs again (fio's default seeds, replay.go) writes only where
-// they did not: its thread is its first fio thread in its workload (-1
+// they did not: threads are its disks' first fio threads (see JobRun; nil
 // for none followed), movedBytes its reads' and writes' bytes.
-func (pl *Plane) recordWrites(workers []fio.Worker, job *fio.Job, thread int, writtenBytes, movedBytes float64) {
+func (pl *Plane) recordWrites(workers []fio.Worker, job *fio.Job, threads map[diskKey]int, writtenBytes, movedBytes float64) {
 	if writtenBytes <= 0 {
 		return
 	}
@@ -1011,7 +1027,9 @@ func (pl *Plane) recordWrites(workers []fio.Worker, job *fio.Job, thread int, wr
 				}
 				data.write(ranges, touched, pct)
 			}
-			replayed := pl.writeAlong(&data, sh, job, thread, diskKey{w.Name, d.Name}, size, movedBytes/float64(disks), pct)
+			key := diskKey{w.Name, d.Name}
+			thread, followed := threads[key]
+			replayed := followed && pl.writeAlong(&data, sh, job, thread, key, size, movedBytes/float64(disks), pct)
 			if x := sh.randomShare * perDisk / union; x > 0 && !replayed && !sh.writeZones(&data, size, clones, sh.randomShare*perDisk, pct) {
 				reachable := sh.alignedReach()                   // blockalign above the writes' size
 				covered := -reachable * math.Expm1(-x/reachable) // offsets drawn afresh

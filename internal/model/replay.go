@@ -37,22 +37,22 @@ import (
 // 0.244. Two mixes with different randseeds draw the same offsets but
 // different directions; the model takes their directions as alike.
 
-// streamKey names the sequence of random offsets a job's fio threads draw
-// on a disk.
+// streamKey names the sequence of random offsets a fio thread draws on a
+// disk.
 type streamKey struct {
 	disk   diskKey
-	thread int    // the job's first thread in its workload; its clones follow
+	thread int    // the thread's number in its worker's job file (JobRun.threads)
 	shape  string // the rest the offsets depend on
 }
 
-// streamRun is one run along a stream: how far it went along the first
-// pass of each clone, in bytes of I/O (reads and writes), and the share of
+// streamRun is one run along a stream: how far its thread went along its
+// first pass, in bytes of I/O (reads and writes), and the share of
 // its I/Os that read.
 type streamRun struct{ length, readShare float64 }
 
-// streamOf is the stream a job's random I/O draws on a disk as the jobs'
-// thread-th fio thread, and whether the model follows it: a random job
-// (all its offsets), evenly distributed, seeded as fio seeds by default,
+// streamOf is the stream a job's fio thread numbered thread draws on a
+// disk, and whether the model follows it: a random job (all its offsets),
+// evenly distributed, seeded as fio seeds by default,
 // with the random map or without (norandommap: the same draws, taken as
 // they come; measured, a randread of 8 MiB without the map after a 4 MiB
 // randwrite without it finds its first half all written and then 0.22,
@@ -161,40 +161,40 @@ func background(written, streamWritten float64) float64 {
 // went past its first pass (its later passes draw anew: the caller covers
 // them as independent of earlier runs; the stream keeps its first pass).
 func (pl *Plane) writeAlong(data *diskData, sh jobShape, job *fio.Job, thread int, disk diskKey, size, moved, compressPct float64) bool {
-	key, ok := streamOf(sh, job, thread, disk)
 	clones := max(job.NumJobs, 1)
 	pass := sh.extent.region(size, 0)
 	length := moved / float64(clones)
-	if !ok || pass <= 0 {
+	if _, ok := streamOf(sh, job, thread, disk); !ok || pass <= 0 {
 		return false
+	}
+	keys := make([]streamKey, clones) // each clone's own thread, its own stream
+	for i := range keys {
+		keys[i], _ = streamOf(sh, job, thread+i, disk)
 	}
 	if length > pass {
-		pl.addRun(key, streamRun{pass, sh.fr})
+		for _, key := range keys {
+			pl.addRun(key, streamRun{pass, sh.fr})
+		}
 		return false
 	}
-	path := pathOf(pl.streams[key], pass)
-	fresh, own := path.fresh(length, sh.fr), path.written()
-	if sh.order == drawnAfresh {
-		// Without the random map the fresh draws land on any block,
-		// written or not, as independent draws do.
-		reachable := sh.alignedReach()
-		covered := -reachable * math.Expm1(-fresh/reachable)
-		for i := range clones {
-			start := sh.extent.cloneOffset(size, i)
-			data.write([]byteRange{{start, start + sh.extent.region(size, i)}}, covered, compressPct)
-		}
-		pl.addRun(key, streamRun{length, sh.fr})
-		return true
-	}
-	for i := range clones {
-		r := byteRange{sh.extent.cloneOffset(size, i), sh.extent.cloneOffset(size, i) + sh.extent.region(size, i)}
-		if held, _ := data.over([]byteRange{r}); held < 1 {
+	for i, key := range keys {
+		path := pathOf(pl.streams[key], pass)
+		fresh, own := path.fresh(length, sh.fr), path.written()
+		start := sh.extent.cloneOffset(size, i)
+		r := byteRange{start, start + sh.extent.region(size, i)}
+		switch held, _ := data.over([]byteRange{r}); {
+		case sh.order == drawnAfresh:
+			// Without the random map the fresh draws land on any block,
+			// written or not, as independent draws do.
+			reachable := sh.alignedReach()
+			data.write([]byteRange{r}, -reachable*math.Expm1(-fresh/reachable), compressPct)
+		case held < 1:
 			// Raise the region's written share by the fresh blocks that
 			// held nothing: write covers (1-held) of what it reaches anew.
 			data.write([]byteRange{r}, fresh*(1-background(held, own))/(1-held), compressPct)
 		}
+		pl.addRun(key, streamRun{length, sh.fr})
 	}
-	pl.addRun(key, streamRun{length, sh.fr})
 	return true
 }
 
@@ -209,11 +209,12 @@ func (pl *Plane) addRun(key streamKey, run streamRun) {
 	pl.streams[key] = append(slices.DeleteFunc(runs, func(r streamRun) bool { return covers(run, r) }), run)
 }
 
-// replaySegments cuts the first pass of a lone random job that reads and
-// follows a stream earlier runs wrote along (streamOf) where what its
-// reads find changes: on each stretch, per disk, the reads whose block a
-// run wrote (hits) find data, the rest what the rest of the region holds
-// (background). On later passes, drawn anew, it finds its reach's even
+// replaySegments cuts the first pass of a random job that reads and
+// follows streams earlier runs wrote along (streamOf) where what its reads
+// find changes: on each stretch, per disk and clone (each its own fio
+// thread, its own stream), the reads whose block a run wrote (hits) find
+// data, the rest what the rest of the region holds (background); a clone
+// whose stream no run drew finds the even share. On later passes, drawn anew, it finds its reach's even
 // share. nil where it follows no stream with writes, or its disks'
 // passes differ in size.
 func (pl *Plane) replaySegments(jr JobRun) passPlan {
@@ -221,20 +222,21 @@ func (pl *Plane) replaySegments(jr JobRun) passPlan {
 	if err != nil || sh.fr <= 0 || jr.readsBack {
 		return nil
 	}
-	type diskPath struct {
+	type clonePath struct { // what a clone's stream's runs left, where they left any
 		path streamPath
-		even found
 		own  float64
-		ran  bool
 	}
-	var disks []diskPath
+	type diskPaths struct {
+		even   found
+		clones []*clonePath // per clone, nil where its stream has no runs
+	}
+	var disks []diskPaths
 	cuts := []float64{0}
 	pass := -1.0
 	pl.mu.Lock()
 	for _, w := range jr.Workers {
 		for _, d := range w.Disks {
 			size := pl.diskSize(d)
-			key, ok := streamOf(sh, jr.Job, jr.thread, diskKey{w.Name, d.Name})
 			p := sh.extent.region(size, 0)
 			if p <= 0 || pass >= 0 && p != pass {
 				pl.mu.Unlock()
@@ -242,11 +244,15 @@ func (pl *Plane) replaySegments(jr JobRun) passPlan {
 			}
 			pass = p
 			written, pct := sh.finds(pl.data(w.Name, d), size, jr.Job.NumJobs)
-			dp := diskPath{even: found{written, pct}}
-			if runs := pl.streams[key]; ok && len(runs) > 0 {
-				dp.path, dp.ran = pathOf(runs, pass), true
-				dp.own = dp.path.written()
-				cuts = append(cuts, dp.path.cuts...)
+			dp := diskPaths{even: found{written, pct}, clones: make([]*clonePath, max(jr.Job.NumJobs, 1))}
+			thread, followed := jr.threads[diskKey{w.Name, d.Name}]
+			for c := range dp.clones {
+				key, ok := streamOf(sh, jr.Job, thread+c, diskKey{w.Name, d.Name})
+				if runs := pl.streams[key]; followed && ok && len(runs) > 0 {
+					path := pathOf(runs, pass)
+					dp.clones[c] = &clonePath{path, path.written()}
+					cuts = append(cuts, path.cuts...)
+				}
 			}
 			disks = append(disks, dp)
 		}
@@ -261,14 +267,21 @@ func (pl *Plane) replaySegments(jr JobRun) passPlan {
 		s := readSegment{from: cuts[k-1], to: cuts[k]}
 		for _, dp := range disks {
 			f := dp.even
-			if dp.ran {
-				at, _ := slices.BinarySearch(dp.path.cuts, s.to)
-				hits := dp.path.hits(at-1, sh.fr)
-				rest := background(dp.even.written, dp.own) // the map keeps to blocks the stream did not draw
-				if sh.order == drawnAfresh {
-					rest = dp.even.written // without it a draw lands on any block
+			if slices.ContainsFunc(dp.clones, func(cp *clonePath) bool { return cp != nil }) {
+				f.written = 0
+				for _, cp := range dp.clones { // each clone reads its own stream
+					share := dp.even.written
+					if cp != nil {
+						at, _ := slices.BinarySearch(cp.path.cuts, s.to)
+						hits := cp.path.hits(at-1, sh.fr)
+						rest := background(dp.even.written, cp.own) // the map keeps to blocks the stream did not draw
+						if sh.order == drawnAfresh {
+							rest = dp.even.written // without it a draw lands on any block
+						}
+						share = hits + (1-hits)*rest
+					}
+					f.written += share / float64(len(dp.clones))
 				}
-				f.written = hits + (1-hits)*rest
 			}
 			replays = replays || f != dp.even
 			s.finds = append(s.finds, f)

@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
 	"slices"
@@ -82,7 +83,7 @@ func TestReadsReplayTheWritesOfTheirShape(t *testing.T) {
 			if c.fill {
 				var fill moved
 				runFio(t, &fill, append(common, "--name=fill", "--rw=write", "--io_size=4800k", "--randrepeat=0")...)
-				pl.recordWrites([]fio.Worker{w}, job(fio.Job{RW: "write"}, "4800k"), 0, fill.written(), fill.moved())
+				pl.recordWrites([]fio.Worker{w}, job(fio.Job{RW: "write"}, "4800k"), onThread([]fio.Worker{w}, 0), fill.written(), fill.moved())
 			}
 			var first moved
 			firstArgs, thread := append(common, "--name=a"), 0
@@ -93,12 +94,12 @@ func TestReadsReplayTheWritesOfTheirShape(t *testing.T) {
 			if c.second {
 				first.Jobs = first.Jobs[1:]
 			}
-			pl.recordWrites([]fio.Worker{w}, job(c.firstJob, "4m"), thread, first.written(), first.moved())
+			pl.recordWrites([]fio.Worker{w}, job(c.firstJob, "4m"), onThread([]fio.Worker{w}, thread), first.written(), first.moved())
 			held := dataBlocks(t, file, bs)
 			var then moved
 			runFio(t, &then, append(append(common, "--name=b", "--write_iolog="+iolog), c.then...)...)
 			fioFound, reads := readsFinding(t, iolog, bs, held)
-			reader := JobRun{Workers: []fio.Worker{w}, Job: job(c.thenJob, "4m"), thread: 0} // what it finds over its first bytes does not depend on io_size
+			reader := JobRun{Workers: []fio.Worker{w}, Job: job(c.thenJob, "4m"), threads: onThread([]fio.Worker{w}, 0)} // what it finds over its first bytes does not depend on io_size
 			got := pl.foundOver(t, reader, then.moved())
 			if math.Abs(got-fioFound) > 0.03 {
 				t.Errorf("the model's reads find %.3f of their blocks written, fio's %.3f of %d", got, fioFound, reads)
@@ -192,10 +193,10 @@ func TestWritesReplayTheirShape(t *testing.T) {
 
 			pl, _ := newTestPlane(t)
 			w := fio.Worker{Name: "w", Disks: []fio.Disk{{Name: "d", SizeBytes: size}}}
-			pl.recordWrites([]fio.Worker{w}, &firstJob, 0, first.written(), first.moved())
+			pl.recordWrites([]fio.Worker{w}, &firstJob, onThread([]fio.Worker{w}, 0), first.written(), first.moved())
 			job := c.job
 			job.BlockSize, job.IOEngine = bs, "psync"
-			pl.recordWrites([]fio.Worker{w}, &job, 0, then.written(), then.moved())
+			pl.recordWrites([]fio.Worker{w}, &job, onThread([]fio.Worker{w}, 0), then.written(), then.moved())
 			got, _ := pl.data("w", w.Disks[0]).whole()
 			if math.Abs(got-fioHeld) > 0.02 {
 				t.Errorf("the model has %.3f of the file written, fio %.3f", got, fioHeld)
@@ -357,4 +358,78 @@ func TestAReplayingReaderBesideOthersReadsTheWrittenBlocksFirst(t *testing.T) {
 		t.Errorf("rr at %.0f IOPS first, %.0f last: want it slower on the written blocks it reads first", first, last)
 	}
 	t.Logf("rr at %.0f IOPS first, %.0f last", first, last)
+}
+
+// onThread gives every disk of ws its section's first fio thread: thread.
+func onThread(ws []fio.Worker, thread int) map[diskKey]int {
+	threads := map[diskKey]int{}
+	for _, w := range ws {
+		for _, d := range w.Disks {
+			threads[diskKey{w.Name, d.Name}] = thread
+		}
+	}
+	return threads
+}
+
+// Each clone draws its own stream, seeded by its own fio thread: a reader
+// with more clones than the writer it follows replays it in the clones
+// whose threads match, and fio numbers the threads section by section
+// (a section per job and disk), so on a later disk the reader's clones
+// follow other threads than the writer's. Against fio 3.33 over two 16 MiB
+// files, each a quarter written by a randwrite section of one clone: a
+// randread of numjobs=2 finds 0.621 of its reads written on the first file
+// (its first clone replays, its second finds the quarter) and 0.239 on the
+// second (neither clone's thread wrote there).
+func TestClonesFollowTheirOwnThreads(t *testing.T) {
+	needFio(t)
+	const size, bs = 16 << 20, 4096
+	dir := t.TempDir()
+	files := []string{filepath.Join(dir, "a"), filepath.Join(dir, "b")}
+	for _, f := range files {
+		sparseFile(t, f, size)
+	}
+	common := []string{"--output-format=json", "--size=16m", "--bs=4k", "--ioengine=psync", "--io_size=4m"}
+	var wrote moved
+	runFio(t, &wrote, append(common, "--rw=randwrite", "--end_fsync=1", "--name=wa", "--filename="+files[0], "--name=wb", "--filename="+files[1])...)
+	held := []map[int64]bool{dataBlocks(t, files[0], bs), dataBlocks(t, files[1], bs)}
+	logs := []string{filepath.Join(dir, "la"), filepath.Join(dir, "lb")}
+	var read moved
+	runFio(t, &read, append(common, "--rw=randread", "--numjobs=2", "--name=ra", "--filename="+files[0], "--write_iolog="+logs[0], "--name=rb", "--filename="+files[1], "--write_iolog="+logs[1])...)
+
+	pl, _ := newTestPlane(t)
+	w := fio.Worker{Name: "w", Disks: []fio.Disk{{Name: "a", SizeBytes: size}, {Name: "b", SizeBytes: size}}}
+	wl := &fio.Workload{Jobs: []fio.Job{{Name: "w", RW: "randwrite", BlockSize: bs, IOEngine: "psync", Options: []fio.Option{{Key: "io_size", Value: "4m"}}}}}
+	targets, err := wl.Targets(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writer := []JobRun{{Workers: []fio.Worker{w}, Job: &wl.Jobs[0]}}
+	numberThreads(writer, w, targets)
+	pl.recordWrites(writer[0].Workers, writer[0].Job, writer[0].threads, wrote.written(), wrote.moved())
+	wl.Jobs[0] = fio.Job{Name: "r", RW: "randread", BlockSize: bs, IOEngine: "psync", NumJobs: 2, Options: []fio.Option{{Key: "io_size", Value: "4m"}}}
+	if targets, err = wl.Targets(w); err != nil {
+		t.Fatal(err)
+	}
+	reader := []JobRun{{Workers: []fio.Worker{w}, Job: &wl.Jobs[0]}}
+	numberThreads(reader, w, targets)
+	if want := map[diskKey]int{{"w", "a"}: 0, {"w", "b"}: 2}; !maps.Equal(reader[0].threads, want) {
+		t.Fatalf("the reader's threads %v, want %v", reader[0].threads, want)
+	}
+	plan := pl.replaySegments(reader[0])
+	if plan == nil {
+		t.Fatal("the reader follows no stream")
+	}
+	for d := range files {
+		got, _ := readsFinding(t, logs[d], bs, held[d])
+		model, reach := 0.0, float64(4<<20) // each clone's 4 MiB
+		for _, s := range plan(0) {
+			model += math.Max(0, math.Min(s.to, reach)-s.from) * s.finds[d].written
+		}
+		model /= reach
+		if math.Abs(model-got) > 0.03 {
+			t.Errorf("file %s: the model finds %.3f of the reads written, fio %.3f", w.Disks[d].Name, model, got)
+		} else {
+			t.Logf("file %s: the model finds %.3f of the reads written, fio %.3f", w.Disks[d].Name, model, got)
+		}
+	}
 }

@@ -146,7 +146,7 @@ func (s *Scenario) Step(ctx context.Context, t, dt float64, evs []fio.Event) ([]
 			samples = append(samples, smp)
 		}
 		bytes := dirs[write].MBps * 1e6 * dt
-		s.pl.recordWrites(c.workers, c.job, -1, bytes, 0) // events' runs: offsets taken as independent
+		s.pl.recordWrites(c.workers, c.job, nil, bytes, 0) // events' runs: offsets taken as independent
 		written += bytes
 	}
 	s.rec.wrote(written)

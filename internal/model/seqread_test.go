@@ -359,7 +359,7 @@ func mixPassesAgainstFio(t *testing.T, fill string, args []string, job fio.Job) 
 
 	pl, _ := newTestPlane(t)
 	w := fio.Worker{Name: "w", Disks: []fio.Disk{{Name: "d", SizeBytes: size}}}
-	pl.recordWrites([]fio.Worker{w}, &fio.Job{RW: "write", BlockSize: bs, IOEngine: "psync", Options: []fio.Option{{Key: "io_size", Value: fill}}}, 0, filled.written(), filled.moved())
+	pl.recordWrites([]fio.Worker{w}, &fio.Job{RW: "write", BlockSize: bs, IOEngine: "psync", Options: []fio.Option{{Key: "io_size", Value: fill}}}, onThread([]fio.Worker{w}, 0), filled.written(), filled.moved())
 	job.RW, job.RWMixRead, job.BlockSize, job.IOEngine = "rw", 70, bs, "psync"
 	plan := pl.readSegments(JobRun{Workers: []fio.Worker{w}, Job: &job})
 	if plan == nil {

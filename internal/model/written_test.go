@@ -385,7 +385,7 @@ func writtenAfter(t *testing.T, job fio.Job, size int64, bytes float64) float64 
 	if err != nil {
 		t.Fatal(err)
 	}
-	pl.recordWrites([]fio.Worker{w}, &job, 0, bytes, bytes/(1-sh.fr)) // its reads moved on too
+	pl.recordWrites([]fio.Worker{w}, &job, onThread([]fio.Worker{w}, 0), bytes, bytes/(1-sh.fr)) // its reads moved on too
 	got, _ := pl.data("w", w.Disks[0]).whole()
 	return got
 }
