@@ -56,13 +56,14 @@ type streamRun struct{ length, readShare float64 }
 // with the random map or without (norandommap: the same draws, taken as
 // they come; measured, a randread of 8 MiB without the map after a 4 MiB
 // randwrite without it finds its first half all written and then 0.22,
-// the file's share; after one with the map 0.25). Other jobs' offsets are
-// taken as independent of every other run's (a skewed distribution draws
-// the same offsets again too, but its hot blocks are not a pass of
-// distinct blocks: not modelled).
+// the file's share; after one with the map 0.25), or by a ranked
+// random_distribution (zipf, pareto, normal: the same draws, its hot
+// blocks first, and beyond them those hot blocks again: restOf). Zoned
+// distributions' offsets are taken as independent of every other run's
+// (their zones already say where they read: skew.finds).
 func streamOf(sh jobShape, job *fio.Job, thread int, disk diskKey) (streamKey, bool) {
 	repeatable := rawValue(job, "randrepeat") != "0" && rawValue(job, "randrepeat") != "false"
-	if thread < 0 || !repeatable && !hasRaw(job, "randseed") || sh.randomShare < 1 || !sh.skew.uniform() {
+	if thread < 0 || !repeatable && !hasRaw(job, "randseed") || sh.randomShare < 1 || !sh.skew.uniform() && !sh.skew.ranked() {
 		return streamKey{}, false
 	}
 	seed := "repeatable" // fio's constant, whatever randseed says
@@ -74,8 +75,8 @@ func streamOf(sh jobShape, job *fio.Job, thread int, disk diskKey) (streamKey, b
 		sizes = sh.sizes[read]
 	}
 	e := sh.extent
-	shape := fmt.Sprintf("%v|%v %v %v %v|%s|%s|%s", sizes, e.size, e.offset, e.offsetIncrement, e.fileSize,
-		rawValue(job, "random_generator"), seed, rawValue(job, "blockalign"))
+	shape := fmt.Sprintf("%v|%v %v %v %v|%s|%s|%s|%s", sizes, e.size, e.offset, e.offsetIncrement, e.fileSize,
+		rawValue(job, "random_generator"), seed, rawValue(job, "blockalign"), sh.skew.spec)
 	return streamKey{disk, thread, shape}, true
 }
 
@@ -141,6 +142,25 @@ func (sp streamPath) hits(k int, readShare float64) float64 {
 	return math.Max(0, readShare-sp.leastRead[k]) / readShare
 }
 
+// restOf is what a read of a stream finds where it draws no block the
+// stream's runs wrote (they wrote own of the pass's worth), on a region
+// of region bytes holding written: with fio's random map, or without it drawing evenly,
+// the rest of the region's data (background; without the map any block);
+// a ranked distribution draws its hot blocks again, which the runs wrote
+// first (the accesses whose block own region's worth of draws wrote:
+// hotSpread.hit), and beyond them the rest.
+func (sh jobShape) restOf(own, written, region float64) float64 {
+	switch {
+	case sh.skew.ranked():
+		hs := sh.hotSpread(region, 1)
+		hit := hs.hit(own)
+		return hit + (1-hit)*background(written, hs.covered(own))
+	case sh.order == drawnAfresh:
+		return written // without the map a draw lands on any block
+	}
+	return background(written, own) // the map keeps to blocks the stream did not draw
+}
+
 // background is the share written, of a range holding written of its
 // blocks, that the stream's runs, holding streamWritten of them, did not
 // write: what the stream's blocks hold from other runs (taken as
@@ -183,6 +203,14 @@ func (pl *Plane) writeAlong(data *diskData, sh jobShape, job *fio.Job, thread in
 		start := sh.extent.cloneOffset(size, i)
 		r := byteRange{start, start + sh.extent.region(size, i)}
 		switch held, _ := data.over([]byteRange{r}); {
+		case sh.skew.ranked():
+			// The same hot blocks again: its draws beyond the stream's
+			// earlier ones write what they add to its coverage.
+			hs := sh.hotSpread(pass, 1)
+			before, after := hs.covered(own), hs.covered(own+fresh)
+			if before < 1 {
+				data.write([]byteRange{r}, (after-before)/(1-before), compressPct)
+			}
 		case sh.order == drawnAfresh:
 			// Without the random map the fresh draws land on any block,
 			// written or not, as independent draws do.
@@ -224,7 +252,7 @@ func (pl *Plane) replaySegments(jr JobRun) passPlan {
 	}
 	type clonePath struct { // what a clone's stream's runs left, where they left any
 		path streamPath
-		own  float64
+		rest float64 // what a read finds that draws no block the runs wrote where it draws
 	}
 	type diskPaths struct {
 		even   found
@@ -250,7 +278,7 @@ func (pl *Plane) replaySegments(jr JobRun) passPlan {
 				key, ok := streamOf(sh, jr.Job, thread+c, diskKey{w.Name, d.Name})
 				if runs := pl.streams[key]; followed && ok && len(runs) > 0 {
 					path := pathOf(runs, pass)
-					dp.clones[c] = &clonePath{path, path.written()}
+					dp.clones[c] = &clonePath{path, sh.restOf(path.written(), written, pass)}
 					cuts = append(cuts, path.cuts...)
 				}
 			}
@@ -274,11 +302,7 @@ func (pl *Plane) replaySegments(jr JobRun) passPlan {
 					if cp != nil {
 						at, _ := slices.BinarySearch(cp.path.cuts, s.to)
 						hits := cp.path.hits(at-1, sh.fr)
-						rest := background(dp.even.written, cp.own) // the map keeps to blocks the stream did not draw
-						if sh.order == drawnAfresh {
-							rest = dp.even.written // without it a draw lands on any block
-						}
-						share = hits + (1-hits)*rest
+						share = hits + (1-hits)*cp.rest
 					}
 					f.written += share / float64(len(dp.clones))
 				}
@@ -295,9 +319,20 @@ func (pl *Plane) replaySegments(jr JobRun) passPlan {
 	if !replays {
 		return nil
 	}
-	var later []found // drawn anew
+	var later []found // drawn anew: the even share, or a ranked stream's hot blocks again
 	for _, dp := range disks {
-		later = append(later, dp.even)
+		f := dp.even
+		if sh.skew.ranked() && slices.ContainsFunc(dp.clones, func(cp *clonePath) bool { return cp != nil }) {
+			f.written = 0
+			for _, cp := range dp.clones {
+				share := dp.even.written
+				if cp != nil {
+					share = cp.rest
+				}
+				f.written += share / float64(len(dp.clones))
+			}
+		}
+		later = append(later, f)
 	}
 	return func(k int) []readSegment {
 		if k == 0 {

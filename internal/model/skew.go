@@ -134,6 +134,11 @@ func readSkew(value string) (skew, error) {
 // uniform says offsets fall evenly on the region's blocks.
 func (s skew) uniform() bool { return s.kind == "" }
 
+// ranked says offsets follow a ranked distribution (zipf, pareto, normal):
+// their most likely blocks hashed over the region from the thread's seed,
+// not laid out in zones.
+func (s skew) ranked() bool { return s.kind == "zipf" || s.kind == "pareto" || s.kind == "normal" }
+
 // groups is the distribution over a region of n blocks of blockBytes
 // each, as groups of equally likely blocks (shares of the blocks and of
 // the accesses, each adding up to 1). Ranks near the most likely one are
