@@ -58,9 +58,9 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, in Input, out *Outp
 			}
 		}
 	}
-	legs := make([]*legs, len(jobs))
+	along := make([]*passage, len(jobs))
 	for i, j := range jobs {
-		legs[i] = pl.legsOf(j)
+		along[i] = pl.passageOf(j)
 	}
 	done := make([]float64, len(jobs))
 	ended := make([]bool, len(jobs))
@@ -87,20 +87,20 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, in Input, out *Outp
 			continue
 		}
 		s := stretch{from: t, in: in, out: out, jobs: active}
-		if len(active) < len(jobs) || slices.ContainsFunc(active, func(i int) bool { return legs[i] != nil }) {
+		if len(active) < len(jobs) || slices.ContainsFunc(active, func(i int) bool { return along[i] != nil }) {
 			sub := make([]JobRun, len(active))
 			for k, i := range active {
 				sub[k] = jobs[i]
-				if legs[i] != nil {
-					sub[k].finds = legs[i].finds()
+				if along[i] != nil {
+					sub[k].finds = along[i].finds()
 				}
 			}
 			var err error
 			if s.in, s.out, _, err = pl.solveCell(ctx, sub, z); err != nil {
 				return nil, 0, nil, err
 			}
-			for k, i := range active { // what a part holds is the legs' note, not the stretch's
-				if legs[i] != nil {
+			for k, i := range active { // what a part holds is its passage's note, not the stretch's
+				if along[i] != nil {
 					named := JobLoad{} // as workloadInput names the jobs of several
 					if len(sub) > 1 {
 						named.Name = sub[k].Job.Name
@@ -125,8 +125,8 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, in Input, out *Outp
 				continue
 			}
 			s.to = math.Min(s.to, t+(1-done[i])*length[k])
-			if legs[i] != nil {
-				s.to = math.Min(s.to, t+legs[i].left(s.out.Jobs[k]))
+			if along[i] != nil {
+				s.to = math.Min(s.to, t+along[i].left(s.out.Jobs[k]))
 			}
 		}
 		if len(run) == 0 || len(active) > len(run[main].jobs) {
@@ -138,8 +138,8 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, in Input, out *Outp
 			if length[k] > 0 {
 				done[i] += (s.to - t) / length[k]
 			}
-			if legs[i] != nil {
-				legs[i].move(s.out.Jobs[k], s.to-t)
+			if along[i] != nil {
+				along[i].move(s.out.Jobs[k], s.to-t)
 			}
 			if length[k] <= 0 || done[i] >= 1-doneTolerance {
 				ended[i] = true
@@ -167,7 +167,7 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, in Input, out *Outp
 			notes = append(notes, "the jobs in time, each stretch solved on its own: "+strings.Join(when, "; "))
 		}
 	}
-	for i, l := range legs {
+	for i, l := range along {
 		if l != nil && l.bytes > 0 {
 			notes = append(notes, fmt.Sprintf("%s meets the parts of its disks in order beside the other jobs (%s), each stretch solved with what it finds there: %.0f %% of what it moved found data", jobs[i].Job.Name, l.what, 100*l.writtenBytes/l.bytes))
 		}

@@ -46,11 +46,11 @@ func meanWritten(finds []found) float64 {
 	return w
 }
 
-// legs is where a job that meets differently written parts of its disks
+// passage is where a job that meets differently written parts of its disks
 // in order is along its passes while it runs beside other jobs (overlap):
 // its passes' parts (plan), the part it is in and how far along, and what
 // it has moved, and found written, so far.
-type legs struct {
+type passage struct {
 	plan                passPlan
 	what                string  // what the passes follow, for the note
 	sequential          bool    // it moves along its pass by its reads alone
@@ -60,8 +60,8 @@ type legs struct {
 	bytes, writtenBytes float64 // moved so far, and of that what found data
 }
 
-// legsOf is the legs of job j, nil where it finds the same all along.
-func (pl *Plane) legsOf(j JobRun) *legs {
+// passageOf is job j's passage, nil where it finds the same all along.
+func (pl *Plane) passageOf(j JobRun) *passage {
 	plan, what := pl.readSegments(j), "a sequential pass"
 	if plan == nil {
 		plan, what = pl.replaySegments(j), "fio's seeds draw the offsets of earlier runs of its shape again"
@@ -70,14 +70,14 @@ func (pl *Plane) legsOf(j JobRun) *legs {
 	if plan == nil || err != nil {
 		return nil
 	}
-	return &legs{plan: plan, what: what, sequential: sh.randomShare == 0, clones: j.fioJobs()}
+	return &passage{plan: plan, what: what, sequential: sh.randomShare == 0, clones: j.fioJobs()}
 }
 
 // finds is what the job finds in the part it is in.
-func (l *legs) finds() []found { return l.plan(l.pass)[l.part].finds }
+func (l *passage) finds() []found { return l.plan(l.pass)[l.part].finds }
 
 // settled says no later part differs from the one it is in.
-func (l *legs) settled() bool {
+func (l *passage) settled() bool {
 	now := l.plan(l.pass)
 	return len(now) == 1 && slices.EqualFunc(now, l.plan(l.pass+1), sameSegment) && slices.EqualFunc(now, l.plan(l.pass+2), sameSegment)
 }
@@ -86,7 +86,7 @@ func (l *legs) settled() bool {
 // never where it makes no progress or has settled. A part it has all but
 // finished (within a billionth of its pass) it leaves first, so that every
 // stretch it bounds moves time on.
-func (l *legs) left(jo JobOutput) float64 {
+func (l *passage) left(jo JobOutput) float64 {
 	rate := passRate(jo.Read, jo.Write, l.clones, l.sequential)
 	l.onward()
 	if rate <= 0 || l.settled() {
@@ -96,7 +96,7 @@ func (l *legs) left(jo JobOutput) float64 {
 }
 
 // move moves the job on for dt seconds at its rates jo.
-func (l *legs) move(jo JobOutput, dt float64) {
+func (l *passage) move(jo JobOutput, dt float64) {
 	moved := dt * (jo.Read.MBps + jo.Write.MBps) * 1e6
 	l.bytes += moved
 	l.writtenBytes += moved * meanWritten(l.finds())
@@ -108,7 +108,7 @@ func (l *legs) move(jo JobOutput, dt float64) {
 
 // onward moves on to the part (of this pass or the next) the job is in
 // once it has reached the end of its own.
-func (l *legs) onward() {
+func (l *passage) onward() {
 	parts := l.plan(l.pass)
 	end := parts[len(parts)-1].to
 	for l.at >= parts[l.part].to-1e-9*end {
