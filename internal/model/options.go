@@ -315,7 +315,7 @@ func (sh *jobShape) polled(job *fio.Job) error {
 	closed := sh.rate == [2]float64{} && sh.rateB == [2]float64{} && sh.think == 0
 	switch {
 	case engine == "io_uring":
-		sh.poll = polling{submitter: sq, pinned: sq && hasRaw(job, "sqthread_poll_cpu"), reaper: hipri || sq, spaced: !closed}
+		sh.poll = polling{submitter: sq, pinned: sq && hasRaw(job, "sqthread_poll_cpu"), reaper: hipri || sq, spaced: (hipri || sq) && !closed}
 	case hasRaw(job, "sqthread_poll") || hasRaw(job, "sqthread_poll_cpu"):
 		return fmt.Errorf("%s with ioengine=%s: sqthread_poll is io_uring's (fio 3.33 refuses it with any other engine, 'unrecognized option'); set ioengine=io_uring or leave it out", pollOptions(job), engine)
 	case !hasRaw(job, "hipri"):

@@ -26,6 +26,7 @@ func TestPolledIOIsReadAsSpinningThreads(t *testing.T) {
 		err    bool
 	}{
 		{"io_uring", nil, polling{}, "", false},
+		{"io_uring", []fio.Option{{Key: "rate_iops", Value: "200"}}, polling{}, "", false}, // no polling, spaced or not
 		{"io_uring", []fio.Option{{Key: "sqthread_poll", Value: "1"}}, polling{submitter: true, reaper: true}, "a kernel thread per job spins on io_uring's submission ring, a vCPU each; fio's thread spins reading the completion ring", false},
 		{"io_uring", []fio.Option{{Key: "sqthread_poll", Value: "1"}, {Key: "sqthread_poll_cpu", Value: "0"}}, polling{submitter: true, pinned: true, reaper: true}, "all on the vCPU sqthread_poll_cpu names", false},
 		{"io_uring", []fio.Option{{Key: "sqthread_poll", Value: "1"}, {Key: "rate_iops", Value: "200"}}, polling{submitter: true, reaper: true, spaced: true}, "between the I/Os its rate or think time spaces out fio's thread sleeps", false},
