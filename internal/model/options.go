@@ -47,6 +47,9 @@ type jobShape struct {
 	extent      extent  // what of each disk it covers and moves
 	startDelay  float64 // seconds after the run's start the job starts (startdelay)
 	verify      bool    // a size-based writing job fio reads back after its I/O (verify)
+	// readsOwn: every read reads back a block the job has just written
+	// (verify_backlog on a writer), whatever the disk held before.
+	readsOwn bool
 	// align is blockalign per direction: the boundary random offsets fall
 	// on; 0 where not given (the block size).
 	align [2]float64
@@ -486,8 +489,13 @@ func (sh *jobShape) option(job *fio.Job, given fio.Option) error {
 			sh.notes = append(sh.notes, fmt.Sprintf("verify=%s on a job that only reads: fio checks the headers a verifying write left, the same reads the model runs; the check's CPU in the guest is not modelled", o.Value))
 		case rawValue(job, "do_verify") == "0":
 			sh.notes = append(sh.notes, fmt.Sprintf("verify=%s with do_verify=0: fio writes the verification headers (inside each block) and reads nothing back, as the model runs it", o.Value))
+		case hasRaw(job, "verify_backlog") && sh.fr == 0:
+			// fio 3.33: a 4K randwrite of 8 MiB with verify_backlog=16
+			// reports 8 MiB read and 8 MiB written.
+			sh.readsOwn, sh.fr, sh.sizes[read] = true, 0.5, sh.sizes[write]
+			sh.notes = append(sh.notes, fmt.Sprintf("verify=%s with verify_backlog=%s: fio reads back each batch of blocks as it writes them, as much read as written (fio 3.33: 8 MiB of each), so the job runs as a 50/50 mix whose reads find the blocks just written (on OSA in the write buffers)", o.Value, rawValue(job, "verify_backlog")))
 		case hasRaw(job, "verify_backlog"):
-			sh.notes = append(sh.notes, fmt.Sprintf("verify=%s with verify_backlog is not modelled: fio reads back each batch of blocks as it writes them; the simulator reports the job's own I/O", o.Value))
+			sh.notes = append(sh.notes, fmt.Sprintf("verify=%s with verify_backlog on a job that also reads is not modelled: fio reads back each batch of blocks as it writes them, beside the job's own reads; the simulator reports the job's own I/O", o.Value))
 		case job.TimeBased && job.RuntimeSec > 0:
 			sh.notes = append(sh.notes, fmt.Sprintf("verify=%s on a time-based job: fio never reads back, its I/O taking the whole runtime, and the model runs the job as it is (fio 3.33: \"verification read phase will never start because write phase uses all of runtime\"; a 16 MiB randwrite at 16 MiB/s wrote 80 MiB in 5 s and read nothing; a randrw moved what it moves with verify=0)", o.Value))
 		default:

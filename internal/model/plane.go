@@ -1006,6 +1006,9 @@ func (pl *Plane) recordWrites(workers []fio.Worker, job *fio.Job, threads map[di
 	if err != nil {
 		return // Solve read the same job without error
 	}
+	if sh.readsOwn { // its offsets are its writes'; it reads them back besides
+		sh.fr, movedBytes = 0, writtenBytes
+	}
 	clones := max(job.NumJobs, 1)
 	perDisk := writtenBytes / float64(disks)
 	pct := float64(sh.compressPct)

@@ -201,13 +201,17 @@ func TestReadBackFindsWhatWasWritten(t *testing.T) {
 // whose I/O takes its whole runtime, and any time-based one, whatever the
 // length of a pass (fio 3.33 reads nothing back: "verification read phase
 // will never start because write phase uses all of runtime"). Beside
-// other jobs, or with verify_backlog, verify is noted as not modelled.
+// other jobs, or with verify_backlog on a job that also reads, verify is
+// noted as not modelled (on a writer verify_backlog is modelled:
+// TestVerifyBacklogReadsBackWhatItWrites).
 func TestVerifyWhereFioReadsNothingBack(t *testing.T) {
 	ctx := context.Background()
 	ws := workers(4, 2, "r5")
 	never := "verify=crc32c on a time-based job: fio never reads back"
 	mixed := verifyJob()
 	mixed.RW = "randrw"
+	backlogged := verifyJob(fio.Option{Key: "verify_backlog", Value: "64"})
+	backlogged.RW = "randrw"
 	for _, tc := range []struct {
 		name string
 		jobs []fio.Job
@@ -217,7 +221,7 @@ func TestVerifyWhereFioReadsNothingBack(t *testing.T) {
 		{"time based, a pass past the runtime", []fio.Job{withTime(verifyJob(), 5, true, 50<<30)}, never},
 		{"time based, passes within the runtime", []fio.Job{withTime(verifyJob(), 600, true, 1<<30)}, never},
 		{"time based, a mix", []fio.Job{withTime(mixed, 60, true, 1<<30)}, never},
-		{"with verify_backlog", []fio.Job{verifyJob(fio.Option{Key: "verify_backlog", Value: "64"})}, "verify=crc32c with verify_backlog is not modelled"},
+		{"with verify_backlog on a mix", []fio.Job{backlogged}, "verify=crc32c with verify_backlog on a job that also reads is not modelled"},
 		{"beside another job", []fio.Job{named(verifyJob(), "v"), named(withTime(verifyJob(), 0, false, 1<<30), "w")}, "verify=crc32c is not modelled beside other jobs"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -330,5 +334,53 @@ func TestOverBothWeightsByIOs(t *testing.T) {
 	if !near(got.IOPS, want.IOPS) || !near(got.MBps, want.MBps) || !near(got.LatMeanUs, want.LatMeanUs) || !near(got.P50Us, want.P50Us) || !near(got.P95Us, want.P95Us) ||
 		!near(got.P99Us, want.P99Us) || !near(got.P999Us, want.P999Us) || got.Errors != want.Errors || !near(got.Percentiles[0].Us, want.Percentiles[0].Us) {
 		t.Errorf("overBoth = %+v, want %+v", got, want)
+	}
+}
+
+// verify_backlog on a writer reads back each batch of blocks as it writes
+// them: as much read as written (fio 3.33), the reads finding the blocks
+// just written whatever the disk held. So the job runs as the 50/50 mix
+// it is: on unprepared disks the same figures as a 50/50 randrw over
+// written disks, where its writes alone would read nothing.
+func TestVerifyBacklogReadsBackWhatItWrites(t *testing.T) {
+	needFio(t)
+	file := filepath.Join(t.TempDir(), "f")
+	sparseFile(t, file, 16<<20)
+	var report struct {
+		Jobs []struct {
+			Read, Write struct {
+				IOBytes int64 `json:"io_bytes"`
+			}
+		}
+	}
+	runFio(t, &report, "--output-format=json", "--name=v", "--filename="+file, "--size=16m", "--bs=4k", "--ioengine=psync", "--rw=randwrite", "--verify=crc32c", "--verify_backlog=16", "--io_size=8m")
+	if r, w := report.Jobs[0].Read.IOBytes, report.Jobs[0].Write.IOBytes; r != w || w != 8<<20 {
+		t.Fatalf("fio read %d and wrote %d bytes with verify_backlog, want 8 MiB of each", r, w)
+	}
+
+	for _, tb := range []string{"storagereview-r6625-esa", "wwt-r640-osa"} {
+		p := mustLoad(t, tb)
+		solve := func(job *fio.Job, written float64) *Output {
+			t.Helper()
+			in := UniformInput(p, p.Hosts*p.Workers.PerHost, p.Workers.DataDisks, Policy{RAID: "raid1"}, job)
+			for d := range in.Jobs[0].Disks {
+				in.Jobs[0].Disks[d].Written = written
+			}
+			out, err := Solve(context.Background(), p, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return out
+		}
+		backlog := solve(&fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 4096, IODepth: 8, Options: []fio.Option{{Key: "verify", Value: "crc32c"}, {Key: "verify_backlog", Value: "16"}}}, 0)
+		mix := solve(&fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 50, BlockSize: 4096, IODepth: 8}, 1)
+		notes := strings.Join(backlog.Notes, "\n")
+		if math.Abs(backlog.Read.IOPS-backlog.Write.IOPS) > 1e-6*backlog.Write.IOPS || strings.Contains(notes, "never written") || !strings.Contains(notes, "verify_backlog=16: fio reads back each batch") {
+			t.Errorf("%s: %.0f reads and %.0f writes a second; notes %q", tb, backlog.Read.IOPS, backlog.Write.IOPS, notes)
+		}
+		if tb == "storagereview-r6625-esa" && math.Abs(backlog.Read.IOPS/mix.Read.IOPS-1) > 1e-6 {
+			t.Errorf("%s: the backlog's reads %.0f a second, a 50/50 mix over written disks %.0f", tb, backlog.Read.IOPS, mix.Read.IOPS)
+		}
+		t.Logf("%s: verify_backlog %.0f reads and %.0f writes a second; a 50/50 mix over written disks %.0f and %.0f", tb, backlog.Read.IOPS, backlog.Write.IOPS, mix.Read.IOPS, mix.Write.IOPS)
 	}
 }
