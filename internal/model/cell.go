@@ -833,7 +833,9 @@ func accountCosts(p *testbed.Profile, pl platform, link vsanLink, state ClusterS
 			cost[read].add(cm.readIO(float64(s.size), written, pct), s.share)
 		}
 		for _, s := range sh.sizes[write] {
-			cost[write].add(cm.writeIO(float64(s.size), lay, sh.compressPct, sh.dedupePct), s.share)
+			for _, b := range sh.blockMix(float64(s.size), float64(sh.compressPct)) {
+				cost[write].add(cm.writeIO(float64(s.size), lay, int(math.Round(b.pct)), sh.dedupePct), s.share*b.share)
+			}
 		}
 		cost[write].owner.guestCycles += sh.syncs * cm.flushCycles(sh.syncCommands)
 		costs = append(costs, cost)

@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"starbench/internal/fio"
 )
 
 // What LZ4 leaves of a 4 KiB block of fio's compressible data is its
@@ -60,6 +62,71 @@ func TestLZ4LeavesWhatTheModelSays(t *testing.T) {
 			sectors := math.Ceil(float64(largest) / esaSectorBytes)
 			if want := 1 - sectors*esaSectorBytes/efficiencyBlock; math.Abs(esa.saving(pct)-want) > 1e-12 {
 				t.Errorf("ESA saves %g, the %d-byte block in %.0f sectors %g", esa.saving(pct), largest, sectors, want)
+			}
+		})
+	}
+}
+
+// With a compress chunk above 4 KiB fio's random bytes and zeros fall in
+// different 4 KiB blocks: what OSA and ESA save on a write is its blocks'
+// mix (blockMix), against fio 3.33's 64 KiB writes compressed block by
+// block with lz4 (the mean saving over the blocks).
+func TestChunkedBlocksAsLZ4LeavesThem(t *testing.T) {
+	needFio(t)
+	if _, err := exec.LookPath("lz4"); err != nil {
+		t.Skip("lz4 is not installed (the README's test command installs it)")
+	}
+	lz4 := func(in []byte) int {
+		t.Helper()
+		cmd := exec.Command("lz4", "-1", "-c", "-q")
+		cmd.Stdin = bytes.NewReader(in)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(out)
+	}
+	frame := lz4(nil) + 4
+	osa := costModelFor(t, mustLoad(t, "wwt-r640-osa"), false, true, false)
+	esa := costModelFor(t, mustLoad(t, "storagereview-r6625-esa"), false, true, false)
+	for _, c := range []struct {
+		pct   int
+		chunk string
+	}{{50, "64k"}, {30, "16k"}, {75, "0"}} {
+		t.Run(fmt.Sprintf("%d %% in %s chunks", c.pct, c.chunk), func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "f")
+			var report moved
+			runFio(t, &report, "--output-format=json", "--name=w", "--filename="+file, "--size=256k", "--bs=64k", "--rw=write",
+				fmt.Sprintf("--buffer_compress_percentage=%d", c.pct), "--buffer_compress_chunk="+c.chunk)
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var osaSaved, esaSaved float64
+			blocks := len(data) / efficiencyBlock
+			for b := range blocks {
+				left := float64(lz4(data[b*efficiencyBlock:(b+1)*efficiencyBlock]) - frame)
+				if left <= efficiencyBlock/2 {
+					osaSaved += 0.5
+				}
+				esaSaved += math.Max(0, 1-math.Max(1, math.Ceil(left/esaSectorBytes))*esaSectorBytes/efficiencyBlock)
+			}
+			osaSaved /= float64(blocks)
+			esaSaved /= float64(blocks)
+			job := fio.Job{IOEngine: "libaio", Direct: true, RW: "write", BlockSize: 65536, BufferCompressPercentage: c.pct, Options: []fio.Option{{Key: "buffer_compress_chunk", Value: c.chunk}}}
+			sh, err := readJob(&job)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var osaModel, esaModel float64
+			for _, b := range sh.blockMix(65536, float64(c.pct)) {
+				osaModel += b.share * osa.saving(int(math.Round(b.pct)))
+				esaModel += b.share * esa.saving(int(math.Round(b.pct)))
+			}
+			if math.Abs(osaModel-osaSaved) > 0.03 || math.Abs(esaModel-esaSaved) > 0.03 {
+				t.Errorf("OSA saves %.3f, ESA %.3f of the blocks' bytes; the model %.3f and %.3f (%s)", osaSaved, esaSaved, osaModel, esaModel, sh.blockMix(65536, float64(c.pct)))
+			} else {
+				t.Logf("OSA saves %.3f, ESA %.3f; the model %.3f and %.3f", osaSaved, esaSaved, osaModel, esaModel)
 			}
 		})
 	}

@@ -39,6 +39,10 @@ type jobShape struct {
 	// whose blocks fio draws its duplicates from; 0 for repeat (the last
 	// unique buffer again).
 	workingSet float64
+	// compressChunk is buffer_compress_chunk (fio's default 512): fio fills
+	// each chunk of a write with its random bytes first and its zeros
+	// after; 0 is the write's size (see blockMix).
+	compressChunk float64
 	// sameBlocks is, for a job whose buffers repeat (repeatedBuffers), the
 	// distinct 4 KiB blocks of data each fio job writes; 0 where every
 	// write is new data. sameBecause says why.
@@ -113,7 +117,7 @@ var (
 
 // readJob reads a job's options.
 func readJob(job *fio.Job) (jobShape, error) {
-	sh := jobShape{duty: 1, randomShare: 1, latPct: 100, rateCycle: 1, compressPct: job.BufferCompressPercentage, dedupePct: job.DedupePercentage,
+	sh := jobShape{duty: 1, randomShare: 1, latPct: 100, rateCycle: 1, compressPct: job.BufferCompressPercentage, dedupePct: job.DedupePercentage, compressChunk: 512,
 		extent: extent{size: amount{bytes: float64(job.Size)}, loops: 1}}
 	var err error
 	if sh.fr, err = readShare(job); err != nil {
@@ -370,6 +374,49 @@ func pollOptions(job *fio.Job) string {
 	return strings.Join(given, " ")
 }
 
+// blockShare is a share of a write's 4 KiB blocks and how compressible
+// they are, in percent.
+type blockShare struct{ share, pct float64 }
+
+// blocksMix is how a write's 4 KiB blocks come out compressible.
+type blocksMix []blockShare
+
+func (m blocksMix) String() string {
+	parts := make([]string, len(m))
+	for i, b := range m {
+		parts[i] = fmt.Sprintf("%.0f %% of its blocks %.0f %% compressible", 100*b.share, b.pct)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// blockMix is how compressible the 4 KiB blocks vSAN compresses one by
+// one come out of a write of size bytes whose data is pct compressible:
+// fio 3.33 (lib/rand.c, fill_random_buf_percentage) fills each chunk of
+// compressChunk bytes (the write's size for 0, at most the write) with
+// its random bytes first and its zeros after, so a chunk of at most 4 KiB
+// spreads them over every block alike, and a larger one leaves its first
+// blocks random, its last ones zeros and one between.
+func (sh jobShape) blockMix(size, pct float64) blocksMix {
+	chunk := sh.compressChunk
+	if chunk <= 0 || chunk > size {
+		chunk = size
+	}
+	blocks := math.Floor(chunk / efficiencyBlock)
+	if chunk <= efficiencyBlock || pct <= 0 || pct >= 100 || blocks < 2 {
+		return blocksMix{{1, pct}}
+	}
+	random := (1 - pct/100) * blocks * efficiencyBlock // the random bytes of the chunk's whole blocks
+	full := math.Floor(random / efficiencyBlock)
+	mix := blocksMix{{full / blocks, 0}}
+	if part := random/efficiencyBlock - full; part > 0 {
+		mix = append(mix, blockShare{1 / blocks, 100 * (1 - part)})
+	}
+	if zeros := blocks - math.Ceil(random/efficiencyBlock); zeros > 0 {
+		mix = append(mix, blockShare{zeros / blocks, 100})
+	}
+	return slices.DeleteFunc(mix, func(b blockShare) bool { return b.share == 0 })
+}
+
 // wholeCount reads a count option of fio's, 0 where it is not given.
 func wholeCount(job *fio.Job, key string) (int, error) {
 	v := rawValue(job, key)
@@ -614,12 +661,14 @@ func (sh *jobShape) option(job *fio.Job, given fio.Option) error {
 		if err != nil || n < 0 {
 			return bad("a size, like 512 or 4k (0 for the block size)")
 		}
-		largest := int64(sh.largestWrite())
+		sh.compressChunk = float64(n)
+		largest := sh.largestWrite()
 		if n == 0 {
-			n = largest
+			n = int64(largest)
 		}
 		if pct := job.BufferCompressPercentage; pct > 0 && pct < 100 && n > efficiencyBlock && largest > efficiencyBlock {
-			sh.notes = append(sh.notes, fmt.Sprintf("buffer_compress_chunk=%s is not modelled: fio fills each %d-byte chunk of a write with its random bytes first and its zeros after, so the 4 KiB blocks vSAN compresses one by one come out random or zeros (measured: bs=64k at 50 %% with 64 KiB chunks, half the blocks fit 2 KiB, none with the default 512 bytes); the model takes every block as %d %% compressible", o.Value, min(n, largest), pct))
+			mix := sh.blockMix(largest, float64(pct))
+			sh.notes = append(sh.notes, fmt.Sprintf("buffer_compress_chunk=%s: fio fills each %.0f-byte chunk of a write with its random bytes first and its zeros after, so vSAN's 4 KiB blocks come out random, zeros or between (a %.0f-byte write's: %s): each is compressed as it is (LZ4 on fio 3.33's data: at 50 %% with 64 KiB chunks half the blocks of a 64 KiB write fit 2 KiB, none with the default 512 bytes)", o.Value, math.Min(float64(n), largest), largest, mix))
 		}
 	case "dedupe_mode":
 		if o.Value != "repeat" && o.Value != "working_set" {

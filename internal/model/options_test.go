@@ -969,20 +969,55 @@ func TestZoneModes(t *testing.T) {
 }
 
 // A compress chunk above 4 KiB on writes above 4 KiB makes blocks of zeros
-// and random ones, which the model does not follow: noted. At or below
-// 4 KiB, or on 4 KiB writes, every block is as compressible as the data.
+// and random ones, said in a note; at or below 4 KiB, or on 4 KiB writes,
+// every block is as compressible as the data.
 func TestCompressChunksAreNoted(t *testing.T) {
 	for _, c := range []struct {
 		bs    int64
 		chunk string
 		note  string
 	}{
-		{65536, "64k", "buffer_compress_chunk=64k is not modelled: fio fills each 65536-byte chunk"},
-		{65536, "0", "buffer_compress_chunk=0 is not modelled: fio fills each 65536-byte chunk"},
+		{65536, "64k", "buffer_compress_chunk=64k: fio fills each 65536-byte chunk of a write with its random bytes first and its zeros after, so vSAN's 4 KiB blocks come out random, zeros or between (a 65536-byte write's: 50 % of its blocks 0 % compressible, 50 % of its blocks 100 % compressible)"},
+		{65536, "0", "buffer_compress_chunk=0: fio fills each 65536-byte chunk"},
 		{65536, "4k", ""},
 		{4096, "64k", ""},
 	} {
 		notesSay(t, fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: c.bs, BufferCompressPercentage: 50, Options: []fio.Option{{Key: "buffer_compress_chunk", Value: c.chunk}}}, c.note)
+	}
+}
+
+// A write's cost is its blocks' mix: a 64 KiB write of 50 % data in 64 KiB
+// chunks costs what half a write of random data and half a write of zeros
+// cost, on OSA and on ESA, where the default chunk's 50 % blocks cost
+// what they do.
+func TestChunkedDataCostsItsBlocks(t *testing.T) {
+	for _, tb := range []string{"wwt-r640-osa", "storagereview-r6625-esa"} {
+		p := mustLoad(t, tb)
+		cost := func(pct int, opts ...fio.Option) opCost {
+			t.Helper()
+			job := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 65536, IODepth: 8, BufferCompressPercentage: pct, Options: opts}
+			in := UniformInput(p, p.Hosts, 1, Policy{RAID: "raid1"}, job)
+			in.State.Compression = true
+			return mustBuild(t, p, in).cost[write]
+		}
+		chunked, random, zeros := cost(50, fio.Option{Key: "buffer_compress_chunk", Value: "64k"}), cost(0), cost(100)
+		spread := cost(50)
+		for _, f := range []struct {
+			name                  string
+			got, random, zeros, s float64
+		}{
+			{"device bytes", chunked.deviceBytes, random.deviceBytes, zeros.deviceBytes, spread.deviceBytes},
+			{"DOM cycles", chunked.domCycles, random.domCycles, zeros.domCycles, spread.domCycles},
+			{"LSOM cycles", chunked.storeCycles, random.storeCycles, zeros.storeCycles, spread.storeCycles},
+			{"wire bytes", chunked.wireBytes, random.wireBytes, zeros.wireBytes, spread.wireBytes},
+		} {
+			if want := (f.random + f.zeros) / 2; math.Abs(f.got-want) > 1e-9*want {
+				t.Errorf("%s: %s %.6g with 64 KiB chunks, want the blocks' mix %.6g (random %.6g, zeros %.6g; spread over every block %.6g)", tb, f.name, f.got, want, f.random, f.zeros, f.s)
+			}
+		}
+		if chunked.deviceBytes >= spread.deviceBytes && tb == "wwt-r640-osa" {
+			t.Errorf("%s: %.0f device bytes with 64 KiB chunks, %.0f with the default: want fewer (OSA keeps the zero blocks compressed, no 50 %% block)", tb, chunked.deviceBytes, spread.deviceBytes)
+		}
 	}
 }
 
