@@ -20,21 +20,7 @@ import (
 // fast mode; skipped without fio or lz4 (the README's test command
 // installs both).
 func TestLZ4LeavesWhatTheModelSays(t *testing.T) {
-	needFio(t)
-	if _, err := exec.LookPath("lz4"); err != nil {
-		t.Skip("lz4 is not installed (the README's test command installs it)")
-	}
-	lz4 := func(in []byte) int {
-		t.Helper()
-		cmd := exec.Command("lz4", "-1", "-c", "-q")
-		cmd.Stdin = bytes.NewReader(in)
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return len(out)
-	}
-	frame := lz4(nil) + 4 // an empty frame, and a block's size field
+	leaves := lz4Leaves(t)
 	overhead := mustLoad(t, "wwt-r640-osa").Model.LZ4BlockOverheadBytes.Value
 	osa := costModelFor(t, mustLoad(t, "wwt-r640-osa"), false, true, false)
 	esa := costModelFor(t, mustLoad(t, "storagereview-r6625-esa"), false, true, false)
@@ -50,7 +36,7 @@ func TestLZ4LeavesWhatTheModelSays(t *testing.T) {
 			}
 			largest := 0
 			for b := 0; b < 16; b++ {
-				largest = max(largest, lz4(data[b*efficiencyBlock:(b+1)*efficiencyBlock])-frame)
+				largest = max(largest, leaves(data[b*efficiencyBlock:(b+1)*efficiencyBlock]))
 			}
 			model := (1-float64(pct)/100)*efficiencyBlock + overhead
 			if math.Abs(float64(largest)-model) > 12 {
@@ -72,21 +58,7 @@ func TestLZ4LeavesWhatTheModelSays(t *testing.T) {
 // mix (blockMix), against fio 3.33's 64 KiB writes compressed block by
 // block with lz4 (the mean saving over the blocks).
 func TestChunkedBlocksAsLZ4LeavesThem(t *testing.T) {
-	needFio(t)
-	if _, err := exec.LookPath("lz4"); err != nil {
-		t.Skip("lz4 is not installed (the README's test command installs it)")
-	}
-	lz4 := func(in []byte) int {
-		t.Helper()
-		cmd := exec.Command("lz4", "-1", "-c", "-q")
-		cmd.Stdin = bytes.NewReader(in)
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return len(out)
-	}
-	frame := lz4(nil) + 4
+	leaves := lz4Leaves(t)
 	osa := costModelFor(t, mustLoad(t, "wwt-r640-osa"), false, true, false)
 	esa := costModelFor(t, mustLoad(t, "storagereview-r6625-esa"), false, true, false)
 	for _, c := range []struct {
@@ -105,7 +77,7 @@ func TestChunkedBlocksAsLZ4LeavesThem(t *testing.T) {
 			var osaSaved, esaSaved float64
 			blocks := len(data) / efficiencyBlock
 			for b := range blocks {
-				left := float64(lz4(data[b*efficiencyBlock:(b+1)*efficiencyBlock]) - frame)
+				left := float64(leaves(data[b*efficiencyBlock : (b+1)*efficiencyBlock]))
 				if left <= efficiencyBlock/2 {
 					osaSaved += 0.5
 				}
@@ -130,4 +102,27 @@ func TestChunkedBlocksAsLZ4LeavesThem(t *testing.T) {
 			}
 		})
 	}
+}
+
+// lz4Leaves returns what the lz4 tool's fast mode leaves of a block: its
+// output less an empty frame's and a block's size field. It skips the test
+// without fio or lz4 (the README's test command installs both).
+func lz4Leaves(t *testing.T) func(block []byte) int {
+	t.Helper()
+	needFio(t)
+	if _, err := exec.LookPath("lz4"); err != nil {
+		t.Skip("lz4 is not installed (the README's test command installs it)")
+	}
+	lz4 := func(in []byte) int {
+		t.Helper()
+		cmd := exec.Command("lz4", "-1", "-c", "-q")
+		cmd.Stdin = bytes.NewReader(in)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(out)
+	}
+	frame := lz4(nil) + 4
+	return func(block []byte) int { return lz4(block) - frame }
 }
