@@ -119,3 +119,78 @@ func TestRandomCellsKeepTheInvariants(t *testing.T) {
 	}
 	t.Logf("300 cells, %d in a closed loop, %d with vCPUs spinning", closedLoops, polled)
 }
+
+// Over random runs through the plane on StorageReview and WWT (one job or
+// two, time or size based, loops, startdelay, ranked and zoned
+// distributions, runs after runs on the same disks, so readers meet what
+// earlier runs wrote, replay them and pass through parts): every run
+// answers, with finite rows, samples in time order, and every disk's
+// written share within [0, 1]. The seed is fixed: a failure names the run.
+func TestRandomRunsKeepTheInvariants(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 36))
+	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
+	runs := 0
+	for _, tb := range []string{"storagereview-r6625-esa", "wwt-r640-osa"} {
+		for n := range 20 {
+			_, src := newTestPlane(t)
+			pl := NewPlane(mustLoad(t, tb), src).(*Plane)
+			ws := workers(2+rng.IntN(4), 1+rng.IntN(3), pick("", "r5"))
+			for i := range ws {
+				for d := range ws[i].Disks {
+					ws[i].Disks[d].SizeBytes = int64(1+rng.IntN(8)) << 30
+				}
+			}
+			job := func(name string) fio.Job {
+				j := fio.Job{Name: name, IOEngine: "libaio", Direct: true, RW: pick("read", "write", "rw", "randread", "randwrite", "randrw"),
+					RWMixRead: 10 * (1 + rng.IntN(9)), IODepth: 1 + rng.IntN(16), NumJobs: 1 + rng.IntN(3)}
+				j.BlockSize, _ = fio.ParseSize(pick("4k", "64k", "1m"))
+				if rng.IntN(2) == 0 {
+					j.TimeBased, j.RuntimeSec = true, 10+rng.IntN(600)
+				} else {
+					j.Options = append(j.Options, fio.Option{Key: "io_size", Value: pick("10%", "50%", "3g")})
+				}
+				if rng.IntN(4) == 0 {
+					j.Options = append(j.Options, fio.Option{Key: "random_distribution", Value: pick("zipf:1.2", "pareto:0.3", "zoned:50/10:50/90")})
+				}
+				if rng.IntN(4) == 0 {
+					j.Options = append(j.Options, fio.Option{Key: "loops", Value: "2"})
+				}
+				return j
+			}
+			for k := range 3 {
+				wl := fio.NewWorkload(job("a"))
+				if rng.IntN(2) == 0 {
+					b := job("b")
+					if rng.IntN(3) == 0 {
+						b.Options = append(b.Options, fio.Option{Key: "startdelay", Value: "5"})
+					}
+					wl = &fio.Workload{Name: "two", Jobs: []fio.Job{job("a"), b}}
+				}
+				name := fmt.Sprintf("%s, plane %d, run %d: %+v", tb, n, k, wl.Jobs)
+				res, err := pl.Run(context.Background(), ws, wl, nil)
+				if err != nil {
+					t.Errorf("%s: %v", name, err)
+					continue
+				}
+				runs++
+				for _, r := range res.Aggregate {
+					if math.IsNaN(r.IOPS) || math.IsInf(r.IOPS, 0) || r.IOPS < 0 || math.IsNaN(r.LatMeanUs) {
+						t.Errorf("%s: row %+v", name, r)
+					}
+				}
+				for i := 1; i < len(res.Samples); i++ {
+					if s := res.Samples[i]; s.TS < res.Samples[i-1].TS || math.IsNaN(s.IOPS) || math.IsNaN(s.MBps) {
+						t.Errorf("%s: sample %d %+v after %+v", name, i, s, res.Samples[i-1])
+						break
+					}
+				}
+				for key, d := range pl.disks {
+					if w, _ := d.whole(); !(w >= -1e-9 && w <= 1+1e-9) {
+						t.Errorf("%s: disk %v written %v", name, key, w)
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d runs", runs)
+}
