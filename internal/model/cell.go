@@ -44,6 +44,9 @@ func Solve(ctx context.Context, p *testbed.Profile, in Input) (*Output, error) {
 func settleReaping(ctx context.Context, p *testbed.Profile, in Input) (Input, error) {
 	var spaced []int
 	for j, jl := range in.Jobs {
+		if !hasRaw(jl.Job, "hipri") && !hasRaw(jl.Job, "sqthread_poll") {
+			continue // reading the job's options on every solve for nothing
+		}
 		if sh, err := jl.shape(); err == nil && sh.poll.reaper && sh.poll.spaced {
 			spaced = append(spaced, j)
 		}
@@ -132,7 +135,7 @@ func solveCell(ctx context.Context, p *testbed.Profile, in Input, c *cell) (*Out
 	out.HostCPUPercent, out.hostHeld = hostPercent(c.hostCPU, st, whole), hostPercent(c.hostCPU, st, make([]float64, len(st)))
 	out.Notes = append(out.Notes, rangeNotes(p, g.fioOutstanding, c.sizes)...)
 	c.result = dirs
-	out.Hosts = hostFigures([]*cell{c}, out.HostCPUPercent)
+	out.Hosts = hostFigures([]*cell{c}, out.HostCPUPercent, out.hostHeld)
 	return out, nil
 }
 
@@ -167,12 +170,12 @@ func hostPercent(at []int, st []station, u []float64) []float64 {
 // hostFigures is what each host does for the solved cells (each with its
 // result): the cells' I/Os per second in each direction times what one
 // I/O costs the host (cell.perHost) and each of its capacity devices. cpu
-// is each host's CPU (hostPercent), of which vSAN's share is its cycles'
-// share of what spinning vCPUs do not hold: the DOM's, the LSOM's and the
+// is each host's CPU (hostPercent), held what spinning vCPUs hold of it,
+// and vSAN's share is its cycles' share of the rest: the DOM's, the LSOM's and the
 // network's, not the guest's. The
 // thread hand-offs' cycles (a load-dependent station's extra) are split
 // in the same proportion (an assumption: they fall on both).
-func hostFigures(cells []*cell, cpu []float64) []HostFigures {
+func hostFigures(cells []*cell, cpu, held []float64) []HostFigures {
 	h := len(cpu)
 	out := make([]HostFigures, h)
 	vsan, all := make([]float64, h), make([]float64, h)
@@ -206,7 +209,6 @@ func hostFigures(cells []*cell, cpu []float64) []HostFigures {
 		}
 	}
 	bps := cells[0].link.bps
-	held := hostPercent(cells[0].hostCPU, cells[0].st, make([]float64, len(cells[0].st)))
 	for i := range out {
 		f := &out[i]
 		f.NICPercent = 100 * math.Max(f.NICTxBytesPerSec, f.NICRxBytesPerSec) / bps
@@ -558,7 +560,7 @@ func newCell(p *testbed.Profile, in Input, j int, objects []object, deferDestage
 	}
 	c.notes = append(c.notes, c.link.notes...)
 	c.notes = append(c.notes, stripeNotes(p, c.job.Disks, c.sizes)...)
-	if unwritten := unwrittenShare(c.job.Disks); unwritten >= 0.005 && c.fr > 0 && !c.shape.readsOwn { // said when it rounds to 1 % or more
+	if unwritten := unwrittenShare(c.job.Disks); unwritten >= 0.005 && c.fr > 0 && !c.shape.readsOwn && !c.job.inPart { // said when it rounds to 1 % or more
 		c.notes = append(c.notes, fmt.Sprintf("%.0f %% of the blocks %s were never written: their reads cost a metadata lookup and the guest's copy, no device (prepare the disks to measure them)", 100*unwritten, c.job.readBy()))
 	}
 	c.pl = newPlatform(p)

@@ -374,7 +374,7 @@ func solveCells(ctx context.Context, p *testbed.Profile, in Input, cells []*cell
 	}
 	out.addStations(cells[0].st, sol.W, u)
 	out.HostCPUPercent, out.hostHeld = hostPercent(cells[0].hostCPU, cells[0].st, whole), hostPercent(cells[0].hostCPU, cells[0].st, make([]float64, len(cells[0].st)))
-	out.Hosts = hostFigures(cells, out.HostCPUPercent)
+	out.Hosts = hostFigures(cells, out.HostCPUPercent, out.hostHeld)
 	out.Notes = append(out.Notes, rangeNotes(p, out.Outstanding, sizes)...)
 	return out, nil
 }

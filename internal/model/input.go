@@ -44,6 +44,9 @@ type JobLoad struct {
 	// readShare is the read share fio's rates settle a mixed job on
 	// (solveSettled), strictly between 0 and 1; 0: rwmixread's.
 	readShare float64
+	// inPart says its disks' Written is what it finds in one part of its
+	// pass (JobRun.finds), which the run tells of: no unwritten note.
+	inPart bool
 	// reaping is, for a job whose fio threads poll for completions between
 	// I/Os a rate or think time spaces out (polling.spaced), the share of
 	// their time they spin: their I/Os in flight per thread, at most 1, as

@@ -99,16 +99,6 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, in Input, out *Outp
 			if s.in, s.out, _, err = pl.solveCell(ctx, sub, z); err != nil {
 				return nil, 0, nil, err
 			}
-			for k, i := range active { // what a part holds is its passage's note, not the stretch's
-				if along[i] != nil {
-					named := JobLoad{} // as workloadInput names the jobs of several
-					if len(sub) > 1 {
-						named.Name = sub[k].Job.Name
-					}
-					told := named.readBy() + " were never written"
-					s.out.Notes = slices.DeleteFunc(s.out.Notes, func(n string) bool { return strings.Contains(n, told) })
-				}
-			}
 			for _, n := range s.out.Notes {
 				if !slices.Contains(out.Notes, n) && !slices.Contains(notes, n) {
 					notes = append(notes, n)

@@ -536,6 +536,7 @@ func (pl *Plane) workloadInput(ctx context.Context, jobs []JobRun) (Input, []str
 				jl.Disks[d].Written, jl.Disks[d].CompressPercentage = j.finds[d].written, int(math.Round(j.finds[d].compressPct))
 			}
 		}
+		jl.inPart = j.finds != nil
 		if len(jobs) > 1 {
 			jl.Name = j.Job.Name
 		}

@@ -45,6 +45,13 @@ type streamKey struct {
 	shape  string // the rest the offsets depend on
 }
 
+// clone is the stream the i-th clone after the key's thread draws: the
+// next thread's, fio numbering a section's clones one after another.
+func (k streamKey) clone(i int) streamKey {
+	k.thread += i
+	return k
+}
+
 // streamRun is one run along a stream: how far its thread went along its
 // first pass, in bytes of I/O (reads and writes), and the share of
 // its I/Os that read.
@@ -184,12 +191,13 @@ func (pl *Plane) writeAlong(data *diskData, sh jobShape, job *fio.Job, thread in
 	clones := max(job.NumJobs, 1)
 	pass := sh.extent.region(size, 0)
 	length := moved / float64(clones)
-	if _, ok := streamOf(sh, job, thread, disk); !ok || pass <= 0 {
+	first, ok := streamOf(sh, job, thread, disk)
+	if !ok || pass <= 0 {
 		return false
 	}
 	keys := make([]streamKey, clones) // each clone's own thread, its own stream
 	for i := range keys {
-		keys[i], _ = streamOf(sh, job, thread+i, disk)
+		keys[i] = first.clone(i)
 	}
 	if length > pass {
 		for _, key := range keys {
@@ -274,9 +282,9 @@ func (pl *Plane) replaySegments(jr JobRun) passPlan {
 			written, pct := sh.finds(pl.data(w.Name, d), size, jr.Job.NumJobs)
 			dp := diskPaths{even: found{written, pct}, clones: make([]*clonePath, max(jr.Job.NumJobs, 1))}
 			thread, followed := jr.threads[diskKey{w.Name, d.Name}]
+			first, ok := streamOf(sh, jr.Job, thread, diskKey{w.Name, d.Name})
 			for c := range dp.clones {
-				key, ok := streamOf(sh, jr.Job, thread+c, diskKey{w.Name, d.Name})
-				if runs := pl.streams[key]; followed && ok && len(runs) > 0 {
+				if runs := pl.streams[first.clone(c)]; followed && ok && len(runs) > 0 {
 					path := pathOf(runs, pass)
 					dp.clones[c] = &clonePath{path, sh.restOf(path.written(), written, pass)}
 					cuts = append(cuts, path.cuts...)

@@ -280,7 +280,6 @@ func (pl *Plane) readThrough(ctx context.Context, jr JobRun, plan passPlan, lead
 		if err != nil {
 			return nil, err
 		}
-		out.Notes = slices.DeleteFunc(out.Notes, func(n string) bool { return strings.Contains(n, "never written") })
 		c := &cellRun{in: in, out: out}
 		cells[key] = c
 		if first == nil {
