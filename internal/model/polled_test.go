@@ -8,8 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"starbench/internal/fio"
 )
@@ -175,8 +178,9 @@ func TestSpinningVCPUsHoldTheHostsCPU(t *testing.T) {
 // fio's own thread spins while its I/Os are in flight: all the time in a
 // closed loop, at 200 IOPS no more than the share of its time it has one
 // in flight (its IOPS times its latency) and fio's own work. CPU time, not
-// wall time: the shares hold on a busy machine too (there the latency and
-// the share both grow).
+// wall time, and against what a thread spinning beside fio gets meanwhile
+// (spinShare): on a busy machine a spinning thread gets less than a CPU,
+// fio's as much as any.
 func TestPolledIOSpinsAsFioRunsIt(t *testing.T) {
 	needFio(t)
 	file := filepath.Join(t.TempDir(), "f")
@@ -184,11 +188,13 @@ func TestPolledIOSpinsAsFioRunsIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	const runtime = 2.0
-	run := func(args ...string) (processSeconds, jobShare, inFlight float64) {
+	run := func(args ...string) (processSeconds, jobShare, inFlight, spinning float64) {
 		t.Helper()
 		cmd := exec.Command("fio", append([]string{"--output-format=json", "--name=p", "--filename=" + file, "--size=16m", "--direct=1",
 			"--rw=randread", "--bs=4k", "--ioengine=io_uring", "--iodepth=4", "--time_based", "--runtime=2"}, args...)...)
-		out, err := cmd.Output()
+		var out []byte
+		var err error
+		spinning = spinShare(func() { out, err = cmd.Output() })
 		if err != nil {
 			t.Skipf("fio with io_uring and direct I/O on %s: %v", file, err)
 		}
@@ -212,16 +218,61 @@ func TestPolledIOSpinsAsFioRunsIt(t *testing.T) {
 			t.Skipf("fio with io_uring on %s: %v %+v", file, err, report.Jobs)
 		}
 		st, j := cmd.ProcessState, report.Jobs[0]
-		return (st.UserTime() + st.SystemTime()).Seconds(), (j.UsrCPU + j.SysCPU) / 100, j.Read.IOPS * j.Read.LatNs.Mean / 1e9
+		return (st.UserTime() + st.SystemTime()).Seconds(), (j.UsrCPU + j.SysCPU) / 100, j.Read.IOPS * j.Read.LatNs.Mean / 1e9, spinning
 	}
-	quiet, _, _ := run("--rate_iops=200")
-	submitting, spacedShare, spacedInFlight := run("--rate_iops=200", "--sqthread_poll=1")
-	_, closedShare, _ := run("--sqthread_poll=1")
-	t.Logf("fio's CPU seconds over %g s at 200 IOPS: %.2f, %.2f with sqthread_poll; its job thread's share %.3f at 200 IOPS (%.3f I/Os in flight), %.3f in a closed loop", runtime, quiet, submitting, spacedShare, spacedInFlight, closedShare)
-	if submitting-quiet < 0.3*runtime || submitting < 4*quiet {
-		t.Errorf("sqthread_poll at 200 IOPS: %.2f CPU seconds, %.2f without: want a spinning thread's worth more", submitting, quiet)
+	// A busy machine starves fio's threads unevenly (seen with other
+	// packages' tests beside it: 1.6 CPU seconds without polling, a
+	// closed loop's thread at 0.05 of a CPU): measure when a spinning
+	// thread gets most of a CPU, or say the machine was too busy.
+	var quiet, submitting, spacedShare, spacedInFlight, spunBeside, closedShare, spunClosed float64
+	for attempt := 0; ; attempt++ {
+		var spunQuiet float64
+		quiet, _, _, spunQuiet = run("--rate_iops=200")
+		submitting, spacedShare, spacedInFlight, spunBeside = run("--rate_iops=200", "--sqthread_poll=1")
+		_, closedShare, _, spunClosed = run("--sqthread_poll=1")
+		least := min(spunQuiet, spunBeside, spunClosed)
+		if least >= 0.75 {
+			break
+		}
+		if attempt == 2 {
+			t.Skipf("the machine is too busy to compare fio's CPU shares: a thread spinning beside fio got %.2f of a CPU", least)
+		}
 	}
-	if closedShare < 0.3 || spacedShare > math.Min(1, spacedInFlight)+0.05 {
-		t.Errorf("fio's thread with sqthread_poll: %.3f of a CPU in a closed loop, %.3f at 200 IOPS with %.3f I/Os in flight: want it spinning while they are in flight", closedShare, spacedShare, spacedInFlight)
+	t.Logf("fio's CPU seconds over %g s at 200 IOPS: %.2f, %.2f with sqthread_poll (a thread spinning beside it: %.2f of a CPU); its job thread's share %.3f at 200 IOPS (%.3f I/Os in flight), %.3f in a closed loop (a thread beside it %.2f)",
+		runtime, quiet, submitting, spunBeside, spacedShare, spacedInFlight, closedShare, spunClosed)
+	if submitting-quiet < 0.5*spunBeside*runtime {
+		t.Errorf("sqthread_poll at 200 IOPS: %.2f CPU seconds, %.2f without: want a spinning thread's worth more (one beside it got %.2f of a CPU)", submitting, quiet, spunBeside)
 	}
+	if closedShare < 0.5*spunClosed || spacedShare > math.Min(1, spacedInFlight)+0.05 {
+		t.Errorf("fio's thread with sqthread_poll: %.3f of a CPU in a closed loop (a thread spinning beside it %.2f), %.3f at 200 IOPS with %.3f I/Os in flight: want it spinning while they are in flight", closedShare, spunClosed, spacedShare, spacedInFlight)
+	}
+}
+
+// spinShare runs f with a thread spinning beside it and returns the share
+// of a CPU that thread got meanwhile: what any spinning thread gets on
+// this machine at the time.
+func spinShare(f func()) float64 {
+	stop, share := make(chan struct{}), make(chan float64)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		const rusageThread = 1 // RUSAGE_THREAD
+		cpu := func() time.Duration {
+			var ru syscall.Rusage
+			_ = syscall.Getrusage(rusageThread, &ru)
+			return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		}
+		began, used := time.Now(), cpu()
+		for {
+			select {
+			case <-stop:
+				share <- float64(cpu()-used) / float64(time.Since(began))
+				return
+			default:
+			}
+		}
+	}()
+	f()
+	close(stop)
+	return <-share
 }
