@@ -546,10 +546,11 @@ func (sh *jobShape) option(job *fio.Job, given fio.Option) error {
 		case job.TimeBased && job.RuntimeSec > 0:
 			sh.notes = append(sh.notes, fmt.Sprintf("verify=%s on a time-based job: fio never reads back, its I/O taking the whole runtime, and the model runs the job as it is (fio 3.33: \"verification read phase will never start because write phase uses all of runtime\"; a 16 MiB randwrite at 16 MiB/s wrote 80 MiB in 5 s and read nothing; a randrw moved what it moves with verify=0)", o.Value))
 		default:
-			// A lone job's run reads back after its I/O (runVerified,
-			// which drops the option); anywhere else the note stands.
+			// A run of jobs reads back after each such job's I/O
+			// (verifyPasses, which drops the option); a run stepped
+			// through events keeps the note.
 			sh.verify = true
-			sh.notes = append(sh.notes, fmt.Sprintf("verify=%s is not modelled beside other jobs or events: after its I/O fio reads back and checks the blocks it wrote (the read-back pass is modelled for a job run on its own); the simulator reports the job's own I/O", o.Value))
+			sh.notes = append(sh.notes, fmt.Sprintf("verify=%s is not modelled in a run stepped through events: after its I/O fio reads back and checks the blocks it wrote (modelled in runs without events); the simulator reports the job's own I/O", o.Value))
 		}
 	case "iodepth_low", "iodepth_batch_complete_min": // read by drain
 	case "flow", "flow_id": // read by settleFlow

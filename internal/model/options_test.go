@@ -283,7 +283,7 @@ func TestUnmodelledOptionsAreNamed(t *testing.T) {
 	job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", IODepth: 4, Options: []fio.Option{
 		{Key: "verify", Value: "crc32c"}, {Key: "random_distribution", Value: "zipf:1.2"}, {Key: "fsync", Value: "32"}, {Key: "group_reporting"}}}
 	n := notes(solve(t, p, oneDisk(&job)))
-	for _, want := range []string{"verify=crc32c is not modelled beside other jobs or events: after its I/O", "random_distribution=zipf:1.2: fio turns its random map off", "fsync=32: the virtual disk reports no write cache"} {
+	for _, want := range []string{"verify=crc32c is not modelled in a run stepped through events: after its I/O", "random_distribution=zipf:1.2: fio turns its random map off", "fsync=32: the virtual disk reports no write cache"} {
 		if !strings.Contains(n, want) {
 			t.Errorf("notes %q lack %q", n, want)
 		}
@@ -598,7 +598,7 @@ func TestBufferPatternAndTimeBasedOff(t *testing.T) {
 }
 
 // verify on a writing job reads back what it wrote, which the model runs
-// for a job on its own: the note says what fio does instead of a bare
+// in a run without events (verifyPasses): the note says what fio does instead of a bare
 // "ignored"; on a job that only reads, with do_verify=0, or on a
 // time-based job, the model runs what fio runs.
 func TestVerifySaysWhatFioDoes(t *testing.T) {
@@ -607,8 +607,8 @@ func TestVerifySaysWhatFioDoes(t *testing.T) {
 		opts []fio.Option
 		want string
 	}{
-		{"randwrite", []fio.Option{{Key: "verify", Value: "crc32c"}}, "verify=crc32c is not modelled beside other jobs or events: after its I/O fio reads back"},
-		{"randrw", []fio.Option{{Key: "verify", Value: "crc32c"}}, "verify=crc32c is not modelled beside other jobs or events"},
+		{"randwrite", []fio.Option{{Key: "verify", Value: "crc32c"}}, "verify=crc32c is not modelled in a run stepped through events: after its I/O fio reads back"},
+		{"randrw", []fio.Option{{Key: "verify", Value: "crc32c"}}, "verify=crc32c is not modelled in a run stepped through events"},
 		{"randread", []fio.Option{{Key: "verify", Value: "crc32c"}}, "verify=crc32c on a job that only reads"},
 		{"write", []fio.Option{{Key: "verify", Value: "md5"}, {Key: "do_verify", Value: "0"}}, "with do_verify=0: fio writes the verification headers"},
 		{"write", []fio.Option{{Key: "verify", Value: "0"}}, ""},

@@ -17,6 +17,7 @@ type stretch struct {
 	in       Input
 	out      *Output
 	jobs     []int   // the run's jobs in this stretch, in out.Jobs' order
+	checking []int   // those of them in verify's read-back pass
 	burst    float64 // seconds from `from` at OSA's burst rate
 }
 
@@ -37,11 +38,14 @@ const doneTolerance = 1e-9
 // order (a sequential reader or mix, or a random reader replaying an
 // earlier run: readSegments, replaySegments) goes through them as it does
 // alone (readThrough), a stretch ending where it passes from one part to
-// the next, each solved with what it finds there. It moves OSA's write
-// buffers on, stretch after stretch, and returns the stretches, the one the
-// control plane's view covers (the first with the most jobs) and notes
-// saying what ran when and what each such job found.
-func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, in Input, out *Output, z float64) ([]stretch, int, []string, error) {
+// the next, each solved with what it finds there. A job with a verify pass
+// (passes[i]) reads back what it wrote once its own I/O is done, beside
+// whatever then runs, until the blocks written are read or its runtime
+// ends. It moves OSA's write buffers on, stretch after stretch, and
+// returns the stretches, the one the control plane's view covers (the
+// first with the most jobs) and notes saying what ran when and what each
+// such job found.
+func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, passes []*verifyPass, in Input, out *Output, z float64) ([]stretch, int, []string, error) {
 	exitAll := slices.ContainsFunc(jobs, func(j JobRun) bool { return flagSet(j.Job, "exitall") })
 	start := make([]float64, len(jobs))
 	group := make([]int, len(jobs)) // fio's reporting groups: new_group starts one
@@ -62,6 +66,8 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, in Input, out *Outp
 	for i, j := range jobs {
 		along[i] = pl.passageOf(j)
 	}
+	runs := slices.Clone(jobs) // what each job runs now: its own I/O, then its verify pass
+	checks := make([]checking, len(jobs))
 	done := make([]float64, len(jobs))
 	ended := make([]bool, len(jobs))
 	var run []stretch
@@ -87,10 +93,15 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, in Input, out *Outp
 			continue
 		}
 		s := stretch{from: t, in: in, out: out, jobs: active}
-		if len(active) < len(jobs) || slices.ContainsFunc(active, func(i int) bool { return along[i] != nil }) {
+		for _, i := range active {
+			if checks[i].from > 0 {
+				s.checking = append(s.checking, i)
+			}
+		}
+		if len(active) < len(jobs) || len(s.checking) > 0 || slices.ContainsFunc(active, func(i int) bool { return along[i] != nil }) {
 			sub := make([]JobRun, len(active))
 			for k, i := range active {
-				sub[k] = jobs[i]
+				sub[k] = runs[i]
 				if along[i] != nil {
 					sub[k].finds = along[i].finds()
 				}
@@ -109,12 +120,18 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, in Input, out *Outp
 		s.to = nextStart
 		for k, i := range active {
 			jo := s.out.Jobs[k]
-			length[k] = float64(jobs[i].Job.RampSec) + runSeconds(jobs[i].Job, disksOf(jobs[i].Workers), jo.Read.MBps+jo.Write.MBps)
+			length[k] = runSeconds(runs[i].Job, disksOf(jobs[i].Workers), jo.Read.MBps+jo.Write.MBps)
+			if checks[i].from == 0 {
+				length[k] += float64(jobs[i].Job.RampSec)
+			}
 			if length[k] <= 0 {
 				s.to = t // nothing bounds it (no throughput): it ends here
 				continue
 			}
 			s.to = math.Min(s.to, t+(1-done[i])*length[k])
+			if checks[i].from > 0 {
+				s.to = math.Min(s.to, checks[i].until)
+			}
 			if along[i] != nil {
 				s.to = math.Min(s.to, t+along[i].left(s.out.Jobs[k]))
 			}
@@ -131,7 +148,31 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, in Input, out *Outp
 			if along[i] != nil {
 				along[i].move(s.out.Jobs[k], s.to-t)
 			}
-			if length[k] <= 0 || done[i] >= 1-doneTolerance {
+			ends := length[k] <= 0 || done[i] >= 1-doneTolerance
+			if p := passes[i]; p != nil {
+				c := &checks[i]
+				if c.from == 0 {
+					jo := s.out.Jobs[k]
+					c.wrote += jo.Write.MBps * (s.to - t)
+					c.moved += (jo.Read.MBps + jo.Write.MBps) * (s.to - t)
+				}
+				switch {
+				case c.from > 0:
+					ends = ends || s.to >= c.until-doneTolerance
+				case ends && length[k] > 0:
+					// The job's own I/O is done: it reads back the
+					// written share of what it moved, unless its
+					// runtime is over.
+					c.until = start[i] + float64(jobs[i].Job.RampSec+jobs[i].Job.RuntimeSec)
+					if jobs[i].Job.RuntimeSec <= 0 {
+						c.until = math.Inf(1)
+					}
+					if c.wrote > 0 && s.to < c.until-doneTolerance {
+						c.from, runs[i], along[i], done[i], ends = s.to, p.back, nil, 1-c.wrote/c.moved, false
+					}
+				}
+			}
+			if ends {
 				ended[i] = true
 				finished = append(finished, i)
 			}
@@ -151,7 +192,14 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, in Input, out *Outp
 			if k+1 < len(run) && continues(s, run[k+1]) {
 				continue
 			}
-			when = append(when, fmt.Sprintf("%.4g-%.4g s %s", since, s.to, jobNames(jobs, s.jobs)))
+			names := make([]string, len(s.jobs))
+			for k, i := range s.jobs {
+				names[k] = jobs[i].Job.Name
+				if slices.Contains(s.checking, i) {
+					names[k] += " (reading back)"
+				}
+			}
+			when = append(when, fmt.Sprintf("%.4g-%.4g s %s", since, s.to, strings.Join(names, ", ")))
 		}
 		if len(when) > 1 {
 			notes = append(notes, "the jobs in time, each stretch solved on its own: "+strings.Join(when, "; "))
@@ -160,6 +208,20 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, in Input, out *Outp
 	for i, l := range along {
 		if l != nil && l.bytes > 0 {
 			notes = append(notes, fmt.Sprintf("%s meets the parts of its disks in order beside the other jobs (%s), each stretch solved with what it finds there: %.0f %% of what it moved found data", jobs[i].Job.Name, l.what, 100*l.writtenBytes/l.bytes))
+		}
+	}
+	for i, p := range passes {
+		if p == nil {
+			continue
+		}
+		end := 0.0
+		for _, s := range run {
+			if slices.Contains(s.jobs, i) {
+				end = s.to
+			}
+		}
+		if n := p.note(jobs[i].Job, checks[i], done[i], end, len(jobs) > 1); n != "" {
+			notes = append(notes, n)
 		}
 	}
 	pl.mu.Lock()
@@ -171,7 +233,9 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, in Input, out *Outp
 }
 
 // continues says stretch b follows a at once with the same jobs.
-func continues(a, b stretch) bool { return a.to == b.from && slices.Equal(a.jobs, b.jobs) }
+func continues(a, b stretch) bool {
+	return a.to == b.from && slices.Equal(a.jobs, b.jobs) && slices.Equal(a.checking, b.checking)
+}
 
 // solveCell solves jobs together, as one cell, held to their flow groups'
 // pace (settleFlow) and scaled by the run's noise draw z (not when NaN: no
@@ -277,6 +341,9 @@ func spanOf(run []stretch, i int, ramp float64) (span, float64) {
 			began = s.from
 		}
 		from, to := s.from-began, s.to-began
+		if slices.Contains(s.checking, i) && sp.readBack == 0 {
+			sp.readBack = from
+		}
 		burst := math.Min(s.burst, to-from)
 		if burst > 0 && s.out.Burst != nil {
 			b := s.out.Burst.Jobs[k]

@@ -337,12 +337,8 @@ func (j JobRun) fioJobs() float64 {
 // aggregate rows (Row.Job names the job when there are several) and each
 // job's samples.
 func (pl *Plane) RunJobs(ctx context.Context, jobs []JobRun, progress func(fio.Status)) (*fio.Result, error) {
-	if len(jobs) == 1 {
-		if sh, err := readJob(jobs[0].Job); err == nil && sh.verify {
-			return pl.runVerified(ctx, jobs[0], progress)
-		}
-	}
 	start := time.Now()
+	jobs, passes := verifyPasses(jobs)
 	in, out, notes, err := pl.solveCell(ctx, jobs, math.NaN())
 	if err != nil {
 		return nil, err
@@ -350,7 +346,7 @@ func (pl *Plane) RunJobs(ctx context.Context, jobs []JobRun, progress func(fio.S
 	z := pl.noiseDraw() // taken once solved, so a run that fails takes none
 	pl.applyDraw(z, out, out.Burst)
 	// Lay every job out in time; OSA's write buffers fill with all of them.
-	lo, err := pl.layOutJobs(ctx, jobs, in, out, z)
+	lo, err := pl.layOutJobs(ctx, jobs, passes, in, out, z)
 	if err != nil {
 		return nil, err
 	}
@@ -381,10 +377,11 @@ func (pl *Plane) RunJobs(ctx context.Context, jobs []JobRun, progress func(fio.S
 		// A job's figures are its measured window, the mean of its samples.
 		measured := [2]Direction{lo.cell.Jobs[i].Read, lo.cell.Jobs[i].Write}
 		if jsp.end > jsp.ramp {
-			measured = jsp.over(jsp.ramp, jsp.end)
+			measured = jsp.measured()
 		}
-		all := jsp.over(0, jsp.end)
-		pl.recordWrites(j.Workers, j.Job, j.threads, all[write].MBps*1e6*jsp.end, (all[read].MBps+all[write].MBps)*1e6*jsp.end)
+		own := jsp.ownEnd() // verify's read-back writes nothing and moves nothing on
+		all := jsp.over(0, own)
+		pl.recordWrites(j.Workers, j.Job, j.threads, all[write].MBps*1e6*own, (all[read].MBps+all[write].MBps)*1e6*own)
 		rows, aggregate := shareRows(j.Workers, measured)
 		classRows(rows, lo.cell.Jobs[i])
 		rows, aggregate = withTotals(rows), withTotals(aggregate)
@@ -451,11 +448,12 @@ type laidOut struct {
 // buffers move on with it. It fails where fio would end a job below its
 // minimum rate (belowMinRate) or above its maximum latency
 // (aboveMaxLatency).
-func (pl *Plane) layOutJobs(ctx context.Context, jobs []JobRun, in Input, out *Output, z float64) (laidOut, error) {
+func (pl *Plane) layOutJobs(ctx context.Context, jobs []JobRun, passes []*verifyPass, in Input, out *Output, z float64) (laidOut, error) {
 	lo := laidOut{in: in, out: out, cell: out, spans: make([]span, len(jobs)), starts: make([]float64, len(jobs)), phases: 1}
 	var plan passPlan
 	lead := "a sequential reader meets its disks' parts in order"
-	if len(jobs) == 1 {
+	alone := len(jobs) == 1 && passes[0] == nil // a verifying job reads back after its I/O (overlap)
+	if alone {
 		if plan = pl.readSegments(jobs[0]); plan == nil {
 			plan = pl.replaySegments(jobs[0])
 			lead = "fio seeds its random offsets alike on every run (randrepeat, its default): this reader draws the offsets of earlier runs of its shape again, finding data where they wrote along its first pass"
@@ -469,14 +467,14 @@ func (pl *Plane) layOutJobs(ctx context.Context, jobs []JobRun, in Input, out *O
 		}
 		lo.spans[0], lo.in, lo.out, lo.cell, lo.end = sp, in, out, out, sp.end
 		lo.phases, lo.notes = len(sp.phases), []string{note}
-	case len(jobs) == 1:
+	case alone:
 		pl.mu.Lock()
 		sp := layOut(pl.p, &pl.buffer, out, jobs[0].Job, disksOf(jobs[0].Workers))
 		pl.mu.Unlock()
 		lo.spans[0], lo.burst, lo.end = sp, sp.burst, sp.end
 		lo.phases, lo.bufferNote = len(sp.phases), sp.bufferNote
 	default:
-		run, main, when, err := pl.overlap(ctx, jobs, in, out, z)
+		run, main, when, err := pl.overlap(ctx, jobs, passes, in, out, z)
 		if err != nil {
 			return lo, err
 		}
@@ -494,7 +492,7 @@ func (pl *Plane) layOutJobs(ctx context.Context, jobs []JobRun, in Input, out *O
 		if err != nil {
 			continue // solving the job read it and said what is wrong
 		}
-		if err := belowMinRate(j, sh, lo.spans[i]); err != nil {
+		if err := belowMinRate(j, sh, lo.spans[i].until(lo.spans[i].ownEnd())); err != nil { // fio checks rates in the job's own I/O only
 			return lo, err
 		}
 		worst, err := aboveMaxLatency(j, sh, lo.spans[i])

@@ -745,3 +745,17 @@ func TestPlaneNoiseMovesARunsRegimesTogether(t *testing.T) {
 		}
 	}
 }
+
+// inDirection is the rows of one direction.
+func inDirection(rows []fio.Row, dir string) []fio.Row {
+	return slices.DeleteFunc(slices.Clone(rows), func(r fio.Row) bool { return r.Direction != dir })
+}
+
+// lastSampleTS is when a result's last sample ends: the measured length.
+func lastSampleTS(res *fio.Result) float64 {
+	end := 0.0
+	for _, s := range res.Samples {
+		end = math.Max(end, s.TS)
+	}
+	return end
+}

@@ -19,6 +19,7 @@ type phase struct {
 type span struct {
 	phases     []phase
 	ramp, end  float64
+	readBack   float64 // seconds from the start when verify's read-back began; 0 without one
 	burst      float64 // seconds from the start at OSA's burst rate
 	bufferNote string
 }
@@ -180,6 +181,47 @@ func (sp span) over(a, b float64) [2]Direction {
 // run has at most about a hundred.
 func sampleInterval(measured float64) float64 {
 	return math.Max(1, math.Round(measured/100))
+}
+
+// measured is the job's figures as fio reports them, over its measured
+// window (after its ramp). With verify's read-back each direction is over
+// the time it moved (fio 3.33, backend.c: once the job's I/O is done each
+// direction it moved counts that time, then reads count the verify
+// pass's too): writes over the job's own I/O, reads over both where the
+// job read, else over the read-back.
+func (sp span) measured() [2]Direction {
+	if sp.readBack == 0 {
+		return sp.over(sp.ramp, sp.end)
+	}
+	out := sp.over(sp.ramp, sp.readBack)
+	from := sp.ramp
+	if out[read].IOPS == 0 {
+		from = sp.readBack
+	}
+	out[read] = sp.over(from, sp.end)[read]
+	return out
+}
+
+// until is the span cut t seconds from its start.
+func (sp span) until(t float64) span {
+	cut := sp
+	cut.phases = nil
+	for _, ph := range sp.phases {
+		if ph.from < t || ph.from == 0 {
+			ph.to = math.Min(ph.to, t)
+			cut.phases = append(cut.phases, ph)
+		}
+	}
+	cut.end = math.Min(sp.end, t)
+	return cut
+}
+
+// ownEnd is when the job's own I/O ended: before verify's read-back.
+func (sp span) ownEnd() float64 {
+	if sp.readBack > 0 {
+		return sp.readBack
+	}
+	return sp.end
 }
 
 // samples are the measured window in fio's per-interval shape, each

@@ -1,90 +1,83 @@
 package model
 
 import (
-	"context"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
 	"starbench/internal/fio"
 )
 
-// runVerified runs a size-based writing job with verify as fio 3.33 runs
-// it: its I/O as given (its writes, or its mix of reads and writes), then
-// a pass reading back the blocks it wrote (readBackJob). Measured on local
-// files: a 32 MiB randwrite with verify=crc32c writes 32 MiB in 326 ms,
-// then reads them back in 139 ms (job_runtime 463 ms); a 16 MiB randrw
-// moves 16 MiB, 2,104 of its 4,096 I/Os writes, then reads those 2,104
-// back. The job's write row is its writes'; its read row holds the mix's
-// reads and the read-back's, over both their times, as fio counts them
-// (the randrw: writes over 116 ms, reads over 226). fio stops reading back
-// at the job's runtime, and reads nothing back when its I/O used the
-// runtime. Its samples follow one another.
-func (pl *Plane) runVerified(ctx context.Context, jr JobRun, progress func(fio.Status)) (*fio.Result, error) {
-	job := jr.Job
-	value := rawValue(job, "verify")
-	first := *job
-	first.Options = slices.DeleteFunc(slices.Clone(job.Options), func(o fio.Option) bool { return o.Key == "verify" })
-	resW, err := pl.RunJobs(ctx, []JobRun{{Workers: jr.Workers, Job: &first}}, progress)
-	if err != nil {
-		return nil, err
-	}
-	wrote := lastSampleTS(resW)
-	runtime := float64(job.RuntimeSec)
-	if runtime > 0 && wrote >= runtime*(1-1e-9) {
-		resW.Notes = append(resW.Notes, fmt.Sprintf("verify=%s: the job's I/O used the whole runtime (%d s), so fio reads nothing back", value, job.RuntimeSec))
-		return resW, nil
-	}
-	back := readBackJob(&first)
-	resR, err := pl.RunJobs(ctx, []JobRun{{Workers: jr.Workers, Job: back, readsBack: true}}, nil)
-	if err != nil {
-		return nil, err
-	}
-	// The pass reads what the job wrote: its written share of what it
-	// moved, of the extent a whole pass of reads covers.
-	full := lastSampleTS(resR)
-	share := writtenShare(resW.Aggregate)
-	pass := share * full
-	cut := runtime > 0 && wrote+pass > runtime
-	if cut {
-		pass = runtime - wrote
-	}
-	res := &fio.Result{Simulated: true, Model: resW.Model, Testbed: resW.Testbed}
-	res.Rows = withTotals(append(readRows(resW.Rows, resR.Rows, wrote, pass), inDirection(resW.Rows, "write")...))
-	res.Aggregate = withTotals(append(readRows(resW.Aggregate, resR.Aggregate, wrote, pass), inDirection(resW.Aggregate, "write")...))
-	res.Samples = slices.Clone(resW.Samples)
-	prev := 0.0 // the read-back's samples, one direction, in order
-	for _, s := range resR.Samples {
-		from := prev
-		if prev = s.TS; from >= pass-1e-9 {
-			continue // past the blocks written, or after fio stopped reading back
+// verifyPass is what fio's verify adds to a size-based writing job
+// (jobShape.verify): once the job's own I/O is done, a pass reading back
+// the blocks it wrote (readBackJob), whatever other jobs are doing.
+// Measured on local files (fio 3.33): a 32 MiB randwrite with
+// verify=crc32c writes 32 MiB in 326 ms, then reads them back in 139 ms
+// (job_runtime 463 ms); a 16 MiB randrw moves 16 MiB, 2,104 of its 4,096
+// I/Os writes, then reads those 2,104 back; a 16 MiB randwrite beside a
+// time-based randrw on another file writes for 137 ms and reads back for
+// 79 while the other runs on. fio stops reading back at the job's runtime,
+// and reads nothing back when its I/O used the runtime.
+type verifyPass struct {
+	value string // the job's verify option
+	back  JobRun // the read-back, reading only blocks the job wrote
+}
+
+// verifyPasses takes verify off each job that reads back after its I/O:
+// the jobs as they run their own I/O and, for each such job, its pass.
+func verifyPasses(jobs []JobRun) ([]JobRun, []*verifyPass) {
+	own := slices.Clone(jobs)
+	passes := make([]*verifyPass, len(jobs))
+	for i, j := range jobs {
+		if sh, err := readJob(j.Job); err != nil || !sh.verify {
+			continue
 		}
-		s.TS = wrote + math.Min(s.TS, pass)
-		res.Samples = append(res.Samples, s)
+		first := *j.Job
+		first.Options = slices.DeleteFunc(slices.Clone(j.Job.Options), func(o fio.Option) bool { return o.Key == "verify" })
+		own[i].Job = &first
+		back := readBackJob(&first)
+		back.RuntimeSec = 0 // the job's runtime bounds both its I/O and the pass (overlap)
+		passes[i] = &verifyPass{value: rawValue(j.Job, "verify"), back: JobRun{Workers: j.Workers, Job: back, readsBack: true, threads: j.threads}}
 	}
-	res.Notes = slices.Clone(resW.Notes)
-	for _, n := range resR.Notes {
-		switch {
-		case slices.Contains(res.Notes, n):
-		case strings.HasPrefix(n, bottleneckPrefix):
-			res.Notes = append(res.Notes, bottleneckPrefix+"verify pass: "+strings.TrimPrefix(n, bottleneckPrefix))
-		case !strings.HasPrefix(n, dataPlanePrefix):
-			res.Notes = append(res.Notes, "verify pass: "+n)
-		}
+	return own, passes
+}
+
+// checking is where a verifying job is in its run (overlap): the bytes its
+// own I/O wrote and moved, and when its read-back began (0: not yet) and
+// must end by (its runtime).
+type checking struct {
+	wrote, moved float64
+	from, until  float64
+}
+
+// note says how the job's verify ran: its read-back after its own I/O
+// (done: how far through a whole pass of its extent the read-back got,
+// end: when the job ended), or why fio read nothing back.
+func (p *verifyPass) note(job *fio.Job, c checking, done, end float64, several bool) string {
+	who, whose := "fio", "the job's"
+	if several {
+		who, whose = "job "+job.Name, "job "+job.Name+"'s"
 	}
+	switch {
+	case c.wrote == 0:
+		return ""
+	case c.from == 0:
+		return fmt.Sprintf("verify=%s: %s I/O used the whole runtime (%d s), so fio reads nothing back", p.value, whose, job.RuntimeSec)
+	}
+	share := c.wrote / c.moved
 	what := "its writes"
-	if share < 1 {
+	if share < 1-1e-9 {
 		what = fmt.Sprintf("its mix of reads and writes (%.0f %% of the bytes written)", 100*share)
 	}
-	res.Notes = append(res.Notes, fmt.Sprintf("verify=%s: after %s (%.4g s) fio reads back and checks the blocks written, solved as a %s pass of them (%.4g s) at the job's depth, without its rate limits or think time; the job's read row holds every read it made, over their time; the check's CPU in the guest is not modelled", value, what, wrote, back.RW, pass))
-	if cut {
-		res.Notes = append(res.Notes, fmt.Sprintf("verify=%s: fio stops reading back at the job's runtime (%d s), %.0f %% of the way through the blocks written", value, job.RuntimeSec, 100*pass/(share*full)))
+	note := fmt.Sprintf("verify=%s: after %s (%.4g s) %s reads back and checks the blocks written, solved as a %s pass of them (%.4g s) at the job's depth, without its rate limits or think time", p.value, what, c.from, who, p.back.Job.RW, end-c.from)
+	if several {
+		note += ", beside the jobs then running"
 	}
-	if !slices.Contains(res.Notes, totalNote) {
-		res.Notes = append(res.Notes, totalNote)
+	note += "; the job's read row holds every read it made, over their time; the check's CPU in the guest is not modelled"
+	if read := (done - (1 - share)) / share; read < 1-1e-6 {
+		note += fmt.Sprintf("; fio stops reading back at the job's runtime (%d s), %.0f %% of the way through the blocks written", job.RuntimeSec, 100*read)
 	}
-	return res, nil
+	return note
 }
 
 // readBackJob is the pass with which fio's verify reads back what job
@@ -116,76 +109,4 @@ func readBackJob(job *fio.Job) *fio.Job {
 		}
 	}
 	return &back
-}
-
-// writtenShare is the share of the bytes that aggregate rows moved that
-// were written.
-func writtenShare(aggregate []fio.Row) float64 {
-	var r, w float64
-	for _, row := range aggregate {
-		switch row.Direction {
-		case "read":
-			r += row.MBps
-		case "write":
-			w += row.MBps
-		}
-	}
-	if r+w <= 0 {
-		return 1
-	}
-	return w / (r + w)
-}
-
-// readRows are a verifying job's read rows: the read-back's (back, over
-// tb seconds) where its own I/O read nothing, else each row of the mix's
-// reads (over ta) with the read-back's for the same worker and disk, as
-// fio counts them: throughput over both times, latencies weighted by I/Os.
-func readRows(own, back []fio.Row, ta, tb float64) []fio.Row {
-	mix := inDirection(own, "read")
-	var rows []fio.Row
-	for _, b := range inDirection(back, "read") {
-		k := slices.IndexFunc(mix, func(a fio.Row) bool { return a.Worker == b.Worker && a.Disk == b.Disk && a.Job == b.Job })
-		if k < 0 {
-			rows = append(rows, b)
-			continue
-		}
-		rows = append(rows, overBoth(mix[k], b, ta, tb))
-	}
-	return rows
-}
-
-// overBoth is row a over ta seconds and row b over tb as one row.
-func overBoth(a, b fio.Row, ta, tb float64) fio.Row {
-	na, nb := a.IOPS*ta, b.IOPS*tb
-	out := a
-	out.IOPS = (na + nb) / (ta + tb)
-	out.MBps = (a.MBps*ta + b.MBps*tb) / (ta + tb)
-	out.Errors = a.Errors + b.Errors
-	if na+nb <= 0 {
-		return out
-	}
-	mean := func(x, y float64) float64 { return (x*na + y*nb) / (na + nb) }
-	out.LatMeanUs, out.P50Us, out.P95Us = mean(a.LatMeanUs, b.LatMeanUs), mean(a.P50Us, b.P50Us), mean(a.P95Us, b.P95Us)
-	out.P99Us, out.P999Us = mean(a.P99Us, b.P99Us), mean(a.P999Us, b.P999Us)
-	out.Percentiles = slices.Clone(a.Percentiles)
-	for i := range out.Percentiles {
-		if i < len(b.Percentiles) {
-			out.Percentiles[i].Us = mean(a.Percentiles[i].Us, b.Percentiles[i].Us)
-		}
-	}
-	return out
-}
-
-// inDirection is the rows of one direction.
-func inDirection(rows []fio.Row, dir string) []fio.Row {
-	return slices.DeleteFunc(slices.Clone(rows), func(r fio.Row) bool { return r.Direction != dir })
-}
-
-// lastSampleTS is when a result's last sample ends: the measured length.
-func lastSampleTS(res *fio.Result) float64 {
-	end := 0.0
-	for _, s := range res.Samples {
-		end = math.Max(end, s.TS)
-	}
-	return end
 }

@@ -62,8 +62,13 @@ func TestVerifyReadsBackAfterTheWrites(t *testing.T) {
 	if moved := r.IOPS * tr * 4096; !nearRel(moved, bytes, 1e-6) {
 		t.Errorf("the read-back moved %.4g bytes, want the %.4g written", moved, bytes)
 	}
+	// Samples are whole intervals: the one holding the writes' end has
+	// both, its writes over the whole interval as fio logs them (fio
+	// 3.33: writes at 46 MB/s ending 0.445 s into a 1 s interval are
+	// logged at 20.5 MB/s).
+	dt := sampleInterval(tw + tr)
 	for _, s := range res.Samples {
-		if (s.Direction == "read") != (s.TS > tw) {
+		if s.Direction == "write" && s.TS-dt >= tw || s.Direction == "read" && s.TS <= tw {
 			t.Errorf("a %s sample at %g s: the writes end at %g s, the reads follow", s.Direction, s.TS, tw)
 			break
 		}
@@ -129,7 +134,7 @@ func TestVerifyReadsBackWhatAMixWrote(t *testing.T) {
 		t.Errorf("write row %.0f IOPS, want the mix's %.0f", got.IOPS, want.IOPS)
 	}
 	tm, end := lastSampleTS(alone), lastSampleTS(res)
-	share := writtenShare(alone.Aggregate)
+	share := agg(alone, "write").MBps / (agg(alone, "read").MBps + agg(alone, "write").MBps)
 	if share < 0.25 || share > 0.35 {
 		t.Fatalf("the 70/30 mix wrote %.2f of its bytes", share)
 	}
@@ -172,6 +177,15 @@ func TestVerifyReadsBackWithoutRatesOrThinkTime(t *testing.T) {
 	if w.IOPS > 8*500*1.001 {
 		t.Errorf("writes %.0f IOPS: want them held at 500 per disk", w.IOPS)
 	}
+
+	// fio checks minimum rates in the job's own I/O only (backend.c:
+	// check_min_rate in do_io, not do_verify): a read floor no read-back
+	// reaches does not end a writer.
+	floored := verifyJob(fio.Option{Key: "rate_iops_min", Value: "100000000,1"})
+	pl, _ = newTestPlane(t)
+	if _, err := pl.Run(ctx, ws, fio.NewWorkload(floored), nil); err != nil {
+		t.Errorf("a read floor on a writer stopped its read-back: %v", err)
+	}
 }
 
 // The read-back pass reads only blocks the job wrote, whatever share of
@@ -200,9 +214,9 @@ func TestReadBackFindsWhatWasWritten(t *testing.T) {
 // Where fio reads nothing back the job runs as it is: a size-based job
 // whose I/O takes its whole runtime, and any time-based one, whatever the
 // length of a pass (fio 3.33 reads nothing back: "verification read phase
-// will never start because write phase uses all of runtime"). Beside
-// other jobs, or with verify_backlog on a job that also reads, verify is
-// noted as not modelled (on a writer verify_backlog is modelled:
+// will never start because write phase uses all of runtime"). With
+// verify_backlog on a job that also reads, verify is noted as not
+// modelled (on a writer verify_backlog is modelled:
 // TestVerifyBacklogReadsBackWhatItWrites).
 func TestVerifyWhereFioReadsNothingBack(t *testing.T) {
 	ctx := context.Background()
@@ -222,7 +236,6 @@ func TestVerifyWhereFioReadsNothingBack(t *testing.T) {
 		{"time based, passes within the runtime", []fio.Job{withTime(verifyJob(), 600, true, 1<<30)}, never},
 		{"time based, a mix", []fio.Job{withTime(mixed, 60, true, 1<<30)}, never},
 		{"with verify_backlog on a mix", []fio.Job{backlogged}, "verify=crc32c with verify_backlog on a job that also reads is not modelled"},
-		{"beside another job", []fio.Job{named(verifyJob(), "v"), named(withTime(verifyJob(), 0, false, 1<<30), "w")}, "verify=crc32c is not modelled beside other jobs"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pl, _ := newTestPlane(t)
@@ -257,6 +270,97 @@ func TestVerifyWhereFioReadsNothingBack(t *testing.T) {
 func withTime(job fio.Job, runtime int, timeBased bool, size int64) fio.Job {
 	job.RuntimeSec, job.TimeBased, job.Size = runtime, timeBased, size
 	return job
+}
+
+// Beside other jobs a verifying job reads back what it wrote once its own
+// I/O is done, as fio does (measured below: a 16 MiB randwrite beside a
+// time-based randrw writes, then reads its 16 MiB back, and ends long
+// before the other), while the others run on: its write row is its own
+// I/O's beside them, as without verify; its read-back moves what it wrote,
+// over the read-back's time, and the job running beside it carries that
+// load (it moves less than beside a writer that stopped).
+func TestVerifyReadsBackBesideOtherJobs(t *testing.T) {
+	needFio(t)
+	dir := t.TempDir()
+	sparseFile(t, filepath.Join(dir, "v"), 16<<20)
+	sparseFile(t, filepath.Join(dir, "w"), 16<<20)
+	type ddir struct {
+		IOBytes float64 `json:"io_bytes"`
+		Runtime float64 `json:"runtime"`
+	}
+	var report struct {
+		Jobs []struct {
+			Read, Write ddir
+			JobRuntime  float64 `json:"job_runtime"`
+		}
+	}
+	runFio(t, &report, "--output-format=json", "--ioengine=psync", "--bs=4k", "--size=16m", "--verify_state_save=0",
+		"--name=v", "--filename="+filepath.Join(dir, "v"), "--rw=randwrite", "--verify=crc32c",
+		"--name=w", "--filename="+filepath.Join(dir, "w"), "--rw=randrw", "--time_based", "--runtime=2")
+	if len(report.Jobs) != 2 {
+		t.Fatalf("fio's report has %d jobs, want 2", len(report.Jobs))
+	}
+	v, w := report.Jobs[0], report.Jobs[1]
+	if v.Read.IOBytes != 16<<20 || v.Write.IOBytes != 16<<20 || v.Read.Runtime+v.Write.Runtime > v.JobRuntime+2 || v.JobRuntime >= w.JobRuntime {
+		t.Fatalf("fio: v wrote %.0f bytes in %.0f ms and read %.0f in %.0f ms, ending at %.0f ms (w at %.0f); want 16 MiB each, one after the other, before w ends",
+			v.Write.IOBytes, v.Write.Runtime, v.Read.IOBytes, v.Read.Runtime, v.JobRuntime, w.JobRuntime)
+	}
+
+	ctx := context.Background()
+	ws := workers(4, 2, "r5")
+	other := named(withTime(verifyJob(), 120, true, 1<<30), "w")
+	other.RW, other.Options = "randrw", nil
+	run := func(verifying fio.Job) *fio.Result {
+		t.Helper()
+		pl, _ := newTestPlane(t)
+		res, err := pl.Run(ctx, ws, &fio.Workload{Name: "pair", Jobs: []fio.Job{named(verifying, "v"), other}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	plain := verifyJob()
+	plain.Options = nil
+	without, with := run(plain), run(verifyJob())
+	agg := func(res *fio.Result, job, dir string) fio.Row {
+		t.Helper()
+		for _, r := range res.Aggregate {
+			if r.Job == job && r.Direction == dir {
+				return r
+			}
+		}
+		t.Fatalf("no %s %s row in %+v", job, dir, res.Aggregate)
+		return fio.Row{}
+	}
+	if got, want := agg(with, "v", "write"), agg(without, "v", "write"); !nearRel(got.IOPS, want.IOPS, 1e-9) {
+		t.Errorf("v's writes %.0f IOPS, want its I/O beside w as without verify, %.0f", got.IOPS, want.IOPS)
+	}
+	var vw, vr, end float64 // when v's writes end, its last read sample, the run's end
+	for _, s := range with.Samples {
+		switch {
+		case s.Job == "v" && s.Direction == "write":
+			vw = max(vw, s.TS)
+		case s.Job == "v" && s.Direction == "read":
+			vr = max(vr, s.TS)
+		}
+		end = max(end, s.TS)
+	}
+	back := agg(with, "v", "read")
+	if moved := back.IOPS * 4096 * (vr - vw + sampleInterval(end)); vr <= vw || vr >= end || moved < 4<<30 {
+		t.Errorf("v's writes end by %g s, its reads by %g s, the run at %g s; it read back about %.3g bytes: want the 8 GiB it wrote read back after its writes, before w ends", vw, vr, end, moved)
+	}
+	if got, want := agg(with, "w", "total"), agg(without, "w", "total"); got.IOPS >= want.IOPS {
+		t.Errorf("w %.0f IOPS beside v's read-back, want below %.0f (beside v without it)", got.IOPS, want.IOPS)
+	}
+	notes := strings.Join(with.Notes, "\n")
+	for _, want := range []string{"job v reads back and checks the blocks written", "beside the jobs then running", "v (reading back), w"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes %q lack %q", with.Notes, want)
+		}
+	}
+	if strings.Contains(notes, "verify=crc32c is not modelled") {
+		t.Errorf("notes %q: verify is modelled here", with.Notes)
+	}
 }
 
 func named(job fio.Job, name string) fio.Job {
@@ -323,17 +427,28 @@ func TestVerifyReadsBackAtTheWriteBlockSize(t *testing.T) {
 	}
 }
 
-// Two rows over their own times make one: throughput over both, latencies
-// (the percentile list too) weighted by I/Os, errors summed.
-func TestOverBothWeightsByIOs(t *testing.T) {
-	a := fio.Row{IOPS: 100, MBps: 1, LatMeanUs: 10, P50Us: 8, P95Us: 12, P99Us: 20, P999Us: 40, Errors: 1, Percentiles: []fio.Percentile{{P: 99.99, Us: 50}}}
-	b := fio.Row{IOPS: 300, MBps: 3, LatMeanUs: 30, P50Us: 28, P95Us: 32, P99Us: 40, P999Us: 60, Errors: 2, Percentiles: []fio.Percentile{{P: 99.99, Us: 70}}}
-	got := overBoth(a, b, 2, 1) // 200 I/Os and 300
-	want := fio.Row{IOPS: 500.0 / 3, MBps: 5.0 / 3, LatMeanUs: 22, P50Us: 20, P95Us: 24, P99Us: 32, P999Us: 52, Errors: 3, Percentiles: []fio.Percentile{{P: 99.99, Us: 62}}}
-	near := func(x, y float64) bool { return math.Abs(x-y) <= 1e-9 }
-	if !near(got.IOPS, want.IOPS) || !near(got.MBps, want.MBps) || !near(got.LatMeanUs, want.LatMeanUs) || !near(got.P50Us, want.P50Us) || !near(got.P95Us, want.P95Us) ||
-		!near(got.P99Us, want.P99Us) || !near(got.P999Us, want.P999Us) || got.Errors != want.Errors || !near(got.Percentiles[0].Us, want.Percentiles[0].Us) {
-		t.Errorf("overBoth = %+v, want %+v", got, want)
+// With verify's read-back each direction is over the time it moved, as
+// fio counts it: writes over the job's own I/O, reads over both where the
+// job read, else over the read-back; latencies weighted by I/Os.
+func TestVerifiedSpansCountEachDirectionOverItsTime(t *testing.T) {
+	mix := Direction{IOPS: 100, MBps: 1, LatMeanUs: 10, P99Us: 20}
+	writes := Direction{IOPS: 50, MBps: 2, LatMeanUs: 40, P99Us: 80}
+	back := Direction{IOPS: 300, MBps: 3, LatMeanUs: 30, P99Us: 40}
+	near := func(x, y float64) bool { return math.Abs(x-y) <= 1e-9*math.Max(1, math.Abs(y)) }
+	sp := span{end: 3, readBack: 2, phases: []phase{{0, 2, [2]Direction{mix, writes}}, {2, 3, [2]Direction{back, {}}}}}
+	got := sp.measured()
+	if r := got[read]; !near(r.IOPS, 500.0/3) || !near(r.MBps, 5.0/3) || !near(r.LatMeanUs, 22) || !near(r.P99Us, 32) {
+		t.Errorf("a mix's reads %+v: want 500 I/Os over 3 s at 22 us", r)
+	}
+	if w := got[write]; !near(w.IOPS, 50) || !near(w.MBps, 2) || !near(w.LatMeanUs, 40) {
+		t.Errorf("a mix's writes %+v: want them over their 2 s", w)
+	}
+	sp.phases[0].dirs[read] = Direction{}
+	if r := sp.measured()[read]; !near(r.IOPS, 300) || !near(r.LatMeanUs, 30) {
+		t.Errorf("a writer's reads %+v: want the read-back's, over its 1 s", r)
+	}
+	if own := sp.until(sp.ownEnd()); own.end != 2 || len(own.phases) != 1 {
+		t.Errorf("the job's own I/O %+v: want its first 2 s", own)
 	}
 }
 
