@@ -225,10 +225,17 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, passes []*verifyPas
 		}
 	}
 	pl.mu.Lock()
-	for s := range run {
-		run[s].burst = bufferBurst(pl.p, &pl.buffer, run[s].out, run[s].to-run[s].from)
+	filled := 0.0 // when the write buffers reached the destage threshold
+	for k, s := range run {
+		run[k].burst = bufferBurst(pl.p, &pl.buffer, s.out, s.to-s.from)
+		if filling := s.out.Burst != nil && s.out.BufferBytesPerSec > 0; filling && filled == 0 && run[k].burst < s.to-s.from {
+			filled = s.from + run[k].burst
+		}
 	}
 	pl.mu.Unlock()
+	if filled > 0 {
+		notes = append(notes, fmt.Sprintf("OSA write buffers absorb writes at the burst's rates for the first %.4g s of the run, until %.0f %% full; then the elevators set the pace", filled, 100*pl.p.Model.WriteBufferDestageThreshold.Value))
+	}
 	return run, main, notes, nil
 }
 

@@ -287,7 +287,11 @@ func TestOSAWriteBuffersFillStretchAfterStretch(t *testing.T) {
 		t.Fatalf("the writer alone never fills the buffers: %q; want a run that does", aloneRes.Notes)
 	}
 	pl2, ws2 := plane()
-	b := jobRow(t, run(pl2, ws2, writer("a", 60), writer("b", 3600)), "b", "write")
+	longer := run(pl2, ws2, writer("a", 60), writer("b", 3600))
+	b := jobRow(t, longer, "b", "write")
+	if !strings.Contains(strings.Join(longer.Notes, "\n"), "OSA write buffers absorb writes at the burst's rates for the first") {
+		t.Errorf("notes %q: want when the buffers filled", longer.Notes)
+	}
 	if want := (60*pair.IOPS + 3540*alone.IOPS) / 3600; !nearRel(b.IOPS, want, 1e-9) {
 		t.Errorf("the longer writer: %.0f IOPS, want %.0f (60 s of the pair at %.0f, then alone at %.0f)", b.IOPS, want, pair.IOPS, alone.IOPS)
 	}

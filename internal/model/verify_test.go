@@ -499,3 +499,37 @@ func TestVerifyBacklogReadsBackWhatItWrites(t *testing.T) {
 		t.Logf("%s: verify_backlog %.0f reads and %.0f writes a second; a 50/50 mix over written disks %.0f and %.0f", tb, backlog.Read.IOPS, backlog.Write.IOPS, mix.Read.IOPS, mix.Write.IOPS)
 	}
 }
+
+// A verifying writer on OSA fills the write buffers as any writer does,
+// and the run says when they filled; the read-back writes nothing, so the
+// elevators drain them meanwhile.
+func TestVerifyingWriterFillsOSABuffers(t *testing.T) {
+	pl := newOSAPlane(t)
+	ctx := context.Background()
+	ws := workers(96, 8, "r1")
+	if err := pl.Prepare(ctx, ws, fio.Prep{Method: "random"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 65536, IODepth: 8, Size: 40 << 30,
+		Options: []fio.Option{{Key: "verify", Value: "crc32c"}}}
+	res, err := pl.Run(ctx, ws, fio.NewWorkload(job), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first, last float64 // the first and last write samples' IOPS
+	for _, s := range res.Samples {
+		if s.Direction == "write" {
+			if first == 0 {
+				first = s.IOPS
+			}
+			last = s.IOPS
+		}
+	}
+	notes := strings.Join(res.Notes, "\n")
+	if !strings.Contains(notes, "OSA write buffers absorb writes at the burst's rates for the first") || first < 1.1*last {
+		t.Errorf("writes from %.0f to %.0f IOPS; notes %q: want the burst, then the steady rate, said", first, last, res.Notes)
+	}
+	if pl.buffer.fill >= bufferBytes(pl.p)*pl.p.Model.WriteBufferDestageThreshold.Value {
+		t.Errorf("the buffers at %.3g bytes after the read-back: want them drained below the threshold", pl.buffer.fill)
+	}
+}
