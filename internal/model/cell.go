@@ -560,7 +560,7 @@ func newCell(p *testbed.Profile, in Input, j int, objects []object, deferDestage
 	}
 	c.notes = append(c.notes, c.link.notes...)
 	c.notes = append(c.notes, stripeNotes(p, c.job.Disks, c.sizes)...)
-	if unwritten := unwrittenShare(c.job.Disks); unwritten >= 0.005 && c.fr > 0 && !c.shape.readsOwn && !c.job.inPart { // said when it rounds to 1 % or more
+	if unwritten := unwrittenShare(c.job.Disks) * (1 - c.shape.readBack); unwritten >= 0.005 && c.fr > 0 && !c.job.inPart { // said when it rounds to 1 % or more
 		c.notes = append(c.notes, fmt.Sprintf("%.0f %% of the blocks %s were never written: their reads cost a metadata lookup and the guest's copy, no device (prepare the disks to measure them)", 100*unwritten, c.job.readBy()))
 	}
 	c.pl = newPlatform(p)
@@ -823,16 +823,21 @@ func accountCosts(p *testbed.Profile, pl platform, link vsanLink, state ClusterS
 		cm.deferDestage = deferDestage
 		cm.checksum = !d.Policy.ChecksumDisabled
 		cm.fromBuffer, cm.destaged = writeBufferState(coverage, sh, diskBytes(p, d), jl.Job.NumJobs)
-		written, pct := d.Written, d.CompressPercentage
-		if sh.readsOwn { // blocks just written: data, on OSA still in the write buffers
-			written, pct = 1, sh.compressPct
+		var cost [2]ioCost
+		own := sh.sizes[read]
+		if sh.readBack > 0 {
+			own = sh.ownReads
+		}
+		for _, s := range own {
+			cost[read].add(cm.readIO(float64(s.size), d.Written, d.CompressPercentage), s.share*(1-sh.readBack))
+		}
+		if sh.readBack > 0 { // blocks just written: data, on OSA still in the write buffers
 			if pl.groups > 0 {
 				cm.fromBuffer = 1
 			}
-		}
-		var cost [2]ioCost
-		for _, s := range sh.sizes[read] {
-			cost[read].add(cm.readIO(float64(s.size), written, pct), s.share)
+			for _, s := range sh.sizes[write] {
+				cost[read].add(cm.readIO(float64(s.size), 1, sh.compressPct), s.share*sh.readBack)
+			}
 		}
 		for _, s := range sh.sizes[write] {
 			for _, b := range sh.blockMix(float64(s.size), float64(sh.compressPct)) {

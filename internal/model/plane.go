@@ -1005,8 +1005,8 @@ func (pl *Plane) recordWrites(workers []fio.Worker, job *fio.Job, threads map[di
 	if err != nil {
 		return // Solve read the same job without error
 	}
-	if sh.readsOwn { // its offsets are its writes'; it reads them back besides
-		sh.fr, movedBytes = 0, writtenBytes
+	if sh.readBack > 0 { // it reads back what it writes besides its own I/O
+		sh, movedBytes = sh.ownIO(), movedBytes-writtenBytes
 	}
 	clones := max(job.NumJobs, 1)
 	perDisk := writtenBytes / float64(disks)

@@ -255,7 +255,7 @@ func (pl *Plane) addRun(key streamKey, run streamRun) {
 // passes differ in size.
 func (pl *Plane) replaySegments(jr JobRun) passPlan {
 	sh, err := readJob(jr.Job)
-	if err != nil || sh.fr <= 0 || jr.readsBack || sh.readsOwn {
+	if err != nil || sh.fr <= 0 || jr.readsBack || sh.readBack > 0 {
 		return nil
 	}
 	type clonePath struct { // what a clone's stream's runs left, where they left any

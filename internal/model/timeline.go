@@ -76,7 +76,8 @@ func movingSeconds(job *fio.Job, disks []fio.Disk, mbps float64) float64 {
 		// What the ramp moves counts toward the size (fio 3.33: size=8m
 		// at rate_iops=1000 with ramp_time=1 measures 1,047 of its 2,048
 		// I/Os).
-		t = math.Max(0, moved/(mbps*1e6)-float64(job.RampSec))
+		// verify_backlog's read-backs come on top of the size.
+		t = math.Max(0, moved*(1+sh.readBackBytes)/(mbps*1e6)-float64(job.RampSec))
 	}
 	if job.RuntimeSec > 0 {
 		t = math.Min(t, float64(job.RuntimeSec))

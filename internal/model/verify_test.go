@@ -214,18 +214,13 @@ func TestReadBackFindsWhatWasWritten(t *testing.T) {
 // Where fio reads nothing back the job runs as it is: a size-based job
 // whose I/O takes its whole runtime, and any time-based one, whatever the
 // length of a pass (fio 3.33 reads nothing back: "verification read phase
-// will never start because write phase uses all of runtime"). With
-// verify_backlog on a job that also reads, verify is noted as not
-// modelled (on a writer verify_backlog is modelled:
-// TestVerifyBacklogReadsBackWhatItWrites).
+// will never start because write phase uses all of runtime").
 func TestVerifyWhereFioReadsNothingBack(t *testing.T) {
 	ctx := context.Background()
 	ws := workers(4, 2, "r5")
 	never := "verify=crc32c on a time-based job: fio never reads back"
 	mixed := verifyJob()
 	mixed.RW = "randrw"
-	backlogged := verifyJob(fio.Option{Key: "verify_backlog", Value: "64"})
-	backlogged.RW = "randrw"
 	for _, tc := range []struct {
 		name string
 		jobs []fio.Job
@@ -235,7 +230,6 @@ func TestVerifyWhereFioReadsNothingBack(t *testing.T) {
 		{"time based, a pass past the runtime", []fio.Job{withTime(verifyJob(), 5, true, 50<<30)}, never},
 		{"time based, passes within the runtime", []fio.Job{withTime(verifyJob(), 600, true, 1<<30)}, never},
 		{"time based, a mix", []fio.Job{withTime(mixed, 60, true, 1<<30)}, never},
-		{"with verify_backlog on a mix", []fio.Job{backlogged}, "verify=crc32c with verify_backlog on a job that also reads is not modelled"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pl, _ := newTestPlane(t)
@@ -361,6 +355,11 @@ func TestVerifyReadsBackBesideOtherJobs(t *testing.T) {
 	if strings.Contains(notes, "verify=crc32c is not modelled") {
 		t.Errorf("notes %q: verify is modelled here", with.Notes)
 	}
+}
+
+func withOptions(job fio.Job, opts ...fio.Option) fio.Job {
+	job.Options = append(slices.Clone(job.Options), opts...)
+	return job
 }
 
 func named(job fio.Job, name string) fio.Job {
@@ -497,6 +496,118 @@ func TestVerifyBacklogReadsBackWhatItWrites(t *testing.T) {
 			t.Errorf("%s: the backlog's reads %.0f a second, a 50/50 mix over written disks %.0f", tb, backlog.Read.IOPS, mix.Read.IOPS)
 		}
 		t.Logf("%s: verify_backlog %.0f reads and %.0f writes a second; a 50/50 mix over written disks %.0f and %.0f", tb, backlog.Read.IOPS, backlog.Write.IOPS, mix.Read.IOPS, mix.Write.IOPS)
+	}
+}
+
+// verify_backlog on a job that also reads reads back each block it writes
+// besides its own reads (fio 3.33: a 70/30 randrw of 8 MiB reads 8 MiB,
+// its own 1,426 blocks and its 622 writes back, writing the blocks it
+// writes without it, in the same order), and its size counts its own I/O
+// only: the run moves the size and reads the writes again, so a
+// writer with it moves twice its size. Only its own reads find what the
+// disks held; it leaves the disks as the job without verify does.
+func TestVerifyBacklogOnAMixReadsBackItsWrites(t *testing.T) {
+	needFio(t)
+	file := filepath.Join(t.TempDir(), "f")
+	sparseFile(t, file, 16<<20)
+	var report struct {
+		Jobs []struct {
+			Read, Write struct {
+				IOBytes int64 `json:"io_bytes"`
+			}
+		}
+	}
+	writes := func(verify ...string) []loggedIO {
+		t.Helper()
+		sparseFile(t, file, 16<<20)
+		log := filepath.Join(t.TempDir(), "log")
+		runFio(t, &report, append([]string{"--output-format=json", "--name=m", "--filename=" + file, "--size=8m", "--bs=4k", "--ioengine=psync",
+			"--rw=randrw", "--rwmixread=70", "--write_iolog=" + log}, verify...)...)
+		return slices.DeleteFunc(loggedIOs(t, log, 4096), func(io loggedIO) bool { return !io.write })
+	}
+	plainWrites := writes()
+	if got := writes("--verify=crc32c", "--verify_backlog=16", "--verify_state_save=0"); !slices.Equal(got, plainWrites) {
+		t.Errorf("fio wrote %d blocks with verify_backlog and %d without, not the same in the same order: the model takes its own I/O as the same", len(got), len(plainWrites))
+	}
+	if r, w := report.Jobs[0].Read.IOBytes, report.Jobs[0].Write.IOBytes; r != 8<<20 || w < 2<<20 || w > 3<<20 {
+		t.Fatalf("fio read %d and wrote %d bytes: want 8 MiB read (its own reads and its writes read back) and about 30 %% of it written", r, w)
+	}
+
+	ctx := context.Background()
+	ws := workers(4, 2, "r5")
+	run := func(job fio.Job) (*Plane, *fio.Result, float64, float64) {
+		t.Helper()
+		pl, _ := newTestPlane(t)
+		res, err := pl.Run(ctx, ws, fio.NewWorkload(job), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		end := lastSampleTS(res)
+		return pl, res, inDirection(res.Aggregate, "read")[0].MBps * 1e6 * end, inDirection(res.Aggregate, "write")[0].MBps * 1e6 * end
+	}
+	size := 8.0 * (1 << 30) // 8 disks, 1 GiB on each
+	mix := verifyJob(fio.Option{Key: "verify_backlog", Value: "16"})
+	mix.RW, mix.RWMixRead = "randrw", 70
+	pl, res, r, w := run(mix)
+	if !nearRel(r, size, 1e-6) || !nearRel(w, 0.3*size, 1e-6) {
+		t.Errorf("the 70/30 mix read %.4g and wrote %.4g bytes: want its size read (%.4g) and 30 %% of it written", r, w, size)
+	}
+	notes := strings.Join(res.Notes, "\n")
+	if !strings.Contains(notes, "70 % of the blocks read were never written") || !strings.Contains(notes, "the job's 70/30 mix runs as a 77/23 one, 30 % of its reads finding the blocks just written") {
+		t.Errorf("notes %q: want the mix's own reads finding the unprepared disks, its read-backs the blocks just written", res.Notes)
+	}
+	plain := mix
+	plain.Options = nil
+	pl2, _, _, _ := run(plain)
+	got, _ := pl.data("w0", ws[0].Disks[0]).whole()
+	want, _ := pl2.data("w0", ws[0].Disks[0]).whole()
+	if !nearRel(got, want, 1e-9) {
+		t.Errorf("the disk %.4f written after the mix with verify_backlog, %.4f without: want the same", got, want)
+	}
+	// A reader drawing the mix's offsets again (fio's seeds) finds what
+	// its own I/O wrote along them (here over half a pass): the same
+	// as after the mix without it.
+	reader := plain
+	reader.RW = "randread"
+	after := func(pl *Plane) float64 {
+		t.Helper()
+		res, err := pl.Run(ctx, ws, fio.NewWorkload(reader), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return inDirection(res.Aggregate, "read")[0].IOPS
+	}
+	pl, _, _, _ = run(withOptions(mix, fio.Option{Key: "io_size", Value: "512m"}))
+	pl2, _, _, _ = run(withOptions(plain, fio.Option{Key: "io_size", Value: "512m"}))
+	if a, b := after(pl), after(pl2); !nearRel(a, b, 1e-9) {
+		t.Errorf("a reader after the mix with verify_backlog: %.0f IOPS, after the mix without it %.0f: want the same", a, b)
+	}
+
+	writer := verifyJob(fio.Option{Key: "verify_backlog", Value: "16"})
+	if _, _, r, w := run(writer); !nearRel(r, size, 1e-6) || !nearRel(w, size, 1e-6) {
+		t.Errorf("the writer read %.4g and wrote %.4g bytes: want its size of each (%.4g)", r, w, size)
+	}
+
+	// What the disks hold changes what the mix's own reads cost, not what
+	// the read-backs or a writer's cost.
+	p := mustLoad(t, "storagereview-r6625-esa")
+	iops := func(job fio.Job, written float64) float64 {
+		t.Helper()
+		in := UniformInput(p, p.Hosts*p.Workers.PerHost, p.Workers.DataDisks, Policy{RAID: "raid1"}, &job)
+		for d := range in.Jobs[0].Disks {
+			in.Jobs[0].Disks[d].Written = written
+		}
+		out, err := Solve(ctx, p, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.Read.IOPS
+	}
+	if a, b := iops(mix, 0), iops(mix, 1); nearRel(a, b, 1e-3) {
+		t.Errorf("the mix reads %.0f a second over unwritten disks and %.0f over written ones: want its own reads to find the difference", a, b)
+	}
+	if a, b := iops(writer, 0), iops(writer, 1); !nearRel(a, b, 1e-9) {
+		t.Errorf("the writer reads back %.0f a second over unwritten disks and %.0f over written ones: want the same", a, b)
 	}
 }
 
