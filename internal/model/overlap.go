@@ -73,6 +73,7 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, passes []*verifyPas
 	var run []stretch
 	var notes []string
 	main := 0
+	filled := 0.0 // when the write buffers reached the destage threshold
 	for t := 0.0; ; {
 		var active []int
 		nextStart := math.Inf(1)
@@ -116,11 +117,23 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, passes []*verifyPas
 				}
 			}
 		}
+		// On OSA the stretch starts at the burst's rates while the write
+		// buffers fill (for room seconds at most): a job bound by what it
+		// moves gets on faster meanwhile, f times its steady pace.
+		pl.mu.Lock()
+		room := burstRoom(pl.p, &pl.buffer, s.out)
+		pl.mu.Unlock()
 		length := make([]float64, len(active))
+		pace := make([]float64, len(active))
 		s.to = nextStart
 		for k, i := range active {
-			jo := s.out.Jobs[k]
-			length[k] = runSeconds(runs[i].Job, disksOf(jobs[i].Workers), jo.Read.MBps+jo.Write.MBps)
+			jo, bo := s.out.Jobs[k], burstOf(s.out, k)
+			steady := jo.Read.MBps + jo.Write.MBps
+			length[k] = runSeconds(runs[i].Job, disksOf(jobs[i].Workers), steady)
+			pace[k] = 1
+			if sizeBound(runs[i].Job, disksOf(jobs[i].Workers), length[k], steady) {
+				pace[k] = math.Max(1, (bo.Read.MBps+bo.Write.MBps)/steady)
+			}
 			if checks[i].from == 0 {
 				length[k] += float64(jobs[i].Job.RampSec)
 			}
@@ -128,13 +141,23 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, passes []*verifyPas
 				s.to = t // nothing bounds it (no throughput): it ends here
 				continue
 			}
-			s.to = math.Min(s.to, t+(1-done[i])*length[k])
+			s.to = math.Min(s.to, t+atBurst((1-done[i])*length[k], pace[k], room))
 			if checks[i].from > 0 {
 				s.to = math.Min(s.to, checks[i].until)
 			}
-			if along[i] != nil {
-				s.to = math.Min(s.to, t+along[i].left(s.out.Jobs[k]))
+			if l := along[i]; l != nil {
+				g := 1.0
+				if r := passRate(jo.Read, jo.Write, l.clones, l.sequential); r > 0 {
+					g = math.Max(1, passRate(bo.Read, bo.Write, l.clones, l.sequential)/r)
+				}
+				s.to = math.Min(s.to, t+atBurst(l.left(jo), g, room))
 			}
+		}
+		pl.mu.Lock()
+		s.burst = bufferBurst(pl.p, &pl.buffer, s.out, s.to-t)
+		pl.mu.Unlock()
+		if filling := s.out.Burst != nil && s.out.BufferBytesPerSec > 0; filling && filled == 0 && s.burst < s.to-t {
+			filled = t + s.burst
 		}
 		if len(run) == 0 || len(active) > len(run[main].jobs) {
 			main = len(run)
@@ -142,19 +165,20 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, passes []*verifyPas
 		run = append(run, s)
 		var finished []int
 		for k, i := range active {
+			jo, bo := s.out.Jobs[k], burstOf(s.out, k)
 			if length[k] > 0 {
-				done[i] += (s.to - t) / length[k]
+				done[i] += (s.burst*pace[k] + (s.to - t - s.burst)) / length[k]
 			}
 			if along[i] != nil {
-				along[i].move(s.out.Jobs[k], s.to-t)
+				along[i].move(bo, s.burst)
+				along[i].move(jo, s.to-t-s.burst)
 			}
 			ends := length[k] <= 0 || done[i] >= 1-doneTolerance
 			if p := passes[i]; p != nil {
 				c := &checks[i]
 				if c.from == 0 {
-					jo := s.out.Jobs[k]
-					c.wrote += jo.Write.MBps * (s.to - t)
-					c.moved += (jo.Read.MBps + jo.Write.MBps) * (s.to - t)
+					c.wrote += bo.Write.MBps*s.burst + jo.Write.MBps*(s.to-t-s.burst)
+					c.moved += (bo.Read.MBps+bo.Write.MBps)*s.burst + (jo.Read.MBps+jo.Write.MBps)*(s.to-t-s.burst)
 				}
 				switch {
 				case c.from > 0:
@@ -224,19 +248,31 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, passes []*verifyPas
 			notes = append(notes, n)
 		}
 	}
-	pl.mu.Lock()
-	filled := 0.0 // when the write buffers reached the destage threshold
-	for k, s := range run {
-		run[k].burst = bufferBurst(pl.p, &pl.buffer, s.out, s.to-s.from)
-		if filling := s.out.Burst != nil && s.out.BufferBytesPerSec > 0; filling && filled == 0 && run[k].burst < s.to-s.from {
-			filled = s.from + run[k].burst
-		}
-	}
-	pl.mu.Unlock()
 	if filled > 0 {
 		notes = append(notes, fmt.Sprintf("OSA write buffers absorb writes at the burst's rates for the first %.4g s of the run, until %.0f %% full; then the elevators set the pace", filled, 100*pl.p.Model.WriteBufferDestageThreshold.Value))
 	}
 	return run, main, notes, nil
+}
+
+// burstOf is job k's figures at OSA's burst rate in out, its steady ones
+// where out has no burst.
+func burstOf(out *Output, k int) JobOutput {
+	if out.Burst != nil {
+		return out.Burst.Jobs[k]
+	}
+	return out.Jobs[k]
+}
+
+// atBurst is how long w seconds of work at a steady pace take when the
+// first room seconds go at pace times it.
+func atBurst(w, pace, room float64) float64 {
+	if pace <= 1 || room <= 0 || math.IsInf(w, 1) {
+		return w
+	}
+	if w <= room*pace {
+		return w / pace
+	}
+	return room + w - room*pace
 }
 
 // continues says stretch b follows a at once with the same jobs.

@@ -367,3 +367,55 @@ func TestExitWhatSaysWhichJobsAnEndStops(t *testing.T) {
 		})
 	}
 }
+
+// A job that moves its size on OSA gets there sooner while the write
+// buffers absorb its writes at the burst's rate: it moves its size, no
+// more, alone (layOut) or beside another (overlap), and runs shorter than
+// at its steady rate.
+func TestSizedWritersMoveTheirSizeThroughTheBurst(t *testing.T) {
+	ctx := context.Background()
+	ws := workers(96, 8, "r1")
+	disks := float64(len(disksOf(ws)))
+	run := func(jobs ...fio.Job) *fio.Result {
+		t.Helper()
+		pl := newOSAPlane(t)
+		if err := pl.Prepare(ctx, ws, fio.Prep{Method: "random"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		res, err := pl.Run(ctx, ws, &fio.Workload{Name: "w", Jobs: jobs}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	writer := func(name string, size int64) fio.Job {
+		return fio.Job{Name: name, IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 65536, IODepth: 8, Size: size}
+	}
+	moved := func(res *fio.Result, job string) (bytes, end float64) {
+		t.Helper()
+		for _, s := range res.Samples {
+			if s.Job == job {
+				end = max(end, s.TS) // a job's last sample ends with it
+			}
+		}
+		for _, r := range res.Aggregate {
+			if r.Job == job && r.Direction == "write" {
+				return r.MBps * 1e6 * end, end
+			}
+		}
+		t.Fatalf("no write row for %q in %+v", job, res.Aggregate)
+		return 0, 0
+	}
+	alone := run(writer("", 10<<30))
+	bytes, end := moved(alone, "")
+	steady := inDirection(alone.Aggregate, "write")[0]
+	if last := alone.Samples[len(alone.Samples)-1]; !nearRel(bytes, 10*(1<<30)*disks, 1e-9) || alone.Samples[0].MBps < 1.1*last.MBps {
+		t.Errorf("alone: %.4g bytes in %.4g s (%.0f MB/s, from %.0f to %.0f): want its 10 GiB on each of %.0f disks, through the burst", bytes, end, steady.MBps, alone.Samples[0].MBps, last.MBps, disks)
+	}
+	pair := run(writer("a", 10<<30), writer("b", 20<<30))
+	for job, size := range map[string]float64{"a": 10, "b": 20} {
+		if bytes, end := moved(pair, job); !nearRel(bytes, size*(1<<30)*disks, 1e-9) {
+			t.Errorf("beside another, %s moved %.4g bytes in %.4g s: want its %.0f GiB on each of %.0f disks", job, bytes, end, size, disks)
+		}
+	}
+}

@@ -93,6 +93,9 @@ func movingSeconds(job *fio.Job, disks []fio.Disk, mbps float64) float64 {
 func layOut(p *testbed.Profile, buf *writeBuffer, out *Output, job *fio.Job, disks []fio.Disk) span {
 	ramp := float64(job.RampSec)
 	end := ramp + runSeconds(job, disks, out.Read.MBps+out.Write.MBps)
+	if out.Burst != nil {
+		end = ramp + throughBurst(job, disks, end-ramp, out.Read.MBps+out.Write.MBps, out.Burst.Read.MBps+out.Burst.Write.MBps, burstRoom(p, buf, out))
+	}
 	burst := bufferBurst(p, buf, out, end)
 	var burstDirs [2]Direction
 	if out.Burst != nil {
@@ -124,10 +127,44 @@ func bufferBurst(p *testbed.Profile, buf *writeBuffer, out *Output, end float64)
 		return 0
 	}
 	limit := p.Model.WriteBufferDestageThreshold.Value * bufferBytes(p)
-	ingest := out.BufferBytesPerSec / groups
-	burst := math.Max(0, math.Min((limit-buf.fill)/ingest, end))
-	buf.fill = math.Min(limit, buf.fill+ingest*burst)
+	burst := math.Min(burstRoom(p, buf, out), end)
+	buf.fill = math.Min(limit, buf.fill+out.BufferBytesPerSec/groups*burst)
 	return burst
+}
+
+// burstRoom is how long writes at out's rates go at the burst's rate
+// before the disk groups' write buffers reach the destage threshold: 0
+// where they do not fill them.
+func burstRoom(p *testbed.Profile, buf *writeBuffer, out *Output) float64 {
+	groups := float64(p.Hosts * p.Storage.DiskGroups)
+	if groups == 0 || out.Burst == nil || out.BufferBytesPerSec <= 0 {
+		return 0
+	}
+	limit := p.Model.WriteBufferDestageThreshold.Value * bufferBytes(p)
+	return math.Max(0, (limit-buf.fill)/(out.BufferBytesPerSec/groups))
+}
+
+// throughBurst is how long a job runs after its ramp when it runs t
+// seconds at steady MB/s (runSeconds) but its first room seconds from its
+// start go at burst MB/s, OSA's write buffers absorbing its writes: a job
+// that moves its size gets there sooner; one bound by its runtime, or
+// time based, runs its time.
+func throughBurst(job *fio.Job, disks []fio.Disk, t, steady, burst, room float64) float64 {
+	if !sizeBound(job, disks, t, steady) {
+		return t
+	}
+	ramp := float64(job.RampSec)
+	return math.Max(0, atBurst(ramp+t, burst/steady, room)-ramp)
+}
+
+// sizeBound says whether a job that runs t seconds after its ramp at
+// steady MB/s (runSeconds) ends by moving what its extent says, rather
+// than at its runtime or steady state.
+func sizeBound(job *fio.Job, disks []fio.Disk, t, steady float64) bool {
+	if job.TimeBased || steady <= 0 || t <= 0 || job.RuntimeSec > 0 && t >= float64(job.RuntimeSec)*(1-1e-12) {
+		return false
+	}
+	return t >= movingSeconds(job, disks, steady)*(1-1e-12) // not stopped early by a steady-state criterion
 }
 
 // jobSpan is one job's run in time: the burst's figures for the first
