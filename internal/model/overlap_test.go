@@ -393,18 +393,8 @@ func TestSizedWritersMoveTheirSizeThroughTheBurst(t *testing.T) {
 	}
 	moved := func(res *fio.Result, job string) (bytes, end float64) {
 		t.Helper()
-		for _, s := range res.Samples {
-			if s.Job == job {
-				end = max(end, s.TS) // a job's last sample ends with it
-			}
-		}
-		for _, r := range res.Aggregate {
-			if r.Job == job && r.Direction == "write" {
-				return r.MBps * 1e6 * end, end
-			}
-		}
-		t.Fatalf("no write row for %q in %+v", job, res.Aggregate)
-		return 0, 0
+		end = lastSample(res, job) // a job's last sample ends with it
+		return jobRow(t, res, job, "write").MBps * 1e6 * end, end
 	}
 	alone := run(writer("", 10<<30))
 	bytes, end := moved(alone, "")

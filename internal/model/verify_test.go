@@ -316,17 +316,7 @@ func TestVerifyReadsBackBesideOtherJobs(t *testing.T) {
 	plain := verifyJob()
 	plain.Options = nil
 	without, with := run(plain), run(verifyJob())
-	agg := func(res *fio.Result, job, dir string) fio.Row {
-		t.Helper()
-		for _, r := range res.Aggregate {
-			if r.Job == job && r.Direction == dir {
-				return r
-			}
-		}
-		t.Fatalf("no %s %s row in %+v", job, dir, res.Aggregate)
-		return fio.Row{}
-	}
-	if got, want := agg(with, "v", "write"), agg(without, "v", "write"); !nearRel(got.IOPS, want.IOPS, 1e-9) {
+	if got, want := jobRow(t, with, "v", "write"), jobRow(t, without, "v", "write"); !nearRel(got.IOPS, want.IOPS, 1e-9) {
 		t.Errorf("v's writes %.0f IOPS, want its I/O beside w as without verify, %.0f", got.IOPS, want.IOPS)
 	}
 	var vw, vr, end float64 // when v's writes end, its last read sample, the run's end
@@ -339,11 +329,11 @@ func TestVerifyReadsBackBesideOtherJobs(t *testing.T) {
 		}
 		end = max(end, s.TS)
 	}
-	back := agg(with, "v", "read")
+	back := jobRow(t, with, "v", "read")
 	if moved := back.IOPS * 4096 * (vr - vw + sampleInterval(end)); vr <= vw || vr >= end || moved < 4<<30 {
 		t.Errorf("v's writes end by %g s, its reads by %g s, the run at %g s; it read back about %.3g bytes: want the 8 GiB it wrote read back after its writes, before w ends", vw, vr, end, moved)
 	}
-	if got, want := agg(with, "w", "total"), agg(without, "w", "total"); got.IOPS >= want.IOPS {
+	if got, want := jobRow(t, with, "w", "total"), jobRow(t, without, "w", "total"); got.IOPS >= want.IOPS {
 		t.Errorf("w %.0f IOPS beside v's read-back, want below %.0f (beside v without it)", got.IOPS, want.IOPS)
 	}
 	notes := strings.Join(with.Notes, "\n")
@@ -354,6 +344,15 @@ func TestVerifyReadsBackBesideOtherJobs(t *testing.T) {
 	}
 	if strings.Contains(notes, "verify=crc32c is not modelled") {
 		t.Errorf("notes %q: verify is modelled here", with.Notes)
+	}
+}
+
+// bytesMoved is what fio's JSON report says each job read and wrote.
+type bytesMoved struct {
+	Jobs []struct {
+		Read, Write struct {
+			IOBytes int64 `json:"io_bytes"`
+		}
 	}
 }
 
@@ -460,13 +459,7 @@ func TestVerifyBacklogReadsBackWhatItWrites(t *testing.T) {
 	needFio(t)
 	file := filepath.Join(t.TempDir(), "f")
 	sparseFile(t, file, 16<<20)
-	var report struct {
-		Jobs []struct {
-			Read, Write struct {
-				IOBytes int64 `json:"io_bytes"`
-			}
-		}
-	}
+	var report bytesMoved
 	runFio(t, &report, "--output-format=json", "--name=v", "--filename="+file, "--size=16m", "--bs=4k", "--ioengine=psync", "--rw=randwrite", "--verify=crc32c", "--verify_backlog=16", "--io_size=8m")
 	if r, w := report.Jobs[0].Read.IOBytes, report.Jobs[0].Write.IOBytes; r != w || w != 8<<20 {
 		t.Fatalf("fio read %d and wrote %d bytes with verify_backlog, want 8 MiB of each", r, w)
@@ -510,13 +503,7 @@ func TestVerifyBacklogOnAMixReadsBackItsWrites(t *testing.T) {
 	needFio(t)
 	file := filepath.Join(t.TempDir(), "f")
 	sparseFile(t, file, 16<<20)
-	var report struct {
-		Jobs []struct {
-			Read, Write struct {
-				IOBytes int64 `json:"io_bytes"`
-			}
-		}
-	}
+	var report bytesMoved
 	writes := func(verify ...string) []loggedIO {
 		t.Helper()
 		sparseFile(t, file, 16<<20)
