@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"starbench/internal/fio"
@@ -14,11 +15,42 @@ import (
 // same jobs run: one solve of them together.
 type stretch struct {
 	from, to float64 // seconds since the run began, ramps included
-	in       Input
-	out      *Output
-	jobs     []int   // the run's jobs in this stretch, in out.Jobs' order
+	jobs     []int   // the run's jobs in this stretch, in cell.out.Jobs' order
 	checking []int   // those of them in verify's read-back pass
 	burst    float64 // seconds from `from` at OSA's burst rate
+	cell     *cellTime
+}
+
+// cellTime is a solve of the jobs of stretches and the time the run spent
+// in them; length and pace are, for each of its jobs, how long it runs at
+// the cell's rates (runSeconds, its ramp included before any read-back)
+// and how many times faster it gets on at the burst's (1 where its time,
+// not its size, bounds it).
+type cellTime struct {
+	in           Input
+	out          *Output
+	spent        float64
+	length, pace []float64
+}
+
+// cellKey names a cell: the jobs running (those in verify's read-back
+// marked) and what each finds where it reads.
+func cellKey(active, checking []int, finds [][]found) string {
+	b := make([]byte, 0, 64)
+	for k, i := range active {
+		b = strconv.AppendInt(b, int64(i), 10)
+		if slices.Contains(checking, i) {
+			b = append(b, 'v')
+		}
+		for _, f := range finds[k] {
+			b = append(b, ':')
+			b = strconv.AppendFloat(b, f.written, 'g', -1, 64)
+			b = append(b, '/')
+			b = strconv.AppendFloat(b, f.compressPct, 'g', -1, 64)
+		}
+		b = append(b, ';')
+	}
+	return string(b)
 }
 
 // doneTolerance is how close to its whole length a job must have run to
@@ -36,15 +68,16 @@ const doneTolerance = 1e-9
 // (exitAllStops). Jobs that start and end together make one stretch, as a
 // single solve. A job that meets differently written parts of its disks in
 // order (a sequential reader or mix, or a random reader replaying an
-// earlier run: readSegments, replaySegments) goes through them as it does
-// alone (readThrough), a stretch ending where it passes from one part to
-// the next, each solved with what it finds there. A job with a verify pass
+// earlier run: readSegments, replaySegments) goes through them (passage),
+// a stretch ending where it passes from one part to the next, each solved
+// with what it finds there, a lone one too; each set of jobs with what
+// they find is solved once. A job with a verify pass
 // (passes[i]) reads back what it wrote once its own I/O is done, beside
 // whatever then runs, until the blocks written are read or its runtime
 // ends. It moves OSA's write buffers on, stretch after stretch, and
-// returns the stretches, the one the control plane's view covers (the
-// first with the most jobs) and notes saying what ran when and what each
-// such job found.
+// returns the stretches, the one the control plane's view covers (with
+// the most jobs, in the cell the run spent longest in) and notes saying
+// what ran when and what each such job found.
 func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, passes []*verifyPass, in Input, out *Output, z float64) ([]stretch, int, []string, error) {
 	exitAll := slices.ContainsFunc(jobs, func(j JobRun) bool { return flagSet(j.Job, "exitall") })
 	start := make([]float64, len(jobs))
@@ -72,8 +105,12 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, passes []*verifyPas
 	ended := make([]bool, len(jobs))
 	var run []stretch
 	var notes []string
-	main := 0
 	filled := 0.0 // when the write buffers reached the destage threshold
+	// Each set of jobs running with what they find is solved once (a
+	// reader's passes meet the same parts again), and how long the run
+	// spends in it is kept: the view is the longest.
+	whole := &cellTime{in: in, out: out}
+	cells := map[string]*cellTime{}
 	for t := 0.0; ; {
 		var active []int
 		nextStart := math.Inf(1)
@@ -93,7 +130,7 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, passes []*verifyPas
 			t = nextStart // nothing runs until the next job starts
 			continue
 		}
-		s := stretch{from: t, in: in, out: out, jobs: active}
+		s := stretch{from: t, jobs: active, cell: whole}
 		for _, i := range active {
 			if checks[i].from > 0 {
 				s.checking = append(s.checking, i)
@@ -101,42 +138,56 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, passes []*verifyPas
 		}
 		if len(active) < len(jobs) || len(s.checking) > 0 || slices.ContainsFunc(active, func(i int) bool { return along[i] != nil }) {
 			sub := make([]JobRun, len(active))
+			finds := make([][]found, len(active))
 			for k, i := range active {
 				sub[k] = runs[i]
 				if along[i] != nil {
 					sub[k].finds = along[i].finds()
+					finds[k] = sub[k].finds
 				}
 			}
-			var err error
-			if s.in, s.out, _, err = pl.solveCell(ctx, sub, z); err != nil {
-				return nil, 0, nil, err
-			}
-			for _, n := range s.out.Notes {
-				if !slices.Contains(out.Notes, n) && !slices.Contains(notes, n) {
-					notes = append(notes, n)
+			key := cellKey(active, s.checking, finds)
+			if s.cell = cells[key]; s.cell == nil {
+				in, out, _, err := pl.solveCell(ctx, sub, z)
+				if err != nil {
+					return nil, 0, nil, err
+				}
+				s.cell = &cellTime{in: in, out: out}
+				cells[key] = s.cell
+				for _, n := range out.Notes {
+					if !slices.Contains(whole.out.Notes, n) && !slices.Contains(notes, n) {
+						notes = append(notes, n)
+					}
 				}
 			}
 		}
+		sol := s.cell.out
 		// On OSA the stretch starts at the burst's rates while the write
 		// buffers fill (for room seconds at most): a job bound by what it
 		// moves gets on faster meanwhile, f times its steady pace.
 		pl.mu.Lock()
-		room := burstRoom(pl.p, &pl.buffer, s.out)
+		room := burstRoom(pl.p, &pl.buffer, sol)
 		pl.mu.Unlock()
-		length := make([]float64, len(active))
-		pace := make([]float64, len(active))
+		if s.cell.length == nil { // each cell's jobs' lengths and paces, once
+			s.cell.length, s.cell.pace = make([]float64, len(active)), make([]float64, len(active))
+			for k, i := range active {
+				jo, bo := sol.Jobs[k], burstOf(sol, k)
+				steady := jo.Read.MBps + jo.Write.MBps
+				l := runSeconds(runs[i].Job, disksOf(jobs[i].Workers), steady)
+				s.cell.pace[k] = 1
+				if sizeBound(runs[i].Job, disksOf(jobs[i].Workers), l, steady) {
+					s.cell.pace[k] = math.Max(1, (bo.Read.MBps+bo.Write.MBps)/steady)
+				}
+				if checks[i].from == 0 {
+					l += float64(jobs[i].Job.RampSec)
+				}
+				s.cell.length[k] = l
+			}
+		}
+		length, pace := s.cell.length, s.cell.pace
 		s.to = nextStart
 		for k, i := range active {
-			jo, bo := s.out.Jobs[k], burstOf(s.out, k)
-			steady := jo.Read.MBps + jo.Write.MBps
-			length[k] = runSeconds(runs[i].Job, disksOf(jobs[i].Workers), steady)
-			pace[k] = 1
-			if sizeBound(runs[i].Job, disksOf(jobs[i].Workers), length[k], steady) {
-				pace[k] = math.Max(1, (bo.Read.MBps+bo.Write.MBps)/steady)
-			}
-			if checks[i].from == 0 {
-				length[k] += float64(jobs[i].Job.RampSec)
-			}
+			jo, bo := sol.Jobs[k], burstOf(sol, k)
 			if length[k] <= 0 {
 				s.to = t // nothing bounds it (no throughput): it ends here
 				continue
@@ -154,18 +205,16 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, passes []*verifyPas
 			}
 		}
 		pl.mu.Lock()
-		s.burst = bufferBurst(pl.p, &pl.buffer, s.out, s.to-t)
+		s.burst = bufferBurst(pl.p, &pl.buffer, sol, s.to-t)
 		pl.mu.Unlock()
-		if filling := s.out.Burst != nil && s.out.BufferBytesPerSec > 0; filling && filled == 0 && s.burst < s.to-t {
+		if filling := sol.Burst != nil && sol.BufferBytesPerSec > 0; filling && filled == 0 && s.burst < s.to-t {
 			filled = t + s.burst
 		}
-		if len(run) == 0 || len(active) > len(run[main].jobs) {
-			main = len(run)
-		}
+		s.cell.spent += s.to - t
 		run = append(run, s)
 		var finished []int
 		for k, i := range active {
-			jo, bo := s.out.Jobs[k], burstOf(s.out, k)
+			jo, bo := sol.Jobs[k], burstOf(sol, k)
 			if length[k] > 0 {
 				done[i] += (s.burst*pace[k] + (s.to - t - s.burst)) / length[k]
 			}
@@ -230,8 +279,20 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, passes []*verifyPas
 		}
 	}
 	for i, l := range along {
-		if l != nil && l.bytes > 0 {
+		switch {
+		case l == nil || l.bytes == 0:
+		case len(jobs) == 1:
+			notes = append(notes, l.lead+", each solved with what it finds there (a read of a block never written costs a metadata lookup and the guest's copy, no device): "+l.parts())
+		default:
 			notes = append(notes, fmt.Sprintf("%s meets the parts of its disks in order beside the other jobs (%s), each stretch solved with what it finds there: %.0f %% of what it moved found data", jobs[i].Job.Name, l.what, 100*l.writtenBytes/l.bytes))
+		}
+	}
+	// The control plane's view is the stretch with the most jobs in the
+	// cell the run spent longest in.
+	main := 0
+	for k, s := range run {
+		if m := run[main]; len(s.jobs) > len(m.jobs) || len(s.jobs) == len(m.jobs) && s.cell.spent > m.cell.spent {
+			main = k
 		}
 	}
 	for i, p := range passes {
@@ -387,13 +448,13 @@ func spanOf(run []stretch, i int, ramp float64) (span, float64) {
 		if slices.Contains(s.checking, i) && sp.readBack == 0 {
 			sp.readBack = from
 		}
-		burst := math.Min(s.burst, to-from)
-		if burst > 0 && s.out.Burst != nil {
-			b := s.out.Burst.Jobs[k]
+		burst, sol := math.Min(s.burst, to-from), s.cell.out
+		if burst > 0 && sol.Burst != nil {
+			b := sol.Burst.Jobs[k]
 			sp.phases = append(sp.phases, phase{from, from + burst, [2]Direction{b.Read, b.Write}})
 		}
 		if burst < to-from || to == from {
-			sp.phases = append(sp.phases, phase{from + burst, to, [2]Direction{s.out.Jobs[k].Read, s.out.Jobs[k].Write}})
+			sp.phases = append(sp.phases, phase{from + burst, to, [2]Direction{sol.Jobs[k].Read, sol.Jobs[k].Write}})
 		}
 		sp.end = to
 	}

@@ -304,7 +304,7 @@ type JobRun struct {
 	threads map[diskKey]int
 	// finds, where set, is what each of the job's disks (in disksOf
 	// order) holds where the job reads, in place of what lies over its
-	// whole reach: a sequential reader's segment (readThrough).
+	// whole reach: a reader's part of its passes (passage).
 	finds []found
 }
 
@@ -442,38 +442,21 @@ type laidOut struct {
 
 // layOutJobs lays jobs out in time from in, the cell of all of them,
 // solved as out and scaled by the run's noise draw z: a lone job through
-// its burst and steady state (layOut), or its segments where it reads
-// sequentially over differently written parts (readThrough); several
-// through the stretches in which the same jobs run (overlap). OSA's write
-// buffers move on with it. It fails where fio would end a job below its
-// minimum rate (belowMinRate) or above its maximum latency
+// its burst and steady state (layOut); several, a verifying job, or one
+// meeting differently written parts of its disks in order, through the
+// stretches in which the same jobs run with what they find (overlap). OSA's
+// write buffers move on with it. It fails where fio would end a job below
+// its minimum rate (belowMinRate) or above its maximum latency
 // (aboveMaxLatency).
 func (pl *Plane) layOutJobs(ctx context.Context, jobs []JobRun, passes []*verifyPass, in Input, out *Output, z float64) (laidOut, error) {
 	lo := laidOut{in: in, out: out, cell: out, spans: make([]span, len(jobs)), starts: make([]float64, len(jobs)), phases: 1}
-	var plan passPlan
-	lead := "a sequential reader meets its disks' parts in order"
-	alone := len(jobs) == 1 && passes[0] == nil // a verifying job reads back after its I/O (overlap)
-	if alone {
-		if plan = pl.readSegments(jobs[0]); plan == nil {
-			plan = pl.replaySegments(jobs[0])
-			lead = "fio seeds its random offsets alike on every run (randrepeat, its default): this reader draws the offsets of earlier runs of its shape again, finding data where they wrote along its first pass"
-		}
-	}
-	switch {
-	case plan != nil: // a reader meeting differently written parts in order
-		sp, in, out, note, err := pl.readThrough(ctx, jobs[0], plan, lead, z)
-		if err != nil {
-			return lo, err
-		}
-		lo.spans[0], lo.in, lo.out, lo.cell, lo.end = sp, in, out, out, sp.end
-		lo.phases, lo.notes = len(sp.phases), []string{note}
-	case alone:
+	if len(jobs) == 1 && passes[0] == nil && pl.passageOf(jobs[0]) == nil {
 		pl.mu.Lock()
 		sp := layOut(pl.p, &pl.buffer, out, jobs[0].Job, disksOf(jobs[0].Workers))
 		pl.mu.Unlock()
 		lo.spans[0], lo.burst, lo.end = sp, sp.burst, sp.end
 		lo.phases, lo.bufferNote = len(sp.phases), sp.bufferNote
-	default:
+	} else {
 		run, main, when, err := pl.overlap(ctx, jobs, passes, in, out, z)
 		if err != nil {
 			return lo, err
@@ -483,16 +466,24 @@ func (pl *Plane) layOutJobs(ctx context.Context, jobs []JobRun, passes []*verify
 			lo.spans[i], lo.starts[i] = spanOf(run, i, float64(j.Job.RampSec))
 		}
 		// The control plane's view (the hosts', vSAN's) and the run's
-		// bottleneck are those of the stretch with the most jobs.
-		lo.in, lo.out = run[main].in, run[main].out
+		// bottleneck are those of the stretch overlap names; a lone job's
+		// own figures by class are its.
+		lo.in, lo.out = run[main].cell.in, run[main].cell.out
 		lo.burst, lo.end = run[main].burst, run[main].to-run[main].from
+		if len(jobs) == 1 {
+			lo.cell = lo.out
+		}
 	}
 	for i, j := range jobs {
 		sh, err := readJob(j.Job)
 		if err != nil {
 			continue // solving the job read it and said what is wrong
 		}
-		if err := belowMinRate(j, sh, lo.spans[i].until(lo.spans[i].ownEnd())); err != nil { // fio checks rates in the job's own I/O only
+		own := lo.spans[i]
+		if own.readBack > 0 { // fio checks rates in the job's own I/O only
+			own = own.until(own.readBack)
+		}
+		if err := belowMinRate(j, sh, own); err != nil {
 			return lo, err
 		}
 		worst, err := aboveMaxLatency(j, sh, lo.spans[i])

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -47,30 +46,54 @@ func meanWritten(finds []found) float64 {
 }
 
 // passage is where a job that meets differently written parts of its disks
-// in order is along its passes while it runs beside other jobs (overlap):
-// its passes' parts (plan), the part it is in and how far along, and what
-// it has moved, and found written, so far.
+// in order is along its passes while it runs (overlap): its passes' parts
+// (plan), the part it is in and how far along, and what it has moved, and
+// found written, so far, in all and part by part (told).
 type passage struct {
 	plan                passPlan
-	what                string  // what the passes follow, for the note
+	what, lead          string  // what the passes follow, for the notes
 	sequential          bool    // it moves along its pass by its reads alone
 	clones              float64 // fio jobs reading, each on its own pass
 	pass, part          int
 	at                  float64 // bytes into the pass
 	bytes, writtenBytes float64 // moved so far, and of that what found data
+	// told is what it found part by part, its first pass, its second and
+	// its later ones told apart where their parts differ (bucket).
+	told           [3][]toldPart
+	same01, same12 bool // pass 0 has the parts of pass 1, pass 1 those of pass 2
+}
+
+// toldPart is what a job found over one part of its passes.
+type toldPart struct {
+	seg                    readSegment
+	t, bytes, writtenBytes float64
 }
 
 // passageOf is job j's passage, nil where it finds the same all along.
 func (pl *Plane) passageOf(j JobRun) *passage {
-	plan, what := pl.readSegments(j), "a sequential pass"
+	plan, what, lead := pl.readSegments(j), "a sequential pass", "a sequential reader meets its disks' parts in order"
 	if plan == nil {
 		plan, what = pl.replaySegments(j), "fio's seeds draw the offsets of earlier runs of its shape again"
+		lead = "fio seeds its random offsets alike on every run (randrepeat, its default): this reader draws the offsets of earlier runs of its shape again, finding data where they wrote along its first pass"
 	}
 	sh, err := readJob(j.Job)
 	if plan == nil || err != nil {
 		return nil
 	}
-	return &passage{plan: plan, what: what, sequential: sh.randomShare == 0, clones: j.fioJobs()}
+	return &passage{plan: plan, what: what, lead: lead, sequential: sh.randomShare == 0, clones: j.fioJobs(),
+		same01: slices.EqualFunc(plan(0), plan(1), sameSegment), same12: slices.EqualFunc(plan(1), plan(2), sameSegment)}
+}
+
+// bucket is where the notes tell pass k: 0 the first (every pass where
+// they are alike), 1 the second, 2 the later ones, together.
+func (l *passage) bucket(k int) int {
+	switch {
+	case l.same01 || k == 0:
+		return 0
+	case l.same12 || k >= 2:
+		return 2
+	}
+	return 1
 }
 
 // finds is what the job finds in the part it is in.
@@ -98,8 +121,19 @@ func (l *passage) left(jo JobOutput) float64 {
 // move moves the job on for dt seconds at its rates jo.
 func (l *passage) move(jo JobOutput, dt float64) {
 	moved := dt * (jo.Read.MBps + jo.Write.MBps) * 1e6
+	written := meanWritten(l.finds())
 	l.bytes += moved
-	l.writtenBytes += moved * meanWritten(l.finds())
+	l.writtenBytes += moved * written
+	b, j := l.bucket(l.pass), l.part
+	if b == 2 {
+		j = 0 // the later passes are told together
+	}
+	for len(l.told[b]) <= j {
+		l.told[b] = append(l.told[b], toldPart{seg: l.plan(l.pass)[len(l.told[b])]})
+	}
+	l.told[b][j].t += dt
+	l.told[b][j].bytes += moved
+	l.told[b][j].writtenBytes += moved * written
 	if !l.settled() {
 		l.at += dt * passRate(jo.Read, jo.Write, l.clones, l.sequential)
 		l.onward()
@@ -245,173 +279,24 @@ func sameSegment(a, b readSegment) bool {
 	return a.from == b.from && a.to == b.to && slices.Equal(a.finds, b.finds)
 }
 
-// readThrough runs a lone reader through its passes as fio reads them:
-// segment after segment of each pass (plan), each solved with what the
-// reader finds there (scaled by the run's noise draw z) for as long as
-// reading it takes at that rate, until the job's time or extent ends; on
-// OSA a segment with writes goes at the burst's rate while the write
-// buffers fill (bufferBurst), one without lets the elevators drain them. So
-// a sequential reader of a disk written over its first part reads that
-// part at the rate of written blocks and the rest at the rate of blocks
-// never written, its samples showing the step. It returns the run in
-// time, the input and output of what it spent the longest in (the run's
-// view), and a note, after lead, saying what it read where.
-func (pl *Plane) readThrough(ctx context.Context, jr JobRun, plan passPlan, lead string, z float64) (span, Input, *Output, string, error) {
-	job := jr.Job
-	sh, err := readJob(job)
-	if err != nil {
-		return span{}, Input{}, nil, "", err
-	}
-	type cellRun struct {
-		in    Input
-		out   *Output
-		spent float64
-	}
-	cells := map[string]*cellRun{} // by what the reader finds: each solved once
-	var first *cellRun
-	solveFor := func(f []found) (*cellRun, error) {
-		key := fmt.Sprint(f)
-		if c, ok := cells[key]; ok {
-			return c, nil
-		}
-		run := jr
-		run.finds = f
-		in, out, _, err := pl.solveCell(ctx, []JobRun{run}, z)
-		if err != nil {
-			return nil, err
-		}
-		c := &cellRun{in: in, out: out}
-		cells[key] = c
-		if first == nil {
-			first = c
-		}
-		return c, nil
-	}
-	disks := disksOf(jr.Workers)
-	perClone := jr.fioJobs() // readers, each on its own pass
-	ramp := float64(job.RampSec)
-	limit := math.Inf(1)
-	if job.RuntimeSec > 0 {
-		limit = ramp + float64(job.RuntimeSec)
-	}
-	// A sequential job keeps a position per direction (fio 3.33: a 70/30
-	// rw mix moving a 16 MiB file's size reads its first 2,824 blocks and
-	// writes its first 1,272), so its reads move along the pass by reads
-	// alone; a random stream moves by every I/O.
-	sequential := sh.randomShare == 0
-	moves := 1.0 // the share of the bytes moved that move the pass on
-	if sequential {
-		moves = sh.fr * meanSize(sh.sizes[read]) / sh.meanIO()
-	}
-	toRead := math.Inf(1) // bytes each clone moves along its pass on each disk
-	if !job.TimeBased {
-		moved := 0.0
-		for _, d := range disks {
-			moved += sh.extent.moved(pl.diskSize(d), sh.meanIO(), job.NumJobs)
-		}
-		toRead = moves * moved / perClone
-	}
-	// The note tells the passes apart where they differ: the first, the
-	// second, and the later ones together.
-	pass0 := plan(0)
-	same01 := slices.EqualFunc(pass0, plan(1), sameSegment)
-	same12 := slices.EqualFunc(plan(1), plan(2), sameSegment)
-	bucket := func(k int) int {
-		switch {
-		case same01 || k == 0:
-			return 0
-		case same12 || k >= 2:
-			return 2
-		}
-		return 1
-	}
-	type told struct {
-		seg                    readSegment
-		bytes, writtenBytes, t float64
-	}
-	var said [3][]told
-	sp := span{ramp: ramp}
-	bursting := 0.0 // seconds at OSA's burst rate
-	t, read := 0.0, 0.0
-	for k := 0; t < limit*(1-1e-12) && read < toRead*(1-1e-12); k++ {
-		before := t
-		for i, s := range plan(k) {
-			c, err := solveFor(s.finds)
-			if err != nil {
-				return span{}, Input{}, nil, "", err
-			}
-			rate := passRate(c.out.Read, c.out.Write, perClone, sequential)
-			if rate <= 0 {
-				return span{}, Input{}, nil, "", fmt.Errorf("the reader makes no progress where its disks are %.0f %% written", 100*s.finds[0].written)
-			}
-			// On OSA the segment starts at the burst's rate while the
-			// write buffers fill, and goes on at the steady one.
-			need := math.Min(s.to-s.from, toRead-read)
-			burstRate, burst := rate, 0.0
-			pl.mu.Lock()
-			if c.out.Burst != nil {
-				burstRate = passRate(c.out.Burst.Read, c.out.Burst.Write, perClone, sequential)
-				burst = bufferBurst(pl.p, &pl.buffer, c.out, math.Min(need/burstRate, limit-t))
-			} else { // reads alone let the elevators drain the buffers
-				bufferBurst(pl.p, &pl.buffer, c.out, math.Min(need/rate, limit-t))
-			}
-			pl.mu.Unlock()
-			steady := math.Min((need-burst*burstRate)/rate, limit-t-burst)
-			dt := burst + steady
-			bursting += burst
-			if burst > 0 {
-				sp.phases = append(sp.phases, phase{t, t + burst, [2]Direction{c.out.Burst.Read, c.out.Burst.Write}})
-			}
-			if steady > 0 || burst == 0 {
-				sp.phases = append(sp.phases, phase{t + burst, t + dt, [2]Direction{c.out.Read, c.out.Write}})
-			}
-			c.spent += dt
-			b, j := bucket(k), i
-			if b == 2 {
-				j = 0 // the later passes are told together
-			}
-			if len(said[b]) <= j {
-				said[b] = append(said[b], told{seg: s})
-			}
-			written := meanWritten(s.finds)
-			moved := steady * (c.out.Read.MBps + c.out.Write.MBps) * 1e6
-			if burst > 0 {
-				moved += burst * (c.out.Burst.Read.MBps + c.out.Burst.Write.MBps) * 1e6
-			}
-			said[b][j].t += dt
-			said[b][j].bytes += moved
-			said[b][j].writtenBytes += moved * written
-			t, read = t+dt, read+burst*burstRate+steady*rate
-			if t >= limit*(1-1e-12) || read >= toRead*(1-1e-12) {
-				break
-			}
-		}
-		if t == before {
-			break
-		}
-	}
-	sp.end = t
-	main := first
-	for _, c := range cells {
-		if c.spent > main.spent {
-			main = c
-		}
-	}
-	var parts []string
+// parts tells what the job found part by part, as read along its passes:
+// each part's share of its pass, the share of what it moved there that
+// found data, its mean rate and time there.
+func (l *passage) parts() string {
+	pass0 := l.plan(0)
 	whole := pass0[len(pass0)-1].to
+	var parts []string
 	for b, name := range []string{"each pass", "the second pass", "later passes"} {
-		if b == 0 && !same01 {
+		if b == 0 && !l.same01 {
 			name = "the first pass"
 		}
-		for _, x := range said[b] {
-			mbps, share := 0.0, 0.0
+		for _, x := range l.told[b] {
+			mbps, share := 0.0, meanWritten(x.seg.finds)
 			if x.t > 0 {
 				mbps = x.bytes / x.t / 1e6
 			}
 			if x.bytes > 0 {
 				share = x.writtenBytes / x.bytes
-			} else {
-				share = meanWritten(x.seg.finds)
 			}
 			at := fmt.Sprintf("%.0f-%.0f %% of %s", 100*x.seg.from/whole, 100*x.seg.to/whole, name)
 			if b == 2 {
@@ -420,9 +305,5 @@ func (pl *Plane) readThrough(ctx context.Context, jr JobRun, plan passPlan, lead
 			parts = append(parts, fmt.Sprintf("%s %.0f %% written, %.0f MB/s for %.4g s", at, 100*share, mbps, x.t))
 		}
 	}
-	note := lead + ", each solved with what it finds there (a read of a block never written costs a metadata lookup and the guest's copy, no device): " + strings.Join(parts, "; ")
-	if bursting > 0 {
-		note += fmt.Sprintf("; OSA's write buffers absorb its writes at the burst's rate for %.4g s of it, until %.0f %% full", bursting, 100*pl.p.Model.WriteBufferDestageThreshold.Value)
-	}
-	return sp, main.in, main.out, note, nil
+	return strings.Join(parts, "; ")
 }

@@ -78,8 +78,9 @@ func TestSequentialReaderMeetsWhatWasWritten(t *testing.T) {
 				t.Errorf("samples from %.0f to %.0f MB/s, want from %.0f to %.0f", first.MBps, end.MBps, a, last)
 			}
 			notes := strings.Join(res.Notes, "\n")
-			if !strings.Contains(notes, "a sequential reader meets its disks' parts in order") || !strings.Contains(notes, "0-20 % of each pass 100 % written") || !strings.Contains(notes, "20-100 % of each pass 0 % written") {
-				t.Errorf("notes %q: want the parts it read said", res.Notes)
+			parts := []string{fmt.Sprintf("0-20 %% of each pass 100 %% written, %.0f MB/s", a), fmt.Sprintf("20-100 %% of each pass 0 %% written, %.0f MB/s", b)}
+			if !strings.Contains(notes, "a sequential reader meets its disks' parts in order") || !strings.Contains(notes, parts[0]) || !strings.Contains(notes, parts[1]) {
+				t.Errorf("notes %q: want the parts it read said, at their rates: %q", res.Notes, parts)
 			}
 			// Most of its time is in the written part: the run's view is that
 			// part's, as on disks written all over.
@@ -276,7 +277,7 @@ func TestSequentialReaderBesideOthersMeetsThePartsInOrder(t *testing.T) {
 // fio keeps a position per direction in a sequential mix: a 70/30 rw
 // moving a 16 MiB file's size reads its first 70 % and writes its first
 // 30 %, each in order (fio 3.33's write_iolog), which is why a mix's reads
-// move along its pass by reads alone (readThrough).
+// move along its pass by reads alone (passRate).
 func TestASequentialMixKeepsAPositionPerDirection(t *testing.T) {
 	needFio(t)
 	const size, bs = 16 << 20, 4096
