@@ -122,7 +122,8 @@ func TestRandomCellsKeepTheInvariants(t *testing.T) {
 
 // Over random runs through the plane on StorageReview and WWT (one job or
 // two, time or size based, loops, startdelay, ranked and zoned
-// distributions, runs after runs on the same disks, so readers meet what
+// distributions, verify with and without verify_backlog, runs after runs
+// on the same disks, so readers meet what
 // earlier runs wrote, replay them and pass through parts): every run
 // answers, with finite rows, samples in time order, and every disk's
 // written share within [0, 1]. The seed is fixed: a failure names the run.
@@ -154,6 +155,12 @@ func TestRandomRunsKeepTheInvariants(t *testing.T) {
 				}
 				if rng.IntN(4) == 0 {
 					j.Options = append(j.Options, fio.Option{Key: "loops", Value: "2"})
+				}
+				if rng.IntN(4) == 0 { // a read-back after its I/O, or beside it
+					j.Options = append(j.Options, fio.Option{Key: "verify", Value: "crc32c"})
+					if rng.IntN(2) == 0 {
+						j.Options = append(j.Options, fio.Option{Key: "verify_backlog", Value: "16"})
+					}
 				}
 				return j
 			}
