@@ -299,13 +299,20 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, passes []*verifyPas
 		if p == nil {
 			continue
 		}
-		end := 0.0
+		end, longest := 0.0, stretch{}
 		for _, s := range run {
 			if slices.Contains(s.jobs, i) {
 				end = s.to
 			}
+			if slices.Contains(s.checking, i) && s.to-s.from > longest.to-longest.from {
+				longest = s
+			}
 		}
-		if n := p.note(jobs[i].Job, checks[i], done[i], end, len(jobs) > 1); n != "" {
+		var bound *Output // what binds the read-back, where it ran
+		if longest.cell != nil {
+			bound = longest.cell.out
+		}
+		if n := p.note(jobs[i].Job, checks[i], done[i], end, bound, len(jobs) > 1); n != "" {
 			notes = append(notes, n)
 		}
 	}

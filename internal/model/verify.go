@@ -52,8 +52,9 @@ type checking struct {
 
 // note says how the job's verify ran: its read-back after its own I/O
 // (done: how far through a whole pass of its extent the read-back got,
-// end: when the job ended), or why fio read nothing back.
-func (p *verifyPass) note(job *fio.Job, c checking, done, end float64, several bool) string {
+// end: when the job ended, bound: the solve it spent longest in), or why
+// fio read nothing back.
+func (p *verifyPass) note(job *fio.Job, c checking, done, end float64, bound *Output, several bool) string {
 	who, whose := "fio", "the job's"
 	if several {
 		who, whose = "job "+job.Name, "job "+job.Name+"'s"
@@ -72,6 +73,9 @@ func (p *verifyPass) note(job *fio.Job, c checking, done, end float64, several b
 	note := fmt.Sprintf("verify=%s: after %s (%.4g s) %s reads back and checks the blocks written, solved as a %s pass of them (%.4g s) at the job's depth, without its rate limits or think time", p.value, what, c.from, who, p.back.Job.RW, end-c.from)
 	if several {
 		note += ", beside the jobs then running"
+	}
+	if bound != nil {
+		note += fmt.Sprintf(", bound by %s at %.0f %%", bound.Bottleneck, 100*bound.BottleneckUtil)
 	}
 	note += "; the job's read row holds every read it made, over their time; the check's CPU in the guest is not modelled"
 	if read := (done - (1 - share)) / share; read < 1-1e-6 {

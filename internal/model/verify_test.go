@@ -84,6 +84,10 @@ func TestVerifyReadsBackAfterTheWrites(t *testing.T) {
 	if !strings.Contains(notes, "verify=crc32c: after its writes") || strings.Contains(notes, "verify=crc32c is not modelled") {
 		t.Errorf("notes %q: want the read-back pass said, and no option left unmodelled", res.Notes)
 	}
+	bound, _, _ := strings.Cut(strings.TrimPrefix(bottleneckNote(readBack), bottleneckPrefix), ";")
+	if !strings.Contains(notes, "bound by "+bound) {
+		t.Errorf("notes %q: want the read-back's bottleneck, %q, said", res.Notes, bound)
+	}
 
 	// A runtime that ends within the read-back stops it there, as fio
 	// does (fio 3.33: 64 MiB written in 1 s, then read back for 500 of
