@@ -20,12 +20,43 @@ type extent struct {
 	numberIOs            int64  // I/Os each job (clone) stops after; 0: none
 	// hole is the bytes a sequential job skips after each I/O (rw=write:4k).
 	hole float64
+	// zone is a sequential job's strided zones (zonemode=strided): it
+	// moves zone.size bytes in each zone of zone.span bytes from its
+	// start, then skips zone.skip; zero without them.
+	zone struct{ size, span, skip float64 }
 }
 
 // touched is the share of a pass's region a job of I/Os of ioBytes
 // touches, leaving its holes between them.
 func (e extent) touched(ioBytes float64) float64 {
 	return ioBytes / (ioBytes + e.hole)
+}
+
+// along is how far along its pass (of pass bytes) a sequential clone gets
+// moving seq bytes of I/Os of ioBytes: past its holes, or through its
+// zones, zonesize bytes moved in each zone and the next zone after the
+// skip (fio 3.33 over 16 MiB with zonerange=4m zonesize=1m: the first
+// MiB of each 4 MiB; with zonesize=2m over zonerange=1m, each MiB twice).
+func (e extent) along(seq, ioBytes, pass float64) float64 {
+	if e.zone.size > 0 {
+		return math.Min(seq*(e.zone.span+e.zone.skip)/e.zone.size, pass)
+	}
+	return math.Min(seq/e.touched(ioBytes), pass)
+}
+
+// touchedOver is the share of the first r bytes of its pass a sequential
+// job touches: its I/Os between their holes, or the start of each zone
+// (fio 3.33 over 16 MiB, zonerange=4m zonesize=1m zoneskip=2m: zones at 0,
+// 6 and 12 MiB, 3/16 of the file).
+func (e extent) touchedOver(r, ioBytes float64) float64 {
+	if e.zone.size == 0 {
+		return e.touched(ioBytes)
+	}
+	if r <= 0 {
+		return 0
+	}
+	period, run := e.zone.span+e.zone.skip, math.Min(e.zone.size, e.zone.span)
+	return (math.Floor(r/period)*run + math.Min(run, math.Mod(r, period))) / r
 }
 
 // holedPass is the bytes a sequential job leaving holes moves in a pass

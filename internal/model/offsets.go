@@ -54,7 +54,10 @@ func (sh *jobShape) offsetModifier(job *fio.Job) error {
 
 // zones reads fio's zone options as fio 3.33 runs them (init.c):
 // zonemode=strided moves zonesize bytes in each zone of zonerange bytes
-// and then skips zoneskip (noted, not modelled: the job runs over its
+// (zonesize when not given) and then skips zoneskip, starting over at the
+// region's end until the job has moved its size: a sequential job touches
+// the start of each zone (extent.zone); a random one draws its offsets
+// within each zone in turn, which is noted, not modelled (it runs over its
 // whole region); a zonesize without zonemode=strided, and strided without
 // a zonesize, are refused as fio refuses them ("--zonemode=none and
 // --zonesize are not compatible": the mode defaults to none); zonemode=zbd
@@ -73,12 +76,30 @@ func (sh *jobShape) zones(job *fio.Job) error {
 		return fmt.Errorf("zonemode=strided without zonesize: fio 3.33 refuses it ('--zonesize must be specified when using --zonemode=strided'); give zonesize")
 	case mode == "strided":
 		zone := "zonesize=" + size
-		for _, k := range []string{"zonerange", "zoneskip"} {
-			if v := rawValue(job, k); v != "" {
-				zone += " " + k + "=" + v
+		var z [3]float64 // zonesize, zonerange, zoneskip
+		for k, key := range []string{"zonesize", "zonerange", "zoneskip"} {
+			v := rawValue(job, key)
+			if v == "" {
+				continue
+			}
+			n, err := fio.ParseSize(v)
+			if err != nil || n < 0 || k == 0 && n == 0 {
+				return fmt.Errorf("%s=%s: want a size in bytes, like 1m", key, v)
+			}
+			z[k] = float64(n)
+			if k > 0 {
+				zone += " " + key + "=" + v
 			}
 		}
-		sh.notes = append(sh.notes, fmt.Sprintf("zonemode=strided (%s): fio moves zonesize bytes in each zone of zonerange bytes, then skips zoneskip; not modelled: the job runs over its whole region", zone))
+		if z[1] == 0 {
+			z[1] = z[0] // fio's zonerange defaults to zonesize
+		}
+		if sh.randomShare > 0 {
+			sh.notes = append(sh.notes, fmt.Sprintf("zonemode=strided (%s) on a random job: fio draws its offsets within each zone in turn, moving zonesize bytes there; not modelled: the job runs over its whole region", zone))
+			return nil
+		}
+		sh.extent.zone.size, sh.extent.zone.span, sh.extent.zone.skip = z[0], z[1], z[2]
+		sh.notes = append(sh.notes, fmt.Sprintf("zonemode=strided (%s): fio moves zonesize bytes from the start of each zone of zonerange bytes, then skips zoneskip, starting over at the region's end until the job has moved its size: it touches %.0f %% of its region; what a job finds there is the share written over the region it reaches, whatever its zones", zone, 100*math.Min(z[0], z[1])/(z[1]+z[2])))
 	}
 	return nil
 }

@@ -1013,12 +1013,12 @@ func (pl *Plane) recordWrites(workers []fio.Worker, job *fio.Job, threads map[di
 			}
 			if seq := (1 - sh.randomShare) * perDisk / float64(clones); seq > 0 {
 				var ranges []byteRange
-				touched := sh.extent.touched(sh.meanIO()) // holes between the I/Os
 				for i := range clones {
 					start := sh.extent.cloneOffset(size, i)
-					ranges = append(ranges, byteRange{start, start + math.Min(seq/touched, sh.extent.pass(size, i))})
+					ranges = append(ranges, byteRange{start, start + sh.extent.along(seq, sh.meanIO(), sh.extent.pass(size, i))})
 				}
-				data.write(ranges, touched, pct)
+				// What it touches there: between its holes, or its zones.
+				data.write(ranges, sh.extent.touchedOver(ranges[0].end-ranges[0].start, sh.meanIO()), pct)
 			}
 			key := diskKey{w.Name, d.Name}
 			thread, followed := threads[key]

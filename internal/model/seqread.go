@@ -173,7 +173,7 @@ func (l *passage) onward() {
 // writes with them).
 func (pl *Plane) readSegments(jr JobRun) passPlan {
 	sh, err := readJob(jr.Job)
-	if err != nil || sh.fr <= 0 || sh.randomShare > 0 || sh.extent.hole > 0 || sh.readBack > 0 {
+	if err != nil || sh.fr <= 0 || sh.randomShare > 0 || sh.extent.hole > 0 || sh.extent.zone.size > 0 || sh.readBack > 0 {
 		return nil // a reader leaving holes: what it finds is its reach's mean
 	}
 	if _, _, steady, _ := steadyWindow(jr.Job); steady {

@@ -178,6 +178,35 @@ func TestHolesInASequentialPassAsFioLeavesThem(t *testing.T) {
 	}
 }
 
+// A sequential writer in strided zones moves zonesize bytes from the start
+// of each zone of zonerange bytes, skips zoneskip, and starts over at the
+// region's end until it has moved its size (fio 3.33 over 16 MiB, 4 KiB
+// writes: zonerange=4m zonesize=1m touches the first MiB of each 4 MiB, a
+// quarter; with zoneskip=2m zones start at 0, 6 and 12 MiB, 3/16;
+// zonerange=2m zonesize=1m zoneskip=1m, 6/16; zonesize=2m over zonerange=1m
+// writes each MiB twice, half the file after 16 MiB).
+func TestStridedZonesAsFioWritesThem(t *testing.T) {
+	needFio(t)
+	const size = 16 << 20
+	for _, c := range []struct{ zonerange, zonesize, zoneskip string }{
+		{"4m", "1m", "0"}, {"4m", "1m", "2m"}, {"2m", "1m", "1m"}, {"1m", "2m", "0"},
+	} {
+		zones := []fio.Option{{Key: "zonemode", Value: "strided"}, {Key: "zonerange", Value: c.zonerange}, {Key: "zonesize", Value: c.zonesize}, {Key: "zoneskip", Value: c.zoneskip}}
+		args := []string{"--bs=4k", "--rw=write"}
+		for _, o := range zones {
+			args = append(args, "--"+o.Key+"="+o.Value)
+		}
+		written, allocated := fioWrites(t, args...)
+		if written != size {
+			t.Fatalf("%v: fio wrote %.0f bytes, want the size, %d", zones, written, size)
+		}
+		job := fio.Job{RW: "write", BlockSize: 4096, IOEngine: "psync", Options: zones}
+		if got := writtenAfter(t, job, size, written); math.Abs(got-allocated) > 1e-9 {
+			t.Errorf("%v: the model has %.4f of the file written, fio allocated %.4f", zones, got, allocated)
+		}
+	}
+}
+
 // blockalign above the block size puts random writes on its boundaries:
 // 4 KiB writes on 8 KiB ones reach half the blocks, with fio's random map
 // off (fio 3.33 on a 16 MiB file: 6,976 KiB allocated after a file's
