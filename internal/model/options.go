@@ -422,6 +422,36 @@ func (sh jobShape) blockMix(size, pct float64) blocksMix {
 	return slices.DeleteFunc(mix, func(b blockShare) bool { return b.share == 0 })
 }
 
+// verifying reads a writing job's verify (label names it in the notes) as
+// fio 3.33 runs it: nothing more on a reader or with do_verify=0; with
+// verify_backlog a read-back of each batch beside the job's own I/O
+// (readsBackItsWrites); on a time-based job nothing read back; else a
+// read-back pass after its I/O (sh.verify: verifyPasses).
+func (sh *jobShape) verifying(job *fio.Job, label string) {
+	switch {
+	case sh.fr == 1:
+		sh.notes = append(sh.notes, fmt.Sprintf("%s on a job that only reads: fio checks the headers a verifying write left, the same reads the model runs; the check's CPU in the guest is not modelled", label))
+	case rawValue(job, "do_verify") == "0":
+		sh.notes = append(sh.notes, fmt.Sprintf("%s with do_verify=0: fio writes the verification headers (inside each block) and reads nothing back, as the model runs it", label))
+	case hasRaw(job, "verify_backlog"):
+		own := sh.fr
+		sh.readsBackItsWrites()
+		what := "the job runs as a 50/50 mix whose reads find the blocks just written"
+		if own > 0 {
+			what = fmt.Sprintf("the job's %.0f/%.0f mix runs as a %.0f/%.0f one, %.0f %% of its reads finding the blocks just written", 100*own, 100*(1-own), 100*sh.fr, 100*(1-sh.fr), 100*sh.readBack)
+		}
+		sh.notes = append(sh.notes, fmt.Sprintf("%s with verify_backlog=%s: fio reads back each batch of blocks as it writes them, besides the job's own I/O (fio 3.33: a 4K randwrite of 8 MiB reads 8 MiB and writes 8 MiB; a 70/30 randrw of 8 MiB reads 1,426 blocks of its own and its 622 writes back), so %s (on OSA in the write buffers); the job's size counts its own I/O only", label, rawValue(job, "verify_backlog"), what))
+	case job.TimeBased && job.RuntimeSec > 0:
+		sh.notes = append(sh.notes, fmt.Sprintf("%s on a time-based job: fio never reads back, its I/O taking the whole runtime, and the model runs the job as it is (fio 3.33: \"verification read phase will never start because write phase uses all of runtime\"; a 16 MiB randwrite at 16 MiB/s wrote 80 MiB in 5 s and read nothing; a randrw moved what it moves with verify=0)", label))
+	default:
+		// A run of jobs reads back after each such job's I/O
+		// (verifyPasses, which drops the option); a run stepped
+		// through events keeps the note.
+		sh.verify = true
+		sh.notes = append(sh.notes, fmt.Sprintf("%s is not modelled in a run stepped through events: after its I/O fio reads back and checks the blocks it wrote (modelled in runs without events); the simulator reports the job's own I/O", label))
+	}
+}
+
 // readsBackItsWrites makes a writing job the mix verify_backlog makes of
 // it: fio reads back each block the job writes soon after writing it, so
 // for each I/O of its own the job reads once (its own read, or a write's
@@ -568,28 +598,20 @@ func (sh *jobShape) option(job *fio.Job, given fio.Option) error {
 		}
 		sh.rateCycle = float64(ms) / 1000
 	case "verify":
-		switch {
-		case o.Value == "0" || o.Value == "null":
-		case sh.fr == 1:
-			sh.notes = append(sh.notes, fmt.Sprintf("verify=%s on a job that only reads: fio checks the headers a verifying write left, the same reads the model runs; the check's CPU in the guest is not modelled", o.Value))
-		case rawValue(job, "do_verify") == "0":
-			sh.notes = append(sh.notes, fmt.Sprintf("verify=%s with do_verify=0: fio writes the verification headers (inside each block) and reads nothing back, as the model runs it", o.Value))
-		case hasRaw(job, "verify_backlog"):
-			own := sh.fr
-			sh.readsBackItsWrites()
-			what := "the job runs as a 50/50 mix whose reads find the blocks just written"
-			if own > 0 {
-				what = fmt.Sprintf("the job's %.0f/%.0f mix runs as a %.0f/%.0f one, %.0f %% of its reads finding the blocks just written", 100*own, 100*(1-own), 100*sh.fr, 100*(1-sh.fr), 100*sh.readBack)
-			}
-			sh.notes = append(sh.notes, fmt.Sprintf("verify=%s with verify_backlog=%s: fio reads back each batch of blocks as it writes them, besides the job's own I/O (fio 3.33: a 4K randwrite of 8 MiB reads 8 MiB and writes 8 MiB; a 70/30 randrw of 8 MiB reads 1,426 blocks of its own and its 622 writes back), so %s (on OSA in the write buffers); the job's size counts its own I/O only", o.Value, rawValue(job, "verify_backlog"), what))
-		case job.TimeBased && job.RuntimeSec > 0:
-			sh.notes = append(sh.notes, fmt.Sprintf("verify=%s on a time-based job: fio never reads back, its I/O taking the whole runtime, and the model runs the job as it is (fio 3.33: \"verification read phase will never start because write phase uses all of runtime\"; a 16 MiB randwrite at 16 MiB/s wrote 80 MiB in 5 s and read nothing; a randrw moved what it moves with verify=0)", o.Value))
-		default:
-			// A run of jobs reads back after each such job's I/O
-			// (verifyPasses, which drops the option); a run stepped
-			// through events keeps the note.
-			sh.verify = true
-			sh.notes = append(sh.notes, fmt.Sprintf("verify=%s is not modelled in a run stepped through events: after its I/O fio reads back and checks the blocks it wrote (modelled in runs without events); the simulator reports the job's own I/O", o.Value))
+		if o.Value != "0" && o.Value != "null" {
+			sh.verifying(job, "verify="+o.Value)
+		}
+	case "verify_pattern":
+		// fio 3.33 fills every write with the pattern (a 4 KiB block of it
+		// with a verify header leaves 44 to 76 bytes to lz4, whatever
+		// buffer_compress_percentage says) and, where verify is not
+		// given, verifies: a 4 MiB write with verify_pattern alone reads
+		// its 4 MiB back.
+		if sh.fr < 1 {
+			sh.compressPct = 100
+		}
+		if !hasRaw(job, "verify") {
+			sh.verifying(job, optionText(given)+" (which turns verify on)")
 		}
 	case "iodepth_low", "iodepth_batch_complete_min": // read by drain
 	case "flow", "flow_id": // read by settleFlow
@@ -691,6 +713,14 @@ func (sh *jobShape) option(job *fio.Job, given fio.Option) error {
 			break
 		}
 		return fmt.Errorf("%s: %s", optionText(given), replacedWorkloads[o.Key])
+	case "threads":
+		// Registered by fio's tiobench profile, which stores it for
+		// itself: a job run without --profile=tiobench ignores it.
+		sh.notes = append(sh.notes, fmt.Sprintf("%s has no effect on a job: it is an option of fio's tiobench profile (threads, not thread)", optionText(given)))
+	case "nrfiles":
+		if o.Value != "1" { // fio's default
+			sh.ignored(given)
+		}
 	case "file_append":
 		if o.Value != "0" && o.Value != "false" {
 			sh.notes = append(sh.notes, fmt.Sprintf("%s has no effect on the workers' disks: fio ignores it on anything but a regular file", optionText(given)))

@@ -907,6 +907,19 @@ func TestReplacedWorkloadsAreRefused(t *testing.T) {
 	notesSay(t, fio.Job{IOEngine: "libaio", Direct: true, RW: "write", Options: []fio.Option{{Key: "file_append", Value: "1"}}}, "file_append=1 has no effect on the workers' disks")
 }
 
+// Options fio's own examples set that change nothing: threads (fio's
+// examples/steadystate.fio and waitfor.fio; an option of the tiobench
+// profile, which fio 3.33 parses in any job) and nrfiles=1, fio's default,
+// are not called unmodelled; nrfiles above it still is.
+func TestOptionsThatChangeNothingAreSaidSo(t *testing.T) {
+	job := func(o fio.Option) fio.Job {
+		return fio.Job{IOEngine: "libaio", Direct: true, RW: "write", Options: []fio.Option{o}}
+	}
+	notesSay(t, job(fio.Option{Key: "threads", Value: "1"}), "threads=1 has no effect on a job: it is an option of fio's tiobench profile")
+	notesSay(t, job(fio.Option{Key: "nrfiles", Value: "1"}), "")
+	notesSay(t, job(fio.Option{Key: "nrfiles", Value: "4"}), "fio option nrfiles=4 is not modelled: ignored")
+}
+
 // blockalign is read per direction: on a random job it turns fio's random
 // map off where it is not the smallest block size, and above the writes'
 // size it narrows the blocks they reach; fio ignores it on a sequential

@@ -19,12 +19,14 @@ import (
 // 79 while the other runs on. fio stops reading back at the job's runtime,
 // and reads nothing back when its I/O used the runtime.
 type verifyPass struct {
-	value string // the job's verify option
+	label string // the option that verifies: verify=crc32c, or verify_pattern
 	back  JobRun // the read-back, reading only blocks the job wrote
 }
 
 // verifyPasses takes verify off each job that reads back after its I/O:
 // the jobs as they run their own I/O and, for each such job, its pass.
+// verify_pattern goes too, its data kept: as compressible as zeros, every
+// block alike where it is all the job writes (patternOnly).
 func verifyPasses(jobs []JobRun) ([]JobRun, []*verifyPass) {
 	own := slices.Clone(jobs)
 	passes := make([]*verifyPass, len(jobs))
@@ -32,12 +34,22 @@ func verifyPasses(jobs []JobRun) ([]JobRun, []*verifyPass) {
 		if sh, err := readJob(j.Job); err != nil || !sh.verify {
 			continue
 		}
+		label := "verify=" + rawValue(j.Job, "verify")
+		if !hasRaw(j.Job, "verify") {
+			label = "verify_pattern=" + rawValue(j.Job, "verify_pattern")
+		}
 		first := *j.Job
-		first.Options = slices.DeleteFunc(slices.Clone(j.Job.Options), func(o fio.Option) bool { return o.Key == "verify" })
+		first.Options = slices.DeleteFunc(slices.Clone(j.Job.Options), func(o fio.Option) bool { return o.Key == "verify" || o.Key == "verify_pattern" })
+		switch {
+		case patternOnly(j.Job):
+			first.Options = append(first.Options, fio.Option{Key: "zero_buffers", Value: "1"})
+		case hasRaw(j.Job, "verify_pattern"):
+			first.BufferCompressPercentage = 100 // refilled: headers tell the blocks apart
+		}
 		own[i].Job = &first
 		back := readBackJob(&first)
 		back.RuntimeSec = 0 // the job's runtime bounds both its I/O and the pass (overlap)
-		passes[i] = &verifyPass{value: rawValue(j.Job, "verify"), back: JobRun{Workers: j.Workers, Job: back, readsBack: true, threads: j.threads}}
+		passes[i] = &verifyPass{label: label, back: JobRun{Workers: j.Workers, Job: back, readsBack: true, threads: j.threads}}
 	}
 	return own, passes
 }
@@ -63,14 +75,14 @@ func (p *verifyPass) note(job *fio.Job, c checking, done, end float64, bound *Ou
 	case c.wrote == 0:
 		return ""
 	case c.from == 0:
-		return fmt.Sprintf("verify=%s: %s I/O used the whole runtime (%d s), so fio reads nothing back", p.value, whose, job.RuntimeSec)
+		return fmt.Sprintf("%s: %s I/O used the whole runtime (%d s), so fio reads nothing back", p.label, whose, job.RuntimeSec)
 	}
 	share := c.wrote / c.moved
 	what := "its writes"
 	if share < 1-1e-9 {
 		what = fmt.Sprintf("its mix of reads and writes (%.0f %% of the bytes written)", 100*share)
 	}
-	note := fmt.Sprintf("verify=%s: after %s (%.4g s) %s reads back and checks the blocks written, solved as a %s pass of them (%.4g s) at the job's depth, without its rate limits or think time", p.value, what, c.from, who, p.back.Job.RW, end-c.from)
+	note := fmt.Sprintf("%s: after %s (%.4g s) %s reads back and checks the blocks written, solved as a %s pass of them (%.4g s) at the job's depth, without its rate limits or think time", p.label, what, c.from, who, p.back.Job.RW, end-c.from)
 	if several {
 		note += ", beside the jobs then running"
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -633,5 +634,64 @@ func TestVerifyingWriterFillsOSABuffers(t *testing.T) {
 	}
 	if pl.buffer.fill >= bufferBytes(pl.p)*pl.p.Model.WriteBufferDestageThreshold.Value {
 		t.Errorf("the buffers at %.3g bytes after the read-back: want them drained below the threshold", pl.buffer.fill)
+	}
+}
+
+// verify_pattern fills every write with the pattern and, where verify is
+// not given, turns verify on (fio 3.33, options.c): fio reads back what
+// the job wrote, and its blocks compress as zeros do, each told apart by
+// its verify header; with verify=pattern they carry no header and are all
+// alike, whatever buffer_compress_percentage says. The model reads the
+// job so and runs its read-back.
+func TestVerifyPatternFillsTheWritesAndVerifies(t *testing.T) {
+	leaves := lz4Leaves(t)
+	const pattern = "0xaa555aa5"
+	blocks := func(args ...string) (read int64, distinct, most int) {
+		t.Helper()
+		file := filepath.Join(t.TempDir(), "p")
+		var report bytesMoved
+		runFio(t, &report, append([]string{"--output-format=json", "--name=p", "--filename=" + file, "--size=1m", "--bs=4k", "--rw=write",
+			"--ioengine=psync", "--verify_state_save=0", "--verify_pattern=" + pattern}, args...)...)
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]bool{}
+		for off := 0; off+4096 <= len(data); off += 4096 {
+			b := data[off : off+4096]
+			seen[string(b)] = true
+			most = max(most, leaves(b))
+		}
+		return report.Jobs[0].Read.IOBytes, len(seen), most
+	}
+	if read, distinct, most := blocks(); read != 1<<20 || distinct != 256 || most > 128 {
+		t.Errorf("verify_pattern alone: fio read back %d bytes; %d distinct blocks, lz4 leaves up to %d bytes of one: want 1 MiB read back, 256 blocks each under 128 bytes", read, distinct, most)
+	}
+	if _, distinct, most := blocks("--verify=pattern", "--buffer_compress_percentage=50", "--do_verify=0"); distinct != 1 || most > 128 {
+		t.Errorf("verify=pattern: %d distinct blocks, lz4 leaves up to %d bytes: want 1, under 128", distinct, most)
+	}
+
+	alone := fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 4096, IODepth: 16, Size: 1 << 30,
+		Options: []fio.Option{{Key: "verify_pattern", Value: pattern}}}
+	patterned := alone
+	patterned.BufferCompressPercentage = 50
+	patterned.Options = []fio.Option{{Key: "verify", Value: "pattern"}, {Key: "verify_pattern", Value: pattern}, {Key: "buffer_compress_percentage", Value: "50"}}
+	for _, c := range []struct {
+		job    fio.Job
+		verify bool
+		same   float64
+	}{{alone, true, 0}, {patterned, true, 1}} {
+		sh, err := readJob(&c.job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sh.compressPct != 100 || sh.verify != c.verify || sh.sameBlocks != c.same {
+			t.Errorf("%v: compressible %d %%, verify %v, %g blocks alike: want 100 %%, %v, %g", c.job.Options, sh.compressPct, sh.verify, sh.sameBlocks, c.verify, c.same)
+		}
+	}
+	pl, _ := newTestPlane(t)
+	res := runJob(t, pl, workers(4, 2, "r5"), alone)
+	if r := inDirection(res.Aggregate, "read"); len(r) == 0 || r[0].IOPS == 0 || !strings.Contains(strings.Join(res.Notes, "\n"), "verify_pattern="+pattern+": after its writes") {
+		t.Errorf("rows %+v, notes %q: want the blocks written read back after the writes", res.Aggregate, res.Notes)
 	}
 }
