@@ -33,6 +33,28 @@ type cellTime struct {
 	length, pace []float64
 }
 
+// paces are, for each of the cell's jobs (active, running runs[i]), how
+// long it runs at the cell's rates and how many times faster it gets on
+// at the burst's, worked out once.
+func (c *cellTime) paces(runs []JobRun, active []int, checks []checking) (length, pace []float64) {
+	if c.length != nil {
+		return c.length, c.pace
+	}
+	c.length, c.pace = make([]float64, len(active)), make([]float64, len(active))
+	for k, i := range active {
+		jo, bo := c.out.Jobs[k], burstOf(c.out, k)
+		steady, disks := jo.Read.MBps+jo.Write.MBps, disksOf(runs[i].Workers)
+		c.length[k], c.pace[k] = runSeconds(runs[i].Job, disks, steady), 1
+		if sizeBound(runs[i].Job, disks, c.length[k], steady) {
+			c.pace[k] = math.Max(1, (bo.Read.MBps+bo.Write.MBps)/steady)
+		}
+		if checks[i].from == 0 { // the read-back has no ramp
+			c.length[k] += float64(runs[i].Job.RampSec)
+		}
+	}
+	return c.length, c.pace
+}
+
 // cellKey names a cell: the jobs running (those in verify's read-back
 // marked) and what each finds where it reads.
 func cellKey(active, checking []int, finds [][]found) string {
@@ -164,27 +186,11 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, passes []*verifyPas
 		sol := s.cell.out
 		// On OSA the stretch starts at the burst's rates while the write
 		// buffers fill (for room seconds at most): a job bound by what it
-		// moves gets on faster meanwhile, f times its steady pace.
+		// moves gets on faster meanwhile, pace times its steady rate.
 		pl.mu.Lock()
 		room := burstRoom(pl.p, &pl.buffer, sol)
 		pl.mu.Unlock()
-		if s.cell.length == nil { // each cell's jobs' lengths and paces, once
-			s.cell.length, s.cell.pace = make([]float64, len(active)), make([]float64, len(active))
-			for k, i := range active {
-				jo, bo := sol.Jobs[k], burstOf(sol, k)
-				steady := jo.Read.MBps + jo.Write.MBps
-				l := runSeconds(runs[i].Job, disksOf(jobs[i].Workers), steady)
-				s.cell.pace[k] = 1
-				if sizeBound(runs[i].Job, disksOf(jobs[i].Workers), l, steady) {
-					s.cell.pace[k] = math.Max(1, (bo.Read.MBps+bo.Write.MBps)/steady)
-				}
-				if checks[i].from == 0 {
-					l += float64(jobs[i].Job.RampSec)
-				}
-				s.cell.length[k] = l
-			}
-		}
-		length, pace := s.cell.length, s.cell.pace
+		length, pace := s.cell.paces(runs, active, checks)
 		s.to = nextStart
 		for k, i := range active {
 			jo, bo := sol.Jobs[k], burstOf(sol, k)
@@ -299,19 +305,7 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, passes []*verifyPas
 		if p == nil {
 			continue
 		}
-		end, longest := 0.0, stretch{}
-		for _, s := range run {
-			if slices.Contains(s.jobs, i) {
-				end = s.to
-			}
-			if slices.Contains(s.checking, i) && s.to-s.from > longest.to-longest.from {
-				longest = s
-			}
-		}
-		var bound *Output // what binds the read-back, where it ran
-		if longest.cell != nil {
-			bound = longest.cell.out
-		}
+		end, bound := readBackOf(run, i)
 		if n := p.note(jobs[i].Job, checks[i], done[i], end, bound, len(jobs) > 1); n != "" {
 			notes = append(notes, n)
 		}
@@ -320,6 +314,24 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, passes []*verifyPas
 		notes = append(notes, fmt.Sprintf("OSA write buffers absorb writes at the burst's rates for the first %.4g s of the run, until %.0f %% full; then the elevators set the pace", filled, 100*pl.p.Model.WriteBufferDestageThreshold.Value))
 	}
 	return run, main, notes, nil
+}
+
+// readBackOf is when job i ended in the run and the solve its read-back
+// spent longest in: what bound it (nil without one).
+func readBackOf(run []stretch, i int) (end float64, bound *Output) {
+	longest := stretch{}
+	for _, s := range run {
+		if slices.Contains(s.jobs, i) {
+			end = s.to
+		}
+		if slices.Contains(s.checking, i) && s.to-s.from > longest.to-longest.from {
+			longest = s
+		}
+	}
+	if longest.cell != nil {
+		bound = longest.cell.out
+	}
+	return end, bound
 }
 
 // burstOf is job k's figures at OSA's burst rate in out, its steady ones
