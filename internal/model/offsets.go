@@ -56,9 +56,8 @@ func (sh *jobShape) offsetModifier(job *fio.Job) error {
 // zonemode=strided moves zonesize bytes in each zone of zonerange bytes
 // (zonesize when not given) and then skips zoneskip, starting over at the
 // region's end until the job has moved its size: a sequential job touches
-// the start of each zone (extent.zone); a random one draws its offsets
-// within each zone in turn, which is noted, not modelled (it runs over its
-// whole region); a zonesize without zonemode=strided, and strided without
+// the start of each zone (extent.zone), a random one draws within each
+// zone in turn (extent.stridedCoverage); a zonesize without zonemode=strided, and strided without
 // a zonesize, are refused as fio refuses them ("--zonemode=none and
 // --zonesize are not compatible": the mode defaults to none); zonemode=zbd
 // emulates a zoned device (sequential writes in each zone, zone resets),
@@ -94,11 +93,12 @@ func (sh *jobShape) zones(job *fio.Job) error {
 		if z[1] == 0 {
 			z[1] = z[0] // fio's zonerange defaults to zonesize
 		}
+		sh.extent.zone.size, sh.extent.zone.span, sh.extent.zone.skip = z[0], z[1], z[2]
 		if sh.randomShare > 0 {
-			sh.notes = append(sh.notes, fmt.Sprintf("zonemode=strided (%s) on a random job: fio draws its offsets within each zone in turn, moving zonesize bytes there; not modelled: the job runs over its whole region", zone))
+			sh.extent.zone.random = true
+			sh.notes = append(sh.notes, fmt.Sprintf("zonemode=strided (%s) on a random job: fio visits the zones in order, over again at the region's end, drawing zonesize bytes within each zone's zonerange (its random map reset at each visit), and stops at a zone running past the region's end; a zone visited v times holds 1-(1-%.2g)^v of its blocks; what a job finds there is the share written over the region it reaches", zone, math.Min(1, z[0]/z[1])))
 			return nil
 		}
-		sh.extent.zone.size, sh.extent.zone.span, sh.extent.zone.skip = z[0], z[1], z[2]
 		sh.notes = append(sh.notes, fmt.Sprintf("zonemode=strided (%s): fio moves zonesize bytes from the start of each zone of zonerange bytes, then skips zoneskip, starting over at the region's end until the job has moved its size: it touches %.0f %% of its region; what a job finds there is the share written over the region it reaches, whatever its zones", zone, 100*math.Min(z[0], z[1])/(z[1]+z[2])))
 	}
 	return nil

@@ -953,9 +953,9 @@ func TestBlockAlign(t *testing.T) {
 	}
 }
 
-// fio's zone options are read as fio 3.33 runs them: strided zones on a
-// random job are noted (on a sequential one they are modelled:
-// TestStridedZonesAsFioWritesThem), what fio refuses is refused (a zonesize without
+// fio's zone options are read as fio 3.33 runs them: strided zones are
+// said (and modelled: TestStridedZonesAsFioWritesThem,
+// TestRandomStridedZonesAsFioWritesThem), what fio refuses is refused (a zonesize without
 // zonemode=strided: measured, "--zonemode=none and --zonesize are not
 // compatible"), and so is zbd's emulated zoned device.
 func TestZoneModes(t *testing.T) {
@@ -964,7 +964,7 @@ func TestZoneModes(t *testing.T) {
 		note string
 		err  string
 	}{
-		{[]fio.Option{{Key: "zonemode", Value: "strided"}, {Key: "zonesize", Value: "1g"}, {Key: "zoneskip", Value: "1g"}}, "zonemode=strided (zonesize=1g zoneskip=1g) on a random job: fio draws its offsets within each zone in turn", ""},
+		{[]fio.Option{{Key: "zonemode", Value: "strided"}, {Key: "zonesize", Value: "1g"}, {Key: "zoneskip", Value: "1g"}}, "zonemode=strided (zonesize=1g zoneskip=1g) on a random job: fio visits the zones in order", ""},
 		{[]fio.Option{{Key: "zonesize", Value: "1g"}}, "", "zonesize=1g without zonemode=strided: fio 3.33 refuses it"},
 		{[]fio.Option{{Key: "zonemode", Value: "strided"}, {Key: "zonesize", Value: "64m"}, {Key: "zonerange", Value: "128m"}}, "zonesize=64m zonerange=128m", ""},
 		{[]fio.Option{{Key: "zonemode", Value: "none"}}, "", ""},

@@ -1023,7 +1023,7 @@ func (pl *Plane) recordWrites(workers []fio.Worker, job *fio.Job, threads map[di
 			key := diskKey{w.Name, d.Name}
 			thread, followed := threads[key]
 			replayed := followed && pl.writeAlong(&data, sh, job, thread, key, size, movedBytes/float64(disks), pct)
-			if x := sh.randomShare * perDisk / union; x > 0 && !replayed && !sh.writeZones(&data, size, clones, sh.randomShare*perDisk, pct) {
+			if x := sh.randomShare * perDisk / union; x > 0 && !replayed && !sh.writeZones(&data, size, clones, sh.randomShare*perDisk, pct) && !sh.writeStrided(&data, size, clones, sh.randomShare*perDisk, pct) {
 				reachable := sh.alignedReach()                   // blockalign above the writes' size
 				covered := -reachable * math.Expm1(-x/reachable) // offsets drawn afresh
 				switch {

@@ -70,7 +70,7 @@ type streamRun struct{ length, readShare float64 }
 // (their zones already say where they read: skew.finds).
 func streamOf(sh jobShape, job *fio.Job, thread int, disk diskKey) (streamKey, bool) {
 	repeatable := rawValue(job, "randrepeat") != "0" && rawValue(job, "randrepeat") != "false"
-	if thread < 0 || !repeatable && !hasRaw(job, "randseed") || sh.randomShare < 1 || !sh.skew.uniform() && !sh.skew.ranked() {
+	if thread < 0 || !repeatable && !hasRaw(job, "randseed") || sh.randomShare < 1 || !sh.skew.uniform() && !sh.skew.ranked() || sh.extent.zone.random {
 		return streamKey{}, false
 	}
 	seed := "repeatable" // fio's constant, whatever randseed says

@@ -463,3 +463,19 @@ func (sh jobShape) writeZones(data *diskData, disk float64, clones int, bytes, c
 	}
 	return len(cz) > 0
 }
+
+// writeStrided writes what a random job's strided zones leave on a disk
+// of disk bytes, its clones moving bytes (extent.stridedCoverage); false
+// for a job without them.
+func (sh jobShape) writeStrided(data *diskData, disk float64, clones int, bytes, compressPct float64) bool {
+	if !sh.extent.zone.random {
+		return false
+	}
+	for i := range max(clones, 1) {
+		ranges, shares := sh.extent.stridedCoverage(sh.extent.cloneOffset(disk, i), sh.extent.pass(disk, i), bytes/float64(max(clones, 1)))
+		for k, r := range ranges {
+			data.write([]byteRange{r}, shares[k], compressPct)
+		}
+	}
+	return true
+}

@@ -207,6 +207,49 @@ func TestStridedZonesAsFioWritesThem(t *testing.T) {
 	}
 }
 
+// A random writer in strided zones visits the zones in order, over again
+// at the region's end, drawing each visit's zonesize bytes within the zone
+// with its random map reset at each visit, so a zone visited v times holds
+// 1-(1-zonesize/zonerange)^v of its blocks; a zone running past the
+// region's end stops it there, or by time sends it back to the first
+// (fio 3.33 over 16 MiB: zonerange=4m zonesize=1m 0.688 allocated;
+// zonerange=2m zonesize=1m zoneskip=1m moves 5 MiB and stops at the zone
+// at 15 MiB).
+func TestRandomStridedZonesAsFioWritesThem(t *testing.T) {
+	needFio(t)
+	const size = 16 << 20
+	for _, c := range []struct{ zonerange, zonesize, zoneskip string }{
+		{"4m", "1m", "0"}, {"4m", "1m", "2m"}, {"4m", "3m", "0"}, {"1m", "2m", "0"}, {"2m", "1m", "1m"},
+	} {
+		zones := []fio.Option{{Key: "zonemode", Value: "strided"}, {Key: "zonerange", Value: c.zonerange}, {Key: "zonesize", Value: c.zonesize}, {Key: "zoneskip", Value: c.zoneskip}}
+		args := []string{"--bs=4k", "--rw=randwrite"}
+		for _, o := range zones {
+			args = append(args, "--"+o.Key+"="+o.Value)
+		}
+		written, allocated := fioWrites(t, args...)
+		job := fio.Job{RW: "randwrite", BlockSize: 4096, IOEngine: "psync", Options: zones}
+		sh, err := readJob(&job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if moved := sh.extent.moved(size, 4096, 1); math.Abs(moved-written) > 4096 {
+			t.Errorf("%v: the model moves %.0f bytes, fio wrote %.0f", zones, moved, written)
+		}
+		if got := writtenAfter(t, job, size, written); math.Abs(got-allocated) > 0.01 {
+			t.Errorf("%v: the model has %.4f of the file written, fio allocated %.4f", zones, got, allocated)
+		}
+	}
+	// By time, past the zone running over the end fio goes back to the
+	// first and draws the same again (1.1 GiB written in 2 s, 0.313 of
+	// the file allocated, as the 5 MiB of one pass).
+	zones := []fio.Option{{Key: "zonemode", Value: "strided"}, {Key: "zonerange", Value: "2m"}, {Key: "zonesize", Value: "1m"}, {Key: "zoneskip", Value: "1m"}}
+	written, allocated := fioWrites(t, "--bs=4k", "--rw=randwrite", "--zonemode=strided", "--zonerange=2m", "--zonesize=1m", "--zoneskip=1m", "--time_based", "--runtime=1")
+	job := fio.Job{RW: "randwrite", BlockSize: 4096, IOEngine: "psync", TimeBased: true, RuntimeSec: 1, Options: zones}
+	if got := writtenAfter(t, job, size, written); written < 64<<20 || math.Abs(got-allocated) > 0.01 {
+		t.Errorf("by time: fio wrote %.0f bytes, allocating %.4f of the file; the model has %.4f written", written, allocated, got)
+	}
+}
+
 // blockalign above the block size puts random writes on its boundaries:
 // 4 KiB writes on 8 KiB ones reach half the blocks, with fio's random map
 // off (fio 3.33 on a 16 MiB file: 6,976 KiB allocated after a file's
