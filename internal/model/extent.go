@@ -51,7 +51,7 @@ func (e extent) stridedZones(r float64) (zones, fit float64) {
 // a zone visited v times holds 1-(1-f)^v of its blocks, f =
 // zonesize/zonerange at most 1: measured over 16 MiB moving 16 MiB,
 // zonerange=4m zonesize=1m 0.688 written (the model 0.684), with
-// zoneskip=2m 0.583 (0.587), zonesize=3m 0.813 (0.821), zonerange=1m
+// zoneskip=2m 0.583 (0.587), zonesize=3m 0.813 (0.8125), zonerange=1m
 // zonesize=2m 0.500 (0.500).
 func (e extent) stridedCoverage(start, r, bytes float64) (ranges []byteRange, shares []float64) {
 	zones, fit := e.stridedZones(r)
@@ -65,20 +65,21 @@ func (e extent) stridedCoverage(start, r, bytes float64) (ranges []byteRange, sh
 	period, f := e.zone.span+e.zone.skip, math.Min(1, e.zone.size/e.zone.span)
 	visits := bytes / e.zone.size
 	each := math.Floor(visits / zones)
-	more := visits - each*zones // the first zones get one visit more, the next a part of one
-	group := func(from, to, v float64) {
+	more := visits - each*zones                                 // the first zones get one visit more, the next a part of one
+	left := func(v float64) float64 { return math.Pow(1-f, v) } // a zone's blocks no visit wrote
+	group := func(from, to, written float64) {
 		if to <= from {
 			return
 		}
 		end := math.Min(start+(to-1)*period+e.zone.span, start+r)
 		span := byteRange{start + from*period, end}
 		ranges = append(ranges, span)
-		shares = append(shares, -math.Expm1(v*math.Log1p(-math.Min(f, 1-1e-15)))*(to-from)*e.zone.span/(span.end-span.start))
+		shares = append(shares, written*(to-from)*e.zone.span/(span.end-span.start))
 	}
 	whole := math.Floor(more)
-	group(0, whole, each+1)
-	group(whole, math.Min(zones, whole+1), each+more-whole)
-	group(whole+1, zones, each)
+	group(0, whole, 1-left(each+1))
+	group(whole, math.Min(zones, whole+1), 1-left(each)*(1-(more-whole)*f)) // part of a visit: part of its draws
+	group(whole+1, zones, 1-left(each))
 	return ranges, shares
 }
 
