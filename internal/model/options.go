@@ -713,6 +713,11 @@ func (sh *jobShape) option(job *fio.Job, given fio.Option) error {
 			break
 		}
 		return fmt.Errorf("%s: %s", optionText(given), replacedWorkloads[o.Key])
+	case "dedupe_global":
+		// Read by settleDedupe; it changes only a working set's draws.
+		if (o.Value == "" || o.Value == "1") && rawValue(job, "dedupe_mode") != "working_set" {
+			sh.notes = append(sh.notes, fmt.Sprintf("%s has no effect without dedupe_mode=working_set: fio shares only a working set's blocks among jobs", optionText(given)))
+		}
 	case "threads":
 		// Registered by fio's tiobench profile, which stores it for
 		// itself: a job run without --profile=tiobench ignores it.
