@@ -57,11 +57,12 @@ func (sh *jobShape) offsetModifier(job *fio.Job) error {
 // (zonesize when not given) and then skips zoneskip, starting over at the
 // region's end until the job has moved its size: a sequential job touches
 // the start of each zone (extent.zone), a random one draws within each
-// zone in turn (extent.stridedCoverage); a zonesize without zonemode=strided, and strided without
-// a zonesize, are refused as fio refuses them ("--zonemode=none and
-// --zonesize are not compatible": the mode defaults to none); zonemode=zbd
-// emulates a zoned device (sequential writes in each zone, zone resets),
-// which a vSAN disk is not, and is refused.
+// zone in turn (extent.stridedCoverage); a zonesize without
+// zonemode=strided, and strided without a zonesize, are refused as fio
+// refuses them ("--zonemode=none and --zonesize are not compatible": the
+// mode defaults to none); zonemode=zbd emulates a zoned device
+// (sequential writes in each zone, zone resets), which a vSAN disk is
+// not, and is refused.
 func (sh *jobShape) zones(job *fio.Job) error {
 	mode, size := rawValue(job, "zonemode"), rawValue(job, "zonesize")
 	switch {
