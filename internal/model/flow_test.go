@@ -1,11 +1,16 @@
 package model
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"math"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"starbench/internal/fio"
 )
@@ -90,5 +95,70 @@ func TestFlowAgainstFio(t *testing.T) {
 		if math.Abs(b/a/c.ratio-1) > 0.1 || free < 5*a {
 			t.Errorf("flow=%s and 1: a %.0f, b %.0f, c %.0f IOPS; want b %.1f times a and c far faster", c.weightA, a, b, free, c.ratio)
 		}
+	}
+}
+
+// fio holds a flow group's running jobs until the others start: beside a
+// partner at startdelay=2 a 4 MiB read ends no sooner than 2 s (a lower
+// bound: a busy machine only lengthens it), and beside a partner in the
+// next phase it moves under 1 MiB in 3 s (the partner waits for it to
+// end), where alone in its group it moves its size. The model notes the
+// first and refuses the second.
+func TestFlowGroupsWaitForTheirJobsToStart(t *testing.T) {
+	needFio(t)
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	sparseFile(t, a, 4<<20)
+	sparseFile(t, b, 4<<20)
+	// fioRead runs fio for at most limit and returns what job a read and
+	// how long it ran, in ms; fio stopped by the limit reports as it ends.
+	fioRead := func(limit time.Duration, second ...string) (kib, ms float64) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), limit)
+		defer cancel()
+		args := append([]string{"--output-format=json", "--ioengine=psync", "--bs=4k", "--size=4m", "--rw=randread", "--flow_id=1", "--flow=1",
+			"--name=a", "--filename=" + a}, second...)
+		cmd := exec.CommandContext(ctx, "fio", args...)
+		cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+		out, _ := cmd.Output()
+		var report struct {
+			Jobs []struct {
+				Read struct {
+					IOKBytes float64 `json:"io_kbytes"`
+				}
+				JobRuntime float64 `json:"job_runtime"`
+			}
+		}
+		if i := bytes.IndexByte(out, '{'); i >= 0 {
+			out = out[i:]
+		}
+		if err := json.Unmarshal(out, &report); err != nil || len(report.Jobs) == 0 {
+			t.Fatalf("fio %v: %v", args, err)
+		}
+		return report.Jobs[0].Read.IOKBytes, report.Jobs[0].JobRuntime
+	}
+	if kib, ms := fioRead(30 * time.Second); kib != 4096 {
+		t.Fatalf("alone in its group: %.0f KiB in %.0f ms, want its 4 MiB", kib, ms)
+	}
+	if kib, ms := fioRead(30*time.Second, "--name=b", "--filename="+b, "--startdelay=2"); kib != 4096 || ms < 1900 {
+		t.Fatalf("beside a partner at startdelay=2: %.0f KiB in %.0f ms, want 4 MiB after about 2 s", kib, ms)
+	}
+	if kib, _ := fioRead(3*time.Second, "--name=b", "--filename="+b, "--stonewall"); kib >= 1024 {
+		t.Fatalf("beside a partner in the next phase: %.0f KiB in 3 s, want it held (under 1 MiB)", kib)
+	}
+
+	job := func(name string, opts ...fio.Option) fio.Job {
+		return fio.Job{Name: name, IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 16, RuntimeSec: 60, TimeBased: true,
+			Options: append([]fio.Option{{Key: "flow_id", Value: "1"}, {Key: "flow", Value: "1"}}, opts...)}
+	}
+	pl, _ := newTestPlane(t)
+	ws := workers(4, 2, "r5")
+	res, err := pl.Run(context.Background(), ws, &fio.Workload{Name: "w", Jobs: []fio.Job{job("a"), job("b", fio.Option{Key: "startdelay", Value: "2"})}}, nil)
+	if err != nil || !strings.Contains(strings.Join(res.Notes, "\n"), "flow_id=1: job b starts 2 s after job a (startdelay); fio holds a until it starts") {
+		t.Errorf("a partner at startdelay=2: %v; want it noted", err)
+	}
+	_, err = pl.Run(context.Background(), ws, &fio.Workload{Name: "w", Jobs: []fio.Job{job("a"), job("b", fio.Option{Key: "stonewall", Value: "1"})}}, nil)
+	if err == nil || !strings.Contains(err.Error(), "jobs a and b share flow_id=1 but run in different phases") {
+		t.Errorf("a partner in the next phase: %v; want it refused", err)
 	}
 }

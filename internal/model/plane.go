@@ -203,9 +203,13 @@ func (pl *Plane) Run(ctx context.Context, workers []fio.Worker, wl *fio.Workload
 			}
 		}
 	}
+	phases := wl.Phases()
+	waits, err := flowWaits(jobs, phases)
+	if err != nil {
+		return nil, err
+	}
 	var res *fio.Result
-	var err error
-	if phases := wl.Phases(); len(phases) > 1 {
+	if len(phases) > 1 {
 		res, err = pl.runPhases(ctx, jobs, phases, progress)
 	} else {
 		res, err = pl.RunJobs(ctx, jobs, progress)
@@ -213,6 +217,7 @@ func (pl *Plane) Run(ctx context.Context, workers []fio.Worker, wl *fio.Workload
 	if err != nil || len(jobs) == 1 {
 		return res, err
 	}
+	res.Notes = append(res.Notes, waits...)
 	// Over all jobs, the total is of the combined directions, whichever jobs moved them.
 	perDir := slices.DeleteFunc(slices.Clone(res.Aggregate), func(r fio.Row) bool { return r.Direction == fio.TotalDirection })
 	res.Aggregate = append(res.Aggregate, withTotals(fio.CombineJobs(perDir))...)
