@@ -90,7 +90,7 @@ const doneTolerance = 1e-9
 // (exitAllStops). Jobs that start and end together make one stretch, as a
 // single solve. A job that meets differently written parts of its disks in
 // order (a sequential reader or mix, or a random reader replaying an
-// earlier run: readSegments, replaySegments) goes through them (passage),
+// earlier run: readSegments, replaySegments) goes through them (along[i]),
 // a stretch ending where it passes from one part to the next, each solved
 // with what it finds there, a lone one too; each set of jobs with what
 // they find is solved once. A job with a verify pass
@@ -100,7 +100,7 @@ const doneTolerance = 1e-9
 // returns the stretches, the one the control plane's view covers (with
 // the most jobs, in the cell the run spent longest in) and notes saying
 // what ran when and what each such job found.
-func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, passes []*verifyPass, in Input, out *Output, z float64) ([]stretch, int, []string, error) {
+func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, passes []*verifyPass, along []*passage, in Input, out *Output, z float64) ([]stretch, int, []string, error) {
 	exitAll := slices.ContainsFunc(jobs, func(j JobRun) bool { return flagSet(j.Job, "exitall") })
 	start := make([]float64, len(jobs))
 	group := make([]int, len(jobs)) // fio's reporting groups: new_group starts one
@@ -116,10 +116,6 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, passes []*verifyPas
 				group[i]++
 			}
 		}
-	}
-	along := make([]*passage, len(jobs))
-	for i, j := range jobs {
-		along[i] = pl.passageOf(j)
 	}
 	runs := slices.Clone(jobs) // what each job runs now: its own I/O, then its verify pass
 	checks := make([]checking, len(jobs))

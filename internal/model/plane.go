@@ -384,9 +384,9 @@ func (pl *Plane) RunJobs(ctx context.Context, jobs []JobRun, progress func(fio.S
 		if jsp.end > jsp.ramp {
 			measured = jsp.measured()
 		}
-		own := jsp.ownEnd() // verify's read-back writes nothing and moves nothing on
-		all := jsp.over(0, own)
-		pl.recordWrites(j.Workers, j.Job, j.threads, all[write].MBps*1e6*own, (all[read].MBps+all[write].MBps)*1e6*own)
+		own := jsp.own() // verify's read-back writes nothing and moves nothing on
+		all := own.over(0, own.end)
+		pl.recordWrites(j.Workers, j.Job, j.threads, all[write].MBps*1e6*own.end, (all[read].MBps+all[write].MBps)*1e6*own.end)
 		rows, aggregate := shareRows(j.Workers, measured)
 		classRows(rows, lo.cell.Jobs[i])
 		rows, aggregate = withTotals(rows), withTotals(aggregate)
@@ -455,14 +455,18 @@ type laidOut struct {
 // (aboveMaxLatency).
 func (pl *Plane) layOutJobs(ctx context.Context, jobs []JobRun, passes []*verifyPass, in Input, out *Output, z float64) (laidOut, error) {
 	lo := laidOut{in: in, out: out, cell: out, spans: make([]span, len(jobs)), starts: make([]float64, len(jobs)), phases: 1}
-	if len(jobs) == 1 && passes[0] == nil && pl.passageOf(jobs[0]) == nil {
+	along := make([]*passage, len(jobs)) // where each meets differently written parts in order
+	for i, j := range jobs {
+		along[i] = pl.passageOf(j)
+	}
+	if len(jobs) == 1 && passes[0] == nil && along[0] == nil {
 		pl.mu.Lock()
 		sp := layOut(pl.p, &pl.buffer, out, jobs[0].Job, disksOf(jobs[0].Workers))
 		pl.mu.Unlock()
 		lo.spans[0], lo.burst, lo.end = sp, sp.burst, sp.end
 		lo.phases, lo.bufferNote = len(sp.phases), sp.bufferNote
 	} else {
-		run, main, when, err := pl.overlap(ctx, jobs, passes, in, out, z)
+		run, main, when, err := pl.overlap(ctx, jobs, passes, along, in, out, z)
 		if err != nil {
 			return lo, err
 		}
@@ -484,11 +488,7 @@ func (pl *Plane) layOutJobs(ctx context.Context, jobs []JobRun, passes []*verify
 		if err != nil {
 			continue // solving the job read it and said what is wrong
 		}
-		own := lo.spans[i]
-		if own.readBack > 0 { // fio checks rates in the job's own I/O only
-			own = own.until(own.readBack)
-		}
-		if err := belowMinRate(j, sh, own); err != nil {
+		if err := belowMinRate(j, sh, lo.spans[i].own()); err != nil { // fio checks rates in the job's own I/O only
 			return lo, err
 		}
 		worst, err := aboveMaxLatency(j, sh, lo.spans[i])

@@ -254,12 +254,12 @@ func (sp span) until(t float64) span {
 	return cut
 }
 
-// ownEnd is when the job's own I/O ended: before verify's read-back.
-func (sp span) ownEnd() float64 {
-	if sp.readBack > 0 {
-		return sp.readBack
+// own is the job's own I/O: its span before verify's read-back.
+func (sp span) own() span {
+	if sp.readBack == 0 {
+		return sp
 	}
-	return sp.end
+	return sp.until(sp.readBack)
 }
 
 // samples are the measured window in fio's per-interval shape, each
