@@ -74,7 +74,9 @@ func needFio(t *testing.T) {
 // its report into report, past the warnings fio prints before it.
 func runFio(t *testing.T, report any, args ...string) {
 	t.Helper()
-	raw, err := exec.Command("fio", args...).Output()
+	cmd := exec.Command("fio", args...)
+	cmd.Dir = t.TempDir() // fio leaves files such as verify state where it runs
+	raw, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("fio %v: %v", args, err)
 	}
