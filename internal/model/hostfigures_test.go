@@ -12,21 +12,21 @@ import (
 func near6(got, want float64) bool { return math.Abs(got-want) <= 1e-6*math.Abs(want) }
 
 // One VM on esx-1 with one RAID-1 disk on StorageReview's 4 ESA hosts,
-// worked out by hand. Its replicas are on its own host (0) and the next
-// (1); hosts 2 and 3 hold nothing. A 4K read goes to one replica, each
+// worked out by hand. Its replicas are on its own host (0) and the one
+// half the cluster on (2); hosts 1 and 3 hold nothing. A 4K read goes to one replica, each
 // taking half, the remote one sending the 4 KiB back in frames (wire bytes
 // per payload byte f) with a message header h each way. A 4K write is a
 // performance-leg write to each mirror and the destage to the capacity
 // leg: 2 x 4 KiB in ops of D bytes, half on each replica; the owner sends
-// host 1 its share of both.
+// host 2 its share of both.
 func TestHostFiguresOfOneDiskByHand(t *testing.T) {
 	p := mustLoad(t, "storagereview-r6625-esa")
 	f, h, D := frameFactor(p.MTU, false), p.Model.MessageHeaderBytes.Value, p.Model.DestageIOBytes.Value
 	const b = 4096.0
 	for _, tc := range []struct {
 		rw string
-		// per host 0 and 1, per guest I/O: component reads, writes, their
-		// bytes; bytes host 0 sends and receives (host 1 the other way)
+		// per host 0 and 2, per guest I/O: component reads, writes, their
+		// bytes; bytes host 0 sends and receives (host 2 the other way)
 		reads, writes, readBytes, writeBytes, tx0, rx0 float64
 	}{
 		{"randread", 0.5, 0, b / 2, 0, h / 2, (b*f + h) / 2},
@@ -39,9 +39,10 @@ func TestHostFiguresOfOneDiskByHand(t *testing.T) {
 		if len(hs) != p.Hosts || x == 0 {
 			t.Fatalf("%s: %d host figures at %.0f IOPS, want %d", tc.rw, len(hs), x, p.Hosts)
 		}
-		for i, g := range hs[:2] {
+		for _, i := range []int{0, 2} {
+			g := hs[i]
 			tx, rx := tc.tx0, tc.rx0
-			if i == 1 {
+			if i == 2 {
 				tx, rx = rx, tx
 			}
 			got := []float64{g.CompReadIOPS, g.CompWriteIOPS, g.CompReadBytesPerSec, g.CompWriteBytesPerSec, g.NICTxBytesPerSec, g.NICRxBytesPerSec}
@@ -56,17 +57,17 @@ func TestHostFiguresOfOneDiskByHand(t *testing.T) {
 				t.Errorf("%s: host %d holds a replica: device utilisation %.3f, NIC %.3f %%, want both above 0", tc.rw, i, g.DeviceUtil, g.NICPercent)
 			}
 		}
-		for i, g := range hs[2:] {
-			if g != (HostFigures{}) {
-				t.Errorf("%s: host %d holds nothing of the run, yet reports %+v", tc.rw, i+2, g)
+		for _, i := range []int{1, 3} {
+			if hs[i] != (HostFigures{}) {
+				t.Errorf("%s: host %d holds nothing of the run, yet reports %+v", tc.rw, i, hs[i])
 			}
 		}
 		// vSAN's CPU: the replica's host has no guest, so all of its CPU;
 		// on the VM's host, less than its CPU by the guest's path.
 		cpu := out.HostCPUPercent
-		if !near6(hs[1].VSANCPUPercent, cpu[1]) || !(hs[0].VSANCPUPercent > 0 && hs[0].VSANCPUPercent < cpu[0]) {
+		if !near6(hs[2].VSANCPUPercent, cpu[2]) || !(hs[0].VSANCPUPercent > 0 && hs[0].VSANCPUPercent < cpu[0]) {
 			t.Errorf("%s: vSAN CPU %.3f / %.3f %% of host CPU %.3f / %.3f %%: want the replica's host's all of it, the VM's host's less (its guest's)",
-				tc.rw, hs[0].VSANCPUPercent, hs[1].VSANCPUPercent, cpu[0], cpu[1])
+				tc.rw, hs[0].VSANCPUPercent, hs[2].VSANCPUPercent, cpu[0], cpu[2])
 		}
 	}
 }
@@ -145,8 +146,8 @@ func TestHostLoadAddsEveryFigure(t *testing.T) {
 }
 
 // OSA's writes land in the disk groups' write buffers: one VM's RAID-1
-// disk of 4K random writes on WWT's OSA hosts keeps the cache devices of
-// its two replicas' hosts busy (each replica's group holds the whole of
+// disk of 4K random writes on WWT's 24 OSA hosts keeps the cache devices
+// of its two replicas' hosts (0 and 12) busy (each replica's group holds the whole of
 // its host's share) and no other host's; on ESA there is no cache tier.
 func TestHostFiguresCacheTier(t *testing.T) {
 	job := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 4096, IODepth: 16}
@@ -154,15 +155,15 @@ func TestHostFiguresCacheTier(t *testing.T) {
 	osa := mustLoad(t, "wwt-r640-osa")
 	out := solve(t, osa, in)
 	for i, f := range out.Hosts {
-		if busy := i < 2; (f.CacheUtil > 0) != busy || f.CacheUtil >= 1 {
-			t.Errorf("OSA host %d: cache device %.3f busy, want busy (below 1) only on the replicas' hosts 0 and 1", i, f.CacheUtil)
+		if busy := i == 0 || i == 12; (f.CacheUtil > 0) != busy || f.CacheUtil >= 1 {
+			t.Errorf("OSA host %d: cache device %.3f busy, want busy (below 1) only on the replicas' hosts 0 and 12", i, f.CacheUtil)
 		}
 	}
 	// A mirror write is one cache-device write on each replica's host:
 	// the busier host's cache device is at least the guest's writes times
 	// the device's own time for one.
-	if min := out.Write.IOPS / osa.Storage.Cache.WriteIOPS; out.Hosts[1].CacheUtil < min {
-		t.Errorf("OSA replica host's cache device %.4f busy, want at least %.4f (one 4K write per guest write)", out.Hosts[1].CacheUtil, min)
+	if min := out.Write.IOPS / osa.Storage.Cache.WriteIOPS; out.Hosts[12].CacheUtil < min {
+		t.Errorf("OSA replica host's cache device %.4f busy, want at least %.4f (one 4K write per guest write)", out.Hosts[12].CacheUtil, min)
 	}
 	for i, f := range solve(t, mustLoad(t, "storagereview-r6625-esa"), in).Hosts {
 		if f.CacheUtil != 0 {

@@ -81,11 +81,15 @@ type object struct {
 //     RAID-5 on 4 (OSA 3+1) or 3 and 5 (ESA 2+1 and 4+1), RAID-6 on 6;
 //     ESA's performance leg mirrors on the first of them (all of them for
 //     RAID-1);
-//   - vSAN's placement does not look at the VM, so an owner's objects take
-//     turns over the hosts: its first object starts on the owner's host,
-//     each next one on the host after the last one's (mod H), and over
-//     its objects each host, its own included, holds the share width/H of
-//     their components that placement blind to the owner gives on average;
+//   - vSAN's placement balances free capacity and does not look at the
+//     VM, so each owner spreads its objects' components as evenly as they
+//     go over the hosts, the same way from wherever it is (ownerSpread):
+//     its first on its own host, whole turns of the cluster host after
+//     host, the components left over spaced evenly around it. Over an
+//     owner's objects each host, its own included, holds the share
+//     width/H of their components that placement blind to the owner
+//     gives on average, and owners crowded on a few hosts (16 VMs on 24,
+//     3 lone disks on 24) leave no host far above its share;
 //   - each component is striped (RAID-0) over the policy's stripe width of
 //     capacity devices, its stripes on the component's host (vSAN may put
 //     them on other hosts; an assumption that keeps the hosts' loads), each
@@ -98,12 +102,25 @@ type object struct {
 func placeObjects(p *testbed.Profile, jobs []JobLoad, hostOf []int) ([][]object, error) {
 	h := p.Hosts
 	devices := max(p.Storage.CapacityDevices, 1)
+	// Every owner's components first: an owner spreads all of them.
+	layouts := layoutCache{p: p}
+	owned := make([]int, h)
+	for _, jl := range jobs {
+		for _, d := range jl.Disks {
+			lay, err := layouts.of(d.Policy)
+			if err != nil {
+				return nil, err
+			}
+			if d.VM >= 0 && d.VM < len(hostOf) && hostOf[d.VM] >= 0 {
+				owned[hostOf[d.VM]] += lay.width()
+			}
+		}
+	}
 	turns := make([]int, h)   // components placed per owner
 	next := make([][2]int, h) // next device per host and leg
 	placed := make([][]object, len(jobs))
 	var backing []component // every object's components, in one allocation
-	layouts := map[Policy]layout{}
-	var lay layout // the last disk's, while the policy stays the same
+	var taken []int         // an object's hosts, in its components' order
 	for j, jl := range jobs {
 		placed[j] = make([]object, len(jl.Disks))
 		for i, d := range jl.Disks {
@@ -112,20 +129,8 @@ func placeObjects(p *testbed.Profile, jobs []JobLoad, hostOf []int) ([][]object,
 			if d.VM >= 0 && d.VM < len(hostOf) {
 				o.owner = hostOf[d.VM]
 			}
-			if i == 0 || d.Policy != jl.Disks[i-1].Policy {
-				var ok bool
-				if lay, ok = layouts[d.Policy]; !ok {
-					var err error
-					if lay, err = policyLayout(p, d.Policy); err != nil {
-						return nil, err
-					}
-					layouts[d.Policy] = lay
-				}
-			}
-			width := lay.mirrors
-			if lay.dataStripes > 0 {
-				width = lay.dataStripes + lay.parity
-			}
+			lay, _ := layouts.of(d.Policy) // the first pass took them all
+			width := lay.width()
 			perf := 0
 			if p.Architecture == "ESA" {
 				perf = min(lay.mirrors, width)
@@ -135,16 +140,22 @@ func placeObjects(p *testbed.Profile, jobs []JobLoad, hostOf []int) ([][]object,
 			if o.owner < 0 {
 				continue
 			}
-			first := o.owner + turns[o.owner]
-			turns[o.owner] += width
+			taken = taken[:0]
+			for range width {
+				host := (o.owner + ownerSpread(turns[o.owner], owned[o.owner], h)) % h
+				for slices.Contains(taken, host) { // a turn's end meeting the rest
+					host = (host + 1) % h
+				}
+				taken = append(taken, host)
+				turns[o.owner]++
+			}
 			n := o.width[capLeg] + o.width[perfLeg]
 			if cap(backing)-len(backing) < n {
 				backing = make([]component, 0, max(64, 4*n))
 			}
 			o.comps = backing[len(backing) : len(backing) : len(backing)+n]
 			backing = backing[:len(backing)+n]
-			for k := range width {
-				host := (first + k) % h
+			for k, host := range taken {
 				for range stripes {
 					o.comps = append(o.comps, component{host: host, device: next[host][capLeg] % devices, leg: capLeg})
 					next[host][capLeg]++
@@ -159,6 +170,47 @@ func placeObjects(p *testbed.Profile, jobs []JobLoad, hostOf []int) ([][]object,
 		}
 	}
 	return placed, nil
+}
+
+// layoutCache is each policy's layout on a profile, worked out once; disks
+// in a row mostly share a policy.
+type layoutCache struct {
+	p        *testbed.Profile
+	byPolicy map[Policy]layout
+	last     Policy
+	lastLay  layout
+	any      bool
+}
+
+func (c *layoutCache) of(pol Policy) (layout, error) {
+	if c.any && pol == c.last {
+		return c.lastLay, nil
+	}
+	lay, ok := c.byPolicy[pol]
+	if !ok {
+		var err error
+		if lay, err = policyLayout(c.p, pol); err != nil {
+			return layout{}, err
+		}
+		if c.byPolicy == nil {
+			c.byPolicy = map[Policy]layout{}
+		}
+		c.byPolicy[pol] = lay
+	}
+	c.last, c.lastLay, c.any = pol, lay, true
+	return lay, nil
+}
+
+// ownerSpread is how many hosts on from its owner's host the k-th of an
+// owner's n components lies, on a cluster of h hosts: whole turns of the
+// cluster one host after another, then the components left over spaced
+// evenly around it (one RAID-1 object on 12 hosts: 0 and 6 hosts on).
+func ownerSpread(k, n, h int) int {
+	whole := n / h * h
+	if k < whole {
+		return k % h
+	}
+	return (k - whole) * h / (n - whole)
 }
 
 // spread is one direction's demand per I/O of a job at every copy of

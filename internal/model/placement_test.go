@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -36,9 +37,10 @@ func oneDiskEach(vms []VM, pol Policy, job *fio.Job) Input {
 // The placement of a few objects worked out by hand on StorageReview's 4
 // ESA hosts of 8 devices: VM 0 (on host a) has three RAID-1 disks, VM 1
 // (on host b) one RAID-5 disk (ESA 2+1 below 6 hosts, its performance leg
-// on the first two of its three hosts). An owner's n-th object starts on
-// host owner + n x width; each host takes its devices round-robin per leg,
-// a performance-leg component one device after.
+// on the first two of its three hosts). An owner's components fill whole
+// turns of the cluster host after host from its own, the rest spaced
+// evenly around it; each host takes its devices round-robin per leg, a
+// performance-leg component one device after.
 func TestPlaceObjectsByHand(t *testing.T) {
 	p := mustLoad(t, "storagereview-r6625-esa")
 	vms := []VM{{Host: "esx-b"}, {Host: "esx-a"}} // name order: esx-a is host 0
@@ -63,13 +65,16 @@ func TestPlaceObjectsByHand(t *testing.T) {
 		// its second starts 2 hosts on: hosts 2 and 3, their first devices.
 		{owner: 0, width: [2]int{2, 2}, comps: []component{{2, 0, cp}, {2, 1, pf}, {3, 0, cp}, {3, 1, pf}}},
 	}, {
-		// its third wraps to hosts 0 and 1: their next devices.
-		{owner: 0, width: [2]int{2, 2}, comps: []component{{0, 1, cp}, {0, 2, pf}, {1, 1, cp}, {1, 2, pf}}},
+		// its third is what is left over a whole turn, its 2 components
+		// spaced evenly around the 4 hosts: hosts 0 and 2, their next
+		// devices.
+		{owner: 0, width: [2]int{2, 2}, comps: []component{{0, 1, cp}, {0, 2, pf}, {2, 1, cp}, {2, 2, pf}}},
 		// host b's first: hosts 1, 2, 3; the performance leg on 1 and 2.
-		{owner: 1, width: [2]int{3, 2}, comps: []component{{1, 2, cp}, {1, 3, pf}, {2, 1, cp}, {2, 2, pf}, {3, 1, cp}}},
+		{owner: 1, width: [2]int{3, 2}, comps: []component{{1, 1, cp}, {1, 2, pf}, {2, 2, cp}, {2, 3, pf}, {3, 1, cp}}},
 		// no policy is vSAN's default, RAID-1 FTT 1: from the host after
-		// the last one's, hosts 0 and 1.
-		{owner: 1, width: [2]int{2, 2}, comps: []component{{0, 2, cp}, {0, 3, pf}, {1, 3, cp}, {1, 4, pf}}},
+		// the last one's, hosts 0 and 1 (the turn's last host, then its
+		// one component left over, on b's own host).
+		{owner: 1, width: [2]int{2, 2}, comps: []component{{0, 2, cp}, {0, 3, pf}, {1, 2, cp}, {1, 3, pf}}},
 	}}
 	remote := [][][2]float64{{{0.5, 0.5}, {1, 1}}, {{0.5, 0.5}, {1 - 1.0/3, 0.5}, {0.5, 0.5}}}
 	for j := range want {
@@ -362,7 +367,8 @@ func TestDegradedUnevenLayoutKeepsItsLoad(t *testing.T) {
 }
 
 // A RAID-1 object striped over 3 devices, laid out by hand on
-// StorageReview's 4 ESA hosts of 8 devices: each replica's 3 stripes on
+// StorageReview's 4 ESA hosts of 8 devices (its replicas on its owner's
+// host 1 and on host 3, half the cluster on): each replica's 3 stripes on
 // the next devices of its host, each performance-leg stripe one device
 // after its capacity-leg sibling's; the hosts' weights are those of the
 // same object not striped, only the devices' shares spread (a third of
@@ -379,7 +385,7 @@ func TestStripedObjectByHand(t *testing.T) {
 	cp, pf := capLeg, perfLeg
 	want := object{owner: 1, width: [2]int{6, 6}, comps: []component{
 		{1, 0, cp}, {1, 1, cp}, {1, 2, cp}, {1, 1, pf}, {1, 2, pf}, {1, 3, pf},
-		{2, 0, cp}, {2, 1, cp}, {2, 2, cp}, {2, 1, pf}, {2, 2, pf}, {2, 3, pf},
+		{3, 0, cp}, {3, 1, cp}, {3, 2, cp}, {3, 1, pf}, {3, 2, pf}, {3, 3, pf},
 	}}
 	got := placed[0][0]
 	if got.owner != want.owner || got.width != want.width || !slicesEqual(got.comps, want.comps) {
@@ -401,7 +407,7 @@ func TestStripedObjectByHand(t *testing.T) {
 	for x, s := range devShare[0] {
 		h, d := x/devices, x%devices
 		var w [2]float64 // a replica is half the object's work, a third of it a stripe's
-		if h == 1 || h == 2 {
+		if h == 1 || h == 3 {
 			if d <= 2 {
 				w[cp] = 0.5 / 3
 			}
@@ -446,5 +452,49 @@ func TestEachKindsDeviceWorkOnItsOwnDevices(t *testing.T) {
 				t.Errorf("%s, device %d (host %d): %.4g s, want %.4g (each disk's there, halved)", name, d, d/p.Storage.CapacityDevices, got, want)
 			}
 		}
+	}
+}
+
+// vSAN balances capacity over the cluster whoever owns the objects, so
+// VMs crowded on a few hosts do not pile their components there: 16 VMs of
+// 8 RAID-1 disks on WWT's 24 hosts put 10 or 11 components on every host
+// (taking turns from each owner's host piled 8 to 16, the 16 on hosts
+// near the owners), 40 VMs of RAID-5 disks 53 or 54, and 3 VMs of one
+// disk each never two on a host. The run's hosts carry component writes
+// in that proportion, the busiest within 10 % of the mean.
+func TestCrowdedVMsSpreadTheirComponents(t *testing.T) {
+	p := mustLoad(t, "wwt-r640-osa")
+	for _, tc := range []struct {
+		vms, disks int
+		pol        Policy
+		fewest     int
+	}{{16, 8, Policy{RAID: "raid1", FTT: 1}, 10}, {40, 8, Policy{RAID: "raid5", FTT: 1}, 53}, {3, 1, Policy{RAID: "raid1", FTT: 1}, 0}} {
+		in := UniformInput(p, tc.vms, tc.disks, tc.pol, nil)
+		hostOf, err := vmHosts(p, in.VMs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		placed, err := placeObjects(p, in.Jobs, hostOf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held := make([]int, p.Hosts)
+		for _, o := range placed[0] {
+			for _, c := range o.comps {
+				held[c.host]++
+			}
+		}
+		if slices.Min(held) < tc.fewest || slices.Max(held) > tc.fewest+1 {
+			t.Errorf("%d VMs x %d %s disks: components per host %v, want %d or %d", tc.vms, tc.disks, tc.pol.RAID, held, tc.fewest, tc.fewest+1)
+		}
+	}
+	job := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 4096, IODepth: 8}
+	out := solve(t, p, UniformInput(p, 16, 8, Policy{RAID: "raid1", FTT: 1}, job))
+	var most, sum float64
+	for _, h := range out.Hosts {
+		most, sum = max(most, h.CompWriteIOPS), sum+h.CompWriteIOPS
+	}
+	if mean := sum / float64(len(out.Hosts)); most > 1.1*mean || !closeTo(sum, 2*out.Write.IOPS) {
+		t.Errorf("16 VMs of RAID-1 disks: component writes %.0f/s at the busiest host, %.0f/s the mean, %.0f/s in all for %.0f guest writes/s: want the busiest within 10 %% of the mean, two a write", most, mean, sum, out.Write.IOPS)
 	}
 }
