@@ -206,6 +206,9 @@ func hostFigures(cells []*cell, cpu, held []float64) []HostFigures {
 			for g, t := range c.perCache[dir] {
 				busyCache[g] += x * t
 			}
+			for i, t := range c.perDOM[dir] {
+				out[i].DOMUtil += x * t
+			}
 		}
 	}
 	bps := cells[0].link.bps
@@ -471,13 +474,15 @@ type cell struct {
 	// groupCopies). The same for every cell of a network.
 	hostCPU []int
 	// perHost is, per direction, what one I/O of the cell costs each host
-	// (placedLoad's spread of it), perDevice each capacity device's time
-	// and perCache each OSA disk group's cache device's (none on ESA): the
-	// per-host figures of the output (hostFigures).
+	// (placedLoad's spread of it), perDevice each capacity device's time,
+	// perCache each OSA disk group's cache device's (none on ESA) and
+	// perDOM each host's DOM worlds': the per-host figures of the output
+	// (hostFigures).
 	perHost   [2][]opCost
 	perDevice [2][]float64
 	perCache  [2][]float64
-	z         [2]float64 // fixed delay per direction, seconds
+	perDOM    [2][]float64 // each host's DOM worlds' busy time per I/O, per world
+	z         [2]float64   // fixed delay per direction, seconds
 	zMix      float64
 	notes     []string
 	// What the cell was placed from, kept to split it into classes (see
@@ -598,6 +603,12 @@ func (c *cell) place(p *testbed.Profile, objs []object, kindOf []int) {
 	c.perDevice = [2][]float64{sp[read].capacity, sp[write].capacity}
 	c.perCache = [2][]float64{sp[read].cache, sp[write].cache}
 	c.copies = stationCopies(p, c.pl, c.link, c.g, sp, c.fr)
+	for dir := range c.perDOM {
+		c.perDOM[dir] = make([]float64, len(sp[dir].host))
+		for i := range sp[dir].host {
+			c.perDOM[dir][i] = domContention(&p.Model, c.fr) * sp[dir].host[i].domCycles / c.pl.hz / c.pl.domWorlds
+		}
+	}
 	hop := p.Model.HopLatencyTCPUs.Value
 	if c.rdma {
 		hop = p.Model.HopLatencyRDMAUs.Value
@@ -856,7 +867,7 @@ func accountCosts(p *testbed.Profile, pl platform, link vsanLink, state ClusterS
 // worlds per device (ESA) or disk group (OSA); the devices.
 func stationCopies(p *testbed.Profile, pl platform, link vsanLink, g guestLoad, sp [2]spread, fr float64) [][]station {
 	m := &p.Model
-	contention := 1 + m.MixedContention.Value*2*math.Min(fr, 1-fr)
+	contention := domContention(m, fr)
 	per := func(f func(s *spread) float64) [2]float64 {
 		return [2]float64{f(&sp[read]), f(&sp[write])}
 	}
@@ -917,6 +928,12 @@ func stationCopies(p *testbed.Profile, pl platform, link vsanLink, g guestLoad, 
 		}))
 	}
 	return kinds
+}
+
+// domContention is how much more the DOM's work takes where a job mixes
+// reads (share fr) and writes: mixed_contention, most at half and half.
+func domContention(m *testbed.ModelParams, fr float64) float64 {
+	return 1 + m.MixedContention.Value*2*math.Min(fr, 1-fr)
 }
 
 // hold takes from a CPU station the hardware threads that spin vCPUs (of

@@ -171,3 +171,37 @@ func TestHostFiguresCacheTier(t *testing.T) {
 		}
 	}
 }
+
+// Each host reports how busy its DOM worlds are: the vsan-dom station's
+// utilisation at that host, mixed_contention included. An even layout
+// bound by the DOM: every host's worlds as busy as the station; one VM's
+// disk: only the worker's host, where its object's owner runs.
+func TestHostsReportTheirDOMWorlds(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	station := func(out *Output) float64 {
+		for _, s := range out.Stations {
+			if s.Name == "vsan-dom" {
+				return s.Util
+			}
+		}
+		return math.NaN()
+	}
+	for _, rw := range []string{"randread", "randrw"} {
+		job := &fio.Job{IOEngine: "libaio", Direct: true, RW: rw, RWMixRead: 70, BlockSize: 4096, IODepth: 16}
+		even := solve(t, p, uniformInput(p, Policy{RAID: "raid1", FTT: 1}, job))
+		for i, h := range even.Hosts {
+			if !near6(h.DOMUtil, station(even)) || even.Bottleneck != "vsan-dom" {
+				t.Errorf("%s, even layout: host %d's DOM worlds %.4f busy, the vsan-dom station %.4f (bottleneck %s): want the same", rw, i, h.DOMUtil, station(even), even.Bottleneck)
+			}
+		}
+		one := solve(t, p, oneDiskEach([]VM{{Host: "esx-1"}}, Policy{RAID: "raid1", FTT: 1}, job))
+		for i, h := range one.Hosts {
+			if want := map[bool]float64{true: station(one), false: 0}[i == 0]; !near6(h.DOMUtil, want) || want == 0 && h.DOMUtil != 0 {
+				t.Errorf("%s, one VM: host %d's DOM worlds %.4f busy, want %.4f (the owner's host only)", rw, i, h.DOMUtil, want)
+			}
+		}
+	}
+	if DOMWorlds(p) != int(p.Model.DOMWorldsPerHost.Value) {
+		t.Errorf("%d DOM worlds a host, want dom_worlds_per_host's %g", DOMWorlds(p), p.Model.DOMWorldsPerHost.Value)
+	}
+}

@@ -57,6 +57,12 @@ func newPlatform(p *testbed.Profile) platform {
 	return pl
 }
 
+// DOMWorlds is how many DOM worlds each host of the profile runs, as the
+// model takes it: dom_worlds_per_host, at most one per hardware thread.
+func DOMWorlds(p *testbed.Profile) int {
+	return int(newPlatform(p).domWorlds)
+}
+
 // deviceRates are a device's sequential rates in bytes/s, capped by its PCIe
 // link when the profile gives it.
 func deviceRates(d testbed.Device) (rd, wr float64) {

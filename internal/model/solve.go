@@ -92,6 +92,9 @@ type HostFigures struct {
 	// direction's share of the uplink's usable rate, in percent.
 	NICTxBytesPerSec, NICRxBytesPerSec float64
 	NICPercent                         float64
+	// DOMUtil is the utilisation (0..1) of the host's DOM worlds
+	// (DOMWorlds of them): the share of their time each is busy.
+	DOMUtil float64
 	// VSANCPUPercent is vSAN's share of the host's CPU (HostCPUPercent):
 	// the DOM's, the LSOM's and the network's cycles, not the worker VMs'
 	// guest path.

@@ -166,8 +166,8 @@ func (r *vsanRuns) at(start, end time.Time) vsanLoad {
 
 // vsanPerfManager answers VsanPerfQueryPerf from the recorded runs and
 // hosts' loads, for the entity types the client asks for:
-// cluster-domclient, cluster-domcompmgr, host-domcompmgr, vsan-cpu and
-// vsan-host-net.
+// cluster-domclient, cluster-domcompmgr, host-domcompmgr, vsan-cpu,
+// vsan-host-net and dom-world-cpu.
 type vsanPerfManager struct {
 	types.ManagedObjectReference
 	sim    *Sim
@@ -197,10 +197,14 @@ func (m *vsanPerfManager) VsanPerfQueryPerf(ctx *simulator.Context, req *vsantyp
 	res := &vsantypes.VsanPerfQueryPerfResponse{}
 	for _, q := range req.QuerySpecs {
 		kind, id, _ := strings.Cut(q.EntityRefId, ":")
+		if kind == "dom-world-cpu" && id == "*" && q.StartTime != nil && q.EndTime != nil {
+			res.Returnval = append(res.Returnval, m.domWorlds(q, hosts)...)
+			continue
+		}
 		onHost := kind == "host-domcompmgr" || kind == "vsan-cpu" || kind == "vsan-host-net"
 		known := kind == "cluster-domclient" || kind == "cluster-domcompmgr" || onHost
 		if !known || (onHost && hosts[id] == "") || (!onHost && id != clusterUUID) || q.StartTime == nil || q.EndTime == nil {
-			body.Fault_ = simulator.Fault(fmt.Sprintf("entity %q: want cluster-domclient:, cluster-domcompmgr: with the cluster's vSAN UUID, or host-domcompmgr:, vsan-cpu:, vsan-host-net: with a host's node UUID, and a start and end time", q.EntityRefId),
+			body.Fault_ = simulator.Fault(fmt.Sprintf("entity %q: want cluster-domclient:, cluster-domcompmgr: with the cluster's vSAN UUID, host-domcompmgr:, vsan-cpu:, vsan-host-net: with a host's node UUID, or dom-world-cpu:*, and a start and end time", q.EntityRefId),
 				&types.InvalidArgument{InvalidProperty: "querySpecs"})
 			return body
 		}
@@ -208,6 +212,25 @@ func (m *vsanPerfManager) VsanPerfQueryPerf(ctx *simulator.Context, req *vsantyp
 	}
 	body.Res = res
 	return body
+}
+
+// domWorlds answers dom-world-cpu:* (every DOM world of every host) from
+// the model's DOM pool: each host's DOMWorlds worlds, named DOMPool-<k>
+// (the model has one pool, not vSAN's owner, client and component-server
+// worlds), each running the share of the time its host's DOM worlds were
+// busy. Ready time is 0: the model charges CPU ready to the hand-offs of
+// an overcommitted host, not to a world.
+func (m *vsanPerfManager) domWorlds(q vsantypes.VsanPerfQuerySpec, hosts map[string]string) []vsantypes.VsanPerfEntityMetricCSV {
+	var out []vsantypes.VsanPerfEntityMetricCSV
+	worlds := model.DOMWorlds(m.sim.Testbed)
+	for h, uuid := range slices.Sorted(maps.Keys(hosts)) {
+		for k := range worlds {
+			w := q
+			w.EntityRefId = fmt.Sprintf("dom-world-cpu:%s|DOMPool-%d|%d", uuid, k, 1000000+1000*h+k)
+			out = append(out, m.series(w, "dom-world-cpu", hosts[uuid], nil))
+		}
+	}
+	return out
 }
 
 // series answers one query spec, of host (its name; "" for the cluster,
@@ -252,6 +275,8 @@ func (m *vsanPerfManager) series(q vsantypes.VsanPerfQuerySpec, kind, host strin
 				labels, metrics = []string{"usedPct", "readyPct"}, []float64{l.VSANCPUPercent, 0}
 			case "vsan-host-net":
 				labels, metrics = hostNetLabels, []float64{l.NICRxBytesPerSec, l.NICTxBytesPerSec}
+			case "dom-world-cpu":
+				labels, metrics = []string{"readyPct", "runPct", "usedPct"}, []float64{0, 100 * l.DOMUtil, 100 * l.DOMUtil}
 			}
 		}
 		for j, label := range labels {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -98,7 +99,8 @@ func (c *Client) undoPerfService(ctx context.Context, e ledger.Entry) (string, e
 
 // VSANMetrics reads the vSAN performance service between start and end
 // for the cluster (client and backend views) and each host (backend view,
-// vSAN CPU, vSAN network). The service keeps a sample every 5 minutes.
+// vSAN CPU, vSAN network, its DOM worlds: domWorldSamples). The service
+// keeps a sample every 5 minutes.
 func (c *Client) VSANMetrics(ctx context.Context, start, end time.Time) ([]VSANSample, error) {
 	if !end.After(start) {
 		return nil, fmt.Errorf("end (%s) must be after start (%s)", end.Format(time.RFC3339), start.Format(time.RFC3339))
@@ -117,18 +119,19 @@ func (c *Client) VSANMetrics(ctx context.Context, start, end time.Time) ([]VSANS
 	if err != nil {
 		return nil, err
 	}
+	nodes := map[string]string{} // node UUID -> host name
+	for _, h := range hosts {
+		if h.Config == nil || h.Config.VsanHostConfig == nil || h.Config.VsanHostConfig.ClusterInfo == nil {
+			return nil, fmt.Errorf("host %s reports no vSAN node UUID: is it in the vSAN cluster?", h.Name)
+		}
+		nodes[h.Config.VsanHostConfig.ClusterInfo.NodeUuid] = h.Name
+	}
 	entity := map[string]string{} // entityRefId -> name
 	var specs []vsantypes.VsanPerfQuerySpec
 	for _, v := range vsanViews {
 		ids := map[string]string{cfg.DefaultConfig.Uuid: c.cluster.Name()}
 		if v.perHost {
-			ids = map[string]string{}
-			for _, h := range hosts {
-				if h.Config == nil || h.Config.VsanHostConfig == nil || h.Config.VsanHostConfig.ClusterInfo == nil {
-					return nil, fmt.Errorf("host %s reports no vSAN node UUID: is it in the vSAN cluster?", h.Name)
-				}
-				ids[h.Config.VsanHostConfig.ClusterInfo.NodeUuid] = h.Name
-			}
+			ids = nodes
 		}
 		for id, name := range ids {
 			ref := v.entity + ":" + id
@@ -145,7 +148,26 @@ func (c *Client) VSANMetrics(ctx context.Context, start, end time.Time) ([]VSANS
 	}
 	var out []VSANSample
 	for _, m := range res.Returnval {
-		samples, err := parseVSANSeries(m, entity[m.EntityRefId])
+		kind, _, _ := strings.Cut(m.EntityRefId, ":")
+		view := ""
+		for _, v := range vsanViews {
+			if v.entity == kind {
+				view = v.view
+			}
+		}
+		samples, err := parseVSANSeries(m, entity[m.EntityRefId], "vsan."+view+".")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, samples...)
+	}
+	// Asked apart: a release whose service has no per-world entity fails
+	// that query alone, and its runs keep the views above.
+	if worlds, err := vsanmethods.VsanPerfQueryPerf(ctx, c.vsan, &vsantypes.VsanPerfQueryPerf{
+		This: vsan.VsanPerformanceManagerInstance, Cluster: &cluster,
+		QuerySpecs: []vsantypes.VsanPerfQuerySpec{{EntityRefId: "dom-world-cpu:*", StartTime: &start, EndTime: &end, Labels: domWorldLabels}},
+	}); err == nil {
+		samples, err := domWorldSamples(worlds.Returnval, nodes)
 		if err != nil {
 			return nil, err
 		}
@@ -157,16 +179,10 @@ func (c *Client) VSANMetrics(ctx context.Context, start, end time.Time) ([]VSANS
 	return out, nil
 }
 
-// parseVSANSeries reads one entity's CSV series: sample times in
-// SampleInfo, one value per time in each metric's Values.
-func parseVSANSeries(m vsantypes.VsanPerfEntityMetricCSV, name string) ([]VSANSample, error) {
-	kind, _, _ := strings.Cut(m.EntityRefId, ":")
-	view := ""
-	for _, v := range vsanViews {
-		if v.entity == kind {
-			view = v.view
-		}
-	}
+// parseVSANSeries reads one entity's CSV series as samples of name, each
+// metric prefix + vSAN's label: sample times in SampleInfo, one value per
+// time in each metric's Values.
+func parseVSANSeries(m vsantypes.VsanPerfEntityMetricCSV, name, prefix string) ([]VSANSample, error) {
 	var times []time.Time
 	if m.SampleInfo != "" {
 		for _, s := range strings.Split(m.SampleInfo, ",") {
@@ -188,8 +204,74 @@ func parseVSANSeries(m vsantypes.VsanPerfEntityMetricCSV, name string) ([]VSANSa
 			if err != nil {
 				return nil, fmt.Errorf("vSAN performance metric %s of %s: value %q is not a number", series.MetricId.Label, m.EntityRefId, s)
 			}
-			out = append(out, VSANSample{Entity: name, Metric: "vsan." + view + "." + series.MetricId.Label, Time: times[i], Value: v})
+			out = append(out, VSANSample{Entity: name, Metric: prefix + series.MetricId.Label, Time: times[i], Value: v})
 		}
 	}
 	return out, nil
+}
+
+// domWorldLabels are the per-world CPU figures of the performance
+// service's dom-world-cpu entities, in percent of one core.
+var domWorldLabels = []string{"runPct", "readyPct"}
+
+// domWorldSamples sums the performance service's per-world CPU of the DOM
+// (dom-world-cpu entities, "dom-world-cpu:<node UUID>|<world name>|<world
+// id>") by host and kind of world, the name's last part (VSAN_<n>_Owner,
+// _Client, _CompServer: DOM owner, client and component server; the
+// simulator's one pool DOMPool-<k>): per host, kind and sample time,
+// vsan.domworlds.<kind>.count (the worlds reported), .runPct and
+// .readyPct (summed: 250 is two and a half cores' worth) and
+// .busiestRunPct (the busiest world's). How many worlds run and how busy
+// each is are what the model's dom_worlds_per_host stands for.
+func domWorldSamples(series []vsantypes.VsanPerfEntityMetricCSV, nodes map[string]string) ([]VSANSample, error) {
+	type key struct {
+		host, metric string
+		at           time.Time
+	}
+	sums := map[key]float64{}
+	for _, m := range series {
+		_, id, _ := strings.Cut(m.EntityRefId, ":")
+		parts := strings.Split(id, "|")
+		host := nodes[parts[0]]
+		if len(parts) != 3 || host == "" {
+			continue // a world of a host not in the cluster, or an id of another shape
+		}
+		prefix := "vsan.domworlds." + worldKind(parts[1]) + "."
+		samples, err := parseVSANSeries(m, host, prefix)
+		if err != nil {
+			return nil, err
+		}
+		counted := map[time.Time]bool{}
+		for _, x := range samples {
+			sums[key{host, x.Metric, x.Time}] += x.Value
+			if x.Metric == prefix+"runPct" {
+				busiest := key{host, prefix + "busiestRunPct", x.Time}
+				sums[busiest] = math.Max(sums[busiest], x.Value)
+			}
+			if !counted[x.Time] {
+				counted[x.Time] = true
+				sums[key{host, prefix + "count", x.Time}]++
+			}
+		}
+	}
+	out := make([]VSANSample, 0, len(sums))
+	for k, v := range sums {
+		out = append(out, VSANSample{Entity: k.host, Metric: k.metric, Time: k.at, Value: v})
+	}
+	return out, nil
+}
+
+// worldKind is what kind of DOM world a world's name says: the part after
+// its last underscore (VSAN_0x1_Owner: Owner), or the name without a
+// trailing -<number> (DOMPool-3: DOMPool).
+func worldKind(name string) string {
+	if i := strings.LastIndexByte(name, '_'); i >= 0 && i < len(name)-1 {
+		return name[i+1:]
+	}
+	if i := strings.LastIndexByte(name, '-'); i > 0 {
+		if _, err := strconv.Atoi(name[i+1:]); err == nil {
+			return name[:i]
+		}
+	}
+	return name
 }

@@ -2,6 +2,8 @@ package vsphere
 
 import (
 	"context"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +13,7 @@ import (
 	"starbench/internal/ledger"
 	"starbench/internal/model"
 	"starbench/internal/sim"
+	"starbench/internal/testbed"
 )
 
 // TestVSANMetricsReportWhatTheRunsDid: the performance service is off
@@ -21,6 +24,7 @@ import (
 func TestVSANMetricsReportWhatTheRunsDid(t *testing.T) {
 	p := testbedOf(4, "ESA")
 	p.Storage.Capacity.LatencyUs = 80
+	p.Model = testbed.DefaultModel("ESA") // its DOM worlds
 	s, c := startSim(t, sim.Options{Testbed: p})
 	ctx := context.Background()
 	end := time.Now().UTC().Truncate(time.Minute)
@@ -47,13 +51,17 @@ func TestVSANMetricsReportWhatTheRunsDid(t *testing.T) {
 	// the other half of the reads and the writes; nothing on a host the
 	// run leaves alone.
 	s.RecordHostLoad("DC0_C0_H1", run, runEnd, model.HostLoad{CPUPercent: sim.IdleCPUPercent + 40, HostFigures: model.HostFigures{
-		CompReadIOPS: 4500, CompWriteIOPS: 2000, CompReadBytesPerSec: 18e6, DeviceUtil: 0.5, VSANCPUPercent: 30, NICRxBytesPerSec: 5e6, NICTxBytesPerSec: 25e6}})
+		CompReadIOPS: 4500, CompWriteIOPS: 2000, CompReadBytesPerSec: 18e6, DeviceUtil: 0.5, DOMUtil: 0.6, VSANCPUPercent: 30, NICRxBytesPerSec: 5e6, NICTxBytesPerSec: 25e6}})
 	s.RecordHostLoad("DC0_C0_H2", run, runEnd, model.HostLoad{CPUPercent: sim.IdleCPUPercent + 10, HostFigures: model.HostFigures{
 		CompReadIOPS: 4500, CompWriteIOPS: 1000, DeviceUtil: 0.75, VSANCPUPercent: 10}})
 	s.RecordHostLoad("DC0_C0_H3", run, runEnd, model.HostLoad{CPUPercent: sim.IdleCPUPercent})
 	samples, err := c.VSANMetrics(ctx, start, end)
 	if err != nil {
 		t.Fatal(err)
+	}
+	worlds := float64(model.DOMWorlds(p))
+	if worlds < 1 {
+		t.Fatalf("%g DOM worlds a host", worlds)
 	}
 	got := map[string][]float64{}
 	for _, x := range samples {
@@ -78,6 +86,13 @@ func TestVSANMetricsReportWhatTheRunsDid(t *testing.T) {
 		"DC0_C0_H1 vsan.network.txThroughput":    {0, 25e6, 0},
 		"DC0_C0_H3 vsan.network.txThroughput":    {0, 0, 0},
 		"DC0_C0 vsan.backend.iopsResyncRead":     {0, 0, 0},
+		// Each host's DOM worlds, the model's one pool of them: on the
+		// worker's host each 60 % busy while the run lasts.
+		"DC0_C0_H1 vsan.domworlds.DOMPool.count":         {worlds, worlds, worlds},
+		"DC0_C0_H1 vsan.domworlds.DOMPool.runPct":        {0, 60 * worlds, 0},
+		"DC0_C0_H1 vsan.domworlds.DOMPool.busiestRunPct": {0, 60, 0},
+		"DC0_C0_H1 vsan.domworlds.DOMPool.readyPct":      {0, 0, 0},
+		"DC0_C0_H3 vsan.domworlds.DOMPool.runPct":        {0, 0, 0},
 	} {
 		g := got[key]
 		if len(g) != len(want) {
@@ -102,15 +117,63 @@ func TestVSANMetricsReportWhatTheRunsDid(t *testing.T) {
 func TestVSANSeriesThatDoNotAddUpAreErrors(t *testing.T) {
 	m := vsantypes.VsanPerfEntityMetricCSV{EntityRefId: "cluster-domclient:x", SampleInfo: "2026-12-03 10:00:00,2026-12-03 10:05:00",
 		Value: []vsantypes.VsanPerfMetricSeriesCSV{{MetricId: vsantypes.VsanPerfMetricId{Label: "iopsRead"}, Values: "1"}}}
-	if _, err := parseVSANSeries(m, "c"); err == nil || !strings.Contains(err.Error(), "has 1 values for 2 sample times") {
+	if _, err := parseVSANSeries(m, "c", "vsan.client."); err == nil || !strings.Contains(err.Error(), "has 1 values for 2 sample times") {
 		t.Errorf("short series: %v", err)
 	}
 	m.Value[0].Values = "1,x"
-	if _, err := parseVSANSeries(m, "c"); err == nil || !strings.Contains(err.Error(), `value "x" is not a number`) {
+	if _, err := parseVSANSeries(m, "c", "vsan.client."); err == nil || !strings.Contains(err.Error(), `value "x" is not a number`) {
 		t.Errorf("bad value: %v", err)
 	}
 	m.SampleInfo = "yesterday,today"
-	if _, err := parseVSANSeries(m, "c"); err == nil || !strings.Contains(err.Error(), "sample time") {
+	if _, err := parseVSANSeries(m, "c", "vsan.client."); err == nil || !strings.Contains(err.Error(), "sample time") {
 		t.Errorf("bad time: %v", err)
+	}
+}
+
+// A real cluster's dom-world-cpu entities name each world of each host
+// ("dom-world-cpu:<node UUID>|<world name>|<world id>"): they add up by
+// host and kind of world (the name's last part), the busiest world kept
+// apart; worlds of other hosts and ids of another shape are left out.
+func TestDOMWorldsAddUpByHostAndKind(t *testing.T) {
+	world := func(id, run string) vsantypes.VsanPerfEntityMetricCSV {
+		return vsantypes.VsanPerfEntityMetricCSV{EntityRefId: "dom-world-cpu:" + id, SampleInfo: "2026-12-03 10:00:00,2026-12-03 10:05:00",
+			Value: []vsantypes.VsanPerfMetricSeriesCSV{{MetricId: vsantypes.VsanPerfMetricId{Label: "runPct"}, Values: run},
+				{MetricId: vsantypes.VsanPerfMetricId{Label: "readyPct"}, Values: "1,2"}}}
+	}
+	samples, err := domWorldSamples([]vsantypes.VsanPerfEntityMetricCSV{
+		world("u1|VSAN_0x4a_Owner|1001", "50,80"), world("u1|VSAN_0x4b_Owner|1002", "30,20"), world("u1|VSAN_0x4c_Client|1003", "10,10"),
+		world("u2|VSAN_0x4a_Owner|2001", "5,5"), world("u9|VSAN_0x4a_Owner|9001", "99,99"), world("u1", "99,99"),
+	}, map[string]string{"u1": "esx-1", "u2": "esx-2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]float64{}
+	for _, x := range samples {
+		got[x.Entity+" "+x.Metric] = append(got[x.Entity+" "+x.Metric], x.Value)
+	}
+	for _, v := range got {
+		slices.Sort(v) // the two sample times, in any order
+	}
+	want := map[string][]float64{
+		"esx-1 vsan.domworlds.Owner.count":          {2, 2},
+		"esx-1 vsan.domworlds.Owner.runPct":         {80, 100},
+		"esx-1 vsan.domworlds.Owner.busiestRunPct":  {50, 80},
+		"esx-1 vsan.domworlds.Owner.readyPct":       {2, 4},
+		"esx-1 vsan.domworlds.Client.count":         {1, 1},
+		"esx-1 vsan.domworlds.Client.runPct":        {10, 10},
+		"esx-1 vsan.domworlds.Client.busiestRunPct": {10, 10},
+		"esx-1 vsan.domworlds.Client.readyPct":      {1, 2},
+		"esx-2 vsan.domworlds.Owner.count":          {1, 1},
+		"esx-2 vsan.domworlds.Owner.runPct":         {5, 5},
+		"esx-2 vsan.domworlds.Owner.busiestRunPct":  {5, 5},
+		"esx-2 vsan.domworlds.Owner.readyPct":       {1, 2},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("DOM worlds by host and kind:\n%v\nwant\n%v", got, want)
+	}
+	for name, kind := range map[string]string{"VSAN_0x4307_CompServer": "CompServer", "DOMPool-12": "DOMPool", "LLOGHelper": "LLOGHelper"} {
+		if got := worldKind(name); got != kind {
+			t.Errorf("world %s: kind %q, want %q", name, got, kind)
+		}
 	}
 }
