@@ -152,24 +152,29 @@ type costModel struct {
 	// destages, the rest overwritten while still in the buffer (see
 	// writeBufferState). newCostModel starts them at 0 and 1.
 	fromBuffer, destaged float64
-	largeOK              bool    // ESA large writes go straight to the capacity leg
-	msgCycles            float64 // per message, send and receive together
-	txCycles             float64 // per payload byte sent
-	rxCycles             float64 // per payload byte received
-	cipherCycles         float64 // per byte sent or received, data-in-transit encryption on
-	restCycles           float64 // per byte encrypted or decrypted at rest, data-at-rest encryption on
-	frame                float64 // wire bytes per payload byte
-	guestIO              float64 // fio, guest kernel and virtual controller per I/O
-	tRead                float64 // capacity device per-op read time, seconds
-	tWrite               float64
-	cacheRd              float64 // OSA cache device per-op times
-	cacheWr              float64
+	largeOK              bool // ESA large writes go straight to the capacity leg
+	// stridedOK says OSA gathers a sequential stream's writes to RAID-5/6
+	// into full stripes (vSAN 7.0 U3 on); fullStripes that the writes
+	// accounted now are such a stream's.
+	stridedOK, fullStripes bool
+	msgCycles              float64 // per message, send and receive together
+	txCycles               float64 // per payload byte sent
+	rxCycles               float64 // per payload byte received
+	cipherCycles           float64 // per byte sent or received, data-in-transit encryption on
+	restCycles             float64 // per byte encrypted or decrypted at rest, data-at-rest encryption on
+	frame                  float64 // wire bytes per payload byte
+	guestIO                float64 // fio, guest kernel and virtual controller per I/O
+	tRead                  float64 // capacity device per-op read time, seconds
+	tWrite                 float64
+	cacheRd                float64 // OSA cache device per-op times
+	cacheWr                float64
 }
 
 func newCostModel(p *testbed.Profile, pl platform, link vsanLink, state ClusterState, compress bool, controller string) costModel {
 	m := &p.Model
 	c := costModel{p: p, m: m, pl: pl, osa: p.Architecture == "OSA", compress: compress, dedup: state.Dedup && p.Architecture == "OSA", checksum: true, frame: link.frame, destaged: 1}
 	c.largeOK = !c.osa && m.LargeWriteBytes.Value > 0 && releaseAtLeast(p.VSANRelease, 8, 1)
+	c.stridedOK = c.osa && releaseAtLeast(p.VSANRelease, 7, 3)
 	if state.TransitEncryption {
 		c.cipherCycles = m.TransitCipherCyclesPerByte.Value
 	}
@@ -619,16 +624,24 @@ func (c *costModel) writeIO(b float64, lay layout, compressPct, dedupePct int) i
 	return io
 }
 
-// osaWrite: the cache tier takes the write (RAID-1 copies, or RAID-5/6
-// read-modify-write), destaged later within each disk group by its
-// elevator: read back from the cache tier, compressed and deduplicated per
-// replica, written to the capacity tier. All of it on the object's
-// components (OSA has one leg). With data-at-rest encryption every byte
-// that lands on a device is encrypted there and decrypted when read back.
+// osaWrite: the cache tier takes the write (RAID-1 copies, RAID-5/6
+// read-modify-write, or a sequential stream's full stripes), destaged
+// later within each disk group by its elevator: read back from the cache
+// tier, compressed and deduplicated per replica, written to the capacity
+// tier. All of it on the object's components (OSA has one leg). With
+// data-at-rest encryption every byte that lands on a device is encrypted
+// there and decrypted when read back.
 func (c *costModel) osaWrite(io *ioCost, b float64, lay layout, compressPct, dedupePct int) {
 	m := c.m
 	cacheWrites := float64(lay.mirrors)
-	if lay.dataStripes > 0 {
+	switch {
+	case lay.dataStripes > 0 && c.fullStripes:
+		// vSAN 7.0 U3's strided writes: the stream's writes held until
+		// they fill whole stripes, written with their parity, nothing
+		// read first (the data and parity in component writes of the
+		// guest's size: (k+p)/k of them).
+		cacheWrites = float64(lay.dataStripes+lay.parity) / float64(lay.dataStripes)
+	case lay.dataStripes > 0:
 		// Partial-stripe read-modify-write: read old data and parity,
 		// write new data and parity; two network phases.
 		rmw := float64(1 + lay.parity)

@@ -580,6 +580,7 @@ func newCell(p *testbed.Profile, in Input, j int, objects []object, deferDestage
 	case 1-destaged >= 0.005: // its reads find none of its writes there (or it does not read)
 		c.notes = append(c.notes, fmt.Sprintf("%.0f %% of this job's writes are overwritten in the write buffers before the elevator destages them", 100*(1-destaged)))
 	}
+	c.notes = append(c.notes, stridedNote(p, c.job.Disks, c.shape, c.job.Job.NumJobs)...)
 	kindOf, costs, err := accountCosts(p, c.pl, c.link, in.State, in.VMs, c.job, c.shape, deferDestage, coverage)
 	if err != nil {
 		return nil, err
@@ -789,6 +790,49 @@ type diskKind struct {
 	controller string
 }
 
+// stridedNote says how OSA writes a job's sequential writes to RAID-5/6
+// disks: from vSAN 7.0 U3 gathered into full stripes (no read-modify-
+// write) where the job keeps a stripe's data in flight (fillsStripes),
+// else read-modify-written as its random writes are.
+func stridedNote(p *testbed.Profile, disks []DiskLoad, sh jobShape, numJobs int) []string {
+	i := slices.IndexFunc(disks, func(d DiskLoad) bool { return d.Policy.RAID == "raid5" || d.Policy.RAID == "raid6" })
+	if p.Architecture != "OSA" || sh.fr == 1 || sh.randomShare == 1 || i < 0 {
+		return nil
+	}
+	seq := fmt.Sprintf("%.0f %% of its writes", 100*(1-sh.randomShare))
+	if sh.randomShare == 0 {
+		seq = "its writes"
+	}
+	lay, err := policyLayout(p, disks[i].Policy)
+	switch {
+	case err != nil:
+		return nil // solving the cell says what is wrong
+	case !releaseAtLeast(p.VSANRelease, 7, 3):
+		return []string{fmt.Sprintf("RAID-5/6 on OSA: %s are sequential, but vSAN %s read-modify-writes them as random writes (full-stripe writes of a sequential stream came with 7.0 U3)", seq, p.VSANRelease)}
+	case !sh.fillsStripes(lay.dataStripes, numJobs):
+		return []string{fmt.Sprintf("RAID-5/6 on OSA: %s are sequential, but a disk's %.0f KiB in flight fill no stripe (%d MiB of data): read-modify-written as random writes", seq, sh.inFlight(numJobs)/1024, lay.dataStripes*stripeUnit>>20)}
+	}
+	return []string{fmt.Sprintf("RAID-5/6 on OSA: %s are sequential, which vSAN %s gathers into full-stripe writes with their parity, nothing read first (7.0 U3's strided writes)", seq, p.VSANRelease)}
+}
+
+// inFlight is the bytes of writes a job keeps outstanding on each of its
+// disks: its numJobs clones' queue depth at its writes' mean size.
+func (sh jobShape) inFlight(numJobs int) float64 {
+	mean := 0.0
+	for _, s := range sh.sizes[write] {
+		mean += s.share * float64(s.size)
+	}
+	return float64(sh.depth*max(numJobs, 1)) * mean
+}
+
+// fillsStripes says a job keeps at least a full stripe of data in flight
+// on each disk (k stripe units, taken as 1 MiB each): what vSAN 7.0 U3
+// waits for to write a sequential stream's stripes whole (VMware:
+// workloads with sustained high outstanding I/O).
+func (sh jobShape) fillsStripes(k, numJobs int) bool {
+	return sh.inFlight(numJobs) >= float64(k*stripeUnit)
+}
+
 // firstDisk is the size of the cell's job's first disk (0 for none).
 func (c *cell) firstDisk(p *testbed.Profile) float64 {
 	if len(c.job.Disks) == 0 {
@@ -850,9 +894,22 @@ func accountCosts(p *testbed.Profile, pl platform, link vsanLink, state ClusterS
 				cost[read].add(cm.readIO(float64(s.size), 1, sh.compressPct), s.share*sh.readBack)
 			}
 		}
+		strided := 0.0 // the share of the writes OSA gathers into full stripes
+		if cm.stridedOK && lay.dataStripes > 0 && sh.fillsStripes(lay.dataStripes, jl.Job.NumJobs) {
+			strided = 1 - sh.randomShare
+		}
 		for _, s := range sh.sizes[write] {
 			for _, b := range sh.blockMix(float64(s.size), float64(sh.compressPct)) {
-				cost[write].add(cm.writeIO(float64(s.size), lay, int(math.Round(b.pct)), sh.dedupePct), s.share*b.share)
+				pct := int(math.Round(b.pct))
+				for _, part := range [...]struct {
+					full  bool
+					share float64
+				}{{true, strided}, {false, 1 - strided}} {
+					if part.share > 0 {
+						cm.fullStripes = part.full
+						cost[write].add(cm.writeIO(float64(s.size), lay, pct, sh.dedupePct), s.share*b.share*part.share)
+					}
+				}
 			}
 		}
 		cost[write].owner.guestCycles += sh.syncs * cm.flushCycles(sh.syncCommands)

@@ -288,3 +288,41 @@ func TestOSAKeepsOnlyBlocksThatFitHalf(t *testing.T) {
 		t.Errorf("OSA, 30 %% compressible: a read costs %g LSOM cycles, want %g (nothing to decompress)", r30.storeCycles, r0.storeCycles)
 	}
 }
+
+// vSAN 7.0 U3 on OSA holds a sequential stream's writes to RAID-5/6 until
+// they fill whole stripes and writes them with their parity, nothing read
+// first (VMware, "Improving RAID-5/6 in vSAN 7 U3 using Heuristics"):
+// WWT's hosts (7.0 U3), RAID-6 4+2, write 1.5 bytes to components per
+// guest byte sequentially and read none, where random writes read and
+// write 3 (old data and both parities). vSAN waits for a stripe's data
+// (4 stripe units, taken as 1 MiB) to be in flight: 1 MiB writes at
+// iodepth 2 keep too little and are read-modify-written, as are
+// sequential writes before 7.0 U3. The run says which.
+func TestOSASequentialWritesFillWholeStripes(t *testing.T) {
+	p := mustLoad(t, "wwt-r640-osa")
+	older := *p
+	older.VSANRelease = "7.0 U2"
+	for _, tc := range []struct {
+		p            *testbed.Profile
+		rw           string
+		read, writes float64 // component bytes per guest byte written
+		depth        int
+		note         string
+	}{
+		{p, "write", 0, 1.5, 4, "gathers into full-stripe writes"},
+		{p, "randwrite", 3, 3, 4, ""},
+		{&older, "write", 3, 3, 4, "read-modify-writes them as random writes"},
+		{p, "write", 3, 3, 2, "a disk's 2048 KiB in flight fill no stripe (4 MiB of data)"},
+	} {
+		job := &fio.Job{IOEngine: "libaio", Direct: true, RW: tc.rw, BlockSize: 1 << 20, IODepth: tc.depth}
+		out := solve(t, tc.p, UniformInput(tc.p, 96, 8, Policy{RAID: "raid6", FTT: 2}, job))
+		var rd, wr float64
+		for _, h := range out.Hosts {
+			rd, wr = rd+h.CompReadBytesPerSec, wr+h.CompWriteBytesPerSec
+		}
+		guest := out.Write.MBps * 1e6
+		if !closeTo(rd/guest+1, tc.read+1) || !closeTo(wr/guest, tc.writes) || !strings.Contains(notes(out), tc.note) {
+			t.Errorf("%s on %s: components read %.3f and write %.3f bytes per guest byte, notes %q; want %g, %g and %q", tc.rw, tc.p.VSANRelease, rd/guest, wr/guest, out.Notes, tc.read, tc.writes, tc.note)
+		}
+	}
+}
