@@ -152,22 +152,22 @@ type costModel struct {
 	// destages, the rest overwritten while still in the buffer (see
 	// writeBufferState). newCostModel starts them at 0 and 1.
 	fromBuffer, destaged float64
-	largeOK              bool // ESA large writes go straight to the capacity leg
+	largeOK              bool    // ESA large writes go straight to the capacity leg
+	msgCycles            float64 // per message, send and receive together
+	txCycles             float64 // per payload byte sent
+	rxCycles             float64 // per payload byte received
+	cipherCycles         float64 // per byte sent or received, data-in-transit encryption on
+	restCycles           float64 // per byte encrypted or decrypted at rest, data-at-rest encryption on
+	frame                float64 // wire bytes per payload byte
+	guestIO              float64 // fio, guest kernel and virtual controller per I/O
+	tRead                float64 // capacity device per-op read time, seconds
+	tWrite               float64
+	cacheRd              float64 // OSA cache device per-op times
+	cacheWr              float64
 	// stridedOK says OSA gathers a sequential stream's writes to RAID-5/6
 	// into full stripes (vSAN 7.0 U3 on); fullStripes that the writes
 	// accounted now are such a stream's.
 	stridedOK, fullStripes bool
-	msgCycles              float64 // per message, send and receive together
-	txCycles               float64 // per payload byte sent
-	rxCycles               float64 // per payload byte received
-	cipherCycles           float64 // per byte sent or received, data-in-transit encryption on
-	restCycles             float64 // per byte encrypted or decrypted at rest, data-at-rest encryption on
-	frame                  float64 // wire bytes per payload byte
-	guestIO                float64 // fio, guest kernel and virtual controller per I/O
-	tRead                  float64 // capacity device per-op read time, seconds
-	tWrite                 float64
-	cacheRd                float64 // OSA cache device per-op times
-	cacheWr                float64
 }
 
 func newCostModel(p *testbed.Profile, pl platform, link vsanLink, state ClusterState, compress bool, controller string) costModel {
