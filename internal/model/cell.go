@@ -183,6 +183,8 @@ func hostFigures(cells []*cell, cpu, held []float64) []HostFigures {
 	busy := make([]float64, h*devices) // each capacity device's utilisation
 	groups := len(cells[0].perCache[read]) / h
 	busyCache := make([]float64, h*groups) // each OSA cache device's
+	stores := len(cells[0].perStore[read]) / h
+	busyStore := make([]float64, h*stores) // each LSOM station's worlds'
 	for _, c := range cells {
 		for dir := range c.perHost {
 			x := c.result[dir].IOPS
@@ -209,6 +211,9 @@ func hostFigures(cells []*cell, cpu, held []float64) []HostFigures {
 			for i, t := range c.perDOM[dir] {
 				out[i].DOMUtil += x * t
 			}
+			for st, t := range c.perStore[dir] {
+				busyStore[st] += x * t
+			}
 		}
 	}
 	bps := cells[0].link.bps
@@ -221,6 +226,13 @@ func hostFigures(cells []*cell, cpu, held []float64) []HostFigures {
 		f.DeviceUtil = slices.Max(busy[i*devices : (i+1)*devices])
 		if groups > 0 {
 			f.CacheUtil = slices.Max(busyCache[i*groups : (i+1)*groups])
+		}
+		if stores > 0 {
+			own := busyStore[i*stores : (i+1)*stores]
+			f.LSOMBusiest = slices.Max(own)
+			for _, u := range own {
+				f.LSOMUtil += u / float64(stores)
+			}
 		}
 	}
 	return out
@@ -475,13 +487,14 @@ type cell struct {
 	hostCPU []int
 	// perHost is, per direction, what one I/O of the cell costs each host
 	// (placedLoad's spread of it), perDevice each capacity device's time,
-	// perCache each OSA disk group's cache device's (none on ESA) and
-	// perDOM each host's DOM worlds': the per-host figures of the output
-	// (hostFigures).
+	// perCache each OSA disk group's cache device's (none on ESA), perDOM
+	// each host's DOM worlds' and perStore each LSOM station's worlds': the
+	// per-host figures of the output (hostFigures).
 	perHost   [2][]opCost
 	perDevice [2][]float64
 	perCache  [2][]float64
 	perDOM    [2][]float64 // each host's DOM worlds' busy time per I/O, per world
+	perStore  [2][]float64 // each LSOM station's, per world
 	z         [2]float64   // fixed delay per direction, seconds
 	zMix      float64
 	notes     []string
@@ -608,6 +621,10 @@ func (c *cell) place(p *testbed.Profile, objs []object, kindOf []int) {
 		c.perDOM[dir] = make([]float64, len(sp[dir].host))
 		for i := range sp[dir].host {
 			c.perDOM[dir][i] = domContention(&p.Model, c.fr) * sp[dir].host[i].domCycles / c.pl.hz / c.pl.domWorlds
+		}
+		c.perStore[dir] = make([]float64, len(sp[dir].store))
+		for i, cycles := range sp[dir].store {
+			c.perStore[dir][i] = cycles / c.pl.hz / c.pl.storeWorlds
 		}
 	}
 	hop := p.Model.HopLatencyTCPUs.Value

@@ -205,3 +205,37 @@ func TestHostsReportTheirDOMWorlds(t *testing.T) {
 		t.Errorf("%d DOM worlds a host, want dom_worlds_per_host's %g", DOMWorlds(p), p.Model.DOMWorldsPerHost.Value)
 	}
 }
+
+// Each host reports how busy its LSOM worlds are: their mean over its LSOM
+// stations and its busiest station's. WWT's OSA hosts under 4K random
+// writes, even and bound by the disk groups: every host's both at the
+// vsan-diskgroup station's utilisation. One VM's RAID-1 disk on
+// StorageReview's ESA hosts: its replicas' hosts busy on some devices
+// (the busiest above the mean), the others idle.
+func TestHostsReportTheirLSOMWorlds(t *testing.T) {
+	job := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 4096, IODepth: 16}
+	wwt := mustLoad(t, "wwt-r640-osa")
+	even := solve(t, wwt, UniformInput(wwt, 96, 8, Policy{RAID: "raid1", FTT: 1}, job))
+	var dg float64
+	for _, s := range even.Stations {
+		if s.Name == "vsan-diskgroup" {
+			dg = s.Util
+		}
+	}
+	for i, h := range even.Hosts {
+		if !near6(h.LSOMBusiest, dg) || !near6(h.LSOMUtil, dg) || even.Bottleneck != "vsan-diskgroup" {
+			t.Errorf("WWT, even layout: host %d's LSOM worlds %.4f busy on average, %.4f at the busiest disk group; the station %.4f (bottleneck %s): want all the same", i, h.LSOMUtil, h.LSOMBusiest, dg, even.Bottleneck)
+		}
+	}
+	if stations, worlds := LSOMWorlds(wwt); stations != wwt.Storage.DiskGroups || worlds != int(wwt.Model.DiskGroupWorlds.Value) {
+		t.Errorf("WWT: %d LSOM stations of %d worlds a host, want its %d disk groups of diskgroup_worlds %g", stations, worlds, wwt.Storage.DiskGroups, wwt.Model.DiskGroupWorlds.Value)
+	}
+	sr := mustLoad(t, "storagereview-r6625-esa")
+	one := solve(t, sr, oneDiskEach([]VM{{Host: "esx-1"}}, Policy{RAID: "raid1", FTT: 1}, job))
+	for i, h := range one.Hosts {
+		replica := i == 0 || i == 2
+		if replica && !(h.LSOMUtil > 0 && h.LSOMBusiest > h.LSOMUtil) || !replica && (h.LSOMUtil != 0 || h.LSOMBusiest != 0) {
+			t.Errorf("StorageReview, one VM: host %d's LSOM worlds %.4f busy on average, %.4f at the busiest device: want the replicas' hosts (0 and 2) busy on some devices, the others idle", i, h.LSOMUtil, h.LSOMBusiest)
+		}
+	}
+}

@@ -66,6 +66,8 @@ func (l *HostLoad) Add(o HostLoad, w float64) {
 	f.DeviceUtil += w * g.DeviceUtil
 	f.CacheUtil += w * g.CacheUtil
 	f.DOMUtil += w * g.DOMUtil
+	f.LSOMUtil += w * g.LSOMUtil
+	f.LSOMBusiest += w * g.LSOMBusiest
 	f.NICTxBytesPerSec += w * g.NICTxBytesPerSec
 	f.NICRxBytesPerSec += w * g.NICRxBytesPerSec
 	f.NICPercent += w * g.NICPercent
@@ -900,7 +902,7 @@ func (out *Output) scaleLoads(f float64) {
 		h := &out.Hosts[i]
 		upTo(math.Inf(1), &h.CompReadIOPS, &h.CompWriteIOPS, &h.CompReadBytesPerSec, &h.CompWriteBytesPerSec, &h.NICTxBytesPerSec, &h.NICRxBytesPerSec)
 		upTo(100, &h.NICPercent, &h.VSANCPUPercent)
-		upTo(1, &h.DeviceUtil, &h.CacheUtil, &h.DOMUtil)
+		upTo(1, &h.DeviceUtil, &h.CacheUtil, &h.DOMUtil, &h.LSOMUtil, &h.LSOMBusiest)
 	}
 }
 

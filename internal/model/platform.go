@@ -63,6 +63,14 @@ func DOMWorlds(p *testbed.Profile) int {
 	return int(newPlatform(p).domWorlds)
 }
 
+// LSOMWorlds is how the profile's LSOM worlds sit on each host, as the
+// model takes them: stations per host (capacity devices on ESA, disk
+// groups on OSA) of worlds each (device_worlds, diskgroup_worlds).
+func LSOMWorlds(p *testbed.Profile) (stations, worlds int) {
+	pl := newPlatform(p)
+	return pl.stores / max(pl.hosts, 1), int(pl.storeWorlds)
+}
+
 // deviceRates are a device's sequential rates in bytes/s, capped by its PCIe
 // link when the profile gives it.
 func deviceRates(d testbed.Device) (rd, wr float64) {

@@ -95,6 +95,10 @@ type HostFigures struct {
 	// DOMUtil is the utilisation (0..1) of the host's DOM worlds
 	// (DOMWorlds of them): the share of their time each is busy.
 	DOMUtil float64
+	// LSOMUtil and LSOMBusiest are the utilisations (0..1) of the host's
+	// LSOM worlds (LSOMWorlds): their mean over its LSOM stations
+	// (devices on ESA, disk groups on OSA) and its busiest station's.
+	LSOMUtil, LSOMBusiest float64
 	// VSANCPUPercent is vSAN's share of the host's CPU (HostCPUPercent):
 	// the DOM's, the LSOM's and the network's cycles, not the worker VMs'
 	// guest path.

@@ -167,7 +167,7 @@ func (r *vsanRuns) at(start, end time.Time) vsanLoad {
 // vsanPerfManager answers VsanPerfQueryPerf from the recorded runs and
 // hosts' loads, for the entity types the client asks for:
 // cluster-domclient, cluster-domcompmgr, host-domcompmgr, vsan-cpu,
-// vsan-host-net and dom-world-cpu.
+// vsan-host-net, dom-world-cpu and lsom-world-cpu.
 type vsanPerfManager struct {
 	types.ManagedObjectReference
 	sim    *Sim
@@ -197,14 +197,14 @@ func (m *vsanPerfManager) VsanPerfQueryPerf(ctx *simulator.Context, req *vsantyp
 	res := &vsantypes.VsanPerfQueryPerfResponse{}
 	for _, q := range req.QuerySpecs {
 		kind, id, _ := strings.Cut(q.EntityRefId, ":")
-		if kind == "dom-world-cpu" && id == "*" && q.StartTime != nil && q.EndTime != nil {
-			res.Returnval = append(res.Returnval, m.domWorlds(q, hosts)...)
+		if (kind == "dom-world-cpu" || kind == "lsom-world-cpu") && id == "*" && q.StartTime != nil && q.EndTime != nil {
+			res.Returnval = append(res.Returnval, m.worlds(q, kind, hosts)...)
 			continue
 		}
 		onHost := kind == "host-domcompmgr" || kind == "vsan-cpu" || kind == "vsan-host-net"
 		known := kind == "cluster-domclient" || kind == "cluster-domcompmgr" || onHost
 		if !known || (onHost && hosts[id] == "") || (!onHost && id != clusterUUID) || q.StartTime == nil || q.EndTime == nil {
-			body.Fault_ = simulator.Fault(fmt.Sprintf("entity %q: want cluster-domclient:, cluster-domcompmgr: with the cluster's vSAN UUID, host-domcompmgr:, vsan-cpu:, vsan-host-net: with a host's node UUID, or dom-world-cpu:*, and a start and end time", q.EntityRefId),
+			body.Fault_ = simulator.Fault(fmt.Sprintf("entity %q: want cluster-domclient:, cluster-domcompmgr: with the cluster's vSAN UUID, host-domcompmgr:, vsan-cpu:, vsan-host-net: with a host's node UUID, or dom-world-cpu:* or lsom-world-cpu:*, and a start and end time", q.EntityRefId),
 				&types.InvalidArgument{InvalidProperty: "querySpecs"})
 			return body
 		}
@@ -214,29 +214,85 @@ func (m *vsanPerfManager) VsanPerfQueryPerf(ctx *simulator.Context, req *vsantyp
 	return body
 }
 
-// domWorlds answers dom-world-cpu:* (every DOM world of every host) from
-// the model's DOM pool: each host's DOMWorlds worlds, named DOMPool-<k>
-// (the model has one pool, not vSAN's owner, client and component-server
-// worlds), each running the share of the time its host's DOM worlds were
-// busy. Ready time is 0: the model charges CPU ready to the hand-offs of
-// an overcommitted host, not to a world.
-func (m *vsanPerfManager) domWorlds(q vsantypes.VsanPerfQuerySpec, hosts map[string]string) []vsantypes.VsanPerfEntityMetricCSV {
+// worlds answers dom-world-cpu:* and lsom-world-cpu:* (every world of
+// that kind on every host) from the model's pools of them, the model's
+// names for them: each host's DOMWorlds DOM worlds DOMPool-<k>, each as
+// busy as the host's DOM (the model has one pool, not vSAN's owner, client
+// and component-server worlds); its LSOM stations' worlds LSOMPool-<n>
+// (LSOMWorlds, station after station), the first station's as busy as the host's busiest, the
+// others at the mean of the rest (exact for OSA's two disk groups and any
+// even layout). Ready time is 0: the model charges CPU ready to the
+// hand-offs of an overcommitted host, not to a world.
+func (m *vsanPerfManager) worlds(q vsantypes.VsanPerfQuerySpec, kind string, hosts map[string]string) []vsantypes.VsanPerfEntityMetricCSV {
 	var out []vsantypes.VsanPerfEntityMetricCSV
-	worlds := model.DOMWorlds(m.sim.Testbed)
+	pools, worlds := 1, model.DOMWorlds(m.sim.Testbed)
+	name := func(_, k int) string { return fmt.Sprintf("DOMPool-%d", k) }
+	if kind == "lsom-world-cpu" {
+		pools, worlds = model.LSOMWorlds(m.sim.Testbed)
+		name = func(pool, k int) string { return fmt.Sprintf("LSOMPool-%d", pool*worlds+k) }
+	}
 	for h, uuid := range slices.Sorted(maps.Keys(hosts)) {
-		for k := range worlds {
-			w := q
-			w.EntityRefId = fmt.Sprintf("dom-world-cpu:%s|DOMPool-%d|%d", uuid, k, 1000000+1000*h+k)
-			out = append(out, m.series(w, "dom-world-cpu", hosts[uuid], nil))
+		for pool := range pools {
+			for k := range worlds {
+				w := q
+				w.EntityRefId = fmt.Sprintf("%s:%s|%s|%d", kind, uuid, name(pool, k), 1000000+1000*h+100*pool+k)
+				out = append(out, m.worldSeries(w, kind, hosts[uuid], pool, pools))
+			}
 		}
 	}
 	return out
 }
 
+// worldSeries is one world's runPct, usedPct and readyPct over a query's
+// samples: of the host's DOM pool, or of its pool-th LSOM station of pools.
+func (m *vsanPerfManager) worldSeries(q vsantypes.VsanPerfQuerySpec, kind, host string, pool, pools int) vsantypes.VsanPerfEntityMetricCSV {
+	return m.sampled(q, kind, func(from, to time.Time) ([]string, []float64) {
+		l, _ := m.sim.load.at(host, from, to)
+		busy := l.DOMUtil
+		if kind == "lsom-world-cpu" {
+			busy = l.LSOMBusiest
+			if pool > 0 {
+				busy = (l.LSOMUtil*float64(pools) - l.LSOMBusiest) / float64(pools-1)
+			}
+		}
+		return []string{"readyPct", "runPct", "usedPct"}, []float64{0, 100 * busy, 100 * busy}
+	})
+}
+
 // series answers one query spec, of host (its name; "" for the cluster,
-// whose hosts are all): samples every interval (300 s by default) from
-// start to end.
+// whose hosts are all).
 func (m *vsanPerfManager) series(q vsantypes.VsanPerfQuerySpec, kind, host string, all []string) vsantypes.VsanPerfEntityMetricCSV {
+	return m.sampled(q, kind, func(from, to time.Time) ([]string, []float64) {
+		switch kind {
+		case "cluster-domclient":
+			load := m.sim.vsanRuns.at(from, to)
+			return clientLabels[:], load.client[:]
+		case "cluster-domcompmgr":
+			hosts := make([][len(backendLabels)]float64, len(all))
+			for h, name := range all {
+				l, _ := m.sim.load.at(name, from, to)
+				hosts[h] = backend(m.sim.Testbed, l)
+			}
+			b := sumBackend(hosts)
+			return backendLabels[:], b[:]
+		}
+		// The host's own: what the embedded data plane recorded of it.
+		l, _ := m.sim.load.at(host, from, to)
+		switch kind {
+		case "host-domcompmgr":
+			b := backend(m.sim.Testbed, l)
+			return backendLabels[:], b[:]
+		case "vsan-cpu":
+			return []string{"usedPct", "readyPct"}, []float64{l.VSANCPUPercent, 0}
+		default: // vsan-host-net
+			return hostNetLabels, []float64{l.NICRxBytesPerSec, l.NICTxBytesPerSec}
+		}
+	})
+}
+
+// sampled answers a query spec with at's labels and values over each
+// sample: one every interval (300 s by default) from start to end.
+func (m *vsanPerfManager) sampled(q vsantypes.VsanPerfQuerySpec, kind string, at func(from, to time.Time) ([]string, []float64)) vsantypes.VsanPerfEntityMetricCSV {
 	step := time.Duration(q.Interval) * time.Second
 	if step <= 0 {
 		step = 300 * time.Second
@@ -251,34 +307,7 @@ func (m *vsanPerfManager) series(q vsantypes.VsanPerfQuerySpec, kind, host strin
 			from = *q.StartTime
 		}
 		times = append(times, to.UTC().Format(sampleTimeFormat))
-		var labels []string
-		var metrics []float64
-		switch kind {
-		case "cluster-domclient":
-			load := m.sim.vsanRuns.at(from, to)
-			labels, metrics = clientLabels[:], load.client[:]
-		case "cluster-domcompmgr":
-			hosts := make([][len(backendLabels)]float64, len(all))
-			for h, name := range all {
-				l, _ := m.sim.load.at(name, from, to)
-				hosts[h] = backend(m.sim.Testbed, l)
-			}
-			b := sumBackend(hosts)
-			labels, metrics = backendLabels[:], b[:]
-		default: // the host's own: what the embedded data plane recorded of it
-			l, _ := m.sim.load.at(host, from, to)
-			switch kind {
-			case "host-domcompmgr":
-				b := backend(m.sim.Testbed, l)
-				labels, metrics = backendLabels[:], b[:]
-			case "vsan-cpu":
-				labels, metrics = []string{"usedPct", "readyPct"}, []float64{l.VSANCPUPercent, 0}
-			case "vsan-host-net":
-				labels, metrics = hostNetLabels, []float64{l.NICRxBytesPerSec, l.NICTxBytesPerSec}
-			case "dom-world-cpu":
-				labels, metrics = []string{"readyPct", "runPct", "usedPct"}, []float64{0, 100 * l.DOMUtil, 100 * l.DOMUtil}
-			}
-		}
+		labels, metrics := at(from, to)
 		for j, label := range labels {
 			values[label] = append(values[label], strconv.FormatFloat(metrics[j], 'f', -1, 64))
 		}

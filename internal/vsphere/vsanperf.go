@@ -99,7 +99,7 @@ func (c *Client) undoPerfService(ctx context.Context, e ledger.Entry) (string, e
 
 // VSANMetrics reads the vSAN performance service between start and end
 // for the cluster (client and backend views) and each host (backend view,
-// vSAN CPU, vSAN network, its DOM worlds: domWorldSamples). The service
+// vSAN CPU, vSAN network, its DOM and LSOM worlds: worldSamples). The service
 // keeps a sample every 5 minutes.
 func (c *Client) VSANMetrics(ctx context.Context, start, end time.Time) ([]VSANSample, error) {
 	if !end.After(start) {
@@ -163,11 +163,15 @@ func (c *Client) VSANMetrics(ctx context.Context, start, end time.Time) ([]VSANS
 	}
 	// Asked apart: a release whose service has no per-world entity fails
 	// that query alone, and its runs keep the views above.
-	if worlds, err := vsanmethods.VsanPerfQueryPerf(ctx, c.vsan, &vsantypes.VsanPerfQueryPerf{
-		This: vsan.VsanPerformanceManagerInstance, Cluster: &cluster,
-		QuerySpecs: []vsantypes.VsanPerfQuerySpec{{EntityRefId: "dom-world-cpu:*", StartTime: &start, EndTime: &end, Labels: domWorldLabels}},
-	}); err == nil {
-		samples, err := domWorldSamples(worlds.Returnval, nodes)
+	for _, family := range worldFamilies {
+		worlds, err := vsanmethods.VsanPerfQueryPerf(ctx, c.vsan, &vsantypes.VsanPerfQueryPerf{
+			This: vsan.VsanPerformanceManagerInstance, Cluster: &cluster,
+			QuerySpecs: []vsantypes.VsanPerfQuerySpec{{EntityRefId: family.entity + ":*", StartTime: &start, EndTime: &end, Labels: worldLabels}},
+		})
+		if err != nil {
+			continue
+		}
+		samples, err := worldSamples(worlds.Returnval, nodes, family.metric)
 		if err != nil {
 			return nil, err
 		}
@@ -210,20 +214,29 @@ func parseVSANSeries(m vsantypes.VsanPerfEntityMetricCSV, name, prefix string) (
 	return out, nil
 }
 
-// domWorldLabels are the per-world CPU figures of the performance
-// service's dom-world-cpu entities, in percent of one core.
-var domWorldLabels = []string{"runPct", "readyPct"}
+// worldLabels are the per-world CPU figures of the performance service's
+// world entities, in percent of one core.
+var worldLabels = []string{"runPct", "readyPct"}
 
-// domWorldSamples sums the performance service's per-world CPU of the DOM
-// (dom-world-cpu entities, "dom-world-cpu:<node UUID>|<world name>|<world
-// id>") by host and kind of world, the name's last part (VSAN_<n>_Owner,
-// _Client, _CompServer: DOM owner, client and component server; the
-// simulator's one pool DOMPool-<k>): per host, kind and sample time,
-// vsan.domworlds.<kind>.count (the worlds reported), .runPct and
-// .readyPct (summed: 250 is two and a half cores' worth) and
+// worldFamilies are the performance service's per-world CPU entities
+// starbench reads, and the metric family each becomes: the DOM's worlds
+// and LSOM's (OSA's PLOG and LLOG elevators and their helpers).
+var worldFamilies = []struct{ entity, metric string }{
+	{"dom-world-cpu", "domworlds"},
+	{"lsom-world-cpu", "lsomworlds"},
+}
+
+// worldSamples sums the performance service's per-world CPU (entities
+// "<entity>:<node UUID>|<world name>|<world id>") by host and kind of
+// world (worldKind: VSAN_<n>_Owner, _Client, _CompServer for the DOM's
+// owner, client and component server; VSAN_<n>_PLOG, LSOMHelper-<n>; the
+// simulator's pools DOMPool-<n> and LSOMPool-<n>): per host, kind and
+// sample time, vsan.<family>.<kind>.count (the worlds reported), .runPct
+// and .readyPct (summed: 250 is two and a half cores' worth) and
 // .busiestRunPct (the busiest world's). How many worlds run and how busy
-// each is are what the model's dom_worlds_per_host stands for.
-func domWorldSamples(series []vsantypes.VsanPerfEntityMetricCSV, nodes map[string]string) ([]VSANSample, error) {
+// each is are what the model's dom_worlds_per_host, device_worlds and
+// diskgroup_worlds stand for.
+func worldSamples(series []vsantypes.VsanPerfEntityMetricCSV, nodes map[string]string, family string) ([]VSANSample, error) {
 	type key struct {
 		host, metric string
 		at           time.Time
@@ -236,7 +249,7 @@ func domWorldSamples(series []vsantypes.VsanPerfEntityMetricCSV, nodes map[strin
 		if len(parts) != 3 || host == "" {
 			continue // a world of a host not in the cluster, or an id of another shape
 		}
-		prefix := "vsan.domworlds." + worldKind(parts[1]) + "."
+		prefix := "vsan." + family + "." + worldKind(parts[1]) + "."
 		samples, err := parseVSANSeries(m, host, prefix)
 		if err != nil {
 			return nil, err

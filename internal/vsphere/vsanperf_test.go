@@ -25,6 +25,7 @@ func TestVSANMetricsReportWhatTheRunsDid(t *testing.T) {
 	p := testbedOf(4, "ESA")
 	p.Storage.Capacity.LatencyUs = 80
 	p.Model = testbed.DefaultModel("ESA") // its DOM worlds
+	p.Storage.CapacityDevices = 4         // and LSOM's, a world a device
 	s, c := startSim(t, sim.Options{Testbed: p})
 	ctx := context.Background()
 	end := time.Now().UTC().Truncate(time.Minute)
@@ -51,7 +52,7 @@ func TestVSANMetricsReportWhatTheRunsDid(t *testing.T) {
 	// the other half of the reads and the writes; nothing on a host the
 	// run leaves alone.
 	s.RecordHostLoad("DC0_C0_H1", run, runEnd, model.HostLoad{CPUPercent: sim.IdleCPUPercent + 40, HostFigures: model.HostFigures{
-		CompReadIOPS: 4500, CompWriteIOPS: 2000, CompReadBytesPerSec: 18e6, DeviceUtil: 0.5, DOMUtil: 0.6, VSANCPUPercent: 30, NICRxBytesPerSec: 5e6, NICTxBytesPerSec: 25e6}})
+		CompReadIOPS: 4500, CompWriteIOPS: 2000, CompReadBytesPerSec: 18e6, DeviceUtil: 0.5, DOMUtil: 0.6, LSOMUtil: 0.3, LSOMBusiest: 0.6, VSANCPUPercent: 30, NICRxBytesPerSec: 5e6, NICTxBytesPerSec: 25e6}})
 	s.RecordHostLoad("DC0_C0_H2", run, runEnd, model.HostLoad{CPUPercent: sim.IdleCPUPercent + 10, HostFigures: model.HostFigures{
 		CompReadIOPS: 4500, CompWriteIOPS: 1000, DeviceUtil: 0.75, VSANCPUPercent: 10}})
 	s.RecordHostLoad("DC0_C0_H3", run, runEnd, model.HostLoad{CPUPercent: sim.IdleCPUPercent})
@@ -93,6 +94,12 @@ func TestVSANMetricsReportWhatTheRunsDid(t *testing.T) {
 		"DC0_C0_H1 vsan.domworlds.DOMPool.busiestRunPct": {0, 60, 0},
 		"DC0_C0_H1 vsan.domworlds.DOMPool.readyPct":      {0, 0, 0},
 		"DC0_C0_H3 vsan.domworlds.DOMPool.runPct":        {0, 0, 0},
+		// Its LSOM worlds, one a device: the busiest device's at 60 %, the
+		// other three at 20 % (a mean of 30 %).
+		"DC0_C0_H1 vsan.lsomworlds.LSOMPool.count":         {4, 4, 4},
+		"DC0_C0_H1 vsan.lsomworlds.LSOMPool.runPct":        {0, 120, 0},
+		"DC0_C0_H1 vsan.lsomworlds.LSOMPool.busiestRunPct": {0, 60, 0},
+		"DC0_C0_H3 vsan.lsomworlds.LSOMPool.runPct":        {0, 0, 0},
 	} {
 		g := got[key]
 		if len(g) != len(want) {
@@ -134,16 +141,16 @@ func TestVSANSeriesThatDoNotAddUpAreErrors(t *testing.T) {
 // ("dom-world-cpu:<node UUID>|<world name>|<world id>"): they add up by
 // host and kind of world (the name's last part), the busiest world kept
 // apart; worlds of other hosts and ids of another shape are left out.
-func TestDOMWorldsAddUpByHostAndKind(t *testing.T) {
+func TestWorldsAddUpByHostAndKind(t *testing.T) {
 	world := func(id, run string) vsantypes.VsanPerfEntityMetricCSV {
 		return vsantypes.VsanPerfEntityMetricCSV{EntityRefId: "dom-world-cpu:" + id, SampleInfo: "2026-12-03 10:00:00,2026-12-03 10:05:00",
 			Value: []vsantypes.VsanPerfMetricSeriesCSV{{MetricId: vsantypes.VsanPerfMetricId{Label: "runPct"}, Values: run},
 				{MetricId: vsantypes.VsanPerfMetricId{Label: "readyPct"}, Values: "1,2"}}}
 	}
-	samples, err := domWorldSamples([]vsantypes.VsanPerfEntityMetricCSV{
+	samples, err := worldSamples([]vsantypes.VsanPerfEntityMetricCSV{
 		world("u1|VSAN_0x4a_Owner|1001", "50,80"), world("u1|VSAN_0x4b_Owner|1002", "30,20"), world("u1|VSAN_0x4c_Client|1003", "10,10"),
 		world("u2|VSAN_0x4a_Owner|2001", "5,5"), world("u9|VSAN_0x4a_Owner|9001", "99,99"), world("u1", "99,99"),
-	}, map[string]string{"u1": "esx-1", "u2": "esx-2"})
+	}, map[string]string{"u1": "esx-1", "u2": "esx-2"}, "domworlds")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +178,7 @@ func TestDOMWorldsAddUpByHostAndKind(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("DOM worlds by host and kind:\n%v\nwant\n%v", got, want)
 	}
-	for name, kind := range map[string]string{"VSAN_0x4307_CompServer": "CompServer", "DOMPool-12": "DOMPool", "LLOGHelper": "LLOGHelper"} {
+	for name, kind := range map[string]string{"VSAN_0x4307_CompServer": "CompServer", "DOMPool-12": "DOMPool", "LLOGHelper": "LLOGHelper", "VSAN_0x52_PLOG": "PLOG", "LSOMHelper-3": "LSOMHelper"} {
 		if got := worldKind(name); got != kind {
 			t.Errorf("world %s: kind %q, want %q", name, got, kind)
 		}
