@@ -593,7 +593,7 @@ func newCell(p *testbed.Profile, in Input, j int, objects []object, deferDestage
 	case 1-destaged >= 0.005: // its reads find none of its writes there (or it does not read)
 		c.notes = append(c.notes, fmt.Sprintf("%.0f %% of this job's writes are overwritten in the write buffers before the elevator destages them", 100*(1-destaged)))
 	}
-	c.notes = append(c.notes, stridedNote(p, c.job.Disks, c.shape, c.job.Job.NumJobs)...)
+	c.notes = append(c.notes, stridedNote(p, in.VMs, c.job.Disks, c.shape, c.job.Job.NumJobs)...)
 	kindOf, costs, err := accountCosts(p, c.pl, c.link, in.State, in.VMs, c.job, c.shape, deferDestage, coverage)
 	if err != nil {
 		return nil, err
@@ -808,14 +808,20 @@ type diskKind struct {
 }
 
 // stridedNote says how OSA writes a job's sequential writes to RAID-5/6
-// disks: from vSAN 7.0 U3 gathered into full stripes (no read-modify-
-// write) where the job keeps a stripe's data in flight (fillsStripes),
-// else read-modify-written as its random writes are.
-func stridedNote(p *testbed.Profile, disks []DiskLoad, sh jobShape, numJobs int) []string {
+// disks (the first such disk's, on its VM's controller): from vSAN 7.0 U3
+// gathered into full stripes (no read-modify-write) where the job keeps a
+// stripe's data in flight (fillsStripes), else read-modify-written as its
+// random writes are.
+func stridedNote(p *testbed.Profile, vms []VM, disks []DiskLoad, sh jobShape, numJobs int) []string {
 	i := slices.IndexFunc(disks, func(d DiskLoad) bool { return d.Policy.RAID == "raid5" || d.Policy.RAID == "raid6" })
 	if p.Architecture != "OSA" || sh.fr == 1 || sh.randomShare == 1 || i < 0 {
 		return nil
 	}
+	controller := p.Workers.Controller
+	if d := disks[i]; d.VM < len(vms) && vms[d.VM].Controller != "" {
+		controller = vms[d.VM].Controller
+	}
+	lun, _ := controllerQueues(&p.Model, controller)
 	seq := fmt.Sprintf("%.0f %% of its writes", 100*(1-sh.randomShare))
 	if sh.randomShare == 0 {
 		seq = "its writes"
@@ -826,28 +832,29 @@ func stridedNote(p *testbed.Profile, disks []DiskLoad, sh jobShape, numJobs int)
 		return nil // solving the cell says what is wrong
 	case !releaseAtLeast(p.VSANRelease, 7, 3):
 		return []string{fmt.Sprintf("RAID-5/6 on OSA: %s are sequential, but vSAN %s read-modify-writes them as random writes (full-stripe writes of a sequential stream came with 7.0 U3)", seq, p.VSANRelease)}
-	case !sh.fillsStripes(lay.dataStripes, numJobs):
-		return []string{fmt.Sprintf("RAID-5/6 on OSA: %s are sequential, but a disk's %.0f KiB in flight fill no stripe (%d MiB of data): read-modify-written as random writes", seq, sh.inFlight(numJobs)/1024, lay.dataStripes*stripeUnit>>20)}
+	case !sh.fillsStripes(lay.dataStripes, numJobs, lun):
+		return []string{fmt.Sprintf("RAID-5/6 on OSA: %s are sequential, but a disk's %.0f KiB in flight fill no stripe (%d MiB of data): read-modify-written as random writes", seq, sh.inFlight(numJobs, lun)/1024, lay.dataStripes*stripeUnit>>20)}
 	}
 	return []string{fmt.Sprintf("RAID-5/6 on OSA: %s are sequential, which vSAN %s gathers into full-stripe writes with their parity, nothing read first (7.0 U3's strided writes)", seq, p.VSANRelease)}
 }
 
-// inFlight is the bytes of writes a job keeps outstanding on each of its
-// disks: its numJobs clones' queue depth at its writes' mean size.
-func (sh jobShape) inFlight(numJobs int) float64 {
+// inFlight is the bytes of writes a job keeps outstanding at vSAN on each
+// of its disks: its numJobs clones' queue depth, at most the virtual
+// controller's queue per disk (lun), at its writes' mean size.
+func (sh jobShape) inFlight(numJobs, lun int) float64 {
 	mean := 0.0
 	for _, s := range sh.sizes[write] {
 		mean += s.share * float64(s.size)
 	}
-	return float64(sh.depth*max(numJobs, 1)) * mean
+	return float64(min(sh.depth*max(numJobs, 1), lun)) * mean
 }
 
 // fillsStripes says a job keeps at least a full stripe of data in flight
 // on each disk (k stripe units, taken as 1 MiB each): what vSAN 7.0 U3
 // waits for to write a sequential stream's stripes whole (VMware:
 // workloads with sustained high outstanding I/O).
-func (sh jobShape) fillsStripes(k, numJobs int) bool {
-	return sh.inFlight(numJobs) >= float64(k*stripeUnit)
+func (sh jobShape) fillsStripes(k, numJobs, lun int) bool {
+	return sh.inFlight(numJobs, lun) >= float64(k*stripeUnit)
 }
 
 // firstDisk is the size of the cell's job's first disk (0 for none).
@@ -912,7 +919,7 @@ func accountCosts(p *testbed.Profile, pl platform, link vsanLink, state ClusterS
 			}
 		}
 		strided := 0.0 // the share of the writes OSA gathers into full stripes
-		if cm.stridedOK && lay.dataStripes > 0 && sh.fillsStripes(lay.dataStripes, jl.Job.NumJobs) {
+		if lun, _ := controllerQueues(&p.Model, k.controller); cm.stridedOK && lay.dataStripes > 0 && sh.fillsStripes(lay.dataStripes, jl.Job.NumJobs, lun) {
 			strided = 1 - sh.randomShare
 		}
 		for _, s := range sh.sizes[write] {

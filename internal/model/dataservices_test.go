@@ -296,8 +296,9 @@ func TestOSAKeepsOnlyBlocksThatFitHalf(t *testing.T) {
 // guest byte sequentially and read none, where random writes read and
 // write 3 (old data and both parities). vSAN waits for a stripe's data
 // (4 stripe units, taken as 1 MiB) to be in flight: 1 MiB writes at
-// iodepth 2 keep too little and are read-modify-written, as are
-// sequential writes before 7.0 U3. The run says which.
+// iodepth 2 keep too little and are read-modify-written, as are 64 KiB
+// writes at iodepth 64 (the controller admits 32 a disk) and sequential
+// writes before 7.0 U3. The run says which.
 func TestOSASequentialWritesFillWholeStripes(t *testing.T) {
 	p := mustLoad(t, "wwt-r640-osa")
 	older := *p
@@ -313,8 +314,14 @@ func TestOSASequentialWritesFillWholeStripes(t *testing.T) {
 		{p, "randwrite", 3, 3, 4, ""},
 		{&older, "write", 3, 3, 4, "read-modify-writes them as random writes"},
 		{p, "write", 3, 3, 2, "a disk's 2048 KiB in flight fill no stripe (4 MiB of data)"},
+		// 64 KiB at iodepth 64 would be a stripe's 4 MiB, but WWT's LSI
+		// Logic controller admits 32 a disk: 2 MiB reach vSAN.
+		{p, "write", 3, 3, -64, "a disk's 2048 KiB in flight fill no stripe"},
 	} {
 		job := &fio.Job{IOEngine: "libaio", Direct: true, RW: tc.rw, BlockSize: 1 << 20, IODepth: tc.depth}
+		if tc.depth < 0 { // 64 KiB blocks
+			job.BlockSize, job.IODepth = 64<<10, -tc.depth
+		}
 		out := solve(t, tc.p, UniformInput(tc.p, 96, 8, Policy{RAID: "raid6", FTT: 2}, job))
 		var rd, wr float64
 		for _, h := range out.Hosts {
