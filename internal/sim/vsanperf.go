@@ -215,14 +215,14 @@ func (m *vsanPerfManager) VsanPerfQueryPerf(ctx *simulator.Context, req *vsantyp
 }
 
 // worlds answers dom-world-cpu:* and lsom-world-cpu:* (every world of
-// that kind on every host) from the model's pools of them, the model's
-// names for them: each host's DOMWorlds DOM worlds DOMPool-<k>, each as
-// busy as the host's DOM (the model has one pool, not vSAN's owner, client
-// and component-server worlds); its LSOM stations' worlds LSOMPool-<n>
-// (LSOMWorlds, station after station), the first station's as busy as the host's busiest, the
-// others at the mean of the rest (exact for OSA's two disk groups and any
-// even layout). Ready time is 0: the model charges CPU ready to the
-// hand-offs of an overcommitted host, not to a world.
+// that kind on every host) from the model's pools of them, under the
+// model's names: each host's DOMWorlds DOM worlds DOMPool-<k>, each as busy
+// as the host's DOM (the model has one pool, not vSAN's owner, client and
+// component-server worlds); its LSOM stations' worlds LSOMPool-<n>
+// (LSOMWorlds, station after station), the first station's as busy as the
+// host's busiest, the others at the mean of the rest (exact for OSA's two
+// disk groups and any even layout). Ready time is 0: the model charges CPU
+// ready to the hand-offs of an overcommitted host, not to a world.
 func (m *vsanPerfManager) worlds(q vsantypes.VsanPerfQuerySpec, kind string, hosts map[string]string) []vsantypes.VsanPerfEntityMetricCSV {
 	var out []vsantypes.VsanPerfEntityMetricCSV
 	pools, worlds := 1, model.DOMWorlds(m.sim.Testbed)

@@ -274,7 +274,7 @@ func worldSamples(series []vsantypes.VsanPerfEntityMetricCSV, nodes map[string]s
 	return out, nil
 }
 
-// worldKind is what kind of DOM world a world's name says: the part after
+// worldKind is what kind of world (DOM, LSOM) a name says: the part after
 // its last underscore (VSAN_0x1_Owner: Owner), or the name without a
 // trailing -<number> (DOMPool-3: DOMPool).
 func worldKind(name string) string {
