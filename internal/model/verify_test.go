@@ -695,3 +695,56 @@ func TestVerifyPatternFillsTheWritesAndVerifies(t *testing.T) {
 		t.Errorf("rows %+v, notes %q: want the blocks written read back after the writes", res.Aggregate, res.Notes)
 	}
 }
+
+// verify_interval moves fio's verify headers, one at each interval of a
+// write. In random data that changes nothing vSAN sees; in
+// verify_pattern's data each header after a block's first leaves LZ4
+// about 15 bytes, which the run's note gives with fio's own figures:
+// checked here against fio 3.33 and lz4 on 4 KiB blocks (at 256 bytes a
+// block still fits one 512-byte sector, at 128 some do not). fio refuses
+// an interval under twice its header, and so does the model.
+func TestVerifyIntervalAsFioWritesIt(t *testing.T) {
+	leaves := lz4Leaves(t)
+	most := func(verify, interval string) int {
+		file := filepath.Join(t.TempDir(), "f")
+		args := []string{"--output-format=json", "--name=w", "--filename=" + file, "--size=256k", "--bs=4k", "--rw=write", "--verify=" + verify, "--verify_pattern=0xdeadbeef"}
+		if interval != "" {
+			args = append(args, "--verify_interval="+interval)
+		}
+		var report moved
+		runFio(t, &report, args...)
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		largest := 0
+		for b := range len(data) / efficiencyBlock {
+			largest = max(largest, leaves(data[b*efficiencyBlock:(b+1)*efficiencyBlock]))
+		}
+		return largest
+	}
+	for _, v := range []string{"crc32c", "sha256"} {
+		one, at256, at128 := most(v, ""), most(v, "256"), most(v, "128")
+		if perHeader := float64(at128-one) / 31; one > 128 || at256 > esaSectorBytes || at128 <= esaSectorBytes || perHeader < 10 || perHeader > 20 {
+			t.Errorf("verify=%s: LZ4 leaves up to %d bytes of a block with one header, %d with 16, %d with 32 (%.1f a further header): want under 128, within a 512-byte sector, beyond it, and 10 to 20 bytes", v, one, at256, at128, perHeader)
+		}
+	}
+	pattern := []fio.Option{{Key: "verify", Value: "crc32c"}, {Key: "verify_pattern", Value: "0xdeadbeef"}, {Key: "verify_interval", Value: "128"}}
+	for _, c := range []struct {
+		options []fio.Option
+		note    string
+	}{
+		{pattern, "ESA may store a block in two 512-byte sectors"},
+		{[]fio.Option{{Key: "verify", Value: "md5"}, {Key: "verify_interval", Value: "512"}}, "the data is random"},
+		{[]fio.Option{{Key: "verify", Value: "pattern"}, {Key: "verify_pattern", Value: "0x00"}, {Key: "verify_interval", Value: "512"}}, "verify=pattern writes no header"},
+		{[]fio.Option{{Key: "verify_interval", Value: "512"}}, "the job does not verify"},
+	} {
+		sh, err := readJob(&fio.Job{RW: "write", BlockSize: 4096, Options: c.options})
+		if err != nil || !strings.Contains(strings.Join(sh.notes, "\n"), c.note) {
+			t.Errorf("%v: notes %q (%v), want %q", c.options, sh.notes, err, c.note)
+		}
+	}
+	if _, err := readJob(&fio.Job{RW: "write", BlockSize: 4096, Options: []fio.Option{{Key: "verify", Value: "md5"}, {Key: "verify_interval", Value: "64"}}}); err == nil || !strings.Contains(err.Error(), "at least 80 bytes") {
+		t.Errorf("verify_interval=64: %v, want it refused below 80 bytes", err)
+	}
+}
