@@ -792,7 +792,7 @@ func verifyIntervalNote(job *fio.Job, label string) string {
 	case !hasRaw(job, "verify_pattern"):
 		return label + ": fio writes a verify header every interval of each write; the data is random, so vSAN's compression and deduplication find in it what they would without (the check's CPU in the guest is not modelled)"
 	}
-	return label + ": fio writes a verify header every interval of each write; in verify_pattern's data each header after a block's first leaves LZ4 about 15 bytes (fio 3.33 and lz4 -1 on 4 KiB blocks: 140 to 205 bytes at 512, 228 to 341 at 256, 450 to 563 at 128, against 57 to 83 with one header); the model compresses the blocks as with one header, so at 128 bytes ESA may store a block in two 512-byte sectors where the model stores one (OSA keeps each in 2 KiB either way)"
+	return label + ": fio writes a verify header every interval of each write; in verify_pattern's data each header after a block's first leaves LZ4 about 15 bytes (fio 3.33 and lz4 -1 on 4 KiB blocks: 140 to 205 bytes at 512, 228 to 341 at 256, 450 to 563 at 128, against 57 to 83 with one header); the model compresses the blocks as with one header, so at 128 bytes, where a block comes near or beyond one 512-byte sector, ESA may store some blocks in two sectors where the model stores one (OSA keeps each in 2 KiB either way)"
 }
 
 // ignored notes an option the model does not model.

@@ -701,7 +701,8 @@ func TestVerifyPatternFillsTheWritesAndVerifies(t *testing.T) {
 // verify_pattern's data each header after a block's first leaves LZ4
 // about 15 bytes, which the run's note gives with fio's own figures:
 // checked here against fio 3.33 and lz4 on 4 KiB blocks (at 256 bytes a
-// block still fits one 512-byte sector, at 128 some do not). fio refuses
+// block still fits one 512-byte sector, at 128 it comes near or beyond
+// it: what LZ4 finds varies run to run, 450 to 563 bytes). fio refuses
 // an interval under twice its header, and so does the model.
 func TestVerifyIntervalAsFioWritesIt(t *testing.T) {
 	leaves := lz4Leaves(t)
@@ -725,8 +726,8 @@ func TestVerifyIntervalAsFioWritesIt(t *testing.T) {
 	}
 	for _, v := range []string{"crc32c", "sha256"} {
 		one, at256, at128 := most(v, ""), most(v, "256"), most(v, "128")
-		if perHeader := float64(at128-one) / 31; one > 128 || at256 > esaSectorBytes || at128 <= esaSectorBytes || perHeader < 10 || perHeader > 20 {
-			t.Errorf("verify=%s: LZ4 leaves up to %d bytes of a block with one header, %d with 16, %d with 32 (%.1f a further header): want under 128, within a 512-byte sector, beyond it, and 10 to 20 bytes", v, one, at256, at128, perHeader)
+		if perHeader := float64(at128-one) / 31; one > 128 || at256 > esaSectorBytes || at128 <= 3*esaSectorBytes/4 || perHeader < 10 || perHeader > 20 {
+			t.Errorf("verify=%s: LZ4 leaves up to %d bytes of a block with one header, %d with 16, %d with 32 (%.1f a further header): want under 128, within a 512-byte sector, near it or beyond (over 384), and 10 to 20 bytes", v, one, at256, at128, perHeader)
 		}
 	}
 	pattern := []fio.Option{{Key: "verify", Value: "crc32c"}, {Key: "verify_pattern", Value: "0xdeadbeef"}, {Key: "verify_interval", Value: "128"}}
@@ -734,7 +735,7 @@ func TestVerifyIntervalAsFioWritesIt(t *testing.T) {
 		options []fio.Option
 		note    string
 	}{
-		{pattern, "ESA may store a block in two 512-byte sectors"},
+		{pattern, "ESA may store some blocks in two sectors"},
 		{[]fio.Option{{Key: "verify", Value: "md5"}, {Key: "verify_interval", Value: "512"}}, "the data is random"},
 		{[]fio.Option{{Key: "verify", Value: "pattern"}, {Key: "verify_pattern", Value: "0x00"}, {Key: "verify_interval", Value: "512"}}, "verify=pattern writes no header"},
 		{[]fio.Option{{Key: "verify_interval", Value: "512"}}, "the job does not verify"},
