@@ -26,9 +26,7 @@ func TestIdenticalInputsSolveOnceAndRunsKeepTheirNoise(t *testing.T) {
 	countSolves(pl, &solves)
 	ctx := context.Background()
 	ws := workers(4, 2, "r5")
-	if err := pl.Prepare(ctx, ws, fio.Prep{Method: "random"}, nil); err != nil {
-		t.Fatal(err)
-	}
+	prepareRandom(ctx, t, pl, ws)
 	job := &fio.Job{RW: "randread", BlockSize: 4096, IODepth: 16, RuntimeSec: 60}
 	iops := map[float64]bool{}
 	for range 5 {

@@ -199,6 +199,7 @@ func hostFigures(cells []*cell, cpu, held []float64) []HostFigures {
 				f.CompWriteBytesPerSec += x * o.compBytes[write]
 				f.NICTxBytesPerSec += x * o.txBytes
 				f.NICRxBytesPerSec += x * o.rxBytes
+				f.DOMUtil += x * o.domCycles * c.domBusy
 				all[i] += x * (o.cpuCycles() - c.g.reaping*o.guestCycles) // fio's work on spinning vCPUs is in what they hold
 				vsan[i] += x * (o.cpuCycles() - o.guestCycles)
 			}
@@ -207,9 +208,6 @@ func hostFigures(cells []*cell, cpu, held []float64) []HostFigures {
 			}
 			for g, t := range c.perCache[dir] {
 				busyCache[g] += x * t
-			}
-			for i, t := range c.perDOM[dir] {
-				out[i].DOMUtil += x * t
 			}
 			for st, t := range c.perStore[dir] {
 				busyStore[st] += x * t
@@ -487,17 +485,19 @@ type cell struct {
 	hostCPU []int
 	// perHost is, per direction, what one I/O of the cell costs each host
 	// (placedLoad's spread of it), perDevice each capacity device's time,
-	// perCache each OSA disk group's cache device's (none on ESA), perDOM
-	// each host's DOM worlds' and perStore each LSOM station's worlds': the
-	// per-host figures of the output (hostFigures).
+	// perCache each OSA disk group's cache device's (none on ESA) and
+	// perStore each LSOM station's worlds': the per-host figures of the
+	// output (hostFigures).
 	perHost   [2][]opCost
 	perDevice [2][]float64
 	perCache  [2][]float64
-	perDOM    [2][]float64 // each host's DOM worlds' busy time per I/O, per world
-	perStore  [2][]float64 // each LSOM station's, per world
-	z         [2]float64   // fixed delay per direction, seconds
-	zMix      float64
-	notes     []string
+	perStore  [2][]float64
+	// domBusy turns a host's DOM cycles per I/O (perHost) into its DOM
+	// worlds' busy time per I/O, per world (mixed_contention included).
+	domBusy float64
+	z       [2]float64 // fixed delay per direction, seconds
+	zMix    float64
+	notes   []string
 	// What the cell was placed from, kept to split it into classes (see
 	// classes.go): the VMs, the job's disks as placed objects, each disk's
 	// kind and the kinds' costs per I/O. index is the job's in the input.
@@ -617,11 +617,8 @@ func (c *cell) place(p *testbed.Profile, objs []object, kindOf []int) {
 	c.perDevice = [2][]float64{sp[read].capacity, sp[write].capacity}
 	c.perCache = [2][]float64{sp[read].cache, sp[write].cache}
 	c.copies = stationCopies(p, c.pl, c.link, c.g, sp, c.fr)
-	for dir := range c.perDOM {
-		c.perDOM[dir] = make([]float64, len(sp[dir].host))
-		for i := range sp[dir].host {
-			c.perDOM[dir][i] = domContention(&p.Model, c.fr) * sp[dir].host[i].domCycles / c.pl.hz / c.pl.domWorlds
-		}
+	c.domBusy = domContention(&p.Model, c.fr) / c.pl.hz / c.pl.domWorlds
+	for dir := range c.perStore {
 		c.perStore[dir] = make([]float64, len(sp[dir].store))
 		for i, cycles := range sp[dir].store {
 			c.perStore[dir][i] = cycles / c.pl.hz / c.pl.storeWorlds
@@ -842,11 +839,7 @@ func stridedNote(p *testbed.Profile, vms []VM, disks []DiskLoad, sh jobShape, nu
 // of its disks: its numJobs clones' queue depth, at most the virtual
 // controller's queue per disk (lun), at its writes' mean size.
 func (sh jobShape) inFlight(numJobs, lun int) float64 {
-	mean := 0.0
-	for _, s := range sh.sizes[write] {
-		mean += s.share * float64(s.size)
-	}
-	return float64(min(sh.depth*max(numJobs, 1), lun)) * mean
+	return float64(min(sh.depth*max(numJobs, 1), lun)) * meanSize(sh.sizes[write])
 }
 
 // fillsStripes says a job keeps at least a full stripe of data in flight
@@ -924,15 +917,14 @@ func accountCosts(p *testbed.Profile, pl platform, link vsanLink, state ClusterS
 		}
 		for _, s := range sh.sizes[write] {
 			for _, b := range sh.blockMix(float64(s.size), float64(sh.compressPct)) {
-				pct := int(math.Round(b.pct))
-				for _, part := range [...]struct {
-					full  bool
-					share float64
-				}{{true, strided}, {false, 1 - strided}} {
-					if part.share > 0 {
-						cm.fullStripes = part.full
-						cost[write].add(cm.writeIO(float64(s.size), lay, pct, sh.dedupePct), s.share*b.share*part.share)
-					}
+				pct, w := int(math.Round(b.pct)), s.share*b.share
+				if strided > 0 {
+					cm.fullStripes = true
+					cost[write].add(cm.writeIO(float64(s.size), lay, pct, sh.dedupePct), w*strided)
+					cm.fullStripes = false
+				}
+				if strided < 1 {
+					cost[write].add(cm.writeIO(float64(s.size), lay, pct, sh.dedupePct), w*(1-strided))
 				}
 			}
 		}

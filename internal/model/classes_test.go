@@ -623,9 +623,7 @@ func TestPlaneRowsCarryTheirClass(t *testing.T) {
 		ws[i].Host = h
 	}
 	pl.src.(*memSource).policies["r1"] = Policy{RAID: "raid1", FTT: 1}
-	if err := pl.Prepare(ctx, ws, fio.Prep{Method: "random"}, nil); err != nil {
-		t.Fatal(err)
-	}
+	prepareRandom(ctx, t, pl, ws)
 	job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 16, NumJobs: 4, RuntimeSec: 60}
 	res, err := pl.Run(ctx, ws, fio.NewWorkload(job), nil)
 	if err != nil {

@@ -263,9 +263,7 @@ func TestOSAWriteBuffersFillStretchAfterStretch(t *testing.T) {
 		src := &memSource{policies: map[string]Policy{"r5": {RAID: "raid5", FTT: 1}}}
 		pl := NewPlane(mustLoad(t, "wwt-r640-osa"), src).(*Plane)
 		ws := workers(48, 2, "r5")
-		if err := pl.Prepare(ctx, ws, fio.Prep{Method: "random"}, nil); err != nil {
-			t.Fatal(err)
-		}
+		prepareRandom(ctx, t, pl, ws)
 		return pl, ws
 	}
 	writer := func(name string, runtime int) fio.Job {
@@ -379,9 +377,7 @@ func TestSizedWritersMoveTheirSizeThroughTheBurst(t *testing.T) {
 	run := func(jobs ...fio.Job) *fio.Result {
 		t.Helper()
 		pl := newOSAPlane(t)
-		if err := pl.Prepare(ctx, ws, fio.Prep{Method: "random"}, nil); err != nil {
-			t.Fatal(err)
-		}
+		prepareRandom(ctx, t, pl, ws)
 		res, err := pl.Run(ctx, ws, &fio.Workload{Name: "w", Jobs: jobs}, nil)
 		if err != nil {
 			t.Fatal(err)

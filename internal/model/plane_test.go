@@ -63,9 +63,7 @@ func TestPlaneRunShape(t *testing.T) {
 	pl, _ := newTestPlane(t)
 	ctx := context.Background()
 	ws := workers(4, 2, "r5")
-	if err := pl.Prepare(ctx, ws, fio.Prep{Method: "random"}, nil); err != nil {
-		t.Fatal(err)
-	}
+	prepareRandom(ctx, t, pl, ws)
 	res, err := pl.Run(ctx, ws, fio.NewWorkload(fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 8192, IODepth: 16, RuntimeSec: 60}), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -320,9 +318,7 @@ func TestPlaneNoiseMovesTheFreeDirection(t *testing.T) {
 		Options: []fio.Option{{Key: "rate_iops", Value: ",100"}}}
 	pl, _ := newTestPlane(t, WithNoise(3))
 	ws := workers(4, 2, "r5")
-	if err := pl.Prepare(ctx, ws, fio.Prep{Method: "random"}, nil); err != nil {
-		t.Fatal(err) // prepared: no run changes what the next one reads
-	}
+	prepareRandom(ctx, t, pl, ws) // prepared: no run changes what the next one reads
 	reads := map[float64]bool{}
 	for range 4 {
 		res, err := pl.Run(ctx, ws, fio.NewWorkload(job), nil)
@@ -611,9 +607,7 @@ func TestPlaneNoiseLeavesTheHeldClasses(t *testing.T) {
 	for i, h := range []string{"a", "b", "c", "d", "a"} {
 		ws[i].Host = h
 	}
-	if err := pl.Prepare(ctx, ws, fio.Prep{Method: "random"}, nil); err != nil {
-		t.Fatal(err)
-	}
+	prepareRandom(ctx, t, pl, ws)
 	job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 64, RuntimeSec: 60}
 	free := map[float64]bool{}
 	for range 4 {
@@ -649,9 +643,7 @@ func TestPlaneTotalOverAllJobs(t *testing.T) {
 	pl, _ := newTestPlane(t)
 	ctx := context.Background()
 	ws := workers(4, 2, "r5")
-	if err := pl.Prepare(ctx, ws, fio.Prep{Method: "random"}, nil); err != nil {
-		t.Fatal(err)
-	}
+	prepareRandom(ctx, t, pl, ws)
 	mixed := fio.Job{Name: "mixed", IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 8192, IODepth: 16, RuntimeSec: 60, TimeBased: true}
 	reads := fio.Job{Name: "reads", IOEngine: "libaio", Direct: true, RW: "read", BlockSize: 1 << 20, IODepth: 4, RuntimeSec: 60, TimeBased: true}
 	writes := fio.Job{Name: "writes", IOEngine: "libaio", Direct: true, RW: "write", BlockSize: 1 << 20, IODepth: 4, RuntimeSec: 60, TimeBased: true}

@@ -154,9 +154,7 @@ func TestConcurrentJobsRunUntilTheyMovedTheirSize(t *testing.T) {
 	pl, _ := newTestPlane(t)
 	ctx := context.Background()
 	ws := workers(4, 2, "r5")
-	if err := pl.Prepare(ctx, ws, fio.Prep{Method: "random"}, nil); err != nil {
-		t.Fatal(err)
-	}
+	prepareRandom(ctx, t, pl, ws)
 	a := &fio.Job{Name: "a", IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 50, BlockSize: 65536, IODepth: 8, Size: 4 << 30}
 	b := &fio.Job{Name: "b", IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 8, Size: 1 << 30, NumJobs: 2}
 	res, err := pl.RunJobs(ctx, []JobRun{{Workers: ws[:2], Job: a}, {Workers: ws[2:], Job: b}}, nil)

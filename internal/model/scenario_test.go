@@ -174,9 +174,7 @@ func TestScenarioWithoutEventsIsARun(t *testing.T) {
 	src.state = ClusterState{ActiveNICs: []string{"vmnic0", "vmnic1"}, LAG: "lag1"}
 	ctx := context.Background()
 	ws := workers(4, 2, "r5")
-	if err := pl.Prepare(ctx, ws, fio.Prep{Method: "random"}, nil); err != nil {
-		t.Fatal(err)
-	}
+	prepareRandom(ctx, t, pl, ws)
 	job := &fio.Job{Name: "mix", IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 1 << 20, IODepth: 8, RuntimeSec: 120, TimeBased: true}
 	run, err := pl.Run(ctx, ws, fio.NewWorkload(*job), nil)
 	if err != nil {

@@ -17,6 +17,15 @@ func newOSAPlane(t *testing.T) *Plane {
 	return NewPlane(mustLoad(t, "wwt-r640-osa"), src).(*Plane)
 }
 
+// prepareRandom fills the workers' disks with random data, as most runs
+// on a plane start.
+func prepareRandom(ctx context.Context, t *testing.T, pl *Plane, ws []fio.Worker) {
+	t.Helper()
+	if err := pl.Prepare(ctx, ws, fio.Prep{Method: "random"}, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // meanOf is the time-weighted mean IOPS of a direction's samples.
 func meanOf(samples []fio.Sample, dir string, measured float64) float64 {
 	total, prev := 0.0, 0.0
@@ -38,9 +47,7 @@ func TestOSAWriteBufferFillsOverARun(t *testing.T) {
 	pl := newOSAPlane(t)
 	ctx := context.Background()
 	ws := workers(96, 8, "r1")
-	if err := pl.Prepare(ctx, ws, fio.Prep{Method: "random"}, nil); err != nil {
-		t.Fatal(err)
-	}
+	prepareRandom(ctx, t, pl, ws)
 	job := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 65536, IODepth: 8, RuntimeSec: 1800, TimeBased: true}
 	res, err := pl.Run(ctx, ws, fio.NewWorkload(*job), nil)
 	if err != nil {
@@ -316,9 +323,7 @@ func TestOSAMetricsCoverTheBurstAndTheSteadyState(t *testing.T) {
 		WithHostLoad(names, func(_, _ time.Time, l map[string]HostLoad) { hosts = l })).(*Plane)
 	ctx := context.Background()
 	ws := workers(96, 8, "r1")
-	if err := pl.Prepare(ctx, ws, fio.Prep{Method: "random"}, nil); err != nil {
-		t.Fatal(err)
-	}
+	prepareRandom(ctx, t, pl, ws)
 	job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 65536, IODepth: 8, RuntimeSec: 1800, TimeBased: true}
 	res, err := pl.Run(ctx, ws, fio.NewWorkload(job), nil)
 	if err != nil {

@@ -610,9 +610,7 @@ func TestVerifyingWriterFillsOSABuffers(t *testing.T) {
 	pl := newOSAPlane(t)
 	ctx := context.Background()
 	ws := workers(96, 8, "r1")
-	if err := pl.Prepare(ctx, ws, fio.Prep{Method: "random"}, nil); err != nil {
-		t.Fatal(err)
-	}
+	prepareRandom(ctx, t, pl, ws)
 	job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 65536, IODepth: 8, Size: 40 << 30,
 		Options: []fio.Option{{Key: "verify", Value: "crc32c"}}}
 	res, err := pl.Run(ctx, ws, fio.NewWorkload(job), nil)

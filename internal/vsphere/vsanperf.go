@@ -126,7 +126,8 @@ func (c *Client) VSANMetrics(ctx context.Context, start, end time.Time) ([]VSANS
 		}
 		nodes[h.Config.VsanHostConfig.ClusterInfo.NodeUuid] = h.Name
 	}
-	entity := map[string]string{} // entityRefId -> name
+	type entityOf struct{ name, prefix string }
+	entity := map[string]entityOf{} // by entityRefId: its name and its metrics' prefix
 	var specs []vsantypes.VsanPerfQuerySpec
 	for _, v := range vsanViews {
 		ids := map[string]string{cfg.DefaultConfig.Uuid: c.cluster.Name()}
@@ -135,7 +136,7 @@ func (c *Client) VSANMetrics(ctx context.Context, start, end time.Time) ([]VSANS
 		}
 		for id, name := range ids {
 			ref := v.entity + ":" + id
-			entity[ref] = name
+			entity[ref] = entityOf{name, "vsan." + v.view + "."}
 			specs = append(specs, vsantypes.VsanPerfQuerySpec{EntityRefId: ref, StartTime: &start, EndTime: &end, Labels: v.labels})
 		}
 	}
@@ -148,14 +149,8 @@ func (c *Client) VSANMetrics(ctx context.Context, start, end time.Time) ([]VSANS
 	}
 	var out []VSANSample
 	for _, m := range res.Returnval {
-		kind, _, _ := strings.Cut(m.EntityRefId, ":")
-		view := ""
-		for _, v := range vsanViews {
-			if v.entity == kind {
-				view = v.view
-			}
-		}
-		samples, err := parseVSANSeries(m, entity[m.EntityRefId], "vsan."+view+".")
+		e := entity[m.EntityRefId]
+		samples, err := parseVSANSeries(m, e.name, e.prefix)
 		if err != nil {
 			return nil, err
 		}

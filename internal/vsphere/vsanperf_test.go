@@ -64,10 +64,7 @@ func TestVSANMetricsReportWhatTheRunsDid(t *testing.T) {
 	if worlds < 1 {
 		t.Fatalf("%g DOM worlds a host", worlds)
 	}
-	got := map[string][]float64{}
-	for _, x := range samples {
-		got[x.Entity+" "+x.Metric] = append(got[x.Entity+" "+x.Metric], x.Value)
-	}
+	got := byMetric(samples)
 	for key, want := range map[string][]float64{
 		"DC0_C0 vsan.client.iopsRead":            {0, 9000, 0},
 		"DC0_C0 vsan.client.latencyAvgWrite":     {0, 2, 0},
@@ -154,10 +151,7 @@ func TestWorldsAddUpByHostAndKind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string][]float64{}
-	for _, x := range samples {
-		got[x.Entity+" "+x.Metric] = append(got[x.Entity+" "+x.Metric], x.Value)
-	}
+	got := byMetric(samples)
 	for _, v := range got {
 		slices.Sort(v) // the two sample times, in any order
 	}
@@ -183,4 +177,14 @@ func TestWorldsAddUpByHostAndKind(t *testing.T) {
 			t.Errorf("world %s: kind %q, want %q", name, got, kind)
 		}
 	}
+}
+
+// byMetric is each entity's series of each metric ("<entity> <metric>"),
+// in the samples' order.
+func byMetric(samples []VSANSample) map[string][]float64 {
+	got := map[string][]float64{}
+	for _, x := range samples {
+		got[x.Entity+" "+x.Metric] = append(got[x.Entity+" "+x.Metric], x.Value)
+	}
+	return got
 }
