@@ -168,6 +168,9 @@ type costModel struct {
 	// into full stripes (vSAN 7.0 U3 on); fullStripes that the writes
 	// accounted now are such a stream's.
 	stridedOK, fullStripes bool
+	// chunk is the writes' buffer_compress_chunk: how fio lays out their
+	// compressible data, and so what LZ4 spends on it (lz4Cycles).
+	chunk float64
 }
 
 func newCostModel(p *testbed.Profile, pl platform, link vsanLink, state ClusterState, compress bool, controller string) costModel {
@@ -260,18 +263,6 @@ func (c *costModel) saving(compressPct int) float64 {
 
 // esaSectorBytes is the unit ESA stores a compressed block in.
 const esaSectorBytes = 512
-
-// shrinkable is the share of data of the given compressibility LZ4 works
-// through as it shrinks it, whether or not the result is kept.
-func (c *costModel) shrinkable(compressPct int) float64 {
-	return math.Min(float64(compressPct)/100, c.m.MaxCompressionSavings.Value)
-}
-
-// compressCycles is compressing b bytes of which a share s shrinks: LZ4
-// works on what it saves and skips fast over what it cannot.
-func (c *costModel) compressCycles(b, s float64) float64 {
-	return b * (s*c.m.CompressCyclesPerByte.Value + (1-s)*c.m.CompressSkipCyclesPerByte.Value)
-}
 
 // Where an I/O's work lands. Every cost of a guest I/O is on its DOM
 // owner's host (the VM's: the guest, the DOM, the owner's end of each
@@ -592,8 +583,8 @@ func (c *costModel) writeIO(b float64, lay layout, compressPct, dedupePct int) i
 	// ESA: compression at ingest, in the DOM, before replication.
 	s := c.saving(compressPct)
 	cb := b * (1 - s)
-	if c.compress { // LZ4 works through what it can shrink, kept or not
-		o.domCycles += c.compressCycles(b, c.shrinkable(compressPct))
+	if c.compress { // LZ4's work, kept or not
+		o.domCycles += c.lz4Cycles(b, compressPct)
 		o.memBytes += b + cb
 	}
 	// Data at rest: encrypted once, after compression; the legs and the
@@ -671,8 +662,8 @@ func (c *costModel) osaWrite(io *ioCost, b float64, lay layout, compressPct, ded
 	c.deviceOp(io, capLeg, cacheWrites, b, c.cacheRead(b), false, true)
 	o.storeCycles += cacheWrites * m.LSOMOpCycles.Value
 	o.dispatches += cacheWrites
-	if c.compress { // LZ4 works through what it can shrink, kept or not
-		o.storeCycles += cacheWrites * c.compressCycles(b, c.shrinkable(compressPct))
+	if c.compress { // LZ4's work, kept or not
+		o.storeCycles += cacheWrites * c.lz4Cycles(b, compressPct)
 		o.memBytes += cacheWrites * 2 * b
 	}
 	if c.dedup {

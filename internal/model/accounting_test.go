@@ -144,25 +144,29 @@ func TestPolicyLayoutWidths(t *testing.T) {
 	}
 }
 
-// At destage OSA's LZ4 works through the share of each block it can shrink,
-// at compress_cycles_per_byte, and skips the rest at
-// compress_skip_cycles_per_byte, whether or not it keeps the result: a
-// block 25 % compressible (below the 50 % OSA keeps) costs its share more
-// than an incompressible one and saves nothing on the capacity tier.
-func TestOSADestageCompressesTheCompressibleShare(t *testing.T) {
+// At destage OSA's LZ4 works through each block as fio laid it out,
+// whether or not it keeps the result: fio's default 512-byte chunks make
+// a 25 % compressible block eight runs of 384 random bytes, each searched
+// from its start at every byte (1,536 tries), where a random block's one
+// run strides ever further (693 tries), so it costs more and saves nothing
+// on the capacity tier (OSA keeps only blocks that shrink by half).
+func TestOSADestageCompressesEachBlockAsFioLaidItOut(t *testing.T) {
 	p := mustLoad(t, "wwt-r640-osa")
 	c := costModelFor(t, p, false, true, false)
+	c.chunk = 512
 	lay, err := policyLayout(p, Policy{RAID: "raid1", FTT: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	const b = 4096
 	none, quarter := c.writeIO(b, lay, 0, 0), c.writeIO(b, lay, 25, 0)
-	m := p.Model
 	got := quarter.legs[capLeg].comp.storeCycles - none.legs[capLeg].comp.storeCycles
-	want := 2 * b * 0.25 * (m.CompressCyclesPerByte.Value - m.CompressSkipCyclesPerByte.Value) // 2 mirrors destaged
+	want := 2 * (1536 - 693) * p.Model.LZ4AttemptCycles.Value // 2 mirrors destaged
 	if !(math.Abs(got-want) <= 1e-6*want) {
 		t.Errorf("destage of a 25 %% compressible 4K write costs %g cycles more than an incompressible one, want %g", got, want)
+	}
+	if c.saving(25) != 0 {
+		t.Errorf("OSA saves %g of a 25 %% compressible block, want nothing", c.saving(25))
 	}
 }
 

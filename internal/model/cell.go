@@ -893,6 +893,7 @@ func accountCosts(p *testbed.Profile, pl platform, link vsanLink, state ClusterS
 		}
 		cm := newCostModel(p, pl, link, state, compress, k.controller)
 		cm.deferDestage = deferDestage
+		cm.chunk = sh.compressChunk
 		cm.checksum = !d.Policy.ChecksumDisabled
 		cm.fromBuffer, cm.destaged = writeBufferState(coverage, sh, diskBytes(p, d), jl.Job.NumJobs)
 		var cost [2]ioCost

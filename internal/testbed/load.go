@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"slices"
@@ -55,6 +56,13 @@ func Load(nameOrPath string) (*Profile, error) {
 	return p, nil
 }
 
+// replaced says what took the place of each parameter the model dropped.
+var replaced = map[string]string{
+	"dom_worlds_per_socket":         "replaced by model.dom_worlds_per_host, one pool of DOM worlds per host (docs/model.md); give the old value x cpu.sockets",
+	"compress_cycles_per_byte":      "replaced by model.lz4_block_cycles and model.lz4_attempt_cycles, LZ4's cost from its match search over fio's data (docs/model.md); remove it",
+	"compress_skip_cycles_per_byte": "replaced by model.lz4_block_cycles and model.lz4_attempt_cycles, LZ4's cost from its match search over fio's data (docs/model.md); remove it",
+}
+
 // Parse decodes and validates a profile's JSON. Unknown fields are errors, so
 // a misspelt field is reported rather than silently ignored.
 func Parse(data []byte) (*Profile, error) {
@@ -66,8 +74,12 @@ func Parse(data []byte) (*Profile, error) {
 		return nil, fmt.Errorf("not valid JSON: %w", err)
 	}
 	var params map[string]json.RawMessage // a model that is no object is reported below
-	if json.Unmarshal(head.Model, &params) == nil && params["dom_worlds_per_socket"] != nil {
-		return nil, errors.New("model.dom_worlds_per_socket: replaced by model.dom_worlds_per_host, one pool of DOM worlds per host (docs/model.md); give the old value x cpu.sockets")
+	if json.Unmarshal(head.Model, &params) == nil {
+		for _, old := range slices.Sorted(maps.Keys(replaced)) {
+			if params[old] != nil {
+				return nil, fmt.Errorf("model.%s: %s", old, replaced[old])
+			}
+		}
 	}
 	p := &Profile{Model: DefaultModel(head.Architecture)}
 	d := json.NewDecoder(bytes.NewReader(data))

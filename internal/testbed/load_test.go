@@ -97,6 +97,7 @@ func TestLoadErrorsNameTheFieldAndTheFix(t *testing.T) {
 		{`"model": {}`, `"model": {"nic_efficiency": {"value": 2, "source": "x"}}`, `model.nic_efficiency.value: 2; want a share of line rate in (0, 1]`},
 		{`"model": {}`, `"model": {"noise_cv": {"value": 0.5, "source": "x"}}`, `model.noise_cv.value: 0.5; want below 0.33`},
 		{`"model": {}`, `"model": {"dom_worlds_per_socket": {"value": 4, "source": "x"}}`, `model.dom_worlds_per_socket: replaced by model.dom_worlds_per_host, one pool of DOM worlds per host (docs/model.md); give the old value x cpu.sockets`},
+		{`"model": {}`, `"model": {"compress_cycles_per_byte": {"value": 6.3, "source": "x"}}`, `model.compress_cycles_per_byte: replaced by model.lz4_block_cycles and model.lz4_attempt_cycles`},
 		{`"read_iops": 1100000,`, ``, `storage.capacity: want read_mbps, write_mbps, read_iops`},
 		{`"threads_per_core": 2`, `"threads_per_core": 9`, `cpu.threads_per_core: 9; want 1 (no SMT), 2`},
 		{`"memory_mts": 4800,`, ``, `memory_mts: give memory_channels and memory_mts together`},

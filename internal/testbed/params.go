@@ -125,11 +125,13 @@ type ModelParams struct {
 	// RestCipherCyclesPerByte is data-at-rest encryption's AES-256-XTS
 	// cost per byte encrypted or decrypted.
 	RestCipherCyclesPerByte Param `json:"rest_cipher_cycles_per_byte"`
-	CompressCyclesPerByte   Param `json:"compress_cycles_per_byte"`
-	// CompressSkipCyclesPerByte is compression's cost on bytes it cannot
-	// shrink (LZ4 skips incompressible input fast).
-	CompressSkipCyclesPerByte Param `json:"compress_skip_cycles_per_byte"`
-	DecompressCyclesPerByte   Param `json:"decompress_cycles_per_byte"`
+	// LZ4BlockCycles is LZ4's cost to compress one 4 KiB block beyond
+	// its match search: setting up its state and writing the block.
+	LZ4BlockCycles Param `json:"lz4_block_cycles"`
+	// LZ4AttemptCycles is one try of LZ4's match search (hash a
+	// position, look it up, compare).
+	LZ4AttemptCycles        Param `json:"lz4_attempt_cycles"`
+	DecompressCyclesPerByte Param `json:"decompress_cycles_per_byte"`
 	// MaxCompressionSavings caps the byte share compression can save.
 	MaxCompressionSavings Param `json:"max_compression_savings"`
 	// LZ4BlockOverheadBytes is what LZ4 adds to the bytes of a 4 KiB block
@@ -231,14 +233,14 @@ func DefaultModel(architecture string) ModelParams {
 		TransitCipherCyclesPerByte: Param{1.3, "public figure: AES-GCM with AES-NI and carry-less multiply about 1 cycle/byte for AES-128 (Gueron, AES-GCM software performance on current high-end CPUs, 2013); AES-256's 14 rounds against 10 take about 1.3"},
 		ConnectionsPerPeer:         Param{1, "assumption: one RDT association (TCP connection) per pair of hosts"},
 
-		RestCipherCyclesPerByte:   Param{0.31, "measured: OpenSSL 3.0 speed -evp aes-256-xts, 4 KiB blocks, AES-NI: 6.7 GB/s on one core of a 2.1 GHz AMD EPYC; an assumption that the VMkernel's crypto module runs AES-XTS as fast"},
-		CompressCyclesPerByte:     Param{6.3, "public figure: lz4 README, 780 MB/s per core at 4.9 GHz"},
-		CompressSkipCyclesPerByte: Param{0.8, "public figure: LZ4 skips incompressible input at several GB/s per core"},
-		DecompressCyclesPerByte:   Param{1.0, "public figure: lz4 README, 4970 MB/s per core at 4.9 GHz"},
-		MaxCompressionSavings:     Param{0.875, "ESA stores a compressed 4K block in 512-byte sectors: at best one sector, saving 7/8"},
-		LZ4BlockOverheadBytes:     Param{68, "measured: lz4 1.9.4 -1 on 4 KiB blocks of fio 3.33's buffer_compress_percentage data (the default 512-byte buffer_compress_chunk, eight runs of zeros per block): the compressed block is the random bytes + 67 to 76 bytes at 25, 50 and 75 %; 44 with 1 KiB chunks, 34 with 4 KiB; a block of zeros 26 bytes"},
-		DedupCyclesPerByte:        Param{4.0, "public figure: SHA-1 about 4 cycles/byte with SHA extensions"},
-		MapEntryCycles:            Param{1000, "assumption: an entry in a map page already found touches a few cache lines, each a DRAM access of about 100 ns (public figure), about 0.3 us at 3 GHz"},
+		RestCipherCyclesPerByte: Param{0.31, "measured: OpenSSL 3.0 speed -evp aes-256-xts, 4 KiB blocks, AES-NI: 6.7 GB/s on one core of a 2.1 GHz AMD EPYC; an assumption that the VMkernel's crypto module runs AES-XTS as fast"},
+		LZ4BlockCycles:          Param{1340, "measured: liblz4 1.9.4 LZ4_compress_default on 4 KiB blocks of fio 3.33's data, cycles from a dependent-add clock in the same run (internal/model/testdata/lz4cost); with lz4_attempt_cycles the least-squares line through 8 kinds of block (random, zeros, 25/50/75 % in 512-byte chunks, 50 % in 1, 2 and 4 KiB chunks), within 14 % of each and 11 % of 6 more kept apart"},
+		LZ4AttemptCycles:        Param{3.6, "measured: as lz4_block_cycles, the cost of each try of LZ4's match search (lz4.c LZ4_compress_generic: one a byte, striding one byte further after each 64 failed tries, from the start of each run of random bytes)"},
+		DecompressCyclesPerByte: Param{0.42, "measured: liblz4 1.9.4 LZ4_decompress_safe on the 4 KiB blocks of fio 3.33 data that shrink (internal/model/testdata/lz4cost): 0.15 to 0.77 cycles a byte over 13 kinds of block, median 0.42 (on Go source text 1.1, the lz4 README's figure on the Silesia corpus 1.0)"},
+		MaxCompressionSavings:   Param{0.875, "ESA stores a compressed 4K block in 512-byte sectors: at best one sector, saving 7/8"},
+		LZ4BlockOverheadBytes:   Param{68, "measured: lz4 1.9.4 -1 on 4 KiB blocks of fio 3.33's buffer_compress_percentage data (the default 512-byte buffer_compress_chunk, eight runs of zeros per block): the compressed block is the random bytes + 67 to 76 bytes at 25, 50 and 75 %; 44 with 1 KiB chunks, 34 with 4 KiB; a block of zeros 26 bytes"},
+		DedupCyclesPerByte:      Param{4.0, "public figure: SHA-1 about 4 cycles/byte with SHA extensions"},
+		MapEntryCycles:          Param{1000, "assumption: an entry in a map page already found touches a few cache lines, each a DRAM access of about 100 ns (public figure), about 0.3 us at 3 GHz"},
 
 		WriteBufferMaxGB7:           Param{600, "VMware vSAN 7 design guide: an all-flash disk group uses at most 600 GB of its cache device as write buffer"},
 		WriteBufferMaxGB8:           Param{1600, "VMware vSAN 8 OSA: the write buffer limit per disk group rises to 1.6 TB"},
