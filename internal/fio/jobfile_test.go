@@ -123,6 +123,9 @@ func TestUnknownOptionSuggests(t *testing.T) {
 		"[a]\nrw=read\niodepht=32\n": `t.fio:3: unknown option "iodepht"; did you mean iodepth?`,
 		"[a]\nrunttime=30\n":         `t.fio:2: unknown option "runttime"; did you mean runtime?`,
 		"[a]\nxyzzy_quux_frob=1\n":   `t.fio:2: unknown option "xyzzy_quux_frob": fio-3.33 has no such option`,
+		// fio lists these still but fails parsing them.
+		"[a]\npercentage_sequential=30\n": `t.fio:2: option "percentage_sequential" is deprecated: fio-3.33 fails parsing it; give percentage_random, its complement (percentage_sequential=30 is percentage_random=70)`,
+		"[a]\nrwmixcycle=100\n":           `t.fio:2: option "rwmixcycle" is deprecated`,
 	} {
 		if err := parseErr(text, LoadOptions{}); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: got %v, want %q", text, err, want)

@@ -226,9 +226,20 @@ func readOption(p Pos, line string, o LoadOptions) (Option, error) {
 	return Option{Key: key, Value: value}, nil
 }
 
+// deprecatedOptions are options fio still lists but refuses ("Option
+// percentage_sequential is deprecated", then "failed parsing"), with what
+// to give instead.
+var deprecatedOptions = map[string]string{
+	"percentage_sequential": "give percentage_random, its complement (percentage_sequential=30 is percentage_random=70)",
+	"rwmixcycle":            "leave it out: fio no longer switches between reads and writes in cycles",
+}
+
 // CheckOptionName refuses a name fio does not know, suggesting the closest
 // one, as fio itself does.
 func CheckOptionName(key string) error {
+	if instead, ok := deprecatedOptions[Canonical(key)]; ok {
+		return fmt.Errorf("option %q is deprecated: %s fails parsing it; %s", key, fioVersion, instead)
+	}
 	if _, ok := knownOptions[Canonical(key)]; ok {
 		return nil
 	}

@@ -412,7 +412,7 @@ func (c *cell) directions(w, seenQ []float64, n int, netX, x, guestWait float64)
 func (c *cell) latencyTarget(ctx context.Context, p *testbed.Profile, in Input) (guestLoad, error) {
 	sh := c.shape
 	meets := func(depth int) (guestLoad, bool, error) {
-		g := guestLayout(p, in.VMs, c.job, depth, sh.poll)
+		g := guestLayout(p, in.VMs, c.job, depth, sh.poll, sh.cpus)
 		sol, err := solveMVA(ctx, c.st, g.outstanding, c.fr, c.zMix+sh.think)
 		if err != nil {
 			return g, false, err
@@ -557,6 +557,13 @@ func newCell(p *testbed.Profile, in Input, j int, objects []object, deferDestage
 		return nil, err
 	}
 	for _, d := range c.job.Disks {
+		vm := VM{}
+		if d.VM < len(in.VMs) {
+			vm = in.VMs[d.VM]
+		}
+		if err := checkCPUs(c.shape.cpus, vmCPUs(p, vm), c.shape.cpusGiven); err != nil {
+			return nil, err
+		}
 		if err := c.shape.extent.check(diskBytes(p, d), c.job.Job.NumJobs, c.shape.randomShare > 0, c.job.Job); err != nil {
 			return nil, err
 		}
@@ -582,7 +589,7 @@ func newCell(p *testbed.Profile, in Input, j int, objects []object, deferDestage
 		c.notes = append(c.notes, fmt.Sprintf("%.0f %% of the blocks %s were never written: their reads cost a metadata lookup and the guest's copy, no device (prepare the disks to measure them)", 100*unwritten, c.job.readBy()))
 	}
 	c.pl = newPlatform(p)
-	c.g = guestLayout(p, in.VMs, c.job, c.shape.depth, c.shape.poll)
+	c.g = guestLayout(p, in.VMs, c.job, c.shape.depth, c.shape.poll, c.shape.cpus)
 	coverage, err := bufferCoverage(p, c.pl, in)
 	if err != nil {
 		return nil, err
@@ -667,8 +674,9 @@ type guestLoad struct {
 }
 
 // guestLayout works out the guest side of a job on its VMs (the profile's
-// worker layout when the input names none).
-func guestLayout(p *testbed.Profile, vms []VM, jl JobLoad, depth int, poll polling) guestLoad {
+// worker layout when the input names none), its threads on the vCPUs of
+// set (cpus_allowed; checked by newCell) or on any.
+func guestLayout(p *testbed.Profile, vms []VM, jl JobLoad, depth int, poll polling, set []int) guestLoad {
 	m := &p.Model
 	perDisk := max(jl.Job.NumJobs, 1) * depth
 	disksOf := map[int]int{}
@@ -709,10 +717,7 @@ func guestLayout(p *testbed.Profile, vms []VM, jl JobLoad, depth int, poll polli
 		if v < len(vms) {
 			vm = vms[v]
 		}
-		cpus := vm.CPUs
-		if cpus == 0 {
-			cpus = p.Workers.CPUs
-		}
+		cpus := vmCPUs(p, vm)
 		ctrl := vm.Controller
 		if ctrl == "" {
 			ctrl = p.Workers.Controller
@@ -726,12 +731,16 @@ func guestLayout(p *testbed.Profile, vms []VM, jl JobLoad, depth int, poll polli
 			continue
 		}
 		jobs := float64(disks * max(jl.Job.NumJobs, 1))
-		t := math.Min(float64(cpus), jobs)
-		spinning, submitters := pollingVCPUs(poll, g.reaping, float64(cpus), jobs)
+		usable := float64(cpus)
+		if len(set) > 0 {
+			usable = float64(len(set))
+		}
+		t := math.Min(usable, jobs)
+		spinning, submitters := pollingVCPUs(poll, g.reaping, usable, jobs)
 		if submitters > 0 && jobs+submitters > float64(cpus) {
 			// Spinning submission threads beside fio's: the guest's
 			// scheduler shares the vCPUs among them alike.
-			t = math.Min(t, float64(cpus)*jobs/(jobs+submitters))
+			t = math.Min(t, usable*jobs/(jobs+submitters))
 		}
 		threads += t
 		on(g.hostThreads, v, t)
@@ -765,6 +774,15 @@ func guestLayout(p *testbed.Profile, vms []VM, jl JobLoad, depth int, poll polli
 		}
 	}
 	return g
+}
+
+// vmCPUs is a worker VM's vCPUs (the profile's workers' when the input
+// gives none).
+func vmCPUs(p *testbed.Profile, vm VM) int {
+	if vm.CPUs == 0 {
+		return p.Workers.CPUs
+	}
+	return vm.CPUs
 }
 
 // pollingVCPUs is how many of a VM's cpus vCPUs its jobs' polled I/O keeps

@@ -389,7 +389,9 @@ func solveCells(ctx context.Context, p *testbed.Profile, in Input, cells []*cell
 func classDepths(ctx context.Context, p *testbed.Profile, cells []*cell, n []int) error {
 	sh := cells[0].shape
 	depth := make([]int, len(cells))
-	at := func(c, d int) guestLoad { return guestLayout(p, cells[c].vms, cells[c].job, d, cells[c].shape.poll) }
+	at := func(c, d int) guestLoad {
+		return guestLayout(p, cells[c].vms, cells[c].job, d, cells[c].shape.poll, cells[c].shape.cpus)
+	}
 	meets := func(c int) (bool, error) {
 		sol, err := solveClasses(ctx, cells, n)
 		if err != nil {

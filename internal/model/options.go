@@ -43,6 +43,10 @@ type jobShape struct {
 	// each chunk of a write with its random bytes first and its zeros
 	// after; 0 is the write's size (see blockMix).
 	compressChunk float64
+	// cpus are the guest CPUs the job's threads may run on
+	// (cpus_allowed or cpumask, cpusGiven as given); nil for all.
+	cpus      []int
+	cpusGiven string
 	// sameBlocks is, for a job whose buffers repeat (repeatedBuffers), the
 	// distinct 4 KiB blocks of data each fio job writes; 0 where every
 	// write is new data. sameBecause says why.
@@ -117,7 +121,9 @@ var (
 	// answers: reporting, seeds, and fill_device (on a block device fio
 	// 3.33 writes what it would without it: 10 MiB of a 10 MiB loop
 	// device either way, 4 MiB with size=4m).
-	quietOptions = []string{"name", "description", "filename", "directory", "filename_format", "group_reporting", "new_group", "stonewall", "wait_for", "kb_base", "unit_base", "randrepeat", "randseed", "random_generator", "norandommap", "softrandommap", "allrandrepeat", "invalidate", "thread", "clat_percentiles", "lat_percentiles", "slat_percentiles", "percentile_list", "unified_rw_reporting", "disable_lat", "disable_clat", "disable_slat", "disable_bw_measurement", "gtod_reduce", "per_job_logs", "log_avg_msec", "log_hist_msec", "log_max_value", "log_offset", "log_compression", "steadystate_duration", "steadystate_ramp_time", "write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log", "write_iolog", "verify_backlog", "verify_backlog_batch", "exitall", "exitall_on_error", "create_serialize", "create_fsync", "create_on_open", "allow_mounted_write", "allow_file_create", "refill_buffers", "scramble_buffers", "iodepth_batch", "iodepth_batch_complete_max", "latency_window", "latency_run", "buffered", "direct", "rwmixwrite", "rwmixread", "thinktime", "thinktime_blocks", "thinktime_spin", "thinktime_iotime", "thinktime_blocks_type", "rate_iops", "rate", "latency_target", "latency_percentile", "percentage_random", "zero_buffers", "do_verify", "fill_device", "continue_on_error", "ignore_error", "bs", "bssplit", "bsrange", "bs_unaligned"}
+	quietOptions = []string{"name", "description", "filename", "directory", "filename_format", "group_reporting", "new_group", "stonewall", "wait_for", "kb_base", "unit_base", "randrepeat", "randseed", "random_generator", "norandommap", "softrandommap", "allrandrepeat", "invalidate", "thread", "clat_percentiles", "lat_percentiles", "slat_percentiles", "percentile_list", "unified_rw_reporting", "disable_lat", "disable_clat", "disable_slat", "disable_bw_measurement", "gtod_reduce", "per_job_logs", "log_avg_msec", "log_hist_msec", "log_max_value", "log_offset", "log_compression", "steadystate_duration", "steadystate_ramp_time", "write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log", "write_iolog", "verify_backlog", "verify_backlog_batch", "exitall", "exitall_on_error", "create_serialize", "create_fsync", "create_on_open", "allow_mounted_write", "allow_file_create", "refill_buffers", "scramble_buffers", "iodepth_batch", "iodepth_batch_complete_max", "latency_window", "latency_run", "buffered", "direct", "rwmixwrite", "rwmixread", "thinktime", "thinktime_blocks", "thinktime_spin", "thinktime_iotime", "thinktime_blocks_type", "rate_iops", "rate", "latency_target", "latency_percentile", "percentage_random", "zero_buffers", "do_verify", "fill_device", "continue_on_error", "ignore_error", "bs", "bssplit", "bsrange", "bs_unaligned",
+		"bwavgtime", "iopsavgtime", "significant_figures", "disk_util", "block_error_percentiles", "error_dump", "log_entries", "log_alternate_epoch", "log_alternate_epoch_clock_id",
+		"log_compression_cpus", "log_store_compressed", "log_unix_epoch", "log_prio", "log_hist_coarseness"}
 )
 
 // readJob reads a job's options.
@@ -141,6 +147,9 @@ func readJob(job *fio.Job) (jobShape, error) {
 		if err := sh.option(job, o); err != nil {
 			return sh, err
 		}
+	}
+	if flagSet(job, "bs_is_seq_rand") {
+		sh.seqRandSizes()
 	}
 	if err := sh.offsetModifier(job); err != nil {
 		return sh, err
@@ -463,17 +472,47 @@ func (sh *jobShape) verifying(job *fio.Job, label string) {
 func (sh *jobShape) readsBackItsWrites() {
 	own := sh.fr
 	sh.readBack, sh.ownReads = 1-own, sh.sizes[read]
-	var blend []sizeShare
-	for _, s := range sh.ownReads {
-		blend = append(blend, sizeShare{s.size, s.share * own})
-	}
-	for _, s := range sh.sizes[write] {
-		blend = append(blend, sizeShare{s.size, s.share * (1 - own)})
-	}
 	written := (1 - own) * meanSize(sh.sizes[write])
 	sh.readBackBytes = written / (own*meanSize(sh.ownReads) + written)
-	sh.sizes[read] = slices.DeleteFunc(blend, func(s sizeShare) bool { return s.share == 0 })
+	sh.sizes[read] = blend(sh.ownReads, own, sh.sizes[write])
 	sh.fr = 1 / (2 - own)
+}
+
+// blend is I/Os a share w of which come at sizes a and the rest at sizes
+// b, each size once.
+func blend(a []sizeShare, w float64, b []sizeShare) []sizeShare {
+	var out []sizeShare
+	add := func(size int64, share float64) {
+		if i := slices.IndexFunc(out, func(s sizeShare) bool { return s.size == size }); i >= 0 {
+			out[i].share += share
+		} else if share > 0 {
+			out = append(out, sizeShare{size, share})
+		}
+	}
+	for _, s := range a {
+		add(s.size, s.share*w)
+	}
+	for _, s := range b {
+		add(s.size, s.share*(1-w))
+	}
+	return out
+}
+
+// seqRandSizes reads bs_is_seq_rand: fio 3.33 (io_u.c, get_next_buflen)
+// then takes a sequential I/O's size from the first (read) entry of bs,
+// bsrange or bssplit and a random one's from the second (write), reads
+// and writes alike. verify_backlog's read-backs follow the writes.
+func (sh *jobShape) seqRandSizes() {
+	backlog := sh.readBack > 0
+	if backlog {
+		*sh = sh.ownIO()
+	}
+	mix := blend(sh.sizes[read], 1-sh.randomShare, sh.sizes[write])
+	sh.sizes = [2][]sizeShare{mix, mix}
+	if backlog {
+		sh.readsBackItsWrites()
+	}
+	sh.notes = append(sh.notes, fmt.Sprintf("bs_is_seq_rand: fio takes a sequential I/O's size from bs's first entry and a random one's from its second, reads and writes alike: %s", sizesText(mix)))
 }
 
 // ownIO is the shape of the job's own I/O, without verify_backlog's
@@ -766,6 +805,23 @@ func (sh *jobShape) option(job *fio.Job, given fio.Option) error {
 		}
 	case "fsync", "fdatasync", "sync_file_range", "sync", "end_fsync", "fsync_on_close", "write_barrier":
 		return sh.flushes(job, o)
+	case "cpus_allowed", "cpumask":
+		set, err := cpuSet(o)
+		if err != nil {
+			return err
+		}
+		sh.cpus, sh.cpusGiven = set, optionText(given)
+	case "cpus_allowed_policy":
+		if o.Value != "shared" && o.Value != "split" {
+			return bad("shared or split")
+		}
+	case "bs_is_seq_rand": // read by seqRandSizes
+	case "verifysort", "verifysort_nr":
+		sh.notes = append(sh.notes, fmt.Sprintf("%s has no effect: fio 3.33 warns that it is deprecated and ignores it", optionText(given)))
+	case "stats":
+		if o.Value == "0" || o.Value == "false" {
+			return fmt.Errorf("%s: fio collects no statistics for the job and reports it as having done no I/O (fio 3.33: io_bytes 0, iops 0), so there is nothing to compare a simulated figure with; leave it out", optionText(given))
+		}
 	default:
 		if !slices.Contains(quietOptions, o.Key) {
 			sh.ignored(given)
@@ -1098,4 +1154,17 @@ func parseSplit(v string) ([]sizeShare, error) {
 		out[i].share /= 100
 	}
 	return out, nil
+}
+
+// sizesText says a mix of I/O sizes: "4096 bytes", or "70 % of the I/Os
+// 4096 bytes, 30 % 65536".
+func sizesText(sizes []sizeShare) string {
+	if len(sizes) == 1 {
+		return fmt.Sprintf("%d bytes", sizes[0].size)
+	}
+	parts := make([]string, len(sizes))
+	for i, s := range sizes {
+		parts[i] = fmt.Sprintf("%.0f %% %d", 100*s.share, s.size)
+	}
+	return strings.Replace(strings.Join(parts, ", "), " %", " % of the I/Os", 1) + " bytes"
 }

@@ -897,6 +897,8 @@ func TestReplacedWorkloadsAreRefused(t *testing.T) {
 		{fio.Option{Key: "create_only", Value: "1"}, "create_only=1: fio only lays out the job's files"},
 		{fio.Option{Key: "verify_only"}, "verify_only: fio does not run the job but reads back"},
 		{fio.Option{Key: "create_only", Value: "0"}, ""},
+		{fio.Option{Key: "stats", Value: "0"}, "stats=0: fio collects no statistics for the job and reports it as having done no I/O"},
+		{fio.Option{Key: "stats", Value: "1"}, ""},
 	} {
 		job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", Options: []fio.Option{c.opt}}
 		_, err := readJob(&job)
@@ -910,7 +912,9 @@ func TestReplacedWorkloadsAreRefused(t *testing.T) {
 // Options fio's own examples set that change nothing: threads (fio's
 // examples/steadystate.fio and waitfor.fio; an option of the tiobench
 // profile, which fio 3.33 parses in any job) and nrfiles=1, fio's default,
-// are not called unmodelled; nrfiles above it still is.
+// are not called unmodelled; nrfiles above it still is. verifysort, which
+// fio 3.33 warns is deprecated and ignores, is said to change nothing;
+// options that shape only fio's reports are not named at all.
 func TestOptionsThatChangeNothingAreSaidSo(t *testing.T) {
 	job := func(o fio.Option) fio.Job {
 		return fio.Job{IOEngine: "libaio", Direct: true, RW: "write", Options: []fio.Option{o}}
@@ -918,6 +922,10 @@ func TestOptionsThatChangeNothingAreSaidSo(t *testing.T) {
 	notesSay(t, job(fio.Option{Key: "threads", Value: "1"}), "threads=1 has no effect on a job: it is an option of fio's tiobench profile")
 	notesSay(t, job(fio.Option{Key: "nrfiles", Value: "1"}), "")
 	notesSay(t, job(fio.Option{Key: "nrfiles", Value: "4"}), "fio option nrfiles=4 is not modelled: ignored")
+	notesSay(t, job(fio.Option{Key: "verifysort", Value: "1"}), "verifysort=1 has no effect: fio 3.33 warns that it is deprecated and ignores it")
+	for _, o := range []string{"bwavgtime", "iopsavgtime", "significant_figures", "disk_util", "log_unix_epoch", "log_entries"} {
+		notesSay(t, job(fio.Option{Key: o, Value: "1"}), "")
+	}
 }
 
 // blockalign is read per direction: on a random job it turns fio's random
