@@ -20,6 +20,9 @@ func Solve(ctx context.Context, p *testbed.Profile, in Input) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
+	if in, err = settleRandomMap(ctx, p, in); err != nil {
+		return nil, err
+	}
 	out, _, plan, err := solveSettled(ctx, p, in, false, nil)
 	if err != nil || p.Architecture != "OSA" || out.Write.IOPS == 0 {
 		return out, err
@@ -570,6 +573,13 @@ func newCell(p *testbed.Profile, in Input, j int, objects []object, deferDestage
 		if err := c.shape.skew.fits(c.shape.extent.region(diskBytes(p, d), 0)); err != nil {
 			return nil, err
 		}
+	}
+	if len(c.job.Disks) > 0 && c.shape.mapTrims(c.job.Job) {
+		passes := c.job.mapPasses
+		if passes == 0 {
+			passes = c.shape.randomPasses(diskBytes(p, c.job.Disks[0]), c.job.Job.NumJobs)
+		}
+		c.shape.mapSizes(passes)
 	}
 	c.fr, c.sizes, c.notes = c.shape.fr, c.shape.sizes, c.shape.notes
 	c.rdma = in.State.RDMA && p.RDMACapable

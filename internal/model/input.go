@@ -52,6 +52,11 @@ type JobLoad struct {
 	// their time they spin: their I/Os in flight per thread, at most 1, as
 	// a first solve found (settleReaping).
 	reaping float64
+	// mapPasses is, for a time-based job whose random I/Os fio's random
+	// map cuts short, the passes each of its fio jobs makes over its
+	// region in the run, as a first solve found (settleRandomMap); 0:
+	// from its size, or without end.
+	mapPasses float64
 }
 
 // readBy says whose reads a note tells of: "read", or the job's name where
