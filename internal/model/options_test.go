@@ -907,6 +907,16 @@ func TestReplacedWorkloadsAreRefused(t *testing.T) {
 		}
 	}
 	notesSay(t, fio.Job{IOEngine: "libaio", Direct: true, RW: "write", Options: []fio.Option{{Key: "file_append", Value: "1"}}}, "file_append=1 has no effect on the workers' disks")
+	for _, o := range []fio.Option{{Key: "fallocate", Value: "native"}, {Key: "overwrite", Value: "1"}, {Key: "unlink", Value: "1"}, {Key: "unlink_each_loop", Value: "1"}} {
+		notesSay(t, fio.Job{IOEngine: "libaio", Direct: true, RW: "write", Options: []fio.Option{o}}, optionText(o)+" has no effect on the workers' disks")
+	}
+	notesSay(t, fio.Job{IOEngine: "libaio", Direct: true, RW: "write", Options: []fio.Option{{Key: "fallocate", Value: "none"}}}, "")
+	notesSay(t, fio.Job{IOEngine: "libaio", Direct: true, RW: "write", Options: []fio.Option{{Key: "fadvise_hint", Value: "0"}}}, "fadvise_hint=0 advises the guest's page cache")
+	notesSay(t, fio.Job{IOEngine: "libaio", Direct: true, RW: "write", Options: []fio.Option{{Key: "exec_prerun", Value: "sync"}}}, "exec_prerun=sync: fio runs the command in the worker")
+	notesSay(t, fio.Job{IOEngine: "libaio", Direct: true, RW: "write", Options: []fio.Option{{Key: "mem", Value: "shm"}}}, "mem=shm chooses where fio allocates its I/O buffers")
+	if _, err := readJob(&fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", Options: []fio.Option{{Key: "pre_read", Value: "1"}}}); err == nil || !strings.Contains(err.Error(), "pre_read=1: with direct=1 fio 3.33 fails the job") {
+		t.Errorf("pre_read=1: %v, want it refused", err)
+	}
 }
 
 // Options fio's own examples set that change nothing: threads (fio's
