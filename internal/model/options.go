@@ -783,6 +783,13 @@ func (sh *jobShape) option(job *fio.Job, given fio.Option) error {
 		if o.Value != "0" && o.Value != "false" {
 			return fmt.Errorf("%s: with direct=1 fio 3.33 fails the job on a block device (err=5 in pre_read, Input/output error; measured on a loop device), and with direct=0 it reads the region into the guest's page cache first, so the job's reads never reach vSAN, which the model cannot answer for; leave it out", optionText(given))
 		}
+	case "replay_align", "replay_no_stall", "replay_redirect", "replay_scale", "replay_skip", "replay_time_scale", "read_iolog_chunked",
+		"merge_blktrace_file", "merge_blktrace_iters", "merge_blktrace_scalars":
+		sh.notes = append(sh.notes, fmt.Sprintf("%s has no effect without read_iolog (which the model refuses): fio reads it only to replay an I/O log", optionText(given)))
+	case "max_open_zones", "job_max_open_zones", "ignore_zone_limits", "zone_reset_frequency", "zone_reset_threshold", "read_beyond_wp":
+		sh.notes = append(sh.notes, fmt.Sprintf("%s has no effect without zonemode=zbd (which the model refuses): fio reads it only on a zoned device", optionText(given)))
+	case "verify_dump", "verify_fatal", "verify_state_save", "verify_async", "verify_async_cpus":
+		sh.notes = append(sh.notes, fmt.Sprintf("%s changes how fio checks the data verify reads back, in the guest (on a mismatch, or in other threads), not the I/O vSAN sees; the check's CPU is not modelled", optionText(given)))
 	case "exec_prerun", "exec_postrun":
 		sh.notes = append(sh.notes, fmt.Sprintf("%s: fio runs the command in the worker before or after the job, outside its figures; the simulator runs none", optionText(given)))
 	case "mem", "iomem":

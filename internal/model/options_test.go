@@ -914,6 +914,9 @@ func TestReplacedWorkloadsAreRefused(t *testing.T) {
 	notesSay(t, fio.Job{IOEngine: "libaio", Direct: true, RW: "write", Options: []fio.Option{{Key: "fadvise_hint", Value: "0"}}}, "fadvise_hint=0 advises the guest's page cache")
 	notesSay(t, fio.Job{IOEngine: "libaio", Direct: true, RW: "write", Options: []fio.Option{{Key: "exec_prerun", Value: "sync"}}}, "exec_prerun=sync: fio runs the command in the worker")
 	notesSay(t, fio.Job{IOEngine: "libaio", Direct: true, RW: "write", Options: []fio.Option{{Key: "mem", Value: "shm"}}}, "mem=shm chooses where fio allocates its I/O buffers")
+	notesSay(t, fio.Job{IOEngine: "libaio", Direct: true, RW: "write", Options: []fio.Option{{Key: "replay_no_stall", Value: "1"}}}, "replay_no_stall=1 has no effect without read_iolog")
+	notesSay(t, fio.Job{IOEngine: "libaio", Direct: true, RW: "write", Options: []fio.Option{{Key: "max_open_zones", Value: "8"}}}, "max_open_zones=8 has no effect without zonemode=zbd")
+	notesSay(t, fio.Job{IOEngine: "libaio", Direct: true, RW: "write", Options: []fio.Option{{Key: "verify_fatal", Value: "1"}}}, "verify_fatal=1 changes how fio checks the data verify reads back")
 	if _, err := readJob(&fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", Options: []fio.Option{{Key: "pre_read", Value: "1"}}}); err == nil || !strings.Contains(err.Error(), "pre_read=1: with direct=1 fio 3.33 fails the job") {
 		t.Errorf("pre_read=1: %v, want it refused", err)
 	}
