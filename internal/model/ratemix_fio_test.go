@@ -6,6 +6,7 @@ import (
 	"math"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"starbench/internal/fio"
@@ -93,4 +94,44 @@ func runFio(t *testing.T, report any, args ...string) {
 func fioJob(dir string, i int, options ...string) []string {
 	name := string(rune('a' + i))
 	return append([]string{"--name=j" + name, "--filename=" + filepath.Join(dir, name)}, options...)
+}
+
+// With rate_ignore_thinktime fio holds a job's rate only while it does
+// I/O: two 2 s randread jobs at rate_iops=1000, thinking 50 ms after each
+// 250 I/Os or after each 100 ms of I/O, run at the model's rates (5/6 and
+// 2/3 of 1,000) within 10 %, and without the option catch up to 1,000.
+func TestRateWhileBusyAgainstFio(t *testing.T) {
+	needFio(t)
+	thinks := [][]string{{"--thinktime=50ms", "--thinktime_blocks=250"}, {"--thinktime=50ms", "--thinktime_iotime=100ms"}}
+	dir := t.TempDir()
+	args := []string{"--output-format=json", "--runtime=2", "--time_based", "--size=16m", "--rw=randread", "--bs=4k", "--ioengine=psync", "--rate_iops=1000"}
+	for i, th := range thinks {
+		args = append(args, fioJob(dir, 2*i, append(th, "--rate_ignore_thinktime=1")...)...)
+		args = append(args, fioJob(dir, 2*i+1, th...)...)
+	}
+	var report struct {
+		Jobs []struct{ Read struct{ IOPS float64 } }
+	}
+	if runFio(t, &report, args...); len(report.Jobs) != 2*len(thinks) {
+		t.Fatalf("fio's report has %d jobs, want %d", len(report.Jobs), 2*len(thinks))
+	}
+	p := mustLoad(t, "storagereview-r6625-esa")
+	for i, th := range thinks {
+		for k, ignore := range []bool{true, false} {
+			opts := []fio.Option{{Key: "rate_iops", Value: "1000"}}
+			for _, a := range th {
+				key, v, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+				opts = append(opts, fio.Option{Key: key, Value: v})
+			}
+			if ignore {
+				opts = append(opts, fio.Option{Key: "rate_ignore_thinktime", Value: "1"})
+			}
+			job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 1, TimeBased: true, RuntimeSec: 2, Options: opts}
+			real, model := report.Jobs[2*i+k].Read.IOPS, solve(t, p, oneDisk(&job)).Read.IOPS
+			if !within(model, real, 0.10) {
+				t.Errorf("%v, rate_ignore_thinktime %v: fio %.0f I/Os a second, the model %.0f", th, ignore, real, model)
+			}
+			t.Logf("%v, rate_ignore_thinktime %v: fio %.0f I/Os a second, the model %.0f", th, ignore, real, model)
+		}
+	}
 }
