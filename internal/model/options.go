@@ -837,6 +837,14 @@ func (sh *jobShape) option(job *fio.Job, given fio.Option) error {
 		sh.notes = append(sh.notes, fmt.Sprintf("%s has no effect without zonemode=zbd (which the model refuses): fio reads it only on a zoned device", optionText(given)))
 	case "verify_dump", "verify_fatal", "verify_state_save", "verify_async", "verify_async_cpus":
 		sh.notes = append(sh.notes, fmt.Sprintf("%s changes how fio checks the data verify reads back, in the guest (on a mismatch, or in other threads), not the I/O vSAN sees; the check's CPU is not modelled", optionText(given)))
+	case "nice", "prio", "prioclass", "cgroup", "cgroup_weight", "cgroup_nodelete", "uid", "gid":
+		sh.notes = append(sh.notes, fmt.Sprintf("%s sets the job's CPU or I/O priority, cgroup or user inside the worker's guest: the model shares the guest's vCPUs and queues alike among its jobs (not modelled)", optionText(given)))
+	case "numa_cpu_nodes", "numa_mem_policy":
+		sh.notes = append(sh.notes, fmt.Sprintf("%s places the job on the worker's virtual NUMA nodes, which the model does not model: its threads may run on any of the worker's vCPUs", optionText(given)))
+	case "ioscheduler":
+		sh.notes = append(sh.notes, fmt.Sprintf("%s switches the guest's I/O scheduler of the disk, whose cost per I/O the model does not tell apart: fio's and the virtual controller's per-I/O cycles are the same for every scheduler (not modelled)", optionText(given)))
+	case "gtod_cpu":
+		sh.notes = append(sh.notes, fmt.Sprintf("%s: fio's process in each worker keeps a thread spinning on that vCPU to read the clock (fio 3.33 gettime-thread.c), which the model does not count among the guest's busy vCPUs (not modelled)", optionText(given)))
 	case "exec_prerun", "exec_postrun":
 		sh.notes = append(sh.notes, fmt.Sprintf("%s: fio runs the command in the worker before or after the job, outside its figures; the simulator runs none", optionText(given)))
 	case "mem", "iomem":

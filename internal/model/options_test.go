@@ -918,6 +918,9 @@ func TestReplacedWorkloadsAreRefused(t *testing.T) {
 	notesSay(t, fio.Job{IOEngine: "libaio", Direct: true, RW: "write", Options: []fio.Option{{Key: "max_open_zones", Value: "8"}}}, "max_open_zones=8 has no effect without zonemode=zbd")
 	notesSay(t, fio.Job{IOEngine: "libaio", Direct: true, RW: "write", Options: []fio.Option{{Key: "verify_fatal", Value: "1"}}}, "verify_fatal=1 changes how fio checks the data verify reads back")
 	notesSay(t, fio.Job{IOEngine: "libaio", Direct: true, RW: "write", Options: []fio.Option{{Key: "rate_iops", Value: "100"}, {Key: "rate_ignore_thinktime", Value: "1"}}}, "rate_ignore_thinktime has no effect without thinktime")
+	for key, want := range map[string]string{"nice": "priority, cgroup or user inside the worker's guest", "numa_cpu_nodes": "virtual NUMA nodes", "ioscheduler": "switches the guest's I/O scheduler", "gtod_cpu": "a thread spinning on that vCPU"} {
+		notesSay(t, fio.Job{IOEngine: "libaio", Direct: true, RW: "write", Options: []fio.Option{{Key: key, Value: "1"}}}, want)
+	}
 	notesSay(t, fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", Options: []fio.Option{{Key: "rate_iops", Value: "100,"}, {Key: "thinktime", Value: "1ms"}, {Key: "rate_ignore_thinktime", Value: "1"}}}, "rate_ignore_thinktime with a direction that has no rate is not modelled")
 	if _, err := readJob(&fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", Options: []fio.Option{{Key: "pre_read", Value: "1"}}}); err == nil || !strings.Contains(err.Error(), "pre_read=1: with direct=1 fio 3.33 fails the job") {
 		t.Errorf("pre_read=1: %v, want it refused", err)
