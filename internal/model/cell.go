@@ -45,16 +45,31 @@ func Solve(ctx context.Context, p *testbed.Profile, in Input) (*Output, error) {
 // time a thread has one to poll for, at most all. in is returned as given
 // where no job is such.
 func settleReaping(ctx context.Context, p *testbed.Profile, in Input) (Input, error) {
-	var spaced []int
-	for j, jl := range in.Jobs {
+	spaced := func(jl JobLoad) bool {
 		if !hasRaw(jl.Job, "hipri") && !hasRaw(jl.Job, "sqthread_poll") {
-			continue // reading the job's options on every solve for nothing
+			return false // reading the job's options on every solve for nothing
 		}
-		if sh, err := jl.shape(); err == nil && sh.poll.reaper && sh.poll.spaced {
-			spaced = append(spaced, j)
+		sh, err := jl.shape()
+		return err == nil && sh.poll.reaper && sh.poll.spaced
+	}
+	return settleFromFirstSolve(ctx, p, in, spaced, func(jl *JobLoad, jo JobOutput) {
+		inFlight := (jo.Read.IOPS*jo.Read.LatMeanUs + jo.Write.IOPS*jo.Write.LatMeanUs) * 1e-6
+		threads := float64(len(jl.Disks) * max(jl.Job.NumJobs, 1))
+		jl.reaping = math.Min(1, inFlight/threads)
+	})
+}
+
+// settleFromFirstSolve solves in once and lets set settle each job pick
+// says needs it from its figures, in a copy of in; in is returned as
+// given, unsolved, where no job needs it.
+func settleFromFirstSolve(ctx context.Context, p *testbed.Profile, in Input, pick func(JobLoad) bool, set func(*JobLoad, JobOutput)) (Input, error) {
+	var picked []int
+	for j, jl := range in.Jobs {
+		if pick(jl) {
+			picked = append(picked, j)
 		}
 	}
-	if len(spaced) == 0 {
+	if len(picked) == 0 {
 		return in, nil
 	}
 	out, _, _, err := solveSettled(ctx, p, in, false, nil)
@@ -63,11 +78,8 @@ func settleReaping(ctx context.Context, p *testbed.Profile, in Input) (Input, er
 	}
 	settled := in
 	settled.Jobs = slices.Clone(in.Jobs) // the caller's input stays as given
-	for _, j := range spaced {
-		jo, jl := out.Jobs[j], &settled.Jobs[j]
-		inFlight := (jo.Read.IOPS*jo.Read.LatMeanUs + jo.Write.IOPS*jo.Write.LatMeanUs) * 1e-6
-		threads := float64(len(jl.Disks) * max(jl.Job.NumJobs, 1))
-		jl.reaping = math.Min(1, inFlight/threads)
+	for _, j := range picked {
+		set(&settled.Jobs[j], out.Jobs[j])
 	}
 	return settled, nil
 }

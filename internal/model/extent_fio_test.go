@@ -87,14 +87,7 @@ func TestRawBlockSizesAgainstFio(t *testing.T) {
 	for i, v := range splits {
 		args = append(args, fioJob(dir, i, "--bssplit="+v)...)
 	}
-	var report struct {
-		Jobs []struct {
-			Read, Write struct {
-				IOBytes float64 `json:"io_bytes"`
-				IOs     float64 `json:"total_ios"`
-			}
-		}
-	}
+	var report sizesReport
 	if runFio(t, &report, args...); len(report.Jobs) != len(splits) {
 		t.Fatalf("fio's report has %d jobs, want %d", len(report.Jobs), len(splits))
 	}
@@ -104,11 +97,35 @@ func TestRawBlockSizesAgainstFio(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		real := [2]float64{report.Jobs[i].Read.IOBytes / report.Jobs[i].Read.IOs, report.Jobs[i].Write.IOBytes / report.Jobs[i].Write.IOs}
+		real := report.meanSizes(i)
 		for d := range real {
 			if model := meanSize(sh.sizes[d]); math.Abs(model/real[d]-1) > 0.03 {
 				t.Errorf("bssplit=%s, direction %d: the model's mean I/O is %.0f bytes, fio's %.0f", v, d, model, real[d])
 			}
 		}
 	}
+}
+
+// sizesReport is fio's JSON report of each job's bytes and I/Os by
+// direction.
+type sizesReport struct {
+	Jobs []struct{ Read, Write ioCount }
+}
+
+// ioCount is one direction's bytes and I/Os in fio's JSON report.
+type ioCount struct {
+	IOBytes float64 `json:"io_bytes"`
+	IOs     float64 `json:"total_ios"`
+}
+
+// meanSizes is job i's mean read and write size; 0 for a direction with
+// no I/O.
+func (r sizesReport) meanSizes(i int) [2]float64 {
+	var mean [2]float64
+	for dir, d := range [2]ioCount{r.Jobs[i].Read, r.Jobs[i].Write} {
+		if d.IOs > 0 {
+			mean[dir] = d.IOBytes / d.IOs
+		}
+	}
+	return mean
 }

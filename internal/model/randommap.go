@@ -216,30 +216,16 @@ func (p *mapPass) over(passes float64) [2][]sizeShare {
 // smallest: a bound on its bytes). in is returned as given where no job
 // is such.
 func settleRandomMap(ctx context.Context, p *testbed.Profile, in Input) (Input, error) {
-	var timed []int
-	for j, jl := range in.Jobs {
+	timed := func(jl JobLoad) bool {
 		if !jl.Job.TimeBased || jl.Job.RuntimeSec <= 0 || len(jl.Disks) == 0 {
-			continue // a size-based job's passes are its size's (newCell)
+			return false // a size-based job's passes are its size's (newCell)
 		}
-		if sh, err := jl.shape(); err == nil && sh.mapTrims(jl.Job) {
-			timed = append(timed, j)
-		}
+		sh, err := jl.shape()
+		return err == nil && sh.mapTrims(jl.Job)
 	}
-	if len(timed) == 0 {
-		return in, nil
-	}
-	out, _, _, err := solveSettled(ctx, p, in, false, nil)
-	if err != nil {
-		return in, err
-	}
-	settled := in
-	settled.Jobs = slices.Clone(in.Jobs) // the caller's input stays as given
-	for _, j := range timed {
-		jl := &settled.Jobs[j]
+	return settleFromFirstSolve(ctx, p, in, timed, func(jl *JobLoad, jo JobOutput) {
 		sh, _ := jl.shape()
-		jo := out.Jobs[j]
 		perFioJob := (jo.Read.MBps + jo.Write.MBps) * 1e6 * float64(jl.Job.RuntimeSec+jl.Job.RampSec) / float64(len(jl.Disks)*max(jl.Job.NumJobs, 1))
 		jl.mapPasses = perFioJob * sh.randomShare / sh.extent.region(diskBytes(p, jl.Disks[0]), 0)
-	}
-	return settled, nil
+	})
 }

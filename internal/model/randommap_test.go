@@ -29,14 +29,7 @@ func TestRandomMapCutsIOsAsFioDoes(t *testing.T) {
 		{"norandommap", []string{"--rw=randread", "--bssplit=4k/50:64k/50", "--norandommap"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			var report struct {
-				Jobs []struct {
-					Read, Write struct {
-						IOBytes float64 `json:"io_bytes"`
-						IOs     float64 `json:"total_ios"`
-					}
-				}
-			}
+			var report sizesReport
 			runFio(t, &report, append([]string{"--output-format=json", "--name=m", "--filename=" + t.TempDir() + "/f", "--size=64m", "--ioengine=psync"}, c.options...)...)
 			var opts []fio.Option
 			for _, o := range c.options {
@@ -55,11 +48,11 @@ func TestRandomMapCutsIOsAsFioDoes(t *testing.T) {
 			} else if c.name != "norandommap" {
 				t.Fatalf("%v: the model says fio's random map cuts nothing short", c.options)
 			}
-			for dir, d := range [2]struct{ IOBytes, IOs float64 }{{j.Read.IOBytes, j.Read.IOs}, {j.Write.IOBytes, j.Write.IOs}} {
-				if d.IOs == 0 {
+			for dir, real := range report.meanSizes(0) {
+				if real == 0 {
 					continue
 				}
-				real, model := d.IOBytes/d.IOs, meanSize(sh.sizes[dir])
+				model := meanSize(sh.sizes[dir])
 				if !within(model, real, 0.10) {
 					t.Errorf("%.2f passes, direction %d: fio's I/Os %.0f bytes on average, the model's %.0f", passes, dir, real, model)
 				}
