@@ -36,7 +36,8 @@ const mapBlocks = 1 << 17
 // smallest size, or the lfsr generator: init.c, filesetup.c), and some
 // random I/O is larger than the map's block. Where reads' and writes'
 // smallest sizes differ, fio marks each direction in its own block size
-// on one map, which the model does not follow: the note says so.
+// on one map, which leaves the sizes as drawn but ends a size-based job
+// early: noted.
 func (sh *jobShape) mapTrims(job *fio.Job) bool {
 	if sh.randomShare == 0 || flagSet(job, "norandommap") || !sh.skew.uniform() || sh.alignedApart() || rawValue(job, "random_generator") == "lfsr" {
 		return false
@@ -51,7 +52,7 @@ func (sh *jobShape) mapTrims(job *fio.Job) bool {
 		mixed = mixed || slices.MaxFunc(sh.sizes[dir], bySize).size > smallest[dir]
 	}
 	if smallest[read] > 0 && smallest[write] > 0 && smallest[read] != smallest[write] {
-		sh.notes = append(sh.notes, fmt.Sprintf("fio's random map, with reads of at least %d bytes and writes of at least %d, marks each in its own block size on one map of %d-byte blocks; how that cuts I/Os short is not modelled: the sizes are as drawn", smallest[read], smallest[write], min(smallest[read], smallest[write])))
+		sh.notes = append(sh.notes, fmt.Sprintf("fio's random map, with reads of at least %d bytes and writes of at least %d, marks each in its own block size on one map of %d-byte blocks: measured with fio 3.33 (randrw 70/30, bs=4k,64k, over 64 MiB) the sizes stay as drawn, as the model runs them, but a size-based job stops after half its size (32 MiB), which the model does not follow", smallest[read], smallest[write], min(smallest[read], smallest[write])))
 		return false
 	}
 	return mixed
