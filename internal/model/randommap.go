@@ -221,6 +221,9 @@ func settleRandomMap(ctx context.Context, p *testbed.Profile, in Input) (Input, 
 		if !jl.Job.TimeBased || jl.Job.RuntimeSec <= 0 || len(jl.Disks) == 0 {
 			return false // a size-based job's passes are its size's (newCell)
 		}
+		if len(jl.Job.BSSplit) == 0 && !hasRaw(jl.Job, "bssplit") && !hasRaw(jl.Job, "bsrange") {
+			return false // one size a direction: reading the job's options on every solve for nothing
+		}
 		sh, err := jl.shape()
 		return err == nil && sh.mapTrims(jl.Job)
 	}
