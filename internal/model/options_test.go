@@ -899,6 +899,7 @@ func TestReplacedWorkloadsAreRefused(t *testing.T) {
 		{fio.Option{Key: "create_only", Value: "0"}, ""},
 		{fio.Option{Key: "stats", Value: "0"}, "stats=0: fio collects no statistics for the job and reports it as having done no I/O"},
 		{fio.Option{Key: "stats", Value: "1"}, ""},
+		{fio.Option{Key: "opendir", Value: "/data"}, "opendir=/data: fio runs the job on every file under the directory"},
 	} {
 		job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", Options: []fio.Option{c.opt}}
 		_, err := readJob(&job)
@@ -918,7 +919,10 @@ func TestReplacedWorkloadsAreRefused(t *testing.T) {
 	notesSay(t, fio.Job{IOEngine: "libaio", Direct: true, RW: "write", Options: []fio.Option{{Key: "max_open_zones", Value: "8"}}}, "max_open_zones=8 has no effect without zonemode=zbd")
 	notesSay(t, fio.Job{IOEngine: "libaio", Direct: true, RW: "write", Options: []fio.Option{{Key: "verify_fatal", Value: "1"}}}, "verify_fatal=1 changes how fio checks the data verify reads back")
 	notesSay(t, fio.Job{IOEngine: "libaio", Direct: true, RW: "write", Options: []fio.Option{{Key: "rate_iops", Value: "100"}, {Key: "rate_ignore_thinktime", Value: "1"}}}, "rate_ignore_thinktime has no effect without thinktime")
-	for key, want := range map[string]string{"nice": "priority, cgroup or user inside the worker's guest", "numa_cpu_nodes": "virtual NUMA nodes", "ioscheduler": "switches the guest's I/O scheduler", "gtod_cpu": "a thread spinning on that vCPU"} {
+	notesSay(t, fio.Job{IOEngine: "libaio", RW: "write", Options: []fio.Option{{Key: "atomic", Value: "1"}}}, "atomic=1: fio opens the disk with O_DIRECT and its O_ATOMIC flag, which Linux ignores") // no buffered note
+	notesSay(t, fio.Job{IOEngine: "libaio", Direct: true, RW: "write", Options: []fio.Option{{Key: "lockfile", Value: "none"}}}, "")
+	for key, want := range map[string]string{"file_service_type": "a job on a worker's disk has one", "offset_align": "rounds a percentage offset up", "lockfile": "take turns at the file lock",
+		"nice": "priority, cgroup or user inside the worker's guest", "numa_cpu_nodes": "virtual NUMA nodes", "ioscheduler": "switches the guest's I/O scheduler", "gtod_cpu": "a thread spinning on that vCPU"} {
 		notesSay(t, fio.Job{IOEngine: "libaio", Direct: true, RW: "write", Options: []fio.Option{{Key: key, Value: "1"}}}, want)
 	}
 	notesSay(t, fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", Options: []fio.Option{{Key: "rate_iops", Value: "100,"}, {Key: "thinktime", Value: "1ms"}, {Key: "rate_ignore_thinktime", Value: "1"}}}, "rate_ignore_thinktime with a direction that has no rate is not modelled")
