@@ -900,6 +900,12 @@ func TestReplacedWorkloadsAreRefused(t *testing.T) {
 		{fio.Option{Key: "stats", Value: "0"}, "stats=0: fio collects no statistics for the job and reports it as having done no I/O"},
 		{fio.Option{Key: "stats", Value: "1"}, ""},
 		{fio.Option{Key: "opendir", Value: "/data"}, "opendir=/data: fio runs the job on every file under the directory"},
+		{fio.Option{Key: "profile", Value: "tiobench"}, "profile=tiobench: fio runs one of its built-in profiles"},
+		{fio.Option{Key: "mem_align", Value: "1"}, "mem_align=1 with direct=1: fio 3.33 fails the job on a buffer off the 512-byte sector"},
+		{fio.Option{Key: "mem_align", Value: "4k"}, ""},
+		{fio.Option{Key: "io_submit_mode", Value: "offload"}, "io_submit_mode=offload on a size-based job: fio 3.33 did not finish one here"},
+		{fio.Option{Key: "io_submit_mode", Value: "inline"}, ""},
+		{fio.Option{Key: "rwmixcycle", Value: "100"}, `option "rwmixcycle" is deprecated: fio-3.33 fails parsing it`},
 	} {
 		job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", Options: []fio.Option{c.opt}}
 		_, err := readJob(&job)
@@ -921,7 +927,11 @@ func TestReplacedWorkloadsAreRefused(t *testing.T) {
 	notesSay(t, fio.Job{IOEngine: "libaio", Direct: true, RW: "write", Options: []fio.Option{{Key: "rate_iops", Value: "100"}, {Key: "rate_ignore_thinktime", Value: "1"}}}, "rate_ignore_thinktime has no effect without thinktime")
 	notesSay(t, fio.Job{IOEngine: "libaio", RW: "write", Options: []fio.Option{{Key: "atomic", Value: "1"}}}, "atomic=1: fio opens the disk with O_DIRECT and its O_ATOMIC flag, which Linux ignores") // no buffered note
 	notesSay(t, fio.Job{IOEngine: "libaio", Direct: true, RW: "write", Options: []fio.Option{{Key: "lockfile", Value: "none"}}}, "")
-	for key, want := range map[string]string{"file_service_type": "a job on a worker's disk has one", "offset_align": "rounds a percentage offset up", "lockfile": "take turns at the file lock",
+	notesSay(t, fio.Job{IOEngine: "libaio", Direct: true, RW: "write", TimeBased: true, RuntimeSec: 10, Options: []fio.Option{{Key: "io_submit_mode", Value: "offload"}}}, "io_submit_mode=offload: fio submits through a pool of threads")
+	for key, want := range map[string]string{"clocksource": "how fio reads the clock", "gpu_dev_id": "only for GPU memory", "unique_filename": "a worker's disk is named",
+		"serialize_overlap": "in-flight I/Os to overlapping blocks", "trim_percentage": "TRIM is not modelled", "write_hint": "write-lifetime hint", "lockmem": "where fio allocates its I/O buffers",
+		"verify_offset":     "changes how fio checks the data verify reads back",
+		"file_service_type": "a job on a worker's disk has one", "offset_align": "rounds a percentage offset up", "lockfile": "take turns at the file lock",
 		"nice": "priority, cgroup or user inside the worker's guest", "numa_cpu_nodes": "virtual NUMA nodes", "ioscheduler": "switches the guest's I/O scheduler", "gtod_cpu": "a thread spinning on that vCPU"} {
 		notesSay(t, fio.Job{IOEngine: "libaio", Direct: true, RW: "write", Options: []fio.Option{{Key: key, Value: "1"}}}, want)
 	}
