@@ -890,6 +890,10 @@ func (sh *jobShape) option(job *fio.Job, given fio.Option) error {
 		default:
 			sh.notes = append(sh.notes, fmt.Sprintf("%s: fio submits through a pool of threads, which costs the guest more per I/O than the model's fio cycles (fio 3.33 on a local file, psync: 13,717 I/Os a second against 22,795 inline, 57 us against 44) (not modelled)", optionText(given)))
 		}
+	case "fixedbufs", "registerfiles", "nonvectored", "force_async", "userspace_reap":
+		sh.notes = append(sh.notes, fmt.Sprintf("%s changes how fio submits or reaps I/O in the guest (its engine's own option), whose cost per I/O the model's fio cycles do not tell apart (not modelled)", optionText(given)))
+	case "cmdprio_percentage", "cmdprio_class", "cmdprio", "cmdprio_bssplit":
+		sh.notes = append(sh.notes, fmt.Sprintf("%s gives some of the job's I/Os another I/O priority inside the guest; the model runs them alike (not modelled)", optionText(given)))
 	case "clocksource":
 		sh.notes = append(sh.notes, fmt.Sprintf("%s chooses how fio reads the clock in the guest, whose cost the model's per-I/O fio cycles do not tell apart (not modelled)", optionText(given)))
 	case "gpu_dev_id":
