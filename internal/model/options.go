@@ -128,6 +128,74 @@ var (
 		"log_compression_cpus", "log_store_compressed", "log_unix_epoch", "log_prio", "log_hist_coarseness"}
 )
 
+// optionNotes are what the notes say of options the model takes as they
+// are whatever their value, after the option as given: no effect on what
+// vSAN sees (only with a feature the model refuses, only on files, only in
+// the guest's memory or reports), or an effect in the guest it does not
+// model (fio 3.33's HOWTO and sources; measured where a note gives
+// figures).
+var optionNotes = notesByOption([]struct {
+	keys []string
+	note string
+}{
+	{[]string{"fadvise_hint"},
+		" advises the guest's page cache (posix_fadvise), which direct I/O does not use and the model does not model: no effect on what vSAN sees"},
+	{[]string{"replay_align", "replay_no_stall", "replay_redirect", "replay_scale", "replay_skip", "replay_time_scale", "read_iolog_chunked", "merge_blktrace_file", "merge_blktrace_iters", "merge_blktrace_scalars"},
+		" has no effect without read_iolog (which the model refuses): fio reads it only to replay an I/O log"},
+	{[]string{"max_open_zones", "job_max_open_zones", "ignore_zone_limits", "zone_reset_frequency", "zone_reset_threshold", "read_beyond_wp"},
+		" has no effect without zonemode=zbd (which the model refuses): fio reads it only on a zoned device"},
+	{[]string{"verify_dump", "verify_fatal", "verify_state_save", "verify_state_load", "verify_async", "verify_async_cpus", "verify_offset", "experimental_verify"},
+		" changes how fio checks the data verify reads back, or keeps track of it, in the guest, not the I/O vSAN sees; the check's CPU is not modelled"},
+	{[]string{"nice", "prio", "prioclass", "cgroup", "cgroup_weight", "cgroup_nodelete", "uid", "gid"},
+		" sets the job's CPU or I/O priority, cgroup or user inside the worker's guest: the model shares the guest's vCPUs and queues alike among its jobs (not modelled)"},
+	{[]string{"numa_cpu_nodes", "numa_mem_policy"},
+		" places the job on the worker's virtual NUMA nodes, which the model does not model: its threads may run on any of the worker's vCPUs"},
+	{[]string{"ioscheduler"},
+		" switches the guest's I/O scheduler of the disk, whose cost per I/O the model does not tell apart: fio's and the virtual controller's per-I/O cycles are the same for every scheduler (not modelled)"},
+	{[]string{"gtod_cpu"},
+		": fio's process in each worker keeps a thread spinning on that vCPU to read the clock (fio 3.33 gettime-thread.c), which the model does not count among the guest's busy vCPUs (not modelled)"},
+	{[]string{"file_service_type", "openfiles"},
+		" has no effect: fio chooses among a job's files, and a job on a worker's disk has one"},
+	{[]string{"offset_align"},
+		" rounds a percentage offset up to a multiple of it: the region starts at most that many bytes later, which the model leaves out"},
+	{[]string{"exec_prerun", "exec_postrun"},
+		": fio runs the command in the worker before or after the job, outside its figures; the simulator runs none"},
+	{[]string{"mem", "iomem", "hugepage-size", "lockmem"},
+		" chooses where fio allocates its I/O buffers in the guest's memory: no effect on what vSAN sees"},
+	{[]string{"fixedbufs", "registerfiles", "nonvectored", "force_async", "userspace_reap"},
+		" changes how fio submits or reaps I/O in the guest (its engine's own option), whose cost per I/O the model's fio cycles do not tell apart (not modelled)"},
+	{[]string{"cmdprio_percentage", "cmdprio_class", "cmdprio", "cmdprio_bssplit"},
+		" gives some of the job's I/Os another I/O priority inside the guest; the model runs them alike (not modelled)"},
+	{[]string{"clocksource"},
+		" chooses how fio reads the clock in the guest, whose cost the model's per-I/O fio cycles do not tell apart (not modelled)"},
+	{[]string{"gpu_dev_id"},
+		" has no effect: fio reads it only for GPU memory (mem=cudamalloc, the libcufile engine)"},
+	{[]string{"unique_filename"},
+		" has no effect: fio prefixes only the file names it makes up in a directory, and a worker's disk is named"},
+	{[]string{"serialize_overlap"},
+		" makes fio wait for in-flight I/Os to overlapping blocks before issuing one, which the model does not follow (on a disk far larger than the I/Os in flight it rarely waits) (not modelled)"},
+	{[]string{"trim_percentage", "trim_backlog", "trim_backlog_batch", "trim_verify_zero"},
+		": with verify fio trims (discards) some of the blocks it verified; TRIM is not modelled"},
+	{[]string{"write_hint"},
+		" passes a write-lifetime hint to the disk (fcntl F_SET_RW_HINT); what a vSAN virtual disk does with it is not modelled"},
+	{[]string{"verifysort", "verifysort_nr"},
+		" has no effect: fio 3.33 warns that it is deprecated and ignores it"},
+})
+
+// notesByOption gives each option of a group the group's note.
+func notesByOption(groups []struct {
+	keys []string
+	note string
+}) map[string]string {
+	notes := map[string]string{}
+	for _, g := range groups {
+		for _, k := range g.keys {
+			notes[k] = g.note
+		}
+	}
+	return notes
+}
+
 // readJob reads a job's options.
 func readJob(job *fio.Job) (jobShape, error) {
 	sh := jobShape{duty: 1, randomShare: 1, latPct: 100, rateCycle: 1, compressPct: job.BufferCompressPercentage, dedupePct: job.DedupePercentage, compressChunk: 512,
@@ -834,43 +902,18 @@ func (sh *jobShape) option(job *fio.Job, given fio.Option) error {
 		if o.Value != "0" && o.Value != "false" && o.Value != "none" {
 			sh.notes = append(sh.notes, fmt.Sprintf("%s has no effect on the workers' disks: fio ignores it on anything but a regular file", optionText(given)))
 		}
-	case "fadvise_hint":
-		sh.notes = append(sh.notes, fmt.Sprintf("%s advises the guest's page cache (posix_fadvise), which direct I/O does not use and the model does not model: no effect on what vSAN sees", optionText(given)))
 	case "pre_read":
 		if o.Value != "0" && o.Value != "false" {
 			return fmt.Errorf("%s: with direct=1 fio 3.33 fails the job on a block device (err=5 in pre_read, Input/output error; measured on a loop device), and with direct=0 it reads the region into the guest's page cache first, so the job's reads never reach vSAN, which the model cannot answer for; leave it out", optionText(given))
 		}
-	case "replay_align", "replay_no_stall", "replay_redirect", "replay_scale", "replay_skip", "replay_time_scale", "read_iolog_chunked",
-		"merge_blktrace_file", "merge_blktrace_iters", "merge_blktrace_scalars":
-		sh.notes = append(sh.notes, fmt.Sprintf("%s has no effect without read_iolog (which the model refuses): fio reads it only to replay an I/O log", optionText(given)))
-	case "max_open_zones", "job_max_open_zones", "ignore_zone_limits", "zone_reset_frequency", "zone_reset_threshold", "read_beyond_wp":
-		sh.notes = append(sh.notes, fmt.Sprintf("%s has no effect without zonemode=zbd (which the model refuses): fio reads it only on a zoned device", optionText(given)))
-	case "verify_dump", "verify_fatal", "verify_state_save", "verify_state_load", "verify_async", "verify_async_cpus", "verify_offset", "experimental_verify":
-		sh.notes = append(sh.notes, fmt.Sprintf("%s changes how fio checks the data verify reads back, or keeps track of it, in the guest, not the I/O vSAN sees; the check's CPU is not modelled", optionText(given)))
-	case "nice", "prio", "prioclass", "cgroup", "cgroup_weight", "cgroup_nodelete", "uid", "gid":
-		sh.notes = append(sh.notes, fmt.Sprintf("%s sets the job's CPU or I/O priority, cgroup or user inside the worker's guest: the model shares the guest's vCPUs and queues alike among its jobs (not modelled)", optionText(given)))
-	case "numa_cpu_nodes", "numa_mem_policy":
-		sh.notes = append(sh.notes, fmt.Sprintf("%s places the job on the worker's virtual NUMA nodes, which the model does not model: its threads may run on any of the worker's vCPUs", optionText(given)))
-	case "ioscheduler":
-		sh.notes = append(sh.notes, fmt.Sprintf("%s switches the guest's I/O scheduler of the disk, whose cost per I/O the model does not tell apart: fio's and the virtual controller's per-I/O cycles are the same for every scheduler (not modelled)", optionText(given)))
-	case "gtod_cpu":
-		sh.notes = append(sh.notes, fmt.Sprintf("%s: fio's process in each worker keeps a thread spinning on that vCPU to read the clock (fio 3.33 gettime-thread.c), which the model does not count among the guest's busy vCPUs (not modelled)", optionText(given)))
 	case "atomic":
 		if o.Value != "0" && o.Value != "false" {
 			sh.notes = append(sh.notes, fmt.Sprintf("%s: fio opens the disk with O_DIRECT and its O_ATOMIC flag, which Linux ignores (fio 3.33 moved the same bytes as without): run as direct I/O", optionText(given)))
 		}
-	case "file_service_type", "openfiles":
-		sh.notes = append(sh.notes, fmt.Sprintf("%s has no effect: fio chooses among a job's files, and a job on a worker's disk has one", optionText(given)))
-	case "offset_align":
-		sh.notes = append(sh.notes, fmt.Sprintf("%s rounds a percentage offset up to a multiple of it: the region starts at most that many bytes later, which the model leaves out", optionText(given)))
 	case "lockfile":
 		if o.Value != "none" {
 			sh.notes = append(sh.notes, fmt.Sprintf("%s makes the clones of a job (numjobs) that share a disk take turns at the file lock around each I/O, which the model does not follow: each runs its own queue (not modelled)", optionText(given)))
 		}
-	case "exec_prerun", "exec_postrun":
-		sh.notes = append(sh.notes, fmt.Sprintf("%s: fio runs the command in the worker before or after the job, outside its figures; the simulator runs none", optionText(given)))
-	case "mem", "iomem", "hugepage-size", "lockmem":
-		sh.notes = append(sh.notes, fmt.Sprintf("%s chooses where fio allocates its I/O buffers in the guest's memory: no effect on what vSAN sees", optionText(given)))
 	case "mem_align", "iomem_align":
 		n, err := fio.ParseSize(o.Value)
 		if err != nil || n < 0 {
@@ -890,22 +933,6 @@ func (sh *jobShape) option(job *fio.Job, given fio.Option) error {
 		default:
 			sh.notes = append(sh.notes, fmt.Sprintf("%s: fio submits through a pool of threads, which costs the guest more per I/O than the model's fio cycles (fio 3.33 on a local file, psync: 13,717 I/Os a second against 22,795 inline, 57 us against 44) (not modelled)", optionText(given)))
 		}
-	case "fixedbufs", "registerfiles", "nonvectored", "force_async", "userspace_reap":
-		sh.notes = append(sh.notes, fmt.Sprintf("%s changes how fio submits or reaps I/O in the guest (its engine's own option), whose cost per I/O the model's fio cycles do not tell apart (not modelled)", optionText(given)))
-	case "cmdprio_percentage", "cmdprio_class", "cmdprio", "cmdprio_bssplit":
-		sh.notes = append(sh.notes, fmt.Sprintf("%s gives some of the job's I/Os another I/O priority inside the guest; the model runs them alike (not modelled)", optionText(given)))
-	case "clocksource":
-		sh.notes = append(sh.notes, fmt.Sprintf("%s chooses how fio reads the clock in the guest, whose cost the model's per-I/O fio cycles do not tell apart (not modelled)", optionText(given)))
-	case "gpu_dev_id":
-		sh.notes = append(sh.notes, fmt.Sprintf("%s has no effect: fio reads it only for GPU memory (mem=cudamalloc, the libcufile engine)", optionText(given)))
-	case "unique_filename":
-		sh.notes = append(sh.notes, fmt.Sprintf("%s has no effect: fio prefixes only the file names it makes up in a directory, and a worker's disk is named", optionText(given)))
-	case "serialize_overlap":
-		sh.notes = append(sh.notes, fmt.Sprintf("%s makes fio wait for in-flight I/Os to overlapping blocks before issuing one, which the model does not follow (on a disk far larger than the I/Os in flight it rarely waits) (not modelled)", optionText(given)))
-	case "trim_percentage", "trim_backlog", "trim_backlog_batch", "trim_verify_zero":
-		sh.notes = append(sh.notes, fmt.Sprintf("%s: with verify fio trims (discards) some of the blocks it verified; TRIM is not modelled", optionText(given)))
-	case "write_hint":
-		sh.notes = append(sh.notes, fmt.Sprintf("%s passes a write-lifetime hint to the disk (fcntl F_SET_RW_HINT); what a vSAN virtual disk does with it is not modelled", optionText(given)))
 	case "hipri", "sqthread_poll", "sqthread_poll_cpu": // read by polled
 	case "buffer_compress_chunk":
 		n, err := fio.ParseSize(o.Value)
@@ -950,14 +977,14 @@ func (sh *jobShape) option(job *fio.Job, given fio.Option) error {
 	case "rate_ignore_thinktime": // read by rateWhileBusy
 	case "percentage_sequential", "rwmixcycle":
 		return fio.CheckOptionName(o.Key) // deprecated: fio fails parsing them
-	case "verifysort", "verifysort_nr":
-		sh.notes = append(sh.notes, fmt.Sprintf("%s has no effect: fio 3.33 warns that it is deprecated and ignores it", optionText(given)))
 	case "stats":
 		if o.Value == "0" || o.Value == "false" {
 			return fmt.Errorf("%s: fio collects no statistics for the job and reports it as having done no I/O (fio 3.33: io_bytes 0, iops 0), so there is nothing to compare a simulated figure with; leave it out", optionText(given))
 		}
 	default:
-		if !slices.Contains(quietOptions, o.Key) {
+		if note, ok := optionNotes[o.Key]; ok {
+			sh.notes = append(sh.notes, optionText(given)+note)
+		} else if !slices.Contains(quietOptions, o.Key) {
 			sh.ignored(given)
 		}
 	}
