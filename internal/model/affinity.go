@@ -60,3 +60,48 @@ func checkCPUs(set []int, cpus int, label string) error {
 	}
 	return nil
 }
+
+// clockThread is gtod_cpu: fio's process in each worker then keeps a
+// thread reading the clock in a loop, pinned to guest CPU cpu, for the
+// whole run (fio 3.33 gettime-thread.c; measured: 100 % of its CPU). One
+// process runs all of a worker's jobs, so a worker has one such thread
+// whichever of its jobs ask for it.
+type clockThread struct {
+	given bool
+	cpu   int
+}
+
+// clockAffinity takes gtod_cpu's CPU out of the job's cpus_allowed, as
+// fio does (backend.c: only for a CPU other than 0, and only where the job
+// has a set; without one its threads run on every vCPU, the clock's too).
+func (sh *jobShape) clockAffinity() error {
+	if !sh.clock.given {
+		return nil
+	}
+	sh.notes = append(sh.notes, fmt.Sprintf("gtod_cpu=%d: fio's process in each worker keeps a thread reading the clock on vCPU %d for the whole run, whose hardware thread stays busy on its host (one a worker, whichever of its jobs ask)", sh.clock.cpu, sh.clock.cpu))
+	if sh.clock.cpu == 0 || sh.cpus == nil {
+		return nil
+	}
+	rest := slices.DeleteFunc(slices.Clone(sh.cpus), func(c int) bool { return c == sh.clock.cpu })
+	if len(rest) == 0 {
+		return fmt.Errorf("%s with gtod_cpu=%d: fio takes the clock thread's CPU out of the job's set, which leaves none (fio 3.33: err=22, cpu_set_affinity, Invalid argument); give the job another CPU as well", sh.cpusGiven, sh.clock.cpu)
+	}
+	sh.cpus = rest
+	return nil
+}
+
+// sharesClock says whether the job's threads may run on the vCPU fio's
+// clock thread spins on (clockThread), sharing it with that thread.
+func (sh *jobShape) sharesClock() bool {
+	return sh.clock.given && (sh.cpus == nil || slices.Contains(sh.cpus, sh.clock.cpu))
+}
+
+// checkClock refuses a gtod_cpu a worker of cpus vCPUs does not have:
+// fio cannot pin the thread there ("gtod: setaffinity failed") and then
+// never finishes (fio 3.33: a 3 s job still running after 20 s).
+func checkClock(c clockThread, cpus int) error {
+	if c.given && c.cpu >= cpus {
+		return fmt.Errorf("gtod_cpu=%d: a worker of %d vCPUs has no CPU %d, and fio then never finishes (\"gtod: setaffinity failed\"; fio 3.33 still ran a 3 s job after 20 s); name a CPU from 0 to %d", c.cpu, cpus, c.cpu, cpus-1)
+	}
+	return nil
+}

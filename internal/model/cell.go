@@ -427,7 +427,7 @@ func (c *cell) directions(w, seenQ []float64, n int, netX, x, guestWait float64)
 func (c *cell) latencyTarget(ctx context.Context, p *testbed.Profile, in Input) (guestLoad, error) {
 	sh := c.shape
 	meets := func(depth int) (guestLoad, bool, error) {
-		g := guestLayout(p, in.VMs, c.job, depth, sh.poll, sh.cpus)
+		g := guestLayout(p, in.VMs, c.job, depth, &sh)
 		sol, err := solveMVA(ctx, c.st, g.outstanding, c.fr, c.zMix+sh.think)
 		if err != nil {
 			return g, false, err
@@ -579,6 +579,9 @@ func newCell(p *testbed.Profile, in Input, j int, objects []object, deferDestage
 		if err := checkCPUs(c.shape.cpus, vmCPUs(p, vm), c.shape.cpusGiven); err != nil {
 			return nil, err
 		}
+		if err := checkClock(c.shape.clock, vmCPUs(p, vm)); err != nil {
+			return nil, err
+		}
 		if err := c.shape.extent.check(diskBytes(p, d), c.job.Job.NumJobs, c.shape.randomShare > 0, c.job.Job); err != nil {
 			return nil, err
 		}
@@ -611,7 +614,7 @@ func newCell(p *testbed.Profile, in Input, j int, objects []object, deferDestage
 		c.notes = append(c.notes, fmt.Sprintf("%.0f %% of the blocks %s were never written: their reads cost a metadata lookup and the guest's copy, no device (prepare the disks to measure them)", 100*unwritten, c.job.readBy()))
 	}
 	c.pl = newPlatform(p)
-	c.g = guestLayout(p, in.VMs, c.job, c.shape.depth, c.shape.poll, c.shape.cpus)
+	c.g = guestLayout(p, in.VMs, c.job, c.shape.depth, &c.shape)
 	coverage, err := bufferCoverage(p, c.pl, in)
 	if err != nil {
 		return nil, err
@@ -687,6 +690,9 @@ type guestLoad struct {
 	hostVCPUs      []float64          // worker vCPUs on each host (see vmHosts; VMs on unknown hosts spread evenly)
 	hostThreads    []float64          // guest threads that can run at once on each host, at least 1
 	hostSpinning   []float64          // worker vCPUs on each host kept spinning by polled I/O (jobShape.poll)
+	hostClocks     []float64          // worker vCPUs on each host spinning fio's clock thread (jobShape.clock)
+	clockVMs       []int              // the VMs running that thread for this job
+	vmHost         []int              // each VM's host, -1 or nil where not known (vmHosts)
 	reaping        float64            // the share of their time fio's threads spin: so much of their work is on vCPUs already busy
 	controllers    map[string]float64 // share of the job's disks on each controller
 	fioOutstanding int                // I/Os fio keeps outstanding
@@ -695,10 +701,12 @@ type guestLoad struct {
 	notes          []string
 }
 
-// guestLayout works out the guest side of a job on its VMs (the profile's
-// worker layout when the input names none), its threads on the vCPUs of
-// set (cpus_allowed; checked by newCell) or on any.
-func guestLayout(p *testbed.Profile, vms []VM, jl JobLoad, depth int, poll polling, set []int) guestLoad {
+// guestLayout works out the guest side of a job of shape sh on its VMs
+// (the profile's worker layout when the input names none), its threads on
+// the vCPUs of sh.cpus (cpus_allowed; checked by newCell) or on any, at
+// depth I/Os per job.
+func guestLayout(p *testbed.Profile, vms []VM, jl JobLoad, depth int, sh *jobShape) guestLoad {
+	poll, set := sh.poll, sh.cpus
 	m := &p.Model
 	perDisk := max(jl.Job.NumJobs, 1) * depth
 	disksOf := map[int]int{}
@@ -714,7 +722,8 @@ func guestLayout(p *testbed.Profile, vms []VM, jl JobLoad, depth int, poll polli
 		hostOf = nil
 	}
 	h := float64(p.Hosts)
-	g := guestLoad{controllers: map[string]float64{}, hostVCPUs: make([]float64, p.Hosts), hostThreads: make([]float64, p.Hosts), hostSpinning: make([]float64, p.Hosts), reaping: poll.reapShare(jl)}
+	g := guestLoad{controllers: map[string]float64{}, hostVCPUs: make([]float64, p.Hosts), hostThreads: make([]float64, p.Hosts), hostSpinning: make([]float64, p.Hosts),
+		hostClocks: make([]float64, p.Hosts), vmHost: hostOf, reaping: poll.reapShare(jl)}
 	// on adds a VM's share to its host, or evenly to every host.
 	on := func(per []float64, v int, x float64) {
 		if v < len(hostOf) && hostOf[v] >= 0 {
@@ -758,15 +767,24 @@ func guestLayout(p *testbed.Profile, vms []VM, jl JobLoad, depth int, poll polli
 			usable = float64(len(set))
 		}
 		t := math.Min(usable, jobs)
-		spinning, submitters := pollingVCPUs(poll, g.reaping, usable, jobs)
-		if submitters > 0 && jobs+submitters > float64(cpus) {
-			// Spinning submission threads beside fio's: the guest's
-			// scheduler shares the vCPUs among them alike.
-			t = math.Min(t, usable*jobs/(jobs+submitters))
+		spinning, beside := pollingVCPUs(poll, g.reaping, usable, jobs)
+		clock := 0.0
+		if sh.clock.given {
+			clock = 1
+			g.clockVMs = append(g.clockVMs, v)
+			on(g.hostClocks, v, clock)
+			if sh.sharesClock() {
+				beside++
+			}
+		}
+		if beside > 0 && jobs+beside > usable {
+			// Spinning submission or clock threads beside fio's: the
+			// guest's scheduler shares the vCPUs among them alike.
+			t = math.Min(t, usable*jobs/(jobs+beside))
 		}
 		threads += t
 		on(g.hostThreads, v, t)
-		on(g.hostSpinning, v, spinning)
+		on(g.hostSpinning, v, math.Min(spinning, float64(cpus)-clock))
 		g.controllers[ctrl] += float64(disks) / float64(len(jl.Disks))
 		lun, adapter := controllerQueues(m, ctrl)
 		adapters := (disks + maxDisksPerController - 1) / maxDisksPerController
@@ -1009,7 +1027,7 @@ func stationCopies(p *testbed.Profile, pl platform, link vsanLink, g guestLoad, 
 				}),
 				Extra:   host(i, func(c *opCost) float64 { return c.dispatches * m.ContextSwitchCycles.Value / pl.hz }),
 				Threads: g.hostThreads[i] + worlds, HWThreads: pl.hwThr}
-			cpu.hold(g.hostSpinning[i], worlds, pl.effCPU)
+			cpu.hold(g.hostSpinning[i]+g.hostClocks[i], worlds, pl.effCPU)
 			return cpu
 		}),
 		kind(h, func(i int) station {

@@ -390,7 +390,7 @@ func classDepths(ctx context.Context, p *testbed.Profile, cells []*cell, n []int
 	sh := cells[0].shape
 	depth := make([]int, len(cells))
 	at := func(c, d int) guestLoad {
-		return guestLayout(p, cells[c].vms, cells[c].job, d, cells[c].shape.poll, cells[c].shape.cpus)
+		return guestLayout(p, cells[c].vms, cells[c].job, d, &cells[c].shape)
 	}
 	meets := func(c int) (bool, error) {
 		sol, err := solveClasses(ctx, cells, n)
@@ -718,10 +718,32 @@ func sharedThreads(jobs []*cell) []float64 {
 	return hostSums(jobs, func(g *guestLoad) []float64 { return g.hostThreads }, 1)
 }
 
-// sharedSpinning is the worker vCPUs polled I/O keeps spinning on each
-// host, all jobs together: at most the host's worker vCPUs.
+// sharedSpinning is the worker vCPUs polled I/O and fio's clock threads
+// keep spinning on each host, all jobs together: a clock thread once a
+// worker, whichever of its jobs ask for it; at most the host's worker
+// vCPUs.
 func sharedSpinning(jobs []*cell) []float64 {
-	return hostSums(jobs, func(g *guestLoad) []float64 { return g.hostSpinning }, 0)
+	sums := hostSums(jobs, func(g *guestLoad) []float64 { return g.hostSpinning }, 0)
+	clocks := map[int]bool{}
+	var hostOf []int
+	for _, c := range jobs {
+		for _, v := range c.g.clockVMs {
+			clocks[v], hostOf = true, c.g.vmHost
+		}
+	}
+	for v := range clocks {
+		if v < len(hostOf) && hostOf[v] >= 0 {
+			sums[hostOf[v]]++
+			continue
+		}
+		for h := range sums {
+			sums[h] += 1 / float64(len(sums))
+		}
+	}
+	for h := range sums {
+		sums[h] = math.Min(sums[h], jobs[0].g.hostVCPUs[h])
+	}
+	return sums
 }
 
 // hostSums adds up a per-host figure of the jobs' guest sides (of), host

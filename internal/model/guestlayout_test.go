@@ -60,7 +60,7 @@ func TestGuestLayoutByHand(t *testing.T) {
 	}
 	for _, tc := range cases {
 		jl := JobLoad{Job: &fio.Job{NumJobs: tc.numJobs}, Disks: tc.disks}
-		g := guestLayout(&p, tc.vms, jl, tc.depth, polling{}, nil)
+		g := guestLayout(&p, tc.vms, jl, tc.depth, &jobShape{})
 		if g.vcpusPerHost != tc.vcpus || g.threadsPerHost != tc.threads {
 			t.Errorf("%s: %g vCPUs and %g threads a host, want %g and %g", tc.name, g.vcpusPerHost, g.threadsPerHost, tc.vcpus, tc.threads)
 		}

@@ -47,6 +47,7 @@ type jobShape struct {
 	// (cpus_allowed or cpumask, cpusGiven as given); nil for all.
 	cpus      []int
 	cpusGiven string
+	clock     clockThread // gtod_cpu's thread spinning on a vCPU
 	// sameBlocks is, for a job whose buffers repeat (repeatedBuffers), the
 	// distinct 4 KiB blocks of data each fio job writes; 0 where every
 	// write is new data. sameBecause says why.
@@ -152,8 +153,6 @@ var optionNotes = notesByOption([]struct {
 		" places the job on the worker's virtual NUMA nodes, which the model does not model: its threads may run on any of the worker's vCPUs"},
 	{[]string{"ioscheduler"},
 		" switches the guest's I/O scheduler of the disk, whose cost per I/O the model does not tell apart: fio's and the virtual controller's per-I/O cycles are the same for every scheduler (not modelled)"},
-	{[]string{"gtod_cpu"},
-		": fio's process in each worker keeps a thread spinning on that vCPU to read the clock (fio 3.33 gettime-thread.c), which the model does not count among the guest's busy vCPUs (not modelled)"},
 	{[]string{"file_service_type", "openfiles"},
 		" has no effect: fio chooses among a job's files, and a job on a worker's disk has one"},
 	{[]string{"offset_align"},
@@ -220,6 +219,9 @@ func readJob(job *fio.Job) (jobShape, error) {
 	}
 	if flagSet(job, "bs_is_seq_rand") {
 		sh.seqRandSizes()
+	}
+	if err := sh.clockAffinity(); err != nil {
+		return sh, err
 	}
 	if err := sh.offsetModifier(job); err != nil {
 		return sh, err
@@ -969,6 +971,12 @@ func (sh *jobShape) option(job *fio.Job, given fio.Option) error {
 			return err
 		}
 		sh.cpus, sh.cpusGiven = set, optionText(given)
+	case "gtod_cpu":
+		cpu, err := strconv.Atoi(o.Value)
+		if err != nil || cpu < 0 || cpu >= maxCPUs {
+			return bad(fmt.Sprintf("the guest CPU (0 to %d) fio's clock thread spins on", maxCPUs-1))
+		}
+		sh.clock = clockThread{given: true, cpu: cpu}
 	case "cpus_allowed_policy":
 		if o.Value != "shared" && o.Value != "split" {
 			return bad("shared or split")

@@ -932,7 +932,7 @@ func TestReplacedWorkloadsAreRefused(t *testing.T) {
 		"serialize_overlap": "in-flight I/Os to overlapping blocks", "trim_percentage": "TRIM is not modelled", "write_hint": "write-lifetime hint", "lockmem": "where fio allocates its I/O buffers",
 		"verify_offset":     "changes how fio checks the data verify reads back",
 		"file_service_type": "a job on a worker's disk has one", "offset_align": "rounds a percentage offset up", "lockfile": "take turns at the file lock",
-		"nice": "priority, cgroup or user inside the worker's guest", "numa_cpu_nodes": "virtual NUMA nodes", "ioscheduler": "switches the guest's I/O scheduler", "gtod_cpu": "a thread spinning on that vCPU"} {
+		"nice": "priority, cgroup or user inside the worker's guest", "numa_cpu_nodes": "virtual NUMA nodes", "ioscheduler": "switches the guest's I/O scheduler", "gtod_cpu": "keeps a thread reading the clock on vCPU 1"} {
 		notesSay(t, fio.Job{IOEngine: "libaio", Direct: true, RW: "write", Options: []fio.Option{{Key: key, Value: "1"}}}, want)
 	}
 	notesSay(t, fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", Options: []fio.Option{{Key: "rate_iops", Value: "100,"}, {Key: "thinktime", Value: "1ms"}, {Key: "rate_ignore_thinktime", Value: "1"}}}, "rate_ignore_thinktime with a direction that has no rate is not modelled")

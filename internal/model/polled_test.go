@@ -256,9 +256,6 @@ func TestPolledIOSpinsAsFioRunsIt(t *testing.T) {
 	}
 }
 
-// spinShare runs f with a thread spinning beside it and returns the share
-// of a CPU that thread got meanwhile: what any spinning thread gets on
-// this machine at the time.
 // machineBusy is the CPU seconds every CPU of the machine has spent
 // busy since boot (/proc/stat: all but idle and iowait, in USER_HZ, 100
 // a second on Linux).
@@ -278,6 +275,9 @@ func machineBusy() float64 {
 	return busy / 100
 }
 
+// spinShare runs f with a thread spinning beside it and returns the share
+// of a CPU that thread got meanwhile: what any spinning thread gets on
+// this machine at the time.
 func spinShare(f func()) float64 {
 	stop, share := make(chan struct{}), make(chan float64)
 	go func() {
