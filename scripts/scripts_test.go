@@ -134,6 +134,8 @@ func TestCampaignScripts(t *testing.T) {
 		{"whatif_sweep.star", [][]string{{"--set", "vms=4,8", "--set", "disks=2", "--set", "threads=4,32", "--set", "repeat=2", "--set", "workloads=4k-rand-read,1m-seq-write"}}, "whatif-sweep", 64,
 			[]string{"Best layout per policy and workload (mean of 2 repeats):"},
 			[]string{"whatif-4k-rand-read", "whatif-1m-seq-write"}},
+		{"vsan_worlds.star", [][]string{{"--set", "per_host=1"}}, "vsan-worlds", 3,
+			[]string{"vSAN's worlds per run and host", "Each run on its busiest host", "the pool binds"}, nil},
 		{"wwt_matrix.star", [][]string{{"--set", "per_host=1", "--set", "repeat=1"}}, "wwt-matrix", 40,
 			[]string{"cost of compression (compression False -> True)", "gain of RoCEv2 (rdma False -> True)", "gain of 25 GbE (uplink 10g -> 25g)",
 				"host_cpu_change_pts"},
