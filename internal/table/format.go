@@ -103,7 +103,8 @@ func decimals(c *Column) int {
 }
 
 // cellText formats value i of c for people: thousands separators, one
-// precision per column (prec), "NA" when missing.
+// precision per column (prec) but for a value it would show as 0, "NA"
+// when missing.
 func cellText(c *Column, i, prec int) string {
 	if c.IsNA(i) {
 		return "NA"
@@ -115,6 +116,11 @@ func cellText(c *Column, i, prec int) string {
 		v := c.Floats[i]
 		if math.IsInf(v, 0) {
 			return strconv.FormatFloat(v, 'f', -1, 64)
+		}
+		if a := math.Abs(v); a > 0 && a < 0.5*math.Pow(10, -float64(prec)) {
+			// It would read as 0 at the column's precision (a latency in
+			// a long frame of byte rates): two significant digits.
+			prec = int(-math.Floor(math.Log10(a))) + 1
 		}
 		whole, frac, _ := strings.Cut(strconv.FormatFloat(math.Abs(v), 'f', prec, 64), ".")
 		n, _ := strconv.Atoi(whole)

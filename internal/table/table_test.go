@@ -305,6 +305,17 @@ func TestTextTable(t *testing.T) {
 	if got := Text(df, 1); !strings.HasSuffix(got, "... 1 more rows (2 in all)\n") {
 		t.Fatalf("truncated text =\n%s", got)
 	}
+	// A value the column's precision would show as 0 keeps two
+	// significant digits; 0 stays 0.
+	long := frame(t, func(b *Builder) {
+		for _, v := range []float64{572378234, 0.0812, 0, -0.00042, 0.6} {
+			b.Set("value", v)
+			b.EndRow()
+		}
+	})
+	if got, want := Text(long, 10), "      value\n572,378,234\n      0.081\n          0\n   -0.00042\n          1\n"; got != want {
+		t.Fatalf("text =\n%s\nwant\n%s", got, want)
+	}
 	var md, js bytes.Buffer
 	Markdown(&md, df)
 	if !strings.Contains(md.String(), "| policy | iops (IOPS) | p99_us (µs) |\n|:---|---:|---:|") {
