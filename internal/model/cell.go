@@ -589,7 +589,11 @@ func newCell(p *testbed.Profile, in Input, j int, objects []object, deferDestage
 			return nil, err
 		}
 	}
-	if len(c.job.Disks) > 0 && c.shape.mapTrims(c.job.Job) {
+	switch {
+	case len(c.job.Disks) == 0 || !c.shape.mapTrims(c.job.Job):
+	case c.job.mapSlice[1] > 0:
+		c.shape.sliceSizes(c.job.mapSlice)
+	default:
 		passes := c.job.mapPasses
 		if passes == 0 {
 			passes = c.shape.randomPasses(diskBytes(p, c.job.Disks[0]), c.job.Job.NumJobs)

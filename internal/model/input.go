@@ -57,6 +57,10 @@ type JobLoad struct {
 	// region in the run, as a first solve found (settleRandomMap); 0:
 	// from its size, or without end.
 	mapPasses float64
+	// mapSlice is, for a solve of one stretch of such a job's passes, the
+	// share of the map done at the stretch's start and at its end ({0.9,
+	// 1}: a pass's last tenth); zero for the whole run.
+	mapSlice [2]float64
 }
 
 // readBy says whose reads a note tells of: "read", or the job's name where

@@ -200,15 +200,53 @@ func (p *mapPass) over(passes float64) [2][]sizeShare {
 				counts[size] += n
 			}
 		}
-		total := 0.0
-		for _, n := range counts {
-			total += n
+		out[dir] = sharesOf(counts)
+	}
+	return out
+}
+
+// between is the sizes each direction's random I/Os come out at while the
+// pass takes the map from a share from done to a share to (whole
+// percents).
+func (p *mapPass) between(from, to float64) [2][]sizeShare {
+	a, b := int(math.Round(100*from)), int(math.Round(100*to))
+	var out [2][]sizeShare
+	for dir := range out {
+		counts := maps.Clone(p.at[b][dir])
+		for size, n := range p.at[a][dir] {
+			counts[size] -= n
 		}
-		for _, size := range slices.Sorted(maps.Keys(counts)) {
-			out[dir] = append(out[dir], sizeShare{size, counts[size] / total})
+		out[dir] = sharesOf(counts)
+	}
+	return out
+}
+
+// sharesOf is counts of I/Os by size as each size's share, by size; nil
+// for none.
+func sharesOf(counts map[int64]float64) []sizeShare {
+	total := 0.0
+	for _, n := range counts {
+		total += n
+	}
+	var out []sizeShare
+	for _, size := range slices.Sorted(maps.Keys(counts)) {
+		if counts[size] > 0 {
+			out = append(out, sizeShare{size, counts[size] / total})
 		}
 	}
 	return out
+}
+
+// sliceSizes sets the job's sizes as fio's random map leaves them while a
+// pass takes the map from slice[0] done to slice[1] (see JobLoad.mapSlice),
+// its sequential I/Os as drawn.
+func (sh *jobShape) sliceSizes(slice [2]float64) {
+	part := mapPassOf(sh.sizes, sh.fr).between(slice[0], slice[1])
+	for dir := range sh.sizes {
+		if len(part[dir]) > 0 {
+			sh.sizes[dir] = blend(sh.sizes[dir], 1-sh.randomShare, part[dir])
+		}
+	}
 }
 
 // settleRandomMap gives each time-based job whose random I/Os fio's random
@@ -218,8 +256,8 @@ func (p *mapPass) over(passes float64) [2][]sizeShare {
 // is such.
 func settleRandomMap(ctx context.Context, p *testbed.Profile, in Input) (Input, error) {
 	timed := func(jl JobLoad) bool {
-		if !jl.Job.TimeBased || jl.Job.RuntimeSec <= 0 || len(jl.Disks) == 0 {
-			return false // a size-based job's passes are its size's (newCell)
+		if !jl.Job.TimeBased || jl.Job.RuntimeSec <= 0 || len(jl.Disks) == 0 || jl.mapSlice[1] > 0 {
+			return false // a size-based job's passes are its size's, a stretch's sizes its own (newCell)
 		}
 		if len(jl.Job.BSSplit) == 0 && !hasRaw(jl.Job, "bssplit") && !hasRaw(jl.Job, "bsrange") {
 			return false // one size a direction: reading the job's options on every solve for nothing
@@ -232,4 +270,63 @@ func settleRandomMap(ctx context.Context, p *testbed.Profile, in Input) (Input, 
 		perFioJob := (jo.Read.MBps + jo.Write.MBps) * 1e6 * float64(jl.Job.RuntimeSec+jl.Job.RampSec) / float64(len(jl.Disks)*max(jl.Job.NumJobs, 1))
 		jl.mapPasses = perFioJob * sh.randomShare / sh.extent.region(diskBytes(p, jl.Disks[0]), 0)
 	})
+}
+
+// mapSlices is how many stretches of a pass mapPassPhases solves apart.
+const mapSlices = 10
+
+// mapPassPhases lays a lone time-based job whose random I/Os fio's random
+// map cuts short out pass by pass, from the run's start (its ramp too):
+// each tenth of a pass solved at the sizes it leaves (JobLoad.mapSlice)
+// and scaled by the run's noise draw z, lasting what a fio job takes to
+// move a tenth of its region at that rate. The samples then show each
+// pass's I/Os shrinking as its map fills, and the run's figures are their
+// mean. sp (the job's run laid out) is returned as it is, with no note,
+// where the job is not such, moves only part of it at random, or makes
+// passes too short for its samples to show (under ten intervals).
+func (pl *Plane) mapPassPhases(ctx context.Context, in Input, z float64, sp span) (span, string, error) {
+	if len(in.Jobs) != 1 || len(in.Jobs[0].Disks) == 0 || !in.Jobs[0].Job.TimeBased {
+		return sp, "", nil
+	}
+	jl := in.Jobs[0]
+	sh, err := jl.shape()
+	if err != nil || sh.randomShare < 1 || !sh.mapTrims(jl.Job) {
+		return sp, "", nil
+	}
+	region := sh.extent.region(diskBytes(pl.p, jl.Disks[0]), 0)
+	fioJobs := float64(len(jl.Disks) * max(jl.Job.NumJobs, 1))
+	var dirs [mapSlices][2]Direction
+	var took [mapSlices]float64
+	pass := 0.0
+	for k := range mapSlices {
+		part := in
+		part.Jobs = []JobLoad{jl}
+		part.Jobs[0].mapSlice = [2]float64{float64(k) / mapSlices, float64(k+1) / mapSlices}
+		out, err := pl.solved.solve(ctx, pl.p, part)
+		if err != nil {
+			return sp, "", err
+		}
+		pl.applyDraw(z, out)
+		rate := (out.Read.MBps + out.Write.MBps) * 1e6 / fioJobs
+		if !(rate > 0) {
+			return sp, "", nil
+		}
+		dirs[k], took[k] = [2]Direction{out.Read, out.Write}, region/mapSlices/rate
+		pass += took[k]
+	}
+	if pass < 10*sampleInterval(sp.end-sp.ramp) {
+		return sp, "", nil
+	}
+	sp.phases = nil
+	for t, k := 0.0, 0; t < sp.end; k = (k + 1) % mapSlices {
+		sp.phases = append(sp.phases, phase{t, math.Min(t+took[k], sp.end), dirs[k]})
+		t += took[k]
+	}
+	return sp, fmt.Sprintf("fio's random map: each pass over a disk's region takes %.0f s, its I/Os shrinking as the map fills (%.0f bytes on average in its first tenth, %.0f in its last); the samples follow each pass tenth by tenth, and the run's figures are their mean",
+		pass, meanBytes(dirs[0]), meanBytes(dirs[mapSlices-1])), nil
+}
+
+// meanBytes is the mean size of the I/Os of both directions.
+func meanBytes(dirs [2]Direction) float64 {
+	return (dirs[read].MBps + dirs[write].MBps) * 1e6 / (dirs[read].IOPS + dirs[write].IOPS)
 }

@@ -1,8 +1,13 @@
 package model
 
 import (
+	"context"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -90,4 +95,118 @@ func TestSolvedJobsRunAtTheSizesTheMapLeaves(t *testing.T) {
 		t.Errorf("a quarter pass %.0f bytes an I/O, a whole one %.0f; %.0f IOPS cut short, %.0f drawn", mean(quarter), mean(whole), total(timed), total(drawn))
 	}
 	t.Log(fmt.Sprintf("bytes an I/O: drawn %.0f, an hour %.0f, a whole pass %.0f, a quarter %.0f", mean(drawn), mean(timed), mean(whole), mean(quarter)))
+}
+
+// Within a pass the I/Os shrink as fio's random map fills: against fio
+// 3.33's own log of a pass (write_iolog, I/O by I/O in order), the mean
+// size of the I/Os of each tenth of the map is the model's for that tenth
+// (mapPass.between) within 10 %, from the first tenth's near-drawn sizes
+// to the last's.
+func TestMapPassTenthsAsFioFillsTheMap(t *testing.T) {
+	needFio(t)
+	dir := t.TempDir()
+	iolog := filepath.Join(dir, "log")
+	const region = 64 << 20
+	var report sizesReport
+	runFio(t, &report, "--output-format=json", "--name=m", "--filename="+filepath.Join(dir, "f"), "--size=64m", "--ioengine=psync",
+		"--rw=randread", "--bssplit=4k/50:64k/50", "--write_iolog="+iolog)
+	raw, err := os.ReadFile(iolog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bytes, ios [mapSlices]float64
+	done := 0.0
+	for line := range strings.SplitSeq(string(raw), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 5 || f[2] != "read" {
+			continue
+		}
+		n, err := strconv.ParseFloat(f[4], 64)
+		if err != nil {
+			t.Fatalf("fio's log line %q: want time, file, action, offset, length", line)
+		}
+		k := min(mapSlices-1, int(done*mapSlices/region))
+		bytes[k] += n
+		ios[k]++
+		done += n
+	}
+	if done != region {
+		t.Fatalf("fio's log holds %.0f bytes of reads, want the pass's %d", done, region)
+	}
+	sizes := [2][]sizeShare{{{4096, 0.5}, {65536, 0.5}}}
+	pass := mapPassOf(sizes, 1)
+	for k := range mapSlices {
+		model, real := meanSize(pass.between(float64(k)/mapSlices, float64(k+1)/mapSlices)[read]), bytes[k]/ios[k]
+		if !within(model, real, 0.10) {
+			t.Errorf("tenth %d of the pass: fio's I/Os %.0f bytes on average, the model's %.0f", k+1, real, model)
+		}
+		t.Logf("tenth %d: fio %.0f bytes an I/O, the model %.0f", k+1, real, model)
+	}
+}
+
+// Run by the plane, a time-based job of mixed random sizes over its disks
+// goes through its passes tenth by tenth: its samples' I/Os shrink along
+// each pass and grow again as the next begins, its figures are the
+// samples' mean, and the pass's length is what a fio job takes to move its
+// region at those rates; with norandommap the samples stay flat.
+func TestPlaneRunsThePassesOfTheMap(t *testing.T) {
+	pl, _ := newTestPlane(t)
+	ctx := context.Background()
+	ws := workers(4, 8, "") // 50 GiB disks
+	prepareRandom(ctx, t, pl, ws)
+	job := func(extra ...fio.Option) fio.Job {
+		return fio.JobFromOptions("general", append([]fio.Option{{Key: "rw", Value: "randread"}, {Key: "bssplit", Value: "4k/50:64k/50"},
+			{Key: "ioengine", Value: "libaio"}, {Key: "direct", Value: "1"}, {Key: "iodepth", Value: "8"}, {Key: "time_based"}, {Key: "runtime", Value: "600"}}, extra...))
+	}
+	res := runJob(t, pl, ws, job())
+	size := func(s fio.Sample) float64 { return s.MBps * 1e6 / s.IOPS }
+	var sizes []float64
+	ios, mbps := 0.0, 0.0
+	for _, s := range res.Samples {
+		sizes = append(sizes, size(s))
+		ios += s.IOPS
+		mbps += s.MBps
+	}
+	rises, firstRise := 0, 0.0 // a new pass begins
+	for i := 1; i < len(sizes); i++ {
+		if sizes[i] > sizes[i-1]*1.2 {
+			if rises == 0 {
+				firstRise = res.Samples[i].TS
+			}
+			rises++
+		}
+	}
+	var row fio.Row
+	for _, r := range res.Aggregate {
+		if r.Direction == "read" {
+			row = r
+		}
+	}
+	n := float64(len(res.Samples))
+	if len(sizes) < 50 || rises < 1 || slices.Max(sizes) < 1.5*slices.Min(sizes) || !within(row.IOPS, ios/n, 1e-6) || !within(row.MBps, mbps/n, 1e-6) {
+		t.Errorf("%d samples of %.0f to %.0f bytes an I/O, %d new passes; %.0f IOPS and %.1f MB/s against the samples' mean %.0f and %.1f; want I/Os shrinking along each pass, figures the samples' mean",
+			len(sizes), slices.Min(sizes), slices.Max(sizes), rises, row.IOPS, row.MBps, ios/n, mbps/n)
+	}
+	// The pass's length, when the first new pass shows in the samples: what
+	// a fio job takes to move its 50 GiB region at each tenth's rate.
+	var note string
+	for _, n := range res.Notes {
+		if strings.HasPrefix(n, "fio's random map: each pass") {
+			note = n
+		}
+	}
+	var pass float64
+	if _, err := fmt.Sscanf(note, "fio's random map: each pass over a disk's region takes %g s", &pass); err != nil {
+		t.Fatalf("notes %q: want the pass's length said", res.Notes)
+	}
+	interval := res.Samples[1].TS - res.Samples[0].TS
+	if math.Abs(firstRise-pass) > 2*interval || !(pass > 60 && pass < 600) {
+		t.Errorf("a pass takes %.0f s by the note, the samples' first new pass is at %.0f s (samples every %.0f s)", pass, firstRise, interval)
+	}
+	flat := runJob(t, pl, ws, job(fio.Option{Key: "norandommap"}))
+	for _, s := range flat.Samples {
+		if !within(size(s), size(flat.Samples[0]), 1e-9) {
+			t.Fatalf("norandommap: samples of %.0f and %.0f bytes an I/O, want them flat", size(s), size(flat.Samples[0]))
+		}
+	}
 }
