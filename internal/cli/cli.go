@@ -83,6 +83,7 @@ func commands() []command {
 		{"clean", "OUTDIR [--list]", "remove the VMs and policies runs writing to OUTDIR made on the vCenter, and restore the settings they changed (from OUTDIR's ledger)", cleanCmd},
 		{"export", "DB --csv DIR", "write a campaign store's datasets (results_wide, cell_summary, runs, ...) as CSV files", exportCmd},
 		{"doc", "[NAME] [--markdown]", "reference of the builtins and the values they return (NAME: frame, frame.filter, plot.figure.save)", docCmd},
+		{"split", "--dom-worlds N [--device-worlds N] [--diskgroup-worlds N] [--testbed NAME]", "write a testbed profile with vSAN's worlds as a real cluster showed them (scripts/vsan_worlds.star) and the fitted cycles refitted to the calibration", splitCmd},
 		{"sim", "serve [--testbed NAME] [--listen 127.0.0.1:PORT]", "serve a testbed's simulated vCenter until Ctrl-C", simCmd},
 		{"version", "", "print version, commit and Go version", versionCmd},
 	}

@@ -56,6 +56,7 @@ func TestPinnedJobsShareTheirVCPUs(t *testing.T) {
 		{fio.Option{Key: "cpus_allowed", Value: "8-16"}, `cpus_allowed=8-16: fio refuses CPU 16 on a worker of 16 vCPUs ("CPU 16 too large (max=15)"); name CPUs 0 to 15`},
 		{fio.Option{Key: "cpumask", Value: "0x10000"}, "fio refuses CPU 16"},
 		{fio.Option{Key: "cpus_allowed", Value: "3-1"}, "cpus_allowed=3-1: want CPUs from 0 to 1023"},
+		{fio.Option{Key: "cpus_allowed", Value: "0-1024"}, "cpus_allowed=0-1024: want CPUs from 0 to 1023"},
 		{fio.Option{Key: "cpumask", Value: "0"}, "cpumask=0: want a mask"},
 		{fio.Option{Key: "cpus_allowed_policy", Value: "spread"}, "cpus_allowed_policy=spread: want shared or split"},
 	} {

@@ -91,7 +91,7 @@ func TestClockThreadHoldsAVCPUAWorker(t *testing.T) {
 			t.Errorf("%v on a worker of 4 vCPUs: %v", c.opts, err)
 		}
 	}
-	if _, err := Solve(context.Background(), p, uniform(job(fio.Option{Key: "gtod_cpu", Value: "4"}))); err == nil || !strings.Contains(err.Error(), "never finishes") {
+	if _, err := Solve(context.Background(), p, uniform(job(fio.Option{Key: "gtod_cpu", Value: "4"}))); err == nil || !strings.Contains(err.Error(), "never finishes") || !strings.Contains(err.Error(), "name a CPU from 0 to 3") {
 		t.Errorf("gtod_cpu=4 on workers of 4 vCPUs: %v, want fio's hang said", err)
 	}
 

@@ -143,6 +143,9 @@ func TestLZ4CyclesAsMeasured(t *testing.T) {
 			t.Fatalf("measured.csv %v: %v", r, err)
 		}
 		runs, run := randomRuns(float64(pct)/100, chunk)
+		if pct == 100 && (runs != 0 || run != 0) {
+			t.Errorf("a block all zeros in chunks of %g bytes: %g runs of %g random bytes, want none", chunk, runs, run)
+		}
 		kinds = append(kinds, kind{r[0] == "fit", pct, chunk, runs * matchAttempts(run), perByte * efficiencyBlock, decompress})
 	}
 	// The line cycles = block + tries x attempt through the fit rows.

@@ -8,121 +8,46 @@ import (
 	"strings"
 	"testing"
 
-	"starbench/internal/fio"
 	"starbench/internal/testbed"
 )
 
-// A split of the fitted software ceilings into worlds and cycles: the
-// calibration fixes only what they make together, so k times the worlds
-// with the fitted cycles refitted to the same calibration cells is the
-// same fit, and moves only what the table cannot see (the CPU the cycles
-// take, latency at low load, platforms whose CPU binds before the worlds).
+// A split of the fitted software ceilings into worlds and cycles (see
+// Split), named for the tables.
 type ceilingSplit struct {
-	name   string
-	worlds func(*testbed.ModelParams) // nil: as shipped
-	cells  []fitCell                  // the cells its fitted cycles are refitted to
-}
-
-// fitCell is a calibration cell and the fitted parameter its ceiling sets
-// (as each fitted parameter's source names it).
-type fitCell struct {
 	name  string
-	ssds  int
-	job   fio.Job
-	param func(*testbed.ModelParams) *testbed.Param
+	split Split // zero: as shipped
 }
-
-var (
-	calRandRead  = fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4 << 10, IODepth: 16}
-	calRandWrite = fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 4 << 10, IODepth: 16}
-	calRead      = fio.Job{IOEngine: "libaio", Direct: true, RW: "read", BlockSize: 1 << 20, IODepth: 8}
-	calWrite     = fio.Job{IOEngine: "libaio", Direct: true, RW: "write", BlockSize: 1 << 20, IODepth: 8}
-	domCells     = []fitCell{
-		{"4K random read, 8 SSDs", 8, calRandRead, func(m *testbed.ModelParams) *testbed.Param { return &m.DOMIOCycles }},
-		{"1M read, 8 SSDs", 8, calRead, func(m *testbed.ModelParams) *testbed.Param { return &m.DOMByteCycles }},
-	}
-	lsomCells = []fitCell{
-		{"4K random write, 4 SSDs", 4, calRandWrite, func(m *testbed.ModelParams) *testbed.Param { return &m.LSOMOpCycles }},
-		{"1M read, 4 SSDs", 4, calRead, func(m *testbed.ModelParams) *testbed.Param { return &m.LSOMReadByteCycles }},
-		{"1M write, 4 SSDs", 4, calWrite, func(m *testbed.ModelParams) *testbed.Param { return &m.LSOMWriteByteCycles }},
-	}
-)
 
 func domSplit(k float64) ceilingSplit {
-	return ceilingSplit{fmt.Sprintf("DOM worlds x%g", k), func(m *testbed.ModelParams) { m.DOMWorldsPerHost.Value *= k }, domCells}
+	m := testbed.DefaultModel("ESA")
+	return ceilingSplit{fmt.Sprintf("DOM worlds x%g", k), Split{DOMWorlds: k * m.DOMWorldsPerHost.Value}}
 }
 
 func lsomSplit(k float64) ceilingSplit {
-	return ceilingSplit{fmt.Sprintf("LSOM worlds x%g", k), func(m *testbed.ModelParams) {
-		m.DeviceWorlds.Value *= k
-		m.DiskGroupWorlds.Value *= k
-	}, lsomCells}
+	m := testbed.DefaultModel("ESA")
+	return ceilingSplit{fmt.Sprintf("LSOM worlds x%g", k), Split{DeviceWorlds: k * m.DeviceWorlds.Value, DiskGroupWorlds: k * m.DiskGroupWorlds.Value}}
 }
 
 var splits = []ceilingSplit{{name: "as shipped"}, domSplit(2), domSplit(4), lsomSplit(2)}
 
-// ceiling is a calibration cell's throughput on StorageReview's hosts with
-// ssds devices each and its layout (16 VMs of 16 vCPUs, 8 disks each,
-// RAID-1, compression on, disks filled), the parameters adjusted.
-func (c fitCell) ceiling(t *testing.T, adjust func(*testbed.ModelParams)) float64 {
+// refit returns the split's adjustment (nil as shipped) and the cells'
+// refitted parameters (Refit).
+func (s ceilingSplit) refit(t *testing.T) (func(*testbed.ModelParams), map[string]testbed.Param) {
 	t.Helper()
-	p := mustLoad(t, "storagereview-r6625-esa")
-	p.Storage.CapacityDevices = c.ssds
-	if adjust != nil {
-		adjust(&p.Model)
-	}
-	in := UniformInput(p, 16, 8, Policy{RAID: "raid1", FTT: 1}, &c.job)
-	for i := range in.VMs {
-		in.VMs[i].CPUs = 16
-	}
-	in.State = ClusterState{Compression: true}
-	out, err := Solve(context.Background(), p, in)
+	params, err := Refit(context.Background(), s.split)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s: %v", s.name, err)
 	}
-	return total(out)
-}
-
-// refit returns the split's adjustment: its worlds, and each of its cells'
-// parameter set (by bisection, in turn until none moves) so that the cell's
-// ceiling is the shipped model's; with the values it found.
-func (s ceilingSplit) refit(t *testing.T) (func(*testbed.ModelParams), []float64) {
-	t.Helper()
-	if s.worlds == nil {
+	if len(params) == 0 {
 		return nil, nil
 	}
-	want := make([]float64, len(s.cells))
-	values := make([]float64, len(s.cells))
-	shipped := testbed.DefaultModel("ESA")
-	for i, c := range s.cells {
-		want[i] = c.ceiling(t, nil)
-		values[i] = c.param(&shipped).Value
-	}
-	adjust := func(m *testbed.ModelParams) {
-		s.worlds(m)
-		for i, c := range s.cells {
-			c.param(m).Value = values[i]
-		}
-	}
-	for range 4 {
-		for i, c := range s.cells {
-			lo, hi := values[i]/16, values[i]*16 // more cycles, a lower ceiling
-			for range 60 {
-				values[i] = math.Sqrt(lo * hi)
-				if c.ceiling(t, adjust) > want[i] {
-					lo = values[i]
-				} else {
-					hi = values[i]
-				}
+	return func(m *testbed.ModelParams) {
+		m.Each(func(name string, p *testbed.Param) {
+			if q, ok := params[name]; ok {
+				*p = q
 			}
-		}
-	}
-	for i, c := range s.cells {
-		if got := c.ceiling(t, adjust); math.Abs(got/want[i]-1) > 0.002 {
-			t.Errorf("%s: %s refitted to %.0f, the shipped model's %.0f: its ceiling does not follow %g alone", s.name, c.name, got, want[i], values[i])
-		}
-	}
-	return adjust, values
+		})
+	}, params
 }
 
 const (
@@ -158,7 +83,7 @@ func TestValidationSensitivity(t *testing.T) {
 
 type sensitivityRun struct {
 	split   ceilingSplit
-	values  []float64 // the refitted parameters, by split.cells
+	values  map[string]testbed.Param // the refitted parameters
 	results map[string]caseResult
 	effects []effectResult
 }
@@ -174,9 +99,10 @@ func sensitivityTables(runs []sensitivityRun) string {
 		if len(r.values) > 0 {
 			fitted = fitted[:0]
 			shipped := testbed.DefaultModel("ESA")
-			for j, c := range r.split.cells {
+			for _, c := range r.split.split.cells() {
 				q := c.param(&shipped)
-				fitted = append(fitted, fmt.Sprintf("%s %s -> %s", paramName(&shipped, q), num(q.Value), num(r.values[j])))
+				name := paramName(&shipped, q)
+				fitted = append(fitted, fmt.Sprintf("%s %s -> %s", name, num(q.Value), num(r.values[name].Value)))
 			}
 		}
 		pass := 0
@@ -229,15 +155,4 @@ func medianAbsError(results map[string]caseResult) float64 {
 		return (errs[n/2-1] + errs[n/2]) / 2
 	}
 	return errs[n/2]
-}
-
-// paramName is the JSON name of q, one of m's parameters.
-func paramName(m *testbed.ModelParams, q *testbed.Param) string {
-	name := ""
-	m.Each(func(n string, p *testbed.Param) {
-		if p == q {
-			name = n
-		}
-	})
-	return name
 }
