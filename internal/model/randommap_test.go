@@ -210,3 +210,22 @@ func TestPlaneRunsThePassesOfTheMap(t *testing.T) {
 		}
 	}
 }
+
+// The map is a job's own directions': sizes given for a direction the job
+// never does (bssplit's read entry on a randwrite) neither turn it off nor
+// call for the note on differing directions.
+func TestRandomMapReadsTheDirectionsTheJobDoes(t *testing.T) {
+	for _, c := range []struct{ rw, bssplit string }{
+		{"randwrite", "64k,4k/50:64k/50"},
+		{"randread", "4k/50:64k/50,64k"},
+	} {
+		job := fio.JobFromOptions("m", []fio.Option{{Key: "rw", Value: c.rw}, {Key: "bssplit", Value: c.bssplit}})
+		sh, err := readJob(&job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !sh.mapTrims(&job) || strings.Contains(strings.Join(sh.notes, "\n"), "marks each in its own block size") {
+			t.Errorf("rw=%s bssplit=%s: the map cuts nothing short, or notes %q", c.rw, c.bssplit, sh.notes)
+		}
+	}
+}
