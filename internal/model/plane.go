@@ -466,15 +466,12 @@ func (pl *Plane) layOutJobs(ctx context.Context, jobs []JobRun, passes []*verify
 		pl.mu.Lock()
 		sp := layOut(pl.p, &pl.buffer, out, jobs[0].Job, disksOf(jobs[0].Workers))
 		pl.mu.Unlock()
-		if out.Burst == nil { // an OSA run that writes has its buffers' regimes instead
-			var note string
-			var err error
-			if sp, note, err = pl.mapPassPhases(ctx, in, z, sp); err != nil {
-				return lo, err
-			}
-			if note != "" {
-				lo.notes = append(lo.notes, note)
-			}
+		sp, note, err := pl.mapPassPhases(ctx, in, z, sp)
+		if err != nil {
+			return lo, err
+		}
+		if note != "" {
+			lo.notes = append(lo.notes, note)
 		}
 		lo.spans[0], lo.burst, lo.end = sp, sp.burst, sp.end
 		lo.phases, lo.bufferNote = len(sp.phases), sp.bufferNote

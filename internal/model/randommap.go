@@ -279,11 +279,13 @@ const mapSlices = 10
 // map cuts short out pass by pass, from the run's start (its ramp too):
 // each tenth of a pass solved at the sizes it leaves (JobLoad.mapSlice)
 // and scaled by the run's noise draw z, lasting what a fio job takes to
-// move a tenth of its region at that rate. The samples then show each
-// pass's I/Os shrinking as its map fills, and the run's figures are their
-// mean. sp (the job's run laid out) is returned as it is, with no note,
-// where the job is not such, moves only part of it at random, or makes
-// passes too short for its samples to show (under ten intervals).
+// move a tenth of its region at that rate, at the burst's while OSA's
+// write buffers absorb its writes (sp.burst) and at the steady one after.
+// The samples then show each pass's I/Os shrinking as its map fills, and
+// the run's figures are their mean. sp (the job's run laid out) is
+// returned as it is, with no note, where the job is not such, moves only
+// part of it at random, or makes passes too short for its samples to show
+// (under ten intervals at the steady rates).
 func (pl *Plane) mapPassPhases(ctx context.Context, in Input, z float64, sp span) (span, string, error) {
 	if len(in.Jobs) != 1 || len(in.Jobs[0].Disks) == 0 || !in.Jobs[0].Job.TimeBased {
 		return sp, "", nil
@@ -293,10 +295,12 @@ func (pl *Plane) mapPassPhases(ctx context.Context, in Input, z float64, sp span
 	if err != nil || sh.randomShare < 1 || !sh.mapTrims(jl.Job) {
 		return sp, "", nil
 	}
-	region := sh.extent.region(diskBytes(pl.p, jl.Disks[0]), 0)
+	tenth := sh.extent.region(diskBytes(pl.p, jl.Disks[0]), 0) / mapSlices // bytes a fio job moves in a tenth of a pass
 	fioJobs := float64(len(jl.Disks) * max(jl.Job.NumJobs, 1))
-	var dirs [mapSlices][2]Direction
-	var took [mapSlices]float64
+	// Each tenth's figures and rate (bytes a second a fio job) in the
+	// steady regime [0] and the burst [1].
+	var dirs [mapSlices][2][2]Direction
+	var rate [mapSlices][2]float64
 	pass := 0.0
 	for k := range mapSlices {
 		part := in
@@ -306,24 +310,41 @@ func (pl *Plane) mapPassPhases(ctx context.Context, in Input, z float64, sp span
 		if err != nil {
 			return sp, "", err
 		}
-		pl.applyDraw(z, out)
-		rate := (out.Read.MBps + out.Write.MBps) * 1e6 / fioJobs
-		if !(rate > 0) {
-			return sp, "", nil
+		pl.applyDraw(z, out, out.Burst)
+		regimes := []*Output{out}
+		if sp.burst > 0 {
+			regimes = append(regimes, out.Burst)
 		}
-		dirs[k], took[k] = [2]Direction{out.Read, out.Write}, region/mapSlices/rate
-		pass += took[k]
+		for r, o := range regimes {
+			if o == nil {
+				return sp, "", nil
+			}
+			dirs[k][r], rate[k][r] = [2]Direction{o.Read, o.Write}, (o.Read.MBps+o.Write.MBps)*1e6/fioJobs
+			if !(rate[k][r] > 0) {
+				return sp, "", nil
+			}
+		}
+		pass += tenth / rate[k][0]
 	}
 	if pass < 10*sampleInterval(sp.end-sp.ramp) {
 		return sp, "", nil
 	}
 	sp.phases = nil
-	for t, k := 0.0, 0; t < sp.end; k = (k + 1) % mapSlices {
-		sp.phases = append(sp.phases, phase{t, math.Min(t+took[k], sp.end), dirs[k]})
-		t += took[k]
+	left := tenth
+	for t, k := 0.0, 0; t < sp.end; {
+		r, until := 0, sp.end
+		if t < sp.burst {
+			r, until = 1, sp.burst
+		}
+		to := math.Min(t+left/rate[k][r], until)
+		sp.phases = append(sp.phases, phase{t, to, dirs[k][r]})
+		if left -= (to - t) * rate[k][r]; left <= 1e-9*tenth {
+			k, left = (k+1)%mapSlices, tenth
+		}
+		t = to
 	}
 	return sp, fmt.Sprintf("fio's random map: each pass over a disk's region takes %.0f s, its I/Os shrinking as the map fills (%.0f bytes on average in its first tenth, %.0f in its last); the samples follow each pass tenth by tenth, and the run's figures are their mean",
-		pass, meanBytes(dirs[0]), meanBytes(dirs[mapSlices-1])), nil
+		pass, meanBytes(dirs[0][0]), meanBytes(dirs[mapSlices-1][0])), nil
 }
 
 // meanBytes is the mean size of the I/Os of both directions.
