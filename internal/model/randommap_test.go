@@ -213,7 +213,8 @@ func TestPlaneRunsThePassesOfTheMap(t *testing.T) {
 
 // The map is a job's own directions': sizes given for a direction the job
 // never does (bssplit's read entry on a randwrite) neither turn it off nor
-// call for the note on differing directions.
+// call for the note on differing directions; one size a direction leaves
+// nothing to cut.
 func TestRandomMapReadsTheDirectionsTheJobDoes(t *testing.T) {
 	for _, c := range []struct{ rw, bssplit string }{
 		{"randwrite", "64k,4k/50:64k/50"},
@@ -227,6 +228,11 @@ func TestRandomMapReadsTheDirectionsTheJobDoes(t *testing.T) {
 		if !sh.mapTrims(&job) || strings.Contains(strings.Join(sh.notes, "\n"), "marks each in its own block size") {
 			t.Errorf("rw=%s bssplit=%s: the map cuts nothing short, or notes %q", c.rw, c.bssplit, sh.notes)
 		}
+	}
+	// One size a direction: nothing to cut short.
+	job := fio.JobFromOptions("m", []fio.Option{{Key: "rw", Value: "randrw"}, {Key: "bs", Value: "8k"}})
+	if sh, err := readJob(&job); err != nil || sh.mapTrims(&job) {
+		t.Errorf("randrw bs=8k: %v; want the map cutting nothing short", err)
 	}
 }
 
