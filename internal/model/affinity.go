@@ -71,9 +71,10 @@ type clockThread struct {
 	cpu   int
 }
 
-// clockAffinity takes gtod_cpu's CPU out of the job's cpus_allowed, as
-// fio does (backend.c: only for a CPU other than 0, and only where the job
-// has a set; without one its threads run on every vCPU, the clock's too).
+// clockAffinity notes gtod_cpu's clock thread and takes its CPU out of
+// the job's cpus_allowed, as fio does (backend.c: only for a CPU other
+// than 0, and only where the job has a set; without one its threads run
+// on every vCPU, the clock's too).
 func (sh *jobShape) clockAffinity() error {
 	if !sh.clock.given {
 		return nil
