@@ -10,11 +10,15 @@ import (
 // Refit gives back the calibration: with the parameters it returns set,
 // each calibration cell the split moves reaches the shipped model's
 // ceiling again (within 0.2 %), and cells it does not move keep theirs;
-// the model's own world counts change nothing.
+// the model's own world counts change nothing, and OSA's worlds a disk
+// group, which the calibration cannot see, move no cycles.
 func TestRefitKeepsTheCalibration(t *testing.T) {
 	ctx := context.Background()
 	if params, err := Refit(ctx, Split{DOMWorlds: testbed.DefaultModel("ESA").DOMWorldsPerHost.Value}); err != nil || len(params) != 0 {
 		t.Errorf("the model's own DOM worlds: %v, %v; want nothing to change", params, err)
+	}
+	if params, err := Refit(ctx, Split{DiskGroupWorlds: 4}); err != nil || len(params) != 1 || params["diskgroup_worlds"].Value != 4 {
+		t.Errorf("4 worlds a disk group: %v, %v; want them alone (the calibration has no disk groups)", params, err)
 	}
 	params, err := Refit(ctx, Split{DeviceWorlds: 3})
 	if err != nil {
