@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"starbench/internal/testbed"
@@ -15,12 +16,17 @@ import (
 // split of vSAN's work: every host's DOM pool at the profile's world count,
 // all of it busy where the DOM binds (4K reads on every disk); the lone
 // disk's guest I/Os on its worker's host alone, at the DOM cycles per I/O
-// the many-disk run found (the same path); the LSOM's worlds per device.
+// the many-disk run found (the same path); the LSOM's worlds per device;
+// and what to give starbench split.
 func TestWorldsScriptReadsTheModelsSplit(t *testing.T) {
 	t.Chdir("..")
 	out := t.TempDir()
-	if code, _, stderr := starbench(t, "run", "scripts/vsan_worlds.star", "--out", out, "--no-progress", "--set", "duration=60"); code != 0 {
+	code, _, stderr := starbench(t, "run", "scripts/vsan_worlds.star", "--out", out, "--no-progress", "--set", "duration=60")
+	if code != 0 {
 		t.Fatalf("vsan_worlds.star: exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "starbench split --dom-worlds 8 --testbed NAME") {
+		t.Errorf("stderr %q: want what to give starbench split, the pool's 8 worlds", stderr)
 	}
 	p, err := testbed.Load("storagereview-r6625-esa")
 	if err != nil {
