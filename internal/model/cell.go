@@ -728,16 +728,7 @@ func guestLayout(p *testbed.Profile, vms []VM, jl JobLoad, depth int, sh *jobSha
 	h := float64(p.Hosts)
 	g := guestLoad{controllers: map[string]float64{}, hostVCPUs: make([]float64, p.Hosts), hostThreads: make([]float64, p.Hosts), hostSpinning: make([]float64, p.Hosts),
 		hostClocks: make([]float64, p.Hosts), vmHost: hostOf, reaping: poll.reapShare(jl)}
-	// on adds a VM's share to its host, or evenly to every host.
-	on := func(per []float64, v int, x float64) {
-		if v < len(hostOf) && hostOf[v] >= 0 {
-			per[hostOf[v]] += x
-			return
-		}
-		for i := range per {
-			per[i] += x / h
-		}
-	}
+	on := func(per []float64, v int, x float64) { onHost(per, hostOf, v, x) }
 	vcpus, threads := 0.0, 0.0
 	capped := false
 	hosts := map[string]int{}
@@ -818,6 +809,18 @@ func guestLayout(p *testbed.Profile, vms []VM, jl JobLoad, depth int, sh *jobSha
 		}
 	}
 	return g
+}
+
+// onHost adds VM v's share x to its host's in per (hostOf: vmHosts), or
+// evenly to every host where its host is not known.
+func onHost(per []float64, hostOf []int, v int, x float64) {
+	if v < len(hostOf) && hostOf[v] >= 0 {
+		per[hostOf[v]] += x
+		return
+	}
+	for i := range per {
+		per[i] += x / float64(len(per))
+	}
 }
 
 // vmCPUs is a worker VM's vCPUs (the profile's workers' when the input

@@ -732,13 +732,7 @@ func sharedSpinning(jobs []*cell) []float64 {
 		}
 	}
 	for v := range clocks {
-		if v < len(hostOf) && hostOf[v] >= 0 {
-			sums[hostOf[v]]++
-			continue
-		}
-		for h := range sums {
-			sums[h] += 1 / float64(len(sums))
-		}
+		onHost(sums, hostOf, v, 1)
 	}
 	for h := range sums {
 		sums[h] = math.Min(sums[h], jobs[0].g.hostVCPUs[h])

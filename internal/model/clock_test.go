@@ -1,9 +1,7 @@
 package model
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"math"
 	"os"
 	"os/exec"
@@ -198,12 +196,7 @@ func TestClockThreadSharesTheJobsVCPUs(t *testing.T) {
 			return 0, 0, true
 		}
 		var r report
-		if i := bytes.IndexByte(out, '{'); i >= 0 {
-			out = out[i:]
-		}
-		if err := json.Unmarshal(out, &r); err != nil {
-			t.Fatalf("fio's report: %v", err)
-		}
+		decodeFioReport(t, out, &r)
 		for _, j := range r.Jobs {
 			cpu += (j.UsrCPU + j.SysCPU) / 100
 		}

@@ -67,14 +67,8 @@ func (sh *jobShape) mapSizes(passes float64) {
 	if !(passes > 0) {
 		return // no random I/O to cut short
 	}
-	pass := mapPassOf(sh.sizes, sh.fr)
-	trimmed := pass.over(passes)
 	drawn := sh.meanIO()
-	for dir := range sh.sizes {
-		if len(trimmed[dir]) > 0 {
-			sh.sizes[dir] = blend(sh.sizes[dir], 1-sh.randomShare, trimmed[dir])
-		}
-	}
+	sh.randomSizes(mapPassOf(sh.sizes, sh.fr).over(passes))
 	over := "each pass"
 	if !math.IsInf(passes, 1) {
 		over = fmt.Sprintf("the %.2g passes each fio job makes over its region", passes)
@@ -241,10 +235,15 @@ func sharesOf(counts map[int64]float64) []sizeShare {
 // pass takes the map from slice[0] done to slice[1] (see JobLoad.mapSlice),
 // its sequential I/Os as drawn.
 func (sh *jobShape) sliceSizes(slice [2]float64) {
-	part := mapPassOf(sh.sizes, sh.fr).between(slice[0], slice[1])
+	sh.randomSizes(mapPassOf(sh.sizes, sh.fr).between(slice[0], slice[1]))
+}
+
+// randomSizes gives the job's random I/Os the sizes of each direction that
+// has them in random, its sequential I/Os keeping theirs as drawn.
+func (sh *jobShape) randomSizes(random [2][]sizeShare) {
 	for dir := range sh.sizes {
-		if len(part[dir]) > 0 {
-			sh.sizes[dir] = blend(sh.sizes[dir], 1-sh.randomShare, part[dir])
+		if len(random[dir]) > 0 {
+			sh.sizes[dir] = blend(sh.sizes[dir], 1-sh.randomShare, random[dir])
 		}
 	}
 }
@@ -256,20 +255,29 @@ func (sh *jobShape) sliceSizes(slice [2]float64) {
 // is such.
 func settleRandomMap(ctx context.Context, p *testbed.Profile, in Input) (Input, error) {
 	timed := func(jl JobLoad) bool {
-		if !jl.Job.TimeBased || jl.Job.RuntimeSec <= 0 || len(jl.Disks) == 0 || jl.mapSlice[1] > 0 {
-			return false // a size-based job's passes are its size's, a stretch's sizes its own (newCell)
-		}
-		if len(jl.Job.BSSplit) == 0 && !hasRaw(jl.Job, "bssplit") && !hasRaw(jl.Job, "bsrange") {
-			return false // one size a direction: reading the job's options on every solve for nothing
-		}
-		sh, err := jl.shape()
-		return err == nil && sh.mapTrims(jl.Job)
+		_, ok := jl.timedMap()
+		return ok
 	}
 	return settleFromFirstSolve(ctx, p, in, timed, func(jl *JobLoad, jo JobOutput) {
 		sh, _ := jl.shape()
 		perFioJob := (jo.Read.MBps + jo.Write.MBps) * 1e6 * float64(jl.Job.RuntimeSec+jl.Job.RampSec) / float64(len(jl.Disks)*max(jl.Job.NumJobs, 1))
 		jl.mapPasses = perFioJob * sh.randomShare / sh.extent.region(diskBytes(p, jl.Disks[0]), 0)
 	})
+}
+
+// timedMap says whether the job is time based and fio's random map cuts
+// its random I/Os short, and gives its shape where it is: what
+// settleRandomMap settles and mapPassPhases lays out. A stretch's solve
+// (mapSlice) has its sizes already (newCell).
+func (jl JobLoad) timedMap() (jobShape, bool) {
+	if !jl.Job.TimeBased || jl.Job.RuntimeSec <= 0 || len(jl.Disks) == 0 || jl.mapSlice[1] > 0 {
+		return jobShape{}, false // a size-based job's passes are its size's (newCell)
+	}
+	if len(jl.Job.BSSplit) == 0 && !hasRaw(jl.Job, "bssplit") && !hasRaw(jl.Job, "bsrange") {
+		return jobShape{}, false // one size a direction: reading the job's options on every solve for nothing
+	}
+	sh, err := jl.shape()
+	return sh, err == nil && sh.mapTrims(jl.Job)
 }
 
 // mapSlices is how many stretches of a pass mapPassPhases solves apart.
@@ -287,12 +295,12 @@ const mapSlices = 10
 // part of it at random, or makes passes too short for its samples to show
 // (under ten intervals at the steady rates).
 func (pl *Plane) mapPassPhases(ctx context.Context, in Input, z float64, sp span) (span, string, error) {
-	if len(in.Jobs) != 1 || len(in.Jobs[0].Disks) == 0 || !in.Jobs[0].Job.TimeBased {
+	if len(in.Jobs) != 1 {
 		return sp, "", nil
 	}
 	jl := in.Jobs[0]
-	sh, err := jl.shape()
-	if err != nil || sh.randomShare < 1 || !sh.mapTrims(jl.Job) {
+	sh, ok := jl.timedMap()
+	if !ok || sh.randomShare < 1 {
 		return sp, "", nil
 	}
 	tenth := sh.extent.region(diskBytes(pl.p, jl.Disks[0]), 0) / mapSlices // bytes a fio job moves in a tenth of a pass

@@ -81,6 +81,13 @@ func runFio(t *testing.T, report any, args ...string) {
 	if err != nil {
 		t.Fatalf("fio %v: %v", args, err)
 	}
+	decodeFioReport(t, raw, report)
+}
+
+// decodeFioReport decodes fio's JSON report into report, skipping any
+// text fio prints before it.
+func decodeFioReport(t *testing.T, raw []byte, report any) {
+	t.Helper()
 	if i := bytes.IndexByte(raw, '{'); i > 0 {
 		raw = raw[i:]
 	}

@@ -81,14 +81,13 @@ func (s Split) cells() []fitCell {
 	return cells
 }
 
-// ceiling is a calibration cell's throughput on StorageReview's hosts with
-// ssds devices each and its layout (16 VMs of 16 vCPUs, 8 disks each,
-// RAID-1, compression on, disks filled), the parameters adjusted.
-func (c fitCell) ceiling(ctx context.Context, adjust func(*testbed.ModelParams)) (float64, error) {
-	p, err := testbed.Load(calibrationProfile)
-	if err != nil {
-		return 0, err
-	}
+// ceiling is a calibration cell's throughput on the calibration's hosts
+// (base, loaded once by the caller) with ssds devices each and its layout
+// (16 VMs of 16 vCPUs, 8 disks each, RAID-1, compression on, disks
+// filled), the parameters adjusted.
+func (c fitCell) ceiling(ctx context.Context, base *testbed.Profile, adjust func(*testbed.ModelParams)) (float64, error) {
+	profile := *base // devices and parameters are values: the copy changes them alone
+	p := &profile
 	p.Storage.CapacityDevices = c.ssds
 	if adjust != nil {
 		adjust(&p.Model)
@@ -116,11 +115,14 @@ func (c fitCell) ceiling(ctx context.Context, adjust func(*testbed.ModelParams))
 func Refit(ctx context.Context, s Split) (map[string]testbed.Param, error) {
 	shipped := testbed.DefaultModel("ESA")
 	cells := s.cells()
+	base, err := testbed.Load(calibrationProfile)
+	if err != nil {
+		return nil, err
+	}
 	want := make([]float64, len(cells))
 	values := make([]float64, len(cells))
 	for i, c := range cells {
-		var err error
-		if want[i], err = c.ceiling(ctx, nil); err != nil {
+		if want[i], err = c.ceiling(ctx, base, nil); err != nil {
 			return nil, err
 		}
 		values[i] = c.param(&shipped).Value
@@ -138,7 +140,7 @@ func Refit(ctx context.Context, s Split) (map[string]testbed.Param, error) {
 			lo, hi := values[i]/16, values[i]*16 // more cycles, a lower ceiling
 			for range 60 {
 				values[i] = math.Sqrt(lo * hi)
-				got, err := c.ceiling(ctx, adjust)
+				got, err := c.ceiling(ctx, base, adjust)
 				if err != nil {
 					return nil, err
 				}
@@ -151,20 +153,18 @@ func Refit(ctx context.Context, s Split) (map[string]testbed.Param, error) {
 		}
 	}
 	var given []string
-	for q, v := range s.worlds(&shipped) {
-		given = append(given, fmt.Sprintf("%s %g", paramName(&shipped, q), v))
-	}
-	slices.Sort(given)
 	out := map[string]testbed.Param{}
 	for q, v := range s.worlds(&shipped) {
+		given = append(given, fmt.Sprintf("%s %g", paramName(&shipped, q), v))
 		source := "given to starbench split (measured worlds: scripts/vsan_worlds.star)"
 		if q == &shipped.DiskGroupWorlds {
 			source += "; the calibration (ESA) has no disk groups, so no fitted cycles follow it"
 		}
 		out[paramName(&shipped, q)] = testbed.Param{Value: v, Source: source}
 	}
+	slices.Sort(given)
 	for i, c := range cells {
-		got, err := c.ceiling(ctx, adjust)
+		got, err := c.ceiling(ctx, base, adjust)
 		if err != nil {
 			return nil, err
 		}

@@ -34,9 +34,10 @@ func TestRefitKeepsTheCalibration(t *testing.T) {
 			}
 		})
 	}
+	base := mustLoad(t, calibrationProfile)
 	for _, c := range append(append([]fitCell{}, lsomCells...), domCells...) {
-		want, err1 := c.ceiling(ctx, nil)
-		got, err2 := c.ceiling(ctx, set)
+		want, err1 := c.ceiling(ctx, base, nil)
+		got, err2 := c.ceiling(ctx, base, set)
 		if err1 != nil || err2 != nil {
 			t.Fatal(err1, err2)
 		}
