@@ -188,7 +188,7 @@ func TestPolledIOSpinsAsFioRunsIt(t *testing.T) {
 	if err := os.WriteFile(file, bytes.Repeat([]byte{0x5a}, 16<<20), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	const runtime = 2.0
+	const seconds = 2.0
 	run := func(args ...string) (processSeconds, jobShare, inFlight, spinning, others float64) {
 		t.Helper()
 		cmd := exec.Command("fio", append([]string{"--output-format=json", "--name=p", "--filename=" + file, "--size=16m", "--direct=1",
@@ -247,12 +247,18 @@ func TestPolledIOSpinsAsFioRunsIt(t *testing.T) {
 		}
 	}
 	t.Logf("fio's CPU seconds over %g s at 200 IOPS: %.2f, %.2f with sqthread_poll (a thread spinning beside it: %.2f of a CPU); its job thread's share %.3f at 200 IOPS (%.3f I/Os in flight), %.3f in a closed loop (a thread beside it %.2f); other processes at most %.2f CPUs",
-		runtime, quiet, submitting, spunBeside, spacedShare, spacedInFlight, closedShare, spunClosed, others)
-	if submitting-quiet < 0.5*spunBeside*runtime {
+		seconds, quiet, submitting, spunBeside, spacedShare, spacedInFlight, closedShare, spunClosed, others)
+	if submitting-quiet < 0.5*spunBeside*seconds {
 		t.Errorf("sqthread_poll at 200 IOPS: %.2f CPU seconds, %.2f without: want a spinning thread's worth more (one beside it got %.2f of a CPU)", submitting, quiet, spunBeside)
 	}
-	if closedShare < 0.5*spunClosed || spacedShare > math.Min(1, spacedInFlight)+0.05 {
-		t.Errorf("fio's thread with sqthread_poll: %.3f of a CPU in a closed loop (a thread spinning beside it %.2f), %.3f at 200 IOPS with %.3f I/Os in flight: want it spinning while they are in flight", closedShare, spunClosed, spacedShare, spacedInFlight)
+	// In a closed loop three threads spin: the one beside fio, io_uring's
+	// submission thread and fio's own. With the first on a CPU of its own,
+	// fio's can count on half of what the others leave (on 2 CPUs fio's
+	// thread got 0.46 to 0.55 of a CPU beside 0.89 to 0.96), and on no
+	// more than the thread beside it got.
+	fair := math.Min(spunClosed, (float64(runtime.NumCPU())-spunClosed)/2)
+	if closedShare < 0.7*fair || spacedShare > math.Min(1, spacedInFlight)+0.05 {
+		t.Errorf("fio's thread with sqthread_poll: %.3f of a CPU in a closed loop (a thread spinning beside it %.2f, so a spinning thread's fair share %.2f), %.3f at 200 IOPS with %.3f I/Os in flight: want it spinning while they are in flight", closedShare, spunClosed, fair, spacedShare, spacedInFlight)
 	}
 }
 
