@@ -1,9 +1,7 @@
 package model
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"math"
 	"os/exec"
 	"path/filepath"
@@ -129,11 +127,9 @@ func TestFlowGroupsWaitForTheirJobsToStart(t *testing.T) {
 				JobRuntime float64 `json:"job_runtime"`
 			}
 		}
-		if i := bytes.IndexByte(out, '{'); i >= 0 {
-			out = out[i:]
-		}
-		if err := json.Unmarshal(out, &report); err != nil || len(report.Jobs) == 0 {
-			t.Fatalf("fio %v: %v", args, err)
+		decodeFioReport(t, out, &report)
+		if len(report.Jobs) == 0 {
+			t.Fatalf("fio %v: no jobs in its report", args)
 		}
 		return report.Jobs[0].Read.IOKBytes, report.Jobs[0].JobRuntime
 	}

@@ -1,8 +1,6 @@
 package model
 
 import (
-	"bytes"
-	"encoding/json"
 	"math"
 	"os/exec"
 	"path/filepath"
@@ -80,11 +78,9 @@ func TestDrainedQueuesAgainstFio(t *testing.T) {
 				}
 			}
 		}
-		if i := bytes.IndexByte(out, '{'); i >= 0 {
-			out = out[i:]
-		}
-		if err := json.Unmarshal(out, &report); err != nil || len(report.Jobs) != 1 {
-			t.Fatalf("fio's report: %v", err)
+		decodeFioReport(t, out, &report)
+		if len(report.Jobs) != 1 {
+			t.Fatalf("fio's report has %d jobs, want 1", len(report.Jobs))
 		}
 		return report.Jobs[0].Read.IOPS * report.Jobs[0].Read.LatNs.Mean / 1e9
 	}

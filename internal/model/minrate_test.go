@@ -1,9 +1,7 @@
 package model
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"os/exec"
 	"path/filepath"
@@ -98,11 +96,9 @@ func TestMinRateAgainstFio(t *testing.T) {
 				JobRuntime float64 `json:"job_runtime"`
 			}
 		}
-		if i := bytes.IndexByte(raw, '{'); i >= 0 {
-			raw = raw[i:]
-		}
-		if err := json.Unmarshal(raw, &report); err != nil || len(report.Jobs) != 1 {
-			t.Fatalf("fio's report (%v): %v", exitErr, err)
+		decodeFioReport(t, raw, &report)
+		if len(report.Jobs) != 1 {
+			t.Fatalf("fio's report (%v) has %d jobs, want 1", exitErr, len(report.Jobs))
 		}
 		return report.Jobs[0].Error, report.Jobs[0].JobRuntime, exitErr
 	}

@@ -3,7 +3,6 @@ package model
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"math"
 	"os"
 	"os/exec"
@@ -216,11 +215,9 @@ func TestPolledIOSpinsAsFioRunsIt(t *testing.T) {
 				}
 			}
 		}
-		if i := bytes.IndexByte(out, '{'); i >= 0 {
-			out = out[i:]
-		}
-		if err := json.Unmarshal(out, &report); err != nil || len(report.Jobs) != 1 || report.Jobs[0].Error != 0 {
-			t.Skipf("fio with io_uring on %s: %v %+v", file, err, report.Jobs)
+		decodeFioReport(t, out, &report)
+		if len(report.Jobs) != 1 || report.Jobs[0].Error != 0 {
+			t.Skipf("fio with io_uring on %s: %+v", file, report.Jobs)
 		}
 		st, j := cmd.ProcessState, report.Jobs[0]
 		fioSeconds := (st.UserTime() + st.SystemTime()).Seconds()
