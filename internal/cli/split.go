@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 
 	"starbench/internal/model"
 	"starbench/internal/testbed"
@@ -28,8 +29,8 @@ func splitCmd(st *State, args []string) int {
 	switch {
 	case len(pos) > 0:
 		err = usagef("split", "takes no arguments, only flags; got %q", pos[0])
-	case split.DOMWorlds < 0 || split.DeviceWorlds < 0 || split.DiskGroupWorlds < 0:
-		err = usagef("split", "world counts are positive numbers (0 keeps the model's)")
+	case !wholeCounts(split.DOMWorlds, split.DeviceWorlds, split.DiskGroupWorlds):
+		err = usagef("split", "world counts are whole numbers of worlds, like 16 (0 keeps the model's)")
 	case split == model.Split{}:
 		err = usagef("split", "give --dom-worlds, --device-worlds or --diskgroup-worlds: the worlds a real cluster showed (scripts/vsan_worlds.star)")
 	}
@@ -39,6 +40,10 @@ func splitCmd(st *State, args []string) int {
 	p, err := testbed.Load(name)
 	if err != nil {
 		fmt.Fprintf(st.Stderr, "starbench split: %v\n", err)
+		return ExitUsage
+	}
+	if threads := p.CPU.Threads(); max(split.DOMWorlds, split.DeviceWorlds, split.DiskGroupWorlds) > float64(threads) {
+		fmt.Fprintf(st.Stderr, "starbench split: testbed %s's hosts have %d hardware threads, and a world runs on one: give at most %d worlds (the busy worlds scripts/vsan_worlds.star counted on one host)\n", p.Name, threads, threads)
 		return ExitUsage
 	}
 	params, err := model.Refit(context.Background(), split)
@@ -63,4 +68,15 @@ func splitCmd(st *State, args []string) int {
 	}
 	fmt.Fprintf(st.Stdout, "%s\n", out)
 	return ExitOK
+}
+
+// wholeCounts reports whether each count is a whole number of worlds, 0
+// or more.
+func wholeCounts(counts ...float64) bool {
+	for _, n := range counts {
+		if n < 0 || n != math.Trunc(n) {
+			return false
+		}
+	}
+	return true
 }

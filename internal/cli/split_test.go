@@ -31,6 +31,8 @@ func TestSplitWritesARefittedProfile(t *testing.T) {
 		t.Errorf("a DOM split changed what it does not move: lsom_op_cycles %+v, cpu %+v", m.LSOMOpCycles, p.CPU)
 	}
 	expect(t, runCLI(t, "", nil, "split"), ExitUsage, "^$", "give --dom-worlds, --device-worlds or --diskgroup-worlds")
-	expect(t, runCLI(t, "", nil, "split", "--dom-worlds", "-2"), ExitUsage, "^$", "world counts are positive")
+	expect(t, runCLI(t, "", nil, "split", "--dom-worlds", "-2"), ExitUsage, "^$", "world counts are whole numbers")
+	expect(t, runCLI(t, "", nil, "split", "--dom-worlds", "2.5"), ExitUsage, "^$", "world counts are whole numbers")
+	expect(t, runCLI(t, "", nil, "split", "--device-worlds", "33", "--testbed", "vxrail-ve660-esa"), ExitUsage, "^$", "hosts have 32 hardware threads")
 	expect(t, runCLI(t, "", nil, "split", "--dom-worlds", "16", "--testbed", "nope"), ExitUsage, "^$", `no testbed profile "nope"`)
 }
