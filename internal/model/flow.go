@@ -50,8 +50,8 @@ func flowMembers(jobs []JobRun) ([]flowMember, error) {
 // its group runs free). A group split over phases (stonewall, wait_for)
 // never ends, the later phase waiting for the earlier to end (fio moved 8
 // KiB of a 4 MiB read in 30 s): refused. A partner starting later
-// (startdelay) is noted: the model runs the jobs started meanwhile as the
-// group.
+// (startdelay) is noted; overlap holds the jobs started before it
+// (flowHolds).
 func flowWaits(jobs []JobRun, phases [][]int) ([]string, error) {
 	members, err := flowMembers(jobs)
 	if err != nil || len(members) < 2 {
@@ -83,11 +83,35 @@ func flowWaits(jobs []JobRun, phases [][]int) ([]string, error) {
 					a, b = b, a
 				}
 				noted[m.group] = true
-				notes = append(notes, fmt.Sprintf("flow_id=%d: job %s starts %g s after job %s (startdelay); fio holds %s until it starts (fio 3.33: a 4 MiB read beside a partner at startdelay=2 ended after 2,015 ms); the model runs the group's jobs started meanwhile as the group", m.group, b, math.Abs(da-db), a, a))
+				notes = append(notes, fmt.Sprintf("flow_id=%d: job %s starts %g s after job %s (startdelay); fio holds %s until it starts (fio 3.33: a 4 MiB read beside a partner at startdelay=2 ended after 2,015 ms); so does the model, %s doing no I/O until then", m.group, b, math.Abs(da-db), a, a, a))
 			}
 		}
 	}
 	return notes, nil
+}
+
+// flowHolds is, for each job, until when (seconds since the run began)
+// fio holds it for its flow group's later jobs to start (flowWaits): the
+// last start in its group where that is after its own, else 0. A held job
+// has started, its runtime going by, but does no I/O.
+func flowHolds(jobs []JobRun, start []float64) []float64 {
+	hold := make([]float64, len(jobs))
+	members, err := flowMembers(jobs)
+	if err != nil { // solving the jobs reads them and says what is wrong
+		return hold
+	}
+	for _, g := range groupsOf(members) {
+		last := 0.0
+		for _, m := range g {
+			last = math.Max(last, start[m.job])
+		}
+		for _, m := range g {
+			if len(g) > 1 && start[m.job] < last {
+				hold[m.job] = last
+			}
+		}
+	}
+	return hold
 }
 
 // flowSettleRounds bounds how often settleFlow solves the cell.

@@ -149,9 +149,51 @@ func TestFlowGroupsWaitForTheirJobsToStart(t *testing.T) {
 	}
 	pl, _ := newTestPlane(t)
 	ws := workers(4, 2, "r5")
+	together, err := pl.Run(context.Background(), ws, &fio.Workload{Name: "w", Jobs: []fio.Job{job("a"), job("b")}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	res, err := pl.Run(context.Background(), ws, &fio.Workload{Name: "w", Jobs: []fio.Job{job("a"), job("b", fio.Option{Key: "startdelay", Value: "2"})}}, nil)
 	if err != nil || !strings.Contains(strings.Join(res.Notes, "\n"), "flow_id=1: job b starts 2 s after job a (startdelay); fio holds a until it starts") {
-		t.Errorf("a partner at startdelay=2: %v; want it noted", err)
+		t.Fatalf("a partner at startdelay=2: %v; want it noted", err)
+	}
+	// Held for 2 of its 60 s, a does its I/O beside b for the other 58, at
+	// the rate the two have together; fio's report averages over all 60.
+	readIOPS := func(res *fio.Result, name string) float64 {
+		for _, r := range res.Aggregate {
+			if r.Job == name && r.Direction == "read" {
+				return r.IOPS
+			}
+		}
+		t.Fatalf("no read row of %s", name)
+		return 0
+	}
+	if got, want := readIOPS(res, "a"), readIOPS(together, "a")*58/60; math.Abs(got/want-1) > 0.005 {
+		t.Errorf("a held 2 s by its partner: %.0f IOPS, want %.0f (58/60 of %.0f, the two together)", got, want, readIOPS(together, "a"))
+	}
+	for _, s := range res.Samples {
+		if s.Job == "a" && s.TS <= 2 {
+			t.Errorf("a held for 2 s did I/O in the interval ending at %g s: %+v", s.TS, s)
+		}
+	}
+	if notes := strings.Join(res.Notes, "\n"); !strings.Contains(notes, "a (held by its flow group)") {
+		t.Errorf("notes %q: want the hold in the run's stretches", notes)
+	}
+	// As fio read its 4 MiB after the partner started (2,015 ms): a
+	// size-based job's I/O starts with the hold's end, its time from its
+	// own start.
+	sized := func(name string, opts ...fio.Option) fio.Job {
+		j := job(name, opts...)
+		j.TimeBased, j.RuntimeSec, j.Size = false, 0, 4<<20
+		return j
+	}
+	res, err = pl.Run(context.Background(), ws, &fio.Workload{Name: "w", Jobs: []fio.Job{sized("a"), sized("b", fio.Option{Key: "startdelay", Value: "2"})}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ios := float64(len(ws)*2) * 1024 // 4 MiB of 4 KiB reads on each of the workers' disks
+	if seconds := ios / readIOPS(res, "a"); seconds < 2 || seconds > 2.1 {
+		t.Errorf("a reading 4 MiB a disk beside a partner at startdelay=2: %.3f s, want just over 2", seconds)
 	}
 	_, err = pl.Run(context.Background(), ws, &fio.Workload{Name: "w", Jobs: []fio.Job{job("a"), job("b", fio.Option{Key: "stonewall", Value: "1"})}}, nil)
 	if err == nil || !strings.Contains(err.Error(), "jobs a and b share flow_id=1 but run in different phases") {

@@ -17,6 +17,7 @@ type stretch struct {
 	from, to float64 // seconds since the run began, ramps included
 	jobs     []int   // the run's jobs in this stretch, in cell.out.Jobs' order
 	checking []int   // those of them in verify's read-back pass
+	held     []int   // jobs started but held by their flow groups (flowHolds), no I/O
 	burst    float64 // seconds from `from` at OSA's burst rate
 	cell     *cellTime
 }
@@ -96,7 +97,11 @@ const doneTolerance = 1e-9
 // they find is solved once. A job with a verify pass
 // (passes[i]) reads back what it wrote once its own I/O is done, beside
 // whatever then runs, until the blocks written are read or its runtime
-// ends. It moves OSA's write buffers on, stretch after stretch, and
+// ends. A job whose flow group has a job starting later is held until
+// then (flowHolds): its time goes by, a time-based job's runtime too, but
+// it does no I/O and is in no solve (a size-based job's runtime cap, if
+// any, counts from the hold's end). It moves OSA's write buffers on,
+// stretch after stretch, and
 // returns the stretches, the one the control plane's view covers (with
 // the most jobs, in the cell the run spent longest in) and notes saying
 // what ran when and what each such job found.
@@ -119,6 +124,7 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, passes []*verifyPas
 	}
 	runs := slices.Clone(jobs) // what each job runs now: its own I/O, then its verify pass
 	checks := make([]checking, len(jobs))
+	hold := flowHolds(jobs, start)
 	done := make([]float64, len(jobs))
 	ended := make([]bool, len(jobs))
 	var run []stretch
@@ -130,25 +136,39 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, passes []*verifyPas
 	whole := &cellTime{in: in, out: out}
 	cells := map[string]*cellTime{}
 	for t := 0.0; ; {
-		var active []int
+		var active, held []int
 		nextStart := math.Inf(1)
 		for i := range jobs {
 			switch {
 			case ended[i]:
+			case start[i] <= t && t < hold[i]:
+				held = append(held, i)
+				nextStart = math.Min(nextStart, hold[i])
 			case start[i] <= t:
 				active = append(active, i)
 			default:
 				nextStart = math.Min(nextStart, start[i])
 			}
 		}
-		if len(active) == 0 {
+		if len(active) == 0 && len(held) == 0 {
 			if math.IsInf(nextStart, 1) {
 				break
 			}
 			t = nextStart // nothing runs until the next job starts
 			continue
 		}
-		s := stretch{from: t, jobs: active, cell: whole}
+		if len(active) == 0 { // held jobs alone: no I/O to solve
+			s := stretch{from: t, held: held}
+			s.to = holdUntil(jobs, held, done, t, nextStart)
+			finished := holdOn(jobs, held, done, ended, t, s.to)
+			run = append(run, s)
+			if exitAll {
+				notes = append(notes, exitAllStops(jobs, finished, group, ended, s.to)...)
+			}
+			t = s.to
+			continue
+		}
+		s := stretch{from: t, jobs: active, held: held, cell: whole}
 		for _, i := range active {
 			if checks[i].from > 0 {
 				s.checking = append(s.checking, i)
@@ -206,6 +226,7 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, passes []*verifyPas
 				s.to = math.Min(s.to, t+atBurst(l.left(jo), g, room))
 			}
 		}
+		s.to = holdUntil(jobs, held, done, t, s.to)
 		pl.mu.Lock()
 		s.burst = bufferBurst(pl.p, &pl.buffer, sol, s.to-t)
 		pl.mu.Unlock()
@@ -252,6 +273,7 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, passes []*verifyPas
 				finished = append(finished, i)
 			}
 		}
+		finished = append(finished, holdOn(jobs, held, done, ended, t, s.to)...)
 		if exitAll {
 			notes = append(notes, exitAllStops(jobs, finished, group, ended, s.to)...)
 		}
@@ -267,12 +289,15 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, passes []*verifyPas
 			if k+1 < len(run) && continues(s, run[k+1]) {
 				continue
 			}
-			names := make([]string, len(s.jobs))
+			names := make([]string, len(s.jobs), len(s.jobs)+len(s.held))
 			for k, i := range s.jobs {
 				names[k] = jobs[i].Job.Name
 				if slices.Contains(s.checking, i) {
 					names[k] += " (reading back)"
 				}
+			}
+			for _, i := range s.held {
+				names = append(names, jobs[i].Job.Name+" (held by its flow group)")
 			}
 			when = append(when, fmt.Sprintf("%.4g-%.4g s %s", since, s.to, strings.Join(names, ", ")))
 		}
@@ -291,9 +316,9 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, passes []*verifyPas
 	}
 	// The control plane's view is the stretch with the most jobs in the
 	// cell the run spent longest in.
-	main := 0
+	main := slices.IndexFunc(run, func(s stretch) bool { return s.cell != nil })
 	for k, s := range run {
-		if m := run[main]; len(s.jobs) > len(m.jobs) || len(s.jobs) == len(m.jobs) && s.cell.spent > m.cell.spent {
+		if m := run[main]; s.cell != nil && (len(s.jobs) > len(m.jobs) || len(s.jobs) == len(m.jobs) && s.cell.spent > m.cell.spent) {
 			main = k
 		}
 	}
@@ -353,7 +378,43 @@ func atBurst(w, pace, room float64) float64 {
 
 // continues says stretch b follows a at once with the same jobs.
 func continues(a, b stretch) bool {
-	return a.to == b.from && slices.Equal(a.jobs, b.jobs) && slices.Equal(a.checking, b.checking)
+	return a.to == b.from && slices.Equal(a.jobs, b.jobs) && slices.Equal(a.checking, b.checking) && slices.Equal(a.held, b.held)
+}
+
+// heldLength is how long a held job's time runs before it ends by itself,
+// its ramp and runtime when time based; 0 when its I/O, not time, ends it.
+func heldLength(j JobRun) float64 {
+	if !j.Job.TimeBased || j.Job.RuntimeSec <= 0 {
+		return 0
+	}
+	return runSeconds(j.Job, disksOf(j.Workers), 0) + float64(j.Job.RampSec)
+}
+
+// holdUntil is when a stretch from t that would end at to ends, a held
+// job's runtime running out first where it does (done: the share of each
+// job's length gone by).
+func holdUntil(jobs []JobRun, held []int, done []float64, t, to float64) float64 {
+	for _, i := range held {
+		if l := heldLength(jobs[i]); l > 0 {
+			to = math.Min(to, t+(1-done[i])*l)
+		}
+	}
+	return to
+}
+
+// holdOn moves the held jobs' time on from t to to, marks those whose
+// runtime ran out as ended and returns them.
+func holdOn(jobs []JobRun, held []int, done []float64, ended []bool, t, to float64) []int {
+	var finished []int
+	for _, i := range held {
+		if l := heldLength(jobs[i]); l > 0 {
+			if done[i] += (to - t) / l; done[i] >= 1-doneTolerance {
+				ended[i] = true
+				finished = append(finished, i)
+			}
+		}
+	}
+	return finished
 }
 
 // solveCell solves jobs together, as one cell, held to their flow groups'
@@ -452,6 +513,14 @@ func spanOf(run []stretch, i int, ramp float64) (span, float64) {
 	sp := span{ramp: ramp}
 	began := math.NaN()
 	for _, s := range run {
+		if slices.Contains(s.held, i) { // started, no I/O
+			if math.IsNaN(began) {
+				began = s.from
+			}
+			sp.phases = append(sp.phases, phase{s.from - began, s.to - began, [2]Direction{}})
+			sp.end = s.to - began
+			continue
+		}
 		k := slices.Index(s.jobs, i)
 		if k < 0 {
 			continue
