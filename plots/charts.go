@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -207,8 +209,12 @@ func (b *bars) DataRange() (xmin, xmax, ymin, ymax float64) {
 			}
 		}
 	}
-	if b.labels {
-		ymax += (ymax - ymin) * 0.08 // room for the labels
+	if b.labels { // room for the labels beyond the bars' ends
+		room := (ymax - ymin) * 0.08
+		ymax += room
+		if ymin < 0 {
+			ymin -= room
+		}
 	}
 	return -0.5, float64(n) - 0.5, ymin, ymax
 }
@@ -224,6 +230,16 @@ func (b *bars) Plot(c draw.Canvas, p *plot.Plot) {
 	label := textStyle(7, inkColor)
 	label.XAlign, label.YAlign = draw.XCenter, draw.YBottom
 	bottom := make([]float64, len(b.series[0].Y))
+	// The bars first, then the labels beyond their ends, so that no bar
+	// is drawn over a label and labels can keep clear of every bar.
+	type beyond struct {
+		text string
+		end  vg.Length // where the bar (or its error bar) ends, away from zero
+		up   bool
+		bar  vg.Rectangle
+	}
+	var outside []beyond
+	var barRects []vg.Rectangle
 	for si, s := range b.series {
 		for i, v := range s.Y {
 			if math.IsNaN(v) {
@@ -237,9 +253,15 @@ func (b *bars) Plot(c draw.Canvas, p *plot.Plot) {
 			gap := min(width*0.08, 1)
 			rect := vg.Rectangle{Min: vg.Point{X: x - width/2 + gap, Y: min(lo, hi)}, Max: vg.Point{X: x + width/2 - gap, Y: max(lo, hi)}}
 			c.FillPolygon(SeriesColor(si), c.ClipPolygonY(rectPoints(rect)))
-			top := hi
+			barRects = append(barRects, rect)
+			end := hi
 			if s.Err != nil && !math.IsNaN(s.Err[i]) && s.Err[i] > 0 {
-				top = errorBar(c, x, trY(v-s.Err[i]), trY(v+s.Err[i]), width/4)
+				lo, hi := trY(v-s.Err[i]), trY(v+s.Err[i])
+				errorBar(c, x, lo, hi, width/4)
+				end = max(lo, hi)
+				if v < 0 {
+					end = min(lo, hi)
+				}
 			}
 			if b.labels {
 				text := FormatValue(v, b.unit)
@@ -251,12 +273,20 @@ func (b *bars) Plot(c draw.Canvas, p *plot.Plot) {
 						c.FillText(in, vg.Point{X: x, Y: (lo + hi) / 2}, text)
 					}
 				} else {
-					c.FillText(label, vg.Point{X: x, Y: top + 2}, text)
+					outside = append(outside, beyond{text, end, v >= 0, rect})
 				}
 			}
 			if b.stacked {
 				bottom[i] += v
 			}
+		}
+	}
+	var placed []vg.Rectangle
+	for _, l := range outside {
+		others := slices.DeleteFunc(slices.Clone(barRects), func(r vg.Rectangle) bool { return r == l.bar })
+		if box, ok := labelBeyond(label, l.text, l.bar, l.end, l.up, placed, others); ok {
+			c.FillText(label, box.Min.Add(vg.Point{X: box.Size().X / 2}), l.text)
+			placed = append(placed, box)
 		}
 	}
 }
@@ -265,13 +295,45 @@ func rectPoints(r vg.Rectangle) []vg.Point {
 	return []vg.Point{r.Min, {X: r.Min.X, Y: r.Max.Y}, r.Max, {X: r.Max.X, Y: r.Min.Y}}
 }
 
-// errorBar draws a vertical error bar with caps; it returns its top.
-func errorBar(c draw.Canvas, x, lo, hi, capW vg.Length) vg.Length {
+// labelBeyond is where a bar's value label goes: beyond the bar's end
+// (above a bar that rises, below one that falls), centred on it or, where
+// that overlaps another bar or a label already placed (a grouped bar's
+// label is often wider than its bar), flush with its left or right edge,
+// or a line further out, twice at most; where every place overlaps a bar,
+// the first clear of labels. The box's bottom is the text's bottom (label
+// aligns it); false when no place is clear of the labels.
+func labelBeyond(label text.Style, s string, bar vg.Rectangle, end vg.Length, up bool, placed, bars []vg.Rectangle) (vg.Rectangle, bool) {
+	w, h := label.Width(s), label.Height(s)
+	mid := (bar.Min.X + bar.Max.X) / 2
+	var fallback vg.Rectangle
+	found := false
+	for line := range 3 {
+		y := end + 2 + vg.Length(line)*h
+		if !up {
+			y = end - 2 - h - vg.Length(line)*h
+		}
+		for _, left := range []vg.Length{mid - w/2, bar.Min.X, bar.Max.X - w} {
+			box := vg.Rectangle{Min: vg.Point{X: left, Y: y}, Max: vg.Point{X: left + w, Y: y + h}}
+			if overlapsAny(box, placed) {
+				continue
+			}
+			if !overlapsAny(box, bars) {
+				return box, true
+			}
+			if !found {
+				fallback, found = box, true
+			}
+		}
+	}
+	return fallback, found
+}
+
+// errorBar draws a vertical error bar with caps.
+func errorBar(c draw.Canvas, x, lo, hi, capW vg.Length) {
 	sty := draw.LineStyle{Color: inkColor, Width: 0.8}
 	c.StrokeLine2(sty, x, lo, x, hi)
 	c.StrokeLine2(sty, x-capW/2, lo, x+capW/2, lo)
 	c.StrokeLine2(sty, x-capW/2, hi, x+capW/2, hi)
-	return max(lo, hi)
 }
 
 // swatch is a legend thumbnail: a filled square.

@@ -109,3 +109,37 @@ func TestLabelsAvoidTheCurve(t *testing.T) {
 		t.Errorf("%d of 3 labels placed", len(placed))
 	}
 }
+
+// TestBarLabelsGoBeyondTheirBars: a value label sits past its bar's end,
+// above a bar that rises and below one that falls, centred where that is
+// clear and flush with the bar's edge where the centred label would
+// overlap a neighbouring bar; a label already placed pushes it a line out.
+func TestBarLabelsGoBeyondTheirBars(t *testing.T) {
+	label := textStyle(7, inkColor)
+	w, h := label.Width("-6.91%"), label.Height("-6.91%")
+	bar := func(x0, x1, y0, y1 vg.Length) vg.Rectangle {
+		return vg.Rectangle{Min: vg.Point{X: x0, Y: y0}, Max: vg.Point{X: x1, Y: y1}}
+	}
+	falling := bar(100, 120, 60, 100) // from zero (y 100) down to 60
+	box, ok := labelBeyond(label, "-6.91%", falling, 60, false, nil, nil)
+	if !ok || box.Max.Y > 60 || box.Min.X+w/2 != 110 {
+		t.Errorf("alone below a falling bar: %v, want centred on x 110 under y 60", box)
+	}
+	rising := bar(100, 120, 100, 150)
+	if box, _ := labelBeyond(label, "6.91%", rising, 150, true, nil, nil); box.Min.Y < 150 {
+		t.Errorf("above a rising bar: %v, want over y 150", box)
+	}
+	// A deeper bar on the left: the label keeps to the right of it.
+	deeper := bar(79, 99.5, 40, 100)
+	box, ok = labelBeyond(label, "-6.91%", falling, 60, false, nil, []vg.Rectangle{deeper})
+	if !ok || overlaps(box, deeper) || box.Min.X != 100 {
+		t.Errorf("beside a deeper bar on its left: %v, want flush with the bar's left edge (x 100), clear of %v", box, deeper)
+	}
+	// Labels on both sides of the first line: a line further out.
+	taken := []vg.Rectangle{bar(60, 60+w, 60-2-h, 58), bar(140-w, 140, 60-2-h, 58)}
+	taken = append(taken, bar(100-w/2, 120+w/2, 60-2-h, 58))
+	box, ok = labelBeyond(label, "-6.91%", falling, 60, false, taken, nil)
+	if !ok || overlapsAny(box, taken) || box.Max.Y > 60-2-h {
+		t.Errorf("with the first line taken: %v, want the next line down, clear of %v", box, taken)
+	}
+}

@@ -97,6 +97,18 @@ func TestGoldenGroupedBars(t *testing.T) {
 	golden(t, "grouped", f, err)
 }
 
+// Changes that rise and fall, as a campaign's "what each switch changes"
+// draws them: each label beyond its bar's end, clear of the other bars and
+// labels.
+func TestGoldenSignedBars(t *testing.T) {
+	f, err := Bars([]string{"32k", "4k", "general", "sql"}, []Series{
+		{Name: "cost of compression", Y: []float64{-8.84, -14.3, -10.4, -11.8}},
+		{Name: "gain of RoCEv2", Y: []float64{-7.19, 23.3, -6.91, 0.0758}},
+		{Name: "gain of 25 GbE", Y: []float64{35.7, 1.02, 58.1, 20.1}},
+	}, Options{Title: "What each switch changes", YLabel: "IOPS change", YUnit: "%", ValueLabels: true})
+	golden(t, "signed", f, err)
+}
+
 func TestGoldenStackedBars(t *testing.T) {
 	f, err := Bars([]string{"10 GbE", "25 GbE", "25 GbE + RDMA"}, []Series{
 		{Name: "read", Y: []float64{1100, 2600, 2900}},
