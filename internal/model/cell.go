@@ -1038,7 +1038,7 @@ func stationCopies(p *testbed.Profile, pl platform, link vsanLink, g guestLoad, 
 			return cpu
 		}),
 		kind(h, func(i int) station {
-			return station{Name: "guest", Servers: g.hostThreads[i], D: host(i, func(c *opCost) float64 { return c.guestCycles / pl.hz })}
+			return station{Name: "guest", Servers: g.hostThreads[i], PerJob: true, D: host(i, func(c *opCost) float64 { return c.guestCycles / pl.hz })}
 		}),
 		kind(h, func(i int) station {
 			return station{Name: "vsan-dom", Servers: pl.domWorlds, D: host(i, func(c *opCost) float64 { return contention * c.domCycles / pl.hz })}

@@ -11,20 +11,27 @@ import (
 
 // classSolution is a network of several classes (concurrent jobs, groups
 // of a job's disks) at their populations: per class throughput and queue
-// at one copy of each station, and the stations' shared wait shares.
+// at one copy of each station, and the stations' shared wait shares; job
+// is each class's job, perJob marks the stations each job has its own
+// copy of (station.PerJob).
 type classSolution struct {
-	X []float64
-	Q [][]float64
-	W []float64
+	X      []float64
+	Q      [][]float64
+	W      []float64
+	job    []int
+	perJob []bool
 }
 
 // seenBy is the queue an I/O of class c sees at each station: everyone's
-// but itself (Bard-Schweitzer).
+// but itself (Bard-Schweitzer), at a station each job has its own copy of
+// its own job's classes' only.
 func (s classSolution) seenBy(c int, n []int) []float64 {
 	q := make([]float64, len(s.W))
 	for k := range q {
 		for d := range s.Q {
-			q[k] += s.Q[d][k]
+			if !s.perJob[k] || s.job[d] == s.job[c] {
+				q[k] += s.Q[d][k]
+			}
 		}
 		q[k] -= s.Q[c][k] / float64(n[c])
 	}
@@ -51,7 +58,21 @@ func solveClasses(ctx context.Context, cells []*cell, n []int) (classSolution, e
 		ms[c] = mix(cl.st, cl.fr, cl.zMix+cl.shape.think)
 		total += n[c]
 	}
-	sol := classSolution{X: make([]float64, C), Q: make([][]float64, C), W: make([]float64, K)}
+	sol := classSolution{X: make([]float64, C), Q: make([][]float64, C), W: make([]float64, K), job: make([]int, C), perJob: make([]bool, K)}
+	for c, cl := range cells {
+		sol.job[c] = cl.index
+	}
+	var ownCopies []int // the stations each job has its own copy of
+	for k, st := range cells[0].st {
+		if sol.perJob[k] = st.PerJob; st.PerJob {
+			ownCopies = append(ownCopies, k)
+		}
+	}
+	jobs := slices.Max(sol.job) + 1
+	qJob := make([][]float64, jobs) // at those stations, each job's queue
+	for j := range qJob {
+		qJob[j] = make([]float64, K)
+	}
 	for c := range cells {
 		sol.Q[c] = make([]float64, K)
 		sum := 0.0
@@ -90,6 +111,14 @@ func solveClasses(ctx context.Context, cells []*cell, n []int) (classSolution, e
 				qk[k] += sol.Q[c][k]
 			}
 		}
+		for _, k := range ownCopies {
+			for j := range qJob {
+				qJob[j][k] = 0
+			}
+			for c := range C {
+				qJob[sol.job[c]][k] += sol.Q[c][k]
+			}
+		}
 		for _, k := range ld {
 			s := &cells[0].st[k]
 			present := qk[k]
@@ -114,6 +143,9 @@ func solveClasses(ctx context.Context, cells []*cell, n []int) (classSolution, e
 			q, fc, ec, nc := sol.Q[c], f[c], e[c], float64(n[c])
 			for k := range K { // seen: 1 + what an arriving I/O of c sees
 				seen[k] = 1 + (qk[k] - q[k]/nc)
+				if sol.perJob[k] {
+					seen[k] = 1 + (qJob[sol.job[c]][k] - q[k]/nc)
+				}
 				r += ec[k] * seen[k]
 			}
 			x := nc / r
@@ -365,9 +397,13 @@ func solveCells(ctx context.Context, p *testbed.Profile, in Input, cells []*cell
 	// the run (thinktime_iotime's stalls idle them).
 	u, whole := make([]float64, len(cells[0].st)), make([]float64, len(cells[0].st))
 	for k := range u {
+		servers := jobServers(cells, k) // a station each job has its own copy of: all of them
 		for i, c := range cells {
 			cs := &c.st[k]
-			x := sol.X[i] * (c.fr*cs.demandAt(read, sol.W[k]) + (1-c.fr)*cs.demandAt(write, sol.W[k])) / cs.Servers
+			if !cs.PerJob {
+				servers = cs.Servers
+			}
+			x := sol.X[i] * (c.fr*cs.demandAt(read, sol.W[k]) + (1-c.fr)*cs.demandAt(write, sol.W[k])) / servers
 			u[k] += x
 			whole[k] += x * c.shape.duty
 		}
@@ -377,6 +413,20 @@ func solveCells(ctx context.Context, p *testbed.Profile, in Input, cells []*cell
 	out.Hosts = hostFigures(cells, out.HostCPUPercent, out.hostHeld)
 	out.Notes = append(out.Notes, rangeNotes(p, out.Outstanding, sizes)...)
 	return out, nil
+}
+
+// jobServers is the servers of station k over all jobs' own copies: each
+// job's once, however many classes it runs as.
+func jobServers(cells []*cell, k int) float64 {
+	counted := map[int]bool{}
+	servers := 0.0
+	for _, c := range cells {
+		if !counted[c.index] {
+			counted[c.index] = true
+			servers += c.st[k].Servers
+		}
+	}
+	return servers
 }
 
 // classDepths follows fio's latency_target for a job alone that runs as
@@ -535,11 +585,12 @@ type classPlan struct {
 // With a plan (see classPlan) the jobs split as it says, without comparing
 // groups again. It returns the plan of the classes made.
 func splitClasses(p *testbed.Profile, jobs []*cell, plan *classPlan) ([]*cell, *classPlan) {
-	var threads, spinning []float64
+	var threads, share, spinning []float64
 	if len(jobs) > 1 {
-		threads, spinning = sharedThreads(jobs), sharedSpinning(jobs)
+		threads, share = sharedThreads(jobs)
+		spinning = sharedSpinning(jobs)
 		for _, c := range jobs {
-			c.shareThreads(threads, spinning)
+			c.shareThreads(threads, share, spinning)
 		}
 	}
 	if plan == nil {
@@ -557,7 +608,7 @@ func splitClasses(p *testbed.Profile, jobs []*cell, plan *classPlan) ([]*cell, *
 		for _, disks := range plan.classes[j] {
 			k := c.class(p, disks)
 			if threads != nil {
-				k.shareThreads(threads, spinning)
+				k.shareThreads(threads, share, spinning)
 			}
 			cells = append(cells, k)
 		}
@@ -713,9 +764,21 @@ func (c *cell) class(p *testbed.Profile, disks []int) *cell {
 }
 
 // sharedThreads is the fio threads that can run at once on each host, all
-// jobs together: at most the host's worker vCPUs, at least 1.
-func sharedThreads(jobs []*cell) []float64 {
-	return hostSums(jobs, func(g *guestLoad) []float64 { return g.hostThreads }, 1)
+// jobs together (at most the host's worker vCPUs, at least 1), and the
+// share of its own threads each job runs at once there: all of them
+// unless the jobs' threads together outnumber the vCPUs, which the guest's
+// scheduler then shares alike.
+func sharedThreads(jobs []*cell) (threads, share []float64) {
+	threads = hostSums(jobs, func(g *guestLoad) []float64 { return g.hostThreads }, 1)
+	share = make([]float64, len(threads))
+	for h := range share {
+		own := 0.0
+		for _, c := range jobs {
+			own += c.g.hostThreads[h]
+		}
+		share[h] = math.Min(1, threads[h]/own)
+	}
+	return threads, share
 }
 
 // sharedSpinning is the worker vCPUs polled I/O and fio's clock threads
@@ -756,16 +819,24 @@ func hostSums(jobs []*cell, of func(g *guestLoad) []float64, least float64) []fl
 }
 
 // shareThreads lets concurrent jobs' fio threads share the VMs' vCPUs and
-// the hosts' cores, host by host: the guest serves threads, and the CPU
-// counts them all runnable beside vSAN's worlds, less the hardware
-// threads every job's spinning vCPUs hold.
-func (c *cell) shareThreads(threads, spinning []float64) {
+// the hosts' cores, host by host: each job's guest is its own threads (a
+// fio thread serves its own job's I/Os), their share of the vCPUs where
+// all jobs' threads outnumber them, and the CPU counts them all runnable
+// beside vSAN's worlds, less the hardware threads every job's spinning
+// vCPUs hold.
+func (c *cell) shareThreads(threads, share, spinning []float64) {
 	for k := range c.copies {
 		for h := range c.copies[k] {
 			s := &c.copies[k][h]
 			switch s.Name {
 			case "guest":
-				s.Servers = threads[h]
+				s.Servers = c.g.hostThreads[h] * share[h]
+				if s.Servers < 1 { // under a vCPU's time: one thread, that much slower
+					for dir := range s.D {
+						s.D[dir] /= s.Servers
+					}
+					s.Servers = 1
+				}
 			case "cpu":
 				worlds := s.Threads - c.g.hostThreads[h]
 				s.Threads = threads[h] + worlds

@@ -184,35 +184,97 @@ func TestConcurrentJobsKeepTheirOwnRates(t *testing.T) {
 	}
 }
 
-// Concurrent jobs' fio threads share the worker VMs' vCPUs: the guest
-// station serves as many threads as the jobs run together (at most the
-// vCPUs), and each job's CPU station counts them all runnable beside
-// vSAN's own worlds, which stay as they are for one job.
+// Concurrent jobs' fio threads share the worker VMs' vCPUs: each job's
+// guest serves its own threads (a fio thread runs its own job's I/Os), all
+// of them while the jobs' threads together fit the vCPUs and their share
+// of the vCPUs where they do not, and each job's CPU station counts every
+// job's threads runnable beside vSAN's own worlds, which stay as they are
+// for one job.
 func TestConcurrentJobsShareTheGuestThreads(t *testing.T) {
 	p := mustLoad(t, "storagereview-r6625-esa")
 	a := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 16}
-	b := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 4096, IODepth: 16, NumJobs: 2}
-	in := split(p, Policy{RAID: "raid1"}, a, b)
-	_, cells, err := solveJobs(context.Background(), p, in, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var alone []*cell
-	for _, jl := range in.Jobs {
-		alone = append(alone, mustBuild(t, p, Input{State: in.State, VMs: in.VMs, Jobs: []JobLoad{jl}}))
-	}
-	threads := math.Min(alone[0].g.threadsPerHost+alone[1].g.threadsPerHost, alone[0].g.vcpusPerHost)
-	if threads == alone[0].g.threadsPerHost || threads == alone[1].g.threadsPerHost {
-		t.Fatalf("the two jobs run %g threads per host, as many as one of them: no property to check", threads)
-	}
-	for i, c := range cells {
-		guest, cpu := stationNamed(c, "guest"), stationNamed(c, "cpu")
-		cpu1 := stationNamed(alone[i], "cpu")
-		if guest.Servers != threads {
-			t.Errorf("job %d: guest serves %g threads, want the jobs' %g together", i+1, guest.Servers, threads)
+	for _, numjobs := range []int{2, 64} { // fitting the vCPUs, and not
+		b := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 4096, IODepth: 16, NumJobs: numjobs}
+		in := split(p, Policy{RAID: "raid1"}, a, b)
+		_, cells, err := solveJobs(context.Background(), p, in, false)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if got, want := cpu.Threads-threads, cpu1.Threads-alone[i].g.threadsPerHost; !(math.Abs(got-want) <= 1e-9) {
-			t.Errorf("job %d: the CPU has %g runnable threads besides fio's %g; alone %g besides its own", i+1, got, threads, want)
+		var alone []*cell
+		for _, jl := range in.Jobs {
+			alone = append(alone, mustBuild(t, p, Input{State: in.State, VMs: in.VMs, Jobs: []JobLoad{jl}}))
+		}
+		own := alone[0].g.threadsPerHost + alone[1].g.threadsPerHost
+		threads := math.Min(own, alone[0].g.vcpusPerHost)
+		if threads == alone[0].g.threadsPerHost || threads == alone[1].g.threadsPerHost {
+			t.Fatalf("the two jobs run %g threads per host, as many as one of them: no property to check", threads)
+		}
+		for i, c := range cells {
+			guest, cpu := stationNamed(c, "guest"), stationNamed(c, "cpu")
+			cpu1 := stationNamed(alone[i], "cpu")
+			if want := alone[i].g.threadsPerHost * threads / own; !(math.Abs(guest.Servers-want) <= 1e-9) || !guest.PerJob {
+				t.Errorf("numjobs=%d beside: job %d's guest serves %g threads (its own: %v), want its %g of the jobs' %g on %g vCPUs", numjobs, i+1, guest.Servers, guest.PerJob, want, own, alone[0].g.vcpusPerHost)
+			}
+			if got, want := cpu.Threads-threads, cpu1.Threads-alone[i].g.threadsPerHost; !(math.Abs(got-want) <= 1e-9) {
+				t.Errorf("job %d: the CPU has %g runnable threads besides fio's %g; alone %g besides its own", i+1, got, threads, want)
+			}
+		}
+	}
+}
+
+// A job does no more beside another job on the same disks than alone,
+// however little the other does (a fio thread serves only its own job's
+// I/Os, and both jobs' I/Os land on the disks' one set of components),
+// and two identical jobs on the same disks do the same.
+func TestAJobDoesNoMoreBesideAnother(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	reads := &fio.Job{Name: "a", IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 16}
+	in := UniformInput(p, 4, 1, Policy{RAID: "raid1"}, reads)
+	for d := range in.Jobs[0].Disks {
+		in.Jobs[0].Disks[d].Disk = "disk1"
+	}
+	in.Jobs[0].Name = "a"
+	alone := solve(t, p, in)
+	for _, b := range []*fio.Job{
+		{Name: "b", IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 4096, IODepth: 1, RateIOPS: 10},
+		{Name: "b", IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 1, RateIOPS: 10},
+		{Name: "b", IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 1},
+		{Name: "b", IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 4096, IODepth: 4},
+		{Name: "b", IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 16},
+	} {
+		both := in
+		both.Jobs = []JobLoad{in.Jobs[0], {Name: "b", Job: b, Disks: in.Jobs[0].Disks}}
+		out := solve(t, p, both)
+		if got := out.Jobs[0].Read.IOPS; got > alone.Read.IOPS {
+			t.Errorf("4K reads beside %s at iodepth %d, rate_iops %d: %.0f IOPS, alone %.0f: want no more", b.RW, b.IODepth, b.RateIOPS, got, alone.Read.IOPS)
+		}
+		if b.IODepth == reads.IODepth && b.RW == reads.RW && out.Jobs[0].Read != out.Jobs[1].Read {
+			t.Errorf("two identical jobs on the same disks: %+v and %+v, want the same", out.Jobs[0].Read, out.Jobs[1].Read)
+		}
+	}
+}
+
+// Jobs on the same worker disk use its one vSAN object: placed once, the
+// same components for each; disks with no name are objects of their own.
+func TestJobsOnOneDiskShareItsObject(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	job := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 1}
+	for _, name := range []string{"disk1", ""} {
+		in := UniformInput(p, 4, 1, Policy{RAID: "raid5"}, job)
+		for d := range in.Jobs[0].Disks {
+			in.Jobs[0].Disks[d].Disk = name
+		}
+		in.Jobs = append(in.Jobs, JobLoad{Name: "b", Job: job, Disks: in.Jobs[0].Disks})
+		placed, err := placeInput(p, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		same := true
+		for d := range placed[0] {
+			same = same && slices.Equal(placed[0][d].comps, placed[1][d].comps)
+		}
+		if same != (name != "") {
+			t.Errorf("disks named %q: the two jobs' objects alike %v, want %v", name, same, name != "")
 		}
 	}
 }

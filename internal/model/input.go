@@ -86,7 +86,11 @@ func (jl JobLoad) shape() (jobShape, error) {
 type DiskLoad struct {
 	// VM is the index in Input.VMs of the VM the disk belongs to (ignored
 	// when Input.VMs is nil).
-	VM     int
+	VM int
+	// Disk names the worker disk: the disks of one VM with one name are
+	// one vSAN object, placed once however many jobs use it (fio's job
+	// sections on the same device); "": an object of its own.
+	Disk   string
 	Policy Policy
 	// Written is the share of the blocks the job reaches on the disk that
 	// hold data: 0 for a disk never written (reads cost metadata only), 1

@@ -32,6 +32,10 @@ type station struct {
 	// the whole run and serve no customer (the CPU: vCPUs polling for I/O):
 	// busy, but not in the queue.
 	Held float64
+	// PerJob marks a station whose servers are one job's own (the guest:
+	// a job's fio threads): beside other jobs each job has its own copy,
+	// its I/Os queueing behind the job's alone.
+	PerJob bool
 }
 
 // busyShare is the share of a copy's capacity in use at utilisation u of

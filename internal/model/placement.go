@@ -105,11 +105,22 @@ func placeObjects(p *testbed.Profile, jobs []JobLoad, hostOf []int) ([][]object,
 	// Every owner's components first: an owner spreads all of them.
 	layouts := layoutCache{p: p}
 	owned := make([]int, h)
+	type diskID struct {
+		vm   int
+		name string
+	}
+	seen := map[diskID]bool{}
 	for _, jl := range jobs {
 		for _, d := range jl.Disks {
 			lay, err := layouts.of(d.Policy)
 			if err != nil {
 				return nil, err
+			}
+			if id := (diskID{d.VM, d.Disk}); d.Disk != "" {
+				if seen[id] {
+					continue // another job's disk too: one object
+				}
+				seen[id] = true
 			}
 			if d.VM >= 0 && d.VM < len(hostOf) && hostOf[d.VM] >= 0 {
 				owned[hostOf[d.VM]] += lay.width()
@@ -121,9 +132,15 @@ func placeObjects(p *testbed.Profile, jobs []JobLoad, hostOf []int) ([][]object,
 	placed := make([][]object, len(jobs))
 	var backing []component // every object's components, in one allocation
 	var taken []int         // an object's hosts, in its components' order
+	first := map[diskID]object{}
 	for j, jl := range jobs {
 		placed[j] = make([]object, len(jl.Disks))
 		for i, d := range jl.Disks {
+			id := diskID{d.VM, d.Disk}
+			if o, ok := first[id]; ok && d.Disk != "" {
+				placed[j][i] = o // an earlier job's disk: the same object
+				continue
+			}
 			o := &placed[j][i]
 			o.owner = -1
 			if d.VM >= 0 && d.VM < len(hostOf) {
@@ -166,6 +183,9 @@ func placeObjects(p *testbed.Profile, jobs []JobLoad, hostOf []int) ([][]object,
 						next[host][perfLeg]++
 					}
 				}
+			}
+			if d.Disk != "" {
+				first[id] = *o
 			}
 		}
 	}

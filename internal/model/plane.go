@@ -554,6 +554,11 @@ func (pl *Plane) workloadInput(ctx context.Context, jobs []JobRun) (Input, []str
 			}
 			jl.Disks[d].VM = idx
 		}
+		if len(jobs) > 1 { // jobs on the same disk use one object
+			for d, disk := range disksOf(j.Workers) {
+				jl.Disks[d].Disk = disk.Name
+			}
+		}
 		in.Jobs = append(in.Jobs, jl)
 		for _, note := range n {
 			if !slices.Contains(notes, note) {
