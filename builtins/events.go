@@ -36,7 +36,7 @@ func NewEventsModule(deps Deps) *runtime.Module {
 			{Name: "rolling", Params: "(hosts, enter, leave, at=0, hold=\"10m\", gap=0, name=\"rolling\")",
 				Doc: "one host after another: enter(host), hold later leave(host), gap later the next host; a list of events", Fn: eventsRolling},
 			{Name: "workload", Params: "(workers, job, name=None)",
-				Doc: "an action starting a second workload (a noisy neighbour, a backup) on other workers; it ends after its runtime", Fn: eventsWorkload},
+				Doc: "an action starting a second workload (a noisy neighbour, a backup) on other workers or the measured ones (then on the same VMs and disks); it ends after its runtime", Fn: eventsWorkload},
 			{Name: "run", Params: "(workers, job, events=[], interval=\"10s\")",
 				Doc: "run a time-based job on the workers while the events fire: an events.result with results, samples and events frames", Fn: m.run},
 		},

@@ -181,13 +181,24 @@ func (s *Scenario) input(ctx context.Context, active []*class, t float64) (Input
 		}
 		jl := ci.Jobs[0]
 		jl.Name = c.name
+		// A workload on the measurement's workers shares their VMs and,
+		// on the same disks, their objects.
+		disks := disksOf(c.workers)
 		for k := range jl.Disks {
-			jl.Disks[k].VM += len(in.VMs)
+			v := ci.VMs[jl.Disks[k].VM]
+			idx := slices.IndexFunc(in.VMs, func(u VM) bool { return u.Name == v.Name })
+			if idx < 0 {
+				idx = len(in.VMs)
+				in.VMs = append(in.VMs, v)
+			}
+			jl.Disks[k].VM = idx
+			if len(active) > 1 {
+				jl.Disks[k].Disk = disks[k].Name
+			}
 		}
 		if i == 0 {
 			in.State = ci.State
 		}
-		in.VMs = append(in.VMs, ci.VMs...)
 		in.Jobs = append(in.Jobs, jl)
 	}
 	return in, nil

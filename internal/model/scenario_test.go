@@ -255,6 +255,36 @@ func TestScenarioWorkloadWindow(t *testing.T) {
 	}
 }
 
+// A second workload on the measured workers runs on their VMs and disks:
+// the same VMs (not twice the vCPUs), the same objects, so an identical
+// workload there does what the measured job does.
+func TestScenarioWorkloadOnTheMeasuredWorkers(t *testing.T) {
+	pl, ws := scenarioPlane(t)
+	job := &fio.Job{Name: "reads", RW: "randread", BlockSize: 4096, IODepth: 8, IOEngine: "libaio", Direct: true, RuntimeSec: 60, TimeBased: true}
+	twin := *job
+	twin.Name = "twin"
+	s := pl.Scenario(ws[:4], job, nil)
+	s.AddWorkload("twin", ws[:4], &twin, 0, 60)
+	in, err := s.input(context.Background(), s.classes, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(in.VMs) != 4 || in.Jobs[1].Disks[0].Disk == "" || in.Jobs[1].Disks[0] != in.Jobs[0].Disks[0] {
+		t.Errorf("a workload on the measured 4 workers: %d VMs, its first disk %+v, the measured job's %+v; want 4 and the same disk", len(in.VMs), in.Jobs[1].Disks[0], in.Jobs[0].Disks[0])
+	}
+	samples, _, err := s.Step(context.Background(), 0, 60, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	iops := map[string]float64{}
+	for _, smp := range samples {
+		iops[smp.Job] += smp.IOPS
+	}
+	if len(iops) != 2 || !(math.Abs(iops["reads"]/iops["twin"]-1) <= 1e-9) {
+		t.Errorf("identical workloads on the same disks: %v, want the same IOPS", iops)
+	}
+}
+
 // Alone on an OSA cluster a scenario's job fills the write buffers as a
 // run does: its first interval bursts above its later ones.
 func TestScenarioAloneBurstsOnOSA(t *testing.T) {
