@@ -587,6 +587,7 @@ type classPlan struct {
 func splitClasses(p *testbed.Profile, jobs []*cell, plan *classPlan) ([]*cell, *classPlan) {
 	var threads, share, spinning []float64
 	if len(jobs) > 1 {
+		shareControllerQueues(p, jobs)
 		threads, share = sharedThreads(jobs)
 		spinning = sharedSpinning(jobs)
 		for _, c := range jobs {
@@ -761,6 +762,92 @@ func (c *cell) class(p *testbed.Profile, disks []int) *cell {
 	k.st, k.hostCPU = nil, nil
 	k.place(p, k.objects, k.kindOf)
 	return &k
+}
+
+// shareControllerQueues lets concurrent jobs share their VMs' virtual
+// controllers' queues: a disk's queue (lun) holds every job's I/Os on that
+// disk, an adapter's every disk's, so beside other jobs on its disks a job
+// is admitted its share of a full queue, in proportion to what fio keeps
+// outstanding there, and the rest of its I/Os wait in the guest (alone,
+// guestLayout's count). Each job's outstanding I/Os are set VM by VM, and
+// a job held below what it had alone says so.
+func shareControllerQueues(p *testbed.Profile, jobs []*cell) {
+	type use struct {
+		job         int
+		outstanding float64
+	}
+	if len(jobs[0].vms) == 0 {
+		return // the profile's layout: each job on VMs of its own
+	}
+	before := make([]int, len(jobs))
+	for j, c := range jobs {
+		before[j] = c.g.outstanding
+	}
+	for v := range jobs[0].vms {
+		uses := map[string][]use{}
+		var disks []string
+		for j, c := range jobs {
+			on := 0
+			for _, d := range c.job.Disks {
+				if d.VM == v {
+					on++
+				}
+			}
+			if on == 0 || v >= len(c.g.vmOutstanding) {
+				continue
+			}
+			per := float64(c.g.vmOutstanding[v][1]) / float64(on)
+			for i, d := range c.job.Disks {
+				if d.VM != v {
+					continue
+				}
+				name := d.Disk
+				if name == "" { // a disk of its own
+					name = fmt.Sprintf("%d/%d", j, i)
+				}
+				if _, ok := uses[name]; !ok {
+					disks = append(disks, name)
+				}
+				uses[name] = append(uses[name], use{j, per})
+			}
+		}
+		if len(disks) == 0 {
+			continue
+		}
+		ctrl := jobs[0].vms[v].Controller
+		if ctrl == "" {
+			ctrl = p.Workers.Controller
+		}
+		lun, adapter := controllerQueues(&p.Model, ctrl)
+		admitted := make([]float64, len(jobs))
+		total := 0.0
+		for _, name := range disks {
+			queued := 0.0
+			for _, u := range uses[name] {
+				queued += u.outstanding
+			}
+			held := math.Min(1, float64(lun)/queued)
+			for _, u := range uses[name] {
+				admitted[u.job] += u.outstanding * held
+				total += u.outstanding * held
+			}
+		}
+		adapters := (len(disks) + maxDisksPerController - 1) / maxDisksPerController
+		held := math.Min(1, float64(adapter*adapters)/total)
+		for j, c := range jobs {
+			if v >= len(c.g.vmOutstanding) || c.g.vmOutstanding[v][1] == 0 {
+				continue
+			}
+			n := max(1, int(math.Floor(admitted[j]*held+1e-9)))
+			c.g.outstanding += n - c.g.vmOutstanding[v][0]
+			c.g.vmOutstanding[v][0] = n
+		}
+	}
+	for j, c := range jobs {
+		if c.g.outstanding < before[j] {
+			c.g.notes = append(c.g.notes, fmt.Sprintf("beside the other jobs on its disks the virtual controllers' queues (each disk's and adapter's holding every job's I/Os) admit %d of its %d outstanding I/Os; the rest wait in the guest", c.g.outstanding, c.g.fioOutstanding))
+		}
+	}
 }
 
 // sharedThreads is the fio threads that can run at once on each host, all

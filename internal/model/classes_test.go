@@ -254,6 +254,64 @@ func TestAJobDoesNoMoreBesideAnother(t *testing.T) {
 	}
 }
 
+// Concurrent jobs share their VMs' virtual controllers' queues: PVSCSI
+// holds 64 I/Os a disk and 254 an adapter (VMware KB 2053145), so two jobs
+// at iodepth 64 on the same disks are admitted 32 each a disk, where alone
+// one is admitted all 64; on different disks of the same VMs each keeps its
+// disk's queue, the adapter's shared; the rest wait in the guest, noted.
+func TestConcurrentJobsShareTheControllersQueues(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	deep := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 64}
+	admitted := func(in Input) []int {
+		_, cells, _, err := solveNetwork(context.Background(), p, in, false, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := make([]int, len(in.Jobs))
+		for _, c := range cells {
+			n[c.index] += c.g.outstanding
+		}
+		return n
+	}
+	in := UniformInput(p, 4, 2, Policy{RAID: "raid1"}, deep)
+	for d := range in.Jobs[0].Disks {
+		in.Jobs[0].Disks[d].Disk = fmt.Sprintf("disk%d", d%2)
+	}
+	if got := admitted(in); got[0] != 8*64 {
+		t.Errorf("alone at iodepth 64 on 8 disks: %d admitted, want 512", got[0])
+	}
+	shared := in
+	shared.Jobs = []JobLoad{in.Jobs[0], {Name: "b", Job: deep, Disks: in.Jobs[0].Disks}}
+	shared.Jobs[0].Name = "a"
+	if got := admitted(shared); got[0] != 8*32 || got[1] != 8*32 {
+		t.Errorf("two jobs at iodepth 64 on the same 8 disks: %v admitted, want 256 each", got)
+	}
+	out := solve(t, p, shared)
+	if !strings.Contains(strings.Join(out.Notes, "\n"), "admit 256 of its 512 outstanding I/Os") {
+		t.Errorf("notes %q: want the shared queues said", out.Notes)
+	}
+	// On different disks of the same VMs: 12 disks a VM on one adapter, 6
+	// each at 64 a disk, 768 a VM against the adapter's 254 (alone a job's
+	// 384 would be admitted 254).
+	apart := UniformInput(p, 4, 12, Policy{RAID: "raid1"}, deep)
+	var mine, yours []DiskLoad
+	for d, dl := range apart.Jobs[0].Disks {
+		dl.Disk = fmt.Sprintf("disk%d", d%12)
+		if d%2 == 0 {
+			mine = append(mine, dl)
+		} else {
+			yours = append(yours, dl)
+		}
+	}
+	apart.Jobs = []JobLoad{{Name: "a", Job: deep, Disks: mine}, {Name: "b", Job: deep, Disks: yours}}
+	if got := admitted(Input{State: apart.State, VMs: apart.VMs, Jobs: apart.Jobs[:1]}); got[0] != 4*254 {
+		t.Errorf("a job at iodepth 64 on 6 disks of each of 4 VMs, alone: %v admitted, want 1,016 (an adapter's 254 a VM)", got)
+	}
+	if got := admitted(apart); got[0] != 4*127 || got[1] != 4*127 {
+		t.Errorf("two jobs at iodepth 64 on 6 disks each of 4 VMs' 12: %v admitted, want 508 each (half of an adapter's 254 a VM)", got)
+	}
+}
+
 // Jobs on the same worker disk use its one vSAN object: placed once, the
 // same components for each; disks with no name are objects of their own.
 func TestJobsOnOneDiskShareItsObject(t *testing.T) {
