@@ -102,7 +102,8 @@ const doneTolerance = 1e-9
 // it does no I/O and is in no solve (a size-based job's runtime cap, if
 // any, counts from the hold's end). It moves OSA's write buffers on,
 // stretch after stretch, and
-// returns the stretches, the one the control plane's view covers (with
+// returns the stretches, the one the control plane's view covers (-1
+// where no job did I/O; otherwise the one with
 // the most jobs, in the cell the run spent longest in) and notes saying
 // what ran when and what each such job found.
 func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, passes []*verifyPass, along []*passage, in Input, out *Output, z float64) ([]stretch, int, []string, error) {
@@ -317,8 +318,11 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, passes []*verifyPas
 	// The control plane's view is the stretch with the most jobs in the
 	// cell the run spent longest in.
 	main := slices.IndexFunc(run, func(s stretch) bool { return s.cell != nil })
+	if main < 0 { // fio 3.33: a held job ending by exitall before its partner's start did 8 KiB, the partner nothing
+		notes = append(notes, "no job did I/O: the jobs a flow group held ended, and stopped the others under exitall, before their group's later jobs started")
+	}
 	for k, s := range run {
-		if m := run[main]; s.cell != nil && (len(s.jobs) > len(m.jobs) || len(s.jobs) == len(m.jobs) && s.cell.spent > m.cell.spent) {
+		if m := run[max(main, 0)]; s.cell != nil && (len(s.jobs) > len(m.jobs) || len(s.jobs) == len(m.jobs) && s.cell.spent > m.cell.spent) {
 			main = k
 		}
 	}

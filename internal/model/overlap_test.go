@@ -169,6 +169,39 @@ func TestExitAllEndsEveryJobAtTheFirstEnd(t *testing.T) {
 	}
 }
 
+// A job exitall stops before its startdelay does no I/O, as fio reports
+// it (fio 3.33: a 1 s job with exitall beside one at startdelay=3, the
+// second 0 KiB in 0 ms), and a job held for a later partner of its flow
+// group that ends first, stopping the partner, leaves a run with no I/O
+// said in a note (fio: 8 KiB, the partner nothing).
+func TestExitAllBeforeAJobStarts(t *testing.T) {
+	ctx := context.Background()
+	exitall := fio.Option{Key: "exitall", Value: ""}
+	delayed := fio.Option{Key: "startdelay", Value: "3"}
+	pl, ws := overlapPlane(t)
+	res, err := pl.Run(ctx, ws, &fio.Workload{Name: "w", Jobs: []fio.Job{readJob4k("a", 1, exitall), readJob4k("b", 6, delayed)}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := jobRow(t, res, "a", "read")
+	for _, r := range res.Aggregate {
+		if r.Job == "b" {
+			t.Errorf("b, stopped before its start: a row %+v, want none", r)
+		}
+		if r.Job == "all" && r.Direction == "read" && !nearRel(r.IOPS, a.IOPS, 1e-9) {
+			t.Errorf("all jobs: %.0f IOPS, want a's %.0f", r.IOPS, a.IOPS)
+		}
+	}
+	flow := []fio.Option{{Key: "flow", Value: "1"}, {Key: "flow_id", Value: "1"}}
+	res, err = pl.Run(ctx, ws, &fio.Workload{Name: "w", Jobs: []fio.Job{readJob4k("a", 1, append(flow, exitall)...), readJob4k("b", 6, append(flow, delayed)...)}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Aggregate) != 0 || !strings.Contains(strings.Join(res.Notes, "\n"), "no job did I/O") {
+		t.Errorf("a held job ending before its partner starts, exitall: rows %+v, notes %q; want none and a note", res.Aggregate, res.Notes)
+	}
+}
+
 // startdelay starts a job later, beside the others: a 60 s job and one
 // delayed 30 s run alone, together, then the second alone, each job's
 // figures the mean of its two halves and the delayed one's samples on the

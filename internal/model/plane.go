@@ -384,7 +384,10 @@ func (pl *Plane) RunJobs(ctx context.Context, jobs []JobRun, progress func(fio.S
 		jsp, began := lo.spans[i], lo.starts[i]
 		// A job's figures are its measured window, the mean of its samples.
 		measured := [2]Direction{lo.cell.Jobs[i].Read, lo.cell.Jobs[i].Write}
-		if jsp.end > jsp.ramp {
+		switch {
+		case math.IsNaN(began): // stopped before it started (exitall): no I/O, as fio reports it
+			measured = [2]Direction{}
+		case jsp.end > jsp.ramp:
 			measured = jsp.measured()
 		}
 		own := jsp.own() // verify's read-back writes nothing and moves nothing on
@@ -487,8 +490,10 @@ func (pl *Plane) layOutJobs(ctx context.Context, jobs []JobRun, passes []*verify
 		// The control plane's view (the hosts', vSAN's) and the run's
 		// bottleneck are those of the stretch overlap names; a lone job's
 		// own figures by class are its.
-		lo.in, lo.out = run[main].cell.in, run[main].cell.out
-		lo.burst, lo.end = run[main].burst, run[main].to-run[main].from
+		if main >= 0 { // else no job did I/O: the whole run's cell stands for the view
+			lo.in, lo.out = run[main].cell.in, run[main].cell.out
+			lo.burst, lo.end = run[main].burst, run[main].to-run[main].from
+		}
 		if len(jobs) == 1 {
 			lo.cell = lo.out
 		}
