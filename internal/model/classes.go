@@ -397,11 +397,15 @@ func solveCells(ctx context.Context, p *testbed.Profile, in Input, cells []*cell
 	// the run (thinktime_iotime's stalls idle them).
 	u, whole := make([]float64, len(cells[0].st)), make([]float64, len(cells[0].st))
 	for k := range u {
-		servers := jobServers(cells, k) // a station each job has its own copy of: all of them
+		all := 0.0 // a station each job has its own copy of: every job's servers
+		if cells[0].st[k].PerJob {
+			all = jobServers(cells, k)
+		}
 		for i, c := range cells {
 			cs := &c.st[k]
-			if !cs.PerJob {
-				servers = cs.Servers
+			servers := cs.Servers
+			if cs.PerJob {
+				servers = all
 			}
 			x := sol.X[i] * (c.fr*cs.demandAt(read, sol.W[k]) + (1-c.fr)*cs.demandAt(write, sol.W[k])) / servers
 			u[k] += x
