@@ -201,6 +201,13 @@ func (s *Scenario) input(ctx context.Context, active []*class, t float64) (Input
 		}
 		in.Jobs = append(in.Jobs, jl)
 	}
+	if len(active) > 1 { // a policy's IOPS limit is the object's, whichever workloads use it
+		runs := make([]JobRun, len(active))
+		for i, c := range active {
+			runs[i] = JobRun{Workers: c.workers, Job: c.job}
+		}
+		shareLimits(runs, in.Jobs)
+	}
 	return in, nil
 }
 

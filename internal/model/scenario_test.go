@@ -283,6 +283,22 @@ func TestScenarioWorkloadOnTheMeasuredWorkers(t *testing.T) {
 	if len(iops) != 2 || !(math.Abs(iops["reads"]/iops["twin"]-1) <= 1e-9) {
 		t.Errorf("identical workloads on the same disks: %v, want the same IOPS", iops)
 	}
+	// Under an IOPS limit of 1,000 an object's, the two share each disk's.
+	pl, src := newTestPlane(t)
+	src.policies["lim"] = Policy{RAID: "raid1", FTT: 1, IOPSLimit: 1000}
+	limited := workers(4, 2, "lim")
+	s = pl.Scenario(limited, job, nil)
+	s.AddWorkload("twin", limited, &twin, 0, 60)
+	if samples, _, err = s.Step(context.Background(), 0, 60, nil); err != nil {
+		t.Fatal(err)
+	}
+	total := 0.0
+	for _, smp := range samples {
+		total += smp.IOPS
+	}
+	if !(math.Abs(total-8*1000) <= 1) {
+		t.Errorf("two workloads on 8 disks limited to 1,000 IOPS each: %.1f IOPS together, want 8,000", total)
+	}
 }
 
 // Alone on an OSA cluster a scenario's job fills the write buffers as a
