@@ -549,22 +549,7 @@ func (pl *Plane) workloadInput(ctx context.Context, jobs []JobRun) (Input, []str
 		if len(jobs) > 1 {
 			jl.Name = j.Job.Name
 		}
-		for d := range jl.Disks {
-			v := one.VMs[jl.Disks[d].VM]
-			idx, ok := vm[v.Name]
-			if !ok {
-				idx = len(in.VMs)
-				vm[v.Name] = idx
-				in.VMs = append(in.VMs, v)
-			}
-			jl.Disks[d].VM = idx
-		}
-		if len(jobs) > 1 { // jobs on the same disk use one object
-			for d, disk := range disksOf(j.Workers) {
-				jl.Disks[d].Disk = disk.Name
-			}
-		}
-		in.Jobs = append(in.Jobs, jl)
+		in.join(one, jl, j.Workers, vm, len(jobs) > 1)
 		for _, note := range n {
 			if !slices.Contains(notes, note) {
 				notes = append(notes, note)
@@ -575,6 +560,31 @@ func (pl *Plane) workloadInput(ctx context.Context, jobs []JobRun) (Input, []str
 		shareLimits(jobs, in.Jobs)
 	}
 	return in, notes, nil
+}
+
+// join appends jl, a job's load read for its workers alone (one), to in:
+// each VM once however many jobs run on it (index: a VM's place in in.VMs
+// by name), and with other jobs together its disks named, so that jobs on
+// the same disk use its one object.
+func (in *Input) join(one Input, jl JobLoad, workers []fio.Worker, index map[string]int, together bool) {
+	var disks []fio.Disk
+	if together {
+		disks = disksOf(workers)
+	}
+	for d := range jl.Disks {
+		v := one.VMs[jl.Disks[d].VM]
+		idx, ok := index[v.Name]
+		if !ok {
+			idx = len(in.VMs)
+			index[v.Name] = idx
+			in.VMs = append(in.VMs, v)
+		}
+		jl.Disks[d].VM = idx
+		if together {
+			jl.Disks[d].Disk = disks[d].Name
+		}
+	}
+	in.Jobs = append(in.Jobs, jl)
 }
 
 // shareLimits gives each job's disks their share of the disk's policy

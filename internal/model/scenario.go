@@ -165,6 +165,7 @@ func (s *Scenario) Step(ctx context.Context, t, dt float64, evs []fio.Event) ([]
 // their VMs side by side.
 func (s *Scenario) input(ctx context.Context, active []*class, t float64) (Input, error) {
 	var in Input
+	vms := map[string]int{}
 	for i, c := range active {
 		ci, notes, err := s.pl.input(ctx, c.workers, c.job)
 		if err != nil {
@@ -181,25 +182,12 @@ func (s *Scenario) input(ctx context.Context, active []*class, t float64) (Input
 		}
 		jl := ci.Jobs[0]
 		jl.Name = c.name
-		// A workload on the measurement's workers shares their VMs and,
-		// on the same disks, their objects.
-		disks := disksOf(c.workers)
-		for k := range jl.Disks {
-			v := ci.VMs[jl.Disks[k].VM]
-			idx := slices.IndexFunc(in.VMs, func(u VM) bool { return u.Name == v.Name })
-			if idx < 0 {
-				idx = len(in.VMs)
-				in.VMs = append(in.VMs, v)
-			}
-			jl.Disks[k].VM = idx
-			if len(active) > 1 {
-				jl.Disks[k].Disk = disks[k].Name
-			}
-		}
 		if i == 0 {
 			in.State = ci.State
 		}
-		in.Jobs = append(in.Jobs, jl)
+		// A workload on the measurement's workers shares their VMs and,
+		// on the same disks, their objects.
+		in.join(ci, jl, c.workers, vms, len(active) > 1)
 	}
 	if len(active) > 1 { // a policy's IOPS limit is the object's, whichever workloads use it
 		runs := make([]JobRun, len(active))

@@ -71,11 +71,12 @@ func (s Split) worlds(m *testbed.ModelParams) map[*testbed.Param]float64 {
 // on the ESA fit's cycles either way.
 func (s Split) cells() []fitCell {
 	m := testbed.DefaultModel("ESA")
+	moved := s.worlds(&m)
 	var cells []fitCell
-	if s.DOMWorlds > 0 && s.DOMWorlds != m.DOMWorldsPerHost.Value {
+	if _, ok := moved[&m.DOMWorldsPerHost]; ok {
 		cells = append(cells, domCells...)
 	}
-	if s.DeviceWorlds > 0 && s.DeviceWorlds != m.DeviceWorlds.Value {
+	if _, ok := moved[&m.DeviceWorlds]; ok {
 		cells = append(cells, lsomCells...)
 	}
 	return cells
