@@ -312,47 +312,6 @@ func TestConcurrentJobsShareTheControllersQueues(t *testing.T) {
 	}
 }
 
-// Two identical jobs on the same disks are the load of one job with
-// numjobs=2: fio runs each clone as a thread of its own on the same disks,
-// so the totals agree within the multi-class approximation (0.5 %; measured
-// 0.1 % for 4K random reads and writes, 1M reads and an 8K 70/30 mix).
-func TestTwoJobsOnTheSameDisksAreOneJobsClones(t *testing.T) {
-	pl, _ := newTestPlane(t)
-	ws := workers(8, 2, "r5")
-	if err := pl.Prepare(context.Background(), ws, fio.Prep{Method: "random"}, nil); err != nil {
-		t.Fatal(err)
-	}
-	total := func(res *fio.Result, job string) float64 {
-		sum := 0.0
-		for _, r := range res.Aggregate {
-			if r.Job == job && r.Direction != fio.TotalDirection {
-				sum += r.IOPS
-			}
-		}
-		return sum
-	}
-	for _, shape := range []fio.Job{
-		{RW: "randread", BlockSize: 4096}, {RW: "randwrite", BlockSize: 4096}, {RW: "read", BlockSize: 1 << 20}, {RW: "randrw", RWMixRead: 70, BlockSize: 8192},
-	} {
-		job := func(name string, numjobs int) fio.Job {
-			j := shape
-			j.Name, j.IOEngine, j.Direct, j.IODepth, j.NumJobs, j.RuntimeSec, j.TimeBased = name, "libaio", true, 16, numjobs, 60, true
-			return j
-		}
-		clones, err := pl.Run(context.Background(), ws, fio.NewWorkload(job("one", 2)), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		two, err := pl.Run(context.Background(), ws, &fio.Workload{Name: "w", Jobs: []fio.Job{job("a", 1), job("b", 1)}}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, want := total(two, "a")+total(two, "b"), total(clones, ""); !(math.Abs(got/want-1) <= 0.005) {
-			t.Errorf("%s %d: two jobs on the same disks %.0f IOPS, one job with numjobs=2 %.0f", shape.RW, shape.BlockSize, got, want)
-		}
-	}
-}
-
 // Jobs on the same worker disk use its one vSAN object: placed once, the
 // same components for each; disks with no name are objects of their own.
 func TestJobsOnOneDiskShareItsObject(t *testing.T) {
