@@ -949,3 +949,23 @@ func TestTwoMixedJobsSettleTogether(t *testing.T) {
 		}
 	}
 }
+
+// At a station each job has its own copy of (the guest), an I/O sees its
+// own job's queue there, not another job's; elsewhere everyone's
+// (Bard-Schweitzer: less a share of its own class's).
+func TestClassesSeeOtherJobsOnlyAtSharedStations(t *testing.T) {
+	sol := classSolution{
+		Q:      [][]float64{{4, 4}, {2, 2}, {8, 8}}, // classes 0 and 1 of job 0, class 2 of job 1
+		W:      make([]float64, 2),
+		job:    []int{0, 0, 1},
+		perJob: []bool{false, true}, // station 1 is each job's own
+	}
+	n := []int{4, 4, 8}
+	got := sol.seenBy(0, n)
+	if want := []float64{4 + 2 + 8 - 1, 4 + 2 - 1}; !slices.Equal(got, want) {
+		t.Errorf("class 0 sees %v, want %v (everyone's at the shared station, its job's at its own)", got, want)
+	}
+	if got, want := sol.seenBy(2, n)[1], 8.0-1; got != want {
+		t.Errorf("job 1's class sees %g at its own station, want %g", got, want)
+	}
+}
