@@ -26,16 +26,54 @@ type classSolution struct {
 // but itself (Bard-Schweitzer), at a station each job has its own copy of
 // its own job's classes' only.
 func (s classSolution) seenBy(c int, n []int) []float64 {
+	var t queueTotals
+	t.sum(s)
 	q := make([]float64, len(s.W))
 	for k := range q {
-		for d := range s.Q {
-			if !s.perJob[k] || s.job[d] == s.job[c] {
-				q[k] += s.Q[d][k]
-			}
-		}
-		q[k] -= s.Q[c][k] / float64(n[c])
+		q[k] = t.seenBy(s, c, k, n[c])
 	}
 	return q
+}
+
+// queueTotals is every class's queue summed at each station (all) and, at
+// each station, each job's classes' (byJob), the sums seenBy and the
+// iteration of solveClasses take what an arriving I/O sees from.
+type queueTotals struct {
+	all   []float64
+	byJob [][]float64
+}
+
+// sum sets t to s's queues' totals, reusing t's slices.
+func (t *queueTotals) sum(s classSolution) {
+	K := len(s.W)
+	jobs := slices.Max(s.job) + 1
+	if len(t.all) != K || len(t.byJob) != jobs {
+		t.all, t.byJob = make([]float64, K), make([][]float64, jobs)
+		for j := range t.byJob {
+			t.byJob[j] = make([]float64, K)
+		}
+	}
+	clear(t.all)
+	for j := range t.byJob {
+		clear(t.byJob[j])
+	}
+	for c, q := range s.Q {
+		for k, x := range q {
+			t.all[k] += x
+			t.byJob[s.job[c]][k] += x
+		}
+	}
+}
+
+// seenBy is the queue an I/O of class c (of n outstanding I/Os) sees at
+// station k: everyone's but itself, at a station each job has its own copy
+// of its own job's only.
+func (t *queueTotals) seenBy(s classSolution, c, k, n int) float64 {
+	q := t.all[k]
+	if s.perJob[k] {
+		q = t.byJob[s.job[c]][k]
+	}
+	return q - s.Q[c][k]/float64(n)
 }
 
 // solveClasses solves classes (concurrent jobs, groups of a job's disks on
@@ -62,16 +100,8 @@ func solveClasses(ctx context.Context, cells []*cell, n []int) (classSolution, e
 	for c, cl := range cells {
 		sol.job[c] = cl.index
 	}
-	var ownCopies []int // the stations each job has its own copy of
 	for k, st := range cells[0].st {
-		if sol.perJob[k] = st.PerJob; st.PerJob {
-			ownCopies = append(ownCopies, k)
-		}
-	}
-	jobs := slices.Max(sol.job) + 1
-	qJob := make([][]float64, jobs) // at those stations, each job's queue
-	for j := range qJob {
-		qJob[j] = make([]float64, K)
+		sol.perJob[k] = st.PerJob
 	}
 	for c := range cells {
 		sol.Q[c] = make([]float64, K)
@@ -86,7 +116,7 @@ func solveClasses(ctx context.Context, cells []*cell, n []int) (classSolution, e
 		}
 	}
 	ld := ms[0].ld
-	qk := make([]float64, K)
+	var t queueTotals
 	// Per class and station: the queue part of one copy's demand with the
 	// wait share (f) and that for all copies (e); only the load-dependent
 	// stations' change between iterations.
@@ -105,23 +135,10 @@ func solveClasses(ctx context.Context, cells []*cell, n []int) (classSolution, e
 				return classSolution{}, err
 			}
 		}
-		for k := range K {
-			qk[k] = 0
-			for c := range C {
-				qk[k] += sol.Q[c][k]
-			}
-		}
-		for _, k := range ownCopies {
-			for j := range qJob {
-				qJob[j][k] = 0
-			}
-			for c := range C {
-				qJob[sol.job[c]][k] += sol.Q[c][k]
-			}
-		}
+		t.sum(sol)
 		for _, k := range ld {
 			s := &cells[0].st[k]
-			present := qk[k]
+			present := t.all[k]
 			for c := range C {
 				present += sol.X[c] * ms[c].full[k] * (s.Servers - 1) / s.Servers
 			}
@@ -140,15 +157,12 @@ func solveClasses(ctx context.Context, cells []*cell, n []int) (classSolution, e
 				f[c][k] = m.dq[k] + sol.W[k]*m.extraQ[k]
 				e[c][k] = float64(cells[c].st[k].Copies) * f[c][k]
 			}
-			q, fc, ec, nc := sol.Q[c], f[c], e[c], float64(n[c])
+			q, fc, ec := sol.Q[c], f[c], e[c]
 			for k := range K { // seen: 1 + what an arriving I/O of c sees
-				seen[k] = 1 + (qk[k] - q[k]/nc)
-				if sol.perJob[k] {
-					seen[k] = 1 + (qJob[sol.job[c]][k] - q[k]/nc)
-				}
+				seen[k] = 1 + t.seenBy(sol, c, k, n[c])
 				r += ec[k] * seen[k]
 			}
-			x := nc / r
+			x := float64(n[c]) / r
 			sol.X[c] = x
 			for k := range K {
 				next := x * fc[k] * seen[k]
