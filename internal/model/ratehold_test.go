@@ -1,0 +1,66 @@
+package model
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"testing"
+
+	"starbench/internal/fio"
+)
+
+// rateLimitedBesideReader is a 70/30 job capped at rate_iops=500 a clone
+// on vms x disks of WWT's workers (each owner host's disks a class of their
+// own), beside a 64K reader at depth 16 on the same disks.
+func rateLimitedBesideReader(t testing.TB, vms, disks int) (*Input, float64) {
+	p := mustLoad(t, "wwt-r640-osa")
+	capped := &fio.Job{Name: "capped", IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 4096, IODepth: 8, RateIOPS: 500}
+	reader := &fio.Job{Name: "reader", IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 64 << 10, IODepth: 16}
+	in := UniformInput(p, vms, disks, Policy{RAID: "raid1"}, capped)
+	in.Jobs[0].Name = "capped"
+	for d := range in.Jobs[0].Disks {
+		in.Jobs[0].Disks[d].Disk = fmt.Sprintf("disk%d", d%len(in.VMs))
+	}
+	in.Jobs = append(in.Jobs, JobLoad{Name: "reader", Job: reader, Disks: in.Jobs[0].Disks})
+	return &in, float64(vms*disks) * 2 * 500 // a read and a write rate of 500 a clone
+}
+
+// A job held at its rates beside a reader on the same disks, on a layout
+// where it runs as a class per owner host, reaches its rates in every
+// class: fio paces the job from its start, so none of its classes ends up
+// below its cap with fewer I/Os than fio keeps when behind. Held one class
+// at a time against the others' full queues, 23 of its 24 classes were
+// left at 8,878 IOPS against their 9,000 (7.8 ms, against 0.83 ms held
+// together).
+func TestRateLimitedClassesAllReachTheirCaps(t *testing.T) {
+	p := mustLoad(t, "wwt-r640-osa")
+	in, want := rateLimitedBesideReader(t, 72, 3)
+	out, err := Solve(context.Background(), p, *in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	capped := out.Jobs[0]
+	if len(capped.Classes) < 2 {
+		t.Fatalf("the capped job runs as %d classes: want one per owner host", len(capped.Classes))
+	}
+	if got := capped.Read.IOPS + capped.Write.IOPS; math.Abs(got/want-1) > 1e-6 {
+		t.Errorf("the capped job does %.0f IOPS, want its rates' %.0f", got, want)
+	}
+	for k, c := range capped.Classes {
+		if !c.RateLimited {
+			t.Errorf("class %d (%d disks) runs free at %.0f IOPS, %.0f us reads: want it held at its rates", k, len(c.Disks), c.Read.IOPS+c.Write.IOPS, c.Read.LatMeanUs)
+		}
+	}
+}
+
+// BenchmarkSolveRateLimitedPairWWT: a rate-limited job beside a reader on
+// 72 of WWT's workers with 3 disks each, 24 classes a job.
+func BenchmarkSolveRateLimitedPairWWT(b *testing.B) {
+	p := mustLoad(b, "wwt-r640-osa")
+	in, _ := rateLimitedBesideReader(b, 72, 3)
+	for b.Loop() {
+		if _, err := Solve(context.Background(), p, *in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
