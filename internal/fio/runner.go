@@ -439,7 +439,8 @@ wait:
 			entries[i].Host, entries[i].Port = k.Host, k.Port
 		}
 	}
-	if err := checkEntries(entries, wl, workers, clients, said); err != nil {
+	stops, err := checkEntries(entries, wl, workers, clients, said)
+	if err != nil {
 		return nil, err
 	}
 	// fio exits 1 after jobs that went on past errors (continue_on_error),
@@ -454,6 +455,7 @@ wait:
 	res.Notes = append(res.Notes, fmt.Sprintf("measured by %s on %d workers", out.Version, len(workers)))
 	res.Notes = append(res.Notes, steadyNotes(entries, wl, sectionJobs)...)
 	res.Notes = append(res.Notes, errorNotes(entries, wl, sectionJobs)...)
+	res.Notes = append(res.Notes, stops...)
 	res.Artifacts = append(artifacts, Artifact{Name: "fio-output.json", Content: stdout.Bytes()})
 	if every > 0 {
 		bySection := map[string][]JobStats{}
@@ -625,20 +627,23 @@ func (r *Runner) dialAll(ctx context.Context, workers []Worker) error {
 
 // checkEntries fails the run when any worker did not report every section
 // of its job file, reported an error, did no I/O, or stopped a time-based
-// job before its runtime (unless a steady-state criterion ended it).
-func checkEntries(entries []JobStats, wl *Workload, workers []Worker, clients map[string]ClientKey, said string) error {
+// job before its runtime (unless a steady-state criterion ended it, or a
+// job with exitall that the worker ran to its end: fio stops the others as
+// the job file asks, and the notes say which it stopped).
+func checkEntries(entries []JobStats, wl *Workload, workers []Worker, clients map[string]ClientKey, said string) ([]string, error) {
 	byKey := map[ClientKey][]JobStats{}
 	for _, e := range entries {
 		k := ClientKey{e.Host, e.Port}
 		byKey[k] = append(byKey[k], e)
 	}
 	var problems []string
+	stopped := map[int]*exitallStops{} // by the workload's job stopped
 	for _, w := range workers {
 		k := clients[w.Name]
 		got := byKey[k]
 		targets, err := wl.Targets(w)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		sections := map[string]Target{}
 		for _, t := range targets {
@@ -649,6 +654,21 @@ func checkEntries(entries []JobStats, wl *Workload, workers []Worker, clients ma
 				return "disk " + t.DiskLabel()
 			}
 			return fmt.Sprintf("job %s on disk %s", wl.Jobs[t.Job].Name, t.DiskLabel())
+		}
+		enders := exitallEnders(got, sections, wl)
+		stoppedBy := func(j int) int { // the ender that stops job j, -1 if none
+			for _, e := range enders {
+				if wl.exitallStops(e, j) {
+					return e
+				}
+			}
+			return -1
+		}
+		stop := func(j, by int, ms int64) {
+			if stopped[j] == nil {
+				stopped[j] = &exitallStops{by: wl.Jobs[by].Name, shortest: ms}
+			}
+			stopped[j].add(ms)
 		}
 		reported := map[string]bool{}
 		for _, e := range got {
@@ -663,12 +683,21 @@ func checkEntries(entries []JobStats, wl *Workload, workers []Worker, clients ma
 				problems = append(problems, fmt.Sprintf("worker %s (%s) failed on %s: fio error %d (%s)", w.Name, w.Addr, where(t), e.Error, errnoText(e.Error)))
 				continue
 			}
+			by := stoppedBy(t.Job)
 			if e.Read.TotalIOs+e.Write.TotalIOs+e.Trim.TotalIOs == 0 && !slices.Contains(noIOEngines, j.IOEngine) {
-				problems = append(problems, fmt.Sprintf("worker %s (%s) did no I/O on %s", w.Name, w.Addr, where(t)))
+				if by >= 0 {
+					stop(t.Job, by, -1)
+				} else {
+					problems = append(problems, fmt.Sprintf("worker %s (%s) did no I/O on %s", w.Name, w.Addr, where(t)))
+				}
 				continue
 			}
 			if j.TimeBased && j.RuntimeSec > 0 && e.RuntimeMs < int64(j.RuntimeSec)*900 && !j.hasRaw("steadystate") {
-				problems = append(problems, fmt.Sprintf("worker %s (%s) stopped %s after %.1f s of %d s", w.Name, w.Addr, where(t), float64(e.RuntimeMs)/1000, j.RuntimeSec))
+				if by >= 0 {
+					stop(t.Job, by, e.RuntimeMs)
+				} else {
+					problems = append(problems, fmt.Sprintf("worker %s (%s) stopped %s after %.1f s of %d s", w.Name, w.Addr, where(t), float64(e.RuntimeMs)/1000, j.RuntimeSec))
+				}
 			}
 		}
 		var missing []string
@@ -688,10 +717,62 @@ func checkEntries(entries []JobStats, wl *Workload, workers []Worker, clients ma
 			problems = append(problems, fmt.Sprintf("worker %s (%s) reported nothing for %s", w.Name, w.Addr, strings.Join(missing, ", ")))
 		}
 	}
-	if len(problems) == 0 {
-		return nil
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("the run failed: %s%s", strings.Join(problems, "; "), said)
 	}
-	return fmt.Errorf("the run failed: %s%s", strings.Join(problems, "; "), said)
+	var notes []string
+	for j := range wl.Jobs {
+		if s := stopped[j]; s != nil {
+			notes = append(notes, s.note(wl.Jobs[j]))
+		}
+	}
+	return notes, nil
+}
+
+// exitallEnders are the workload's jobs with exitall that ended on a
+// worker (its entries) without error after doing I/O: when each ended, fio
+// stopped the jobs its exit_what names (Workload.exitallStops).
+func exitallEnders(got []JobStats, sections map[string]Target, wl *Workload) []int {
+	var enders []int
+	for _, e := range got {
+		t, ok := sections[e.Name]
+		if ok && wl.Jobs[t.Job].flag("exitall") && e.Error == 0 && e.Read.TotalIOs+e.Write.TotalIOs+e.Trim.TotalIOs > 0 && !slices.Contains(enders, t.Job) {
+			enders = append(enders, t.Job)
+		}
+	}
+	return enders
+}
+
+// exitallStops counts the fio jobs (a job's sections on the workers) that
+// exitall stopped before their runtime: how many stopped before any I/O,
+// how many after some, and the shortest time one ran.
+type exitallStops struct {
+	by          string
+	early, noIO int
+	shortest    int64
+}
+
+// add counts a fio job stopped after ms milliseconds of I/O, or before any
+// (ms < 0).
+func (s *exitallStops) add(ms int64) {
+	if ms < 0 {
+		s.noIO++
+		return
+	}
+	s.early++
+	s.shortest = min(s.shortest, ms)
+}
+
+// note says what exitall did to job j.
+func (s *exitallStops) note(j Job) string {
+	var parts []string
+	if s.early > 0 {
+		parts = append(parts, fmt.Sprintf("stopped %d of its fio jobs before its %d s runtime (the shortest after %.1f s)", s.early, j.RuntimeSec, float64(s.shortest)/1000))
+	}
+	if s.noIO > 0 {
+		parts = append(parts, fmt.Sprintf("stopped %d of its fio jobs before they did any I/O (they have no rows)", s.noIO))
+	}
+	return fmt.Sprintf("job %s: exitall on job %s %s: when a job with exitall ends, fio stops the jobs its exit_what names, as the job file asks", j.Name, s.by, strings.Join(parts, " and "))
 }
 
 // unreported returns the workers with no entry in a (possibly partial) output.

@@ -58,7 +58,7 @@ func TestCheckEntriesNamesEachProblem(t *testing.T) {
 		entry(ws[3], 0, func(e *JobStats) { e.RuntimeMs = 8999 }), entry(ws[3], 0, func(e *JobStats) { e.Name = "zzz" }),
 		entry(ws[4], 0, nil), entry(ws[4], 1, nil),
 	}
-	err = checkEntries(entries, wl, ws, clients, "; fio said: boom")
+	_, err = checkEntries(entries, wl, ws, clients, "; fio said: boom")
 	if err == nil {
 		t.Fatal("no error for a run with failed workers")
 	}
@@ -80,7 +80,7 @@ func TestCheckEntriesNamesEachProblem(t *testing.T) {
 	if strings.Contains(msg, "w1 ") || strings.Contains(msg, "w5 ") {
 		t.Errorf("healthy workers named: %s", msg)
 	}
-	if err := checkEntries(append(entries[:2:2], entries[6:]...), wl, []Worker{ws[0], ws[4]}, clients, ""); err != nil {
+	if _, err := checkEntries(append(entries[:2:2], entries[6:]...), wl, []Worker{ws[0], ws[4]}, clients, ""); err != nil {
 		t.Errorf("healthy workers: %v", err)
 	}
 
@@ -95,11 +95,11 @@ func TestCheckEntriesNamesEachProblem(t *testing.T) {
 		e.Read.TotalIOs = 10
 		ok = append(ok, e)
 	}
-	if err := checkEntries(ok, steady, one, clients, ""); err != nil {
+	if _, err := checkEntries(ok, steady, one, clients, ""); err != nil {
 		t.Errorf("a steady-state job ended early with errors it went on past: %v", err)
 	}
 	ok[0].TotalErr = 0
-	if err := checkEntries(ok, steady, one, clients, ""); err == nil || !strings.Contains(err.Error(), "fio error 5") {
+	if _, err := checkEntries(ok, steady, one, clients, ""); err == nil || !strings.Contains(err.Error(), "fio error 5") {
 		t.Errorf("an error with no errors counted: %v, want it failed", err)
 	}
 }
@@ -118,7 +118,7 @@ func TestMultiJobProblemsNameTheJob(t *testing.T) {
 		entries = append(entries, e)
 	}
 	entries[0].Write.TotalIOs = 0
-	err := checkEntries(entries, wl, ws, clients, "")
+	_, err := checkEntries(entries, wl, ws, clients, "")
 	want := []string{"reported nothing for a on disk1", fmt.Sprintf("did no I/O on job %s on disk %s", wl.Jobs[targets[1].Job].Name, targets[1].DiskLabel())}
 	for _, w := range want {
 		if err == nil || !strings.Contains(err.Error(), w) {
@@ -294,5 +294,49 @@ func TestRunNotes(t *testing.T) {
 	}
 	if got := logNotes(wl); len(got) != 1 || got[0] != "job a: its write_bw_log, log_avg_msec gave way to starbench's per-interval samples (the samples table)" {
 		t.Errorf("log notes %q", got)
+	}
+}
+
+// TestExitAllExcusesOnlyTheJobsItStops: a job stopped early, or before any
+// I/O, passes where a job with exitall that ended on the same worker stops
+// it as its exit_what says (its reporting group by default, its phase with
+// stonewall, every job with all), and fails the run otherwise.
+func TestExitAllExcusesOnlyTheJobsItStops(t *testing.T) {
+	ws := twoDiskWorkers(1)[:1]
+	ws[0].Disks = ws[0].Disks[:1]
+	clients, _ := checkWorkers(ws)
+	for _, c := range []struct {
+		name, ender, stopped string
+		stops                bool
+	}{
+		{"same group", "exitall\n", "", true},
+		{"another group", "exitall\n", "new_group\n", false},
+		{"the ender has no exitall", "", "", false},
+		{"another group, exit_what=stonewall", "exitall\nexit_what=stonewall\n", "new_group\n", true},
+		{"exit_what=all", "exitall\nexit_what=all\n", "new_group\n", true},
+	} {
+		wl := parseText(t, "[e]\nrw=write\nsize=1m\n"+c.ender+"[s]\nrw=randread\nruntime=10\ntime_based\n"+c.stopped)
+		targets, err := wl.Targets(ws[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, early := range []int64{2000, 0} {
+			var entries []JobStats
+			for _, tg := range targets {
+				e := JobStats{Name: tg.Section, Host: "10.0.0.1", Port: 8765, RuntimeMs: 500}
+				e.Write.TotalIOs = 16
+				if wl.Jobs[tg.Job].Name == "s" {
+					e.Write.TotalIOs, e.Read.TotalIOs, e.RuntimeMs = 0, early/10, early
+				}
+				entries = append(entries, e)
+			}
+			notes, err := checkEntries(entries, wl, ws, clients, "")
+			if c.stops && (err != nil || len(notes) != 1 || !strings.Contains(notes[0], "job s: exitall on job e stopped 1 of its fio jobs")) {
+				t.Errorf("%s, s ran %d ms: %v, notes %q: want it stopped by e's exitall, said", c.name, early, err, notes)
+			}
+			if !c.stops && err == nil {
+				t.Errorf("%s, s ran %d ms: the run stands, notes %q: want it failed", c.name, early, notes)
+			}
+		}
 	}
 }

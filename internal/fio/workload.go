@@ -218,6 +218,41 @@ func (wl *Workload) Phases() [][]int {
 	return slices.DeleteFunc(out, func(p []int) bool { return len(p) == 0 })
 }
 
+// exitallStops says whether job ender's end, under its exitall, stops job
+// j (fio 3.33): exit_what=group (the default) stops the jobs of its
+// reporting group (new_group or stonewall starts one), stonewall those of
+// its phase, all every job, later phases too.
+func (wl *Workload) exitallStops(ender, j int) bool {
+	if ender == j || !wl.Jobs[ender].flag("exitall") {
+		return false
+	}
+	switch what, _ := wl.Jobs[ender].raw("exit_what"); what {
+	case "all":
+		return true
+	case "stonewall":
+		for _, p := range wl.Phases() {
+			if slices.Contains(p, ender) {
+				return slices.Contains(p, j)
+			}
+		}
+		return false
+	default:
+		return wl.reportingGroup(ender) == wl.reportingGroup(j)
+	}
+}
+
+// reportingGroup is fio's reporting group of job i: each job with
+// new_group or stonewall after the first starts the next.
+func (wl *Workload) reportingGroup(i int) int {
+	g := 0
+	for k := 1; k <= i; k++ {
+		if wl.Jobs[k].flag("new_group") || wl.Jobs[k].flag("stonewall") {
+			g++
+		}
+	}
+	return g
+}
+
 // Seconds is how long the workload runs by its jobs' runtimes: the longest
 // job (start delay, ramp and runtime) of each phase, summed; 0 when a job
 // has no runtime (it runs until it has moved its size).

@@ -1,0 +1,47 @@
+package fio
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// A job with exitall stops the other jobs of its group when it ends, as the
+// job file asks: a time-based job it stops early, or one it stops before
+// its startdelay, ran as the user wrote it, and the run stands, its notes
+// saying what exitall stopped (a job stopped before any I/O has no rows).
+// Measured with fio 3.33: before, both runs failed ("stopped job long on
+// disk disk1 after 0.0 s of 30 s", "did no I/O on job late on disk disk1").
+func TestExitAllStopsOthersWithoutFailingTheRun(t *testing.T) {
+	t.Parallel()
+	l := startLocal(t, 1, 1)
+	for _, c := range []struct{ name, text, stopped, note string }{
+		{"stopped early", "[long]\nrw=randread\nbs=4k\nruntime=30\ntime_based\n\n[short]\nrw=write\nbs=64k\nsize=1m\nexitall\n",
+			"long", "job long: exitall on job short stopped 1 of its fio jobs before its 30 s runtime"},
+		{"stopped before its start", "[short]\nrw=write\nbs=64k\nsize=1m\nexitall\n\n[late]\nrw=randread\nbs=4k\nruntime=2\ntime_based\nstartdelay=20\n",
+			"late", "job late: exitall on job short stopped 1 of its fio jobs before they did any I/O"},
+	} {
+		wl, err := ParseWorkload("t", "t.fio", c.text, LoadOptions{Env: noEnv})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := (&Runner{}).Run(context.Background(), l.Workers, wl, nil)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if notes := strings.Join(res.Notes, "\n"); !strings.Contains(notes, c.note) {
+			t.Errorf("%s: notes %q do not say %q", c.name, notes, c.note)
+		}
+		jobs := map[string]bool{}
+		for _, r := range res.Rows {
+			jobs[r.Job] = true
+		}
+		if !jobs["short"] {
+			t.Errorf("%s: no rows for job short: %+v", c.name, res.Rows)
+		}
+		if io := c.stopped == "long"; jobs[c.stopped] != io {
+			t.Errorf("%s: job %s has rows: %v, want %v (rows for the I/O it did, none without)", c.name, c.stopped, jobs[c.stopped], io)
+		}
+	}
+}
