@@ -510,9 +510,13 @@ type cell struct {
 	// domBusy turns a host's DOM cycles per I/O (perHost) into its DOM
 	// worlds' busy time per I/O, per world (mixed_contention included).
 	domBusy float64
-	z       [2]float64 // fixed delay per direction, seconds
-	zMix    float64
-	notes   []string
+	// contention is the factor mixed_contention puts on the cell's DOM
+	// work: from its own read share (domContention), or beside other jobs
+	// from the mix on its disks' objects (contendOnObjects).
+	contention float64
+	z          [2]float64 // fixed delay per direction, seconds
+	zMix       float64
+	notes      []string
 	// What the cell was placed from, kept to split it into classes (see
 	// classes.go): the VMs, the job's disks as placed objects, each disk's
 	// kind and the kinds' costs per I/O. index is the job's in the input.
@@ -652,8 +656,9 @@ func (c *cell) place(p *testbed.Profile, objs []object, kindOf []int) {
 	c.perHost = [2][]opCost{sp[read].host, sp[write].host}
 	c.perDevice = [2][]float64{sp[read].capacity, sp[write].capacity}
 	c.perCache = [2][]float64{sp[read].cache, sp[write].cache}
-	c.copies = stationCopies(p, c.pl, c.link, c.g, sp, c.fr)
-	c.domBusy = domContention(&p.Model, c.fr) / c.pl.hz / c.pl.domWorlds
+	c.contention = domContention(&p.Model, c.fr)
+	c.copies = stationCopies(p, c.pl, c.link, c.g, sp, c.contention)
+	c.domBusy = c.contention / c.pl.hz / c.pl.domWorlds
 	for dir := range c.perStore {
 		c.perStore[dir] = make([]float64, len(sp[dir].store))
 		for i, cycles := range sp[dir].store {
@@ -1004,9 +1009,8 @@ func accountCosts(p *testbed.Profile, pl platform, link vsanLink, state ClusterS
 // job's I/Os land: per host the CPU (every cycle, load-dependent), the
 // guest's vCPUs, vSAN's DOM worlds, the NICs and memory; vSAN's LSOM
 // worlds per device (ESA) or disk group (OSA); the devices.
-func stationCopies(p *testbed.Profile, pl platform, link vsanLink, g guestLoad, sp [2]spread, fr float64) [][]station {
+func stationCopies(p *testbed.Profile, pl platform, link vsanLink, g guestLoad, sp [2]spread, contention float64) [][]station {
 	m := &p.Model
-	contention := domContention(m, fr)
 	per := func(f func(s *spread) float64) [2]float64 {
 		return [2]float64{f(&sp[read]), f(&sp[write])}
 	}
@@ -1069,10 +1073,26 @@ func stationCopies(p *testbed.Profile, pl platform, link vsanLink, g guestLoad, 
 	return kinds
 }
 
-// domContention is how much more the DOM's work takes where a job mixes
-// reads (share fr) and writes: mixed_contention, most at half and half.
+// domContention is how much more the DOM's work takes where reads (share
+// fr of the I/Os) and writes mix: mixed_contention, most at half and half.
 func domContention(m *testbed.ModelParams, fr float64) float64 {
 	return 1 + m.MixedContention.Value*2*math.Min(fr, 1-fr)
+}
+
+// contend sets the factor mixed_contention puts on the cell's DOM work to
+// f: its DOM stations' demands (each copy's and the network's) and its
+// worlds' busy time scale with it.
+func (c *cell) contend(f float64) {
+	r := f / c.contention
+	for _, sts := range append([][]station{c.st}, c.copies...) {
+		for i := range sts {
+			if sts[i].Name == "vsan-dom" {
+				sts[i].D[read] *= r
+				sts[i].D[write] *= r
+			}
+		}
+	}
+	c.contention, c.domBusy = f, c.domBusy*r
 }
 
 // hold takes from a CPU station the hardware threads that spin vCPUs (of

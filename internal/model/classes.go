@@ -273,12 +273,30 @@ func solveCells(ctx context.Context, p *testbed.Profile, in Input, cells []*cell
 			return nil, err
 		}
 	}
-	sol, err := solveClasses(ctx, cells, n)
-	if err != nil {
-		return nil, err
-	}
-	if sol, err = holdRates(ctx, cells, n, sol); err != nil {
-		return nil, err
+	// Jobs of different read shares on the same disks contend as their mix
+	// does (contendOnObjects): solved again, from the jobs' queues, until
+	// the mix settles.
+	full := slices.Clone(n)
+	var sol classSolution
+	for round := 0; ; round++ {
+		copy(n, full)
+		var err error
+		if sol, err = solveClasses(ctx, cells, n); err != nil {
+			return nil, err
+		}
+		if sol, err = holdRates(ctx, cells, n, sol); err != nil {
+			return nil, err
+		}
+		step := 1.0
+		if round >= 8 { // not settling: damp
+			step = 0.5
+		}
+		if !contendOnObjects(p, cells, sol.X, step) {
+			break
+		}
+		if round == 50 {
+			return nil, fmt.Errorf("the mix of reads and writes on the jobs' disks did not settle in %d solves", round+1)
+		}
 	}
 
 	out := &Output{Profile: p.Name, Version: Version, RDMA: cells[0].rdma, Jobs: make([]JobOutput, len(in.Jobs)), RateLimited: true}
@@ -373,6 +391,7 @@ func solveCells(ctx context.Context, p *testbed.Profile, in Input, cells []*cell
 	if len(in.Jobs) > 1 {
 		out.Notes = append(out.Notes, fmt.Sprintf("%d concurrent jobs solved as classes of one network; the jobs together: latencies (percentiles too) are the I/O-weighted mean of the jobs'", len(in.Jobs)))
 	}
+	out.Notes = append(out.Notes, contentionNotes(p, in, cells)...)
 	// The stations' load while the classes issue I/O, and the hosts' over
 	// the run (thinktime_iotime's stalls idle them).
 	u, whole := make([]float64, len(cells[0].st)), make([]float64, len(cells[0].st))
@@ -397,6 +416,84 @@ func solveCells(ctx context.Context, p *testbed.Profile, in Input, cells []*cell
 	out.Hosts = hostFigures(cells, out.HostCPUPercent, out.hostHeld)
 	out.Notes = append(out.Notes, rangeNotes(p, out.Outstanding, sizes)...)
 	return out, nil
+}
+
+// contendOnObjects sets each class's mixed_contention (domContention)
+// from the mix of reads and writes on its disks' objects: every class's
+// I/Os there counted, at x (each class's I/O rate, spread evenly over its
+// disks, held to its cap). mixed_contention stands for the lock and log
+// contention between reads and writes in vSAN's path, which is the
+// object's: a reader and a writer on the same disks contend as one job
+// mixing their I/Os does. A class meets at least what its own mix gives
+// (its own reads and writes still meet whatever else runs; other jobs add
+// conflicts, they take none away), so a mixed job beside a reader keeps
+// its own. It says whether any class's factor moved by more than 0.01 %;
+// each moves that step of the way (1: all of it; less damps a swing).
+func contendOnObjects(p *testbed.Profile, cells []*cell, x []float64, step float64) bool {
+	type object struct {
+		vm   int
+		disk string
+	}
+	var reads, all map[object]float64
+	for c, cl := range cells {
+		for _, d := range cl.job.Disks {
+			if d.Disk == "" {
+				continue // an object of the job's own
+			}
+			if all == nil {
+				reads, all = map[object]float64{}, map[object]float64{}
+			}
+			rate := math.Min(x[c], limitOf(cl)) / float64(len(cl.job.Disks))
+			all[object{d.VM, d.Disk}] += rate
+			reads[object{d.VM, d.Disk}] += rate * cl.fr
+		}
+	}
+	if all == nil {
+		return false
+	}
+	moved := false
+	for _, cl := range cells {
+		r, a := 0.0, 0.0
+		for _, d := range cl.job.Disks {
+			if d.Disk == "" {
+				r, a = r+cl.fr, a+1
+				continue
+			}
+			o := object{d.VM, d.Disk}
+			r, a = r+reads[o]/all[o], a+1 // each disk alike
+		}
+		f := math.Max(domContention(&p.Model, cl.fr), domContention(&p.Model, r/a))
+		if math.Abs(f-cl.contention) > 1e-4*cl.contention {
+			cl.contend(cl.contention + step*(f-cl.contention))
+			moved = true
+		}
+	}
+	return moved
+}
+
+// contentionNotes says, for each job whose reads and writes meet other
+// jobs' on its disks' objects more than its own mix gives
+// (contendOnObjects), by how much vSAN's DOM work per I/O grows there.
+func contentionNotes(p *testbed.Profile, in Input, cells []*cell) []string {
+	var notes []string
+	for j, jl := range in.Jobs {
+		most, own := 0.0, 0.0
+		for _, c := range cells {
+			if c.index == j && c.contention > most {
+				most, own = c.contention, domContention(&p.Model, c.fr)
+			}
+		}
+		if most > own*1.001 {
+			notes = append(notes, fmt.Sprintf("job %s: on its disks other jobs' reads and writes mix with its own: vSAN's DOM work per I/O contends as for the mix there (mixed_contention), x%.3f against x%.3f for its own mix", jl.Name, most, own))
+		}
+	}
+	return notes
+}
+
+// limitOf is a class's cap (rateCap).
+func limitOf(c *cell) float64 {
+	limit, _ := c.rateCap()
+	return limit
 }
 
 // holdRates holds each class above its cap (fio's rates per job clone, a
