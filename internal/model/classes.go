@@ -430,22 +430,22 @@ func solveCells(ctx context.Context, p *testbed.Profile, in Input, cells []*cell
 // its own. It says whether any class's factor moved by more than 0.01 %;
 // each moves that step of the way (1: all of it; less damps a swing).
 func contendOnObjects(p *testbed.Profile, cells []*cell, x []float64, step float64) bool {
-	type object struct {
+	type objectKey struct {
 		vm   int
 		disk string
 	}
-	var reads, all map[object]float64
+	var reads, all map[objectKey]float64
 	for c, cl := range cells {
 		for _, d := range cl.job.Disks {
 			if d.Disk == "" {
 				continue // an object of the job's own
 			}
 			if all == nil {
-				reads, all = map[object]float64{}, map[object]float64{}
+				reads, all = map[objectKey]float64{}, map[objectKey]float64{}
 			}
 			rate := math.Min(x[c], limitOf(cl)) / float64(len(cl.job.Disks))
-			all[object{d.VM, d.Disk}] += rate
-			reads[object{d.VM, d.Disk}] += rate * cl.fr
+			all[objectKey{d.VM, d.Disk}] += rate
+			reads[objectKey{d.VM, d.Disk}] += rate * cl.fr
 		}
 	}
 	if all == nil {
@@ -459,7 +459,7 @@ func contendOnObjects(p *testbed.Profile, cells []*cell, x []float64, step float
 				r, a = r+cl.fr, a+1
 				continue
 			}
-			o := object{d.VM, d.Disk}
+			o := objectKey{d.VM, d.Disk}
 			r, a = r+reads[o]/all[o], a+1 // each disk alike
 		}
 		f := math.Max(domContention(&p.Model, cl.fr), domContention(&p.Model, r/a))
