@@ -514,7 +514,7 @@ func limitOf(c *cell) float64 {
 // below their caps once the others are held, a state fio's pacing never
 // reaches (WWT's 24 classes of a 70/30 job capped at 9,000 IOPS each
 // beside a reader: 23 left at 8,878 IOPS and 7.8 ms, where held together
-// each reaches its cap at 0.83 ms), and it takes a bisection per class.
+// each reaches its cap at 0.87 ms), and it takes a bisection per class.
 func holdRates(ctx context.Context, cells []*cell, n []int, sol classSolution) (classSolution, error) {
 	limits := make([]float64, len(cells))
 	for i, c := range cells {

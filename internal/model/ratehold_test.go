@@ -32,7 +32,7 @@ func rateLimitedBesideReader(t testing.TB, vms, disks int) (*Input, float64) {
 // class: fio paces the job from its start, so none of its classes ends up
 // below its cap with fewer I/Os than fio keeps when behind. Held one class
 // at a time against the others' full queues, 23 of its 24 classes were
-// left at 8,878 IOPS against their 9,000 (7.8 ms, against 0.83 ms held
+// left at 8,878 IOPS against their 9,000 (7.8 ms, against 0.87 ms held
 // together).
 func TestRateLimitedClassesAllReachTheirCaps(t *testing.T) {
 	p := mustLoad(t, "wwt-r640-osa")
