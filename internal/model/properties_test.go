@@ -148,6 +148,9 @@ func TestRandomPairsNeverGainFromEachOther(t *testing.T) {
 			b.Name = "b"
 		}
 		pol := Policy{RAID: pick("raid1", "raid5")}
+		if rng.IntN(3) == 0 {
+			pol.IOPSLimit = 100 * (1 + rng.IntN(50))
+		}
 		vms, disks := p.Hosts*(1+rng.IntN(3)), 1+rng.IntN(4)
 		if p.Hosts > 4 { // 24 hosts: each job runs as 24 classes
 			vms, disks = p.Hosts, 1
