@@ -512,11 +512,12 @@ type cell struct {
 	domBusy float64
 	// contention is the factor mixed_contention puts on the cell's DOM
 	// work: from its own read share (domContention), or beside other jobs
-	// from the mix on its disks' objects (contendOnObjects).
-	contention float64
-	z          [2]float64 // fixed delay per direction, seconds
-	zMix       float64
-	notes      []string
+	// from the mix on its disks' objects (contendOnObjects), whose read
+	// share objectsMix is.
+	contention, objectsMix float64
+	z                      [2]float64 // fixed delay per direction, seconds
+	zMix                   float64
+	notes                  []string
 	// What the cell was placed from, kept to split it into classes (see
 	// classes.go): the VMs, the job's disks as placed objects, each disk's
 	// kind and the kinds' costs per I/O. index is the job's in the input.

@@ -458,6 +458,7 @@ func contendOnObjects(p *testbed.Profile, cells []*cell, x []float64, step float
 			o := objectKey{d.VM, d.Disk}
 			r, a = r+reads[o]/all[o], a+1 // each disk alike
 		}
+		cl.objectsMix = r / a
 		f := math.Max(domContention(&p.Model, cl.fr), domContention(&p.Model, r/a))
 		if math.Abs(f-cl.contention) > 1e-3*cl.contention {
 			cl.contend(cl.contention + step*(f-cl.contention))
@@ -473,14 +474,15 @@ func contendOnObjects(p *testbed.Profile, cells []*cell, x []float64, step float
 func contentionNotes(p *testbed.Profile, in Input, cells []*cell) []string {
 	var notes []string
 	for j, jl := range in.Jobs {
-		most, own := 0.0, 0.0
+		var most *cell
 		for _, c := range cells {
-			if c.index == j && c.contention > most {
-				most, own = c.contention, domContention(&p.Model, c.fr)
+			if c.index == j && (most == nil || c.contention > most.contention) {
+				most = c
 			}
 		}
-		if most > own*1.001 {
-			notes = append(notes, fmt.Sprintf("job %s: on its disks other jobs' reads and writes mix with its own: vSAN's DOM work per I/O contends as for the mix there (mixed_contention), x%.3f against x%.3f for its own mix", jl.Name, most, own))
+		if own := domContention(&p.Model, most.fr); most.contention > own*1.001 {
+			notes = append(notes, fmt.Sprintf("job %s: on its disks other jobs' reads and writes mix with its own, %.0f/%.0f there against its %.0f/%.0f: vSAN's DOM work per I/O contends as for that mix (mixed_contention), x%.3f against x%.3f",
+				jl.Name, 100*most.objectsMix, 100*(1-most.objectsMix), 100*most.fr, 100*(1-most.fr), most.contention, own))
 		}
 	}
 	return notes
