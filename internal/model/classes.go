@@ -275,14 +275,16 @@ func solveCells(ctx context.Context, p *testbed.Profile, in Input, cells []*cell
 	}
 	// Jobs of different read shares on the same disks contend as their mix
 	// does (contendOnObjects): solved again until the mix settles, each
-	// time from the jobs' full queues (rates held from there, as fio paces
-	// them from their start: holdRates).
+	// class from where the last solve held it (raiseFallen, then
+	// holdRates).
 	full := slices.Clone(n)
 	var sol classSolution
 	for round := 0; ; round++ {
-		copy(n, full)
 		var err error
 		if sol, err = solveClasses(ctx, cells, n); err != nil {
+			return nil, err
+		}
+		if sol, err = raiseFallen(ctx, cells, n, full, sol); err != nil {
 			return nil, err
 		}
 		if sol, err = holdRates(ctx, cells, n, sol); err != nil {
@@ -486,6 +488,32 @@ func contentionNotes(p *testbed.Profile, in Input, cells []*cell) []string {
 		}
 	}
 	return notes
+}
+
+// raiseFallen gives each held class (n below its full queue, full) that
+// the solution leaves below its cap more outstanding I/Os, all such
+// classes at once, by Little's law (ceil(cap * n / X), at least one more,
+// at most its full queue), until none is below its cap or all are at
+// their full queues; it returns the solution there. Each rises only as
+// far as it needs: back at its full queue a class would meet everyone's
+// congestion, as holdRates says.
+func raiseFallen(ctx context.Context, cells []*cell, n, full []int, sol classSolution) (classSolution, error) {
+	for {
+		raised := false
+		for i, c := range cells {
+			if limit := limitOf(c); n[i] < full[i] && sol.X[i] < limit {
+				n[i] = min(full[i], max(n[i]+1, int(math.Ceil(limit*float64(n[i])/sol.X[i]))))
+				raised = true
+			}
+		}
+		if !raised {
+			return sol, nil
+		}
+		var err error
+		if sol, err = solveClasses(ctx, cells, n); err != nil {
+			return sol, err
+		}
+	}
 }
 
 // limitOf is a class's cap (rateCap).
