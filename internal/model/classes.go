@@ -277,22 +277,22 @@ func solveCells(ctx context.Context, p *testbed.Profile, in Input, cells []*cell
 	// does (contendOnObjects): solved again until the mix settles, each
 	// class from where the last solve held it (raiseFallen, then
 	// holdRates).
-	full := slices.Clone(n)
+	full, caps := slices.Clone(n), classCaps(cells)
 	var sol classSolution
 	for round := 0; ; round++ {
 		var err error
 		if sol, err = solveClasses(ctx, cells, n); err != nil {
 			return nil, err
 		}
-		if sol, err = raiseFallen(ctx, cells, n, full, sol); err != nil {
+		if sol, err = raiseFallen(ctx, cells, caps, n, full, sol); err != nil {
 			return nil, err
 		}
-		if sol, err = holdRates(ctx, cells, n, sol); err != nil {
+		if sol, err = holdRates(ctx, cells, caps, n, sol); err != nil {
 			return nil, err
 		}
 		// Damped after a few rounds; held classes' whole I/Os can keep the
 		// mix swinging by a step too small to matter, so it stops at 12.
-		if !contendOnObjects(p, cells, sol.X, max(0.5, 1-float64(round/4)*0.25)) || round == 11 {
+		if !contendOnObjects(p, cells, sol.X, caps, max(0.5, 1-float64(round/4)*0.25)) || round == 11 {
 			break
 		}
 	}
@@ -419,7 +419,7 @@ func solveCells(ctx context.Context, p *testbed.Profile, in Input, cells []*cell
 // contendOnObjects sets each class's mixed_contention (domContention)
 // from the mix of reads and writes on its disks' objects: every class's
 // I/Os there counted, at x (each class's I/O rate, spread evenly over its
-// disks, held to its cap). mixed_contention stands for the lock and log
+// disks, held to its cap, caps). mixed_contention stands for the lock and log
 // contention between reads and writes in vSAN's path, which is the
 // object's: a reader and a writer on the same disks contend as one job
 // mixing their I/Os does. A class meets at least what its own mix gives
@@ -427,7 +427,7 @@ func solveCells(ctx context.Context, p *testbed.Profile, in Input, cells []*cell
 // conflicts, they take none away), so a mixed job beside a reader keeps
 // its own. It says whether any class's factor moved by more than 0.1 %;
 // each moves that step of the way (1: all of it; less damps a swing).
-func contendOnObjects(p *testbed.Profile, cells []*cell, x []float64, step float64) bool {
+func contendOnObjects(p *testbed.Profile, cells []*cell, x, caps []float64, step float64) bool {
 	type objectKey struct {
 		vm   int
 		disk string
@@ -441,7 +441,7 @@ func contendOnObjects(p *testbed.Profile, cells []*cell, x []float64, step float
 			if all == nil {
 				reads, all = map[objectKey]float64{}, map[objectKey]float64{}
 			}
-			rate := math.Min(x[c], limitOf(cl)) / float64(len(cl.job.Disks))
+			rate := math.Min(x[c], caps[c]) / float64(len(cl.job.Disks))
 			all[objectKey{d.VM, d.Disk}] += rate
 			reads[objectKey{d.VM, d.Disk}] += rate * cl.fr
 		}
@@ -491,18 +491,18 @@ func contentionNotes(p *testbed.Profile, in Input, cells []*cell) []string {
 }
 
 // raiseFallen gives each held class (n below its full queue, full) that
-// the solution leaves below its cap more outstanding I/Os, all such
+// the solution leaves below its cap (caps) more outstanding I/Os, all such
 // classes at once, by Little's law (ceil(cap * n / X), at least one more,
 // at most its full queue), until none is below its cap or all are at
 // their full queues; it returns the solution there. Each rises only as
 // far as it needs: back at its full queue a class would meet everyone's
 // congestion, as holdRates says.
-func raiseFallen(ctx context.Context, cells []*cell, n, full []int, sol classSolution) (classSolution, error) {
+func raiseFallen(ctx context.Context, cells []*cell, caps []float64, n, full []int, sol classSolution) (classSolution, error) {
 	for {
 		raised := false
-		for i, c := range cells {
-			if limit := limitOf(c); n[i] < full[i] && sol.X[i] < limit {
-				n[i] = min(full[i], max(n[i]+1, int(math.Ceil(limit*float64(n[i])/sol.X[i]))))
+		for i, x := range sol.X {
+			if n[i] < full[i] && x < caps[i] {
+				n[i] = min(full[i], max(n[i]+1, int(math.Ceil(caps[i]*float64(n[i])/x))))
 				raised = true
 			}
 		}
@@ -516,14 +516,17 @@ func raiseFallen(ctx context.Context, cells []*cell, n, full []int, sol classSol
 	}
 }
 
-// limitOf is a class's cap (rateCap).
-func limitOf(c *cell) float64 {
-	limit, _ := c.rateCap()
-	return limit
+// classCaps is each class's cap (rateCap).
+func classCaps(cells []*cell) []float64 {
+	caps := make([]float64, len(cells))
+	for i, c := range cells {
+		caps[i], _ = c.rateCap()
+	}
+	return caps
 }
 
-// holdRates holds each class above its cap (fio's rates per job clone, a
-// policy's IOPS limit per disk) with the fewest outstanding I/Os that still
+// holdRates holds each class above its cap (caps: fio's rates per job
+// clone, a policy's IOPS limit per disk) with the fewest outstanding I/Os that still
 // reach it: it lowers n in place and returns the solution there.
 //
 // The classes step together, as fio paces every rate-limited job from its
@@ -542,11 +545,7 @@ func limitOf(c *cell) float64 {
 // reaches (WWT's 24 classes of a 70/30 job capped at 9,000 IOPS each
 // beside a reader: 23 left at 8,878 IOPS and 7.8 ms, where held together
 // each reaches its cap at 0.87 ms), and it takes a bisection per class.
-func holdRates(ctx context.Context, cells []*cell, n []int, sol classSolution) (classSolution, error) {
-	limits := make([]float64, len(cells))
-	for i, c := range cells {
-		limits[i], _ = c.rateCap()
-	}
+func holdRates(ctx context.Context, cells []*cell, limits []float64, n []int, sol classSolution) (classSolution, error) {
 	solve := func() error {
 		s, err := solveClasses(ctx, cells, n)
 		sol = s
