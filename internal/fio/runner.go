@@ -666,7 +666,7 @@ func checkEntries(entries []JobStats, wl *Workload, workers []Worker, clients ma
 		}
 		stop := func(j, by int, ms int64) {
 			if stopped[j] == nil {
-				stopped[j] = &exitallStops{by: wl.Jobs[by].Name, shortest: ms}
+				stopped[j] = &exitallStops{by: wl.Jobs[by].Name}
 			}
 			stopped[j].add(ms)
 		}
@@ -759,8 +759,10 @@ func (s *exitallStops) add(ms int64) {
 		s.noIO++
 		return
 	}
+	if s.early == 0 || ms < s.shortest {
+		s.shortest = ms
+	}
 	s.early++
-	s.shortest = min(s.shortest, ms)
 }
 
 // note says what exitall did to job j.

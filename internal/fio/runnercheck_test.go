@@ -340,3 +340,18 @@ func TestExitAllExcusesOnlyTheJobsItStops(t *testing.T) {
 		}
 	}
 }
+
+// What exitall stopped is told whatever order the fio jobs come in: the
+// shortest run among those stopped early, not a job stopped before any I/O.
+func TestExitAllNoteTellsTheShortestEarlyStop(t *testing.T) {
+	s := &exitallStops{by: "e"}
+	for _, ms := range []int64{-1, 2500, 1200} {
+		s.add(ms)
+	}
+	note := s.note(Job{Name: "s", RuntimeSec: 10})
+	for _, want := range []string{"stopped 2 of its fio jobs before its 10 s runtime (the shortest after 1.2 s)", "stopped 1 of its fio jobs before they did any I/O"} {
+		if !strings.Contains(note, want) {
+			t.Errorf("note %q does not say %q", note, want)
+		}
+	}
+}
