@@ -13,13 +13,14 @@ import (
 // of a job's disks) at their populations: per class throughput and queue
 // at one copy of each station, and the stations' shared wait shares; job
 // is each class's job, perJob marks the stations each job has its own
-// copy of (station.PerJob).
+// copy of (station.PerJob); iterations is how many steps the solve took.
 type classSolution struct {
-	X      []float64
-	Q      [][]float64
-	W      []float64
-	job    []int
-	perJob []bool
+	X          []float64
+	Q          [][]float64
+	W          []float64
+	job        []int
+	perJob     []bool
+	iterations int
 }
 
 // seenBy is the queue an I/O of class c sees at each station: everyone's
@@ -81,8 +82,11 @@ func (t *queueTotals) seenBy(s classSolution, c, k, n int) float64 {
 // approximation: every class has its own demands at the same stations
 // (built from its own costs) and its own population; they queue together,
 // and a load-dependent station's wait share follows everyone's queue
-// (damped). Slow convergence is extrapolated (see extrapolate).
-func solveClasses(ctx context.Context, cells []*cell, n []int) (classSolution, error) {
+// (damped). Slow convergence is extrapolated (see extrapolate). A solve
+// after another of the same classes (from; nil for none) starts from its
+// queues, scaled to n, and wait shares: the same fixed point in fewer
+// iterations.
+func solveClasses(ctx context.Context, cells []*cell, n []int, from *classSolution) (classSolution, error) {
 	C, K := len(cells), len(cells[0].st)
 	ms := make([]*mixed, C)
 	total := 0
@@ -103,17 +107,28 @@ func solveClasses(ctx context.Context, cells []*cell, n []int) (classSolution, e
 	for k, st := range cells[0].st {
 		sol.perJob[k] = st.PerJob
 	}
+	warm := from != nil && len(from.Q) == C
 	for c := range cells {
 		sol.Q[c] = make([]float64, K)
+		start := ms[c].dq
+		if warm {
+			start = from.Q[c]
+		}
 		sum := 0.0
 		for k := range K {
-			sum += float64(cells[c].st[k].Copies) * ms[c].dq[k]
+			sum += float64(cells[c].st[k].Copies) * start[k]
 		}
-		for k := range K {
-			if sum > 0 {
-				sol.Q[c][k] = float64(n[c]) * ms[c].dq[k] / sum
+		if sum > 0 {
+			for k := range K {
+				sol.Q[c][k] = float64(n[c]) * start[k] / sum
+			}
+			if warm {
+				sol.X[c] = from.X[c] * float64(n[c]) / sum
 			}
 		}
+	}
+	if warm {
+		copy(sol.W, from.W)
 	}
 	ld := ms[0].ld
 	var t queueTotals
@@ -143,7 +158,7 @@ func solveClasses(ctx context.Context, cells []*cell, n []int) (classSolution, e
 				present += sol.X[c] * ms[c].full[k] * (s.Servers - 1) / s.Servers
 			}
 			w := s.waitShare(present)
-			if it > 0 {
+			if it > 0 || warm {
 				w = (w + sol.W[k]) / 2
 			}
 			sol.W[k] = w
@@ -170,6 +185,7 @@ func solveClasses(ctx context.Context, cells []*cell, n []int) (classSolution, e
 				q[k] = next
 			}
 		}
+		sol.iterations++
 		if !(delta >= 1e-7*float64(total)) { // converged, or NaN: refused below
 			break
 		}
@@ -276,12 +292,12 @@ func solveCells(ctx context.Context, p *testbed.Profile, in Input, cells []*cell
 	// Jobs of different read shares on the same disks contend as their mix
 	// does (contendOnObjects): solved again until the mix settles, each
 	// class from where the last solve held it (raiseFallen, then
-	// holdRates).
+	// holdRates), each solve from the one before.
 	full, caps := slices.Clone(n), classCaps(cells)
 	var sol classSolution
 	for round := 0; ; round++ {
 		var err error
-		if sol, err = solveClasses(ctx, cells, n); err != nil {
+		if sol, err = solveClasses(ctx, cells, n, &sol); err != nil {
 			return nil, err
 		}
 		if sol, err = raiseFallen(ctx, cells, caps, n, full, sol); err != nil {
@@ -510,7 +526,7 @@ func raiseFallen(ctx context.Context, cells []*cell, caps []float64, n, full []i
 			return sol, nil
 		}
 		var err error
-		if sol, err = solveClasses(ctx, cells, n); err != nil {
+		if sol, err = solveClasses(ctx, cells, n, &sol); err != nil {
 			return sol, err
 		}
 	}
@@ -547,7 +563,7 @@ func classCaps(cells []*cell) []float64 {
 // each reaches its cap at 0.87 ms), and it takes a bisection per class.
 func holdRates(ctx context.Context, cells []*cell, limits []float64, n []int, sol classSolution) (classSolution, error) {
 	solve := func() error {
-		s, err := solveClasses(ctx, cells, n)
+		s, err := solveClasses(ctx, cells, n, &sol)
 		sol = s
 		return err
 	}
@@ -576,7 +592,7 @@ func holdRates(ctx context.Context, cells []*cell, limits []float64, n []int, so
 		if len(tried) == 0 {
 			return sol, nil
 		}
-		all, err := solveClasses(ctx, cells, n)
+		all, err := solveClasses(ctx, cells, n, &sol)
 		if err != nil {
 			return sol, err
 		}
@@ -589,7 +605,7 @@ func holdRates(ctx context.Context, cells []*cell, limits []float64, n []int, so
 			}
 		}
 		for len(reached) > 0 { // those that fall short there go back up
-			s, err := solveClasses(ctx, cells, n)
+			s, err := solveClasses(ctx, cells, n, &all)
 			if err != nil {
 				return sol, err
 			}
@@ -637,7 +653,7 @@ func classDepths(ctx context.Context, p *testbed.Profile, cells []*cell, n []int
 		return guestLayout(p, cells[c].vms, cells[c].job, d, &cells[c].shape)
 	}
 	meets := func(c int) (bool, error) {
-		sol, err := solveClasses(ctx, cells, n)
+		sol, err := solveClasses(ctx, cells, n, nil)
 		if err != nil {
 			return false, err
 		}

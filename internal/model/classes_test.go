@@ -52,7 +52,7 @@ func TestOneClassIsSchweitzer(t *testing.T) {
 	p := mustLoad(t, "wwt-r640-osa")
 	c := mustBuild(t, p, uniformInput(p, Policy{RAID: "raid6", FTT: 2}, &fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 4096, IODepth: 8}))
 	n := c.g.outstanding
-	multi, err := solveClasses(context.Background(), []*cell{c}, []int{n})
+	multi, err := solveClasses(context.Background(), []*cell{c}, []int{n}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestTwoClassesAgainstExactMVA(t *testing.T) {
 			{Name: "b", Copies: 1, Servers: 1, D: [2]float64{d[c][1], d[c][1]}},
 		}}
 	}
-	sol, err := solveClasses(context.Background(), cells, []int{n1, n2})
+	sol, err := solveClasses(context.Background(), cells, []int{n1, n2}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -555,7 +555,7 @@ func TestUnevenClassesAgainstExactMVA(t *testing.T) {
 	if len(cells) != 2 || cells[0].g.outstanding != n[0] || cells[1].g.outstanding != n[1] {
 		t.Fatalf("%d classes, want 2 of 32 and 16 I/Os", len(cells))
 	}
-	sol, err := solveClasses(context.Background(), cells, n)
+	sol, err := solveClasses(context.Background(), cells, n, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -829,7 +829,7 @@ func TestExtrapolatedClassesAreTheFixedPoint(t *testing.T) {
 	for _, c := range cells {
 		n = append(n, c.g.outstanding)
 	}
-	sol, err := solveClasses(context.Background(), cells, n)
+	sol, err := solveClasses(context.Background(), cells, n, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -139,3 +139,47 @@ func TestTheMixSettlesWhereHeldClassesSwing(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// A solve that starts from a neighbouring solution (as the rate holds'
+// steps do, each from the last) reaches the same fixed point as one from
+// the start, in fewer steps: WWT's capped job as 24 classes beside a
+// reader, solved at full queues and then with the capped classes at an
+// I/O fewer each.
+func TestWarmStartReachesTheSameFixedPoint(t *testing.T) {
+	p := mustLoad(t, "wwt-r640-osa")
+	in, _ := rateLimitedBesideReader(t, 72, 3)
+	cells, _, err := buildNetwork(p, *in, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := make([]int, len(cells))
+	for i, c := range cells {
+		n[i] = c.g.outstanding
+	}
+	full, err := solveClasses(context.Background(), cells, n, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range cells {
+		if c.index == 0 {
+			n[i]--
+		}
+	}
+	cold, err := solveClasses(context.Background(), cells, n, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	warm, err := solveClasses(context.Background(), cells, n, &full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range cells {
+		if !(math.Abs(warm.X[i]/cold.X[i]-1) <= 1e-4) {
+			t.Errorf("class %d: %.1f IOPS from the full queues' solution, %.1f from the start", i, warm.X[i], cold.X[i])
+		}
+	}
+	t.Logf("%d classes: %d steps from the start, %d from the full queues' solution", len(cells), cold.iterations, warm.iterations)
+	if warm.iterations >= cold.iterations {
+		t.Errorf("%d steps from the full queues' solution, %d from the start: want fewer", warm.iterations, cold.iterations)
+	}
+}
