@@ -6,20 +6,26 @@ import (
 	"testing"
 )
 
-// A job with exitall stops the other jobs of its group when it ends, as the
-// job file asks: a time-based job it stops early, or one it stops before
-// its startdelay, ran as the user wrote it, and the run stands, its notes
+// Under exitall a job's end stops the other jobs of its group, as the job
+// file asks: a time-based job it stops early, or one it stops before its
+// startdelay, ran as the user wrote it, and the run stands, its notes
 // saying what exitall stopped (a job stopped before any I/O has no rows).
 // Measured with fio 3.33: before, both runs failed ("stopped job long on
-// disk disk1 after 0.0 s of 30 s", "did no I/O on job late on disk disk1").
+// disk disk1 after 0.0 s of 30 s", "did no I/O on job late on disk disk1"),
+// and so did a run with exitall on the job stopped (fio applies it to every
+// job's end: "stopped job long on disk disk1 after 0.0 s of 30 s").
 func TestExitAllStopsOthersWithoutFailingTheRun(t *testing.T) {
 	t.Parallel()
 	l := startLocal(t, 1, 1)
 	for _, c := range []struct{ name, text, stopped, note string }{
 		{"stopped early", "[long]\nrw=randread\nbs=4k\nruntime=30\ntime_based\n\n[short]\nrw=write\nbs=64k\nsize=1m\nexitall\n",
-			"long", "job long: exitall on job short stopped 1 of its fio jobs before its 30 s runtime"},
+			"long", "job long: exitall: the end of job short stopped 1 of its fio jobs before its 30 s runtime"},
 		{"stopped before its start", "[short]\nrw=write\nbs=64k\nsize=1m\nexitall\n\n[late]\nrw=randread\nbs=4k\nruntime=2\ntime_based\nstartdelay=20\n",
-			"late", "job late: exitall on job short stopped 1 of its fio jobs before they did any I/O"},
+			"late", "job late: exitall: the end of job short stopped 1 of its fio jobs before they did any I/O"},
+		// fio keeps exitall for the whole process: set on the job it
+		// stops, the other job's end stops it all the same.
+		{"exitall on the job stopped", "[long]\nrw=randread\nbs=4k\nruntime=30\ntime_based\nexitall\n\n[short]\nrw=write\nbs=64k\nsize=1m\n",
+			"long", "job long: exitall: the end of job short stopped 1 of its fio jobs before its 30 s runtime"},
 	} {
 		wl, err := ParseWorkload("t", "t.fio", c.text, LoadOptions{Env: noEnv})
 		if err != nil {

@@ -2,6 +2,7 @@ package fio
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -729,17 +730,31 @@ func checkEntries(entries []JobStats, wl *Workload, workers []Worker, clients ma
 	return notes, nil
 }
 
-// exitallEnders are the workload's jobs with exitall that ended on a
-// worker (its entries) without error after doing I/O: when each ended, fio
-// stopped the jobs its exit_what names (Workload.exitallStops).
+// exitallEnders are, under exitall, the workload's jobs that ended on a
+// worker (its entries) without error after doing I/O, the first to end
+// first (by its start delay and runtime): when each ended, fio stopped the
+// jobs its exit_what names (Workload.exitallStops), so a job stopped with
+// others is not taken for the one whose end stopped them.
 func exitallEnders(got []JobStats, sections map[string]Target, wl *Workload) []int {
+	if !wl.exitall() {
+		return nil
+	}
 	var enders []int
+	end := map[int]int64{} // ms from the run's start
 	for _, e := range got {
 		t, ok := sections[e.Name]
-		if ok && wl.Jobs[t.Job].flag("exitall") && e.Error == 0 && e.Read.TotalIOs+e.Write.TotalIOs+e.Trim.TotalIOs > 0 && !slices.Contains(enders, t.Job) {
-			enders = append(enders, t.Job)
+		if !ok || e.Error != 0 || e.Read.TotalIOs+e.Write.TotalIOs+e.Trim.TotalIOs == 0 {
+			continue
+		}
+		at := int64(wl.Jobs[t.Job].startDelay())*1000 + e.RuntimeMs
+		if ms, seen := end[t.Job]; !seen || at < ms {
+			if !seen {
+				enders = append(enders, t.Job)
+			}
+			end[t.Job] = at
 		}
 	}
+	slices.SortStableFunc(enders, func(a, b int) int { return cmp.Compare(end[a], end[b]) })
 	return enders
 }
 
@@ -774,7 +789,7 @@ func (s *exitallStops) note(j Job) string {
 	if s.noIO > 0 {
 		parts = append(parts, fmt.Sprintf("stopped %d of its fio jobs before they did any I/O (they have no rows)", s.noIO))
 	}
-	return fmt.Sprintf("job %s: exitall on job %s %s: when a job with exitall ends, fio stops the jobs its exit_what names, as the job file asks", j.Name, s.by, strings.Join(parts, " and "))
+	return fmt.Sprintf("job %s: exitall: the end of job %s %s: under exitall (set on any job, fio applies it to all) a job's end stops the jobs its exit_what names, as the job file asks", j.Name, s.by, strings.Join(parts, " and "))
 }
 
 // unreported returns the workers with no entry in a (possibly partial) output.

@@ -311,7 +311,8 @@ func TestExitAllExcusesOnlyTheJobsItStops(t *testing.T) {
 	}{
 		{"same group", "exitall\n", "", true},
 		{"another group", "exitall\n", "new_group\n", false},
-		{"the ender has no exitall", "", "", false},
+		{"no job has exitall", "", "", false},
+		{"exitall on the job stopped only", "", "exitall\n", true},
 		{"another group, exit_what=stonewall", "exitall\nexit_what=stonewall\n", "new_group\n", true},
 		{"exit_what=all", "exitall\nexit_what=all\n", "new_group\n", true},
 	} {
@@ -331,7 +332,7 @@ func TestExitAllExcusesOnlyTheJobsItStops(t *testing.T) {
 				entries = append(entries, e)
 			}
 			notes, err := checkEntries(entries, wl, ws, clients, "")
-			if c.stops && (err != nil || len(notes) != 1 || !strings.Contains(notes[0], "job s: exitall on job e stopped 1 of its fio jobs")) {
+			if c.stops && (err != nil || len(notes) != 1 || !strings.Contains(notes[0], "job s: exitall: the end of job e stopped 1 of its fio jobs")) {
 				t.Errorf("%s, s ran %d ms: %v, notes %q: want it stopped by e's exitall, said", c.name, early, err, notes)
 			}
 			if !c.stops && err == nil {
@@ -352,6 +353,38 @@ func TestExitAllNoteTellsTheShortestEarlyStop(t *testing.T) {
 	for _, want := range []string{"stopped 2 of its fio jobs before its 10 s runtime (the shortest after 1.2 s)", "stopped 1 of its fio jobs before they did any I/O"} {
 		if !strings.Contains(note, want) {
 			t.Errorf("note %q does not say %q", note, want)
+		}
+	}
+}
+
+// The note names the job whose end stopped the others, not one stopped
+// with them that fio reports first: under exitall every job that ended
+// after I/O is a candidate, the first to end first.
+func TestExitAllNoteNamesTheJobThatEndedFirst(t *testing.T) {
+	ws := twoDiskWorkers(1)[:1]
+	ws[0].Disks = ws[0].Disks[:1]
+	clients, _ := checkWorkers(ws)
+	wl := parseText(t, "[s1]\nrw=randread\nruntime=10\ntime_based\n[e]\nrw=write\nsize=1m\nexitall\n[s2]\nrw=randread\nruntime=10\ntime_based\n")
+	targets, err := wl.Targets(ws[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []JobStats
+	for _, tg := range targets {
+		e := JobStats{Name: tg.Section, Host: "10.0.0.1", Port: 8765, RuntimeMs: 520}
+		e.Read.TotalIOs = 50
+		if wl.Jobs[tg.Job].Name == "e" {
+			e.RuntimeMs = 500
+		}
+		entries = append(entries, e)
+	}
+	notes, err := checkEntries(entries, wl, ws, clients, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"job s1: exitall: the end of job e stopped", "job s2: exitall: the end of job e stopped"} {
+		if !strings.Contains(strings.Join(notes, "\n"), want) {
+			t.Errorf("notes %q do not say %q", notes, want)
 		}
 	}
 }

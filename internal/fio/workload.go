@@ -218,12 +218,19 @@ func (wl *Workload) Phases() [][]int {
 	return slices.DeleteFunc(out, func(p []int) bool { return len(p) == 0 })
 }
 
-// exitallStops says whether job ender's end, under its exitall, stops job
-// j (fio 3.33): exit_what=group (the default) stops the jobs of its
-// reporting group (new_group or stonewall starts one), stonewall those of
-// its phase, all every job, later phases too.
+// exitall says whether the workload runs under exitall: fio keeps the
+// option for the whole process, whichever job sets it (fio 3.33's
+// exitall_on_terminate), so every job's end then stops others.
+func (wl *Workload) exitall() bool {
+	return slices.ContainsFunc(wl.Jobs, func(j Job) bool { return j.flag("exitall") })
+}
+
+// exitallStops says whether job ender's end, under exitall, stops job j
+// (fio 3.33): the ender's own exit_what=group (the default) stops the jobs
+// of its reporting group (new_group or stonewall starts one), stonewall
+// those of its phase, all every job, later phases too.
 func (wl *Workload) exitallStops(ender, j int) bool {
-	if ender == j || !wl.Jobs[ender].flag("exitall") {
+	if ender == j || !wl.exitall() {
 		return false
 	}
 	switch what, _ := wl.Jobs[ender].raw("exit_what"); what {
