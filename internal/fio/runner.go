@@ -659,7 +659,7 @@ func checkEntries(entries []JobStats, wl *Workload, workers []Worker, clients ma
 		enders := exitallEnders(got, sections, wl)
 		stoppedBy := func(j int) int { // the ender that stops job j, -1 if none
 			for _, e := range enders {
-				if wl.exitallStops(e, j) {
+				if wl.ExitallStops(e, j) {
 					return e
 				}
 			}
@@ -733,10 +733,10 @@ func checkEntries(entries []JobStats, wl *Workload, workers []Worker, clients ma
 // exitallEnders are, under exitall, the workload's jobs that ended on a
 // worker (its entries) without error after doing I/O, the first to end
 // first (by its start delay and runtime): when each ended, fio stopped the
-// jobs its exit_what names (Workload.exitallStops), so a job stopped with
+// jobs its exit_what names (Workload.ExitallStops), so a job stopped with
 // others is not taken for the one whose end stopped them.
 func exitallEnders(got []JobStats, sections map[string]Target, wl *Workload) []int {
-	if !wl.exitall() {
+	if !wl.Exitall() {
 		return nil
 	}
 	var enders []int

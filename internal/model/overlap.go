@@ -107,21 +107,15 @@ const doneTolerance = 1e-9
 // the most jobs, in the cell the run spent longest in) and notes saying
 // what ran when and what each such job found.
 func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, passes []*verifyPass, along []*passage, in Input, out *Output, z float64) ([]stretch, int, []string, error) {
-	exitAll := slices.ContainsFunc(jobs, func(j JobRun) bool { return flagSet(j.Job, "exitall") })
+	phase := fioWorkload(jobs)
+	exitAll := phase.Exitall()
 	start := make([]float64, len(jobs))
-	group := make([]int, len(jobs)) // fio's reporting groups: new_group starts one
 	for i, j := range jobs {
 		sh, err := readJob(j.Job)
 		if err != nil {
 			return nil, 0, nil, err
 		}
 		start[i] = sh.startDelay
-		if i > 0 {
-			group[i] = group[i-1]
-			if flagSet(j.Job, "new_group") {
-				group[i]++
-			}
-		}
 	}
 	runs := slices.Clone(jobs) // what each job runs now: its own I/O, then its verify pass
 	checks := make([]checking, len(jobs))
@@ -164,7 +158,7 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, passes []*verifyPas
 			finished := holdOn(jobs, held, done, ended, t, s.to)
 			run = append(run, s)
 			if exitAll {
-				notes = append(notes, exitAllStops(jobs, finished, group, ended, s.to)...)
+				notes = append(notes, exitAllStops(phase, jobs, finished, ended, s.to)...)
 			}
 			t = s.to
 			continue
@@ -276,7 +270,7 @@ func (pl *Plane) overlap(ctx context.Context, jobs []JobRun, passes []*verifyPas
 		}
 		finished = append(finished, holdOn(jobs, held, done, ended, t, s.to)...)
 		if exitAll {
-			notes = append(notes, exitAllStops(jobs, finished, group, ended, s.to)...)
+			notes = append(notes, exitAllStops(phase, jobs, finished, ended, s.to)...)
 		}
 		t = s.to
 	}
@@ -455,20 +449,15 @@ func (pl *Plane) solveCell(ctx context.Context, jobs []JobRun, z float64) (Input
 
 // exitAllStops ends the jobs that the ends of the jobs finished stop under
 // exitall, marking them ended, and says so: each finished job's exit_what
-// (fio 3.33, the ending job's own) stops the jobs of its reporting group
-// ("group", fio's default; new_group starts a group), every job of the
-// phase ("stonewall"), or those and every later phase ("all", whose note
-// runPhases reads). Measured: with a 1 s and a 3 s job each in a group of
-// its own, exitall stops nothing by default and the 3 s job at 1 s with
-// exit_what=stonewall on the 1 s job (not on the 3 s one); a stonewalled
-// job after them still runs with exit_what=stonewall and never with all.
-func exitAllStops(jobs []JobRun, finished, group []int, ended []bool, at float64) []string {
+// stops the jobs fio stops (fio.Workload.ExitallStops over the phase's
+// jobs: its reporting group by default, the phase with "stonewall", and
+// with "all" every later phase too, whose note runPhases reads).
+func exitAllStops(phase *fio.Workload, jobs []JobRun, finished []int, ended []bool, at float64) []string {
 	var notes []string
 	for _, f := range finished {
-		what := exitWhat(jobs[f].Job)
 		var stopped []int
 		for i := range jobs {
-			if !ended[i] && (what != "group" || group[i] == group[f]) {
+			if !ended[i] && phase.ExitallStops(f, i) {
 				ended[i] = true
 				stopped = append(stopped, i)
 			}
@@ -476,11 +465,21 @@ func exitAllStops(jobs []JobRun, finished, group []int, ended []bool, at float64
 		if len(stopped) > 0 {
 			notes = append(notes, fmt.Sprintf("exitall: %s ended at %.4g s and stopped %s, as fio does", jobs[f].Job.Name, at, jobNames(jobs, stopped)))
 		}
-		if what == "all" {
+		if exitWhat(jobs[f].Job) == "all" {
 			notes = append(notes, fmt.Sprintf(exitAllPhasesNote+" (%s ended at %.4g s)", jobs[f].Job.Name, at))
 		}
 	}
 	return notes
+}
+
+// fioWorkload is the jobs' fio jobs as one workload, for the rules fio
+// reads over a job file's jobs.
+func fioWorkload(jobs []JobRun) *fio.Workload {
+	wl := &fio.Workload{Jobs: make([]fio.Job, len(jobs))}
+	for i, j := range jobs {
+		wl.Jobs[i] = *j.Job
+	}
+	return wl
 }
 
 // exitAllPhasesNote begins the note of a phase whose end, under exitall
