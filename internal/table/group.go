@@ -111,80 +111,40 @@ func GroupBy(ctx context.Context, df dataframe.DataFrame, keys ...string) (*Grou
 
 // encode numbers the distinct values of c (missing is one more value).
 func encode(c *Column) ([]int32, int) {
-	n := c.Len()
-	codes := make([]int32, n)
-	naCode := int32(-1)
-	next := int32(0)
-	na := func() int32 {
-		if naCode < 0 {
-			naCode = next
-			next++
-		}
-		return naCode
-	}
 	switch c.Kind {
 	case Bool:
-		seen := [2]int32{-1, -1}
-		for i, b := range c.Bools {
-			if c.IsNA(i) {
-				codes[i] = na()
-				continue
-			}
-			k := 0
-			if b {
-				k = 1
-			}
-			if seen[k] < 0 {
-				seen[k] = next
-				next++
-			}
-			codes[i] = seen[k]
-		}
+		return encodeValues(c.Bools, c.IsNA)
 	case Int:
-		m := map[int]int32{}
-		for i, v := range c.Ints {
-			if c.IsNA(i) {
-				codes[i] = na()
-				continue
-			}
-			code, ok := m[v]
-			if !ok {
-				code = next
-				m[v] = code
-				next++
-			}
-			codes[i] = code
-		}
-	case Float:
-		m := map[float64]int32{}
-		for i, v := range c.Floats {
-			if math.IsNaN(v) {
-				codes[i] = na()
-				continue
-			}
-			code, ok := m[v] // -0 == +0, as wanted
-			if !ok {
-				code = next
-				m[v] = code
-				next++
-			}
-			codes[i] = code
-		}
+		return encodeValues(c.Ints, c.IsNA)
+	case Float: // -0 == +0 as map keys, as wanted
+		return encodeValues(c.Floats, func(i int) bool { return math.IsNaN(c.Floats[i]) })
 	default:
-		m := map[string]int32{}
-		for i, v := range c.Strings {
-			if c.IsNA(i) {
-				codes[i] = na()
-				continue
-			}
-			code, ok := m[v]
-			if !ok {
-				code = next
-				m[v] = code
+		return encodeValues(c.Strings, c.IsNA)
+	}
+}
+
+// encodeValues numbers the distinct values of vals in the order they
+// first appear, those missing (missing(i)) as one more value.
+func encodeValues[T comparable](vals []T, missing func(i int) bool) ([]int32, int) {
+	codes := make([]int32, len(vals))
+	seen := map[T]int32{}
+	naCode, next := int32(-1), int32(0)
+	for i, v := range vals {
+		if missing(i) {
+			if naCode < 0 {
+				naCode = next
 				next++
 			}
-			codes[i] = code
+			codes[i] = naCode
+			continue
 		}
+		code, ok := seen[v]
+		if !ok {
+			code = next
+			seen[v] = code
+			next++
+		}
+		codes[i] = code
 	}
 	return codes, int(next)
 }
