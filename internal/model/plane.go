@@ -176,8 +176,8 @@ func (pl *Plane) Run(ctx context.Context, workers []fio.Worker, wl *fio.Workload
 	}
 	// fio takes exitall from any job for the whole run (fio 3.33: exitall
 	// on a stonewalled job only still lets the first job's end stop its
-	// sibling in the phase before).
-	if slices.ContainsFunc(jobs, func(j JobRun) bool { return flagSet(j.Job, "exitall") }) {
+	// sibling in the phase before; fio.Workload.Exitall).
+	if wl.Exitall() {
 		for _, j := range jobs {
 			j.Job.Options = append(slices.Clone(j.Job.Options), fio.Option{Key: "exitall"})
 		}
