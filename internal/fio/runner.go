@@ -732,15 +732,21 @@ func checkEntries(entries []JobStats, wl *Workload, workers []Worker, clients ma
 
 // exitallEnders are, under exitall, the workload's jobs that ended on a
 // worker (its entries) without error after doing I/O, the first to end
-// first (by its start delay and runtime): when each ended, fio stopped the
-// jobs its exit_what names (Workload.ExitallStops), so a job stopped with
-// others is not taken for the one whose end stopped them.
+// first (by phase, then by start delay and runtime): when each ended, fio
+// stopped the jobs its exit_what names (Workload.ExitallStops), so a job
+// stopped with others is not taken for the one whose end stopped them.
 func exitallEnders(got []JobStats, sections map[string]Target, wl *Workload) []int {
 	if !wl.Exitall() {
 		return nil
 	}
+	phase := make([]int, len(wl.Jobs))
+	for p, jobs := range wl.Phases() {
+		for _, j := range jobs {
+			phase[j] = p
+		}
+	}
 	var enders []int
-	end := map[int]int64{} // ms from the run's start
+	end := map[int]int64{} // ms from its phase's start
 	for _, e := range got {
 		t, ok := sections[e.Name]
 		if !ok || e.Error != 0 || e.Read.TotalIOs+e.Write.TotalIOs+e.Trim.TotalIOs == 0 {
@@ -754,7 +760,9 @@ func exitallEnders(got []JobStats, sections map[string]Target, wl *Workload) []i
 			end[t.Job] = at
 		}
 	}
-	slices.SortStableFunc(enders, func(a, b int) int { return cmp.Compare(end[a], end[b]) })
+	slices.SortStableFunc(enders, func(a, b int) int {
+		return cmp.Or(cmp.Compare(phase[a], phase[b]), cmp.Compare(end[a], end[b]))
+	})
 	return enders
 }
 

@@ -358,33 +358,42 @@ func TestExitAllNoteTellsTheShortestEarlyStop(t *testing.T) {
 }
 
 // The note names the job whose end stopped the others, not one stopped
-// with them that fio reports first: under exitall every job that ended
-// after I/O is a candidate, the first to end first.
+// with them that fio reports first, nor a later phase's job whose
+// exit_what=all covers them but which ended after them: under exitall
+// every job that ended after I/O is a candidate, the first to end first.
 func TestExitAllNoteNamesTheJobThatEndedFirst(t *testing.T) {
 	ws := twoDiskWorkers(1)[:1]
 	ws[0].Disks = ws[0].Disks[:1]
 	clients, _ := checkWorkers(ws)
-	wl := parseText(t, "[s1]\nrw=randread\nruntime=10\ntime_based\n[e]\nrw=write\nsize=1m\nexitall\n[s2]\nrw=randread\nruntime=10\ntime_based\n")
-	targets, err := wl.Targets(ws[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	var entries []JobStats
-	for _, tg := range targets {
-		e := JobStats{Name: tg.Section, Host: "10.0.0.1", Port: 8765, RuntimeMs: 520}
-		e.Read.TotalIOs = 50
-		if wl.Jobs[tg.Job].Name == "e" {
-			e.RuntimeMs = 500
+	for _, text := range []string{
+		"[s1]\nrw=randread\nruntime=10\ntime_based\n[e]\nrw=write\nsize=1m\nexitall\n[s2]\nrw=randread\nruntime=10\ntime_based\n",
+		"[s1]\nrw=randread\nruntime=10\ntime_based\n[e]\nrw=write\nsize=1m\nexitall\n[s2]\nrw=randread\nruntime=10\ntime_based\n[later]\nstonewall\nrw=randread\nsize=1m\nexit_what=all\n",
+	} {
+		wl := parseText(t, text)
+		targets, err := wl.Targets(ws[0])
+		if err != nil {
+			t.Fatal(err)
 		}
-		entries = append(entries, e)
-	}
-	notes, err := checkEntries(entries, wl, ws, clients, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"job s1: exitall: the end of job e stopped", "job s2: exitall: the end of job e stopped"} {
-		if !strings.Contains(strings.Join(notes, "\n"), want) {
-			t.Errorf("notes %q do not say %q", notes, want)
+		var entries []JobStats
+		for _, tg := range targets {
+			e := JobStats{Name: tg.Section, Host: "10.0.0.1", Port: 8765, RuntimeMs: 520}
+			e.Read.TotalIOs = 50
+			switch wl.Jobs[tg.Job].Name {
+			case "e":
+				e.RuntimeMs = 500
+			case "later":
+				e.RuntimeMs = 300
+			}
+			entries = append([]JobStats{e}, entries...) // fio reports the last first here
+		}
+		notes, err := checkEntries(entries, wl, ws, clients, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"job s1: exitall: the end of job e stopped", "job s2: exitall: the end of job e stopped"} {
+			if !strings.Contains(strings.Join(notes, "\n"), want) {
+				t.Errorf("%d jobs: notes %q do not say %q", len(wl.Jobs), notes, want)
+			}
 		}
 	}
 }
