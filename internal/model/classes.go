@@ -181,7 +181,7 @@ func solveClasses(ctx context.Context, cells []*cell, n []int, from *classSoluti
 			sol.X[c] = x
 			for k := range K {
 				next := x * fc[k] * seen[k]
-				delta = math.Max(delta, math.Abs(next-q[k]))
+				delta = max(delta, math.Abs(next-q[k])) // NaN carries, as math.Max does
 				q[k] = next
 			}
 		}
