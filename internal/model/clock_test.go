@@ -2,6 +2,7 @@ package model
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"starbench/internal/fio"
 )
@@ -127,32 +129,45 @@ func TestClockThreadSpinsAsFioRunsIt(t *testing.T) {
 		t.Helper()
 		var b []byte
 		var st *os.ProcessState
-		busy := machineBusy()
+		busy, began := machineBusy(), time.Now()
 		spunBeside = spinShare(func() {
 			b, st, crashed = clockedFio(append([]string{"--name=c", "--filename=" + file, "--size=16m", "--rw=randread", "--bs=4k",
 				"--ioengine=psync", "--rate_iops=200", "--time_based", "--runtime=2"}, args...)...)
 		})
+		// Over fio's whole run, its start and end too (2.35 s here for a
+		// 2 s runtime): the spinning thread's share of the runtime alone
+		// left a third of a CPU second of it counted as other processes'.
+		wall := time.Since(began).Seconds()
 		busy = machineBusy() - busy
 		seconds = (st.UserTime() + st.SystemTime()).Seconds()
-		return seconds, spunBeside, (busy - seconds - spunBeside*runtimeSec) / runtimeSec, string(b), crashed
+		return seconds, spunBeside, (busy - seconds - spunBeside*wall) / wall, string(b), crashed
 	}
-	var quiet, clocked, spun, others float64
-	for attempt := 0; ; attempt++ {
-		var s1, s2, o1, o2 float64
-		var c1, c2 bool
-		quiet, s1, o1, _, c1 = run()
-		clocked, s2, o2, _, c2 = run("--gtod_cpu=1")
-		spun, others = min(s1, s2), max(o1, o2)
-		if spun >= 0.75 && others < 0.25 && !c1 && !c2 {
+	// Up to three attempts, each on a quiet enough machine: in one of nine
+	// runs here the run without gtod_cpu alone took 1.47 CPU seconds (0.24
+	// to 0.32 in the others), so one attempt that shows the spinning
+	// thread suffices; a clock thread that does not spin shows in none.
+	var figures []string
+	quietAttempts, shown := 0, false
+	for range 3 {
+		quiet, s1, o1, _, c1 := run()
+		clocked, s2, o2, _, c2 := run("--gtod_cpu=1")
+		spun, others := min(s1, s2), max(o1, o2)
+		figures = append(figures, fmt.Sprintf("%.2f, %.2f with gtod_cpu=1 (a thread spinning beside it %.2f of a CPU; other processes at most %.2f CPUs; fio crashed: %v)", quiet, clocked, spun, others, c1 || c2))
+		if spun < 0.75 || others >= 0.25 || c1 || c2 {
+			continue // too busy to compare fio's CPU time
+		}
+		quietAttempts++
+		if shown = clocked-quiet >= 0.75*runtimeSec; shown {
 			break
 		}
-		if attempt == 2 {
-			t.Skipf("the machine is too busy to compare fio's CPU time: a thread spinning beside fio got %.2f of a CPU, other processes used %.2f CPUs; fio crashed: %v", spun, others, c1 || c2)
-		}
 	}
-	t.Logf("fio's CPU seconds over %g s at 200 IOPS: %.2f, %.2f with gtod_cpu=1 (a thread spinning beside it %.2f of a CPU; other processes at most %.2f CPUs)", runtimeSec, quiet, clocked, spun, others)
-	if clocked-quiet < 0.75*runtimeSec {
-		t.Errorf("gtod_cpu=1: %.2f CPU seconds, %.2f without: want a thread spinning the whole %g s more", clocked, quiet, runtimeSec)
+	t.Logf("fio's CPU seconds over %g s at 200 IOPS: %s", runtimeSec, strings.Join(figures, "; "))
+	switch {
+	case shown:
+	case quietAttempts == 0:
+		t.Skip("the machine is too busy to compare fio's CPU time")
+	default:
+		t.Errorf("gtod_cpu=1: want a thread spinning the whole %g s more than without, in %d attempts on a quiet machine", runtimeSec, quietAttempts)
 	}
 	// cpus_allowed=1 with gtod_cpu=1 leaves the job no CPU: fio fails it,
 	// and the model refuses it.
