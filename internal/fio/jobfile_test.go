@@ -1,6 +1,7 @@
 package fio
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -233,7 +234,7 @@ func TestPhases(t *testing.T) {
 	}
 	// A delayed job runs its delay first (the longest of a range; a part
 	// of a second counts as one): a run's time bound must wait for it.
-	for delay, want := range map[string]int{"120": 180, "2m": 180, "10-30": 90, "500ms": 61, "soon": 60} {
+	for delay, want := range map[string]int{"120": 180, "2m": 180, "10-30": 90, "500ms": 61} {
 		wl := parseT(t, "[global]\nruntime=60\n[a]\n[b]\nstartdelay="+delay+"\n")
 		if got := wl.Seconds(); got != want {
 			t.Errorf("startdelay=%s: seconds %d, want %d", delay, got, want)
@@ -390,5 +391,55 @@ func TestDropRaw(t *testing.T) {
 	j.DropRaw("bs", "size")
 	if !reflect.DeepEqual(j.Options, []Option{{"norandommap", ""}}) {
 		t.Fatalf("options %+v, want only norandommap", j.Options)
+	}
+}
+
+// A word where fio reads a number (an integer, 0 or 1, a time) is refused
+// where it stands, as fio 3.33 fails parsing it, whether it comes from a
+// job file or a job made in a script; values fio reads are kept, its own
+// $keywords too. With fio installed, fio --parse-only agrees on each.
+func TestWordsForNumbersAreRefusedWhereTheyStand(t *testing.T) {
+	refused := map[string]string{
+		"iodepth=deep":    "t.fio:4: [a] iodepth=deep: fio-3.33 fails parsing it; want a number, like iodepth=100",
+		"direct=yes":      "t.fio:4: [a] direct=yes: fio-3.33 fails parsing it; want 0 or 1, like direct=1",
+		"exitall=true":    "t.fio:4: [a] exitall=true: fio-3.33 fails parsing it; want 0 or 1, or exitall alone",
+		"startdelay=soon": "t.fio:4: [a] startdelay=soon: fio-3.33 fails parsing it; want a time, like startdelay=10s",
+	}
+	kept := []string{"iodepth=$ncpus", "rate_iops=500,200", "thinktime=1ms", "exitall", "bs=4k,64k", "startdelay=2-4"}
+	text := func(opt string) string { return "[global]\nrw=read\n[a]\n" + opt + "\n" }
+	for opt, want := range refused {
+		if _, err := ParseWorkload("t", "t.fio", text(opt), LoadOptions{Env: noEnv}); err == nil || err.Error() != want {
+			t.Errorf("%s: %v, want %q", opt, err, want)
+		}
+	}
+	for _, opt := range kept {
+		parseT(t, text(opt))
+	}
+	key, value, _ := strings.Cut("iodepth=deep", "=")
+	made := &Workload{Name: "w", Jobs: []Job{{Name: "x", RW: "read", Options: []Option{{Key: key, Value: value}}}}}
+	if err := made.Validate(); err == nil || !strings.Contains(err.Error(), `job "x": iodepth=deep: fio-3.33 fails parsing it`) {
+		t.Errorf("a job made with iodepth=deep: %v, want it refused", err)
+	}
+	if _, err := exec.LookPath("fio"); err != nil {
+		return
+	}
+	dir := t.TempDir()
+	parses := func(opt string) bool {
+		path := filepath.Join(dir, "j.fio")
+		job := fmt.Sprintf("[a]\nfilename=%s\nsize=1m\nrw=read\n%s\n", filepath.Join(dir, "f"), opt)
+		if err := os.WriteFile(path, []byte(job), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return exec.Command("fio", "--parse-only", path).Run() == nil
+	}
+	for opt := range refused {
+		if parses(opt) {
+			t.Errorf("fio parses %s, which starbench refuses", opt)
+		}
+	}
+	for _, opt := range kept {
+		if !parses(opt) {
+			t.Errorf("fio fails parsing %s, which starbench keeps", opt)
+		}
 	}
 }

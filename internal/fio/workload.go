@@ -131,6 +131,9 @@ func isGlobal(name string) bool { return strings.HasPrefix(name, "global") }
 
 // refused says why starbench cannot honour an option, nil when it can.
 func refused(o Option) error {
+	if err := unparsable(o); err != nil {
+		return err
+	}
 	off := o.Value == "0" || strings.EqualFold(o.Value, "none")
 	if Canonical(o.Key) == "unified_rw_reporting" {
 		if !off {
@@ -138,6 +141,29 @@ func refused(o Option) error {
 		}
 	}
 	return nil
+}
+
+// numberKinds are fio's option types (as --cmdhelp names them) whose
+// values fio reads as numbers, with what to give instead. fio 3.33 fails
+// parsing a value of these types without a digit: measured for every
+// option of the types with abc, true, yes, on, off, none, max, min, inf,
+// k and m ("fio: failed parsing iodepth=deep", the job dropped). A
+// ${NAME} is replaced before this, and fio's own $keywords and
+// (arithmetic) are left to fio.
+var numberKinds = map[string]string{
+	"integer value (opt=100)":            "a number, like %s=100",
+	"boolean value (opt=1)":              "0 or 1, like %s=1",
+	"empty or boolean value ([0|1])":     "0 or 1, or %s alone",
+	"string with time postfix (opt=10s)": "a time, like %s=10s",
+}
+
+// unparsable refuses a value fio fails parsing: a word for a number.
+func unparsable(o Option) error {
+	want, ok := numberKinds[knownOptions[Canonical(o.Key)].typ]
+	if !ok || o.Value == "" || strings.ContainsAny(o.Value, "0123456789$(") {
+		return nil
+	}
+	return fmt.Errorf("%s=%s: %s fails parsing it; want %s", o.Key, o.Value, fioVersion, fmt.Sprintf(want, o.Key))
 }
 
 // noPercentiles says whether the job turns off the completion-latency
