@@ -394,18 +394,20 @@ func TestDropRaw(t *testing.T) {
 	}
 }
 
-// A word where fio reads a number (an integer, 0 or 1, a time) is refused
-// where it stands, as fio 3.33 fails parsing it, whether it comes from a
-// job file or a job made in a script; values fio reads are kept, its own
-// $keywords too. With fio installed, fio --parse-only agrees on each.
+// A word where fio reads a number (an integer, 0 or 1, a time), or a
+// boolean above 1, is refused where it stands, as fio 3.33 fails parsing
+// it, whether it comes from a job file or a job made in a script; values
+// fio reads are kept, its own $keywords too. With fio installed, fio
+// --parse-only agrees on each.
 func TestWordsForNumbersAreRefusedWhereTheyStand(t *testing.T) {
 	refused := map[string]string{
 		"iodepth=deep":    "t.fio:4: [a] iodepth=deep: fio-3.33 fails parsing it; want a number, like iodepth=100",
 		"direct=yes":      "t.fio:4: [a] direct=yes: fio-3.33 fails parsing it; want 0 or 1, like direct=1",
+		"direct=2":        "t.fio:4: [a] direct=2: fio-3.33 fails parsing it; want 0 or 1, like direct=1",
 		"exitall=true":    "t.fio:4: [a] exitall=true: fio-3.33 fails parsing it; want 0 or 1, or exitall alone",
 		"startdelay=soon": "t.fio:4: [a] startdelay=soon: fio-3.33 fails parsing it; want a time, like startdelay=10s",
 	}
-	kept := []string{"iodepth=$ncpus", "rate_iops=500,200", "thinktime=1ms", "exitall", "bs=4k,64k", "startdelay=2-4"}
+	kept := []string{"iodepth=$ncpus", "direct=01", "iodepth=4x", "rate_iops=500,200", "thinktime=1ms", "exitall", "bs=4k,64k", "startdelay=2-4"}
 	text := func(opt string) string { return "[global]\nrw=read\n[a]\n" + opt + "\n" }
 	for opt, want := range refused {
 		if _, err := ParseWorkload("t", "t.fio", text(opt), LoadOptions{Env: noEnv}); err == nil || err.Error() != want {

@@ -157,13 +157,21 @@ var numberKinds = map[string]string{
 	"string with time postfix (opt=10s)": "a time, like %s=10s",
 }
 
-// unparsable refuses a value fio fails parsing: a word for a number.
+// unparsable refuses a value fio fails parsing: a word for a number, or
+// a whole number above 1 for a boolean (fio 3.33: "max value out of
+// range: 2 (1 max)" for every option of the type; it reads -2, 01 and 1.0).
 func unparsable(o Option) error {
-	want, ok := numberKinds[knownOptions[Canonical(o.Key)].typ]
-	if !ok || o.Value == "" || strings.ContainsAny(o.Value, "0123456789$(") {
+	typ := knownOptions[Canonical(o.Key)].typ
+	want, ok := numberKinds[typ]
+	if !ok || o.Value == "" {
 		return nil
 	}
-	return fmt.Errorf("%s=%s: %s fails parsing it; want %s", o.Key, o.Value, fioVersion, fmt.Sprintf(want, o.Key))
+	n, err := strconv.ParseUint(o.Value, 10, 64)
+	word := !strings.ContainsAny(o.Value, "0123456789$(")
+	if word || typ == "boolean value (opt=1)" && err == nil && n > 1 {
+		return fmt.Errorf("%s=%s: %s fails parsing it; want %s", o.Key, o.Value, fioVersion, fmt.Sprintf(want, o.Key))
+	}
+	return nil
 }
 
 // noPercentiles says whether the job turns off the completion-latency
