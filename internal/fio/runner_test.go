@@ -110,11 +110,20 @@ func TestRunFailsNamingKilledWorker(t *testing.T) {
 			job.RuntimeSec = 3
 			victim := l.Workers[1]
 			go func() {
-				time.Sleep(1500 * time.Millisecond)
+				// Once the job runs, not while the server forks it: a job
+				// process forked as its server died kept the port open and
+				// the client waited until the run's bound (seen once with
+				// other packages' tests beside this one). An idle server
+				// has no child.
+				pid := l.servers[1].Process.Pid
+				for end := time.Now().Add(20 * time.Second); len(descendants(pid)) == 0 && time.Now().Before(end); {
+					time.Sleep(50 * time.Millisecond)
+				}
+				time.Sleep(time.Second)
 				// As when the worker VM dies: the server and every process it
 				// forked for the job (fio's job process may leave the server's
 				// process group, keeping the port open and the client waiting).
-				killTree(l.servers[1].Process.Pid, sig)
+				killTree(pid, sig)
 			}()
 			res, err := (&Runner{}).Run(context.Background(), l.Workers, one(job), nil)
 			if err == nil {
