@@ -448,21 +448,18 @@ func contendOnObjects(p *testbed.Profile, cells []*cell, x, caps []float64, step
 		vm   int
 		disk string
 	}
-	var reads, all map[objectKey]float64
+	reads, all := map[objectKey]float64{}, map[objectKey]float64{}
 	for c, cl := range cells {
 		for _, d := range cl.job.Disks {
 			if d.Disk == "" {
 				continue // an object of the job's own
-			}
-			if all == nil {
-				reads, all = map[objectKey]float64{}, map[objectKey]float64{}
 			}
 			rate := math.Min(x[c], caps[c]) / float64(len(cl.job.Disks))
 			all[objectKey{d.VM, d.Disk}] += rate
 			reads[objectKey{d.VM, d.Disk}] += rate * cl.fr
 		}
 	}
-	if all == nil {
+	if len(all) == 0 {
 		return false
 	}
 	moved := false
@@ -609,15 +606,19 @@ func holdRates(ctx context.Context, cells []*cell, limits []float64, n []int, so
 			if err != nil {
 				return sol, err
 			}
-			short := slices.DeleteFunc(slices.Clone(reached), func(i int) bool { return s.X[i] >= limits[i] })
-			if len(short) == 0 {
+			var still []int // those that still reach
+			for _, i := range reached {
+				if s.X[i] >= limits[i] {
+					still = append(still, i)
+				} else {
+					n[i]++
+				}
+			}
+			if len(still) == len(reached) {
 				sol = s
 				break
 			}
-			for _, i := range short {
-				n[i]++
-			}
-			reached = slices.DeleteFunc(reached, func(i int) bool { return slices.Contains(short, i) })
+			reached = still
 		}
 		if len(reached) == 0 {
 			return sol, nil // n as sol was solved at
