@@ -267,7 +267,7 @@ func validateJob(j *fio.Job) error {
 	if j.TimeBased && j.RuntimeSec == 0 {
 		return fmt.Errorf("time_based needs a runtime, like runtime=\"60s\"")
 	}
-	return nil
+	return j.CheckOptions()
 }
 
 // scriptRelative resolves path against the directory of the session's

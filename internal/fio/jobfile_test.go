@@ -2,10 +2,13 @@ package fio
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -403,7 +406,7 @@ func TestWordsForNumbersAreRefusedWhereTheyStand(t *testing.T) {
 	refused := map[string]string{
 		"iodepth=deep":    "t.fio:4: [a] iodepth=deep: fio-3.33 fails parsing it; want a number, like iodepth=100",
 		"direct=yes":      "t.fio:4: [a] direct=yes: fio-3.33 fails parsing it; want 0 or 1, like direct=1",
-		"direct=2":        "t.fio:4: [a] direct=2: fio-3.33 fails parsing it; want 0 or 1, like direct=1",
+		"direct=2":        "t.fio:4: [a] direct=2: 2 is out of fio-3.33's range for direct; want 0 or 1",
 		"exitall=true":    "t.fio:4: [a] exitall=true: fio-3.33 fails parsing it; want 0 or 1, or exitall alone",
 		"startdelay=soon": "t.fio:4: [a] startdelay=soon: fio-3.33 fails parsing it; want a time, like startdelay=10s",
 	}
@@ -442,6 +445,108 @@ func TestWordsForNumbersAreRefusedWhereTheyStand(t *testing.T) {
 	for _, opt := range kept {
 		if !parses(opt) {
 			t.Errorf("fio fails parsing %s, which starbench keeps", opt)
+		}
+	}
+}
+
+// TestValuesOutOfFioRangeAreRefused: a number out of the range fio gives
+// its option is refused when the job is read, with the job file's line,
+// in any value of a list and below a least of 0 too; every whole-number
+// option's least and most load and one past either is refused, as
+// fio --parse-only fails them.
+func TestValuesOutOfFioRangeAreRefused(t *testing.T) {
+	load := func(opt string) error {
+		_, err := ParseWorkload("t", "t.fio", "[global]\nrw=read\n[a]\n"+opt+"\n", LoadOptions{Env: noEnv})
+		return err
+	}
+	refused := map[string]string{
+		"iodepth=0":                "t.fio:4: [a] iodepth=0: 0 is out of fio-3.33's range for iodepth; want 1 or more",
+		"rwmixread=101":            "t.fio:4: [a] rwmixread=101: 101 is out of fio-3.33's range for rwmixread; want 0 to 100",
+		"nice=-21":                 "t.fio:4: [a] nice=-21: -21 is out of fio-3.33's range for nice; want -20 to 19",
+		"bs=4k,0":                  "t.fio:4: [a] bs=4k,0: 0 is out of fio-3.33's range for bs; want 1 or more",
+		"percentile_list=50:100.5": "t.fio:4: [a] percentile_list=50:100.5: 100.5 is out of fio-3.33's range for percentile_list; want 0 to 100",
+		"rwmixread=-1":             "t.fio:4: [a] rwmixread=-1: -1 is out of fio-3.33's range for rwmixread; want 0 to 100",
+		"rate_iops=500,-5":         "t.fio:4: [a] rate_iops=500,-5: -5 is out of fio-3.33's range for rate_iops; want 0 or more",
+		"log_compression=1023":     "t.fio:4: [a] log_compression=1023: 1023 is out of fio-3.33's range for log_compression; want 1024 to 536870912",
+	}
+	for opt, want := range refused {
+		if err := load(opt); err == nil || err.Error() != want {
+			t.Errorf("%s: %v, want %q", opt, err, want)
+		}
+	}
+	for _, opt := range []string{"nice=-20", "log_compression=1k", "percentile_list=99.5:100", "bs=4k-8k", "iodepth=0x10", "thinktime=1s", "rwmixread=50%"} {
+		if err := load(opt); err != nil {
+			t.Errorf("%s: %v, want it kept (fio's to read)", opt, err)
+		}
+	}
+	made := &Workload{Name: "w", Jobs: []Job{{Name: "x", RW: "randrw", Options: []Option{{Key: "rwmixread", Value: "101"}}}}}
+	if err := made.Validate(); err == nil || !strings.Contains(err.Error(), `job "x": rwmixread=101: 101 is out of`) {
+		t.Errorf("a job made with rwmixread=101: %v, want it refused", err)
+	}
+
+	// Every whole-number option fio gives a range: its ends load, one past
+	// either is refused.
+	var ends, past []string
+	for name, spec := range knownOptions {
+		lim := spec.limits
+		if lim == nil || !strings.HasPrefix(spec.typ, "integer") && !strings.HasPrefix(spec.typ, "boolean") {
+			continue
+		}
+		value := func(v float64) string { return name + "=" + strconv.FormatFloat(v, 'f', -1, 64) }
+		ends = append(ends, value(lim.min))
+		if lim.min > 0 {
+			past = append(past, value(lim.min-1))
+		}
+		if !math.IsInf(lim.max, 1) {
+			ends = append(ends, value(lim.max))
+			past = append(past, value(lim.max+1))
+		}
+	}
+	if len(ends) < 150 || len(past) < 70 {
+		t.Fatalf("%d ends and %d values past them: fio 3.33 ranges 120 whole-number options", len(ends), len(past))
+	}
+	for _, opt := range ends {
+		if err := load(opt); err != nil {
+			t.Errorf("%s: %v, want it kept", opt, err)
+		}
+	}
+	for _, opt := range past {
+		if err := load(opt); err == nil || !strings.Contains(err.Error(), "is out of fio-3.33's range") {
+			t.Errorf("%s: %v, want it refused as out of range", opt, err)
+		}
+	}
+	if _, err := exec.LookPath("fio"); err != nil {
+		return
+	}
+	// fio agrees: it fails parsing each value past an end, and reports a
+	// later value of a list out of range; it parses the ends (one job
+	// each, in one file) but replay_align=0, which its power-of-2 rule
+	// refuses.
+	dir := t.TempDir()
+	fio := func(opts ...string) (ok bool, said string) {
+		var job strings.Builder
+		for i, opt := range opts {
+			fmt.Fprintf(&job, "[j%d]\nfilename=%s\nsize=1m\nrw=read\n%s\n", i, filepath.Join(dir, "f"), opt)
+		}
+		path := filepath.Join(dir, "j.fio")
+		if err := os.WriteFile(path, []byte(job.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command("fio", "--parse-only", path).CombinedOutput()
+		return err == nil, string(out)
+	}
+	for _, opt := range past {
+		if ok, _ := fio(opt); ok {
+			t.Errorf("fio parses %s, which starbench refuses", opt)
+		}
+	}
+	ends = slices.DeleteFunc(ends, func(opt string) bool { return opt == "replay_align=0" })
+	if ok, said := fio(ends...); !ok {
+		t.Errorf("fio fails parsing an end starbench keeps: %s", said)
+	}
+	for _, opt := range []string{"bs=4k,0", "percentile_list=50:100.5"} {
+		if _, said := fio(opt); !strings.Contains(said, "out of range") {
+			t.Errorf("fio says nothing of %s out of range: %q", opt, said)
 		}
 	}
 }

@@ -1,9 +1,19 @@
 package fio
 
+import "math"
+
 //go:generate go run ./genoptions -o options_gen.go
 
 // optionSpec is what starbench knows of one fio option.
 type optionSpec struct {
 	typ     string   // as `fio --cmdhelp` names it; "" for an engine's option
 	engines []string // the I/O engines an engine option belongs to
+	limits  *limits  // the range `fio --cmdhelp` gives its values; nil for none
 }
+
+// limits are the least and most value fio takes for an option.
+type limits struct {
+	min, max float64 // max is inf where fio sets no most
+}
+
+var inf = math.Inf(1)
