@@ -208,7 +208,7 @@ func (j *Job) setTyped(key, v string, kb int64) bool {
 	case "ramp_time":
 		return secs(&j.RampSec)
 	case "time_based":
-		if v == "" || v == "1" {
+		if FlagOn(v) {
 			j.TimeBased = true
 			return true
 		}
@@ -216,7 +216,7 @@ func (j *Job) setTyped(key, v string, kb int64) bool {
 	case "size":
 		return size(&j.Size)
 	case "direct":
-		if v == "1" {
+		if v != "" && FlagOn(v) {
 			j.Direct = true
 			return true
 		}

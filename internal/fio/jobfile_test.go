@@ -1,7 +1,9 @@
 package fio
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
@@ -547,6 +549,67 @@ func TestValuesOutOfFioRangeAreRefused(t *testing.T) {
 	for _, opt := range []string{"bs=4k,0", "percentile_list=50:100.5"} {
 		if _, said := fio(opt); !strings.Contains(said, "out of range") {
 			t.Errorf("fio says nothing of %s out of range: %q", opt, said)
+		}
+	}
+}
+
+// TestFlagsReadAsFioDoes: a yes-or-no option is on alone or when the
+// number its value starts with is not 0 (stonewall=2 starts a phase,
+// stonewall=0.5 does not), as fio's reporting groups show.
+func TestFlagsReadAsFioDoes(t *testing.T) {
+	on := map[string]bool{"": true, "1": true, "2": true, "-1": true, "1.5": true, "0x1": true, "+1": true, "1x": true,
+		"0": false, "00": false, "0.5": false, "0x0": false}
+	text := func(v string) string {
+		if v == "" {
+			return "[a]\nrw=write\nsize=64k\n[b]\nrw=read\nsize=64k\nstonewall\n"
+		}
+		return "[a]\nrw=write\nsize=64k\n[b]\nrw=read\nsize=64k\nstonewall=" + v + "\n"
+	}
+	for v, want := range on {
+		if got := len(parseT(t, text(v)).Phases()) == 2; got != want {
+			t.Errorf("stonewall=%s: a phase of its own %v, want %v", v, got, want)
+		}
+		exitall := parseT(t, strings.Replace(text(v), "stonewall", "exitall", 1))
+		if got := exitall.Exitall(); got != want {
+			t.Errorf("exitall=%s: exitall %v, want %v", v, got, want)
+		}
+	}
+	if _, err := exec.LookPath("fio"); err != nil {
+		return
+	}
+	// One job file: a writer and a reader for each value; fio's group id
+	// steps at the reader where its stonewall is on.
+	dir := t.TempDir()
+	var job strings.Builder
+	values := slices.Sorted(maps.Keys(on))
+	for i, v := range values {
+		fmt.Fprintf(&job, "[a%d]\nrw=write\nbs=4k\nsize=64k\nfilename=%s\n", i, filepath.Join(dir, "f"))
+		fmt.Fprintf(&job, "[b%d]\nrw=read\nbs=4k\nsize=64k\nfilename=%s\n", i, filepath.Join(dir, "f"))
+		if v == "" {
+			job.WriteString("stonewall\n")
+		} else {
+			job.WriteString("stonewall=" + v + "\n")
+		}
+	}
+	path := filepath.Join(dir, "j.fio")
+	if err := os.WriteFile(path, []byte(job.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("fio", "--output-format=json", path).Output()
+	if err != nil {
+		t.Fatalf("fio: %v", err)
+	}
+	var res struct {
+		Jobs []struct {
+			GroupID int `json:"groupid"`
+		} `json:"jobs"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil || len(res.Jobs) != 2*len(values) {
+		t.Fatalf("fio's output %q: %v", out, err)
+	}
+	for i, v := range values {
+		if got := res.Jobs[2*i+1].GroupID > res.Jobs[2*i].GroupID; got != on[v] {
+			t.Errorf("fio: stonewall=%s starts a group %v, starbench says %v", v, got, on[v])
 		}
 	}
 }

@@ -411,10 +411,32 @@ func (j *Job) startDelay() int {
 	return int(math.Ceil(n))
 }
 
-// flag says whether a raw flag option is on (set alone or to 1).
+// flag says whether a raw flag option is on, as fio reads it (FlagOn).
 func (j *Job) flag(key string) bool {
 	v, ok := j.raw(key)
-	return ok && (v == "" || v == "1")
+	return ok && FlagOn(v)
+}
+
+// FlagOn reads a yes-or-no option's value as fio 3.33 does (its check_int:
+// sscanf's %u, or %x after 0x): on when given alone or when the number the
+// value starts with is not 0, so stonewall=2, -1, 1.5 and 0x1 are on and
+// 0.5, 00 and 0x0 off (measured: the jobs' reporting groups).
+func FlagOn(v string) bool {
+	if v == "" {
+		return true
+	}
+	t := strings.ToLower(strings.TrimSpace(v))
+	digits := "0123456789"
+	if h, ok := strings.CutPrefix(t, "0x"); ok {
+		t, digits = h, "0123456789abcdef"
+	} else {
+		t = strings.TrimLeft(t, "+-")
+	}
+	end := 0
+	for end < len(t) && strings.IndexByte(digits, t[end]) >= 0 {
+		end++
+	}
+	return strings.Trim(t[:end], "0") != ""
 }
 
 // raw returns the job's last raw setting of key (any of fio's names for it).

@@ -1072,10 +1072,10 @@ func rawValue(job *fio.Job, key string) string {
 	return ""
 }
 
-// flagSet says whether a raw flag option is on: given, and not 0.
+// flagSet says whether a raw flag option is given and on, as fio reads it.
 func flagSet(job *fio.Job, key string) bool {
 	v := rawValue(job, key)
-	return v != "" && v != "0"
+	return v != "" && fio.FlagOn(v)
 }
 
 func hasRaw(job *fio.Job, key string) bool {
