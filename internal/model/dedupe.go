@@ -74,13 +74,13 @@ func (sh *jobShape) repeatedBuffers(job *fio.Job) {
 	refilled := sh.dedupePct > 0 || job.BufferCompressPercentage > 0 || hasRaw(job, "buffer_compress_percentage") ||
 		flagSet(job, "refill_buffers") || sh.verifies(job)
 	alike := flagSet(job, "zero_buffers") || hasRaw(job, "buffer_pattern")
-	switch v := rawValue(job, "scramble_buffers"); {
+	switch {
 	case patternOnly(job): // the pattern is all it writes, refilled or not
 		sh.sameBlocks, sh.sameBecause = 1, "every buffer verify_pattern's pattern, with verify=pattern"
 	case refilled:
 	case alike:
 		sh.sameBlocks, sh.sameBecause = 1, "every buffer alike (zero_buffers or buffer_pattern)"
-	case hasRaw(job, "scramble_buffers") && (v == "0" || v == "false"):
+	case hasRaw(job, "scramble_buffers") && !flagSet(job, "scramble_buffers"):
 		sh.sameBlocks = float64(sh.buffers) * math.Ceil(sh.largestWrite()/efficiencyBlock)
 		sh.sameBecause = fmt.Sprintf("scramble_buffers=0: its %d buffers written as filled", sh.buffers)
 	}

@@ -241,7 +241,7 @@ func readJob(job *fio.Job) (jobShape, error) {
 		// An LFSR visits every block once a cycle, the same cycle pass
 		// after pass, time based too.
 		sh.order = samePasses
-	case job.TimeBased || rawValue(job, "randrepeat") == "0":
+	case job.TimeBased || hasRaw(job, "randrepeat") && !flagSet(job, "randrepeat"):
 		sh.order = freshPasses
 	default:
 		sh.order = samePasses
@@ -317,9 +317,9 @@ func isDirect(job *fio.Job) bool {
 	for _, o := range job.Options {
 		switch o.Key {
 		case "direct":
-			direct = o.Value != "0"
+			direct = fio.FlagOn(o.Value)
 		case "buffered":
-			direct = o.Value == "0"
+			direct = !fio.FlagOn(o.Value)
 		}
 	}
 	return direct || flagSet(job, "atomic")
@@ -523,7 +523,7 @@ func (sh *jobShape) verifying(job *fio.Job, label string) {
 	switch {
 	case sh.fr == 1:
 		sh.notes = append(sh.notes, fmt.Sprintf("%s on a job that only reads: fio checks the headers a verifying write left, the same reads the model runs; the check's CPU in the guest is not modelled", label))
-	case rawValue(job, "do_verify") == "0":
+	case hasRaw(job, "do_verify") && !flagSet(job, "do_verify"):
 		sh.notes = append(sh.notes, fmt.Sprintf("%s with do_verify=0: fio writes the verification headers (inside each block) and reads nothing back, as the model runs it", label))
 	case hasRaw(job, "verify_backlog"):
 		own := sh.fr
@@ -875,19 +875,19 @@ func (sh *jobShape) option(job *fio.Job, given fio.Option) error {
 			sh.compressPct = 100
 		}
 	case "time_based":
-		if o.Value != "0" || job.TimeBased { // 0 is the job as read
+		if fio.FlagOn(o.Value) || job.TimeBased { // off is the job as read
 			sh.ignored(o)
 		}
 	case "ba":
 		return sh.blockAlign(given)
 	case "read_iolog", "create_only", "verify_only", "opendir", "profile":
-		if (o.Key == "create_only" || o.Key == "verify_only") && (o.Value == "0" || o.Value == "false") {
+		if (o.Key == "create_only" || o.Key == "verify_only") && !fio.FlagOn(o.Value) {
 			break
 		}
 		return fmt.Errorf("%s: %s", optionText(given), replacedWorkloads[o.Key])
 	case "dedupe_global":
 		// Read by settleDedupe; it changes only a working set's draws.
-		if (o.Value == "" || o.Value == "1") && rawValue(job, "dedupe_mode") != "working_set" {
+		if fio.FlagOn(o.Value) && rawValue(job, "dedupe_mode") != "working_set" {
 			sh.notes = append(sh.notes, fmt.Sprintf("%s has no effect without dedupe_mode=working_set: fio shares only a working set's blocks among jobs", optionText(given)))
 		}
 	case "threads":
@@ -905,11 +905,11 @@ func (sh *jobShape) option(job *fio.Job, given fio.Option) error {
 			sh.notes = append(sh.notes, fmt.Sprintf("%s has no effect on the workers' disks: fio ignores it on anything but a regular file", optionText(given)))
 		}
 	case "pre_read":
-		if o.Value != "0" && o.Value != "false" {
+		if fio.FlagOn(o.Value) {
 			return fmt.Errorf("%s: with direct=1 fio 3.33 fails the job on a block device (err=5 in pre_read, Input/output error; measured on a loop device), and with direct=0 it reads the region into the guest's page cache first, so the job's reads never reach vSAN, which the model cannot answer for; leave it out", optionText(given))
 		}
 	case "atomic":
-		if o.Value != "0" && o.Value != "false" {
+		if fio.FlagOn(o.Value) {
 			sh.notes = append(sh.notes, fmt.Sprintf("%s: fio opens the disk with O_DIRECT and its O_ATOMIC flag, which Linux ignores (fio 3.33 moved the same bytes as without): run as direct I/O", optionText(given)))
 		}
 	case "lockfile":

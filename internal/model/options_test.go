@@ -223,6 +223,9 @@ func TestRawDirectAndBuffered(t *testing.T) {
 		{true, []fio.Option{{Key: "buffered", Value: "1"}}, true},
 		{false, []fio.Option{{Key: "buffered", Value: "0"}}, false},
 		{true, []fio.Option{{Key: "direct", Value: "0"}, {Key: "buffered", Value: "0"}}, false},
+		// Read as fio reads a yes-or-no value (fio.FlagOn): 00 and 0x0 are off.
+		{true, []fio.Option{{Key: "direct", Value: "00"}}, true},
+		{false, []fio.Option{{Key: "buffered", Value: "0x0"}}, false},
 	} {
 		job := fio.Job{IOEngine: "libaio", Direct: c.typed, RW: "randread", BlockSize: 4096, IODepth: 16, Options: c.opts}
 		out := solve(t, p, oneDisk(&job))
@@ -938,6 +941,9 @@ func TestReplacedWorkloadsAreRefused(t *testing.T) {
 	notesSay(t, fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", Options: []fio.Option{{Key: "rate_iops", Value: "100,"}, {Key: "thinktime", Value: "1ms"}, {Key: "rate_ignore_thinktime", Value: "1"}}}, "rate_ignore_thinktime with a direction that has no rate is not modelled")
 	if _, err := readJob(&fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", Options: []fio.Option{{Key: "pre_read", Value: "1"}}}); err == nil || !strings.Contains(err.Error(), "pre_read=1: with direct=1 fio 3.33 fails the job") {
 		t.Errorf("pre_read=1: %v, want it refused", err)
+	}
+	if _, err := readJob(&fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", Options: []fio.Option{{Key: "pre_read", Value: "00"}}}); err != nil {
+		t.Errorf("pre_read=00 (off, as fio reads it): %v", err)
 	}
 }
 
