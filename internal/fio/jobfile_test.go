@@ -613,3 +613,78 @@ func TestFlagsReadAsFioDoes(t *testing.T) {
 		}
 	}
 }
+
+// TestWordsNoneOfAnOptionsAreRefused: a string option's value that is
+// none of the words fio lists for it is refused when the job is read;
+// each listed word loads (with a ':' or ',' tail too), and fio agrees:
+// it fails parsing "bogus" for every such option and parses every word,
+// but those it wants an argument after (zoned:..., iops:10%).
+func TestWordsNoneOfAnOptionsAreRefused(t *testing.T) {
+	load := func(opt string) error {
+		_, err := ParseWorkload("t", "t.fio", "[global]\nrw=read\n[a]\n"+opt+"\n", LoadOptions{Env: noEnv})
+		return err
+	}
+	if err, want := load("rate_process=exponential"), "t.fio:4: [a] rate_process=exponential: fio-3.33 fails parsing it; want one of linear, poisson"; err == nil || err.Error() != want {
+		t.Errorf("rate_process=exponential: %v, want %q", err, want)
+	}
+	for _, opt := range []string{"verify=MD5", "fallocate=false", "rw=randreadx:8", "random_distribution=zipfian:1.2"} {
+		if err := load(opt); err == nil || !strings.Contains(err.Error(), "fails parsing it; want one of") {
+			t.Errorf("%s: %v, want it refused", opt, err)
+		}
+	}
+	for _, opt := range []string{"rw=randread:8", "random_distribution=zipf:1.2", "continue_on_error=read,write", "fallocate=posix,keep", "ioengine=external:/lib/e.so", "profile=custom"} {
+		if err := load(opt); err != nil {
+			t.Errorf("%s: %v, want it kept", opt, err)
+		}
+	}
+	var words, bogus []string
+	for _, name := range slices.Sorted(maps.Keys(knownOptions)) {
+		spec := knownOptions[name]
+		if slices.Contains(storedAsGiven, name) || len(spec.values) == 0 {
+			continue
+		}
+		for _, v := range spec.values {
+			words = append(words, name+"="+v)
+		}
+		bogus = append(bogus, name+"=bogus")
+	}
+	if len(bogus) < 25 {
+		t.Fatalf("%d string options with words: fio 3.33 lists them for 26 besides ioengine and profile", len(bogus))
+	}
+	for _, opt := range words {
+		if err := load(opt); err != nil && strings.Contains(err.Error(), "want one of") {
+			t.Errorf("%s: %v, want it kept", opt, err)
+		}
+	}
+	for _, opt := range bogus {
+		if err := load(opt); err == nil {
+			t.Errorf("%s loads, want it refused", opt)
+		}
+	}
+	if _, err := exec.LookPath("fio"); err != nil {
+		return
+	}
+	dir := t.TempDir()
+	fio := func(opts ...string) (bool, string) {
+		var job strings.Builder
+		for i, opt := range opts {
+			fmt.Fprintf(&job, "[j%d]\nfilename=%s\nsize=1m\nrw=read\n%s\n", i, filepath.Join(dir, "f"), opt)
+		}
+		path := filepath.Join(dir, "j.fio")
+		if err := os.WriteFile(path, []byte(job.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command("fio", "--parse-only", path).CombinedOutput()
+		return err == nil, string(out)
+	}
+	for _, opt := range bogus {
+		if ok, _ := fio(opt); ok {
+			t.Errorf("fio parses %s, which starbench refuses", opt)
+		}
+	}
+	wantsArgument := []string{"random_distribution=zoned", "random_distribution=zoned_abs", "steadystate=iops", "steadystate=iops_slope", "steadystate=bw", "steadystate=bw_slope"}
+	words = slices.DeleteFunc(words, func(opt string) bool { return slices.Contains(wantsArgument, opt) })
+	if ok, said := fio(words...); !ok {
+		t.Errorf("fio fails parsing a word starbench keeps: %s", said)
+	}
+}

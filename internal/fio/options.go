@@ -9,6 +9,7 @@ type optionSpec struct {
 	typ     string   // as `fio --cmdhelp` names it; "" for an engine's option
 	engines []string // the I/O engines an engine option belongs to
 	limits  *limits  // the range `fio --cmdhelp` gives its values; nil for none
+	values  []string // the words `fio --cmdhelp` lists for a string option; nil for any
 }
 
 // limits are the least and most value fio takes for an option.

@@ -158,9 +158,13 @@ var numberKinds = map[string]string{
 }
 
 // unparsable refuses a value fio fails parsing, or does not run as
-// written: a word for a number, or a number out of the option's range.
+// written: a word for a number, a number out of the option's range, or a
+// word none of those a string option takes.
 func unparsable(o Option) error {
 	spec := knownOptions[Canonical(o.Key)]
+	if err := notOneOf(o, spec); err != nil {
+		return err
+	}
 	want, ok := numberKinds[spec.typ]
 	if !ok || o.Value == "" {
 		return outOfRange(o, spec)
@@ -169,6 +173,31 @@ func unparsable(o Option) error {
 		return fmt.Errorf("%s=%s: %s fails parsing it; want %s", o.Key, o.Value, fioVersion, fmt.Sprintf(want, o.Key))
 	}
 	return outOfRange(o, spec)
+}
+
+// storedAsGiven are the options fio lists words for but takes any value.
+var storedAsGiven = []string{"ioengine", "profile"}
+
+// notOneOf refuses a value none of the words `fio --cmdhelp` lists for
+// the option (rate_process=exponential, verify=md6, fallocate=false). fio
+// matches the value up to its first ',' (else ':') exactly, case and all,
+// so rw=randread:8, random_distribution=zipf:1.2 and
+// continue_on_error=read,write pass, and fails parsing anything else.
+// ioengine and profile are left out: fio stores their values as given
+// (it loads an engine it does not list by name or path when the job
+// starts, and parses profile=bogus).
+func notOneOf(o Option, spec optionSpec) error {
+	if len(spec.values) == 0 || o.Value == "" || slices.Contains(storedAsGiven, Canonical(o.Key)) || strings.Contains(o.Value, "$") {
+		return nil
+	}
+	head, _, found := strings.Cut(o.Value, ",")
+	if !found {
+		head, _, _ = strings.Cut(o.Value, ":")
+	}
+	if slices.Contains(spec.values, head) {
+		return nil
+	}
+	return fmt.Errorf("%s=%s: %s fails parsing it; want one of %s", o.Key, o.Value, fioVersion, strings.Join(spec.values, ", "))
 }
 
 // outOfRange refuses a value out of the range `fio --cmdhelp` gives the

@@ -367,7 +367,7 @@ func TestExitWhatSaysWhichJobsAnEndStops(t *testing.T) {
 		{"all ends the next phase", []fio.Job{readJob4k("a", 60, exitall, opt("exit_what", "all")), readJob4k("b", 120), readJob4k("c", 30, opt("stonewall", ""))}, 60, false, ""},
 		{"a lone job ends the next phase", []fio.Job{readJob4k("b", 60, exitall, opt("exit_what", "all")), readJob4k("c", 30, opt("stonewall", ""))}, 60, false, ""},
 		{"exitall on a later phase's job", []fio.Job{readJob4k("a", 60), readJob4k("b", 120), readJob4k("c", 30, opt("stonewall", ""), exitall)}, 60, true, ""},
-		{"a value fio does not know", []fio.Job{readJob4k("a", 60, exitall, opt("exit_what", "first")), readJob4k("b", 120)}, 0, false, "exit_what=first: want group, stonewall or all"},
+		{"a value fio does not know", []fio.Job{readJob4k("a", 60, exitall, opt("exit_what", "first")), readJob4k("b", 120)}, 0, false, "exit_what=first: fio-3.33 fails parsing it; want one of group, stonewall, all"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pl, ws := overlapPlane(t)
