@@ -406,11 +406,15 @@ func TestDropRaw(t *testing.T) {
 // --parse-only agrees on each.
 func TestWordsForNumbersAreRefusedWhereTheyStand(t *testing.T) {
 	refused := map[string]string{
-		"iodepth=deep":    "t.fio:4: [a] iodepth=deep: fio-3.33 fails parsing it; want a number, like iodepth=100",
-		"direct=yes":      "t.fio:4: [a] direct=yes: fio-3.33 fails parsing it; want 0 or 1, like direct=1",
-		"direct=2":        "t.fio:4: [a] direct=2: 2 is out of fio-3.33's range for direct; want 0 or 1",
-		"exitall=true":    "t.fio:4: [a] exitall=true: fio-3.33 fails parsing it; want 0 or 1, or exitall alone",
-		"startdelay=soon": "t.fio:4: [a] startdelay=soon: fio-3.33 fails parsing it; want a time, like startdelay=10s",
+		"iodepth=deep":        "t.fio:4: [a] iodepth=deep: fio-3.33 fails parsing it; want a number, like iodepth=100",
+		"direct=yes":          "t.fio:4: [a] direct=yes: fio-3.33 fails parsing it; want 0 or 1, like direct=1",
+		"direct=2":            "t.fio:4: [a] direct=2: 2 is out of fio-3.33's range for direct; want 0 or 1",
+		"exitall=true":        "t.fio:4: [a] exitall=true: fio-3.33 fails parsing it; want 0 or 1, or exitall alone",
+		"startdelay=soon":     "t.fio:4: [a] startdelay=soon: fio-3.33 fails parsing it; want a time, like startdelay=10s",
+		"size=big":            "t.fio:4: [a] size=big: fio-3.33 fails parsing it; want a size, like size=4g, or a percentage, like size=10%",
+		"percentile_list=abc": "t.fio:4: [a] percentile_list=abc: fio-3.33 fails parsing it; want numbers separated by ':', like percentile_list=50:99",
+		"bsrange=abc":         "t.fio:4: [a] bsrange=abc: fio-3.33 fails parsing it; want a range, like bsrange=4k-64k",
+		"number_ios=many":     "t.fio:4: [a] number_ios=many: fio-3.33 fails parsing it; want a number, like number_ios=1000",
 	}
 	kept := []string{"iodepth=$ncpus", "direct=01", "iodepth=4x", "rate_iops=500,200", "thinktime=1ms", "exitall", "bs=4k,64k", "startdelay=2-4"}
 	text := func(opt string) string { return "[global]\nrw=read\n[a]\n" + opt + "\n" }
@@ -440,6 +444,20 @@ func TestWordsForNumbersAreRefusedWhereTheyStand(t *testing.T) {
 		return exec.Command("fio", "--parse-only", path).Run() == nil
 	}
 	for opt := range refused {
+		if parses(opt) {
+			t.Errorf("fio parses %s, which starbench refuses", opt)
+		}
+	}
+	// Every option fio lists as a size, a range, a float list or a string
+	// it reads as a number: abc is refused by both.
+	for name, spec := range knownOptions {
+		if _, ok := numberStrings[name]; !ok && spec.typ != "(null)" && !strings.HasPrefix(spec.typ, "list of floating") && !strings.HasPrefix(spec.typ, "one to three") {
+			continue
+		}
+		opt := name + "=abc"
+		if _, err := ParseWorkload("t", "t.fio", text(opt), LoadOptions{Env: noEnv}); err == nil {
+			t.Errorf("%s loads, want it refused", opt)
+		}
 		if parses(opt) {
 			t.Errorf("fio parses %s, which starbench refuses", opt)
 		}

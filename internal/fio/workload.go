@@ -144,17 +144,39 @@ func refused(o Option) error {
 }
 
 // numberKinds are fio's option types (as --cmdhelp names them) whose
-// values fio reads as numbers, with what to give instead. fio 3.33 fails
-// parsing a value of these types without a digit: measured for every
-// option of the types with abc, true, yes, on, off, none, max, min, inf,
-// k and m ("fio: failed parsing iodepth=deep", the job dropped). A
-// ${NAME} is replaced before this, and fio's own $keywords and
-// (arithmetic) are left to fio.
+// values fio reads as numbers, with what to give instead (%s is the
+// option). fio 3.33 fails parsing a value of these types without a digit:
+// measured for every option of the types with abc, true, yes, on, off,
+// none, max, min, inf, k and m ("fio: failed parsing iodepth=deep", the
+// job dropped). A ${NAME} is replaced before this, and fio's own
+// $keywords and (arithmetic) are left to fio.
 var numberKinds = map[string]string{
 	"integer value (opt=100)":            "a number, like %s=100",
 	"boolean value (opt=1)":              "0 or 1, like %s=1",
 	"empty or boolean value ([0|1])":     "0 or 1, or %s alone",
 	"string with time postfix (opt=10s)": "a time, like %s=10s",
+	"(null)":                             "a size, like %s=4g, or a percentage, like %s=10%",
+	"list of floating point values separated by ':' (opt=5.9:7.8)": "numbers separated by ':', like %s=50:99",
+	"one to three ranges (opt=1k-4k[,4k-8k[,1k-8k]])":              "a range, like %s=4k-64k",
+}
+
+// numberStrings are the options fio lists as strings but reads as numbers
+// or sizes, with what to give instead: fio 3.33 fails parsing abc for each
+// (measured over every string option without listed words).
+var numberStrings = map[string]string{
+	"filesize": "a size, like %s=4g", "lockmem": "a size, like %s=1g", "number_ios": "a number, like %s=1000",
+	"randseed": "a number, like %s=1234", "trim_backlog": "a number, like %s=100", "verify_backlog": "a number, like %s=100",
+	"zonecapacity": "a size, like %s=256m", "zonerange": "a size, like %s=256m", "zonesize": "a size, like %s=256m",
+}
+
+// numberWanted says what to give an option fio reads as a number, in
+// words naming it as the job does (key); ok is false for other options.
+func numberWanted(key string, spec optionSpec) (want string, ok bool) {
+	want, ok = numberStrings[Canonical(key)]
+	if !ok {
+		want, ok = numberKinds[spec.typ]
+	}
+	return strings.ReplaceAll(want, "%s", key), ok
 }
 
 // unparsable refuses a value fio fails parsing, or does not run as
@@ -165,12 +187,12 @@ func unparsable(o Option) error {
 	if err := notOneOf(o, spec); err != nil {
 		return err
 	}
-	want, ok := numberKinds[spec.typ]
+	want, ok := numberWanted(o.Key, spec)
 	if !ok || o.Value == "" {
 		return outOfRange(o, spec)
 	}
 	if !strings.ContainsAny(o.Value, "0123456789$(") {
-		return fmt.Errorf("%s=%s: %s fails parsing it; want %s", o.Key, o.Value, fioVersion, fmt.Sprintf(want, o.Key))
+		return fmt.Errorf("%s=%s: %s fails parsing it; want %s", o.Key, o.Value, fioVersion, want)
 	}
 	return outOfRange(o, spec)
 }
