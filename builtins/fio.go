@@ -807,6 +807,7 @@ func (o *fioOptions) Unpack(v starlark.Value) error {
 			if !x {
 				continue
 			}
+			val = fio.OnValue(key)
 		case starlark.String:
 			val = string(x)
 		case starlark.Int, starlark.Float:

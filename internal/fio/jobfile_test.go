@@ -706,3 +706,73 @@ func TestWordsNoneOfAnOptionsAreRefused(t *testing.T) {
 		t.Errorf("fio fails parsing a word starbench keeps: %s", said)
 	}
 }
+
+// TestOptionsFioWantsAValueForAreRefusedAlone: an option fio does not take
+// alone (iodepth, direct, rw) is refused so with what to give; the 22 fio
+// takes alone load (exitall, stonewall, write_bw_log, cpus_allowed ...),
+// and fio agrees on every general option.
+func TestOptionsFioWantsAValueForAreRefusedAlone(t *testing.T) {
+	load := func(opt string) error {
+		_, err := ParseWorkload("t", "t.fio", "[global]\nrw=read\n[a]\n"+opt+"\n", LoadOptions{Env: noEnv})
+		return err
+	}
+	for opt, want := range map[string]string{
+		"iodepth":   "t.fio:4: [a] iodepth: fio-3.33 fails parsing it given alone; want a number, like iodepth=100",
+		"direct":    "t.fio:4: [a] direct: fio-3.33 fails parsing it given alone; want 0 or 1, like direct=1",
+		"rw":        "t.fio:4: [a] rw: fio-3.33 fails parsing it given alone; want one of read, write, trim, randread, randwrite, randtrim, rw, readwrite, randrw, trimwrite, randtrimwrite",
+		"filename":  "t.fio:4: [a] filename: fio-3.33 fails parsing it given alone; want a value, like filename=VALUE",
+		"readwrite": "t.fio:4: [a] readwrite: fio-3.33 fails parsing it given alone; want one of read, write, trim, randread, randwrite, randtrim, rw, readwrite, randrw, trimwrite, randtrimwrite",
+	} {
+		if err := load(opt); err == nil || err.Error() != want {
+			t.Errorf("%s alone: %v, want %q", opt, err, want)
+		}
+	}
+	var alone, refused []string
+	for _, name := range slices.Sorted(maps.Keys(knownOptions)) {
+		spec := knownOptions[name]
+		switch {
+		case spec.typ == "":
+			// an engine's option: not known
+		case spec.bare:
+			alone = append(alone, name)
+		default:
+			refused = append(refused, name)
+		}
+	}
+	if len(alone) < 20 || len(refused) < 190 {
+		t.Fatalf("%d options taken alone, %d not: fio 3.33 takes 22 alone of its 217 general options", len(alone), len(refused))
+	}
+	for _, name := range alone {
+		if err := load(name); err != nil && strings.Contains(err.Error(), "given alone") {
+			t.Errorf("%s alone: %v, want it kept", name, err)
+		}
+	}
+	for _, name := range refused {
+		if err := load(name); err == nil {
+			t.Errorf("%s alone loads, want it refused", name)
+		}
+	}
+	if _, err := exec.LookPath("fio"); err != nil {
+		return
+	}
+	// fio parses the 22 in one job file, and fails a sample of the others
+	// (genoptions measured each).
+	dir := t.TempDir()
+	fio := func(opts ...string) (bool, string) {
+		job := fmt.Sprintf("[a]\nfilename=%s\nsize=1m\nrw=read\n%s\n", filepath.Join(dir, "f"), strings.Join(opts, "\n"))
+		path := filepath.Join(dir, "j.fio")
+		if err := os.WriteFile(path, []byte(job), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command("fio", "--parse-only", path).CombinedOutput()
+		return err == nil, string(out)
+	}
+	if ok, said := fio(alone...); !ok {
+		t.Errorf("fio fails parsing the options starbench takes alone: %s", said)
+	}
+	for _, name := range []string{"iodepth", "direct", "rw", "filename", "size", "bs", "runtime", "verify", "percentile_list", "startdelay"} {
+		if ok, _ := fio(name); ok {
+			t.Errorf("fio parses %s alone, which starbench refuses", name)
+		}
+	}
+}

@@ -10,6 +10,7 @@ type optionSpec struct {
 	engines []string // the I/O engines an engine option belongs to
 	limits  *limits  // the range `fio --cmdhelp` gives its values; nil for none
 	values  []string // the words `fio --cmdhelp` lists for a string option; nil for any
+	bare    bool     // fio takes it alone, with no value (known for general options only)
 }
 
 // limits are the least and most value fio takes for an option.

@@ -180,10 +180,14 @@ func numberWanted(key string, spec optionSpec) (want string, ok bool) {
 }
 
 // unparsable refuses a value fio fails parsing, or does not run as
-// written: a word for a number, a number out of the option's range, or a
-// word none of those a string option takes.
+// written: none where fio wants one (iodepth alone), a word for a number,
+// a number out of the option's range, or a word none of those a string
+// option takes.
 func unparsable(o Option) error {
 	spec := knownOptions[Canonical(o.Key)]
+	if o.Value == "" && spec.typ != "" && !spec.bare {
+		return fmt.Errorf("%s: %s fails parsing it given alone; want %s", o.Key, fioVersion, valueWanted(o.Key, spec))
+	}
 	if err := notOneOf(o, spec); err != nil {
 		return err
 	}
@@ -195,6 +199,28 @@ func unparsable(o Option) error {
 		return fmt.Errorf("%s=%s: %s fails parsing it; want %s", o.Key, o.Value, fioVersion, want)
 	}
 	return outOfRange(o, spec)
+}
+
+// OnValue is the value that sets an option on: none where fio takes it
+// alone (norandommap), 1 for a yes-or-no option it does not (verify_fatal=1),
+// else none, which the job's check then refuses with what to give.
+func OnValue(key string) string {
+	spec := knownOptions[Canonical(key)]
+	if !spec.bare && strings.HasPrefix(spec.typ, "boolean") {
+		return "1"
+	}
+	return ""
+}
+
+// valueWanted says what to give an option fio does not take alone.
+func valueWanted(key string, spec optionSpec) string {
+	if want, ok := numberWanted(key, spec); ok {
+		return want
+	}
+	if len(spec.values) > 0 {
+		return "one of " + strings.Join(spec.values, ", ")
+	}
+	return fmt.Sprintf("a value, like %s=VALUE", key)
 }
 
 // storedAsGiven are the options fio lists words for but takes any value.
