@@ -25,7 +25,7 @@ func NewFioModule(deps Deps) *runtime.Module {
 		Doc:  "fio workloads across workers",
 		Members: []runtime.Member{
 			{Name: "job", Params: "(name=\"job\", rw=, bs=, bssplit=, rwmixread=, iodepth=, numjobs=, runtime=, ramp_time=, time_based=, size=, direct=, ioengine=, buffer_compress_percentage=, dedupe_percentage=, rate_iops=, rate=, percentiles=, options=)",
-				Doc: "a fio workload (fio.job): sizes as 4096 or \"4k\" (size also as a share of each disk, \"10%\"), times as seconds or \"2m\", direct and time_based as True or 1; options holds any other fio option", Fn: fioJob},
+				Doc: "a fio workload (fio.job): sizes as 4096 or \"4k\" (size also as a share of each disk, \"10%\"), times as seconds or \"2m\", direct and time_based as True or 1; options holds any other fio option (True sets it on: alone where fio takes it so, `=1` for a yes-or-no option it does not; False leaves it out)", Fn: fioJob},
 			{Name: "jobfile", Params: "(path, vars=None)",
 				Doc: "the workload of a .fio file (relative to the script): every job section, run at once on every worker (stonewall and wait_for order them); vars expand ${NAME} before the environment", Fn: fioJobfile},
 			{Name: "workload", Params: "(jobs, name=None)",
