@@ -488,13 +488,15 @@ func TestValuesOutOfFioRangeAreRefused(t *testing.T) {
 		"rwmixread=-1":             "t.fio:4: [a] rwmixread=-1: -1 is out of fio-3.33's range for rwmixread; want 0 to 100",
 		"rate_iops=500,-5":         "t.fio:4: [a] rate_iops=500,-5: -5 is out of fio-3.33's range for rate_iops; want 0 or more",
 		"log_compression=1023":     "t.fio:4: [a] log_compression=1023: 1023 is out of fio-3.33's range for log_compression; want 1024 to 536870912",
+		"prio=0x10":                "t.fio:4: [a] prio=0x10: 0x10 is out of fio-3.33's range for prio; want 0 to 7",
+		"direct=0x2":               "t.fio:4: [a] direct=0x2: 0x2 is out of fio-3.33's range for direct; want 0 or 1",
 	}
 	for opt, want := range refused {
 		if err := load(opt); err == nil || err.Error() != want {
 			t.Errorf("%s: %v, want %q", opt, err, want)
 		}
 	}
-	for _, opt := range []string{"nice=-20", "log_compression=1k", "percentile_list=99.5:100", "bs=4k-8k", "iodepth=0x10", "thinktime=1s", "rwmixread=50%"} {
+	for _, opt := range []string{"nice=-20", "log_compression=1k", "percentile_list=99.5:100", "bs=4k-8k", "iodepth=0x10", "prio=0x7", "thinktime=1s", "rwmixread=50%"} {
 		if err := load(opt); err != nil {
 			t.Errorf("%s: %v, want it kept (fio's to read)", opt, err)
 		}

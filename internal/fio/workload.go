@@ -255,7 +255,7 @@ func notOneOf(o Option, spec optionSpec) error {
 // range; a later value it reports and runs anyway, and a negative below a
 // least of 0 it takes silently as another number (measured: rwmixread=-1
 // ran 1 % reads, rate_iops=-5 held writes at 5 a second). Values starbench
-// does not read as fio does (hex, times, percentages, ranges, $keywords)
+// does not read as fio does (times, percentages, ranges, $keywords)
 // are left to fio.
 func outOfRange(o Option, spec optionSpec) error {
 	lim := spec.limits
@@ -278,8 +278,8 @@ func outOfRange(o Option, spec optionSpec) error {
 }
 
 // fioNumber reads one value as fio does for a whole-number option (a size
-// with fio's units, kb_base 1024) or a float list; ok is false for forms
-// left to fio.
+// with fio's units, kb_base 1024, or hex after 0x) or a float list; ok is
+// false for forms left to fio.
 func fioNumber(s string, float bool) (float64, bool) {
 	t, neg := strings.CutPrefix(s, "-")
 	var v float64
@@ -289,6 +289,12 @@ func fioNumber(s string, float bool) (float64, bool) {
 			return 0, false
 		}
 		v = f
+	} else if h, hex := strings.CutPrefix(strings.ToLower(t), "0x"); hex {
+		n, err := strconv.ParseUint(h, 16, 64)
+		if err != nil {
+			return 0, false
+		}
+		v = float64(n)
 	} else {
 		n, ok := parseFioSize(t, 1024)
 		if !ok {
