@@ -1,8 +1,10 @@
 package fio
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -198,7 +200,20 @@ func unparsable(o Option) error {
 	if !strings.ContainsAny(o.Value, "0123456789$(") {
 		return fmt.Errorf("%s=%s: %s fails parsing it; want %s", o.Key, o.Value, fioVersion, want)
 	}
+	if !strings.HasPrefix(spec.typ, "list of floating point") && slices.ContainsFunc(digitRuns.FindAllString(o.Value, -1), tooLarge) {
+		return fmt.Errorf("%s=%s: %s fails parsing a number beyond %d; want %s", o.Key, o.Value, fioVersion, int64(math.MaxInt64), want)
+	}
 	return outOfRange(o, spec)
+}
+
+var digitRuns = regexp.MustCompile(`[0-9]+`)
+
+// tooLarge says whether a run of digits is beyond what fio reads a whole
+// number into (a signed 64-bit integer: strtoll fails with ERANGE, and fio
+// 3.33 fails parsing the option; measured for 88 options).
+func tooLarge(digits string) bool {
+	_, err := strconv.ParseInt(digits, 10, 64)
+	return errors.Is(err, strconv.ErrRange)
 }
 
 // OnValue is the value that sets an option on: none where fio takes it
