@@ -418,19 +418,20 @@ func TestWordsForNumbersAreRefusedWhereTheyStand(t *testing.T) {
 		"size=99999999999999999999": "t.fio:4: [a] size=99999999999999999999: fio-3.33 fails parsing a number beyond 9223372036854775807; want a size, like size=4g, or a percentage, like size=10%",
 	}
 	kept := []string{"iodepth=$ncpus", "direct=01", "iodepth=4x", "rate_iops=500,200", "thinktime=1ms", "exitall", "bs=4k,64k", "startdelay=2-4"}
-	text := func(opt string) string { return "[global]\nrw=read\n[a]\n" + opt + "\n" }
 	// A later value of a list beyond 64 bits fio 3.33 passes without a
 	// word; starbench refuses it as it does the first.
-	if _, err := ParseWorkload("t", "t.fio", text("rate_iops=500,99999999999999999999"), LoadOptions{Env: noEnv}); err == nil || !strings.Contains(err.Error(), "rate_iops=500,99999999999999999999: fio-3.33 fails parsing a number beyond") {
+	if err := loadOption("rate_iops=500,99999999999999999999"); err == nil || !strings.Contains(err.Error(), "rate_iops=500,99999999999999999999: fio-3.33 fails parsing a number beyond") {
 		t.Errorf("rate_iops=500,99999999999999999999: %v, want it refused", err)
 	}
 	for opt, want := range refused {
-		if _, err := ParseWorkload("t", "t.fio", text(opt), LoadOptions{Env: noEnv}); err == nil || err.Error() != want {
+		if err := loadOption(opt); err == nil || err.Error() != want {
 			t.Errorf("%s: %v, want %q", opt, err, want)
 		}
 	}
 	for _, opt := range kept {
-		parseT(t, text(opt))
+		if err := loadOption(opt); err != nil {
+			t.Errorf("%s: %v, want it kept", opt, err)
+		}
 	}
 	key, value, _ := strings.Cut("iodepth=deep", "=")
 	made := &Workload{Name: "w", Jobs: []Job{{Name: "x", RW: "read", Options: []Option{{Key: key, Value: value}}}}}
@@ -440,14 +441,9 @@ func TestWordsForNumbersAreRefusedWhereTheyStand(t *testing.T) {
 	if _, err := exec.LookPath("fio"); err != nil {
 		return
 	}
-	dir := t.TempDir()
 	parses := func(opt string) bool {
-		path := filepath.Join(dir, "j.fio")
-		job := fmt.Sprintf("[a]\nfilename=%s\nsize=1m\nrw=read\n%s\n", filepath.Join(dir, "f"), opt)
-		if err := os.WriteFile(path, []byte(job), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return exec.Command("fio", "--parse-only", path).Run() == nil
+		ok, _ := fioParseOnly(t, opt)
+		return ok
 	}
 	for opt := range refused {
 		if parses(opt) {
@@ -461,7 +457,7 @@ func TestWordsForNumbersAreRefusedWhereTheyStand(t *testing.T) {
 			continue
 		}
 		opt := name + "=abc"
-		if _, err := ParseWorkload("t", "t.fio", text(opt), LoadOptions{Env: noEnv}); err == nil {
+		if err := loadOption(opt); err == nil {
 			t.Errorf("%s loads, want it refused", opt)
 		}
 		if parses(opt) {
@@ -481,10 +477,6 @@ func TestWordsForNumbersAreRefusedWhereTheyStand(t *testing.T) {
 // option's least and most load and one past either is refused, as
 // fio --parse-only fails them.
 func TestValuesOutOfFioRangeAreRefused(t *testing.T) {
-	load := func(opt string) error {
-		_, err := ParseWorkload("t", "t.fio", "[global]\nrw=read\n[a]\n"+opt+"\n", LoadOptions{Env: noEnv})
-		return err
-	}
 	refused := map[string]string{
 		"iodepth=0":                "t.fio:4: [a] iodepth=0: 0 is out of fio-3.33's range for iodepth; want 1 or more",
 		"rwmixread=101":            "t.fio:4: [a] rwmixread=101: 101 is out of fio-3.33's range for rwmixread; want 0 to 100",
@@ -498,12 +490,12 @@ func TestValuesOutOfFioRangeAreRefused(t *testing.T) {
 		"direct=0x2":               "t.fio:4: [a] direct=0x2: 0x2 is out of fio-3.33's range for direct; want 0 or 1",
 	}
 	for opt, want := range refused {
-		if err := load(opt); err == nil || err.Error() != want {
+		if err := loadOption(opt); err == nil || err.Error() != want {
 			t.Errorf("%s: %v, want %q", opt, err, want)
 		}
 	}
 	for _, opt := range []string{"nice=-20", "log_compression=1k", "percentile_list=99.5:100", "bs=4k-8k", "iodepth=0x10", "prio=0x7", "thinktime=1s", "rwmixread=50%"} {
-		if err := load(opt); err != nil {
+		if err := loadOption(opt); err != nil {
 			t.Errorf("%s: %v, want it kept (fio's to read)", opt, err)
 		}
 	}
@@ -534,12 +526,12 @@ func TestValuesOutOfFioRangeAreRefused(t *testing.T) {
 		t.Fatalf("%d ends and %d values past them: fio 3.33 ranges 120 whole-number options", len(ends), len(past))
 	}
 	for _, opt := range ends {
-		if err := load(opt); err != nil {
+		if err := loadOption(opt); err != nil {
 			t.Errorf("%s: %v, want it kept", opt, err)
 		}
 	}
 	for _, opt := range past {
-		if err := load(opt); err == nil || !strings.Contains(err.Error(), "is out of fio-3.33's range") {
+		if err := loadOption(opt); err == nil || !strings.Contains(err.Error(), "is out of fio-3.33's range") {
 			t.Errorf("%s: %v, want it refused as out of range", opt, err)
 		}
 	}
@@ -550,30 +542,17 @@ func TestValuesOutOfFioRangeAreRefused(t *testing.T) {
 	// later value of a list out of range; it parses the ends (one job
 	// each, in one file) but replay_align=0, which its power-of-2 rule
 	// refuses.
-	dir := t.TempDir()
-	fio := func(opts ...string) (ok bool, said string) {
-		var job strings.Builder
-		for i, opt := range opts {
-			fmt.Fprintf(&job, "[j%d]\nfilename=%s\nsize=1m\nrw=read\n%s\n", i, filepath.Join(dir, "f"), opt)
-		}
-		path := filepath.Join(dir, "j.fio")
-		if err := os.WriteFile(path, []byte(job.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		out, err := exec.Command("fio", "--parse-only", path).CombinedOutput()
-		return err == nil, string(out)
-	}
 	for _, opt := range past {
-		if ok, _ := fio(opt); ok {
+		if ok, _ := fioParseOnly(t, opt); ok {
 			t.Errorf("fio parses %s, which starbench refuses", opt)
 		}
 	}
 	ends = slices.DeleteFunc(ends, func(opt string) bool { return opt == "replay_align=0" })
-	if ok, said := fio(ends...); !ok {
+	if ok, said := fioParseOnly(t, ends...); !ok {
 		t.Errorf("fio fails parsing an end starbench keeps: %s", said)
 	}
 	for _, opt := range []string{"bs=4k,0", "percentile_list=50:100.5"} {
-		if _, said := fio(opt); !strings.Contains(said, "out of range") {
+		if _, said := fioParseOnly(t, opt); !strings.Contains(said, "out of range") {
 			t.Errorf("fio says nothing of %s out of range: %q", opt, said)
 		}
 	}
@@ -646,20 +625,16 @@ func TestFlagsReadAsFioDoes(t *testing.T) {
 // it fails parsing "bogus" for every such option and parses every word,
 // but those it wants an argument after (zoned:..., iops:10%).
 func TestWordsNoneOfAnOptionsAreRefused(t *testing.T) {
-	load := func(opt string) error {
-		_, err := ParseWorkload("t", "t.fio", "[global]\nrw=read\n[a]\n"+opt+"\n", LoadOptions{Env: noEnv})
-		return err
-	}
-	if err, want := load("rate_process=exponential"), "t.fio:4: [a] rate_process=exponential: fio-3.33 fails parsing it; want one of linear, poisson"; err == nil || err.Error() != want {
+	if err, want := loadOption("rate_process=exponential"), "t.fio:4: [a] rate_process=exponential: fio-3.33 fails parsing it; want one of linear, poisson"; err == nil || err.Error() != want {
 		t.Errorf("rate_process=exponential: %v, want %q", err, want)
 	}
 	for _, opt := range []string{"verify=MD5", "fallocate=false", "rw=randreadx:8", "random_distribution=zipfian:1.2"} {
-		if err := load(opt); err == nil || !strings.Contains(err.Error(), "fails parsing it; want one of") {
+		if err := loadOption(opt); err == nil || !strings.Contains(err.Error(), "fails parsing it; want one of") {
 			t.Errorf("%s: %v, want it refused", opt, err)
 		}
 	}
 	for _, opt := range []string{"rw=randread:8", "random_distribution=zipf:1.2", "continue_on_error=read,write", "fallocate=posix,keep", "ioengine=external:/lib/e.so", "profile=custom"} {
-		if err := load(opt); err != nil {
+		if err := loadOption(opt); err != nil {
 			t.Errorf("%s: %v, want it kept", opt, err)
 		}
 	}
@@ -678,52 +653,35 @@ func TestWordsNoneOfAnOptionsAreRefused(t *testing.T) {
 		t.Fatalf("%d string options with words: fio 3.33 lists them for 26 besides ioengine and profile", len(bogus))
 	}
 	for _, opt := range words {
-		if err := load(opt); err != nil && strings.Contains(err.Error(), "want one of") {
+		if err := loadOption(opt); err != nil && strings.Contains(err.Error(), "want one of") {
 			t.Errorf("%s: %v, want it kept", opt, err)
 		}
 	}
 	for _, opt := range bogus {
-		if err := load(opt); err == nil {
+		if err := loadOption(opt); err == nil {
 			t.Errorf("%s loads, want it refused", opt)
 		}
 	}
 	if _, err := exec.LookPath("fio"); err != nil {
 		return
 	}
-	dir := t.TempDir()
-	fio := func(opts ...string) (bool, string) {
-		var job strings.Builder
-		for i, opt := range opts {
-			fmt.Fprintf(&job, "[j%d]\nfilename=%s\nsize=1m\nrw=read\n%s\n", i, filepath.Join(dir, "f"), opt)
-		}
-		path := filepath.Join(dir, "j.fio")
-		if err := os.WriteFile(path, []byte(job.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		out, err := exec.Command("fio", "--parse-only", path).CombinedOutput()
-		return err == nil, string(out)
-	}
 	for _, opt := range bogus {
-		if ok, _ := fio(opt); ok {
+		if ok, _ := fioParseOnly(t, opt); ok {
 			t.Errorf("fio parses %s, which starbench refuses", opt)
 		}
 	}
 	wantsArgument := []string{"random_distribution=zoned", "random_distribution=zoned_abs", "steadystate=iops", "steadystate=iops_slope", "steadystate=bw", "steadystate=bw_slope"}
 	words = slices.DeleteFunc(words, func(opt string) bool { return slices.Contains(wantsArgument, opt) })
-	if ok, said := fio(words...); !ok {
+	if ok, said := fioParseOnly(t, words...); !ok {
 		t.Errorf("fio fails parsing a word starbench keeps: %s", said)
 	}
 }
 
 // TestOptionsFioWantsAValueForAreRefusedAlone: an option fio does not take
 // alone (iodepth, direct, rw) is refused so with what to give; the 22 fio
-// takes alone load (exitall, stonewall, write_bw_log, cpus_allowed ...),
-// and fio agrees on every general option.
+// takes alone load (exitall, stonewall, write_bw_log, cpus_allowed ...);
+// fio parses those 22 and fails ten of the others given alone.
 func TestOptionsFioWantsAValueForAreRefusedAlone(t *testing.T) {
-	load := func(opt string) error {
-		_, err := ParseWorkload("t", "t.fio", "[global]\nrw=read\n[a]\n"+opt+"\n", LoadOptions{Env: noEnv})
-		return err
-	}
 	for opt, want := range map[string]string{
 		"iodepth":   "t.fio:4: [a] iodepth: fio-3.33 fails parsing it given alone; want a number, like iodepth=100",
 		"direct":    "t.fio:4: [a] direct: fio-3.33 fails parsing it given alone; want 0 or 1, like direct=1",
@@ -731,7 +689,7 @@ func TestOptionsFioWantsAValueForAreRefusedAlone(t *testing.T) {
 		"filename":  "t.fio:4: [a] filename: fio-3.33 fails parsing it given alone; want a value, like filename=VALUE",
 		"readwrite": "t.fio:4: [a] readwrite: fio-3.33 fails parsing it given alone; want one of read, write, trim, randread, randwrite, randtrim, rw, readwrite, randrw, trimwrite, randtrimwrite",
 	} {
-		if err := load(opt); err == nil || err.Error() != want {
+		if err := loadOption(opt); err == nil || err.Error() != want {
 			t.Errorf("%s alone: %v, want %q", opt, err, want)
 		}
 	}
@@ -751,12 +709,12 @@ func TestOptionsFioWantsAValueForAreRefusedAlone(t *testing.T) {
 		t.Fatalf("%d options taken alone, %d not: fio 3.33 takes 22 alone of its 217 general options", len(alone), len(refused))
 	}
 	for _, name := range alone {
-		if err := load(name); err != nil && strings.Contains(err.Error(), "given alone") {
+		if err := loadOption(name); err != nil && strings.Contains(err.Error(), "given alone") {
 			t.Errorf("%s alone: %v, want it kept", name, err)
 		}
 	}
 	for _, name := range refused {
-		if err := load(name); err == nil {
+		if err := loadOption(name); err == nil {
 			t.Errorf("%s alone loads, want it refused", name)
 		}
 	}
@@ -765,22 +723,36 @@ func TestOptionsFioWantsAValueForAreRefusedAlone(t *testing.T) {
 	}
 	// fio parses the 22 in one job file, and fails a sample of the others
 	// (genoptions measured each).
-	dir := t.TempDir()
-	fio := func(opts ...string) (bool, string) {
-		job := fmt.Sprintf("[a]\nfilename=%s\nsize=1m\nrw=read\n%s\n", filepath.Join(dir, "f"), strings.Join(opts, "\n"))
-		path := filepath.Join(dir, "j.fio")
-		if err := os.WriteFile(path, []byte(job), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		out, err := exec.Command("fio", "--parse-only", path).CombinedOutput()
-		return err == nil, string(out)
-	}
-	if ok, said := fio(alone...); !ok {
+	if ok, said := fioParseOnly(t, strings.Join(alone, "\n")); !ok {
 		t.Errorf("fio fails parsing the options starbench takes alone: %s", said)
 	}
 	for _, name := range []string{"iodepth", "direct", "rw", "filename", "size", "bs", "runtime", "verify", "percentile_list", "startdelay"} {
-		if ok, _ := fio(name); ok {
+		if ok, _ := fioParseOnly(t, name); ok {
 			t.Errorf("fio parses %s alone, which starbench refuses", name)
 		}
 	}
+}
+
+// loadOption reads a job file whose job [a] (on line 4) sets opt.
+func loadOption(opt string) error {
+	_, err := ParseWorkload("t", "t.fio", "[global]\nrw=read\n[a]\n"+opt+"\n", LoadOptions{Env: noEnv})
+	return err
+}
+
+// fioParseOnly runs fio --parse-only on a job file of one job per entry of
+// jobs (each a job's option lines, on a scratch file) and says whether fio
+// parses it, and what it said.
+func fioParseOnly(t *testing.T, jobs ...string) (bool, string) {
+	t.Helper()
+	dir := t.TempDir()
+	var job strings.Builder
+	for i, opts := range jobs {
+		fmt.Fprintf(&job, "[j%d]\nfilename=%s\nsize=1m\nrw=read\n%s\n", i, filepath.Join(dir, "f"), opts)
+	}
+	path := filepath.Join(dir, "j.fio")
+	if err := os.WriteFile(path, []byte(job.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("fio", "--parse-only", path).CombinedOutput()
+	return err == nil, string(out)
 }
