@@ -84,6 +84,9 @@ func (r *Runner) Run(ctx context.Context, workers []Worker, wl *Workload, progre
 	if err := wl.Validate(); err != nil {
 		return nil, err
 	}
+	if err := wl.CheckWithFio(ctx); err != nil {
+		return nil, err
+	}
 	expect := time.Duration(wl.Seconds()) * time.Second
 	limit := max(expect, r.sizeBound(wl, workers)) + r.margin()
 	var every time.Duration

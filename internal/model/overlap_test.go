@@ -438,3 +438,18 @@ func TestSizedWritersMoveTheirSizeThroughTheBurst(t *testing.T) {
 		}
 	}
 }
+
+// A workload fio fails parsing (steadystate without its threshold) is
+// refused on the simulator as on the workers, where fio-3.33 is installed
+// (fio.Workload.CheckWithFio).
+func TestPlaneRefusesWhatFioFailsParsing(t *testing.T) {
+	if !fio.Installed() {
+		t.Skip("fio-3.33 is not installed")
+	}
+	pl, ws := overlapPlane(t)
+	wl := &fio.Workload{Name: "w", Jobs: []fio.Job{readJob4k("a", 60, fio.Option{Key: "steadystate", Value: "iops"})}}
+	_, err := pl.Run(context.Background(), ws, wl, nil)
+	if err == nil || !strings.Contains(err.Error(), "fio-3.33 fails parsing the job file, as it would on the workers: fio: steadystate threshold must be specified") {
+		t.Errorf("%v, want fio's refusal", err)
+	}
+}

@@ -164,6 +164,9 @@ func (pl *Plane) Run(ctx context.Context, workers []fio.Worker, wl *fio.Workload
 	if err := wl.Validate(); err != nil {
 		return nil, err
 	}
+	if err := wl.CheckWithFio(ctx); err != nil {
+		return nil, err
+	}
 	// fio's $ncpus and $mb_memory are the worker VM's.
 	machine := fio.Machine{NCPUs: pl.p.Workers.CPUs, MemMB: pl.p.Workers.MemoryMB}
 	jobs := make([]JobRun, len(wl.Jobs))
