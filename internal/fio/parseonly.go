@@ -58,6 +58,12 @@ func (wl *Workload) CheckWithFio(ctx context.Context) error {
 	return err
 }
 
+// quickClock goes before the job file parseOnly checks: with its default
+// clock fio calibrates the CPU's for about 70 ms of its 190 on every start
+// (perf: half of it in clock_gettime); a job's own clocksource still
+// stands, and is still checked.
+const quickClock = "[global]\nclocksource=gettimeofday\n"
+
 // parseOnly runs fio --parse-only on text and returns what fio said where
 // it fails it.
 func parseOnly(ctx context.Context, fio, text string) error {
@@ -67,7 +73,7 @@ func parseOnly(ctx context.Context, fio, text string) error {
 	}
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "workload.fio")
-	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte(quickClock+text), 0o600); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
