@@ -3,7 +3,9 @@ package builtins_test
 import (
 	"context"
 	"math"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -178,4 +180,27 @@ func atoi(s string) int {
 		n = n*10 + int(c-'0')
 	}
 	return n
+}
+
+// fio.jobfile and fio.workload ask the installed fio where the workload is
+// made, so the script's line (and --plan, which runs nothing) shows what
+// fio fails: steadystate without its threshold passes starbench's own
+// checks.
+func TestWorkloadsAskFioWhereTheyAreMade(t *testing.T) {
+	if !fio.Installed() {
+		t.Skip("fio-3.33 is not installed")
+	}
+	s := newSession(t, context.Background())
+	path := filepath.Join(t.TempDir(), "ss.fio")
+	if err := os.WriteFile(path, []byte("[a]\nrw=randread\nbs=4k\nruntime=60\nsteadystate=iops\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := "fio-3.33 fails parsing the job file, as it would on the workers: fio: steadystate threshold must be specified"
+	if _, err := fioCall(t, builtins.Deps{}, s, "jobfile", starlark.Tuple{starlark.String(path)}); err == nil || !strings.Contains(err.Error(), path+": "+want) {
+		t.Errorf("fio.jobfile: %v, want %q", err, want)
+	}
+	job := builtins.NewJobValue(fio.Job{Name: "a", RW: "randread", Options: []fio.Option{{Key: "steadystate", Value: "iops"}}})
+	if _, err := fioCall(t, builtins.Deps{}, s, "workload", starlark.Tuple{starlark.NewList([]starlark.Value{job})}); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("fio.workload: %v, want %q", err, want)
+	}
 }

@@ -127,6 +127,9 @@ func fioWorkload(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 	if err := wl.Validate(); err != nil {
 		return nil, err
 	}
+	if err := wl.CheckWithFio(runtime.Context(thread)); err != nil {
+		return nil, err
+	}
 	return NewWorkloadValue(wl), nil
 }
 
@@ -164,6 +167,10 @@ func fioJobfile(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 	wl, err := fio.LoadWorkload(scriptRelative(thread, path), o)
 	if err != nil {
 		return nil, err
+	}
+	// Asked here too, so that the script's line, and --plan, show fio's refusal.
+	if err := wl.CheckWithFio(runtime.Context(thread)); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return NewWorkloadValue(wl), nil
 }
