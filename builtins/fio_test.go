@@ -182,8 +182,8 @@ func atoi(s string) int {
 	return n
 }
 
-// fio.jobfile and fio.workload ask the installed fio where the workload is
-// made, so the script's line (and --plan, which runs nothing) shows what
+// fio.jobfile, fio.workload and hcibench.read ask the installed fio where
+// the workload is made, so the script's line (and --plan, which runs nothing) shows what
 // fio fails: steadystate without its threshold passes starbench's own
 // checks.
 func TestWorkloadsAskFioWhereTheyAreMade(t *testing.T) {
@@ -198,6 +198,16 @@ func TestWorkloadsAskFioWhereTheyAreMade(t *testing.T) {
 	want := "fio-3.33 fails parsing the job file, as it would on the workers: fio: steadystate threshold must be specified"
 	if _, err := fioCall(t, builtins.Deps{}, s, "jobfile", starlark.Tuple{starlark.String(path)}); err == nil || !strings.Contains(err.Error(), path+": "+want) {
 		t.Errorf("fio.jobfile: %v, want %q", err, want)
+	}
+	params := filepath.Join(t.TempDir(), "hcibench-ss.fio")
+	if err := os.WriteFile(params, []byte("[global]\nrw=randread\nbs=4k\ntime_based=1\nruntime=60\nsteadystate=iops\n[sdb]\nfilename=/dev/sdb\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	thread := &starlark.Thread{Name: "test"}
+	runtime.SetSession(thread, s)
+	read := builtins.NewHCIBenchModule(builtins.Deps{}).Struct().Members["read"]
+	if _, err := starlark.Call(thread, read, starlark.Tuple{starlark.String(params)}, nil); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("hcibench.read: %v, want %q", err, want)
 	}
 	job := builtins.NewJobValue(fio.Job{Name: "a", RW: "randread", Options: []fio.Option{{Key: "steadystate", Value: "iops"}}})
 	if _, err := fioCall(t, builtins.Deps{}, s, "workload", starlark.Tuple{starlark.NewList([]starlark.Value{job})}); err == nil || !strings.Contains(err.Error(), want) {

@@ -46,6 +46,9 @@ func hcibenchRead(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tu
 	}
 	wls := make([]*fio.Workload, len(p.Runs))
 	for i, r := range p.Runs {
+		if err := r.Workload.CheckWithFio(runtime.Context(thread)); err != nil {
+			return nil, fmt.Errorf("%s, run %s: %w", path, r.Workload.Name, err)
+		}
 		wls[i] = r.Workload
 	}
 	return parsedStruct(p.Format, wls, p.Notes), nil
