@@ -357,6 +357,11 @@ func (m eventsModule) run(thread *starlark.Thread, b *starlark.Builtin, args sta
 	if j.RuntimeSec <= 0 || !j.TimeBased {
 		return nil, fmt.Errorf("job %q: events.run measures for the job's runtime; give it runtime= and time_based=True", j.Name)
 	}
+	// The simulator's measurement over time solves the job itself: fio is
+	// asked here, as fio.run's targets ask it.
+	if err := fio.NewWorkload(*j).CheckWithFio(runtime.Context(thread)); err != nil {
+		return nil, err
+	}
 	list, ok := evList.(starlark.Iterable)
 	if !ok {
 		return nil, fmt.Errorf("events is a %s; want a list of events (events.at, events.after, events.when, events.rolling)", evList.Type())
