@@ -124,7 +124,7 @@ func limitsLiteral(r, typ string) string {
 	for _, part := range strings.Split(r, ",") {
 		k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
 		if f, err := strconv.ParseFloat(v, 64); err == nil {
-			v = strconv.FormatFloat(f, 'g', -1, 64)
+			v = strconv.FormatFloat(f, 'f', -1, 64)
 		}
 		switch k {
 		case "min":
