@@ -453,7 +453,7 @@ func TestWordsForNumbersAreRefusedWhereTheyStand(t *testing.T) {
 	// Every option fio lists as a size, a range, a float list or a string
 	// it reads as a number: abc is refused by both.
 	for name, spec := range knownOptions {
-		if _, ok := numberStrings[name]; !ok && spec.typ != "(null)" && !strings.HasPrefix(spec.typ, "list of floating") && !strings.HasPrefix(spec.typ, "one to three") {
+		if _, ok := numberStrings[name]; !ok && spec.typ != "(null)" && !spec.floatList() && !strings.HasPrefix(spec.typ, "one to three") {
 			continue
 		}
 		opt := name + "=abc"
@@ -509,7 +509,7 @@ func TestValuesOutOfFioRangeAreRefused(t *testing.T) {
 	var ends, past []string
 	for name, spec := range knownOptions {
 		lim := spec.limits
-		if lim == nil || !strings.HasPrefix(spec.typ, "integer") && !strings.HasPrefix(spec.typ, "boolean") {
+		if lim == nil || !spec.wholeNumber() {
 			continue
 		}
 		value := func(v float64) string { return name + "=" + strconv.FormatFloat(v, 'f', -1, 64) }

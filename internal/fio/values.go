@@ -68,7 +68,7 @@ func unparsable(o Option) error {
 	if !strings.ContainsAny(o.Value, "0123456789$(") {
 		return fmt.Errorf("%s=%s: %s fails parsing it; want %s", o.Key, o.Value, fioVersion, want)
 	}
-	if !strings.HasPrefix(spec.typ, "list of floating point") && slices.ContainsFunc(digitRuns.FindAllString(o.Value, -1), tooLarge) {
+	if !spec.floatList() && slices.ContainsFunc(digitRuns.FindAllString(o.Value, -1), tooLarge) {
 		return fmt.Errorf("%s=%s: %s fails parsing a number beyond %d; want %s", o.Key, o.Value, fioVersion, int64(math.MaxInt64), want)
 	}
 	return outOfRange(o, spec)
@@ -142,8 +142,8 @@ func notOneOf(o Option, spec optionSpec) error {
 // are left to fio.
 func outOfRange(o Option, spec optionSpec) error {
 	lim := spec.limits
-	float := strings.HasPrefix(spec.typ, "list of floating point")
-	if lim == nil || !float && !strings.HasPrefix(spec.typ, "integer") && !strings.HasPrefix(spec.typ, "boolean") {
+	float := spec.floatList()
+	if lim == nil || !float && !spec.wholeNumber() {
 		return nil
 	}
 	sep := ","
