@@ -3,6 +3,7 @@ package fio
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -51,11 +52,12 @@ func (wl *Workload) CheckWithFio(ctx context.Context) error {
 		err, _ := said.(error)
 		return err
 	}
-	err := parseOnly(ctx, fio, text)
-	if ctx.Err() == nil {
-		parseOnlySaid.Store(text, err)
+	refusal, err := parseOnly(ctx, fio, text)
+	if err != nil {
+		return err // not fio's verdict (no scratch file, fio killed): not kept
 	}
-	return err
+	parseOnlySaid.Store(text, refusal)
+	return refusal
 }
 
 // quickClock goes before the job file parseOnly checks: with its default
@@ -64,28 +66,31 @@ func (wl *Workload) CheckWithFio(ctx context.Context) error {
 // stands, and is still checked.
 const quickClock = "[global]\nclocksource=gettimeofday\n"
 
-// parseOnly runs fio --parse-only on text and returns what fio said where
-// it fails it.
-func parseOnly(ctx context.Context, fio, text string) error {
+// parseOnly runs fio --parse-only on text and returns fio's refusal (nil
+// where it parses it), or err where fio gave no verdict.
+func parseOnly(ctx context.Context, fio, text string) (refusal, err error) {
 	dir, err := os.MkdirTemp("", "starbench-parse-")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "workload.fio")
 	if err := os.WriteFile(path, []byte(quickClock+text), 0o600); err != nil {
-		return err
+		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, fio, "--parse-only", path)
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
-	if err == nil {
-		return nil
-	}
-	if ctx.Err() != nil {
-		return fmt.Errorf("%s --parse-only: %w", fioVersion, ctx.Err())
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return nil, nil
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("%s --parse-only: %w", fioVersion, ctx.Err())
+	case !errors.As(err, &exit):
+		return nil, fmt.Errorf("%s --parse-only: %w", fioVersion, err)
 	}
 	var said []string
 	for _, l := range strings.Split(string(bytes.TrimSpace(out)), "\n") {
@@ -97,5 +102,5 @@ func parseOnly(ctx context.Context, fio, text string) error {
 			said = append(said, l)
 		}
 	}
-	return fmt.Errorf("%s fails parsing the job file, as it would on the workers: %s", fioVersion, strings.Join(said, "; "))
+	return fmt.Errorf("%s fails parsing the job file, as it would on the workers: %s", fioVersion, strings.Join(said, "; ")), nil
 }
