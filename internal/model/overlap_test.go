@@ -296,7 +296,7 @@ func TestOSAWriteBuffersFillStretchAfterStretch(t *testing.T) {
 		src := &memSource{policies: map[string]Policy{"r5": {RAID: "raid5", FTT: 1}}}
 		pl := NewPlane(mustLoad(t, "wwt-r640-osa"), src).(*Plane)
 		ws := workers(48, 2, "r5")
-		prepareRandom(ctx, t, pl, ws)
+		prepareDrained(ctx, t, pl, ws)
 		return pl, ws
 	}
 	writer := func(name string, runtime int) fio.Job {
@@ -410,7 +410,7 @@ func TestSizedWritersMoveTheirSizeThroughTheBurst(t *testing.T) {
 	run := func(jobs ...fio.Job) *fio.Result {
 		t.Helper()
 		pl := newOSAPlane(t)
-		prepareRandom(ctx, t, pl, ws)
+		prepareDrained(ctx, t, pl, ws)
 		res, err := pl.Run(ctx, ws, &fio.Workload{Name: "w", Jobs: jobs}, nil)
 		if err != nil {
 			t.Fatal(err)

@@ -123,7 +123,8 @@ func NewPlane(p *testbed.Profile, src StateSource, opts ...Option) fio.DataPlane
 
 // Prepare records how the workers' disks were filled; it returns at once,
 // with no progress sample (there is no fill to follow). "none" leaves the
-// disks as they are (never-written blocks stay unwritten).
+// disks as they are (never-written blocks stay unwritten). On OSA the fill
+// goes through the disk groups' write buffers like any write (prepBuffered).
 func (pl *Plane) Prepare(ctx context.Context, workers []fio.Worker, prep fio.Prep, _ func(fio.Status)) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -138,7 +139,12 @@ func (pl *Plane) Prepare(ctx context.Context, workers []fio.Worker, prep fio.Pre
 	case "random":
 		pct = float64(prep.CompressPercentage)
 	}
+	buffered, err := pl.prepBuffered(ctx, workers, prep)
+	if err != nil {
+		return err
+	}
 	pl.mu.Lock()
+	pl.buffer.add(pl.p, buffered)
 	for _, w := range workers {
 		for _, d := range w.Disks {
 			pl.disks[diskKey{w.Name, d.Name}] = uniformData(pl.diskSize(d), 1, pct)
@@ -150,6 +156,34 @@ func (pl *Plane) Prepare(ctx context.Context, workers []fio.Worker, prep fio.Pre
 	})
 	pl.mu.Unlock()
 	return nil
+}
+
+// prepBuffered is what a fill writes into OSA's write buffers, all disk
+// groups together: every disk whole (twice with the aging pass), times its
+// policy's capacity factor (the replicas' or the stripe's bytes the
+// elevators will destage); 0 on ESA.
+func (pl *Plane) prepBuffered(ctx context.Context, workers []fio.Worker, prep fio.Prep) (float64, error) {
+	if pl.p.Storage.DiskGroups == 0 || len(disksOf(workers)) == 0 {
+		return 0, nil
+	}
+	passes := 1.0
+	if prep.Age {
+		passes = 2
+	}
+	fill := fio.Job{RW: "write", BlockSize: prep.BlockSize}
+	in, _, err := pl.input(ctx, workers, &fill)
+	if err != nil {
+		return 0, err
+	}
+	bytes := 0.0
+	for _, d := range in.Jobs[0].Disks {
+		lay, err := policyLayout(pl.p, d.Policy)
+		if err != nil {
+			return 0, err
+		}
+		bytes += passes * diskBytes(pl.p, d) * lay.capFactor
+	}
+	return bytes, nil
 }
 
 // Run solves the model for the workload's jobs on the workers' disks (each

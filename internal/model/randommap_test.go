@@ -251,7 +251,7 @@ func TestOSAPassesGoThroughTheBurst(t *testing.T) {
 			ws[i].Disks[d].SizeBytes = 400 << 30 // more than the write buffers hold
 		}
 	}
-	prepareRandom(ctx, t, pl, ws)
+	prepareDrained(ctx, t, pl, ws)
 	job := fio.JobFromOptions("general", []fio.Option{{Key: "rw", Value: "randrw"}, {Key: "rwmixread", Value: "70"}, {Key: "bssplit", Value: "4k/50:64k/50"},
 		{Key: "ioengine", Value: "libaio"}, {Key: "direct", Value: "1"}, {Key: "iodepth", Value: "8"}, {Key: "time_based"}, {Key: "runtime", Value: "20000"}})
 	writes := func(res *fio.Result) (samples []fio.Sample, mean float64) {

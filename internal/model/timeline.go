@@ -30,6 +30,18 @@ type writeBuffer struct {
 	fill float64
 }
 
+// add fills the buffers with bytes written to them, all disk groups
+// together, up to the destage threshold (the elevators keep pace from
+// there): what a fill of the disks leaves.
+func (buf *writeBuffer) add(p *testbed.Profile, bytes float64) {
+	groups := float64(p.Hosts * p.Storage.DiskGroups)
+	if groups == 0 || bytes <= 0 {
+		return
+	}
+	limit := p.Model.WriteBufferDestageThreshold.Value * bufferBytes(p)
+	buf.fill = math.Min(limit, buf.fill+bytes/groups)
+}
+
 // bufferBytes is one disk group's write buffer in bytes.
 func bufferBytes(p *testbed.Profile) float64 {
 	limit := p.Model.WriteBufferMaxGB7.Value

@@ -26,6 +26,21 @@ func prepareRandom(ctx context.Context, t *testing.T, pl *Plane, ws []fio.Worker
 	}
 }
 
+// prepareDrained fills the workers' disks with random data, then lets an
+// hour's sequential read drain the OSA write buffers the fill left at the
+// destage threshold: writes after it start with the burst.
+func prepareDrained(ctx context.Context, t *testing.T, pl *Plane, ws []fio.Worker) {
+	t.Helper()
+	prepareRandom(ctx, t, pl, ws)
+	read := fio.Job{IOEngine: "libaio", Direct: true, RW: "read", BlockSize: 1 << 20, IODepth: 2, RuntimeSec: 3600, TimeBased: true}
+	if _, err := pl.Run(ctx, ws, fio.NewWorkload(read), nil); err != nil {
+		t.Fatal(err)
+	}
+	if pl.buffer.fill != 0 {
+		t.Fatalf("an hour's read left %.0f bytes in each write buffer; want them drained", pl.buffer.fill)
+	}
+}
+
 // meanOf is the time-weighted mean IOPS of a direction's samples.
 func meanOf(samples []fio.Sample, dir string, measured float64) float64 {
 	total, prev := 0.0, 0.0
@@ -42,17 +57,23 @@ func meanOf(samples []fio.Sample, dir string, measured float64) float64 {
 // An OSA run that fills its write buffers starts faster than it ends: the
 // samples show the burst, then the steady rate once the elevators must keep
 // pace; the run's figure is the samples' mean; the buffers stay full for
-// the next run, and a read-only run lets the elevators drain them.
+// the next run, and a read-only run lets the elevators drain them. A fill
+// of the disks (fio.prepare) writes through the buffers too: a write run
+// right after it has no burst.
 func TestOSAWriteBufferFillsOverARun(t *testing.T) {
 	pl := newOSAPlane(t)
 	ctx := context.Background()
 	ws := workers(96, 8, "r1")
-	prepareRandom(ctx, t, pl, ws)
 	job := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 65536, IODepth: 8, RuntimeSec: 1800, TimeBased: true}
-	res, err := pl.Run(ctx, ws, fio.NewWorkload(*job), nil)
-	if err != nil {
-		t.Fatal(err)
+	run := func() *fio.Result {
+		t.Helper()
+		res, err := pl.Run(ctx, ws, fio.NewWorkload(*job), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
 	}
+	res := run()
 	first, last := res.Samples[0], res.Samples[len(res.Samples)-1]
 	if first.IOPS < 1.1*last.IOPS || first.Direction != "write" {
 		t.Errorf("first sample %.0f IOPS, last %.0f: want the burst well above the steady rate", first.IOPS, last.IOPS)
@@ -66,24 +87,59 @@ func TestOSAWriteBufferFillsOverARun(t *testing.T) {
 	if !strings.Contains(strings.Join(res.Notes, "\n"), "OSA write buffers absorb writes") {
 		t.Errorf("notes %q do not explain the fall", res.Notes)
 	}
+	steady := func(label string, res *fio.Result) {
+		t.Helper()
+		if a, b := res.Samples[0].IOPS, res.Samples[len(res.Samples)-1].IOPS; !(math.Abs(a/b-1) <= 1e-9) || !(math.Abs(b/last.IOPS-1) <= 1e-9) {
+			t.Errorf("%s: the run starts at %.0f IOPS and ends at %.0f; want the steady %.0f throughout", label, a, b, last.IOPS)
+		}
+	}
 	// The buffers are still at the threshold: the next run has no burst.
-	again, err := pl.Run(ctx, ws, fio.NewWorkload(*job), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a, b := again.Samples[0].IOPS, again.Samples[len(again.Samples)-1].IOPS; !(math.Abs(a/b-1) <= 1e-9) || !(math.Abs(b/last.IOPS-1) <= 1e-9) {
-		t.Errorf("a second run starts at %.0f IOPS and ends at %.0f; want the steady %.0f throughout", a, b, last.IOPS)
-	}
+	steady("a second run", run())
 	// A long read-only run drains them; writes burst again.
-	if _, err := pl.Run(ctx, ws, fio.NewWorkload(fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 65536, IODepth: 8, RuntimeSec: 3600, TimeBased: true}), nil); err != nil {
-		t.Fatal(err)
+	drain := func() {
+		t.Helper()
+		if _, err := pl.Run(ctx, ws, fio.NewWorkload(fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 65536, IODepth: 8, RuntimeSec: 3600, TimeBased: true}), nil); err != nil {
+			t.Fatal(err)
+		}
 	}
-	third, err := pl.Run(ctx, ws, fio.NewWorkload(*job), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if third.Samples[0].IOPS < 1.1*last.IOPS {
+	drain()
+	if third := run(); third.Samples[0].IOPS < 1.1*last.IOPS {
 		t.Errorf("after a read-only hour the first sample is %.0f IOPS; want the burst again", third.Samples[0].IOPS)
+	}
+	// Drained again, then the disks filled: 768 disks' replicas are far
+	// more than the buffers' threshold, so the fill leaves them there.
+	drain()
+	prepareRandom(ctx, t, pl, ws)
+	steady("after fio.prepare", run())
+}
+
+// A fill of the disks lands in OSA's write buffers as its policy writes it:
+// each disk whole times the replicas (RAID-1 FTT 1: 2) or the stripe's
+// share (RAID-5 3+1: 4/3), spread over the cluster's disk groups, twice
+// with the aging pass; "none" writes nothing.
+func TestFillGoesThroughTheWriteBuffers(t *testing.T) {
+	ctx := context.Background()
+	src := &memSource{policies: map[string]Policy{"r1": {RAID: "raid1", FTT: 1}, "r5": {RAID: "raid5", FTT: 1}}}
+	p := mustLoad(t, "wwt-r640-osa")
+	groups := float64(p.Hosts * p.Storage.DiskGroups)
+	for _, c := range []struct {
+		policy string
+		prep   fio.Prep
+		copies float64
+	}{
+		{"r1", fio.Prep{Method: "random"}, 2},
+		{"r1", fio.Prep{Method: "zero"}, 2},
+		{"r5", fio.Prep{Method: "random"}, 4.0 / 3},
+		{"r5", fio.Prep{Method: "random", Age: true}, 2 * 4.0 / 3},
+		{"r1", fio.Prep{Method: "none"}, 0},
+	} {
+		pl := NewPlane(p, src).(*Plane)
+		if err := pl.Prepare(ctx, workers(3, 2, c.policy), c.prep, nil); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := pl.buffer.fill, 6*(50<<30)*c.copies/groups; !nearRel(got, want, 1e-12) && !(got == 0 && want == 0) {
+			t.Errorf("%s, %+v: each buffer holds %.4g bytes after the fill; want %.4g", c.policy, c.prep, got, want)
+		}
 	}
 }
 
@@ -323,7 +379,7 @@ func TestOSAMetricsCoverTheBurstAndTheSteadyState(t *testing.T) {
 		WithHostLoad(names, func(_, _ time.Time, l map[string]HostLoad) { hosts = l })).(*Plane)
 	ctx := context.Background()
 	ws := workers(96, 8, "r1")
-	prepareRandom(ctx, t, pl, ws)
+	prepareDrained(ctx, t, pl, ws)
 	job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 65536, IODepth: 8, RuntimeSec: 1800, TimeBased: true}
 	res, err := pl.Run(ctx, ws, fio.NewWorkload(job), nil)
 	if err != nil {

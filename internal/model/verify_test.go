@@ -610,7 +610,7 @@ func TestVerifyingWriterFillsOSABuffers(t *testing.T) {
 	pl := newOSAPlane(t)
 	ctx := context.Background()
 	ws := workers(96, 8, "r1")
-	prepareRandom(ctx, t, pl, ws)
+	prepareDrained(ctx, t, pl, ws)
 	job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 65536, IODepth: 8, Size: 40 << 30,
 		Options: []fio.Option{{Key: "verify", Value: "crc32c"}}}
 	res, err := pl.Run(ctx, ws, fio.NewWorkload(job), nil)
