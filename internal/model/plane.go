@@ -30,6 +30,7 @@ type Plane struct {
 	disks    map[diskKey]diskData
 	streams  map[streamKey][]streamRun // random runs that fio's seeds make draw the same offsets (replay.go)
 	buffer   writeBuffer               // OSA's write buffers, carried from run to run
+	laidOut  map[diskKey]objectLayout  // how each disk's objects were laid out when the plane last saw them
 	noise    *rand.Rand                // nil: no noise
 	hostLoad HostLoadFunc
 	hosts    []string // the cluster's hosts, for hostLoad
@@ -114,7 +115,7 @@ func WithObserver(f ObserveFunc) Option {
 // NewPlane returns the simulated data plane for a testbed; src reads the
 // cluster's settings and the disks' policies from the control plane.
 func NewPlane(p *testbed.Profile, src StateSource, opts ...Option) fio.DataPlane {
-	pl := &Plane{p: p, src: src, disks: map[diskKey]diskData{}, streams: map[streamKey][]streamRun{}, solved: newSolveCache(maxSolved)}
+	pl := &Plane{p: p, src: src, disks: map[diskKey]diskData{}, laidOut: map[diskKey]objectLayout{}, streams: map[streamKey][]streamRun{}, solved: newSolveCache(maxSolved)}
 	for _, o := range opts {
 		o(pl)
 	}
@@ -139,6 +140,7 @@ func (pl *Plane) Prepare(ctx context.Context, workers []fio.Worker, prep fio.Pre
 	case "random":
 		pct = float64(prep.CompressPercentage)
 	}
+	pl.relayOut(ctx, workers)
 	buffered, err := pl.prepBuffered(ctx, workers, prep)
 	if err != nil {
 		return err
@@ -383,11 +385,18 @@ func (j JobRun) fioJobs() float64 {
 // job's samples.
 func (pl *Plane) RunJobs(ctx context.Context, jobs []JobRun, progress func(fio.Status)) (*fio.Result, error) {
 	start := time.Now()
+	var relaid []string
+	for _, j := range jobs {
+		if note := pl.relayOut(ctx, j.Workers); note != "" {
+			relaid = append(relaid, note)
+		}
+	}
 	jobs, passes := verifyPasses(jobs)
 	in, out, notes, err := pl.solveCell(ctx, jobs, math.NaN())
 	if err != nil {
 		return nil, err
 	}
+	notes = append(notes, relaid...)
 	z := pl.noiseDraw() // taken once solved, so a run that fails takes none
 	pl.applyDraw(z, out, out.Burst)
 	// Lay every job out in time; OSA's write buffers fill with all of them.
@@ -719,23 +728,9 @@ func (pl *Plane) input(ctx context.Context, workers []fio.Worker, job *fio.Job) 
 	}
 	in := Input{State: state}
 	jl := JobLoad{Job: job}
-	var notes []string
-	// Policies come from the control plane, read before taking the lock
-	// so that concurrent runs do not wait on each other's lookups.
-	policies := map[string]Policy{}
-	for _, w := range workers {
-		for _, d := range w.Disks {
-			if _, ok := policies[d.Policy]; ok {
-				continue
-			}
-			pol := defaultPolicy
-			if d.Policy == "" {
-				notes = append(notes, "disks without a storage policy modelled as raid1 ftt 1 (vSAN default)")
-			} else if pol, err = pl.src.Policy(ctx, d.Policy); err != nil {
-				return Input{}, nil, fmt.Errorf("disk %s of %s: policy %q: %w", d.Name, w.Name, d.Policy, err)
-			}
-			policies[d.Policy] = pol
-		}
+	policies, notes, err := pl.policies(ctx, workers)
+	if err != nil {
+		return Input{}, nil, err
 	}
 	sh, shapeErr := readJob(job) // solving reads the same job and says what is wrong
 	pl.mu.Lock()
@@ -757,6 +752,78 @@ func (pl *Plane) input(ctx context.Context, workers []fio.Worker, job *fio.Job) 
 		return Input{}, nil, fmt.Errorf("the workers have no data disks: give each worker at least one disk")
 	}
 	return in, notes, nil
+}
+
+// policies reads the storage policies of the workers' disks through the
+// control plane, by name, before the caller takes the lock so that
+// concurrent runs do not wait on each other's lookups. A disk without one
+// has vSAN's default, noted.
+func (pl *Plane) policies(ctx context.Context, workers []fio.Worker) (map[string]Policy, []string, error) {
+	policies := map[string]Policy{}
+	var notes []string
+	for _, w := range workers {
+		for _, d := range w.Disks {
+			if _, ok := policies[d.Policy]; ok {
+				continue
+			}
+			pol := defaultPolicy
+			if d.Policy == "" {
+				notes = append(notes, "disks without a storage policy modelled as raid1 ftt 1 (vSAN default)")
+			} else if p, err := pl.src.Policy(ctx, d.Policy); err != nil {
+				return nil, nil, fmt.Errorf("disk %s of %s: policy %q: %w", d.Name, w.Name, d.Policy, err)
+			} else {
+				pol = p
+			}
+			policies[d.Policy] = pol
+		}
+	}
+	return policies, notes, nil
+}
+
+// objectLayout is what of a storage policy places a disk's data: a change
+// of any of it makes vSAN rewrite the disk's objects (a resync).
+type objectLayout struct {
+	layout
+	stripeWidth int
+}
+
+// relayOut finds the workers' disks whose storage policy lays out their
+// objects otherwise than when the plane last filled or ran on them: vSAN
+// rewrote those objects since (policy.apply waits for the resync), and on
+// OSA the rewrite went through the disk groups' write buffers like any
+// write, the disk's written blocks times the new layout's capacity
+// factor. It returns a note where it moved the buffers; a policy it cannot
+// read is left to the run, which refuses it saying why.
+func (pl *Plane) relayOut(ctx context.Context, workers []fio.Worker) string {
+	policies, _, err := pl.policies(ctx, workers)
+	if err != nil {
+		return ""
+	}
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	bytes, disks := 0.0, 0
+	for _, w := range workers {
+		for _, d := range w.Disks {
+			lay, err := policyLayout(pl.p, policies[d.Policy])
+			if err != nil {
+				continue // the run refuses it
+			}
+			now := objectLayout{lay, max(policies[d.Policy].StripeWidth, 1)}
+			key := diskKey{w.Name, d.Name}
+			before, seen := pl.laidOut[key]
+			pl.laidOut[key] = now
+			if written, _ := pl.data(w.Name, d).whole(); seen && before != now && written > 0 {
+				bytes += written * pl.diskSize(d) * lay.capFactor
+				disks++
+			}
+		}
+	}
+	if bytes == 0 || pl.p.Storage.DiskGroups == 0 {
+		return ""
+	}
+	pl.buffer.add(pl.p, bytes)
+	return fmt.Sprintf("the storage policy of %d disks lays out their objects otherwise than at their last run: vSAN rewrote %.0f GB of components, which went through the disk groups' write buffers (now %.0f %% full)",
+		disks, bytes/1e9, 100*pl.buffer.fill/bufferBytes(pl.p))
 }
 
 // shareRows are fio's rows of a result on the workers: per disk and

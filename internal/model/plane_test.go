@@ -371,14 +371,18 @@ func TestPlaneConcurrentUse(t *testing.T) {
 	}
 }
 
-// slowSource answers policy lookups only when released, as a slow vCenter would.
+// slowSource answers policy lookups only when released, as a slow vCenter
+// would; entered (buffered, one) says a lookup has begun.
 type slowSource struct {
 	memSource
 	entered, release chan struct{}
 }
 
 func (s *slowSource) Policy(ctx context.Context, name string) (Policy, error) {
-	s.entered <- struct{}{}
+	select {
+	case s.entered <- struct{}{}:
+	default: // a later lookup: the first one was said
+	}
 	<-s.release
 	return s.memSource.Policy(ctx, name)
 }
@@ -387,7 +391,7 @@ func (s *slowSource) Policy(ctx context.Context, name string) (Policy, error) {
 // cells: the plane's lock is not held across the lookup.
 func TestPlanePolicyLookupDoesNotBlockOthers(t *testing.T) {
 	src := &slowSource{memSource: memSource{policies: map[string]Policy{"r5": {RAID: "raid5", FTT: 1}}},
-		entered: make(chan struct{}), release: make(chan struct{})}
+		entered: make(chan struct{}, 1), release: make(chan struct{})}
 	pl := NewPlane(mustLoad(t, "storagereview-r6625-esa"), src)
 	ctx := context.Background()
 	ran := make(chan error, 1)

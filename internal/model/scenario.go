@@ -34,6 +34,7 @@ type class struct {
 	intervals  []interval
 	samples    []fio.Sample
 	notes      []string
+	relaid     string // what a changed storage policy rewrote before the measurement (relayOut)
 }
 
 // interval is one interval's result and length.
@@ -76,6 +77,9 @@ func (s *Scenario) AddWorkload(name string, workers []fio.Worker, job *fio.Job, 
 // happened (resync and consolidation starting and ending), as events.
 func (s *Scenario) Step(ctx context.Context, t, dt float64, evs []fio.Event) ([]fio.Sample, []fio.Event, error) {
 	if s.rec.hosts == 0 {
+		for _, c := range s.classes {
+			c.relaid = s.pl.relayOut(ctx, c.workers)
+		}
 		if err := s.rec.init(ctx, s.pl, s.classes); err != nil {
 			return nil, nil, err
 		}
@@ -172,6 +176,9 @@ func (s *Scenario) input(ctx context.Context, active []*class, t float64) (Input
 			return Input{}, fmt.Errorf("%s at %g s: %w", c.name, t, err)
 		}
 		c.notes = notes
+		if c.relaid != "" {
+			c.notes = append(c.notes, c.relaid)
+		}
 		if sh, err := readJob(c.job); err == nil {
 			if sh.hasFloors() {
 				c.notes = append(c.notes, minRateEventsNote)

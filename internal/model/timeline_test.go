@@ -143,6 +143,55 @@ func TestFillGoesThroughTheWriteBuffers(t *testing.T) {
 	}
 }
 
+// A storage policy that lays a disk's objects out otherwise (RAID-1 to
+// RAID-5) makes vSAN rewrite them before the next run, and on OSA that
+// rewrite goes through the write buffers: a writer after it has no burst,
+// and a note says why. A rule that moves no data (an IOPS limit) leaves
+// the buffers as they were.
+func TestPolicyChangeRewritesThroughTheWriteBuffers(t *testing.T) {
+	ctx := context.Background()
+	ws := workers(96, 8, "p")
+	job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 65536, IODepth: 8, RuntimeSec: 600, TimeBased: true}
+	for _, c := range []struct {
+		to    Policy
+		burst bool
+	}{
+		{Policy{RAID: "raid5", FTT: 1}, false},
+		{Policy{RAID: "raid1", FTT: 1, StripeWidth: 2}, false},
+		{Policy{RAID: "raid1", FTT: 1, IOPSLimit: 100000}, true},
+	} {
+		src := &memSource{state: ClusterState{Uplink: "25g"}, policies: map[string]Policy{"p": {RAID: "raid1", FTT: 1}}}
+		pl := NewPlane(mustLoad(t, "wwt-r640-osa"), src).(*Plane)
+		prepareDrained(ctx, t, pl, ws)
+		src.policies["p"] = c.to
+		res, err := pl.Run(ctx, ws, fio.NewWorkload(job), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, last := res.Samples[0].IOPS, res.Samples[len(res.Samples)-1].IOPS
+		said := strings.Contains(strings.Join(res.Notes, "\n"), "vSAN rewrote")
+		if burst := first > 1.1*last; burst != c.burst || said == c.burst {
+			t.Errorf("to %+v: the writer starts at %.0f IOPS and ends at %.0f, rewrite noted %v; want a burst %v", c.to, first, last, said, c.burst)
+		}
+	}
+	// A measurement through events starts from what the rewrite left too.
+	src := &memSource{state: ClusterState{Uplink: "25g"}, policies: map[string]Policy{"p": {RAID: "raid1", FTT: 1}}}
+	pl := NewPlane(mustLoad(t, "wwt-r640-osa"), src).(*Plane)
+	prepareDrained(ctx, t, pl, ws)
+	src.policies["p"] = Policy{RAID: "raid5", FTT: 1}
+	s := pl.Scenario(ws, &job, nil)
+	if _, _, err := s.Step(ctx, 0, 10, nil); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full := pl.p.Model.WriteBufferDestageThreshold.Value * bufferBytes(pl.p); pl.buffer.fill != full || !strings.Contains(strings.Join(res.Notes, "\n"), "vSAN rewrote") {
+		t.Errorf("an events measurement after the change: buffers at %.4g bytes, notes %q; want %.4g and the rewrite said", pl.buffer.fill, res.Notes, full)
+	}
+}
+
 // ramp_time runs I/O before anything is logged: a ramp longer than the
 // burst leaves a measured window at the steady rate, and samples count
 // from the end of the ramp.
