@@ -780,50 +780,79 @@ func (pl *Plane) policies(ctx context.Context, workers []fio.Worker) (map[string
 	return policies, notes, nil
 }
 
-// objectLayout is what of a storage policy places a disk's data: a change
-// of any of it makes vSAN rewrite the disk's objects (a resync).
+// objectLayout is how a disk's objects lie on OSA's disk groups: what of
+// its storage policy places their data, and the cluster settings the disk
+// groups are formatted with. A change of any makes vSAN rewrite them.
 type objectLayout struct {
 	layout
 	stripeWidth int
+	format      diskFormat
 }
 
-// relayOut finds the workers' disks whose storage policy lays out their
-// objects otherwise than when the plane last filled or ran on them: vSAN
-// rewrote those objects since (policy.apply waits for the resync), and on
-// OSA the rewrite went through the disk groups' write buffers like any
-// write, the disk's written blocks times the new layout's capacity
-// factor. It returns a note where it moved the buffers; a policy it cannot
-// read is left to the run, which refuses it saying why.
+// diskFormat is what OSA formats its disk groups with: changing any makes
+// vSAN reformat them one at a time, moving all their data elsewhere and
+// back (a rolling reformat).
+type diskFormat struct{ compression, dedup, encryption bool }
+
+// relayOut finds, on OSA, the workers' disks whose objects vSAN rewrote
+// since the plane last filled or ran on them: a storage policy that lays
+// them out otherwise (policy.apply waits for the resync), or a change of
+// space efficiency or data-at-rest encryption (the rolling reformat). The
+// rewrite went through the disk groups' write buffers like any write: the
+// disk's written blocks times its layout's capacity factor. It returns a
+// note where it moved the buffers; a policy or state it cannot read is
+// left to the run, which refuses it saying why.
 func (pl *Plane) relayOut(ctx context.Context, workers []fio.Worker) string {
+	if pl.p.Storage.DiskGroups == 0 {
+		return ""
+	}
+	state, err := pl.src.ClusterState(ctx)
+	if err != nil {
+		return ""
+	}
 	policies, _, err := pl.policies(ctx, workers)
 	if err != nil {
 		return ""
 	}
+	format := diskFormat{state.Compression, state.Dedup, state.RestEncryption}
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
-	bytes, disks := 0.0, 0
+	bytes, relaid, reformatted := 0.0, 0, 0
 	for _, w := range workers {
 		for _, d := range w.Disks {
 			lay, err := policyLayout(pl.p, policies[d.Policy])
 			if err != nil {
 				continue // the run refuses it
 			}
-			now := objectLayout{lay, max(policies[d.Policy].StripeWidth, 1)}
+			now := objectLayout{lay, max(policies[d.Policy].StripeWidth, 1), format}
 			key := diskKey{w.Name, d.Name}
 			before, seen := pl.laidOut[key]
 			pl.laidOut[key] = now
-			if written, _ := pl.data(w.Name, d).whole(); seen && before != now && written > 0 {
-				bytes += written * pl.diskSize(d) * lay.capFactor
-				disks++
+			written, _ := pl.data(w.Name, d).whole()
+			if !seen || before == now || written == 0 {
+				continue
+			}
+			bytes += written * pl.diskSize(d) * lay.capFactor
+			if before.format != now.format {
+				reformatted++
+			} else {
+				relaid++
 			}
 		}
 	}
-	if bytes == 0 || pl.p.Storage.DiskGroups == 0 {
+	if bytes == 0 {
 		return ""
 	}
 	pl.buffer.add(pl.p, bytes)
-	return fmt.Sprintf("the storage policy of %d disks lays out their objects otherwise than at their last run: vSAN rewrote %.0f GB of components, which went through the disk groups' write buffers (now %.0f %% full)",
-		disks, bytes/1e9, 100*pl.buffer.fill/bufferBytes(pl.p))
+	var why []string
+	if relaid > 0 {
+		why = append(why, fmt.Sprintf("the storage policy of %d disks lays out their objects otherwise", relaid))
+	}
+	if reformatted > 0 {
+		why = append(why, fmt.Sprintf("a change of space efficiency or encryption reformatted the disk groups under %d disks", reformatted))
+	}
+	return fmt.Sprintf("since the disks' last run %s: vSAN rewrote %.0f GB of their components, which went through the disk groups' write buffers (now %.0f %% full)",
+		strings.Join(why, ", and "), bytes/1e9, 100*pl.buffer.fill/bufferBytes(pl.p))
 }
 
 // shareRows are fio's rows of a result on the workers: per disk and

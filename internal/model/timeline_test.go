@@ -144,34 +144,41 @@ func TestFillGoesThroughTheWriteBuffers(t *testing.T) {
 }
 
 // A storage policy that lays a disk's objects out otherwise (RAID-1 to
-// RAID-5) makes vSAN rewrite them before the next run, and on OSA that
-// rewrite goes through the write buffers: a writer after it has no burst,
-// and a note says why. A rule that moves no data (an IOPS limit) leaves
-// the buffers as they were.
+// RAID-5, a stripe width) makes vSAN rewrite them before the next run, and
+// so does OSA's rolling reformat of its disk groups for a change of space
+// efficiency or encryption; on OSA that rewrite goes through the write
+// buffers: a writer after it has no burst, and a note says why. A rule
+// that moves no data (an IOPS limit, RDMA) leaves the buffers as they were.
 func TestPolicyChangeRewritesThroughTheWriteBuffers(t *testing.T) {
 	ctx := context.Background()
 	ws := workers(96, 8, "p")
 	job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 65536, IODepth: 8, RuntimeSec: 600, TimeBased: true}
+	r1, tcp := Policy{RAID: "raid1", FTT: 1}, ClusterState{Uplink: "25g"}
 	for _, c := range []struct {
 		to    Policy
-		burst bool
+		state ClusterState
+		says  string // "" for a burst
 	}{
-		{Policy{RAID: "raid5", FTT: 1}, false},
-		{Policy{RAID: "raid1", FTT: 1, StripeWidth: 2}, false},
-		{Policy{RAID: "raid1", FTT: 1, IOPSLimit: 100000}, true},
+		{Policy{RAID: "raid5", FTT: 1}, tcp, "the storage policy of 768 disks lays out their objects otherwise"},
+		{Policy{RAID: "raid1", FTT: 1, StripeWidth: 2}, tcp, "the storage policy of 768 disks"},
+		{r1, ClusterState{Uplink: "25g", Compression: true}, "a change of space efficiency or encryption reformatted the disk groups under 768 disks"},
+		{r1, ClusterState{Uplink: "25g", RestEncryption: true}, "reformatted the disk groups"},
+		{Policy{RAID: "raid1", FTT: 1, IOPSLimit: 100000}, tcp, ""},
+		{r1, ClusterState{Uplink: "25g", RDMA: true}, ""},
 	} {
-		src := &memSource{state: ClusterState{Uplink: "25g"}, policies: map[string]Policy{"p": {RAID: "raid1", FTT: 1}}}
+		src := &memSource{state: tcp, policies: map[string]Policy{"p": r1}}
 		pl := NewPlane(mustLoad(t, "wwt-r640-osa"), src).(*Plane)
 		prepareDrained(ctx, t, pl, ws)
-		src.policies["p"] = c.to
+		src.policies["p"], src.state = c.to, c.state
 		res, err := pl.Run(ctx, ws, fio.NewWorkload(job), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		first, last := res.Samples[0].IOPS, res.Samples[len(res.Samples)-1].IOPS
-		said := strings.Contains(strings.Join(res.Notes, "\n"), "vSAN rewrote")
-		if burst := first > 1.1*last; burst != c.burst || said == c.burst {
-			t.Errorf("to %+v: the writer starts at %.0f IOPS and ends at %.0f, rewrite noted %v; want a burst %v", c.to, first, last, said, c.burst)
+		notes := strings.Join(res.Notes, "\n")
+		said := strings.Contains(notes, "vSAN rewrote")
+		if burst := first > 1.1*last; burst != (c.says == "") || said == burst || !strings.Contains(notes, c.says) {
+			t.Errorf("to %+v, %+v: the writer starts at %.0f IOPS and ends at %.0f, notes %q; want a burst %v, and %q said", c.to, c.state, first, last, notes, c.says == "", c.says)
 		}
 	}
 	// A measurement through events starts from what the rewrite left too.
