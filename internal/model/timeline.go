@@ -125,7 +125,8 @@ func layOut(p *testbed.Profile, buf *writeBuffer, out *Output, job *fio.Job, dis
 // OSA's writes go at the burst rate: while the disk groups' write buffers
 // fill to the destage threshold; the elevators must keep pace after. It
 // moves the buffers' fill on; a run without writes lets the elevators
-// drain them at the capacity tier's write rate.
+// drain them at write_buffer_idle_destage of the capacity tier's write
+// rate.
 func bufferBurst(p *testbed.Profile, buf *writeBuffer, out *Output, end float64) float64 {
 	groups := float64(p.Hosts * p.Storage.DiskGroups)
 	if groups == 0 {
@@ -134,7 +135,7 @@ func bufferBurst(p *testbed.Profile, buf *writeBuffer, out *Output, end float64)
 	if out.Burst == nil || out.BufferBytesPerSec <= 0 {
 		if out.Write.IOPS == 0 && buf.fill > 0 {
 			_, wr := deviceRates(p.Storage.Capacity)
-			buf.fill = math.Max(0, buf.fill-float64(p.Storage.CapacityPerGroup)*wr*end)
+			buf.fill = math.Max(0, buf.fill-p.Model.WriteBufferIdleDestage.Value*float64(p.Storage.CapacityPerGroup)*wr*end)
 		}
 		return 0
 	}

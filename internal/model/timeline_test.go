@@ -199,6 +199,31 @@ func TestPolicyChangeRewritesThroughTheWriteBuffers(t *testing.T) {
 	}
 }
 
+// A run without writes drains the buffers at write_buffer_idle_destage of
+// the capacity devices' write rate: all of it by default, none at 0, and
+// at a share, that share of what the full rate would drain (5 s of
+// reads drain part of WWT's buffers at the full rate).
+func TestIdleDestageDrainsAtItsShare(t *testing.T) {
+	ctx := context.Background()
+	ws := workers(96, 8, "r1")
+	read := fio.Job{IOEngine: "libaio", Direct: true, RW: "read", BlockSize: 1 << 20, IODepth: 2, RuntimeSec: 5, TimeBased: true}
+	for _, share := range []float64{1, 0.5, 0} {
+		p := mustLoad(t, "wwt-r640-osa")
+		p.Model.WriteBufferIdleDestage.Value = share
+		pl := NewPlane(p, &memSource{state: ClusterState{Uplink: "25g"}, policies: map[string]Policy{"r1": {RAID: "raid1", FTT: 1}}}).(*Plane)
+		prepareRandom(ctx, t, pl, ws)
+		full := pl.buffer.fill
+		if _, err := pl.Run(ctx, ws, fio.NewWorkload(read), nil); err != nil {
+			t.Fatal(err)
+		}
+		_, wr := deviceRates(p.Storage.Capacity)
+		want := full - share*float64(p.Storage.CapacityPerGroup)*wr*5
+		if got := pl.buffer.fill; !nearRel(got, want, 1e-12) || want <= 0 {
+			t.Errorf("idle destage at %g: 5 s of reads leave %.4g bytes in each buffer of %.4g; want %.4g", share, got, full, want)
+		}
+	}
+}
+
 // ramp_time runs I/O before anything is logged: a ramp longer than the
 // burst leaves a measured window at the steady rate, and samples count
 // from the end of the ramp.

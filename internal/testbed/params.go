@@ -143,11 +143,14 @@ type ModelParams struct {
 	MapEntryCycles Param `json:"map_entry_cycles"`
 
 	// OSA write buffer: the share of a cache device usable as write
-	// buffer, capped per disk group (vSAN 7; vSAN 8 OSA lifts the cap), and
-	// the fill at which the elevator starts destaging.
+	// buffer, capped per disk group (vSAN 7; vSAN 8 OSA lifts the cap), the
+	// fill at which the elevator starts destaging, and how fast it drains
+	// the buffer while nothing writes, as a share of the capacity
+	// devices' write rate.
 	WriteBufferMaxGB7           Param `json:"write_buffer_max_gb_7"`
 	WriteBufferMaxGB8           Param `json:"write_buffer_max_gb_8"`
 	WriteBufferDestageThreshold Param `json:"write_buffer_destage_threshold"`
+	WriteBufferIdleDestage      Param `json:"write_buffer_idle_destage"`
 
 	// Write path layout.
 	// LargeWriteBytes: ESA writes at least this large go straight to the
@@ -245,6 +248,7 @@ func DefaultModel(architecture string) ModelParams {
 		WriteBufferMaxGB7:           Param{600, "VMware vSAN 7 design guide: an all-flash disk group uses at most 600 GB of its cache device as write buffer"},
 		WriteBufferMaxGB8:           Param{1600, "VMware vSAN 8 OSA: the write buffer limit per disk group rises to 1.6 TB"},
 		WriteBufferDestageThreshold: Param{0.3, "assumption: the elevator destages steadily once the write buffer is about 30 % full, and lazily below"},
+		WriteBufferIdleDestage:      Param{1, "assumption: while nothing writes, the elevators drain the buffers at the capacity devices' write rate, down to empty; HCIBench's drop-cache script forces the elevator to run (plogRunElevator, plogElevSleepTime) and waits for the buffers to empty, which suggests vSAN alone drains them more slowly; scripts/osa_destage.star measures it"},
 
 		LargeWriteBytes: Param{512 << 10, "vSAN 8 U1 adaptive write path (large writes go straight to the capacity leg as full stripes); threshold assumed 512 KiB"},
 		DestageIOBytes:  Param{512 << 10, "assumption: full-stripe destage in 512 KiB device writes"},
@@ -320,6 +324,9 @@ func (m *ModelParams) validate() []error {
 	}
 	if t := m.WriteBufferDestageThreshold.Value; t <= 0 || t > 1 {
 		errs = append(errs, fmt.Errorf("model.write_buffer_destage_threshold.value: %g; want a share of the buffer in (0, 1]", t))
+	}
+	if d := m.WriteBufferIdleDestage.Value; d < 0 || d > 1 {
+		errs = append(errs, fmt.Errorf("model.write_buffer_idle_destage.value: %g; want a share of the capacity devices' write rate in [0, 1]", d))
 	}
 	if m.DestageIOBytes.Value < 4096 {
 		errs = append(errs, fmt.Errorf("model.destage_io_bytes.value: %g; want at least 4096", m.DestageIOBytes.Value))
