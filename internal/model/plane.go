@@ -141,10 +141,7 @@ func (pl *Plane) Prepare(ctx context.Context, workers []fio.Worker, prep fio.Pre
 		pct = float64(prep.CompressPercentage)
 	}
 	pl.relayOut(ctx, workers)
-	buffered, err := pl.prepBuffered(ctx, workers, prep)
-	if err != nil {
-		return err
-	}
+	buffered := pl.prepBuffered(ctx, workers, prep)
 	pl.mu.Lock()
 	pl.buffer.add(pl.p, buffered)
 	for _, w := range workers {
@@ -163,29 +160,27 @@ func (pl *Plane) Prepare(ctx context.Context, workers []fio.Worker, prep fio.Pre
 // prepBuffered is what a fill writes into OSA's write buffers, all disk
 // groups together: every disk whole (twice with the aging pass), times its
 // policy's capacity factor (the replicas' or the stripe's bytes the
-// elevators will destage); 0 on ESA.
-func (pl *Plane) prepBuffered(ctx context.Context, workers []fio.Worker, prep fio.Prep) (float64, error) {
-	if pl.p.Storage.DiskGroups == 0 || len(disksOf(workers)) == 0 {
-		return 0, nil
+// elevators will destage); 0 on ESA. A policy it cannot read or lay out
+// is left to the runs, which refuse it saying why.
+func (pl *Plane) prepBuffered(ctx context.Context, workers []fio.Worker, prep fio.Prep) float64 {
+	if pl.p.Storage.DiskGroups == 0 {
+		return 0
+	}
+	policies, _, err := pl.policies(ctx, workers)
+	if err != nil {
+		return 0
 	}
 	passes := 1.0
 	if prep.Age {
 		passes = 2
 	}
-	fill := fio.Job{RW: "write", BlockSize: prep.BlockSize}
-	in, _, err := pl.input(ctx, workers, &fill)
-	if err != nil {
-		return 0, err
-	}
 	bytes := 0.0
-	for _, d := range in.Jobs[0].Disks {
-		lay, err := policyLayout(pl.p, d.Policy)
-		if err != nil {
-			return 0, err
+	for _, d := range disksOf(workers) {
+		if lay, err := policyLayout(pl.p, policies[d.Policy]); err == nil {
+			bytes += passes * pl.diskSize(d) * lay.capFactor
 		}
-		bytes += passes * diskBytes(pl.p, d) * lay.capFactor
 	}
-	return bytes, nil
+	return bytes
 }
 
 // Run solves the model for the workload's jobs on the workers' disks (each
