@@ -402,6 +402,11 @@ func (pl *Plane) RunJobs(ctx context.Context, jobs []JobRun, progress func(fio.S
 	in, out, notes = lo.in, lo.out, append(notes, lo.notes...)
 	burst, end := lo.burst, lo.end
 	whole := overRun(out, burst, end)
+	if pl.p.Storage.DiskGroups > 0 {
+		pl.mu.Lock()
+		whole.WriteBufferFull = pl.buffer.fill / bufferBytes(pl.p)
+		pl.mu.Unlock()
+	}
 	if pl.hostLoad != nil {
 		loads := map[string]HostLoad{}
 		for h, name := range hostNames(pl.p.Hosts, in.VMs, pl.hosts) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -220,6 +221,30 @@ func TestIdleDestageDrainsAtItsShare(t *testing.T) {
 		want := full - share*float64(p.Storage.CapacityPerGroup)*wr*5
 		if got := pl.buffer.fill; !nearRel(got, want, 1e-12) || want <= 0 {
 			t.Errorf("idle destage at %g: 5 s of reads leave %.4g bytes in each buffer of %.4g; want %.4g", share, got, full, want)
+		}
+	}
+}
+
+// Each run the plane hands the control plane says how full OSA's write
+// buffers are when it ends (vSAN's wbFreePct): empty before a writer, at
+// the destage threshold after one that filled them; never on ESA.
+func TestRunsSayHowFullTheWriteBuffersAre(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		testbed string
+		want    float64
+	}{{"wwt-r640-osa", 0.3}, {"storagereview-r6625-esa", 0}} {
+		var seen []float64
+		src := &memSource{policies: map[string]Policy{"r1": {RAID: "raid1", FTT: 1}}}
+		pl := NewPlane(mustLoad(t, c.testbed), src, WithRunLoad(func(_, _ time.Time, _ Input, o Output) { seen = append(seen, o.WriteBufferFull) }))
+		ws := workers(16, 4, "r1")
+		for _, rw := range []string{"read", "randwrite"} {
+			if _, err := pl.Run(ctx, ws, fio.NewWorkload(fio.Job{IOEngine: "libaio", Direct: true, RW: rw, BlockSize: 65536, IODepth: 8, RuntimeSec: 3600, TimeBased: true}), nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !reflect.DeepEqual(seen, []float64{0, c.want}) {
+			t.Errorf("%s: the runs left the buffers %v full; want 0 after the read, %g after the writer", c.testbed, seen, c.want)
 		}
 	}
 }

@@ -64,6 +64,7 @@ type vsanRuns struct {
 type vsanSpan struct {
 	start, end int64
 	load       vsanLoad
+	bufferFull float64 // OSA: each disk group's write buffer's share holding data when the run ended
 }
 
 // RecordRun makes the vSAN performance service report, between start and
@@ -82,7 +83,7 @@ func (s *Sim) RecordRun(start, end time.Time, in model.Input, out model.Output) 
 	s.vsanRuns.mu.Lock()
 	defer s.vsanRuns.mu.Unlock()
 	// Kept in the order of their ends, as a host's loads are.
-	s.vsanRuns.spans = keepByEnd(s.vsanRuns.spans, vsanSpan{start.UnixNano(), end.UnixNano(), load}, func(s vsanSpan) int64 { return s.end })
+	s.vsanRuns.spans = keepByEnd(s.vsanRuns.spans, vsanSpan{start.UnixNano(), end.UnixNano(), load, out.WriteBufferFull}, func(s vsanSpan) int64 { return s.end })
 }
 
 // backend is the backend view (host-domcompmgr) of a host's load l: the
@@ -164,10 +165,25 @@ func (r *vsanRuns) at(start, end time.Time) vsanLoad {
 	return out
 }
 
+// bufferFull is the share of each OSA disk group's write buffer holding
+// data at t: as the last run ending by then left it (a simulated run takes
+// almost no wall time), 0 before any.
+func (r *vsanRuns) bufferFull(t time.Time) float64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	at := t.UnixNano()
+	for i := len(r.spans) - 1; i >= 0; i-- {
+		if r.spans[i].end <= at {
+			return r.spans[i].bufferFull
+		}
+	}
+	return 0
+}
+
 // vsanPerfManager answers VsanPerfQueryPerf from the recorded runs and
 // hosts' loads, for the entity types the client asks for:
 // cluster-domclient, cluster-domcompmgr, host-domcompmgr, vsan-cpu,
-// vsan-host-net, dom-world-cpu and lsom-world-cpu.
+// vsan-host-net, disk-group (wbFreePct), dom-world-cpu and lsom-world-cpu.
 type vsanPerfManager struct {
 	types.ManagedObjectReference
 	sim    *Sim
@@ -201,10 +217,16 @@ func (m *vsanPerfManager) VsanPerfQueryPerf(ctx *simulator.Context, req *vsantyp
 			res.Returnval = append(res.Returnval, m.worlds(q, kind, hosts)...)
 			continue
 		}
+		if kind == "disk-group" && m.diskGroups(ctx)[id] && q.StartTime != nil && q.EndTime != nil {
+			res.Returnval = append(res.Returnval, m.sampled(q, kind, func(_, to time.Time) ([]string, []float64) {
+				return []string{"wbFreePct"}, []float64{100 * (1 - m.sim.vsanRuns.bufferFull(to))}
+			}))
+			continue
+		}
 		onHost := kind == "host-domcompmgr" || kind == "vsan-cpu" || kind == "vsan-host-net"
 		known := kind == "cluster-domclient" || kind == "cluster-domcompmgr" || onHost
 		if !known || (onHost && hosts[id] == "") || (!onHost && id != clusterUUID) || q.StartTime == nil || q.EndTime == nil {
-			body.Fault_ = simulator.Fault(fmt.Sprintf("entity %q: want cluster-domclient:, cluster-domcompmgr: with the cluster's vSAN UUID, host-domcompmgr:, vsan-cpu:, vsan-host-net: with a host's node UUID, or dom-world-cpu:* or lsom-world-cpu:*, and a start and end time", q.EntityRefId),
+			body.Fault_ = simulator.Fault(fmt.Sprintf("entity %q: want cluster-domclient:, cluster-domcompmgr: with the cluster's vSAN UUID, host-domcompmgr:, vsan-cpu:, vsan-host-net: with a host's node UUID, disk-group: with an OSA disk group's cache device's vSAN UUID, or dom-world-cpu:* or lsom-world-cpu:*, and a start and end time", q.EntityRefId),
 				&types.InvalidArgument{InvalidProperty: "querySpecs"})
 			return body
 		}
@@ -212,6 +234,32 @@ func (m *vsanPerfManager) VsanPerfQueryPerf(ctx *simulator.Context, req *vsantyp
 	}
 	body.Res = res
 	return body
+}
+
+// diskGroups are the vSAN UUIDs of the cache devices of the hosts' OSA
+// disk groups, mounted or not: the disk-group entities. Every group's
+// write buffer is as full as the model's (its hosts are symmetric).
+func (m *vsanPerfManager) diskGroups(ctx *simulator.Context) map[string]bool {
+	ids := map[string]bool{}
+	reg := m.sim.model.Map()
+	for _, e := range reg.All("HostSystem") {
+		h := e.(*simulator.HostSystem)
+		if h.ConfigManager.VsanSystem == nil {
+			continue
+		}
+		vs, ok := reg.Get(*h.ConfigManager.VsanSystem).(*hostVsanSystem)
+		if !ok {
+			continue
+		}
+		reg.WithLock(ctx, vs, func() { // the lock changeStorage takes (vim25's registry)
+			for _, d := range vs.storage.devices {
+				if d.cache {
+					ids[d.disk.VsanDiskInfo.VsanUuid] = true
+				}
+			}
+		})
+	}
+	return ids
 }
 
 // worlds answers dom-world-cpu:* and lsom-world-cpu:* (every world of

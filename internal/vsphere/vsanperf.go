@@ -11,6 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vmware/govmomi/property"
+	"github.com/vmware/govmomi/vim25/mo"
+	"github.com/vmware/govmomi/vim25/types"
 	"github.com/vmware/govmomi/vsan"
 	vsanmethods "github.com/vmware/govmomi/vsan/methods"
 	vsantypes "github.com/vmware/govmomi/vsan/types"
@@ -115,7 +118,7 @@ func (c *Client) VSANMetrics(ctx context.Context, start, end time.Time) ([]VSANS
 	if cfg.DefaultConfig == nil || cfg.DefaultConfig.Uuid == "" {
 		return nil, fmt.Errorf("cluster %s reports no vSAN cluster UUID", c.cluster.Name())
 	}
-	hosts, err := c.hosts(ctx, "config.vsanHostConfig")
+	hosts, err := c.hosts(ctx, "config.vsanHostConfig", "configManager.vsanSystem")
 	if err != nil {
 		return nil, err
 	}
@@ -172,6 +175,11 @@ func (c *Client) VSANMetrics(ctx context.Context, start, end time.Time) ([]VSANS
 		}
 		out = append(out, samples...)
 	}
+	buffers, err := c.writeBufferSamples(ctx, cluster, hosts, start, end)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, buffers...)
 	slices.SortFunc(out, func(a, b VSANSample) int {
 		return cmp.Or(strings.Compare(a.Entity, b.Entity), strings.Compare(a.Metric, b.Metric), a.Time.Compare(b.Time))
 	})
@@ -212,6 +220,92 @@ func parseVSANSeries(m vsantypes.VsanPerfEntityMetricCSV, name, prefix string) (
 // worldLabels are the per-world CPU figures of the performance service's
 // world entities, in percent of one core.
 var worldLabels = []string{"runPct", "readyPct"}
+
+// writeBufferSamples reads how full OSA's disk groups' write buffers are
+// (the disk-group entities' wbFreePct) and gives, per host and sample
+// time, vsan.diskgroup.wbFreePct (the mean over the host's disk groups)
+// and vsan.diskgroup.wbFreePctMin (its fullest group's). An ESA cluster
+// has no disk groups and gives none; asked apart, like the worlds, so that
+// a service without the entity keeps the other views.
+func (c *Client) writeBufferSamples(ctx context.Context, cluster types.ManagedObjectReference, hosts []mo.HostSystem, start, end time.Time) ([]VSANSample, error) {
+	var systems []types.ManagedObjectReference
+	for _, h := range hosts {
+		if h.ConfigManager.VsanSystem != nil {
+			systems = append(systems, *h.ConfigManager.VsanSystem)
+		}
+	}
+	if len(systems) == 0 {
+		return nil, nil
+	}
+	var storage []mo.HostVsanSystem
+	if err := property.DefaultCollector(c.vim).Retrieve(ctx, systems, []string{"config.storageInfo", "config.hostSystem"}, &storage); err != nil {
+		return nil, fmt.Errorf("reading the hosts' vSAN disk groups: %w", err)
+	}
+	names := map[types.ManagedObjectReference]string{}
+	for _, h := range hosts {
+		names[h.Reference()] = h.Name
+	}
+	hostOf := map[string]string{} // disk-group entity id (its cache device's vSAN UUID) -> host name
+	var specs []vsantypes.VsanPerfQuerySpec
+	for _, vs := range storage {
+		if vs.Config.StorageInfo == nil || vs.Config.HostSystem == nil {
+			continue
+		}
+		for _, g := range vs.Config.StorageInfo.DiskMapping {
+			if g.Ssd.VsanDiskInfo == nil {
+				continue
+			}
+			id := g.Ssd.VsanDiskInfo.VsanUuid
+			hostOf[id] = names[*vs.Config.HostSystem]
+			specs = append(specs, vsantypes.VsanPerfQuerySpec{EntityRefId: "disk-group:" + id, StartTime: &start, EndTime: &end, Labels: []string{"wbFreePct"}})
+		}
+	}
+	if len(specs) == 0 {
+		return nil, nil
+	}
+	res, err := vsanmethods.VsanPerfQueryPerf(ctx, c.vsan, &vsantypes.VsanPerfQueryPerf{This: vsan.VsanPerformanceManagerInstance, Cluster: &cluster, QuerySpecs: specs})
+	if err != nil {
+		return nil, nil // a service without disk-group entities: the other views stand
+	}
+	return diskGroupSamples(res.Returnval, hostOf)
+}
+
+// diskGroupSamples gives the disk groups' wbFreePct series (entities
+// "disk-group:<cache device's vSAN UUID>") per host of hostOf and sample
+// time: vsan.diskgroup.wbFreePct, the mean over the host's groups, and
+// vsan.diskgroup.wbFreePctMin, its fullest group's. A group of a host not
+// in hostOf is left out.
+func diskGroupSamples(series []vsantypes.VsanPerfEntityMetricCSV, hostOf map[string]string) ([]VSANSample, error) {
+	type key struct {
+		host string
+		at   time.Time
+	}
+	sum, least, groups := map[key]float64{}, map[key]float64{}, map[key]float64{}
+	for _, m := range series {
+		_, id, _ := strings.Cut(m.EntityRefId, ":")
+		if hostOf[id] == "" {
+			continue
+		}
+		samples, err := parseVSANSeries(m, hostOf[id], "vsan.diskgroup.")
+		if err != nil {
+			return nil, err
+		}
+		for _, x := range samples {
+			k := key{x.Entity, x.Time}
+			if groups[k] == 0 || x.Value < least[k] {
+				least[k] = x.Value
+			}
+			sum[k] += x.Value
+			groups[k]++
+		}
+	}
+	out := make([]VSANSample, 0, 2*len(sum))
+	for k, v := range sum {
+		out = append(out, VSANSample{Entity: k.host, Metric: "vsan.diskgroup.wbFreePct", Time: k.at, Value: v / groups[k]},
+			VSANSample{Entity: k.host, Metric: "vsan.diskgroup.wbFreePctMin", Time: k.at, Value: least[k]})
+	}
+	return out, nil
+}
 
 // worldFamilies are the performance service's per-world CPU entities
 // starbench reads, and the metric family each becomes: the DOM's worlds

@@ -118,6 +118,79 @@ func TestVSANMetricsReportWhatTheRunsDid(t *testing.T) {
 	}
 }
 
+// On OSA each disk group reports how full its write buffer is
+// (disk-group:<cache device's vSAN UUID>, wbFreePct), which the client
+// gives per host as the mean over its groups and the fullest group's: on
+// the simulator, as the last run ending by each sample left the model's
+// buffers (empty before any run, 30 % full after it, and still 30 % full
+// in the idle sample after). An ESA cluster has no disk groups to report.
+func TestVSANMetricsReportOSAWriteBuffers(t *testing.T) {
+	s, c := startSim(t, sim.Options{Testbed: withDisks(testbedOf(3, "OSA"))})
+	ctx := context.Background()
+	if err := c.EnablePerfService(ctx); err != nil {
+		t.Fatal(err)
+	}
+	end := time.Now().UTC().Truncate(time.Minute)
+	start := end.Add(-15 * time.Minute)
+	s.RecordRun(start.Add(5*time.Minute), start.Add(10*time.Minute), model.Input{}, model.Output{Write: model.Direction{IOPS: 1000}, WriteBufferFull: 0.3})
+	samples, err := c.VSANMetrics(ctx, start, end)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := byMetric(samples)
+	for _, h := range []string{"DC0_C0_H0", "DC0_C0_H1", "DC0_C0_H2"} {
+		for _, m := range []string{"vsan.diskgroup.wbFreePct", "vsan.diskgroup.wbFreePctMin"} {
+			if g := got[h+" "+m]; !reflect.DeepEqual(g, []float64{100, 70, 70}) {
+				t.Errorf("%s %s: %v, want 100 before the run and 70 from its end", h, m, g)
+			}
+		}
+	}
+	_, esa := startSim(t, sim.Options{Testbed: withDisks(testbedOf(3, "ESA"))})
+	if err := esa.EnablePerfService(ctx); err != nil {
+		t.Fatal(err)
+	}
+	samples, err = esa.VSANMetrics(ctx, start, end)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range samples {
+		if strings.HasPrefix(x.Metric, "vsan.diskgroup.") {
+			t.Fatalf("an ESA cluster reports %s on %s; want no disk groups", x.Metric, x.Entity)
+		}
+	}
+}
+
+// A real cluster's disk groups differ: per host and sample the mean of its
+// groups' wbFreePct and the least of them; a group of a host not in the
+// cluster is left out.
+func TestDiskGroupsAddUpByHost(t *testing.T) {
+	series := func(id, values string) vsantypes.VsanPerfEntityMetricCSV {
+		return vsantypes.VsanPerfEntityMetricCSV{EntityRefId: "disk-group:" + id, SampleInfo: "2026-12-03 10:00:00,2026-12-03 10:05:00",
+			Value: []vsantypes.VsanPerfMetricSeriesCSV{{MetricId: vsantypes.VsanPerfMetricId{Label: "wbFreePct"}, Values: values}}}
+	}
+	samples, err := diskGroupSamples([]vsantypes.VsanPerfEntityMetricCSV{series("a1", "80,100"), series("a2", "40,90"), series("b1", "70,70"), series("x", "0,0")},
+		map[string]string{"a1": "esx-a", "a2": "esx-a", "b1": "esx-b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := byMetric(samples)
+	for key, want := range map[string][]float64{
+		"esx-a vsan.diskgroup.wbFreePct":    {60, 95},
+		"esx-a vsan.diskgroup.wbFreePctMin": {40, 90},
+		"esx-b vsan.diskgroup.wbFreePct":    {70, 70},
+	} {
+		g := slices.Clone(got[key])
+		slices.Sort(g)
+		slices.Sort(want)
+		if !reflect.DeepEqual(g, want) {
+			t.Errorf("%s: %v, want %v", key, got[key], want)
+		}
+	}
+	if len(got) != 4 {
+		t.Errorf("%d series %v; want 2 for each of the 2 hosts, none for the group of no host", len(got), got)
+	}
+}
+
 func TestVSANSeriesThatDoNotAddUpAreErrors(t *testing.T) {
 	m := vsantypes.VsanPerfEntityMetricCSV{EntityRefId: "cluster-domclient:x", SampleInfo: "2026-12-03 10:00:00,2026-12-03 10:05:00",
 		Value: []vsantypes.VsanPerfMetricSeriesCSV{{MetricId: vsantypes.VsanPerfMetricId{Label: "iopsRead"}, Values: "1"}}}
