@@ -11,7 +11,8 @@ import (
 
 // osa_destage.star on the embedded default reads back the model's drain:
 // the write run right after the fill has no burst (the fill left the
-// buffers at the destage threshold); after each idle time the burst refills
+// buffers at the destage threshold, 70 % free as vSAN's performance service
+// reports it, and the reads all free); after each idle time the burst refills
 // what the reads drained, which at the model's rate is the whole threshold
 // (the script's estimate from the burst's length and rate within 10 % of
 // 30 % of WWT's 375 GB cache devices), so the drain rate it prints falls as
@@ -42,6 +43,13 @@ func TestDestageScriptReadsTheModelsDrain(t *testing.T) {
 	}
 	if num(rows[0], "burst_s") != 0 {
 		t.Errorf("the write after the fill bursts for %v s; want none: the fill left the buffers at the threshold", rows[0]["burst_s"])
+	}
+	// vSAN's performance service says the same: the fill left 70 % of the
+	// buffers free, the reads all of it.
+	for i, want := range []float64{100 * (1 - p.Model.WriteBufferDestageThreshold.Value), 100, 100} {
+		if got := num(rows[i], "free_pct_before"); math.Abs(got-want) > 1e-9 {
+			t.Errorf("before the write after %s s of reads the service found %v %% of the buffers free; want %v", rows[i]["idle_s"], got, want)
+		}
 	}
 	for _, r := range rows[1:] {
 		if got := num(r, "refilled_gb_per_group"); math.Abs(got/threshold-1) > 0.1 {

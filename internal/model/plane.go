@@ -35,6 +35,7 @@ type Plane struct {
 	hostLoad HostLoadFunc
 	hosts    []string // the cluster's hosts, for hostLoad
 	runLoad  RunLoadFunc
+	bufferAt BufferFunc
 	observe  ObserveFunc
 	solved   *solveCache
 }
@@ -106,6 +107,29 @@ func WithRunLoad(f RunLoadFunc) Option {
 	return func(pl *Plane) { pl.runLoad = f }
 }
 
+// BufferFunc receives how full OSA's disk groups' write buffers are (the
+// share of each holding data) whenever a run, a fill of the disks or a
+// rewrite by vSAN leaves them otherwise, with the wall-clock time.
+type BufferFunc func(at time.Time, full float64)
+
+// WithWriteBuffer reports how full OSA's write buffers are to f, so the
+// control plane can report it as vSAN's performance service does; never
+// called on ESA.
+func WithWriteBuffer(f BufferFunc) Option {
+	return func(pl *Plane) { pl.bufferAt = f }
+}
+
+// reportBuffer hands the write buffers' state to the control plane.
+func (pl *Plane) reportBuffer() {
+	if pl.bufferAt == nil || pl.p.Storage.DiskGroups == 0 {
+		return
+	}
+	pl.mu.Lock()
+	full := pl.buffer.fill / bufferBytes(pl.p)
+	pl.mu.Unlock()
+	pl.bufferAt(time.Now(), full)
+}
+
 // WithObserver shows every solved cell to f (calibration and diagnostics:
 // the inputs a campaign really produced).
 func WithObserver(f ObserveFunc) Option {
@@ -154,6 +178,7 @@ func (pl *Plane) Prepare(ctx context.Context, workers []fio.Worker, prep fio.Pre
 		return written >= 1
 	})
 	pl.mu.Unlock()
+	pl.reportBuffer()
 	return nil
 }
 
@@ -402,11 +427,7 @@ func (pl *Plane) RunJobs(ctx context.Context, jobs []JobRun, progress func(fio.S
 	in, out, notes = lo.in, lo.out, append(notes, lo.notes...)
 	burst, end := lo.burst, lo.end
 	whole := overRun(out, burst, end)
-	if pl.p.Storage.DiskGroups > 0 {
-		pl.mu.Lock()
-		whole.WriteBufferFull = pl.buffer.fill / bufferBytes(pl.p)
-		pl.mu.Unlock()
-	}
+	pl.reportBuffer()
 	if pl.hostLoad != nil {
 		loads := map[string]HostLoad{}
 		for h, name := range hostNames(pl.p.Hosts, in.VMs, pl.hosts) {

@@ -154,6 +154,7 @@ func (s *Scenario) Step(ctx context.Context, t, dt float64, evs []fio.Event) ([]
 		written += bytes
 	}
 	s.rec.wrote(written)
+	s.pl.reportBuffer()
 	if s.progress != nil && len(active) > 0 && active[0] == s.classes[0] {
 		x := out.Jobs[0]
 		st := fio.Status{Elapsed: int(t + dt), Total: s.classes[0].job.RuntimeSec, IOPS: x.Read.IOPS + x.Write.IOPS, MBps: x.Read.MBps + x.Write.MBps, LatMeanUs: math.NaN()}

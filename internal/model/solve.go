@@ -67,10 +67,6 @@ type Output struct {
 	// cluster-wide.
 	Burst             *Output
 	BufferBytesPerSec float64
-	// WriteBufferFull is, for a run the plane ran on OSA, the share of
-	// each disk group's write buffer holding data when it ended (what
-	// vSAN's performance service reports as 100 - wbFreePct); 0 on ESA.
-	WriteBufferFull float64
 }
 
 // HostFigures is what one host does in a cell (docs/model.md, Placement):

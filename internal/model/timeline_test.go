@@ -225,26 +225,28 @@ func TestIdleDestageDrainsAtItsShare(t *testing.T) {
 	}
 }
 
-// Each run the plane hands the control plane says how full OSA's write
-// buffers are when it ends (vSAN's wbFreePct): empty before a writer, at
-// the destage threshold after one that filled them; never on ESA.
-func TestRunsSayHowFullTheWriteBuffersAre(t *testing.T) {
+// The plane tells the control plane how full OSA's write buffers are
+// after every run and fill (vSAN's wbFreePct): empty after a read, at the
+// destage threshold after a writer that filled them, and after a fill;
+// never on ESA.
+func TestPlaneSaysHowFullTheWriteBuffersAre(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range []struct {
 		testbed string
-		want    float64
-	}{{"wwt-r640-osa", 0.3}, {"storagereview-r6625-esa", 0}} {
+		want    []float64
+	}{{"wwt-r640-osa", []float64{0, 0.3, 0, 0.3}}, {"storagereview-r6625-esa", nil}} {
 		var seen []float64
 		src := &memSource{policies: map[string]Policy{"r1": {RAID: "raid1", FTT: 1}}}
-		pl := NewPlane(mustLoad(t, c.testbed), src, WithRunLoad(func(_, _ time.Time, _ Input, o Output) { seen = append(seen, o.WriteBufferFull) }))
+		pl := NewPlane(mustLoad(t, c.testbed), src, WithWriteBuffer(func(_ time.Time, full float64) { seen = append(seen, full) })).(*Plane)
 		ws := workers(16, 4, "r1")
-		for _, rw := range []string{"read", "randwrite"} {
+		for _, rw := range []string{"read", "randwrite", "read"} {
 			if _, err := pl.Run(ctx, ws, fio.NewWorkload(fio.Job{IOEngine: "libaio", Direct: true, RW: rw, BlockSize: 65536, IODepth: 8, RuntimeSec: 3600, TimeBased: true}), nil); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if !reflect.DeepEqual(seen, []float64{0, c.want}) {
-			t.Errorf("%s: the runs left the buffers %v full; want 0 after the read, %g after the writer", c.testbed, seen, c.want)
+		prepareRandom(ctx, t, pl, ws)
+		if !reflect.DeepEqual(seen, c.want) {
+			t.Errorf("%s: the buffers reported %v full; want %v (a read, a writer, a read, a fill)", c.testbed, seen, c.want)
 		}
 	}
 }

@@ -90,6 +90,7 @@ type Sim struct {
 	guest    *guestIPs
 	holds    holds
 	vsanRuns vsanRuns
+	buffers  writeBuffers
 
 	// registries are the SDK endpoints by path, for in-process calls,
 	// which run in session with latency added.

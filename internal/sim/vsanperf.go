@@ -64,7 +64,6 @@ type vsanRuns struct {
 type vsanSpan struct {
 	start, end int64
 	load       vsanLoad
-	bufferFull float64 // OSA: each disk group's write buffer's share holding data when the run ended
 }
 
 // RecordRun makes the vSAN performance service report, between start and
@@ -83,7 +82,7 @@ func (s *Sim) RecordRun(start, end time.Time, in model.Input, out model.Output) 
 	s.vsanRuns.mu.Lock()
 	defer s.vsanRuns.mu.Unlock()
 	// Kept in the order of their ends, as a host's loads are.
-	s.vsanRuns.spans = keepByEnd(s.vsanRuns.spans, vsanSpan{start.UnixNano(), end.UnixNano(), load, out.WriteBufferFull}, func(s vsanSpan) int64 { return s.end })
+	s.vsanRuns.spans = keepByEnd(s.vsanRuns.spans, vsanSpan{start.UnixNano(), end.UnixNano(), load}, func(s vsanSpan) int64 { return s.end })
 }
 
 // backend is the backend view (host-domcompmgr) of a host's load l: the
@@ -165,19 +164,40 @@ func (r *vsanRuns) at(start, end time.Time) vsanLoad {
 	return out
 }
 
-// bufferFull is the share of each OSA disk group's write buffer holding
-// data at t: as the last run ending by then left it (a simulated run takes
-// almost no wall time), 0 before any.
-func (r *vsanRuns) bufferFull(t time.Time) float64 {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	at := t.UnixNano()
-	for i := len(r.spans) - 1; i >= 0; i-- {
-		if r.spans[i].end <= at {
-			return r.spans[i].bufferFull
-		}
+// writeBuffers is how full OSA's disk groups' write buffers were over
+// time, as the embedded data plane reported it (every group alike: the
+// model's hosts are symmetric), in the order of the reports.
+type writeBuffers struct {
+	mu     sync.Mutex
+	states []bufferState
+}
+
+// bufferState is the share of each write buffer holding data from an
+// instant (Unix nanoseconds) on.
+type bufferState struct {
+	at   int64
+	full float64
+}
+
+// RecordWriteBuffer makes the performance service's disk groups report
+// their write buffers full fraction full from at on (the embedded data
+// plane calls it after every fill, rewrite and run on OSA).
+func (s *Sim) RecordWriteBuffer(at time.Time, full float64) {
+	s.buffers.mu.Lock()
+	defer s.buffers.mu.Unlock()
+	s.buffers.states = keepByEnd(s.buffers.states, bufferState{at.UnixNano(), full}, func(b bufferState) int64 { return b.at })
+}
+
+// fullAt is the share of each write buffer holding data at t: the last
+// state reported by then, 0 before any.
+func (b *writeBuffers) fullAt(t time.Time) float64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	i := endingAfter(b.states, t.UnixNano(), func(s bufferState) int64 { return s.at })
+	if i == 0 {
+		return 0
 	}
-	return 0
+	return b.states[i-1].full
 }
 
 // vsanPerfManager answers VsanPerfQueryPerf from the recorded runs and
@@ -219,7 +239,7 @@ func (m *vsanPerfManager) VsanPerfQueryPerf(ctx *simulator.Context, req *vsantyp
 		}
 		if kind == "disk-group" && m.diskGroups(ctx)[id] && q.StartTime != nil && q.EndTime != nil {
 			res.Returnval = append(res.Returnval, m.sampled(q, kind, func(_, to time.Time) ([]string, []float64) {
-				return []string{"wbFreePct"}, []float64{100 * (1 - m.sim.vsanRuns.bufferFull(to))}
+				return []string{"wbFreePct"}, []float64{100 * (1 - m.sim.buffers.fullAt(to))}
 			}))
 			continue
 		}

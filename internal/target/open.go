@@ -103,7 +103,8 @@ func openSimulated(ctx context.Context, opts Options) (*Target, func(), error) {
 				l.CPUPercent = min(100, sim.IdleCPUPercent+l.CPUPercent)
 				s.RecordHostLoad(h, start, end, l)
 			}
-		}), model.WithRunLoad(s.RecordRun)} // and vSAN's performance service the run's client view
+		}), model.WithRunLoad(s.RecordRun), // and vSAN's performance service the run's client view
+			model.WithWriteBuffer(s.RecordWriteBuffer)} // and OSA's disk groups' write buffers
 		if !opts.ExactModel {
 			opt = append(opt, model.WithNoise(noiseSeed))
 		}

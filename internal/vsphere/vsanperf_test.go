@@ -121,9 +121,9 @@ func TestVSANMetricsReportWhatTheRunsDid(t *testing.T) {
 // On OSA each disk group reports how full its write buffer is
 // (disk-group:<cache device's vSAN UUID>, wbFreePct), which the client
 // gives per host as the mean over its groups and the fullest group's: on
-// the simulator, as the last run ending by each sample left the model's
-// buffers (empty before any run, 30 % full after it, and still 30 % full
-// in the idle sample after). An ESA cluster has no disk groups to report.
+// the simulator, as the model's buffers were last reported by each sample
+// (empty before any run, 30 % full after one, and still 30 % full in the
+// idle sample after). An ESA cluster has no disk groups to report.
 func TestVSANMetricsReportOSAWriteBuffers(t *testing.T) {
 	s, c := startSim(t, sim.Options{Testbed: withDisks(testbedOf(3, "OSA"))})
 	ctx := context.Background()
@@ -132,7 +132,7 @@ func TestVSANMetricsReportOSAWriteBuffers(t *testing.T) {
 	}
 	end := time.Now().UTC().Truncate(time.Minute)
 	start := end.Add(-15 * time.Minute)
-	s.RecordRun(start.Add(5*time.Minute), start.Add(10*time.Minute), model.Input{}, model.Output{Write: model.Direction{IOPS: 1000}, WriteBufferFull: 0.3})
+	s.RecordWriteBuffer(start.Add(10*time.Minute), 0.3) // a run ending then left them 30 % full
 	samples, err := c.VSANMetrics(ctx, start, end)
 	if err != nil {
 		t.Fatal(err)
