@@ -122,6 +122,9 @@ func (s *Scenario) Step(ctx context.Context, t, dt float64, evs []fio.Event) ([]
 		}
 		copies, busy := s.rec.resync(t, dt, rate)
 		logged = append(logged, copies...)
+		s.pl.mu.Lock()
+		s.pl.buffer.add(s.pl.p, rate*busy) // OSA: resync's copies land in the write buffers like any write
+		s.pl.mu.Unlock()
 		if busy > 0 {
 			bg := map[string]float64{}
 			for k, v := range load {

@@ -519,3 +519,28 @@ func TestOSAMetricsCoverTheBurstAndTheSteadyState(t *testing.T) {
 		t.Errorf("%d hosts' component writes %.1f/s, want 24 at %.1f (steady %.1f, burst %.1f, burst for %.3f of the run)", len(hosts), got, want, steady, burst, share)
 	}
 }
+
+// Resync's copies land in OSA's write buffers like any write: an
+// evacuation beside a reader that writes nothing fills the buffers by what
+// it moves (here with the idle drain off, so nothing else moves them).
+func TestResyncFillsTheWriteBuffers(t *testing.T) {
+	ctx := context.Background()
+	p := mustLoad(t, "wwt-r640-osa")
+	pl := NewPlane(p, &memSource{state: ClusterState{Uplink: "25g"}, policies: map[string]Policy{"r1": {RAID: "raid1", FTT: 1}}}).(*Plane)
+	ws := workers(8, 4, "r1")
+	prepareDrained(ctx, t, pl, ws)
+	p.Model.WriteBufferIdleDestage.Value = 0
+	s := pl.Scenario(ws, &fio.Job{Name: "reader", RW: "randread", BlockSize: 4096, IODepth: 8, RuntimeSec: 7200, TimeBased: true, IOEngine: "libaio", Direct: true}, nil)
+	_, logged := stepThrough(t, s, []fio.Event{{AtS: 0, Kind: "maintenance_enter", Target: "esx-04", Detail: "full_data_migration"}}, 7200)
+	var gib float64
+	if len(logged) < 2 || logged[1].Kind != "resync_end" {
+		t.Fatalf("logged %+v; want the evacuation to start and end", logged)
+	}
+	if _, err := fmt.Sscanf(logged[0].Detail, "evacuation of %f GiB", &gib); err != nil {
+		t.Fatal(err)
+	}
+	limit := p.Model.WriteBufferDestageThreshold.Value * bufferBytes(p)
+	if want := math.Min(limit, gib*(1<<30)/float64(p.Hosts*p.Storage.DiskGroups)); !nearRel(pl.buffer.fill, want, 1e-3) || want == 0 { // the log gives tenths of a GiB
+		t.Errorf("after evacuating %.1f GiB each buffer holds %.4g bytes; want %.4g", gib, pl.buffer.fill, want)
+	}
+}
