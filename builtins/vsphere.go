@@ -40,7 +40,7 @@ func NewVSphereModule(deps Deps) *runtime.Module {
 			{Name: "vsan_performance", Params: "(enable=False)",
 				Doc: "whether the cluster's vSAN performance service is on; enable=True turns it on (recorded in the ledger, turned off by a cleanup)", Fn: v.vsanPerformance},
 			{Name: "vsan_metrics", Params: "(start, end)",
-				Doc: "vSAN performance service samples between two times as a long frame (host, metric, time, value): vsan.client.* and vsan.backend.* (IOPS, throughput, latency, congestion, oio, resync) for the cluster, vsan.backend.*, vsan.cpu.usedPct, vsan.network.rxThroughput, txThroughput (bytes/s) and vsan.domworlds.<kind>.count, runPct, busiestRunPct, readyPct (the DOM's worlds by kind; vsan.lsomworlds.* LSOM's) per host, and on OSA vsan.diskgroup.wbFreePct and wbFreePctMin (its disk groups' write buffers free, their mean and the fullest's)", Fn: v.vsanMetrics},
+				Doc: "vSAN performance service samples between two times as a long frame (host, metric, time, value): vsan.client.* and vsan.backend.* (IOPS, throughput, latency, congestion, oio, resync) for the cluster, vsan.backend.*, vsan.cpu.usedPct, vsan.network.rxThroughput, txThroughput (bytes/s) and vsan.domworlds.<kind>.count, runPct, busiestRunPct, readyPct (the DOM's worlds by kind; vsan.lsomworlds.* LSOM's) per host, and on OSA vsan.diskgroup.wbFreePct, wbFreePctMin and wbSize (its disk groups' write buffers: free, the mean and the fullest's, and their size in bytes)", Fn: v.vsanMetrics},
 		}, vsphereEventMembers(deps)...),
 	}
 }

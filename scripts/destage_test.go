@@ -55,6 +55,10 @@ func TestDestageScriptReadsTheModelsDrain(t *testing.T) {
 		if got := num(r, "refilled_gb_per_group"); math.Abs(got/threshold-1) > 0.1 {
 			t.Errorf("after %s s of reads: %.1f GB refilled a disk group; want the whole threshold, %.1f GB", r["idle_s"], got, threshold)
 		}
+		// and the service's buffer size times what it found freed
+		if got := num(r, "drained_gb_per_group"); math.Abs(got/threshold-1) > 1e-9 {
+			t.Errorf("after %s s of reads the service says %.1f GB a disk group drained; want the threshold, %.1f GB", r["idle_s"], got, threshold)
+		}
 	}
 	if a, b := num(rows[1], "drain_mbps_per_group"), num(rows[2], "drain_mbps_per_group"); !(b < a) {
 		t.Errorf("drain %v MB/s after 300 s, %v after 1800 s; want it falling (the buffers found empty)", a, b)

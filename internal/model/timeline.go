@@ -38,12 +38,13 @@ func (buf *writeBuffer) add(p *testbed.Profile, bytes float64) {
 	if groups == 0 || bytes <= 0 {
 		return
 	}
-	limit := p.Model.WriteBufferDestageThreshold.Value * bufferBytes(p)
+	limit := p.Model.WriteBufferDestageThreshold.Value * WriteBufferBytes(p)
 	buf.fill = math.Min(limit, buf.fill+bytes/groups)
 }
 
-// bufferBytes is one disk group's write buffer in bytes.
-func bufferBytes(p *testbed.Profile) float64 {
+// WriteBufferBytes is one OSA disk group's write buffer in bytes: its
+// cache device, at most the release's limit.
+func WriteBufferBytes(p *testbed.Profile) float64 {
 	limit := p.Model.WriteBufferMaxGB7.Value
 	if releaseAtLeast(p.VSANRelease, 8, 0) {
 		limit = p.Model.WriteBufferMaxGB8.Value
@@ -139,7 +140,7 @@ func bufferBurst(p *testbed.Profile, buf *writeBuffer, out *Output, end float64)
 		}
 		return 0
 	}
-	limit := p.Model.WriteBufferDestageThreshold.Value * bufferBytes(p)
+	limit := p.Model.WriteBufferDestageThreshold.Value * WriteBufferBytes(p)
 	burst := math.Min(burstRoom(p, buf, out), end)
 	buf.fill = math.Min(limit, buf.fill+out.BufferBytesPerSec/groups*burst)
 	return burst
@@ -153,7 +154,7 @@ func burstRoom(p *testbed.Profile, buf *writeBuffer, out *Output) float64 {
 	if groups == 0 || out.Burst == nil || out.BufferBytesPerSec <= 0 {
 		return 0
 	}
-	limit := p.Model.WriteBufferDestageThreshold.Value * bufferBytes(p)
+	limit := p.Model.WriteBufferDestageThreshold.Value * WriteBufferBytes(p)
 	return math.Max(0, (limit-buf.fill)/(out.BufferBytesPerSec/groups))
 }
 

@@ -195,7 +195,7 @@ func TestPolicyChangeRewritesThroughTheWriteBuffers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if full := pl.p.Model.WriteBufferDestageThreshold.Value * bufferBytes(pl.p); pl.buffer.fill != full || !strings.Contains(strings.Join(res.Notes, "\n"), "vSAN rewrote") {
+	if full := pl.p.Model.WriteBufferDestageThreshold.Value * WriteBufferBytes(pl.p); pl.buffer.fill != full || !strings.Contains(strings.Join(res.Notes, "\n"), "vSAN rewrote") {
 		t.Errorf("an events measurement after the change: buffers at %.4g bytes, notes %q; want %.4g and the rewrite said", pl.buffer.fill, res.Notes, full)
 	}
 }
@@ -353,17 +353,17 @@ func TestRunSeconds(t *testing.T) {
 // to fill, at 1.125 GB/s a group: 100 s.
 func TestWriteBufferBurst(t *testing.T) {
 	p := mustLoad(t, "wwt-r640-osa")
-	if got := bufferBytes(p); got != 375e9 {
+	if got := WriteBufferBytes(p); got != 375e9 {
 		t.Errorf("a 375 GB cache device buffers %g bytes, want all of it", got)
 	}
 	big := *p
 	big.Storage.Cache.CapacityGB = 2000
 	big.VSANRelease = "7.0 U3"
-	if got := bufferBytes(&big); got != 600e9 {
+	if got := WriteBufferBytes(&big); got != 600e9 {
 		t.Errorf("vSAN 7 with a 2 TB cache device buffers %g bytes, want 600 GB", got)
 	}
 	big.VSANRelease = "8.0"
-	if got := bufferBytes(&big); got != 1600e9 {
+	if got := WriteBufferBytes(&big); got != 1600e9 {
 		t.Errorf("vSAN 8 with a 2 TB cache device buffers %g bytes, want 1.6 TB", got)
 	}
 
@@ -539,7 +539,7 @@ func TestResyncFillsTheWriteBuffers(t *testing.T) {
 	if _, err := fmt.Sscanf(logged[0].Detail, "evacuation of %f GiB", &gib); err != nil {
 		t.Fatal(err)
 	}
-	limit := p.Model.WriteBufferDestageThreshold.Value * bufferBytes(p)
+	limit := p.Model.WriteBufferDestageThreshold.Value * WriteBufferBytes(p)
 	if want := math.Min(limit, gib*(1<<30)/float64(p.Hosts*p.Storage.DiskGroups)); !nearRel(pl.buffer.fill, want, 1e-3) || want == 0 { // the log gives tenths of a GiB
 		t.Errorf("after evacuating %.1f GiB each buffer holds %.4g bytes; want %.4g", gib, pl.buffer.fill, want)
 	}

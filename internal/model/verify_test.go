@@ -630,7 +630,7 @@ func TestVerifyingWriterFillsOSABuffers(t *testing.T) {
 	if !strings.Contains(notes, "OSA write buffers absorb writes at the burst's rates for the first") || first < 1.1*last {
 		t.Errorf("writes from %.0f to %.0f IOPS; notes %q: want the burst, then the steady rate, said", first, last, res.Notes)
 	}
-	if pl.buffer.fill >= bufferBytes(pl.p)*pl.p.Model.WriteBufferDestageThreshold.Value {
+	if pl.buffer.fill >= WriteBufferBytes(pl.p)*pl.p.Model.WriteBufferDestageThreshold.Value {
 		t.Errorf("the buffers at %.3g bytes after the read-back: want them drained below the threshold", pl.buffer.fill)
 	}
 }

@@ -203,7 +203,8 @@ func (b *writeBuffers) fullAt(t time.Time) float64 {
 // vsanPerfManager answers VsanPerfQueryPerf from the recorded runs and
 // hosts' loads, for the entity types the client asks for:
 // cluster-domclient, cluster-domcompmgr, host-domcompmgr, vsan-cpu,
-// vsan-host-net, disk-group (wbFreePct), dom-world-cpu and lsom-world-cpu.
+// vsan-host-net, disk-group (wbFreePct, wbSize), dom-world-cpu and
+// lsom-world-cpu.
 type vsanPerfManager struct {
 	types.ManagedObjectReference
 	sim    *Sim
@@ -239,7 +240,7 @@ func (m *vsanPerfManager) VsanPerfQueryPerf(ctx *simulator.Context, req *vsantyp
 		}
 		if kind == "disk-group" && m.diskGroups(ctx)[id] && q.StartTime != nil && q.EndTime != nil {
 			res.Returnval = append(res.Returnval, m.sampled(q, kind, func(_, to time.Time) ([]string, []float64) {
-				return []string{"wbFreePct"}, []float64{100 * (1 - m.sim.buffers.fullAt(to))}
+				return []string{"wbFreePct", "wbSize"}, []float64{100 * (1 - m.sim.buffers.fullAt(to)), model.WriteBufferBytes(m.sim.Testbed)}
 			}))
 			continue
 		}

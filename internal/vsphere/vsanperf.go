@@ -222,11 +222,10 @@ func parseVSANSeries(m vsantypes.VsanPerfEntityMetricCSV, name, prefix string) (
 var worldLabels = []string{"runPct", "readyPct"}
 
 // writeBufferSamples reads how full OSA's disk groups' write buffers are
-// (the disk-group entities' wbFreePct) and gives, per host and sample
-// time, vsan.diskgroup.wbFreePct (the mean over the host's disk groups)
-// and vsan.diskgroup.wbFreePctMin (its fullest group's). An ESA cluster
-// has no disk groups and gives none; asked apart, like the worlds, so that
-// a service without the entity keeps the other views.
+// (the disk-group entities' wbFreePct and wbSize) and gives them per host
+// and sample time (diskGroupSamples). An ESA cluster has no disk groups
+// and gives none; asked apart, like the worlds, so that a service without
+// the entity keeps the other views.
 func (c *Client) writeBufferSamples(ctx context.Context, cluster types.ManagedObjectReference, hosts []mo.HostSystem, start, end time.Time) ([]VSANSample, error) {
 	var systems []types.ManagedObjectReference
 	for _, h := range hosts {
@@ -257,7 +256,7 @@ func (c *Client) writeBufferSamples(ctx context.Context, cluster types.ManagedOb
 			}
 			id := g.Ssd.VsanDiskInfo.VsanUuid
 			hostOf[id] = names[*vs.Config.HostSystem]
-			specs = append(specs, vsantypes.VsanPerfQuerySpec{EntityRefId: "disk-group:" + id, StartTime: &start, EndTime: &end, Labels: []string{"wbFreePct"}})
+			specs = append(specs, vsantypes.VsanPerfQuerySpec{EntityRefId: "disk-group:" + id, StartTime: &start, EndTime: &end, Labels: []string{"wbFreePct", "wbSize"}})
 		}
 	}
 	if len(specs) == 0 {
@@ -270,15 +269,15 @@ func (c *Client) writeBufferSamples(ctx context.Context, cluster types.ManagedOb
 	return diskGroupSamples(res.Returnval, hostOf)
 }
 
-// diskGroupSamples gives the disk groups' wbFreePct series (entities
+// diskGroupSamples gives the disk groups' series (entities
 // "disk-group:<cache device's vSAN UUID>") per host of hostOf and sample
-// time: vsan.diskgroup.wbFreePct, the mean over the host's groups, and
-// vsan.diskgroup.wbFreePctMin, its fullest group's. A group of a host not
-// in hostOf is left out.
+// time: vsan.diskgroup.wbFreePct and wbSize (bytes), the means over the
+// host's groups, and vsan.diskgroup.wbFreePctMin, its fullest group's. A
+// group of a host not in hostOf is left out.
 func diskGroupSamples(series []vsantypes.VsanPerfEntityMetricCSV, hostOf map[string]string) ([]VSANSample, error) {
 	type key struct {
-		host string
-		at   time.Time
+		host, metric string
+		at           time.Time
 	}
 	sum, least, groups := map[key]float64{}, map[key]float64{}, map[key]float64{}
 	for _, m := range series {
@@ -291,7 +290,7 @@ func diskGroupSamples(series []vsantypes.VsanPerfEntityMetricCSV, hostOf map[str
 			return nil, err
 		}
 		for _, x := range samples {
-			k := key{x.Entity, x.Time}
+			k := key{x.Entity, x.Metric, x.Time}
 			if groups[k] == 0 || x.Value < least[k] {
 				least[k] = x.Value
 			}
@@ -301,8 +300,10 @@ func diskGroupSamples(series []vsantypes.VsanPerfEntityMetricCSV, hostOf map[str
 	}
 	out := make([]VSANSample, 0, 2*len(sum))
 	for k, v := range sum {
-		out = append(out, VSANSample{Entity: k.host, Metric: "vsan.diskgroup.wbFreePct", Time: k.at, Value: v / groups[k]},
-			VSANSample{Entity: k.host, Metric: "vsan.diskgroup.wbFreePctMin", Time: k.at, Value: least[k]})
+		out = append(out, VSANSample{Entity: k.host, Metric: k.metric, Time: k.at, Value: v / groups[k]})
+		if k.metric == "vsan.diskgroup.wbFreePct" {
+			out = append(out, VSANSample{Entity: k.host, Metric: k.metric + "Min", Time: k.at, Value: least[k]})
+		}
 	}
 	return out, nil
 }

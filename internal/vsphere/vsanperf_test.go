@@ -125,7 +125,9 @@ func TestVSANMetricsReportWhatTheRunsDid(t *testing.T) {
 // (empty before any run, 30 % full after one, and still 30 % full in the
 // idle sample after). An ESA cluster has no disk groups to report.
 func TestVSANMetricsReportOSAWriteBuffers(t *testing.T) {
-	s, c := startSim(t, sim.Options{Testbed: withDisks(testbedOf(3, "OSA"))})
+	osa := withDisks(testbedOf(3, "OSA"))
+	osa.Model = testbed.DefaultModel("OSA") // its write buffer limits
+	s, c := startSim(t, sim.Options{Testbed: osa})
 	ctx := context.Background()
 	if err := c.EnablePerfService(ctx); err != nil {
 		t.Fatal(err)
@@ -138,11 +140,15 @@ func TestVSANMetricsReportOSAWriteBuffers(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := byMetric(samples)
+	size := model.WriteBufferBytes(osa) // the 400 GB cache device
 	for _, h := range []string{"DC0_C0_H0", "DC0_C0_H1", "DC0_C0_H2"} {
 		for _, m := range []string{"vsan.diskgroup.wbFreePct", "vsan.diskgroup.wbFreePctMin"} {
 			if g := got[h+" "+m]; !reflect.DeepEqual(g, []float64{100, 70, 70}) {
 				t.Errorf("%s %s: %v, want 100 before the run and 70 from its end", h, m, g)
 			}
+		}
+		if g := got[h+" vsan.diskgroup.wbSize"]; !reflect.DeepEqual(g, []float64{size, size, size}) || size != 400e9 {
+			t.Errorf("%s vsan.diskgroup.wbSize: %v, want the model's buffer, %g bytes", h, g, size)
 		}
 	}
 	_, esa := startSim(t, sim.Options{Testbed: withDisks(testbedOf(3, "ESA"))})
@@ -168,7 +174,9 @@ func TestDiskGroupsAddUpByHost(t *testing.T) {
 		return vsantypes.VsanPerfEntityMetricCSV{EntityRefId: "disk-group:" + id, SampleInfo: "2026-12-03 10:00:00,2026-12-03 10:05:00",
 			Value: []vsantypes.VsanPerfMetricSeriesCSV{{MetricId: vsantypes.VsanPerfMetricId{Label: "wbFreePct"}, Values: values}}}
 	}
-	samples, err := diskGroupSamples([]vsantypes.VsanPerfEntityMetricCSV{series("a1", "80,100"), series("a2", "40,90"), series("b1", "70,70"), series("x", "0,0")},
+	sized := series("a1", "80,100")
+	sized.Value = append(sized.Value, vsantypes.VsanPerfMetricSeriesCSV{MetricId: vsantypes.VsanPerfMetricId{Label: "wbSize"}, Values: "600,600"})
+	samples, err := diskGroupSamples([]vsantypes.VsanPerfEntityMetricCSV{sized, series("a2", "40,90"), series("b1", "70,70"), series("x", "0,0")},
 		map[string]string{"a1": "esx-a", "a2": "esx-a", "b1": "esx-b"})
 	if err != nil {
 		t.Fatal(err)
@@ -178,6 +186,7 @@ func TestDiskGroupsAddUpByHost(t *testing.T) {
 		"esx-a vsan.diskgroup.wbFreePct":    {60, 95},
 		"esx-a vsan.diskgroup.wbFreePctMin": {40, 90},
 		"esx-b vsan.diskgroup.wbFreePct":    {70, 70},
+		"esx-a vsan.diskgroup.wbSize":       {600, 600}, // the mean of the groups that report it
 	} {
 		g := slices.Clone(got[key])
 		slices.Sort(g)
@@ -186,8 +195,8 @@ func TestDiskGroupsAddUpByHost(t *testing.T) {
 			t.Errorf("%s: %v, want %v", key, got[key], want)
 		}
 	}
-	if len(got) != 4 {
-		t.Errorf("%d series %v; want 2 for each of the 2 hosts, none for the group of no host", len(got), got)
+	if len(got) != 5 {
+		t.Errorf("%d series %v; want wbFreePct and its least for each of the 2 hosts and esx-a's wbSize, none for the group of no host", len(got), got)
 	}
 }
 
