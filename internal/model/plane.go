@@ -107,29 +107,6 @@ func WithRunLoad(f RunLoadFunc) Option {
 	return func(pl *Plane) { pl.runLoad = f }
 }
 
-// BufferFunc receives how full OSA's disk groups' write buffers are (the
-// share of each holding data) whenever a run, a fill of the disks or a
-// rewrite by vSAN leaves them otherwise, with the wall-clock time.
-type BufferFunc func(at time.Time, full float64)
-
-// WithWriteBuffer reports how full OSA's write buffers are to f, so the
-// control plane can report it as vSAN's performance service does; never
-// called on ESA.
-func WithWriteBuffer(f BufferFunc) Option {
-	return func(pl *Plane) { pl.bufferAt = f }
-}
-
-// reportBuffer hands the write buffers' state to the control plane.
-func (pl *Plane) reportBuffer() {
-	if pl.bufferAt == nil || pl.p.Storage.DiskGroups == 0 {
-		return
-	}
-	pl.mu.Lock()
-	full := pl.buffer.fill / WriteBufferBytes(pl.p)
-	pl.mu.Unlock()
-	pl.bufferAt(time.Now(), full)
-}
-
 // WithObserver shows every solved cell to f (calibration and diagnostics:
 // the inputs a campaign really produced).
 func WithObserver(f ObserveFunc) Option {
@@ -180,32 +157,6 @@ func (pl *Plane) Prepare(ctx context.Context, workers []fio.Worker, prep fio.Pre
 	pl.mu.Unlock()
 	pl.reportBuffer()
 	return nil
-}
-
-// prepBuffered is what a fill writes into OSA's write buffers, all disk
-// groups together: every disk whole (twice with the aging pass), times its
-// policy's capacity factor (the replicas' or the stripe's bytes the
-// elevators will destage); 0 on ESA. A policy it cannot read or lay out
-// is left to the runs, which refuse it saying why.
-func (pl *Plane) prepBuffered(ctx context.Context, workers []fio.Worker, prep fio.Prep) float64 {
-	if pl.p.Storage.DiskGroups == 0 {
-		return 0
-	}
-	policies, _, err := pl.policies(ctx, workers)
-	if err != nil {
-		return 0
-	}
-	passes := 1.0
-	if prep.Age {
-		passes = 2
-	}
-	bytes := 0.0
-	for _, d := range disksOf(workers) {
-		if lay, err := policyLayout(pl.p, policies[d.Policy]); err == nil {
-			bytes += passes * pl.diskSize(d) * lay.capFactor
-		}
-	}
-	return bytes
 }
 
 // Run solves the model for the workload's jobs on the workers' disks (each
@@ -799,81 +750,6 @@ func (pl *Plane) policies(ctx context.Context, workers []fio.Worker) (map[string
 		}
 	}
 	return policies, notes, nil
-}
-
-// objectLayout is how a disk's objects lie on OSA's disk groups: what of
-// its storage policy places their data, and the cluster settings the disk
-// groups are formatted with. A change of any makes vSAN rewrite them.
-type objectLayout struct {
-	layout
-	stripeWidth int
-	format      diskFormat
-}
-
-// diskFormat is what OSA formats its disk groups with: changing any makes
-// vSAN reformat them one at a time, moving all their data elsewhere and
-// back (a rolling reformat).
-type diskFormat struct{ compression, dedup, encryption bool }
-
-// relayOut finds, on OSA, the workers' disks whose objects vSAN rewrote
-// since the plane last filled or ran on them: a storage policy that lays
-// them out otherwise (policy.apply waits for the resync), or a change of
-// space efficiency or data-at-rest encryption (the rolling reformat). The
-// rewrite went through the disk groups' write buffers like any write: the
-// disk's written blocks times its layout's capacity factor. It returns a
-// note where it moved the buffers; a policy or state it cannot read is
-// left to the run, which refuses it saying why.
-func (pl *Plane) relayOut(ctx context.Context, workers []fio.Worker) string {
-	if pl.p.Storage.DiskGroups == 0 {
-		return ""
-	}
-	state, err := pl.src.ClusterState(ctx)
-	if err != nil {
-		return ""
-	}
-	policies, _, err := pl.policies(ctx, workers)
-	if err != nil {
-		return ""
-	}
-	format := diskFormat{state.Compression, state.Dedup, state.RestEncryption}
-	pl.mu.Lock()
-	defer pl.mu.Unlock()
-	bytes, relaid, reformatted := 0.0, 0, 0
-	for _, w := range workers {
-		for _, d := range w.Disks {
-			lay, err := policyLayout(pl.p, policies[d.Policy])
-			if err != nil {
-				continue // the run refuses it
-			}
-			now := objectLayout{lay, max(policies[d.Policy].StripeWidth, 1), format}
-			key := diskKey{w.Name, d.Name}
-			before, seen := pl.laidOut[key]
-			pl.laidOut[key] = now
-			written, _ := pl.data(w.Name, d).whole()
-			if !seen || before == now || written == 0 {
-				continue
-			}
-			bytes += written * pl.diskSize(d) * lay.capFactor
-			if before.format != now.format {
-				reformatted++
-			} else {
-				relaid++
-			}
-		}
-	}
-	if bytes == 0 {
-		return ""
-	}
-	pl.buffer.add(pl.p, bytes)
-	var why []string
-	if relaid > 0 {
-		why = append(why, fmt.Sprintf("the storage policy of %d disks lays out their objects otherwise", relaid))
-	}
-	if reformatted > 0 {
-		why = append(why, fmt.Sprintf("a change of space efficiency or encryption reformatted the disk groups under %d disks", reformatted))
-	}
-	return fmt.Sprintf("since the disks' last run %s: vSAN rewrote %.0f GB of their components, which went through the disk groups' write buffers (now %.0f %% full)",
-		strings.Join(why, ", and "), bytes/1e9, 100*pl.buffer.fill/WriteBufferBytes(pl.p))
 }
 
 // shareRows are fio's rows of a result on the workers: per disk and
