@@ -112,10 +112,11 @@ func (p *Plan) Pending() int {
 }
 
 // Estimate is the plan's estimated duration in parts; RunsKnown is false
-// when a workload has no duration estimate.
+// when a workload has no duration estimate, and PrepareKnown when the plan
+// prepares disks without an estimate of how long it takes.
 type Estimate struct {
-	Changes, Prepare, Runs time.Duration
-	RunsKnown              bool
+	Changes, Prepare, Runs  time.Duration
+	RunsKnown, PrepareKnown bool
 }
 
 // Total is the sum of the parts.
@@ -125,7 +126,7 @@ func (e Estimate) Total() time.Duration { return e.Changes + e.Prepare + e.Runs 
 func (p *Plan) Estimate() Estimate {
 	s := p.Spec
 	seconds := map[string]float64{}
-	e := Estimate{RunsKnown: true}
+	e := Estimate{RunsKnown: true, PrepareKnown: true}
 	for _, w := range s.Workloads {
 		seconds[w.Name] = w.Seconds
 		if w.Seconds <= 0 {
@@ -139,6 +140,7 @@ func (p *Plan) Estimate() Estimate {
 		}
 		if st.Prepare {
 			prep += s.PrepareSeconds
+			e.PrepareKnown = e.PrepareKnown && s.PrepareSeconds > 0
 		}
 		for _, k := range st.Runs {
 			runs += seconds[k.Workload]
@@ -217,12 +219,16 @@ func (p *Plan) Write(w io.Writer) {
 	if !e.RunsKnown {
 		runs += " + runs of unknown duration (give workloads duration=)"
 	}
+	prep := e.Prepare.Round(time.Second).String()
+	if !e.PrepareKnown {
+		prep += " + preparations of unknown duration (give prepare_cost=)"
+	}
 	where, after := "this target", ""
 	if p.Simulated {
 		where, after = "a real cluster", "; simulated here on a virtual clock, in seconds"
 	}
 	fmt.Fprintf(w, "estimated duration on %s: %s (changes %s, preparation %s, runs %s)%s\n",
-		where, e.Total().Round(time.Second), e.Changes.Round(time.Second), e.Prepare.Round(time.Second), runs, after)
+		where, e.Total().Round(time.Second), e.Changes.Round(time.Second), prep, runs, after)
 }
 
 func seconds(f float64) string {

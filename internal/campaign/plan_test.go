@@ -85,7 +85,7 @@ func TestPlanCountsWhatIsStored(t *testing.T) {
 	// Changes 60+600 + 600 + 60 s, two preparations of 300 s, runs 4 x 100 s
 	// (seq has no duration).
 	e := p.Estimate()
-	if e.Changes.Seconds() != 1320 || e.Prepare.Seconds() != 600 || e.Runs.Seconds() != 400 || e.RunsKnown || e.Total().Seconds() != 2320 {
+	if e.Changes.Seconds() != 1320 || e.Prepare.Seconds() != 600 || e.Runs.Seconds() != 400 || e.RunsKnown || !e.PrepareKnown || e.Total().Seconds() != 2320 {
 		t.Errorf("estimate %+v, want changes 1320 s, preparation 600 s, runs 400 s, not all known", e)
 	}
 
@@ -123,6 +123,14 @@ func TestPlanWrite(t *testing.T) {
 			t.Errorf("the plan does not say %q:\n%s", want, out)
 		}
 	}
+	// A plan that prepares disks without prepare_cost says it cannot count them.
+	s.PrepareSeconds = 0
+	b.Reset()
+	NewPlan(s, done, false, nil).Write(&b)
+	if want := "(changes 23m0s, preparation 0s + preparations of unknown duration (give prepare_cost=), runs 11m40s"; !strings.Contains(b.String(), want) {
+		t.Errorf("without prepare_cost the plan does not say %q:\n%s", want, b.String())
+	}
+	s.PrepareSeconds = 300
 	p.Simulated = true
 	b.Reset()
 	p.Write(&b)
