@@ -530,7 +530,7 @@ func bufferCoverage(p *testbed.Profile, pl platform, in Input) (float64, error) 
 		return 0, nil
 	}
 	perGroup := bytes / float64(min(pl.groups, comps))
-	return p.Model.WriteBufferDestageThreshold.Value * WriteBufferBytes(p) / perGroup, nil
+	return destageLimit(p) / perGroup, nil
 }
 
 // diskBytes is a data disk's size: its own, or the profile's workers'.

@@ -356,18 +356,19 @@ func (j JobRun) fioJobs() float64 {
 // job's samples.
 func (pl *Plane) RunJobs(ctx context.Context, jobs []JobRun, progress func(fio.Status)) (*fio.Result, error) {
 	start := time.Now()
-	var relaid []string
+	var workers []fio.Worker
 	for _, j := range jobs {
-		if note := pl.relayOut(ctx, j.Workers); note != "" {
-			relaid = append(relaid, note)
-		}
+		workers = append(workers, j.Workers...)
 	}
+	relaid := pl.relayOut(ctx, workers) // one look at the cluster for all the jobs' disks
 	jobs, passes := verifyPasses(jobs)
 	in, out, notes, err := pl.solveCell(ctx, jobs, math.NaN())
 	if err != nil {
 		return nil, err
 	}
-	notes = append(notes, relaid...)
+	if relaid != "" {
+		notes = append(notes, relaid)
+	}
 	z := pl.noiseDraw() // taken once solved, so a run that fails takes none
 	pl.applyDraw(z, out, out.Burst)
 	// Lay every job out in time; OSA's write buffers fill with all of them.

@@ -38,8 +38,18 @@ func (buf *writeBuffer) add(p *testbed.Profile, bytes float64) {
 	if groups == 0 || bytes <= 0 {
 		return
 	}
-	limit := p.Model.WriteBufferDestageThreshold.Value * WriteBufferBytes(p)
-	buf.fill = math.Min(limit, buf.fill+bytes/groups)
+	buf.fill = math.Min(destageLimit(p), buf.fill+bytes/groups)
+}
+
+// full is the share of each disk group's write buffer holding data.
+func (buf writeBuffer) full(p *testbed.Profile) float64 {
+	return buf.fill / WriteBufferBytes(p)
+}
+
+// destageLimit is the bytes in a disk group's write buffer at which the
+// elevator starts keeping pace with the writes: the destage threshold.
+func destageLimit(p *testbed.Profile) float64 {
+	return p.Model.WriteBufferDestageThreshold.Value * WriteBufferBytes(p)
 }
 
 // WriteBufferBytes is one OSA disk group's write buffer in bytes: its
@@ -140,7 +150,7 @@ func bufferBurst(p *testbed.Profile, buf *writeBuffer, out *Output, end float64)
 		}
 		return 0
 	}
-	limit := p.Model.WriteBufferDestageThreshold.Value * WriteBufferBytes(p)
+	limit := destageLimit(p)
 	burst := math.Min(burstRoom(p, buf, out), end)
 	buf.fill = math.Min(limit, buf.fill+out.BufferBytesPerSec/groups*burst)
 	return burst
@@ -154,7 +164,7 @@ func burstRoom(p *testbed.Profile, buf *writeBuffer, out *Output) float64 {
 	if groups == 0 || out.Burst == nil || out.BufferBytesPerSec <= 0 {
 		return 0
 	}
-	limit := p.Model.WriteBufferDestageThreshold.Value * WriteBufferBytes(p)
+	limit := destageLimit(p)
 	return math.Max(0, (limit-buf.fill)/(out.BufferBytesPerSec/groups))
 }
 

@@ -31,7 +31,7 @@ func (pl *Plane) reportBuffer() {
 		return
 	}
 	pl.mu.Lock()
-	full := pl.buffer.fill / WriteBufferBytes(pl.p)
+	full := pl.buffer.full(pl.p)
 	pl.mu.Unlock()
 	pl.bufferAt(time.Now(), full)
 }
@@ -134,5 +134,5 @@ func (pl *Plane) relayOut(ctx context.Context, workers []fio.Worker) string {
 		why = append(why, fmt.Sprintf("a change of space efficiency or encryption reformatted the disk groups under %d disks", reformatted))
 	}
 	return fmt.Sprintf("since the disks' last run %s: vSAN rewrote %.0f GB of their components, which went through the disk groups' write buffers (now %.0f %% full)",
-		strings.Join(why, ", and "), bytes/1e9, 100*pl.buffer.fill/WriteBufferBytes(pl.p))
+		strings.Join(why, ", and "), bytes/1e9, 100*pl.buffer.full(pl.p))
 }

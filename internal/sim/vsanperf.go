@@ -232,13 +232,17 @@ func (m *vsanPerfManager) VsanPerfQueryPerf(ctx *simulator.Context, req *vsantyp
 		hosts[nodeUUID(name)] = name
 	}
 	res := &vsantypes.VsanPerfQueryPerfResponse{}
+	var groups map[string]bool // the disk-group entities, read once a query asks for one
 	for _, q := range req.QuerySpecs {
 		kind, id, _ := strings.Cut(q.EntityRefId, ":")
 		if (kind == "dom-world-cpu" || kind == "lsom-world-cpu") && id == "*" && q.StartTime != nil && q.EndTime != nil {
 			res.Returnval = append(res.Returnval, m.worlds(q, kind, hosts)...)
 			continue
 		}
-		if kind == "disk-group" && m.diskGroups(ctx)[id] && q.StartTime != nil && q.EndTime != nil {
+		if kind == "disk-group" && groups == nil {
+			groups = m.diskGroups(ctx)
+		}
+		if kind == "disk-group" && groups[id] && q.StartTime != nil && q.EndTime != nil {
 			res.Returnval = append(res.Returnval, m.sampled(q, kind, func(_, to time.Time) ([]string, []float64) {
 				return []string{"wbFreePct", "wbSize"}, []float64{100 * (1 - m.sim.buffers.fullAt(to)), model.WriteBufferBytes(m.sim.Testbed)}
 			}))
