@@ -111,7 +111,7 @@ func solveCell(ctx context.Context, p *testbed.Profile, in Input, c *cell) (*Out
 		x = math.Min(sol.X, limit)
 		out.RateLimited = true
 		if throttled {
-			guestWait = throttleWait(g.fioOutstanding, n, x)
+			guestWait = throttleWait(g.fioOutstanding, float64(n), x)
 			out.Notes = append(out.Notes, c.throttleNote())
 		}
 	} else if g.fioOutstanding > n {
@@ -120,7 +120,7 @@ func solveCell(ctx context.Context, p *testbed.Profile, in Input, c *cell) (*Out
 		// own outstanding I/Os).
 		guestWait = float64(g.fioOutstanding-n) / sol.X
 	}
-	dirs, err := c.directions(sol.W, seen(sol, n), n, sol.X, x, guestWait)
+	dirs, err := c.directions(sol.W, seen(sol, n), float64(n), sol.X, x, guestWait)
 	if err != nil {
 		return nil, err
 	}
@@ -324,8 +324,8 @@ func normalizedIOs(sizes [2][]sizeShare, fr float64) float64 {
 // IOPS limit holds them back: vSAN delays the I/Os above the limit, so fio
 // keeps all its I/Os outstanding and those beyond the n the limited rate
 // needs wait their turn (Little's law at throughput x).
-func throttleWait(fioOutstanding, n int, x float64) float64 {
-	return float64(max(fioOutstanding-n, 0)) / x
+func throttleWait(fioOutstanding int, n, x float64) float64 {
+	return max(float64(fioOutstanding)-n, 0) / x
 }
 
 // throttleNote says which IOPS limit held the cell's disks back.
@@ -395,14 +395,14 @@ func (sh *jobShape) directionCaps() [2]float64 {
 // throughput x: latency by the arrival theorem, scaled so the mix obeys
 // Little's law (think time is not latency), plus what I/Os waited in the
 // guest.
-func (c *cell) directions(w, seenQ []float64, n int, netX, x, guestWait float64) ([2]Direction, error) {
+func (c *cell) directions(w, seenQ []float64, n, netX, x, guestWait float64) ([2]Direction, error) {
 	var dirs [2]Direction
 	var resp [2]float64
 	fr := c.fr
 	for dir := range dirs {
 		resp[dir] = c.z[dir] + sum(residence(c.st, w, seenQ, dir))
 	}
-	littleR := float64(n)/netX - c.shape.think
+	littleR := n/netX - c.shape.think
 	scale := littleR / (fr*resp[read] + (1-fr)*resp[write])
 	share := [2]float64{fr, 1 - fr}
 	for dir := range dirs {
@@ -432,7 +432,7 @@ func (c *cell) latencyTarget(ctx context.Context, p *testbed.Profile, in Input) 
 		if err != nil {
 			return g, false, err
 		}
-		dirs, err := c.directions(sol.W, seen(sol, g.outstanding), g.outstanding, sol.X, sol.X, 0)
+		dirs, err := c.directions(sol.W, seen(sol, g.outstanding), float64(g.outstanding), sol.X, sol.X, 0)
 		if err != nil {
 			return g, false, err
 		}

@@ -26,7 +26,7 @@ type classSolution struct {
 // seenBy is the queue an I/O of class c sees at each station: everyone's
 // but itself (Bard-Schweitzer), at a station each job has its own copy of
 // its own job's classes' only.
-func (s classSolution) seenBy(c int, n []int) []float64 {
+func (s classSolution) seenBy(c int, n []float64) []float64 {
 	var t queueTotals
 	t.sum(s)
 	q := make([]float64, len(s.W))
@@ -69,12 +69,12 @@ func (t *queueTotals) sum(s classSolution) {
 // seenBy is the queue an I/O of class c (of n outstanding I/Os) sees at
 // station k: everyone's but itself, at a station each job has its own copy
 // of its own job's only.
-func (t *queueTotals) seenBy(s classSolution, c, k, n int) float64 {
+func (t *queueTotals) seenBy(s classSolution, c, k int, n float64) float64 {
 	q := t.all[k]
 	if s.perJob[k] {
 		q = t.byJob[s.job[c]][k]
 	}
-	return q - s.Q[c][k]/float64(n)
+	return q - s.Q[c][k]/n
 }
 
 // solveClasses solves classes (concurrent jobs, groups of a job's disks on
@@ -86,16 +86,16 @@ func (t *queueTotals) seenBy(s classSolution, c, k, n int) float64 {
 // after another of the same classes (from; nil for none) starts from its
 // queues, scaled to n, and wait shares: the same fixed point in fewer
 // iterations.
-func solveClasses(ctx context.Context, cells []*cell, n []int, from *classSolution) (classSolution, error) {
+func solveClasses(ctx context.Context, cells []*cell, n []float64, from *classSolution) (classSolution, error) {
 	C, K := len(cells), len(cells[0].st)
 	ms := make([]*mixed, C)
-	total := 0
+	total := 0.0
 	for c, cl := range cells {
 		if err := checkStations(cl.st, cl.zMix+cl.shape.think); err != nil {
 			return classSolution{}, err
 		}
-		if n[c] < 1 {
-			return classSolution{}, fmt.Errorf("job %d: %d outstanding I/Os: want at least 1", c+1, n[c])
+		if !(n[c] >= 1) {
+			return classSolution{}, fmt.Errorf("job %d: %g outstanding I/Os: want at least 1", c+1, n[c])
 		}
 		ms[c] = mix(cl.st, cl.fr, cl.zMix+cl.shape.think)
 		total += n[c]
@@ -120,10 +120,10 @@ func solveClasses(ctx context.Context, cells []*cell, n []int, from *classSoluti
 		}
 		if sum > 0 {
 			for k := range K {
-				sol.Q[c][k] = float64(n[c]) * start[k] / sum
+				sol.Q[c][k] = n[c] * start[k] / sum
 			}
 			if warm {
-				sol.X[c] = from.X[c] * float64(n[c]) / sum
+				sol.X[c] = from.X[c] * n[c] / sum
 			}
 		}
 	}
@@ -177,7 +177,7 @@ func solveClasses(ctx context.Context, cells []*cell, n []int, from *classSoluti
 				seen[k] = 1 + t.seenBy(sol, c, k, n[c])
 				r += ec[k] * seen[k]
 			}
-			x := float64(n[c]) / r
+			x := n[c] / r
 			sol.X[c] = x
 			for k := range K {
 				next := x * fc[k] * seen[k]
@@ -186,7 +186,7 @@ func solveClasses(ctx context.Context, cells []*cell, n []int, from *classSoluti
 			}
 		}
 		sol.iterations++
-		if !(delta >= 1e-7*float64(total)) { // converged, or NaN: refused below
+		if !(delta >= 1e-7*total) { // converged, or NaN: refused below
 			break
 		}
 		sol.extrapolate(h, it)
@@ -277,9 +277,9 @@ func solveCells(ctx context.Context, p *testbed.Profile, in Input, cells []*cell
 	if len(cells) == 1 {
 		return solveCell(ctx, p, in, cells[0])
 	}
-	n := make([]int, len(cells))
+	n := make([]float64, len(cells))
 	for i, c := range cells {
-		n[i] = c.g.outstanding
+		n[i] = float64(c.g.outstanding)
 		if c.shape.latTarget > 0 && len(in.Jobs) > 1 {
 			c.notes = append(c.notes, "latency_target is not applied to a job running beside others: run at its iodepth")
 		}
@@ -291,8 +291,8 @@ func solveCells(ctx context.Context, p *testbed.Profile, in Input, cells []*cell
 	}
 	// Jobs of different read shares on the same disks contend as their mix
 	// does (contendOnObjects): solved again until the mix settles, each
-	// class from where the last solve held it (raiseFallen, then
-	// holdRates), each solve from the one before.
+	// class from where the last solve held it (holdRates), each solve from
+	// the one before.
 	full, caps := slices.Clone(n), classCaps(cells)
 	var sol classSolution
 	for round := 0; ; round++ {
@@ -300,14 +300,10 @@ func solveCells(ctx context.Context, p *testbed.Profile, in Input, cells []*cell
 		if sol, err = solveClasses(ctx, cells, n, &sol); err != nil {
 			return nil, err
 		}
-		if sol, err = raiseFallen(ctx, cells, caps, n, full, sol); err != nil {
+		if sol, err = holdRates(ctx, cells, caps, n, full, sol); err != nil {
 			return nil, err
 		}
-		if sol, err = holdRates(ctx, cells, caps, n, sol); err != nil {
-			return nil, err
-		}
-		// Damped after a few rounds; held classes' whole I/Os can keep the
-		// mix swinging by a step too small to matter, so it stops at 12.
+		// Damped after a few rounds, and stopped at 12 whatever it does.
 		if !contendOnObjects(p, cells, sol.X, caps, max(0.5, 1-float64(round/4)*0.25)) || round == 11 {
 			break
 		}
@@ -331,18 +327,20 @@ func solveCells(ctx context.Context, p *testbed.Profile, in Input, cells []*cell
 	}
 	for i, c := range cells {
 		limit, throttled := c.rateCap()
-		x := math.Min(sol.X[i], limit)
-		held := x < sol.X[i]
+		x, held := sol.X[i], heldAt(sol.X[i], limit)
+		if held {
+			x = limit
+		}
 		out.RateLimited = out.RateLimited && held
 		out.Jobs[c.index].RateLimited = out.Jobs[c.index].RateLimited && held
 		guestWait := 0.0
 		notes := slices.Concat(c.notes, c.g.notes)
 		switch {
-		case x < sol.X[i] && throttled:
+		case held && throttled:
 			guestWait = throttleWait(c.g.fioOutstanding, n[i], x)
 			notes = append(notes, c.throttleNote())
-		case x == sol.X[i] && c.g.fioOutstanding > n[i]:
-			guestWait = float64(c.g.fioOutstanding-n[i]) / sol.X[i]
+		case !held && float64(c.g.fioOutstanding) > n[i]:
+			guestWait = (float64(c.g.fioOutstanding) - n[i]) / sol.X[i]
 		}
 		dirs, err := c.directions(sol.W, sol.seenBy(i, n), n[i], sol.X[i], x, guestWait)
 		if err != nil {
@@ -503,32 +501,6 @@ func contentionNotes(p *testbed.Profile, in Input, cells []*cell) []string {
 	return notes
 }
 
-// raiseFallen gives each held class (n below its full queue, full) that
-// the solution leaves below its cap (caps) more outstanding I/Os, all such
-// classes at once, by Little's law (ceil(cap * n / X), at least one more,
-// at most its full queue), until none is below its cap or all are at
-// their full queues; it returns the solution there. Each rises only as
-// far as it needs: back at its full queue a class would meet everyone's
-// congestion, as holdRates says.
-func raiseFallen(ctx context.Context, cells []*cell, caps []float64, n, full []int, sol classSolution) (classSolution, error) {
-	for {
-		raised := false
-		for i, x := range sol.X {
-			if n[i] < full[i] && x < caps[i] {
-				n[i] = min(full[i], max(n[i]+1, int(math.Ceil(caps[i]*float64(n[i])/x))))
-				raised = true
-			}
-		}
-		if !raised {
-			return sol, nil
-		}
-		var err error
-		if sol, err = solveClasses(ctx, cells, n, &sol); err != nil {
-			return sol, err
-		}
-	}
-}
-
 // classCaps is each class's cap (rateCap).
 func classCaps(cells []*cell) []float64 {
 	caps := make([]float64, len(cells))
@@ -538,92 +510,66 @@ func classCaps(cells []*cell) []float64 {
 	return caps
 }
 
-// holdRates holds each class above its cap (caps: fio's rates per job
-// clone, a policy's IOPS limit per disk) with the fewest outstanding I/Os that still
-// reach it: it lowers n in place and returns the solution there.
+// holdTolerance is how close to its cap a held class's throughput is
+// settled, relative: well within what any figure is shown with.
+const holdTolerance = 1e-4
+
+// heldAt says whether a class doing x against its cap is held there.
+func heldAt(x, cap float64) bool { return x >= cap*(1-holdTolerance) }
+
+// holdRates settles each class with a cap (caps: fio's rates per job
+// clone, a policy's IOPS limit per disk) at the outstanding I/Os that
+// reach it, at most its full queue (full) and at least one: n is set in
+// place and the solution there returned. fio paces a rate-limited job's
+// I/Os, so on average it keeps what Little's law gives at its rate
+// outstanding, a fraction of an I/O included: the populations are real
+// numbers (Bard-Schweitzer's approximation takes them).
 //
-// The classes step together, as fio paces every rate-limited job from its
-// start: each by Little's law (a class doing X at n I/Os spends n/X on
-// each, and with fewer I/Os queued, its own and the others', no more, so
-// ceil(cap * n / X) still reaches the cap), until none steps. Then every
-// held class is tried at n-1, all at once: one that falls short there
-// falls short with the others at n too, and is settled; those that reach
-// are lowered together, the others back at n, and any that then falls
-// short goes back up, until none does; and the steps start again. Each
-// class ends where n-1 falls short. Taking the classes one at a time
-// instead (a bisection each, the others at their full queues) holds the
-// first ones against everyone's congestion: on a host that loses
-// throughput past saturation they keep nearly all their I/Os and fall
-// below their caps once the others are held, a state fio's pacing never
-// reaches (WWT's 24 classes of a 70/30 job capped at 9,000 IOPS each
-// beside a reader: 23 left at 8,878 IOPS and 7.8 ms, where held together
-// each reaches its cap at 0.87 ms), and it takes a bisection per class.
-func holdRates(ctx context.Context, cells []*cell, limits []float64, n []int, sol classSolution) (classSolution, error) {
-	solve := func() error {
-		s, err := solveClasses(ctx, cells, n, &sol)
-		sol = s
-		return err
-	}
-	for {
-		stepped := false
+// All the classes step together, as fio paces every rate-limited job from
+// its start: each to n * cap / X (a class doing X at n I/Os spends n/X on
+// each, so cap * n/X reach its cap at that response time), then the
+// network is solved again. A class's response time grows with its own
+// I/Os, more slowly than they do (its throughput rises with them), so the
+// steps close in on the cap from either side without passing it; once two
+// steps have been taken, each class's next is the secant through its last
+// two (n, X) pairs, which the coupling through the others' queues leaves
+// nearly exact. A class still below its cap at its full queue runs free.
+// Taking the classes one at a time instead (each against the others' full
+// queues) holds the first ones against everyone's congestion: on a host
+// that loses throughput past saturation they keep nearly all their I/Os
+// and fall below their caps once the others are held, a state fio's
+// pacing never reaches (WWT's 24 classes of a 70/30 job capped at 9,000
+// IOPS each beside a reader: 23 left at 8,878 IOPS and 7.8 ms, where held
+// together each reaches its cap at 0.87 ms).
+func holdRates(ctx context.Context, cells []*cell, caps, n, full []float64, sol classSolution) (classSolution, error) {
+	last, lastX := make([]float64, len(n)), make([]float64, len(n))
+	for step := 0; step < 100; step++ {
+		moved := false
 		for i, x := range sol.X {
-			if x > limits[i] {
-				if next := int(math.Ceil(limits[i] * float64(n[i]) / x)); next < n[i] {
-					n[i], stepped = max(next, 1), true
+			if math.IsInf(caps[i], 1) || (n[i] >= full[i] && x < caps[i]) || (n[i] <= 1 && x > caps[i]) {
+				continue // no cap, or free at its full queue, or held at one I/O
+			}
+			next := n[i] * caps[i] / x
+			if step > 0 && x != lastX[i] && n[i] != last[i] {
+				if secant := n[i] + (caps[i]-x)*(n[i]-last[i])/(x-lastX[i]); secant > 0 && (x-lastX[i])/(n[i]-last[i]) > 0 {
+					next = secant
 				}
 			}
-		}
-		if stepped {
-			if err := solve(); err != nil {
-				return sol, err
-			}
-			continue
-		}
-		var tried []int // each at n-1, the others too
-		for i, x := range sol.X {
-			if x >= limits[i] && n[i] > 1 {
-				tried = append(tried, i)
-				n[i]--
+			next = math.Min(full[i], math.Max(1, next))
+			if math.Abs(x/caps[i]-1) > holdTolerance/2 && next != n[i] {
+				last[i], lastX[i] = n[i], x
+				n[i], moved = next, true
 			}
 		}
-		if len(tried) == 0 {
+		if !moved {
 			return sol, nil
 		}
-		all, err := solveClasses(ctx, cells, n, &sol)
-		if err != nil {
+		var err error
+		if sol, err = solveClasses(ctx, cells, n, &sol); err != nil {
 			return sol, err
 		}
-		var reached []int // lowered together, the others back at n
-		for _, i := range tried {
-			if all.X[i] >= limits[i] {
-				reached = append(reached, i)
-			} else {
-				n[i]++
-			}
-		}
-		for len(reached) > 0 { // those that fall short there go back up
-			s, err := solveClasses(ctx, cells, n, &all)
-			if err != nil {
-				return sol, err
-			}
-			var still []int // those that still reach
-			for _, i := range reached {
-				if s.X[i] >= limits[i] {
-					still = append(still, i)
-				} else {
-					n[i]++
-				}
-			}
-			if len(still) == len(reached) {
-				sol = s
-				break
-			}
-			reached = still
-		}
-		if len(reached) == 0 {
-			return sol, nil // n as sol was solved at
-		}
 	}
+	return sol, nil
 }
 
 // jobServers is the servers of station k over all jobs' own copies: each
@@ -647,7 +593,7 @@ func jobServers(cells []*cell, k int) float64 {
 // theirs: found class by class in turn until none moves (at most four
 // rounds). It sets n and each class's outstanding I/Os to its depth's, and
 // notes each class's depth.
-func classDepths(ctx context.Context, p *testbed.Profile, cells []*cell, n []int) error {
+func classDepths(ctx context.Context, p *testbed.Profile, cells []*cell, n []float64) error {
 	sh := cells[0].shape
 	depth := make([]int, len(cells))
 	at := func(c, d int) guestLoad {
@@ -688,7 +634,7 @@ func classDepths(ctx context.Context, p *testbed.Profile, cells []*cell, n []int
 			lo, hi := 1, sh.depth
 			for lo < hi {
 				mid := (lo + hi + 1) / 2
-				n[c] = at(c, mid).outstanding
+				n[c] = float64(at(c, mid).outstanding)
 				if ok, err := meets(c); err != nil {
 					return err
 				} else if ok {
@@ -699,7 +645,7 @@ func classDepths(ctx context.Context, p *testbed.Profile, cells []*cell, n []int
 			}
 			moved = moved || lo != depth[c]
 			depth[c] = lo
-			n[c] = at(c, lo).outstanding
+			n[c] = float64(at(c, lo).outstanding)
 		}
 		if !moved {
 			break

@@ -52,7 +52,7 @@ func TestOneClassIsSchweitzer(t *testing.T) {
 	p := mustLoad(t, "wwt-r640-osa")
 	c := mustBuild(t, p, uniformInput(p, Policy{RAID: "raid6", FTT: 2}, &fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 4096, IODepth: 8}))
 	n := c.g.outstanding
-	multi, err := solveClasses(context.Background(), []*cell{c}, []int{n}, nil)
+	multi, err := solveClasses(context.Background(), []*cell{c}, []float64{float64(n)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestTwoClassesAgainstExactMVA(t *testing.T) {
 			{Name: "b", Copies: 1, Servers: 1, D: [2]float64{d[c][1], d[c][1]}},
 		}}
 	}
-	sol, err := solveClasses(context.Background(), cells, []int{n1, n2}, nil)
+	sol, err := solveClasses(context.Background(), cells, []float64{float64(n1), float64(n2)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -551,15 +551,15 @@ func TestUnevenClassesAgainstExactMVA(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := []int{32, 16}
-	if len(cells) != 2 || cells[0].g.outstanding != n[0] || cells[1].g.outstanding != n[1] {
+	n := []float64{32, 16}
+	if len(cells) != 2 || float64(cells[0].g.outstanding) != n[0] || float64(cells[1].g.outstanding) != n[1] {
 		t.Fatalf("%d classes, want 2 of 32 and 16 I/Os", len(cells))
 	}
 	sol, err := solveClasses(context.Background(), cells, n, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	exact := exactClasses(cells, n)
+	exact := exactClasses(cells, []int{32, 16})
 	for c := range cells {
 		if sol.W[0] != 0 || !(math.Abs(sol.X[c]/exact[c]-1) <= 0.05) || !closeTo(cells[c].result[read].IOPS, sol.X[c]) {
 			t.Errorf("class %d: %.0f IOPS (Bard-Schweitzer %.0f), exact %.0f; CPU wait share %g", c, cells[c].result[read].IOPS, sol.X[c], exact[c], sol.W[0])
@@ -825,9 +825,9 @@ func TestExtrapolatedClassesAreTheFixedPoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var n []int
+	var n []float64
 	for _, c := range cells {
-		n = append(n, c.g.outstanding)
+		n = append(n, float64(c.g.outstanding))
 	}
 	sol, err := solveClasses(context.Background(), cells, n, nil)
 	if err != nil {
@@ -960,7 +960,7 @@ func TestClassesSeeOtherJobsOnlyAtSharedStations(t *testing.T) {
 		job:    []int{0, 0, 1},
 		perJob: []bool{false, true}, // station 1 is each job's own
 	}
-	n := []int{4, 4, 8}
+	n := []float64{4, 4, 8}
 	got := sol.seenBy(0, n)
 	if want := []float64{4 + 2 + 8 - 1, 4 + 2 - 1}; !slices.Equal(got, want) {
 		t.Errorf("class 0 sees %v, want %v (everyone's at the shared station, its job's at its own)", got, want)

@@ -20,7 +20,7 @@ func TestOneOvercommittedClassIsSchweitzer(t *testing.T) {
 	c := mustBuild(t, p, UniformInput(p, 24, 8, Policy{RAID: "raid1"}, &fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BlockSize: 4096, IODepth: 1}))
 	c.shape.think = 200e-6
 	n := c.g.outstanding
-	multi, err := solveClasses(context.Background(), []*cell{c}, []int{n}, nil)
+	multi, err := solveClasses(context.Background(), []*cell{c}, []float64{float64(n)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
