@@ -77,6 +77,7 @@ var skippedCommands = map[string]string{
 	"repl":   "interactive (its tests drive it through a pipe)",
 	"sim":    "serves until Ctrl-C",
 	"worker": "checks a worker template on a vCenter",
+	"fit":    "fits to a campaign measured on a real cluster (internal/cli's tests fit to one the model made)",
 }
 
 // TestDocsExamplesRun runs every Starlark example of README.md and docs/

@@ -441,7 +441,7 @@ func (pl *Plane) solveCell(ctx context.Context, jobs []JobRun, z float64) (Input
 		return Input{}, nil, nil, err
 	}
 	if pl.observe != nil {
-		pl.observe(pl.p, in, *out)
+		pl.observe(ctx, pl.p, in, *out)
 	}
 	pl.applyDraw(z, out, out.Burst)
 	return in, out, notes, nil

@@ -40,10 +40,11 @@ type Plane struct {
 	solved   *solveCache
 }
 
-// ObserveFunc receives every cell a Plane solves: the profile, the input it
-// built from the workers, disks and cluster state, and the model's output
-// before noise.
-type ObserveFunc func(p *testbed.Profile, in Input, out Output)
+// ObserveFunc receives every cell a Plane solves: the context of the run
+// that solved it (a campaign's run says which it is, campaign.RunOf), the
+// profile, the input it built from the workers, disks and cluster state,
+// and the model's output before noise.
+type ObserveFunc func(ctx context.Context, p *testbed.Profile, in Input, out Output)
 
 // HostLoadFunc receives what a simulated run predicted on each host it
 // loads, by host name (a host the run leaves idle is absent), with the

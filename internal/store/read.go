@@ -168,6 +168,25 @@ func (s *Store) EachRun(ctx context.Context, f func(RunRecord) error) error {
 	})
 }
 
+// RunIOPS is the I/Os a second, reads and writes together, of every run
+// that completed (status ok), from its aggregate over all its jobs.
+func (s *Store) RunIOPS(ctx context.Context) (map[RunKey]float64, error) {
+	out := map[RunKey]float64{}
+	err := s.each(ctx, `SELECT c.label, r.workload, r.repeat, SUM(w.iops) FROM rows w
+		JOIN runs r ON r.id = w.run_id JOIN cells c ON c.id = r.cell_id
+		WHERE w.aggregate = 1 AND w.job = '' AND r.status = 'ok' AND w.iops IS NOT NULL
+		GROUP BY r.id`, func(rows *sql.Rows) error {
+		var k RunKey
+		var iops float64
+		if err := rows.Scan(&k.Cell, &k.Workload, &k.Repeat, &iops); err != nil {
+			return err
+		}
+		out[k] = iops
+		return nil
+	})
+	return out, err
+}
+
 // texts keeps each text read once, however many rows repeat it.
 type texts map[string]string
 

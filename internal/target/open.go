@@ -31,6 +31,9 @@ type Options struct {
 	// of a simulated run give identical numbers (tests of the model's
 	// mechanisms). By default repeats spread like real runs, reproducibly.
 	ExactModel bool
+	// Observe, when set, is shown every cell the embedded model solves
+	// (model.WithObserver): starbench fit reads each run's input with it.
+	Observe model.ObserveFunc
 }
 
 // noiseSeed seeds the embedded model's run-to-run noise: the same script
@@ -107,6 +110,9 @@ func openSimulated(ctx context.Context, opts Options) (*Target, func(), error) {
 			model.WithWriteBuffer(s.RecordWriteBuffer)} // and OSA's disk groups' write buffers
 		if !opts.ExactModel {
 			opt = append(opt, model.WithNoise(noiseSeed))
+		}
+		if opts.Observe != nil {
+			opt = append(opt, model.WithObserver(opts.Observe))
 		}
 		t.DataPlane = model.NewPlane(p, c, opt...)
 		return t, func() { c.Close(); s.Close() }, nil

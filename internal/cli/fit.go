@@ -1,0 +1,389 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"starbench/internal/atomicfile"
+	"starbench/internal/campaign"
+	"starbench/internal/model"
+	"starbench/internal/store"
+	"starbench/internal/target"
+	"starbench/internal/testbed"
+)
+
+// fitParams are the model parameters a fit moves unless told otherwise:
+// the ones the calibration fits (vSAN's DOM and LSOM cycles, and the
+// contention between reads and writes).
+var fitParams = []string{"dom_io_cycles", "dom_byte_cycles", "lsom_op_cycles", "lsom_read_byte_cycles", "lsom_write_byte_cycles", "mixed_contention"}
+
+// fitCmd fits a testbed profile's model parameters to a campaign measured
+// on a real cluster: it runs the same script on the simulated testbed to
+// learn what the model solves for each run, fits the parameters to what
+// was measured on every run but those of the cells kept apart, reports the
+// error on both, and writes the profile with the fitted parameters.
+func fitCmd(st *State, args []string) int {
+	fs := newFlagSet("fit")
+	var from, bed, out, params string
+	var sets []string
+	var every int
+	fs.StringVar(&from, "from", "", "the campaign store measured on the real cluster (starbench run with GOVC_URL)")
+	fs.StringVar(&bed, "testbed", "", "the profile of the cluster the runs were measured on: a shipped name or a JSON file (its hosts, devices and network as they are)")
+	fs.StringArrayVar(&sets, "set", nil, "script arg name=value; by default the measured session's own")
+	fs.StringVar(&params, "params", strings.Join(fitParams, ","), "the model parameters to fit, by their names in a profile's model section, comma-separated")
+	fs.IntVar(&every, "validate", 3, "keep every Nth cell's runs apart: never fitted, their error reported (0 keeps none)")
+	fs.StringVar(&out, "out", "", "the profile to write (default TESTBED-fit.json)")
+	pos, code, done := parseFlags(st, "fit", fs, args)
+	if done {
+		return code
+	}
+	path, err := scriptArg("fit", pos)
+	switch {
+	case err != nil:
+	case from == "":
+		err = usagef("fit", "give --from: the store of the campaign measured on the real cluster")
+	case bed == "":
+		err = usagef("fit", "give --testbed: the profile of the cluster the runs were measured on (a shipped name or a JSON file)")
+	case every < 0 || every == 1:
+		err = usagef("fit", "--validate %d: want 0 (keep no cell apart) or 2 or more (every Nth cell's runs kept apart)", every)
+	}
+	var given map[string]string
+	if err == nil {
+		given, err = parseSets("fit", sets)
+	}
+	if err != nil {
+		return reportUsage(st, err)
+	}
+	p, err := testbed.Load(bed)
+	if err != nil {
+		fmt.Fprintf(st.Stderr, "starbench fit: %v\n", err)
+		return ExitUsage
+	}
+	if out == "" {
+		out = p.Name + "-fit.json"
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	defer watchInterrupts(st, func(os.Signal) { cancel(errInterrupted) })()
+	f := fitting{st: st, script: path, testbed: bed, profile: p, every: every, names: strings.Split(params, ",")}
+	if err := f.run(ctx, from, given, out); err != nil {
+		fmt.Fprintf(st.Stderr, "starbench fit: %v\n", err)
+		if ctx.Err() != nil {
+			return ExitInterrupted
+		}
+		return ExitScriptError
+	}
+	return ExitOK
+}
+
+// fitting is one starbench fit.
+type fitting struct {
+	st      *State
+	script  string
+	testbed string
+	profile *testbed.Profile
+	every   int
+	names   []string
+}
+
+// measured is what the measured store holds for a fit: its campaign, the
+// session that ran the script, the cells in order and each run's I/Os a
+// second.
+type measured struct {
+	campaign string
+	session  store.SessionRecord
+	cells    []string
+	iops     map[store.RunKey]float64
+}
+
+func (f *fitting) run(ctx context.Context, from string, given map[string]string, out string) error {
+	m, err := f.readMeasured(ctx, from)
+	if err != nil {
+		return err
+	}
+	sets := m.session.Sets
+	for k, v := range given {
+		sets[k] = v
+	}
+	seen, simulated, err := f.simulate(ctx, sets)
+	if err != nil {
+		return err
+	}
+	runs, skipped := f.pair(m, seen, simulated)
+	if len(runs) == 0 {
+		return fmt.Errorf("none of the %d measured runs of %s matched a simulated run with one solve: nothing to fit (%s)", len(m.iops), from, strings.Join(skipped, "; "))
+	}
+	got, err := model.Fit(ctx, f.profile, runs, f.names)
+	if err != nil {
+		return err
+	}
+	summary := f.report(runs, got, skipped)
+	return f.write(out, from, m, got, summary)
+}
+
+// readMeasured reads the measured campaign at path and checks that its
+// last session ran the script given.
+func (f *fitting) readMeasured(ctx context.Context, path string) (measured, error) {
+	s, err := store.OpenReadOnly(ctx, path)
+	if err != nil {
+		return measured{}, err
+	}
+	defer s.Close()
+	info, err := s.Info(ctx)
+	if err != nil {
+		return measured{}, err
+	}
+	if info.Simulated {
+		return measured{}, fmt.Errorf("%s holds simulated runs: a fit wants runs measured on a real cluster (starbench run with GOVC_URL set)", path)
+	}
+	sessions, err := s.Sessions(ctx)
+	if err != nil {
+		return measured{}, err
+	}
+	if len(sessions) == 0 {
+		return measured{}, fmt.Errorf("%s records no session, so not which script measured it", path)
+	}
+	m := measured{campaign: info.Name, session: sessions[len(sessions)-1]}
+	mine, err := store.HashFiles([]string{f.script})
+	if err != nil {
+		return measured{}, err
+	}
+	i := slices.IndexFunc(m.session.Files, func(file store.File) bool { return file.Path == m.session.Script })
+	if i < 0 || m.session.Files[i].SHA256 != mine[0].SHA256 {
+		return measured{}, fmt.Errorf("%s is not the script that measured %s (its session ran %s, whose content differs): the simulated runs would not be the measured ones", f.script, path, m.session.Script)
+	}
+	cells, err := s.Cells(ctx)
+	if err != nil {
+		return measured{}, err
+	}
+	for _, c := range cells {
+		m.cells = append(m.cells, c.Label)
+	}
+	if m.iops, err = s.RunIOPS(ctx); err != nil {
+		return measured{}, err
+	}
+	return m, nil
+}
+
+// observed is what the model solved for one run of the simulated campaign.
+type observed struct {
+	in     model.Input
+	steady float64 // I/Os a second in the steady state
+	solves int
+}
+
+// simulate runs the script on the simulated testbed without noise, into a
+// folder of its own, and returns what the model solved for each campaign
+// run and each run's simulated I/Os a second.
+func (f *fitting) simulate(ctx context.Context, sets map[string]string) (map[store.RunKey]*observed, map[store.RunKey]float64, error) {
+	dir, err := os.MkdirTemp("", "starbench-fit-")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer os.RemoveAll(dir)
+	var mu sync.Mutex
+	seen := map[store.RunKey]*observed{}
+	observe := func(ctx context.Context, _ *testbed.Profile, in model.Input, out model.Output) {
+		k, ok := campaign.RunOf(ctx)
+		if !ok {
+			return // a warm-up, a fill, a run outside a campaign
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		o := seen[k]
+		if o == nil {
+			o = &observed{}
+			seen[k] = o
+		}
+		o.in, o.steady = in, out.Read.IOPS+out.Write.IOPS
+		o.solves++
+	}
+	open := func(ctx context.Context, opts target.Options) (*target.Target, func(), error) {
+		opts.Kind, opts.Testbed, opts.ExactModel, opts.Observe = target.Embedded, f.testbed, true, observe
+		return openTarget(ctx, opts)
+	}
+	args := []string{"run", f.script, "--out", dir, "--no-progress", "--no-noise", "--target", "embedded", "--testbed", f.testbed}
+	for _, k := range sortedKeys(sets) {
+		args = append(args, "--set", k+"="+sets[k])
+	}
+	var stderr bytes.Buffer
+	sim := &State{Args: args, Env: map[string]string{}, Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &stderr, OpenTarget: open}
+	fmt.Fprintf(f.st.Stderr, "fit: running %s on the simulated %s to learn each run's input\n", f.script, f.profile.Name)
+	if code := Run(sim); code != ExitOK {
+		return nil, nil, fmt.Errorf("the simulated run of %s failed (exit %d):\n%s", f.script, code, stderr.String())
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	stores, _ := filepath.Glob(filepath.Join(dir, "*.db"))
+	simulated := map[store.RunKey]float64{}
+	for _, db := range stores {
+		s, err := store.OpenReadOnly(ctx, db)
+		if err != nil {
+			return nil, nil, err
+		}
+		iops, err := s.RunIOPS(ctx)
+		s.Close()
+		if err != nil {
+			return nil, nil, err
+		}
+		for k, v := range iops {
+			simulated[k] = v
+		}
+	}
+	return seen, simulated, nil
+}
+
+// pair makes a fit run of each measured run whose simulated twin the
+// model solved once; the others are skipped, each reason counted.
+func (f *fitting) pair(m measured, seen map[store.RunKey]*observed, simulated map[store.RunKey]float64) ([]model.FitRun, []string) {
+	apart := map[string]bool{}
+	for i, c := range m.cells {
+		apart[c] = f.every > 0 && i%f.every == f.every-1
+	}
+	keys := make([]store.RunKey, 0, len(m.iops))
+	for k := range m.iops {
+		keys = append(keys, k)
+	}
+	order := map[string]int{}
+	for i, c := range m.cells {
+		order[c] = i
+	}
+	sort.Slice(keys, func(a, b int) bool {
+		x, y := keys[a], keys[b]
+		if order[x.Cell] != order[y.Cell] {
+			return order[x.Cell] < order[y.Cell]
+		}
+		if x.Workload != y.Workload {
+			return x.Workload < y.Workload
+		}
+		return x.Repeat < y.Repeat
+	})
+	var runs []model.FitRun
+	why := map[string]int{}
+	for _, k := range keys {
+		o := seen[k]
+		switch {
+		case o == nil:
+			why["not simulated (the simulated campaign has no such run)"]++
+		case o.solves > 1:
+			why["solved in several stretches (jobs of different lengths, events): one figure cannot stand for them"]++
+		case !(o.steady > 0) || !(simulated[k] > 0):
+			why["no simulated I/O"]++
+		default:
+			runs = append(runs, model.FitRun{Name: k.String(), In: o.in, Measured: m.iops[k], Scale: simulated[k] / o.steady, Validation: apart[k.Cell]})
+		}
+	}
+	var skipped []string
+	for _, reason := range sortedKeys(why) {
+		skipped = append(skipped, fmt.Sprintf("%d runs %s", why[reason], reason))
+	}
+	return runs, skipped
+}
+
+// report prints every run's figures before and after the fit, and returns
+// the median errors as a sentence.
+func (f *fitting) report(runs []model.FitRun, got model.FitOutcome, skipped []string) string {
+	w := f.st.Stdout
+	fmt.Fprintf(w, "%-48s %-10s %12s %12s %8s %12s %8s\n", "run", "set", "measured", "before", "error", "after", "error")
+	var errs [2][2][]float64 // [validation][after]
+	for i, r := range runs {
+		set := "fit"
+		v := 0
+		if r.Validation {
+			set, v = "validation", 1
+		}
+		before, after := got.Before[i]/r.Measured-1, got.After[i]/r.Measured-1
+		errs[v][0] = append(errs[v][0], math.Abs(before))
+		errs[v][1] = append(errs[v][1], math.Abs(after))
+		fmt.Fprintf(w, "%-48s %-10s %12.0f %12.0f %+7.1f%% %12.0f %+7.1f%%\n", r.Name, set, r.Measured, got.Before[i], 100*before, got.After[i], 100*after)
+	}
+	var parts []string
+	for v, name := range []string{"fit", "validation"} {
+		if n := len(errs[v][0]); n > 0 {
+			parts = append(parts, fmt.Sprintf("%s: %d runs, median error %.1f %% before, %.1f %% after", name, n, 100*median(errs[v][0]), 100*median(errs[v][1])))
+		}
+	}
+	if len(errs[1][0]) == 0 {
+		parts = append(parts, "no run kept apart for validation (--validate)")
+	}
+	summary := strings.Join(parts, "; ")
+	fmt.Fprintf(w, "\n%s\n", summary)
+	for _, name := range sortedKeys(got.Params) {
+		was := 0.0
+		f.profile.Model.Each(func(n string, q *testbed.Param) {
+			if n == name {
+				was = q.Value
+			}
+		})
+		fmt.Fprintf(w, "%s: %.4g -> %.4g (x%.3g)\n", name, was, got.Params[name], got.Params[name]/was)
+	}
+	if len(got.Unmoved) > 0 {
+		fmt.Fprintf(w, "left as they were (no fit run moves with them): %s\n", strings.Join(got.Unmoved, ", "))
+	}
+	for _, s := range skipped {
+		fmt.Fprintf(w, "skipped: %s\n", s)
+	}
+	return summary
+}
+
+// write writes the profile with the fitted parameters, each saying where
+// it comes from, to out.
+func (f *fitting) write(out, from string, m measured, got model.FitOutcome, summary string) error {
+	p := *f.profile
+	origin := fmt.Sprintf("campaign %s measured in %s (session of %s)", m.campaign, filepath.Base(from), m.session.StartedAt)
+	p.Model.Each(func(name string, q *testbed.Param) {
+		if v, ok := got.Params[name]; ok {
+			*q = testbed.Param{Value: v, Source: fmt.Sprintf("fitted by starbench fit to %s; %s; was %g (%s)", origin, summary, q.Value, q.Source)}
+		}
+	})
+	p.Name += "-fit"
+	p.Description += "; model parameters fitted to a measured campaign (starbench fit)"
+	p.Calibration = "starbench fit: " + origin
+	data, err := json.MarshalIndent(&p, "", "  ")
+	if err == nil {
+		_, err = testbed.Parse(data) // what is written loads as a profile
+	}
+	if err == nil {
+		err = atomicfile.Write(out, func(w io.Writer) error {
+			_, err := w.Write(append(data, '\n'))
+			return err
+		})
+	}
+	if err != nil {
+		return fmt.Errorf("writing the profile: %w", err)
+	}
+	fmt.Fprintf(f.st.Stderr, "fit: wrote %s (starbench run --testbed %s)\n", out, out)
+	return nil
+}
+
+// median is the middle of xs (the mean of the two middle ones when even).
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// sortedKeys are m's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,93 @@
+package cli
+
+import (
+	"database/sql"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	_ "modernc.org/sqlite"
+
+	"starbench/internal/testbed"
+)
+
+// asMeasured marks a simulated campaign store as measured on a real
+// cluster: the fit's own tests have no real cluster, and what they test is
+// the fit, which a store of runs the model made on a profile of known
+// costs lets them check against those costs.
+func asMeasured(t *testing.T, db string) {
+	t.Helper()
+	conn, err := sql.Open("sqlite", "file:"+db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for _, table := range []string{"campaign", "sessions", "runs", "rows"} {
+		if _, err := conn.Exec("UPDATE " + table + " SET simulated = 0"); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// The quick start measured on a cluster whose DOM costs 40 % more per I/O
+// and whose LSOM costs 30 % more per byte written than StorageReview's
+// fit: starbench fit runs the script on StorageReview's profile, fits to
+// every cell but every third, writes a profile with the DOM's cost found
+// and its source, and reports the error on the cell kept apart.
+func TestFitWritesAProfileFittedToAMeasuredCampaign(t *testing.T) {
+	inRepoRoot(t)
+	dir := t.TempDir()
+	truth, err := testbed.Load("storagereview-r6625-esa")
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth.Name = "truth"
+	truth.Model.DOMIOCycles.Value *= 1.4
+	truth.Model.LSOMWriteByteCycles.Value *= 1.3
+	data, err := json.Marshal(truth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truthPath := filepath.Join(dir, "truth.json")
+	if err := os.WriteFile(truthPath, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "measured")
+	expect(t, runCLI(t, "", nil, "run", "scripts/quickstart.star", "--testbed", truthPath, "--set", "duration=10", "--set", "repeat=1", "--out", out, "--no-progress", "--no-noise"), ExitOK, "", "")
+	db := filepath.Join(out, "quickstart.db")
+	fitted := filepath.Join(dir, "fitted.json")
+	expect(t, runCLI(t, "", nil, "fit", "scripts/quickstart.star", "--from", db, "--testbed", "storagereview-r6625-esa", "--out", fitted),
+		ExitScriptError, "^$", `quickstart\.db holds simulated runs: a fit wants runs measured on a real cluster`)
+
+	asMeasured(t, db)
+	expect(t, runCLI(t, "", nil, "fit", "scripts/hello.star", "--from", db, "--testbed", "storagereview-r6625-esa", "--out", fitted),
+		ExitScriptError, "^$", `scripts/hello\.star is not the script that measured .*quickstart\.db \(its session ran scripts/quickstart\.star`)
+	r := runCLI(t, "", nil, "fit", "scripts/quickstart.star", "--from", db, "--testbed", "storagereview-r6625-esa", "--out", fitted)
+	expect(t, r, ExitOK, `(?m)^fit: 6 runs, median error [0-9.]+ % before, 0\.[0-4] % after; validation: 2 runs, median error [0-9.]+ % before, 0\.[0-4] % after$`, `fit: wrote .*fitted\.json`)
+	if !strings.Contains(r.stdout, "policy=raid5 compression=False / 4k-rand-read #1 validation") {
+		t.Errorf("the third cell is not kept apart:\n%s", r.stdout)
+	}
+	p, err := testbed.Load(fitted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := p.Model.DOMIOCycles.Value, truth.Model.DOMIOCycles.Value; !(math.Abs(got/want-1) < 0.02) {
+		t.Errorf("dom_io_cycles fitted to %.0f, want the %.0f the campaign was measured with", got, want)
+	}
+	if src := p.Model.DOMIOCycles.Source; !strings.HasPrefix(src, "fitted by starbench fit to campaign quickstart measured in quickstart.db") {
+		t.Errorf("dom_io_cycles' source is %q: want where it was fitted", src)
+	}
+	if p.Name != "storagereview-r6625-esa-fit" || !strings.HasPrefix(p.Calibration, "starbench fit: campaign quickstart") {
+		t.Errorf("profile %q, calibration %q: want the fit named on both", p.Name, p.Calibration)
+	}
+}
+
+func TestFitNeedsAStoreAndATestbed(t *testing.T) {
+	s := writeScript(t, "s.star", "pass\n")
+	expect(t, runCLI(t, "", nil, "fit", s, "--testbed", "x"), ExitUsage, "^$", "give --from")
+	expect(t, runCLI(t, "", nil, "fit", s, "--from", "x.db"), ExitUsage, "^$", "give --testbed")
+	expect(t, runCLI(t, "", nil, "fit", s, "--from", "x.db", "--testbed", "x", "--validate", "1"), ExitUsage, "^$", "--validate 1: want 0")
+}
