@@ -42,7 +42,7 @@ func fitCmd(st *State, args []string) int {
 	fs.StringArrayVar(&sets, "set", nil, "script arg name=value; by default the measured session's own")
 	fs.StringVar(&params, "params", strings.Join(fitParams, ","), "the model parameters to fit, by their names in a profile's model section, comma-separated")
 	fs.IntVar(&every, "validate", 3, "keep every Nth cell's runs apart: never fitted, their error reported (0 keeps none)")
-	fs.StringVar(&out, "out", "", "the profile to write (default TESTBED-fit.json)")
+	fs.StringVar(&out, "out", "", "the profile to write (default TESTBED-fit.json: my-cluster.json gives my-cluster-fit.json)")
 	pos, code, done := parseFlags(st, "fit", fs, args)
 	if done {
 		return code
@@ -69,8 +69,8 @@ func fitCmd(st *State, args []string) int {
 		fmt.Fprintf(st.Stderr, "starbench fit: %v\n", err)
 		return ExitUsage
 	}
-	if out == "" {
-		out = p.Name + "-fit.json"
+	if out == "" { // my-cluster.json gives my-cluster-fit.json, in the working directory
+		out = strings.TrimSuffix(filepath.Base(bed), ".json") + "-fit.json"
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)

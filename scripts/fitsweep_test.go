@@ -1,0 +1,83 @@
+package scripts_test
+
+import (
+	"database/sql"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"testing"
+
+	_ "modernc.org/sqlite"
+
+	"starbench/internal/testbed"
+)
+
+// fit_sweep.star gives starbench fit what it needs: measured on a cluster
+// whose DOM and LSOM cost other than StorageReview's fit (a fake: the model
+// on a profile of known costs, its store marked measured, since what is
+// tested is what the sweep's runs tell the fit), the sweep's runs bring
+// each cost back, and the cells kept apart match within 1 %.
+func TestFitSweepPinsEachCost(t *testing.T) {
+	t.Chdir("..")
+	dir := t.TempDir()
+	const base = "scripts/testbeds/storagereview-r6625-esa-4ssd.json" // 4 SSDs a host: writes bind the LSOM
+	truth, err := testbed.Load(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &truth.Model
+	moved := map[string]*testbed.Param{"dom_io_cycles": &m.DOMIOCycles, "dom_byte_cycles": &m.DOMByteCycles, "lsom_op_cycles": &m.LSOMOpCycles, "lsom_write_byte_cycles": &m.LSOMWriteByteCycles}
+	for name, f := range map[string]float64{"dom_io_cycles": 1.3, "dom_byte_cycles": 1.25, "lsom_op_cycles": 1.2, "lsom_write_byte_cycles": 0.8} {
+		moved[name].Value *= f
+	}
+	data, err := json.Marshal(truth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truthPath := filepath.Join(dir, "truth.json")
+	if err := os.WriteFile(truthPath, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "measured")
+	if code, _, stderr := starbench(t, "run", "scripts/fit_sweep.star", "--testbed", truthPath, "--set", "repeat=1", "--set", "duration=60", "--out", out, "--no-progress", "--no-noise"); code != 0 {
+		t.Fatalf("fit_sweep.star: exit %d\n%s", code, stderr)
+	}
+	db := filepath.Join(out, "fit-sweep.db")
+	conn, err := sql.Open("sqlite", "file:"+db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, table := range []string{"campaign", "sessions", "runs", "rows"} {
+		if _, err := conn.Exec("UPDATE " + table + " SET simulated = 0"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	conn.Close()
+	fitted := filepath.Join(dir, "fitted.json")
+	code, stdout, stderr := starbench(t, "fit", "scripts/fit_sweep.star", "--from", db, "--testbed", base, "--out", fitted)
+	if code != 0 {
+		t.Fatalf("starbench fit: exit %d\n%s%s", code, stdout, stderr)
+	}
+	t.Log(stdout)
+	summary := regexp.MustCompile(`validation: (\d+) runs, median error [0-9.]+ % before, ([0-9.]+) % after`).FindStringSubmatch(stdout)
+	if summary == nil {
+		t.Fatalf("no validation summary:\n%s", stdout)
+	}
+	if after, _ := strconv.ParseFloat(summary[2], 64); summary[1] != "5" || !(after < 1) {
+		t.Errorf("validation: %s runs, %s %% after the fit; want the 5 runs of the cell kept apart within 1 %%", summary[1], summary[2])
+	}
+	p, err := testbed.Load(fitted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	p.Model.Each(func(name string, q *testbed.Param) { got[name] = q.Value })
+	for name, q := range moved {
+		if r := got[name] / q.Value; !(math.Abs(r-1) < 0.05) {
+			t.Errorf("%s fitted to %.4g, want the %.4g the sweep was measured with (x%.3g)", name, got[name], q.Value, r)
+		}
+	}
+}
