@@ -1,24 +1,20 @@
 package scripts_test
 
 import (
-	"database/sql"
-	"encoding/json"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"testing"
 
-	_ "modernc.org/sqlite"
-
+	"starbench/internal/measuredtest"
 	"starbench/internal/testbed"
 )
 
 // fit_sweep.star gives starbench fit what it needs: measured on a cluster
-// whose DOM and LSOM cost other than StorageReview's fit (a fake: the model
-// on a profile of known costs, its store marked measured, since what is
-// tested is what the sweep's runs tell the fit), the sweep's runs bring
+// whose DOM and LSOM cost other than StorageReview's fit (measuredtest: the
+// model on a profile of known costs, its store marked measured, since what
+// is tested is what the sweep's runs tell the fit), the sweep's runs bring
 // each cost back, and the cells kept apart match within 1 %.
 func TestFitSweepPinsEachCost(t *testing.T) {
 	t.Chdir("..")
@@ -33,29 +29,13 @@ func TestFitSweepPinsEachCost(t *testing.T) {
 	for name, f := range map[string]float64{"dom_io_cycles": 1.3, "dom_byte_cycles": 1.25, "lsom_op_cycles": 1.2, "lsom_write_byte_cycles": 0.8} {
 		moved[name].Value *= f
 	}
-	data, err := json.Marshal(truth)
-	if err != nil {
-		t.Fatal(err)
-	}
-	truthPath := filepath.Join(dir, "truth.json")
-	if err := os.WriteFile(truthPath, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	truthPath := measuredtest.Profile(t, truth)
 	out := filepath.Join(dir, "measured")
 	if code, _, stderr := starbench(t, "run", "scripts/fit_sweep.star", "--testbed", truthPath, "--set", "repeat=1", "--set", "duration=60", "--out", out, "--no-progress", "--no-noise"); code != 0 {
 		t.Fatalf("fit_sweep.star: exit %d\n%s", code, stderr)
 	}
 	db := filepath.Join(out, "fit-sweep.db")
-	conn, err := sql.Open("sqlite", "file:"+db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, table := range []string{"campaign", "sessions", "runs", "rows"} {
-		if _, err := conn.Exec("UPDATE " + table + " SET simulated = 0"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	conn.Close()
+	measuredtest.MarkMeasured(t, db)
 	fitted := filepath.Join(dir, "fitted.json")
 	code, stdout, stderr := starbench(t, "fit", "scripts/fit_sweep.star", "--from", db, "--testbed", base, "--out", fitted)
 	if code != 0 {

@@ -1,36 +1,14 @@
 package cli
 
 import (
-	"database/sql"
-	"encoding/json"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	_ "modernc.org/sqlite"
-
+	"starbench/internal/measuredtest"
 	"starbench/internal/testbed"
 )
-
-// asMeasured marks a simulated campaign store as measured on a real
-// cluster: the fit's own tests have no real cluster, and what they test is
-// the fit, which a store of runs the model made on a profile of known
-// costs lets them check against those costs.
-func asMeasured(t *testing.T, db string) {
-	t.Helper()
-	conn, err := sql.Open("sqlite", "file:"+db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	for _, table := range []string{"campaign", "sessions", "runs", "rows"} {
-		if _, err := conn.Exec("UPDATE " + table + " SET simulated = 0"); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 // The quick start measured on a cluster whose DOM costs 40 % more per I/O
 // and whose LSOM costs 30 % more per byte written than StorageReview's
@@ -47,14 +25,7 @@ func TestFitWritesAProfileFittedToAMeasuredCampaign(t *testing.T) {
 	truth.Name = "truth"
 	truth.Model.DOMIOCycles.Value *= 1.4
 	truth.Model.LSOMWriteByteCycles.Value *= 1.3
-	data, err := json.Marshal(truth)
-	if err != nil {
-		t.Fatal(err)
-	}
-	truthPath := filepath.Join(dir, "truth.json")
-	if err := os.WriteFile(truthPath, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	truthPath := measuredtest.Profile(t, truth)
 	out := filepath.Join(dir, "measured")
 	expect(t, runCLI(t, "", nil, "run", "scripts/quickstart.star", "--testbed", truthPath, "--set", "duration=10", "--set", "repeat=1", "--out", out, "--no-progress", "--no-noise"), ExitOK, "", "")
 	db := filepath.Join(out, "quickstart.db")
@@ -62,7 +33,7 @@ func TestFitWritesAProfileFittedToAMeasuredCampaign(t *testing.T) {
 	expect(t, runCLI(t, "", nil, "fit", "scripts/quickstart.star", "--from", db, "--testbed", "storagereview-r6625-esa", "--out", fitted),
 		ExitScriptError, "^$", `quickstart\.db holds simulated runs: a fit wants runs measured on a real cluster`)
 
-	asMeasured(t, db)
+	measuredtest.MarkMeasured(t, db)
 	expect(t, runCLI(t, "", nil, "fit", "scripts/hello.star", "--from", db, "--testbed", "storagereview-r6625-esa", "--out", fitted),
 		ExitScriptError, "^$", `scripts/hello\.star is not the script that measured .*quickstart\.db \(its session ran scripts/quickstart\.star`)
 	r := runCLI(t, "", nil, "fit", "scripts/quickstart.star", "--from", db, "--testbed", "storagereview-r6625-esa", "--out", fitted)

@@ -1,0 +1,49 @@
+// Package measuredtest stands in for a real cluster in tests of what reads
+// measured campaigns (starbench fit): a testbed profile with costs of the
+// test's choosing, on which the model runs a campaign, and the store it
+// writes marked as measured. The tests check the reader against the costs
+// they chose. For tests only.
+package measuredtest
+
+import (
+	"database/sql"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	_ "modernc.org/sqlite"
+
+	"starbench/internal/testbed"
+)
+
+// Profile writes p as a JSON profile in a temporary directory of t's and
+// returns its path, for --testbed.
+func Profile(t testing.TB, p *testbed.Profile) string {
+	t.Helper()
+	data, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), p.Name+".json")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// MarkMeasured marks the simulated campaign store at db as measured on a
+// real cluster: its campaign, sessions, runs and rows.
+func MarkMeasured(t testing.TB, db string) {
+	t.Helper()
+	conn, err := sql.Open("sqlite", "file:"+db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for _, table := range []string{"campaign", "sessions", "runs", "rows"} {
+		if _, err := conn.Exec("UPDATE " + table + " SET simulated = 0"); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
