@@ -347,6 +347,14 @@ func (f *fitting) write(out, from string, m measured, got model.FitOutcome, summ
 			*q = testbed.Param{Value: v, Source: fmt.Sprintf("fitted by starbench fit to %s; %s; was %g (%s)", origin, summary, q.Value, q.Source)}
 		}
 	})
+	// Results outside what the fit saw are flagged as extrapolated, as the
+	// shipped ranges flag what the calibration table did not sweep.
+	m2 := &p.Model
+	runs := fmt.Sprintf("the runs starbench fit fitted to (%s)", origin)
+	m2.CalibratedMinBlockBytes = testbed.Param{Value: float64(got.MinBlock), Source: runs + " sweep these block sizes"}
+	m2.CalibratedMaxBlockBytes = testbed.Param{Value: float64(got.MaxBlock), Source: runs + " sweep these block sizes"}
+	m2.CalibratedMinOutstanding = testbed.Param{Value: float64(got.MinOutstanding) / 4, Source: runs + " ran from 4 times this many outstanding I/Os; factor 4 either side"}
+	m2.CalibratedMaxOutstanding = testbed.Param{Value: float64(got.MaxOutstanding) * 4, Source: runs + " ran up to a quarter of this many outstanding I/Os; factor 4 either side"}
 	p.Name += "-fit"
 	p.Description += "; model parameters fitted to a measured campaign (starbench fit)"
 	p.Calibration = "starbench fit: " + origin

@@ -54,6 +54,13 @@ func TestFitWritesAProfileFittedToAMeasuredCampaign(t *testing.T) {
 	if p.Name != "storagereview-r6625-esa-fit" || !strings.HasPrefix(p.Calibration, "starbench fit: campaign quickstart") {
 		t.Errorf("profile %q, calibration %q: want the fit named on both", p.Name, p.Calibration)
 	}
+	// The calibrated range is what the fitted runs span: 4K and 1M, 8
+	// workers' 4 disks at 8 (sequential) and 16 (random) outstanding I/Os,
+	// a factor 4 either side.
+	m := p.Model
+	if got := [4]float64{m.CalibratedMinBlockBytes.Value, m.CalibratedMaxBlockBytes.Value, m.CalibratedMinOutstanding.Value, m.CalibratedMaxOutstanding.Value}; got != [4]float64{4096, 1 << 20, 256 / 4, 512 * 4} {
+		t.Errorf("calibrated range %v: want the fitted runs' 4K-1M and 256-512 outstanding I/Os, a factor 4 either side", got)
+	}
 }
 
 func TestFitNeedsAStoreAndATestbed(t *testing.T) {

@@ -35,6 +35,9 @@ type FitOutcome struct {
 	Params        map[string]float64
 	Unmoved       []string
 	Before, After []float64
+	// The block sizes (bytes) and outstanding I/Os the fit runs span.
+	MinBlock, MaxBlock             int64
+	MinOutstanding, MaxOutstanding int
 }
 
 // fitRange is how far a fit may move a parameter either way: a factor of 16.
@@ -91,7 +94,9 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 		same[r] = slices.IndexFunc(runs[:r+1], func(o FitRun) bool { return reflect.DeepEqual(o.In, runs[r].In) })
 	}
 	// solveAt is every run's I/Os a second with the named parameters at
-	// values (only the runs in which).
+	// values (only the runs in which), telling spans each fit run's
+	// outstanding I/Os while it is set.
+	var spans func(outstanding int)
 	solveAt := func(values []float64, which []int) ([]float64, error) {
 		profile := *p // parameters are values: the copy changes them alone
 		for i, name := range names {
@@ -102,6 +107,7 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 			})
 		}
 		steady := map[int]float64{}
+		outstanding := map[int]int{}
 		x := make([]float64, len(runs))
 		for _, r := range which {
 			v, ok := steady[same[r]]
@@ -111,7 +117,10 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 					return nil, fmt.Errorf("run %s: %w", runs[r].Name, err)
 				}
 				v = out.Read.IOPS + out.Write.IOPS
-				steady[same[r]] = v
+				steady[same[r]], outstanding[same[r]] = v, out.Outstanding
+			}
+			if spans != nil && !runs[r].Validation {
+				spans(outstanding[same[r]])
 			}
 			x[r] = v
 			if runs[r].Scale > 0 {
@@ -124,13 +133,31 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 	for i := range all {
 		all[i] = i
 	}
+	out := FitOutcome{Params: map[string]float64{}, MinBlock: math.MaxInt64, MinOutstanding: math.MaxInt}
+	spans = func(n int) {
+		out.MinOutstanding, out.MaxOutstanding = min(out.MinOutstanding, n), max(out.MaxOutstanding, n)
+	}
 	before, err := solveAt(start, all)
 	if err != nil {
 		return FitOutcome{}, err
 	}
+	spans = nil
+	out.Before = before
+	for _, r := range fitting {
+		for _, jl := range runs[r].In.Jobs {
+			sh, err := jl.shape()
+			if err != nil {
+				return FitOutcome{}, fmt.Errorf("run %s: %w", runs[r].Name, err)
+			}
+			for _, sizes := range sh.sizes {
+				for _, s := range sizes {
+					out.MinBlock, out.MaxBlock = min(out.MinBlock, s.size), max(out.MaxBlock, s.size)
+				}
+			}
+		}
+	}
 	// Only what the fit runs feel is fitted.
 	var free []int
-	out := FitOutcome{Params: map[string]float64{}, Before: before}
 	for i, name := range names {
 		doubled := slices.Clone(start)
 		doubled[i] *= 2

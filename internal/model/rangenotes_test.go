@@ -7,7 +7,8 @@ import (
 
 // TestRangeNotesAtTheEdges: a block size or an outstanding I/O count at the
 // edge of the calibrated range is inside it; one beyond either edge is
-// noted as extrapolated. OSA and an uncalibrated testbed are noted always.
+// noted as extrapolated. An uncalibrated testbed is noted always, and OSA
+// unless its costs were fitted on it.
 func TestRangeNotesAtTheEdges(t *testing.T) {
 	esa := mustLoad(t, "storagereview-r6625-esa")
 	m := &esa.Model
@@ -44,5 +45,10 @@ func TestRangeNotesAtTheEdges(t *testing.T) {
 	notes := strings.Join(rangeNotes(osa, nlo, sizes(lo, lo)), "\n")
 	if !strings.Contains(notes, "OSA: vSAN software costs are the ESA fit") || !strings.Contains(notes, "testbed wwt-r640-osa is uncalibrated") {
 		t.Errorf("OSA testbed without calibration: notes %q", notes)
+	}
+	// Fitted to its own campaign (starbench fit), its costs are its own.
+	osa.Calibration = "starbench fit: campaign fit-sweep measured in fit-sweep.db"
+	if notes := strings.Join(rangeNotes(osa, nlo, sizes(lo, lo)), "\n"); strings.Contains(notes, "OSA") || strings.Contains(notes, "uncalibrated") {
+		t.Errorf("OSA testbed fitted to its own campaign noted as running on the ESA fit: %q", notes)
 	}
 }

@@ -200,7 +200,7 @@ func rangeNotes(p *testbed.Profile, n int, sizes [2][]sizeShare) []string {
 		notes = append(notes, fmt.Sprintf("%d outstanding I/Os is outside the calibrated range %g-%g: extrapolated",
 			n, m.CalibratedMinOutstanding.Value, m.CalibratedMaxOutstanding.Value))
 	}
-	if p.Architecture == "OSA" {
+	if p.Architecture == "OSA" && p.Calibration == "" {
 		notes = append(notes, "OSA: vSAN software costs are the ESA fit; no OSA calibration table")
 	}
 	if p.Calibration == "" {
