@@ -35,7 +35,7 @@ func TestFitSweepPinsEachCost(t *testing.T) {
 		t.Fatalf("fit_sweep.star: exit %d\n%s", code, stderr)
 	}
 	db := filepath.Join(out, "fit-sweep.db")
-	measuredtest.MarkMeasured(t, db)
+	measuredtest.MarkMeasured(t, db, "vcenter")
 	fitted := filepath.Join(dir, "fitted.json")
 	code, stdout, stderr := starbench(t, "fit", "scripts/fit_sweep.star", "--from", db, "--testbed", base, "--out", fitted)
 	if code != 0 {

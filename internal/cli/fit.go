@@ -56,6 +56,8 @@ func fitCmd(st *State, args []string) int {
 		err = usagef("fit", "give --testbed: the profile of the cluster the runs were measured on (a shipped name or a JSON file)")
 	case every < 0 || every == 1:
 		err = usagef("fit", "--validate %d: want 0 (keep no cell apart) or 2 or more (every Nth cell's runs kept apart)", every)
+	case hasRepeats(strings.Split(params, ",")):
+		err = usagef("fit", "--params %s names a parameter twice", params)
 	}
 	var given map[string]string
 	if err == nil {
@@ -154,6 +156,9 @@ func (f *fitting) readMeasured(ctx context.Context, path string) (measured, erro
 		return measured{}, fmt.Errorf("%s records no session, so not which script measured it", path)
 	}
 	m := measured{campaign: info.Name, session: sessions[len(sessions)-1]}
+	if t := target.Kind(m.session.Target); t != target.VCenter {
+		return measured{}, fmt.Errorf("%s was measured on target %s: a fit wants runs on a real vSAN cluster (target vcenter, GOVC_URL set); the local target's fio runs on loopback files", path, t)
+	}
 	mine, err := store.HashFiles([]string{f.script})
 	if err != nil {
 		return measured{}, err
@@ -373,6 +378,18 @@ func (f *fitting) write(out, from string, m measured, got model.FitOutcome, summ
 	}
 	fmt.Fprintf(f.st.Stderr, "fit: wrote %s (starbench run --testbed %s)\n", out, out)
 	return nil
+}
+
+// hasRepeats says whether a name comes twice in names.
+func hasRepeats(names []string) bool {
+	seen := map[string]bool{}
+	for _, n := range names {
+		if seen[n] {
+			return true
+		}
+		seen[n] = true
+	}
+	return false
 }
 
 // median is the middle of xs (the mean of the two middle ones when even).

@@ -33,7 +33,10 @@ func TestFitWritesAProfileFittedToAMeasuredCampaign(t *testing.T) {
 	expect(t, runCLI(t, "", nil, "fit", "scripts/quickstart.star", "--from", db, "--testbed", "storagereview-r6625-esa", "--out", fitted),
 		ExitScriptError, "^$", `quickstart\.db holds simulated runs: a fit wants runs measured on a real cluster`)
 
-	measuredtest.MarkMeasured(t, db)
+	measuredtest.MarkMeasured(t, db, "local")
+	expect(t, runCLI(t, "", nil, "fit", "scripts/quickstart.star", "--from", db, "--testbed", "storagereview-r6625-esa", "--out", fitted),
+		ExitScriptError, "^$", `quickstart\.db was measured on target local: a fit wants runs on a real vSAN cluster`)
+	measuredtest.MarkMeasured(t, db, "vcenter")
 	expect(t, runCLI(t, "", nil, "fit", "scripts/hello.star", "--from", db, "--testbed", "storagereview-r6625-esa", "--out", fitted),
 		ExitScriptError, "^$", `scripts/hello\.star is not the script that measured .*quickstart\.db \(its session ran scripts/quickstart\.star`)
 	r := runCLI(t, "", nil, "fit", "scripts/quickstart.star", "--from", db, "--testbed", "storagereview-r6625-esa", "--out", fitted)
@@ -68,4 +71,5 @@ func TestFitNeedsAStoreAndATestbed(t *testing.T) {
 	expect(t, runCLI(t, "", nil, "fit", s, "--testbed", "x"), ExitUsage, "^$", "give --from")
 	expect(t, runCLI(t, "", nil, "fit", s, "--from", "x.db"), ExitUsage, "^$", "give --testbed")
 	expect(t, runCLI(t, "", nil, "fit", s, "--from", "x.db", "--testbed", "x", "--validate", "1"), ExitUsage, "^$", "--validate 1: want 0")
+	expect(t, runCLI(t, "", nil, "fit", s, "--from", "x.db", "--testbed", "x", "--params", "dom_io_cycles,dom_io_cycles"), ExitUsage, "^$", "names a parameter twice")
 }

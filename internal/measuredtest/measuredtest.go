@@ -32,9 +32,9 @@ func Profile(t testing.TB, p *testbed.Profile) string {
 	return path
 }
 
-// MarkMeasured marks the simulated campaign store at db as measured on a
-// real cluster: its campaign, sessions, runs and rows.
-func MarkMeasured(t testing.TB, db string) {
+// MarkMeasured marks the simulated campaign store at db as measured on
+// target (vcenter: a real cluster): its campaign, sessions, runs and rows.
+func MarkMeasured(t testing.TB, db, target string) {
 	t.Helper()
 	conn, err := sql.Open("sqlite", "file:"+db)
 	if err != nil {
@@ -45,5 +45,8 @@ func MarkMeasured(t testing.TB, db string) {
 		if _, err := conn.Exec("UPDATE " + table + " SET simulated = 0"); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if _, err := conn.Exec("UPDATE sessions SET target = ?", target); err != nil {
+		t.Fatal(err)
 	}
 }
