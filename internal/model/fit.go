@@ -93,11 +93,9 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 	for r := range runs {
 		same[r] = slices.IndexFunc(runs[:r+1], func(o FitRun) bool { return reflect.DeepEqual(o.In, runs[r].In) })
 	}
-	// solveAt is every run's I/Os a second with the named parameters at
-	// values (only the runs in which), telling spans each fit run's
-	// outstanding I/Os while it is set.
-	var spans func(outstanding int)
-	solveAt := func(values []float64, which []int) ([]float64, error) {
+	// solveAt is every run's I/Os a second and outstanding I/Os with the
+	// named parameters at values (only the runs in which).
+	solveAt := func(values []float64, which []int) ([]float64, []int, error) {
 		profile := *p // parameters are values: the copy changes them alone
 		for i, name := range names {
 			profile.Model.Each(func(n string, q *testbed.Param) {
@@ -106,44 +104,36 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 				}
 			})
 		}
-		steady := map[int]float64{}
-		outstanding := map[int]int{}
-		x := make([]float64, len(runs))
+		x, outstanding := make([]float64, len(runs)), make([]int, len(runs))
 		for _, r := range which {
-			v, ok := steady[same[r]]
-			if !ok {
+			if f := same[r]; f < r && slices.Contains(which, f) {
+				x[r], outstanding[r] = x[f], outstanding[f]
+			} else {
 				out, err := Solve(ctx, &profile, runs[r].In)
 				if err != nil {
-					return nil, fmt.Errorf("run %s: %w", runs[r].Name, err)
+					return nil, nil, fmt.Errorf("run %s: %w", runs[r].Name, err)
 				}
-				v = out.Read.IOPS + out.Write.IOPS
-				steady[same[r]], outstanding[same[r]] = v, out.Outstanding
+				x[r], outstanding[r] = out.Read.IOPS+out.Write.IOPS, out.Outstanding
 			}
-			if spans != nil && !runs[r].Validation {
-				spans(outstanding[same[r]])
-			}
-			x[r] = v
+		}
+		for _, r := range which {
 			if runs[r].Scale > 0 {
 				x[r] *= runs[r].Scale
 			}
 		}
-		return x, nil
+		return x, outstanding, nil
 	}
 	all := make([]int, len(runs))
 	for i := range all {
 		all[i] = i
 	}
-	out := FitOutcome{Params: map[string]float64{}, MinBlock: math.MaxInt64, MinOutstanding: math.MaxInt}
-	spans = func(n int) {
-		out.MinOutstanding, out.MaxOutstanding = min(out.MinOutstanding, n), max(out.MaxOutstanding, n)
-	}
-	before, err := solveAt(start, all)
+	before, outstanding, err := solveAt(start, all)
 	if err != nil {
 		return FitOutcome{}, err
 	}
-	spans = nil
-	out.Before = before
+	out := FitOutcome{Params: map[string]float64{}, Before: before, MinBlock: math.MaxInt64, MinOutstanding: math.MaxInt}
 	for _, r := range fitting {
+		out.MinOutstanding, out.MaxOutstanding = min(out.MinOutstanding, outstanding[r]), max(out.MaxOutstanding, outstanding[r])
 		for _, jl := range runs[r].In.Jobs {
 			sh, err := jl.shape()
 			if err != nil {
@@ -161,7 +151,7 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 	for i, name := range names {
 		doubled := slices.Clone(start)
 		doubled[i] *= 2
-		x, err := solveAt(doubled, fitting)
+		x, _, err := solveAt(doubled, fitting)
 		if err != nil {
 			return FitOutcome{}, err
 		}
@@ -185,7 +175,7 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 			return v
 		}
 		cost := func(logs []float64) (float64, error) {
-			x, err := solveAt(at(logs), fitting)
+			x, _, err := solveAt(at(logs), fitting)
 			if err != nil {
 				return 0, err
 			}
@@ -209,7 +199,7 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 			out.Params[names[i]] = values[i]
 		}
 	}
-	if out.After, err = solveAt(values, all); err != nil {
+	if out.After, _, err = solveAt(values, all); err != nil {
 		return FitOutcome{}, err
 	}
 	return out, nil
