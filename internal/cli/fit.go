@@ -105,7 +105,7 @@ type measured struct {
 	campaign string
 	session  store.SessionRecord
 	cells    []string
-	iops     map[store.RunKey]float64
+	figures  map[store.RunKey]store.RunFigure
 }
 
 func (f *fitting) run(ctx context.Context, from string, given map[string]string, out string) error {
@@ -123,7 +123,7 @@ func (f *fitting) run(ctx context.Context, from string, given map[string]string,
 	}
 	runs, skipped := f.pair(m, seen, simulated)
 	if len(runs) == 0 {
-		return fmt.Errorf("none of the %d measured runs of %s matched a simulated run with one solve: nothing to fit (%s)", len(m.iops), from, strings.Join(skipped, "; "))
+		return fmt.Errorf("none of the %d measured runs of %s matched a simulated run with one solve: nothing to fit (%s)", len(m.figures), from, strings.Join(skipped, "; "))
 	}
 	got, err := model.Fit(ctx, f.profile, runs, f.names)
 	if err != nil {
@@ -174,7 +174,7 @@ func (f *fitting) readMeasured(ctx context.Context, path string) (measured, erro
 	for _, c := range cells {
 		m.cells = append(m.cells, c.Label)
 	}
-	if m.iops, err = s.RunIOPS(ctx); err != nil {
+	if m.figures, err = s.RunFigures(ctx); err != nil {
 		return measured{}, err
 	}
 	return m, nil
@@ -183,14 +183,14 @@ func (f *fitting) readMeasured(ctx context.Context, path string) (measured, erro
 // observed is what the model solved for one run of the simulated campaign.
 type observed struct {
 	in     model.Input
-	steady float64 // I/Os a second in the steady state
+	steady store.RunFigure // in the steady state
 	solves int
 }
 
 // simulate runs the script on the simulated testbed without noise, into a
 // folder of its own, and returns what the model solved for each campaign
 // run and each run's simulated I/Os a second.
-func (f *fitting) simulate(ctx context.Context, sets map[string]string) (map[store.RunKey]*observed, map[store.RunKey]float64, error) {
+func (f *fitting) simulate(ctx context.Context, sets map[string]string) (map[store.RunKey]*observed, map[store.RunKey]store.RunFigure, error) {
 	dir, err := os.MkdirTemp("", "starbench-fit-")
 	if err != nil {
 		return nil, nil, err
@@ -210,7 +210,11 @@ func (f *fitting) simulate(ctx context.Context, sets map[string]string) (map[sto
 			o = &observed{}
 			seen[k] = o
 		}
-		o.in, o.steady = in, out.Read.IOPS+out.Write.IOPS
+		o.in = in
+		o.steady = store.RunFigure{IOPS: out.Read.IOPS + out.Write.IOPS}
+		if o.steady.IOPS > 0 {
+			o.steady.LatMeanUs = (out.Read.IOPS*out.Read.LatMeanUs + out.Write.IOPS*out.Write.LatMeanUs) / o.steady.IOPS
+		}
 		o.solves++
 	}
 	open := func(ctx context.Context, opts target.Options) (*target.Target, func(), error) {
@@ -231,18 +235,18 @@ func (f *fitting) simulate(ctx context.Context, sets map[string]string) (map[sto
 		return nil, nil, err
 	}
 	stores, _ := filepath.Glob(filepath.Join(dir, "*.db"))
-	simulated := map[store.RunKey]float64{}
+	simulated := map[store.RunKey]store.RunFigure{}
 	for _, db := range stores {
 		s, err := store.OpenReadOnly(ctx, db)
 		if err != nil {
 			return nil, nil, err
 		}
-		iops, err := s.RunIOPS(ctx)
+		figures, err := s.RunFigures(ctx)
 		s.Close()
 		if err != nil {
 			return nil, nil, err
 		}
-		for k, v := range iops {
+		for k, v := range figures {
 			simulated[k] = v
 		}
 	}
@@ -251,13 +255,13 @@ func (f *fitting) simulate(ctx context.Context, sets map[string]string) (map[sto
 
 // pair makes a fit run of each measured run whose simulated twin the
 // model solved once; the others are skipped, each reason counted.
-func (f *fitting) pair(m measured, seen map[store.RunKey]*observed, simulated map[store.RunKey]float64) ([]model.FitRun, []string) {
+func (f *fitting) pair(m measured, seen map[store.RunKey]*observed, simulated map[store.RunKey]store.RunFigure) ([]model.FitRun, []string) {
 	apart := map[string]bool{}
 	for i, c := range m.cells {
 		apart[c] = f.every > 0 && i%f.every == f.every-1
 	}
-	keys := make([]store.RunKey, 0, len(m.iops))
-	for k := range m.iops {
+	keys := make([]store.RunKey, 0, len(m.figures))
+	for k := range m.figures {
 		keys = append(keys, k)
 	}
 	order := map[string]int{}
@@ -283,10 +287,15 @@ func (f *fitting) pair(m measured, seen map[store.RunKey]*observed, simulated ma
 			why["not simulated (the simulated campaign has no such run)"]++
 		case o.solves > 1:
 			why["solved in several stretches (jobs of different lengths, events): one figure cannot stand for them"]++
-		case !(o.steady > 0) || !(simulated[k] > 0):
+		case !(o.steady.IOPS > 0) || !(simulated[k].IOPS > 0):
 			why["no simulated I/O"]++
 		default:
-			runs = append(runs, model.FitRun{Name: k.String(), In: o.in, Measured: m.iops[k], Scale: simulated[k] / o.steady, Validation: apart[k.Cell]})
+			r := model.FitRun{Name: k.String(), In: o.in, Measured: m.figures[k].IOPS, MeasuredLatUs: m.figures[k].LatMeanUs,
+				Scale: simulated[k].IOPS / o.steady.IOPS, Validation: apart[k.Cell]}
+			if o.steady.LatMeanUs > 0 {
+				r.LatScale = simulated[k].LatMeanUs / o.steady.LatMeanUs
+			}
+			runs = append(runs, r)
 		}
 	}
 	var skipped []string
@@ -300,8 +309,8 @@ func (f *fitting) pair(m measured, seen map[store.RunKey]*observed, simulated ma
 // the median errors as a sentence.
 func (f *fitting) report(runs []model.FitRun, got model.FitOutcome, skipped []string) string {
 	w := f.st.Stdout
-	fmt.Fprintf(w, "%-48s %-10s %12s %12s %8s %12s %8s\n", "run", "set", "measured", "before", "error", "after", "error")
-	var errs [2][2][]float64 // [validation][after]
+	fmt.Fprintf(w, "%-48s %-10s %12s %12s %8s %12s %8s %10s %10s %8s\n", "run", "set", "iops", "before", "error", "after", "error", "lat us", "after", "error")
+	var iopsErrs, latErrs [2][2][]float64 // [validation][after]
 	for i, r := range runs {
 		set := "fit"
 		v := 0
@@ -309,21 +318,35 @@ func (f *fitting) report(runs []model.FitRun, got model.FitOutcome, skipped []st
 			set, v = "validation", 1
 		}
 		before, after := got.Before[i]/r.Measured-1, got.After[i]/r.Measured-1
-		errs[v][0] = append(errs[v][0], math.Abs(before))
-		errs[v][1] = append(errs[v][1], math.Abs(after))
-		fmt.Fprintf(w, "%-48s %-10s %12.0f %12.0f %+7.1f%% %12.0f %+7.1f%%\n", r.Name, set, r.Measured, got.Before[i], 100*before, got.After[i], 100*after)
-	}
-	var parts []string
-	for v, name := range []string{"fit", "validation"} {
-		if n := len(errs[v][0]); n > 0 {
-			parts = append(parts, fmt.Sprintf("%s: %d runs, median error %.1f %% before, %.1f %% after", name, n, 100*median(errs[v][0]), 100*median(errs[v][1])))
+		iopsErrs[v][0] = append(iopsErrs[v][0], math.Abs(before))
+		iopsErrs[v][1] = append(iopsErrs[v][1], math.Abs(after))
+		lat := fmt.Sprintf("%10s %10s %8s", "-", "-", "-")
+		if r.MeasuredLatUs > 0 {
+			latBefore, latAfter := got.BeforeLatUs[i]/r.MeasuredLatUs-1, got.AfterLatUs[i]/r.MeasuredLatUs-1
+			latErrs[v][0] = append(latErrs[v][0], math.Abs(latBefore))
+			latErrs[v][1] = append(latErrs[v][1], math.Abs(latAfter))
+			lat = fmt.Sprintf("%10.0f %10.0f %+7.1f%%", r.MeasuredLatUs, got.AfterLatUs[i], 100*latAfter)
 		}
+		fmt.Fprintf(w, "%-48s %-10s %12.0f %12.0f %+7.1f%% %12.0f %+7.1f%% %s\n", r.Name, set, r.Measured, got.Before[i], 100*before, got.After[i], 100*after, lat)
 	}
-	if len(errs[1][0]) == 0 {
+	medians := func(errs [2][2][]float64) []string {
+		var parts []string
+		for v, name := range []string{"fit", "validation"} {
+			if n := len(errs[v][0]); n > 0 {
+				parts = append(parts, fmt.Sprintf("%s: %d runs, median error %.1f %% before, %.1f %% after", name, n, 100*median(errs[v][0]), 100*median(errs[v][1])))
+			}
+		}
+		return parts
+	}
+	parts := medians(iopsErrs)
+	if len(iopsErrs[1][0]) == 0 {
 		parts = append(parts, "no run kept apart for validation (--validate)")
 	}
 	summary := strings.Join(parts, "; ")
 	fmt.Fprintf(w, "\n%s\n", summary)
+	if parts := medians(latErrs); len(parts) > 0 {
+		fmt.Fprintf(w, "mean latency, not fitted: %s\n", strings.Join(parts, "; "))
+	}
 	for _, name := range sortedKeys(got.Params) {
 		was := 0.0
 		f.profile.Model.Each(func(n string, q *testbed.Param) {

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -14,27 +15,31 @@ import (
 // FitRun is one run measured on a real cluster that a fit compares the
 // model with: the input the simulator solved for the same run of the same
 // script (Plane's observer), and the I/Os a second, reads and writes
-// together, the cluster measured. Scale is what the run's time line made
-// of the steady state Solve gives (on OSA the write buffers' burst before
-// they fill: the simulated run's figure over its steady state), held as it
-// was while the parameters move; 0 is 1. Validation runs are solved with
-// the parameters before and after, never fitted.
+// together, the cluster measured, with their mean latency (0: not
+// measured), which is reported, not fitted. Scale and LatScale are what
+// the run's time line made of the steady state Solve gives (on OSA the
+// write buffers' burst before they fill: the simulated run's figures over
+// its steady state's), held as they were while the parameters move; 0 is
+// 1. Validation runs are solved with the parameters before and after,
+// never fitted.
 type FitRun struct {
-	Name       string
-	In         Input
-	Measured   float64
-	Scale      float64
-	Validation bool
+	Name            string
+	In              Input
+	Measured        float64
+	MeasuredLatUs   float64
+	Scale, LatScale float64
+	Validation      bool
 }
 
 // FitOutcome is what a fit found: the parameters it set (JSON name to
 // value), those asked for that no fit run's result moves (left as they
 // were: the runs do not reach what they cost), and every run's simulated
-// I/Os a second before and after.
+// I/Os a second and mean latency before and after.
 type FitOutcome struct {
-	Params        map[string]float64
-	Unmoved       []string
-	Before, After []float64
+	Params                  map[string]float64
+	Unmoved                 []string
+	Before, After           []float64
+	BeforeLatUs, AfterLatUs []float64
 	// The block sizes (bytes) and outstanding I/Os the fit runs span.
 	MinBlock, MaxBlock             int64
 	MinOutstanding, MaxOutstanding int
@@ -93,9 +98,9 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 	for r := range runs {
 		same[r] = slices.IndexFunc(runs[:r+1], func(o FitRun) bool { return reflect.DeepEqual(o.In, runs[r].In) })
 	}
-	// solveAt is every run's I/Os a second and outstanding I/Os with the
-	// named parameters at values (only the runs in which).
-	solveAt := func(values []float64, which []int) ([]float64, []int, error) {
+	// solveAt is every run's figures with the named parameters at values
+	// (only the runs in which).
+	solveAt := func(values []float64, which []int) ([]fitFigures, error) {
 		profile := *p // parameters are values: the copy changes them alone
 		for i, name := range names {
 			profile.Model.Each(func(n string, q *testbed.Param) {
@@ -104,36 +109,36 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 				}
 			})
 		}
-		x, outstanding := make([]float64, len(runs)), make([]int, len(runs))
+		x := make([]fitFigures, len(runs))
 		for _, r := range which {
 			if f := same[r]; f < r && slices.Contains(which, f) {
-				x[r], outstanding[r] = x[f], outstanding[f]
-			} else {
-				out, err := Solve(ctx, &profile, runs[r].In)
-				if err != nil {
-					return nil, nil, fmt.Errorf("run %s: %w", runs[r].Name, err)
-				}
-				x[r], outstanding[r] = out.Read.IOPS+out.Write.IOPS, out.Outstanding
+				x[r] = x[f]
+				continue
 			}
+			out, err := Solve(ctx, &profile, runs[r].In)
+			if err != nil {
+				return nil, fmt.Errorf("run %s: %w", runs[r].Name, err)
+			}
+			x[r] = fitFigures{out.Read.IOPS + out.Write.IOPS, ioWeightedLatency(out), out.Outstanding}
 		}
 		for _, r := range which {
-			if runs[r].Scale > 0 {
-				x[r] *= runs[r].Scale
-			}
+			x[r].iops *= cmp.Or(runs[r].Scale, 1)
+			x[r].latUs *= cmp.Or(runs[r].LatScale, 1)
 		}
-		return x, outstanding, nil
+		return x, nil
 	}
 	all := make([]int, len(runs))
 	for i := range all {
 		all[i] = i
 	}
-	before, outstanding, err := solveAt(start, all)
+	before, err := solveAt(start, all)
 	if err != nil {
 		return FitOutcome{}, err
 	}
-	out := FitOutcome{Params: map[string]float64{}, Before: before, MinBlock: math.MaxInt64, MinOutstanding: math.MaxInt}
+	out := FitOutcome{Params: map[string]float64{}, MinBlock: math.MaxInt64, MinOutstanding: math.MaxInt}
+	out.Before, out.BeforeLatUs = iopsAndLatency(before)
 	for _, r := range fitting {
-		out.MinOutstanding, out.MaxOutstanding = min(out.MinOutstanding, outstanding[r]), max(out.MaxOutstanding, outstanding[r])
+		out.MinOutstanding, out.MaxOutstanding = min(out.MinOutstanding, before[r].outstanding), max(out.MaxOutstanding, before[r].outstanding)
 		for _, jl := range runs[r].In.Jobs {
 			sh, err := jl.shape()
 			if err != nil {
@@ -151,13 +156,13 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 	for i, name := range names {
 		doubled := slices.Clone(start)
 		doubled[i] *= 2
-		x, _, err := solveAt(doubled, fitting)
+		x, err := solveAt(doubled, fitting)
 		if err != nil {
 			return FitOutcome{}, err
 		}
 		moved := false
 		for _, r := range fitting {
-			moved = moved || math.Abs(x[r]/before[r]-1) > 0.001
+			moved = moved || math.Abs(x[r].iops/before[r].iops-1) > 0.001
 		}
 		if moved {
 			free = append(free, i)
@@ -175,13 +180,13 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 			return v
 		}
 		cost := func(logs []float64) (float64, error) {
-			x, _, err := solveAt(at(logs), fitting)
+			x, err := solveAt(at(logs), fitting)
 			if err != nil {
 				return 0, err
 			}
 			sum := 0.0
 			for _, r := range fitting {
-				e := math.Log(x[r] / runs[r].Measured)
+				e := math.Log(x[r].iops / runs[r].Measured)
 				sum += e * e
 			}
 			sum /= float64(len(fitting))
@@ -199,10 +204,37 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 			out.Params[names[i]] = values[i]
 		}
 	}
-	if out.After, _, err = solveAt(values, all); err != nil {
+	after, err := solveAt(values, all)
+	if err != nil {
 		return FitOutcome{}, err
 	}
+	out.After, out.AfterLatUs = iopsAndLatency(after)
 	return out, nil
+}
+
+// fitFigures are what a fit reads of one run's solve.
+type fitFigures struct {
+	iops, latUs float64
+	outstanding int
+}
+
+// iopsAndLatency splits runs' figures into their I/Os a second and mean
+// latencies.
+func iopsAndLatency(x []fitFigures) (iops, latUs []float64) {
+	iops, latUs = make([]float64, len(x)), make([]float64, len(x))
+	for i, f := range x {
+		iops[i], latUs[i] = f.iops, f.latUs
+	}
+	return iops, latUs
+}
+
+// ioWeightedLatency is out's mean latency, reads and writes weighted by
+// their I/Os.
+func ioWeightedLatency(out *Output) float64 {
+	if n := out.Read.IOPS + out.Write.IOPS; n > 0 {
+		return (out.Read.IOPS*out.Read.LatMeanUs + out.Write.IOPS*out.Write.LatMeanUs) / n
+	}
+	return 0
 }
 
 // nelderMead minimises f over dims coordinates, each within [-bound,

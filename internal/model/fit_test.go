@@ -133,19 +133,27 @@ func TestFitDoesNotChaseScatter(t *testing.T) {
 
 // A run's time line (an OSA write buffer's burst before it fills) is held
 // as the simulated run had it: a run whose figure was 10 % above its
-// steady state is fitted as 10 % above the steady state at every step.
+// steady state is fitted as 10 % above the steady state at every step, and
+// its latency reported in the same proportion as the simulated run's.
 func TestFitKeepsEachRunsTimeLine(t *testing.T) {
 	p := mustLoad(t, "storagereview-r6625-esa")
 	truth := *p
 	truth.Model.DOMIOCycles.Value *= 1.3
 	runs := calibrationRuns(t, p, &truth)[:1]
 	runs[0].Measured *= 1.1
-	runs[0].Scale = 1.1
+	runs[0].Scale, runs[0].LatScale = 1.1, 1/1.1
 	got, err := Fit(context.Background(), p, runs, []string{"dom_io_cycles"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if v, want := got.Params["dom_io_cycles"], truth.Model.DOMIOCycles.Value; !(math.Abs(v/want-1) < 0.02) {
 		t.Errorf("dom_io_cycles fitted to %.4g, want the %.4g the run was measured with", v, want)
+	}
+	steady, err := Solve(context.Background(), &truth, runs[0].In)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := got.AfterLatUs[0], ioWeightedLatency(steady)/1.1; !(math.Abs(got/want-1) < 0.02) {
+		t.Errorf("latency after the fit %.0f us, want the steady state's over the run's time line, %.0f", got, want)
 	}
 }

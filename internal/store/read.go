@@ -168,20 +168,28 @@ func (s *Store) EachRun(ctx context.Context, f func(RunRecord) error) error {
 	})
 }
 
-// RunIOPS is the I/Os a second, reads and writes together, of every run
-// that completed (status ok), from its aggregate over all its jobs.
-func (s *Store) RunIOPS(ctx context.Context) (map[RunKey]float64, error) {
-	out := map[RunKey]float64{}
-	err := s.each(ctx, `SELECT c.label, r.workload, r.repeat, SUM(w.iops) FROM rows w
+// RunFigure is what a run did, reads and writes together.
+type RunFigure struct {
+	IOPS      float64
+	LatMeanUs float64 // the mean latency of its I/Os, reads and writes weighted by their IOPS
+}
+
+// RunFigures is every run's aggregate over all its jobs, reads and writes
+// together, for the runs that completed (status ok).
+func (s *Store) RunFigures(ctx context.Context) (map[RunKey]RunFigure, error) {
+	out := map[RunKey]RunFigure{}
+	err := s.each(ctx, `SELECT c.label, r.workload, r.repeat, SUM(w.iops), SUM(w.iops * w.lat_mean_us) / SUM(w.iops) FROM rows w
 		JOIN runs r ON r.id = w.run_id JOIN cells c ON c.id = r.cell_id
-		WHERE w.aggregate = 1 AND w.job = '' AND r.status = 'ok' AND w.iops IS NOT NULL
+		WHERE w.aggregate = 1 AND w.job = '' AND r.status = 'ok' AND w.iops IS NOT NULL AND w.lat_mean_us IS NOT NULL
 		GROUP BY r.id`, func(rows *sql.Rows) error {
 		var k RunKey
-		var iops float64
-		if err := rows.Scan(&k.Cell, &k.Workload, &k.Repeat, &iops); err != nil {
+		var f RunFigure
+		var lat sql.NullFloat64
+		if err := rows.Scan(&k.Cell, &k.Workload, &k.Repeat, &f.IOPS, &lat); err != nil {
 			return err
 		}
-		out[k] = iops
+		f.LatMeanUs = lat.Float64
+		out[k] = f
 		return nil
 	})
 	return out, err
