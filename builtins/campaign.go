@@ -696,7 +696,9 @@ func (a *actions) Warmup(ctx context.Context, w int) error {
 func (a *actions) Run(ctx context.Context, w int, key store.RunKey) (*fio.Result, error) {
 	// The workload's solves know which run they measure (campaign.RunOf).
 	outer := runtime.Context(a.thread)
-	runtime.SetThreadContext(a.thread, campaign.WithRun(outer, key))
+	if id, ok := campaign.RunOf(ctx); ok {
+		runtime.SetThreadContext(a.thread, campaign.WithRun(outer, id))
+	}
 	v, err := a.call(a.c.workloads[w].run)
 	runtime.SetThreadContext(a.thread, outer)
 	if err != nil {

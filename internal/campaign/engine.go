@@ -213,7 +213,7 @@ func (e *Engine) runOne(ctx context.Context, sum *Summary, cell, cells int, k st
 	}
 	var res *fio.Result
 	if err == nil {
-		res, err = e.Actions.Run(WithRun(ctx, k), w, k)
+		res, err = e.Actions.Run(WithRun(ctx, RunID{e.Spec.Name, k}), w, k)
 	}
 	end := e.Now()
 	if ctx.Err() != nil {
@@ -253,20 +253,26 @@ func (e *Engine) runOne(ctx context.Context, sum *Summary, cell, cells int, k st
 	return nil
 }
 
+// RunID names one run of a campaign.
+type RunID struct {
+	Campaign string
+	store.RunKey
+}
+
 // runKey is the context key of the run a workload is measuring.
 type runKey struct{}
 
-// WithRun returns ctx saying that what runs under it measures run k (not
+// WithRun returns ctx saying that what runs under it measures run id (not
 // its warm-up): what the simulated data plane solves under it can be told
 // apart by run (starbench fit).
-func WithRun(ctx context.Context, k store.RunKey) context.Context {
-	return context.WithValue(ctx, runKey{}, k)
+func WithRun(ctx context.Context, id RunID) context.Context {
+	return context.WithValue(ctx, runKey{}, id)
 }
 
 // RunOf is the run ctx measures (WithRun), if any.
-func RunOf(ctx context.Context) (store.RunKey, bool) {
-	k, ok := ctx.Value(runKey{}).(store.RunKey)
-	return k, ok
+func RunOf(ctx context.Context) (RunID, bool) {
+	id, ok := ctx.Value(runKey{}).(RunID)
+	return id, ok
 }
 
 // handed is a run handed over to the store, committed behind the next one.

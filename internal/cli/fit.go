@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -117,7 +118,7 @@ func (f *fitting) run(ctx context.Context, from string, given map[string]string,
 	for k, v := range given {
 		sets[k] = v
 	}
-	seen, simulated, err := f.simulate(ctx, sets)
+	seen, simulated, err := f.simulate(ctx, m.campaign, sets)
 	if err != nil {
 		return err
 	}
@@ -188,9 +189,9 @@ type observed struct {
 }
 
 // simulate runs the script on the simulated testbed without noise, into a
-// folder of its own, and returns what the model solved for each campaign
-// run and each run's simulated I/Os a second.
-func (f *fitting) simulate(ctx context.Context, sets map[string]string) (map[store.RunKey]*observed, map[store.RunKey]store.RunFigure, error) {
+// folder of its own, and returns what the model solved for each run of the
+// campaign named and each such run's simulated figures.
+func (f *fitting) simulate(ctx context.Context, name string, sets map[string]string) (map[store.RunKey]*observed, map[store.RunKey]store.RunFigure, error) {
 	dir, err := os.MkdirTemp("", "starbench-fit-")
 	if err != nil {
 		return nil, nil, err
@@ -199,10 +200,11 @@ func (f *fitting) simulate(ctx context.Context, sets map[string]string) (map[sto
 	var mu sync.Mutex
 	seen := map[store.RunKey]*observed{}
 	observe := func(ctx context.Context, _ *testbed.Profile, in model.Input, out model.Output) {
-		k, ok := campaign.RunOf(ctx)
-		if !ok {
-			return // a warm-up, a fill, a run outside a campaign
+		id, ok := campaign.RunOf(ctx)
+		if !ok || id.Campaign != name {
+			return // a warm-up, a fill, a run outside the campaign
 		}
+		k := id.RunKey
 		mu.Lock()
 		defer mu.Unlock()
 		o := seen[k]
@@ -210,11 +212,7 @@ func (f *fitting) simulate(ctx context.Context, sets map[string]string) (map[sto
 			o = &observed{}
 			seen[k] = o
 		}
-		o.in = in
-		o.steady = store.RunFigure{IOPS: out.Read.IOPS + out.Write.IOPS}
-		if o.steady.IOPS > 0 {
-			o.steady.LatMeanUs = (out.Read.IOPS*out.Read.LatMeanUs + out.Write.IOPS*out.Write.LatMeanUs) / o.steady.IOPS
-		}
+		o.in, o.steady = in, store.RunFigure{IOPS: out.Read.IOPS + out.Write.IOPS, LatMeanUs: out.MeanLatencyUs()}
 		o.solves++
 	}
 	open := func(ctx context.Context, opts target.Options) (*target.Target, func(), error) {
@@ -241,14 +239,16 @@ func (f *fitting) simulate(ctx context.Context, sets map[string]string) (map[sto
 		if err != nil {
 			return nil, nil, err
 		}
-		figures, err := s.RunFigures(ctx)
+		info, err := s.Info(ctx)
+		var figures map[store.RunKey]store.RunFigure
+		if err == nil && info.Name == name {
+			figures, err = s.RunFigures(ctx)
+		}
 		s.Close()
 		if err != nil {
 			return nil, nil, err
 		}
-		for k, v := range figures {
-			simulated[k] = v
-		}
+		maps.Copy(simulated, figures)
 	}
 	return seen, simulated, nil
 }

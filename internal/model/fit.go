@@ -119,7 +119,7 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 			if err != nil {
 				return nil, fmt.Errorf("run %s: %w", runs[r].Name, err)
 			}
-			x[r] = fitFigures{out.Read.IOPS + out.Write.IOPS, ioWeightedLatency(out), out.Outstanding}
+			x[r] = fitFigures{out.Read.IOPS + out.Write.IOPS, out.MeanLatencyUs(), out.Outstanding}
 		}
 		for _, r := range which {
 			x[r].iops *= cmp.Or(runs[r].Scale, 1)
@@ -226,15 +226,6 @@ func iopsAndLatency(x []fitFigures) (iops, latUs []float64) {
 		iops[i], latUs[i] = f.iops, f.latUs
 	}
 	return iops, latUs
-}
-
-// ioWeightedLatency is out's mean latency, reads and writes weighted by
-// their I/Os.
-func ioWeightedLatency(out *Output) float64 {
-	if n := out.Read.IOPS + out.Write.IOPS; n > 0 {
-		return (out.Read.IOPS*out.Read.LatMeanUs + out.Write.IOPS*out.Write.LatMeanUs) / n
-	}
-	return 0
 }
 
 // nelderMead minimises f over dims coordinates, each within [-bound,

@@ -153,7 +153,7 @@ func TestFitKeepsEachRunsTimeLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := got.AfterLatUs[0], ioWeightedLatency(steady)/1.1; !(math.Abs(got/want-1) < 0.02) {
+	if got, want := got.AfterLatUs[0], steady.MeanLatencyUs()/1.1; !(math.Abs(got/want-1) < 0.02) {
 		t.Errorf("latency after the fit %.0f us, want the steady state's over the run's time line, %.0f", got, want)
 	}
 }

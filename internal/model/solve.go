@@ -69,6 +69,15 @@ type Output struct {
 	BufferBytesPerSec float64
 }
 
+// MeanLatencyUs is the mean latency of the run's I/Os, reads and writes
+// weighted by their IOPS; 0 without I/O.
+func (out *Output) MeanLatencyUs() float64 {
+	if n := out.Read.IOPS + out.Write.IOPS; n > 0 {
+		return (out.Read.IOPS*out.Read.LatMeanUs + out.Write.IOPS*out.Write.LatMeanUs) / n
+	}
+	return 0
+}
+
 // HostFigures is what one host does in a cell (docs/model.md, Placement):
 // the cell's I/Os at the costs that land on the host.
 type HostFigures struct {
