@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -162,7 +163,7 @@ func TestPolicyChangeRewritesThroughTheWriteBuffers(t *testing.T) {
 	}{
 		{Policy{RAID: "raid5", FTT: 1}, tcp, "the storage policy of 768 disks lays out their objects otherwise"},
 		{Policy{RAID: "raid1", FTT: 1, StripeWidth: 2}, tcp, "the storage policy of 768 disks"},
-		{r1, ClusterState{Uplink: "25g", Compression: true}, "a change of space efficiency or encryption reformatted the disk groups under 768 disks"},
+		{r1, ClusterState{Uplink: "25g", Compression: true}, "a change of space efficiency or encryption reformatted the disk groups under 768 disks (a rolling reformat: on a real cluster at least"},
 		{r1, ClusterState{Uplink: "25g", RestEncryption: true}, "reformatted the disk groups"},
 		{Policy{RAID: "raid1", FTT: 1, IOPSLimit: 100000}, tcp, ""},
 		{r1, ClusterState{Uplink: "25g", RDMA: true}, ""},
@@ -197,6 +198,39 @@ func TestPolicyChangeRewritesThroughTheWriteBuffers(t *testing.T) {
 	}
 	if full := pl.p.Model.WriteBufferDestageThreshold.Value * WriteBufferBytes(pl.p); pl.buffer.fill != full || !strings.Contains(strings.Join(res.Notes, "\n"), "vSAN rewrote") {
 		t.Errorf("an events measurement after the change: buffers at %.4g bytes, notes %q; want %.4g and the rewrite said", pl.buffer.fill, res.Notes, full)
+	}
+}
+
+// A rolling reformat empties one disk group at a time, so it takes at
+// least the group's data over the lesser of what its capacity devices read
+// and what its host's vSAN uplinks send: on WWT's 4 capacity devices of 3
+// GB/s a group, the 2 x 10 GbE LAG binds, and on a 2 x 100 GbE one the
+// devices' 12 GB/s do; RDMA, one link of the LAG, takes longer than TCP.
+func TestReformatTakesADiskGroupAtATime(t *testing.T) {
+	p := mustLoad(t, "wwt-r640-osa")
+	hours := func(p *testbed.Profile, state ClusterState) float64 {
+		t.Helper()
+		note := reformatTime(p, state, 100e12)
+		var h float64
+		if _, err := fmt.Sscanf(note[strings.Index(note, "at least ")+len("at least "):], "%g h", &h); err != nil {
+			t.Fatalf("%q: %v", note, err)
+		}
+		return h
+	}
+	ten, twentyFive := hours(p, ClusterState{Uplink: "10g"}), hours(p, ClusterState{Uplink: "25g"})
+	if !(ten > 2*twentyFive) {
+		t.Errorf("100 TB moved in at least %.1f h on 2 x 10 GbE and %.1f h on 2 x 25 GbE: want the 10 GbE LAG to bind, more than twice as long", ten, twentyFive)
+	}
+	if rdma := hours(p, ClusterState{Uplink: "25g", RDMA: true}); !(rdma > 1.5*twentyFive) {
+		t.Errorf("at least %.1f h with RDMA (one link of the LAG), %.1f h with TCP (both): want RDMA's longer", rdma, twentyFive)
+	}
+	fat := *p
+	fat.NICs = slices.Clone(p.NICs)
+	for i := range fat.NICs {
+		fat.NICs[i].SpeedGbps, fat.NICs[i].PCIeGen, fat.NICs[i].PCIeLanes = 100, 5, 16
+	}
+	if got, want := hours(&fat, ClusterState{Uplink: "25g"}), 100e12/(4*3000e6)/3600; math.Abs(got-want) > 0.05 {
+		t.Errorf("on 2 x 100 GbE: at least %.1f h, want the capacity devices' %.1f h (4 x 3 GB/s)", got, want)
 	}
 }
 

@@ -3,10 +3,12 @@ package model
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
 	"starbench/internal/fio"
+	"starbench/internal/testbed"
 )
 
 // What passes through OSA's write buffers besides fio's runs (a fill of the
@@ -76,6 +78,23 @@ type objectLayout struct {
 // back (a rolling reformat).
 type diskFormat struct{ compression, dedup, encryption bool }
 
+// reformatTime says how long, at least, a rolling reformat that moves
+// bytes of components takes on a real cluster: vSAN empties one disk group
+// at a time, so its data leaves no faster than the group's capacity
+// devices read it (their datasheet rate) and its host's vSAN uplinks send
+// it. "" where the uplinks cannot be read.
+func reformatTime(p *testbed.Profile, state ClusterState, bytes float64) string {
+	link, err := resolveLink(p, state, state.RDMA)
+	if err != nil {
+		return ""
+	}
+	read := float64(p.Storage.CapacityPerGroup) * p.Storage.Capacity.ReadMBps * 1e6
+	send := link.bps / link.frame
+	rate := math.Min(read, send)
+	return fmt.Sprintf(" (a rolling reformat: on a real cluster at least %.1f h, a disk group at a time, its data read at %.1f GB/s by its capacity devices and sent at %.1f GB/s on the vSAN uplinks)",
+		bytes/rate/3600, read/1e9, send/1e9)
+}
+
 // relayOut finds, on OSA, the workers' disks whose objects vSAN rewrote
 // since the plane last filled or ran on them: a storage policy that lays
 // them out otherwise (policy.apply waits for the resync), or a change of
@@ -99,7 +118,7 @@ func (pl *Plane) relayOut(ctx context.Context, workers []fio.Worker) string {
 	format := diskFormat{state.Compression, state.Dedup, state.RestEncryption}
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
-	bytes, relaid, reformatted := 0.0, 0, 0
+	bytes, moved, relaid, reformatted := 0.0, 0.0, 0, 0
 	for _, w := range workers {
 		for _, d := range w.Disks {
 			lay, err := policyLayout(pl.p, policies[d.Policy])
@@ -114,9 +133,11 @@ func (pl *Plane) relayOut(ctx context.Context, workers []fio.Worker) string {
 			if !seen || before == now || written == 0 {
 				continue
 			}
-			bytes += written * pl.diskSize(d) * lay.capFactor
+			rewritten := written * pl.diskSize(d) * lay.capFactor
+			bytes += rewritten
 			if before.format != now.format {
 				reformatted++
+				moved += rewritten
 			} else {
 				relaid++
 			}
@@ -131,7 +152,7 @@ func (pl *Plane) relayOut(ctx context.Context, workers []fio.Worker) string {
 		why = append(why, fmt.Sprintf("the storage policy of %d disks lays out their objects otherwise", relaid))
 	}
 	if reformatted > 0 {
-		why = append(why, fmt.Sprintf("a change of space efficiency or encryption reformatted the disk groups under %d disks", reformatted))
+		why = append(why, fmt.Sprintf("a change of space efficiency or encryption reformatted the disk groups under %d disks", reformatted)+reformatTime(pl.p, state, moved))
 	}
 	return fmt.Sprintf("since the disks' last run %s: vSAN rewrote %.0f GB of their components, which went through the disk groups' write buffers (now %.0f %% full)",
 		strings.Join(why, ", and "), bytes/1e9, 100*pl.buffer.full(pl.p))
