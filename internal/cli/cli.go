@@ -84,7 +84,7 @@ func commands() []command {
 		{"export", "DB --csv DIR", "write a campaign store's datasets (results_wide, cell_summary, runs, ...) as CSV files", exportCmd},
 		{"doc", "[NAME] [--markdown]", "reference of the builtins and the values they return (NAME: frame, frame.filter, plot.figure.save)", docCmd},
 		{"split", "--dom-worlds N [--device-worlds N] [--diskgroup-worlds N] [--testbed NAME]", "write a testbed profile with vSAN's worlds as a real cluster showed them (scripts/vsan_worlds.star) and the fitted cycles refitted to the calibration", splitCmd},
-		{"fit", "SCRIPT --from DB --testbed NAME [--params a,b] [--validate 3] [--out FILE]", "fit a testbed profile's model parameters to a campaign measured on a real cluster with the same script: the error before and after on the runs fitted and on those kept apart, and the profile written", fitCmd},
+		{"fit", "[SCRIPT] --from DB [--from DB ...] --testbed NAME [--params a,b] [--validate 3] [--out FILE]", "fit a testbed profile's model parameters to campaigns measured on a real cluster, each rerun on the simulated testbed from the script its store keeps (or SCRIPT): the error before and after on the runs fitted and on those kept apart, and the profile written", fitCmd},
 		{"sim", "serve [--testbed NAME] [--listen 127.0.0.1:PORT]", "serve a testbed's simulated vCenter until Ctrl-C", simCmd},
 		{"version", "", "print version, commit and Go version", versionCmd},
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -28,19 +30,20 @@ import (
 // contention between reads and writes).
 var fitParams = []string{"dom_io_cycles", "dom_byte_cycles", "lsom_op_cycles", "lsom_read_byte_cycles", "lsom_write_byte_cycles", "mixed_contention"}
 
-// fitCmd fits a testbed profile's model parameters to a campaign measured
-// on a real cluster: it runs the same script on the simulated testbed to
-// learn what the model solves for each run, fits the parameters to what
-// was measured on every run but those of the cells kept apart, reports the
-// error on both, and writes the profile with the fitted parameters.
+// fitCmd fits a testbed profile's model parameters to campaigns measured
+// on a real cluster: it runs each campaign's script on the simulated
+// testbed to learn what the model solves for each run, fits the parameters
+// to what was measured on every run but those of the cells kept apart,
+// reports the error on both, and writes the profile with the fitted
+// parameters.
 func fitCmd(st *State, args []string) int {
 	fs := newFlagSet("fit")
-	var from, bed, out, params string
-	var sets []string
+	var bed, out, params string
+	var from, sets []string
 	var every int
-	fs.StringVar(&from, "from", "", "the campaign store measured on the real cluster (starbench run with GOVC_URL)")
+	fs.StringArrayVar(&from, "from", nil, "a campaign store measured on the real cluster (starbench run with GOVC_URL); repeat for several, fitted together")
 	fs.StringVar(&bed, "testbed", "", "the profile of the cluster the runs were measured on: a shipped name or a JSON file (its hosts, devices and network as they are)")
-	fs.StringArrayVar(&sets, "set", nil, "script arg name=value; by default the measured session's own")
+	fs.StringArrayVar(&sets, "set", nil, "script arg name=value, for every store's script; by default each measured session's own")
 	fs.StringVar(&params, "params", strings.Join(fitParams, ","), "the model parameters to fit, by their names in a profile's model section, comma-separated")
 	fs.IntVar(&every, "validate", 3, "keep every Nth cell's runs apart: never fitted, their error reported (0 keeps none)")
 	fs.StringVar(&out, "out", "", "the profile to write (default TESTBED-fit.json: my-cluster.json gives my-cluster-fit.json)")
@@ -48,11 +51,17 @@ func fitCmd(st *State, args []string) int {
 	if done {
 		return code
 	}
-	path, err := scriptArg("fit", pos)
+	var path string
+	var err error
+	if len(pos) > 0 {
+		path, err = scriptArg("fit", pos)
+	}
 	switch {
 	case err != nil:
-	case from == "":
+	case len(from) == 0:
 		err = usagef("fit", "give --from: the store of the campaign measured on the real cluster")
+	case path != "" && len(from) > 1:
+		err = usagef("fit", "a SCRIPT goes with one store; without it each store's own copy of its script runs")
 	case bed == "":
 		err = usagef("fit", "give --testbed: the profile of the cluster the runs were measured on (a shipped name or a JSON file)")
 	case every < 0 || every == 1:
@@ -99,44 +108,56 @@ type fitting struct {
 	names   []string
 }
 
-// measured is what the measured store holds for a fit: its campaign, the
-// session that ran the script, the cells in order and each run's I/Os a
-// second.
+// measured is what a measured store holds for a fit: its path and
+// campaign, the session that ran the script and the script to run again
+// (the one given, or the store's own copy under dir), the cells in order
+// and each run's figures.
 type measured struct {
-	campaign string
-	session  store.SessionRecord
-	cells    []string
-	figures  map[store.RunKey]store.RunFigure
+	path, campaign string
+	session        store.SessionRecord
+	script         string
+	cells          []string
+	figures        map[store.RunKey]store.RunFigure
 }
 
-func (f *fitting) run(ctx context.Context, from string, given map[string]string, out string) error {
-	m, err := f.readMeasured(ctx, from)
+func (f *fitting) run(ctx context.Context, from []string, given map[string]string, out string) error {
+	dir, err := os.MkdirTemp("", "starbench-fit-")
 	if err != nil {
 		return err
 	}
-	sets := m.session.Sets
-	for k, v := range given {
-		sets[k] = v
-	}
-	seen, simulated, err := f.simulate(ctx, m.campaign, sets)
-	if err != nil {
-		return err
-	}
-	runs, skipped := f.pair(m, seen, simulated)
-	if len(runs) == 0 {
-		return fmt.Errorf("none of the %d measured runs of %s matched a simulated run with one solve: nothing to fit (%s)", len(m.figures), from, strings.Join(skipped, "; "))
+	defer os.RemoveAll(dir)
+	var runs []model.FitRun
+	var skipped, origins []string
+	for i, path := range from {
+		m, err := f.readMeasured(ctx, path, filepath.Join(dir, "scripts", strconv.Itoa(i)))
+		if err != nil {
+			return err
+		}
+		sets := m.session.Sets
+		maps.Copy(sets, given)
+		seen, simulated, err := f.simulate(ctx, m, sets, filepath.Join(dir, "out", strconv.Itoa(i)))
+		if err != nil {
+			return err
+		}
+		r, why := f.pair(m, seen, simulated, len(from) > 1)
+		if len(r) == 0 {
+			return fmt.Errorf("none of the %d measured runs of %s matched a simulated run with one solve: nothing to fit (%s)", len(m.figures), path, strings.Join(why, "; "))
+		}
+		runs, skipped = append(runs, r...), append(skipped, why...)
+		origins = append(origins, fmt.Sprintf("campaign %s measured in %s (session of %s)", m.campaign, filepath.Base(path), m.session.StartedAt))
 	}
 	got, err := model.Fit(ctx, f.profile, runs, f.names)
 	if err != nil {
 		return err
 	}
 	summary := f.report(runs, got, skipped)
-	return f.write(out, from, m, got, summary)
+	return f.write(out, strings.Join(origins, ", "), got, summary)
 }
 
-// readMeasured reads the measured campaign at path and checks that its
-// last session ran the script given.
-func (f *fitting) readMeasured(ctx context.Context, path string) (measured, error) {
+// readMeasured reads the measured campaign at path: its runs, and the
+// script its last session ran, checked against the script given or else
+// written under dir from the store's own copies of the files it loaded.
+func (f *fitting) readMeasured(ctx context.Context, path, dir string) (measured, error) {
 	s, err := store.OpenReadOnly(ctx, path)
 	if err != nil {
 		return measured{}, err
@@ -156,17 +177,23 @@ func (f *fitting) readMeasured(ctx context.Context, path string) (measured, erro
 	if len(sessions) == 0 {
 		return measured{}, fmt.Errorf("%s records no session, so not which script measured it", path)
 	}
-	m := measured{campaign: info.Name, session: sessions[len(sessions)-1]}
+	m := measured{path: path, campaign: info.Name, session: sessions[len(sessions)-1], script: f.script}
 	if t := target.Kind(m.session.Target); t != target.VCenter {
 		return measured{}, fmt.Errorf("%s was measured on target %s: a fit wants runs on a real vSAN cluster (target vcenter, GOVC_URL set); the local target's fio runs on loopback files", path, t)
 	}
-	mine, err := store.HashFiles([]string{f.script})
-	if err != nil {
-		return measured{}, err
-	}
-	i := slices.IndexFunc(m.session.Files, func(file store.File) bool { return file.Path == m.session.Script })
-	if i < 0 || m.session.Files[i].SHA256 != mine[0].SHA256 {
-		return measured{}, fmt.Errorf("%s is not the script that measured %s (its session ran %s, whose content differs): the simulated runs would not be the measured ones", f.script, path, m.session.Script)
+	if f.script == "" {
+		if m.script, err = restoreScript(ctx, s, m.session, dir); err != nil {
+			return measured{}, fmt.Errorf("%s: %w", path, err)
+		}
+	} else {
+		mine, err := store.HashFiles([]string{f.script})
+		if err != nil {
+			return measured{}, err
+		}
+		i := slices.IndexFunc(m.session.Files, func(file store.File) bool { return file.Path == m.session.Script })
+		if i < 0 || m.session.Files[i].SHA256 != mine[0].SHA256 {
+			return measured{}, fmt.Errorf("%s is not the script that measured %s (its session ran %s, whose content differs): the simulated runs would not be the measured ones", f.script, path, m.session.Script)
+		}
 	}
 	cells, err := s.Cells(ctx)
 	if err != nil {
@@ -181,6 +208,29 @@ func (f *fitting) readMeasured(ctx context.Context, path string) (measured, erro
 	return m, nil
 }
 
+// restoreScript writes the files session loaded (the script and what it
+// loaded, as the store keeps them) under dir at their paths, and returns
+// where the script is.
+func restoreScript(ctx context.Context, s *store.Store, session store.SessionRecord, dir string) (string, error) {
+	for _, file := range session.Files {
+		content, err := s.SessionFile(ctx, session.ID, file.Path)
+		if errors.Is(err, store.ErrNoContent) {
+			return "", fmt.Errorf("the store keeps only the hashes of the files its script loaded (it was written before starbench kept them): give the script, starbench fit SCRIPT --from STORE")
+		}
+		if err != nil {
+			return "", err
+		}
+		to := filepath.Join(dir, file.Path) // an absolute path lands under dir too
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(to, content, 0o644); err != nil {
+			return "", err
+		}
+	}
+	return filepath.Join(dir, session.Script), nil
+}
+
 // observed is what the model solved for one run of the simulated campaign.
 type observed struct {
 	in     model.Input
@@ -188,15 +238,11 @@ type observed struct {
 	solves int
 }
 
-// simulate runs the script on the simulated testbed without noise, into a
-// folder of its own, and returns what the model solved for each run of the
-// campaign named and each such run's simulated figures.
-func (f *fitting) simulate(ctx context.Context, name string, sets map[string]string) (map[store.RunKey]*observed, map[store.RunKey]store.RunFigure, error) {
-	dir, err := os.MkdirTemp("", "starbench-fit-")
-	if err != nil {
-		return nil, nil, err
-	}
-	defer os.RemoveAll(dir)
+// simulate runs m's script on the simulated testbed without noise, into
+// dir, and returns what the model solved for each run of m's campaign and
+// each such run's simulated figures.
+func (f *fitting) simulate(ctx context.Context, m measured, sets map[string]string, dir string) (map[store.RunKey]*observed, map[store.RunKey]store.RunFigure, error) {
+	name := m.campaign
 	var mu sync.Mutex
 	seen := map[store.RunKey]*observed{}
 	observe := func(ctx context.Context, _ *testbed.Profile, in model.Input, out model.Output) {
@@ -219,15 +265,15 @@ func (f *fitting) simulate(ctx context.Context, name string, sets map[string]str
 		opts.Kind, opts.Testbed, opts.ExactModel, opts.Observe = target.Embedded, f.testbed, true, observe
 		return openTarget(ctx, opts)
 	}
-	args := []string{"run", f.script, "--out", dir, "--no-progress", "--no-noise", "--target", "embedded", "--testbed", f.testbed}
+	args := []string{"run", m.script, "--out", dir, "--no-progress", "--no-noise", "--target", "embedded", "--testbed", f.testbed}
 	for _, k := range sortedKeys(sets) {
 		args = append(args, "--set", k+"="+sets[k])
 	}
 	var stderr bytes.Buffer
 	sim := &State{Args: args, Env: map[string]string{}, Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &stderr, OpenTarget: open}
-	fmt.Fprintf(f.st.Stderr, "fit: running %s on the simulated %s to learn each run's input\n", f.script, f.profile.Name)
+	fmt.Fprintf(f.st.Stderr, "fit: running %s (of %s) on the simulated %s to learn each run's input\n", m.session.Script, m.path, f.profile.Name)
 	if code := Run(sim); code != ExitOK {
-		return nil, nil, fmt.Errorf("the simulated run of %s failed (exit %d):\n%s", f.script, code, stderr.String())
+		return nil, nil, fmt.Errorf("the simulated run of %s failed (exit %d):\n%s", m.session.Script, code, stderr.String())
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
@@ -255,7 +301,7 @@ func (f *fitting) simulate(ctx context.Context, name string, sets map[string]str
 
 // pair makes a fit run of each measured run whose simulated twin the
 // model solved once; the others are skipped, each reason counted.
-func (f *fitting) pair(m measured, seen map[store.RunKey]*observed, simulated map[store.RunKey]store.RunFigure) ([]model.FitRun, []string) {
+func (f *fitting) pair(m measured, seen map[store.RunKey]*observed, simulated map[store.RunKey]store.RunFigure, named bool) ([]model.FitRun, []string) {
 	apart := map[string]bool{}
 	for i, c := range m.cells {
 		apart[c] = f.every > 0 && i%f.every == f.every-1
@@ -290,7 +336,11 @@ func (f *fitting) pair(m measured, seen map[store.RunKey]*observed, simulated ma
 		case !(o.steady.IOPS > 0) || !(simulated[k].IOPS > 0):
 			why["no simulated I/O"]++
 		default:
-			r := model.FitRun{Name: k.String(), In: o.in, Measured: m.figures[k].IOPS, MeasuredLatUs: m.figures[k].LatMeanUs,
+			name := k.String()
+			if named { // runs of several campaigns
+				name = m.campaign + ": " + name
+			}
+			r := model.FitRun{Name: name, In: o.in, Measured: m.figures[k].IOPS, MeasuredLatUs: m.figures[k].LatMeanUs,
 				Scale: simulated[k].IOPS / o.steady.IOPS, Validation: apart[k.Cell]}
 			if o.steady.LatMeanUs > 0 {
 				r.LatScale = simulated[k].LatMeanUs / o.steady.LatMeanUs
@@ -300,7 +350,7 @@ func (f *fitting) pair(m measured, seen map[store.RunKey]*observed, simulated ma
 	}
 	var skipped []string
 	for _, reason := range sortedKeys(why) {
-		skipped = append(skipped, fmt.Sprintf("%d runs %s", why[reason], reason))
+		skipped = append(skipped, fmt.Sprintf("%d runs of %s %s", why[reason], m.campaign, reason))
 	}
 	return runs, skipped
 }
@@ -367,9 +417,8 @@ func (f *fitting) report(runs []model.FitRun, got model.FitOutcome, skipped []st
 
 // write writes the profile with the fitted parameters, each saying where
 // it comes from, to out.
-func (f *fitting) write(out, from string, m measured, got model.FitOutcome, summary string) error {
+func (f *fitting) write(out, origin string, got model.FitOutcome, summary string) error {
 	p := *f.profile
-	origin := fmt.Sprintf("campaign %s measured in %s (session of %s)", m.campaign, filepath.Base(from), m.session.StartedAt)
 	p.Model.Each(func(name string, q *testbed.Param) {
 		if v, ok := got.Params[name]; ok {
 			*q = testbed.Param{Value: v, Source: fmt.Sprintf("fitted by starbench fit to %s; %s; was %g (%s)", origin, summary, q.Value, q.Source)}

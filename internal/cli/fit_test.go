@@ -2,6 +2,7 @@ package cli
 
 import (
 	"math"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -77,4 +78,59 @@ func TestFitNeedsAStoreAndATestbed(t *testing.T) {
 	expect(t, runCLI(t, "", nil, "fit", s, "--from", "x.db"), ExitUsage, "^$", "give --testbed")
 	expect(t, runCLI(t, "", nil, "fit", s, "--from", "x.db", "--testbed", "x", "--validate", "1"), ExitUsage, "^$", "--validate 1: want 0")
 	expect(t, runCLI(t, "", nil, "fit", s, "--from", "x.db", "--testbed", "x", "--params", "dom_io_cycles,dom_io_cycles"), ExitUsage, "^$", "names a parameter twice")
+}
+
+// Without SCRIPT each store's own copy of the files its script loaded runs
+// again (the script may since have changed or gone), and several stores
+// are fitted together: two campaigns measured on the same cluster, their
+// runs named by campaign, each keeping its own cells apart.
+func TestFitRunsEachStoresOwnScript(t *testing.T) {
+	inRepoRoot(t)
+	dir := t.TempDir()
+	truth, err := testbed.Load("storagereview-r6625-esa")
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth.Name = "truth"
+	truth.Model.DOMIOCycles.Value *= 1.4
+	truthPath := measuredtest.Profile(t, truth)
+	// A copy of the quick start, run from its own folder and then removed.
+	src := filepath.Join(dir, "src")
+	for _, f := range []string{"quickstart.star", "lib/hci.star", "lib/workloads.star", "lib/analysis.star", "lib/tables.star"} {
+		data, err := os.ReadFile(filepath.Join("scripts", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		to := filepath.Join(src, f)
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(to, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stores []string
+	for _, c := range []struct{ name, sets string }{{"a", "duration=10"}, {"b", "duration=20"}} {
+		out := filepath.Join(dir, c.name)
+		expect(t, runCLI(t, "", nil, "run", filepath.Join(src, "quickstart.star"), "--testbed", truthPath, "--set", c.sets, "--set", "repeat=1", "--out", out, "--no-progress", "--no-noise"), ExitOK, "", "")
+		db := filepath.Join(out, "quickstart.db")
+		measuredtest.MarkMeasured(t, db, "vcenter")
+		stores = append(stores, "--from", db)
+	}
+	if err := os.RemoveAll(src); err != nil {
+		t.Fatal(err)
+	}
+	r := runCLI(t, "", nil, append([]string{"fit", "--testbed", "storagereview-r6625-esa", "--out", filepath.Join(dir, "fitted.json"), "--params", "dom_io_cycles"}, stores...)...)
+	expect(t, r, ExitOK, `(?m)^fit: 12 runs, median error [0-9.]+ % before, 0\.[0-4] % after; validation: 4 runs, `, `fit: running .*quickstart\.star \(of .*a/quickstart\.db\)(.|\n)*fit: running .*quickstart\.star \(of .*b/quickstart\.db\)`)
+	if !strings.Contains(r.stdout, "quickstart: policy=raid5 compression=False / 4k-rand-read #1 validation") {
+		t.Errorf("runs not named by campaign, or the third cell not kept apart:\n%s", r.stdout)
+	}
+	p, err := testbed.Load(filepath.Join(dir, "fitted.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := p.Model.DOMIOCycles.Value, truth.Model.DOMIOCycles.Value; !(math.Abs(got/want-1) < 0.02) {
+		t.Errorf("dom_io_cycles fitted to %.0f, want %.0f", got, want)
+	}
+	expect(t, runCLI(t, "", nil, append([]string{"fit", "scripts/quickstart.star", "--testbed", "storagereview-r6625-esa"}, stores...)...), ExitUsage, "^$", "a SCRIPT goes with one store")
 }
