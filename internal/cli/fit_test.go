@@ -12,6 +12,20 @@ import (
 	"starbench/internal/testbed"
 )
 
+// movedStorageReview is StorageReview's profile with its costs moved, as
+// the cluster a test's campaign is "measured" on, and the file it is
+// written to.
+func movedStorageReview(t *testing.T, move func(*testbed.ModelParams)) (*testbed.Profile, string) {
+	t.Helper()
+	p, err := testbed.Load("storagereview-r6625-esa")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Name = "truth"
+	move(&p.Model)
+	return p, measuredtest.Profile(t, p)
+}
+
 // The quick start measured on a cluster whose DOM costs 40 % more per I/O
 // and whose LSOM costs 30 % more per byte written than StorageReview's
 // fit: starbench fit runs the script on StorageReview's profile, fits to
@@ -20,14 +34,10 @@ import (
 func TestFitWritesAProfileFittedToAMeasuredCampaign(t *testing.T) {
 	inRepoRoot(t)
 	dir := t.TempDir()
-	truth, err := testbed.Load("storagereview-r6625-esa")
-	if err != nil {
-		t.Fatal(err)
-	}
-	truth.Name = "truth"
-	truth.Model.DOMIOCycles.Value *= 1.4
-	truth.Model.LSOMWriteByteCycles.Value *= 1.3
-	truthPath := measuredtest.Profile(t, truth)
+	truth, truthPath := movedStorageReview(t, func(m *testbed.ModelParams) {
+		m.DOMIOCycles.Value *= 1.4
+		m.LSOMWriteByteCycles.Value *= 1.3
+	})
 	out := filepath.Join(dir, "measured")
 	expect(t, runCLI(t, "", nil, "run", "scripts/quickstart.star", "--testbed", truthPath, "--set", "duration=10", "--set", "repeat=1", "--out", out, "--no-progress", "--no-noise"), ExitOK, "", "")
 	db := filepath.Join(out, "quickstart.db")
@@ -87,13 +97,7 @@ func TestFitNeedsAStoreAndATestbed(t *testing.T) {
 func TestFitRunsEachStoresOwnScript(t *testing.T) {
 	inRepoRoot(t)
 	dir := t.TempDir()
-	truth, err := testbed.Load("storagereview-r6625-esa")
-	if err != nil {
-		t.Fatal(err)
-	}
-	truth.Name = "truth"
-	truth.Model.DOMIOCycles.Value *= 1.4
-	truthPath := measuredtest.Profile(t, truth)
+	truth, truthPath := movedStorageReview(t, func(m *testbed.ModelParams) { m.DOMIOCycles.Value *= 1.4 })
 	// A copy of the quick start, run from its own folder and then removed.
 	src := filepath.Join(dir, "src")
 	for _, f := range []string{"quickstart.star", "lib/hci.star", "lib/workloads.star", "lib/analysis.star", "lib/tables.star"} {
