@@ -163,7 +163,7 @@ func TestPolicyChangeRewritesThroughTheWriteBuffers(t *testing.T) {
 	}{
 		{Policy{RAID: "raid5", FTT: 1}, tcp, "the storage policy of 768 disks lays out their objects otherwise"},
 		{Policy{RAID: "raid1", FTT: 1, StripeWidth: 2}, tcp, "the storage policy of 768 disks"},
-		{r1, ClusterState{Uplink: "25g", Compression: true}, "a change of space efficiency or encryption reformatted the disk groups under 768 disks (a rolling reformat: on a real cluster at least"},
+		{r1, ClusterState{Uplink: "25g", Compression: true}, "a change of space efficiency or encryption reformatted the disk groups under 768 disks (a rolling reformat, a disk group at a time: moving these disks' components takes a real cluster at least"},
 		{r1, ClusterState{Uplink: "25g", RestEncryption: true}, "reformatted the disk groups"},
 		{Policy{RAID: "raid1", FTT: 1, IOPSLimit: 100000}, tcp, ""},
 		{r1, ClusterState{Uplink: "25g", RDMA: true}, ""},
@@ -212,7 +212,7 @@ func TestReformatTakesADiskGroupAtATime(t *testing.T) {
 		t.Helper()
 		note := reformatTime(p, state, 100e12)
 		var h float64
-		if _, err := fmt.Sscanf(note[strings.Index(note, "at least ")+len("at least "):], "%g h", &h); err != nil {
+		if _, err := fmt.Sscanf(note[strings.Index(note, "at least ")+len("at least "):], "%g h", &h); err != nil || !strings.Contains(note, "moving these disks' components") {
 			t.Fatalf("%q: %v", note, err)
 		}
 		return h

@@ -78,11 +78,12 @@ type objectLayout struct {
 // back (a rolling reformat).
 type diskFormat struct{ compression, dedup, encryption bool }
 
-// reformatTime says how long, at least, a rolling reformat that moves
-// bytes of components takes on a real cluster: vSAN empties one disk group
-// at a time, so its data leaves no faster than the group's capacity
-// devices read it (their datasheet rate) and its host's vSAN uplinks send
-// it. "" where the uplinks cannot be read.
+// reformatTime says how long, at least, a rolling reformat takes on a
+// real cluster to move bytes of components (a run's disks'; the cluster's
+// other data takes longer still): vSAN empties one disk group at a time,
+// so its data leaves no faster than the group's capacity devices read it
+// (their datasheet rate) and its host's vSAN uplinks send it. "" where the
+// uplinks cannot be read.
 func reformatTime(p *testbed.Profile, state ClusterState, bytes float64) string {
 	link, err := resolveLink(p, state, state.RDMA)
 	if err != nil {
@@ -91,7 +92,7 @@ func reformatTime(p *testbed.Profile, state ClusterState, bytes float64) string 
 	read := float64(p.Storage.CapacityPerGroup) * p.Storage.Capacity.ReadMBps * 1e6
 	send := link.bps / link.frame
 	rate := math.Min(read, send)
-	return fmt.Sprintf(" (a rolling reformat: on a real cluster at least %.1f h, a disk group at a time, its data read at %.1f GB/s by its capacity devices and sent at %.1f GB/s on the vSAN uplinks)",
+	return fmt.Sprintf(" (a rolling reformat, a disk group at a time: moving these disks' components takes a real cluster at least %.1f h, a group's data read at %.1f GB/s by its capacity devices and sent at %.1f GB/s on the vSAN uplinks; other disks' data adds to it)",
 		bytes/rate/3600, read/1e9, send/1e9)
 }
 
