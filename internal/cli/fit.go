@@ -397,6 +397,11 @@ func (f *fitting) report(runs []model.FitRun, got model.FitOutcome, skipped []st
 	if parts := medians(latErrs); len(parts) > 0 {
 		fmt.Fprintf(w, "mean latency, not fitted: %s\n", strings.Join(parts, "; "))
 	}
+	if len(iopsErrs[1][1]) > 0 {
+		if fitted, apart := median(iopsErrs[0][1]), median(iopsErrs[1][1]); apart > 0.05 && apart > 2*fitted {
+			fmt.Fprintf(w, "the fit does not carry to the runs kept apart (median error %.1f %% there, %.1f %% on the fitted ones): they change something the fitted runs do not load, or the model has no mechanism for; believe the kept-apart figure, and measure more cells like them\n", 100*apart, 100*fitted)
+		}
+	}
 	for _, name := range sortedKeys(got.Params) {
 		was := 0.0
 		f.profile.Model.Each(func(n string, q *testbed.Param) {

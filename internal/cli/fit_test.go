@@ -60,6 +60,14 @@ func TestFitWritesAProfileFittedToAMeasuredCampaign(t *testing.T) {
 	if !strings.Contains(r.stdout, "policy=raid5 compression=False / 4k-rand-read #1 validation") {
 		t.Errorf("the third cell is not kept apart:\n%s", r.stdout)
 	}
+	if strings.Contains(r.stdout, "does not carry") {
+		t.Errorf("a fit that carries to the runs kept apart said it does not:\n%s", r.stdout)
+	}
+	// A cluster that does 30 % more in the cell kept apart than the costs
+	// fitted on the others say: the fit says it does not carry there.
+	measuredtest.ScaleCell(t, db, "policy=raid5 compression=False", 1.3)
+	r = runCLI(t, "", nil, "fit", "--from", db, "--testbed", "storagereview-r6625-esa", "--out", fitted)
+	expect(t, r, ExitOK, `(?m)^the fit does not carry to the runs kept apart \(median error 2[0-9.]+ % there, 0\.[0-9] % on the fitted ones\)`, "")
 	p, err := testbed.Load(fitted)
 	if err != nil {
 		t.Fatal(err)

@@ -50,3 +50,23 @@ func MarkMeasured(t testing.TB, db, target string) {
 		t.Fatal(err)
 	}
 }
+
+// ScaleCell multiplies the I/Os a second of every run of the cell labelled
+// cell in the store at db by f: a cluster that does otherwise there than
+// the costs the test chose say.
+func ScaleCell(t testing.TB, db, cell string, f float64) {
+	t.Helper()
+	conn, err := sql.Open("sqlite", "file:"+db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	res, err := conn.Exec(`UPDATE rows SET iops = iops * ?, mbps = mbps * ? WHERE run_id IN
+		(SELECT r.id FROM runs r JOIN cells c ON c.id = r.cell_id WHERE c.label = ?)`, f, f, cell)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		t.Fatalf("no rows of cell %q in %s (%v)", cell, db, err)
+	}
+}
