@@ -163,8 +163,8 @@ func TestPolicyChangeRewritesThroughTheWriteBuffers(t *testing.T) {
 	}{
 		{Policy{RAID: "raid5", FTT: 1}, tcp, "the storage policy of 768 disks lays out their objects otherwise"},
 		{Policy{RAID: "raid1", FTT: 1, StripeWidth: 2}, tcp, "the storage policy of 768 disks"},
-		{r1, ClusterState{Uplink: "25g", Compression: true}, "a change of space efficiency or encryption reformatted the disk groups under 768 disks (a rolling reformat, a disk group at a time: moving these disks' components takes a real cluster at least"},
-		{r1, ClusterState{Uplink: "25g", RestEncryption: true}, "reformatted the disk groups"},
+		{r1, ClusterState{Uplink: "25g", Compression: true}, "a change of space efficiency or encryption reformatted every disk group, moving the components of the 768 workers' disks written so far (a rolling reformat, a disk group at a time: moving them takes a real cluster at least"},
+		{r1, ClusterState{Uplink: "25g", RestEncryption: true}, "reformatted every disk group"},
 		{Policy{RAID: "raid1", FTT: 1, IOPSLimit: 100000}, tcp, ""},
 		{r1, ClusterState{Uplink: "25g", RDMA: true}, ""},
 	} {
@@ -201,6 +201,37 @@ func TestPolicyChangeRewritesThroughTheWriteBuffers(t *testing.T) {
 	}
 }
 
+// A reformat is the whole cluster's: the first run after compression is
+// turned on says it moved the components of every disk written so far, a
+// fleet that did not run yet included, once; that fleet's next run finds
+// nothing more to say and the buffers as the reformat left them.
+func TestReformatMovesEveryFleetOnce(t *testing.T) {
+	ctx := context.Background()
+	src := &memSource{state: ClusterState{Uplink: "25g"}, policies: map[string]Policy{"p": {RAID: "raid1", FTT: 1}}}
+	pl := NewPlane(mustLoad(t, "wwt-r640-osa"), src).(*Plane)
+	a, b := workers(24, 4, "p"), workers(24, 4, "p")
+	for i := range b {
+		b[i].Name = fmt.Sprintf("b%d", i)
+	}
+	prepareDrained(ctx, t, pl, slices.Concat(a, b))
+	src.state.Compression = true
+	write := fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 65536, IODepth: 8, RuntimeSec: 60, TimeBased: true}
+	first, err := pl.Run(ctx, a, fio.NewWorkload(write), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if notes := strings.Join(first.Notes, "\n"); !strings.Contains(notes, "moving the components of the 192 workers' disks written so far") {
+		t.Errorf("the first run after the change: notes %q; want the reformat of both fleets' 192 disks", notes)
+	}
+	second, err := pl.Run(ctx, b, fio.NewWorkload(write), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if notes := strings.Join(second.Notes, "\n"); strings.Contains(notes, "reformatted") {
+		t.Errorf("the other fleet's run after the reformat says it again: %q", notes)
+	}
+}
+
 // A rolling reformat empties one disk group at a time, so it takes at
 // least the group's data over the lesser of what its capacity devices read
 // and what its host's vSAN uplinks send: on WWT's 4 capacity devices of 3
@@ -212,7 +243,7 @@ func TestReformatTakesADiskGroupAtATime(t *testing.T) {
 		t.Helper()
 		note := reformatTime(p, state, 100e12)
 		var h float64
-		if _, err := fmt.Sscanf(note[strings.Index(note, "at least ")+len("at least "):], "%g h", &h); err != nil || !strings.Contains(note, "moving these disks' components") {
+		if _, err := fmt.Sscanf(note[strings.Index(note, "at least ")+len("at least "):], "%g h", &h); err != nil || !strings.Contains(note, "moving them takes a real cluster") {
 			t.Fatalf("%q: %v", note, err)
 		}
 		return h

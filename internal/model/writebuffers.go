@@ -79,7 +79,7 @@ type objectLayout struct {
 type diskFormat struct{ compression, dedup, encryption bool }
 
 // reformatTime says how long, at least, a rolling reformat takes on a
-// real cluster to move bytes of components (a run's disks'; the cluster's
+// real cluster to move bytes of components (the workers'; the cluster's
 // other data takes longer still): vSAN empties one disk group at a time,
 // so its data leaves no faster than the group's capacity devices read it
 // (their datasheet rate) and its host's vSAN uplinks send it. "" where the
@@ -92,8 +92,44 @@ func reformatTime(p *testbed.Profile, state ClusterState, bytes float64) string 
 	read := float64(p.Storage.CapacityPerGroup) * p.Storage.Capacity.ReadMBps * 1e6
 	send := link.bps / link.frame
 	rate := math.Min(read, send)
-	return fmt.Sprintf(" (a rolling reformat, a disk group at a time: moving these disks' components takes a real cluster at least %.1f h, a group's data read at %.1f GB/s by its capacity devices and sent at %.1f GB/s on the vSAN uplinks; other disks' data adds to it)",
+	return fmt.Sprintf(" (a rolling reformat, a disk group at a time: moving them takes a real cluster at least %.1f h, a group's data read at %.1f GB/s by its capacity devices and sent at %.1f GB/s on the vSAN uplinks; other data on the cluster adds to it)",
 		bytes/rate/3600, read/1e9, send/1e9)
+}
+
+// reformat finds whether the disk groups' format (space efficiency,
+// data-at-rest encryption) changed since the run's disks last ran, and if
+// so takes it as the rolling reformat of every disk group: the written
+// components of every disk the plane has seen, whichever run they belong
+// to, are moved once, at their layout's capacity factor, and each such
+// disk is marked with the new format. It returns the bytes moved and how
+// many disks held them; the caller holds pl.mu.
+func (pl *Plane) reformat(workers []fio.Worker, format diskFormat) (float64, int) {
+	changed := false
+	for _, w := range workers {
+		for _, d := range w.Disks {
+			if lo, seen := pl.laidOut[diskKey{w.Name, d.Name}]; seen && lo.format != format {
+				changed = true
+			}
+		}
+	}
+	if !changed {
+		return 0, 0
+	}
+	moved, disks := 0.0, 0
+	for key, lo := range pl.laidOut {
+		if lo.format == format {
+			continue
+		}
+		lo.format = format
+		pl.laidOut[key] = lo
+		if dd, ok := pl.disks[key]; ok {
+			if written, _ := dd.whole(); written > 0 {
+				moved += written * dd.size * lo.layout.capFactor
+				disks++
+			}
+		}
+	}
+	return moved, disks
 }
 
 // relayOut finds, on OSA, the workers' disks whose objects vSAN rewrote
@@ -119,7 +155,8 @@ func (pl *Plane) relayOut(ctx context.Context, workers []fio.Worker) string {
 	format := diskFormat{state.Compression, state.Dedup, state.RestEncryption}
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
-	bytes, moved, relaid, reformatted := 0.0, 0.0, 0, 0
+	moved, reformatted := pl.reformat(workers, format)
+	bytes, relaid := moved, 0
 	for _, w := range workers {
 		for _, d := range w.Disks {
 			lay, err := policyLayout(pl.p, policies[d.Policy])
@@ -134,14 +171,8 @@ func (pl *Plane) relayOut(ctx context.Context, workers []fio.Worker) string {
 			if !seen || before == now || written == 0 {
 				continue
 			}
-			rewritten := written * pl.diskSize(d) * lay.capFactor
-			bytes += rewritten
-			if before.format != now.format {
-				reformatted++
-				moved += rewritten
-			} else {
-				relaid++
-			}
+			bytes += written * pl.diskSize(d) * lay.capFactor
+			relaid++
 		}
 	}
 	if bytes == 0 {
@@ -153,7 +184,7 @@ func (pl *Plane) relayOut(ctx context.Context, workers []fio.Worker) string {
 		why = append(why, fmt.Sprintf("the storage policy of %d disks lays out their objects otherwise", relaid))
 	}
 	if reformatted > 0 {
-		why = append(why, fmt.Sprintf("a change of space efficiency or encryption reformatted the disk groups under %d disks", reformatted)+reformatTime(pl.p, state, moved))
+		why = append(why, fmt.Sprintf("a change of space efficiency or encryption reformatted every disk group, moving the components of the %d workers' disks written so far", reformatted)+reformatTime(pl.p, state, moved))
 	}
 	return fmt.Sprintf("since the disks' last run %s: vSAN rewrote %.0f GB of their components, which went through the disk groups' write buffers (now %.0f %% full)",
 		strings.Join(why, ", and "), bytes/1e9, 100*pl.buffer.full(pl.p))
