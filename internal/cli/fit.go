@@ -266,7 +266,7 @@ func (f *fitting) simulate(ctx context.Context, m measured, sets map[string]stri
 		return openTarget(ctx, opts)
 	}
 	args := []string{"run", m.script, "--out", dir, "--no-progress", "--no-noise", "--target", "embedded", "--testbed", f.testbed}
-	for _, k := range sortedKeys(sets) {
+	for _, k := range slices.Sorted(maps.Keys(sets)) {
 		args = append(args, "--set", k+"="+sets[k])
 	}
 	var stderr bytes.Buffer
@@ -349,7 +349,7 @@ func (f *fitting) pair(m measured, seen map[store.RunKey]*observed, simulated ma
 		}
 	}
 	var skipped []string
-	for _, reason := range sortedKeys(why) {
+	for _, reason := range slices.Sorted(maps.Keys(why)) {
 		skipped = append(skipped, fmt.Sprintf("%d runs of %s %s", why[reason], m.campaign, reason))
 	}
 	return runs, skipped
@@ -402,7 +402,7 @@ func (f *fitting) report(runs []model.FitRun, got model.FitOutcome, skipped []st
 			fmt.Fprintf(w, "the fit does not carry to the runs kept apart (median error %.1f %% there, %.1f %% on the fitted ones): they change something the fitted runs do not load, or the model has no mechanism for; believe the kept-apart figure, and measure more cells like them\n", 100*apart, 100*fitted)
 		}
 	}
-	for _, name := range sortedKeys(got.Params) {
+	for _, name := range slices.Sorted(maps.Keys(got.Params)) {
 		was := 0.0
 		f.profile.Model.Each(func(n string, q *testbed.Param) {
 			if n == name {
@@ -478,14 +478,4 @@ func median(xs []float64) float64 {
 		return s[n/2]
 	}
 	return (s[n/2-1] + s[n/2]) / 2
-}
-
-// sortedKeys are m's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
