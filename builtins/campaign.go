@@ -694,11 +694,10 @@ func (a *actions) Warmup(ctx context.Context, w int) error {
 }
 
 func (a *actions) Run(ctx context.Context, w int, key store.RunKey) (*fio.Result, error) {
-	// The workload's solves know which run they measure (campaign.RunOf).
+	// The workload runs under the context the engine gives it, the
+	// thread's own naming the run it measures (campaign.RunOf).
 	outer := runtime.Context(a.thread)
-	if id, ok := campaign.RunOf(ctx); ok {
-		runtime.SetThreadContext(a.thread, campaign.WithRun(outer, id))
-	}
+	runtime.SetThreadContext(a.thread, ctx)
 	v, err := a.call(a.c.workloads[w].run)
 	runtime.SetThreadContext(a.thread, outer)
 	if err != nil {
