@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -302,27 +302,12 @@ func (f *fitting) simulate(ctx context.Context, m measured, sets map[string]stri
 // pair makes a fit run of each measured run whose simulated twin the
 // model solved once; the others are skipped, each reason counted.
 func (f *fitting) pair(m measured, seen map[store.RunKey]*observed, simulated map[store.RunKey]store.RunFigure, named bool) ([]model.FitRun, []string) {
-	apart := map[string]bool{}
-	for i, c := range m.cells {
-		apart[c] = f.every > 0 && i%f.every == f.every-1
-	}
-	keys := make([]store.RunKey, 0, len(m.figures))
-	for k := range m.figures {
-		keys = append(keys, k)
-	}
-	order := map[string]int{}
+	order := map[string]int{} // each cell's place in the campaign
 	for i, c := range m.cells {
 		order[c] = i
 	}
-	sort.Slice(keys, func(a, b int) bool {
-		x, y := keys[a], keys[b]
-		if order[x.Cell] != order[y.Cell] {
-			return order[x.Cell] < order[y.Cell]
-		}
-		if x.Workload != y.Workload {
-			return x.Workload < y.Workload
-		}
-		return x.Repeat < y.Repeat
+	keys := slices.SortedFunc(maps.Keys(m.figures), func(x, y store.RunKey) int {
+		return cmp.Or(cmp.Compare(order[x.Cell], order[y.Cell]), strings.Compare(x.Workload, y.Workload), cmp.Compare(x.Repeat, y.Repeat))
 	})
 	var runs []model.FitRun
 	why := map[string]int{}
@@ -341,7 +326,7 @@ func (f *fitting) pair(m measured, seen map[store.RunKey]*observed, simulated ma
 				name = m.campaign + ": " + name
 			}
 			r := model.FitRun{Name: name, In: o.in, Measured: m.figures[k].IOPS, MeasuredLatUs: m.figures[k].LatMeanUs,
-				Scale: simulated[k].IOPS / o.steady.IOPS, Validation: apart[k.Cell]}
+				Scale: simulated[k].IOPS / o.steady.IOPS, Validation: f.every > 0 && order[k.Cell]%f.every == f.every-1}
 			if o.steady.LatMeanUs > 0 {
 				r.LatScale = simulated[k].LatMeanUs / o.steady.LatMeanUs
 			}
