@@ -64,8 +64,8 @@ var fitPrior = math.Pow(0.01/math.Ln2, 2)
 // run's relative error counts alike whatever its size, plus fitPrior
 // times each parameter's squared logarithm of how far it moved, by
 // Nelder-Mead over the parameters' logarithms, each within a factor of 16
-// of where it starts. A parameter that moves no fit run's result by 0.1 % when doubled
-// is left as it is (Unmoved). p is not changed.
+// of where it starts. A parameter that moves no fit run's result by 0.1 %
+// when doubled is left as it is (Unmoved). p is not changed.
 func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string) (FitOutcome, error) {
 	params := map[string]*testbed.Param{}
 	p.Model.Each(func(name string, q *testbed.Param) { params[name] = q })
@@ -102,13 +102,11 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 	// (only the runs in which).
 	solveAt := func(values []float64, which []int) ([]fitFigures, error) {
 		profile := *p // parameters are values: the copy changes them alone
-		for i, name := range names {
-			profile.Model.Each(func(n string, q *testbed.Param) {
-				if n == name {
-					q.Value = values[i]
-				}
-			})
-		}
+		profile.Model.Each(func(n string, q *testbed.Param) {
+			if i := slices.Index(names, n); i >= 0 {
+				q.Value = values[i]
+			}
+		})
 		x := make([]fitFigures, len(runs))
 		for _, r := range which {
 			if f := same[r]; f < r && slices.Contains(which, f) {
