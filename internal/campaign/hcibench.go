@@ -16,7 +16,7 @@ import (
 // metrics function gives it under VSANCPUMetric or as the vSAN
 // performance service names it (vsphere.vsan_metrics, VSANPerfCPUMetric).
 const (
-	HostCPUMetric     = "cpu_percent"
+	HostCPUMetric     = store.HostCPUMetric
 	VSANCPUMetric     = "vsan_cpu_percent"
 	VSANPerfCPUMetric = "vsan.cpu.usedPct"
 )

@@ -20,6 +20,7 @@ import (
 	"starbench/internal/atomicfile"
 	"starbench/internal/campaign"
 	"starbench/internal/model"
+	"starbench/internal/sim"
 	"starbench/internal/store"
 	"starbench/internal/target"
 	"starbench/internal/testbed"
@@ -29,6 +30,11 @@ import (
 // the ones the calibration fits (vSAN's DOM and LSOM cycles, and the
 // contention between reads and writes).
 var fitParams = []string{"dom_io_cycles", "dom_byte_cycles", "lsom_op_cycles", "lsom_read_byte_cycles", "lsom_write_byte_cycles", "mixed_contention"}
+
+// worldParams are the worlds that run those cycles, by architecture,
+// which a fit moves too by default when the runs measured the hosts' CPU:
+// the I/Os fix a ceiling only as worlds x cycles, the CPU the cycles.
+var worldParams = map[string][]string{"ESA": {"dom_worlds_per_host", "device_worlds"}, "OSA": {"dom_worlds_per_host", "diskgroup_worlds"}}
 
 // fitCmd fits a testbed profile's model parameters to campaigns measured
 // on a real cluster: it runs each campaign's script on the simulated
@@ -44,7 +50,7 @@ func fitCmd(st *State, args []string) int {
 	fs.StringArrayVar(&from, "from", nil, "a campaign store measured on the real cluster (starbench run with GOVC_URL); repeat for several, fitted together")
 	fs.StringVar(&bed, "testbed", "", "the profile of the cluster the runs were measured on: a shipped name or a JSON file (its hosts, devices and network as they are)")
 	fs.StringArrayVar(&sets, "set", nil, "script arg name=value, for every store's script; by default each measured session's own")
-	fs.StringVar(&params, "params", strings.Join(fitParams, ","), "the model parameters to fit, by their names in a profile's model section, comma-separated")
+	fs.StringVar(&params, "params", strings.Join(fitParams, ","), "the model parameters to fit, by their names in a profile's model section, comma-separated (by default also vSAN's worlds when the runs measured host CPU)")
 	fs.IntVar(&every, "validate", 3, "keep every Nth cell's runs apart: never fitted, their error reported (0 keeps none)")
 	fs.StringVar(&out, "out", "", "the profile to write (default TESTBED-fit.json: my-cluster.json gives my-cluster-fit.json)")
 	pos, code, done := parseFlags(st, "fit", fs, args)
@@ -87,7 +93,7 @@ func fitCmd(st *State, args []string) int {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	defer watchInterrupts(st, func(os.Signal) { cancel(errInterrupted) })()
-	f := fitting{st: st, script: path, testbed: bed, profile: p, every: every, names: strings.Split(params, ",")}
+	f := fitting{st: st, script: path, testbed: bed, profile: p, every: every, names: strings.Split(params, ","), defaultNames: !fs.Changed("params")}
 	if err := f.run(ctx, from, given, out); err != nil {
 		fmt.Fprintf(st.Stderr, "starbench fit: %v\n", err)
 		if ctx.Err() != nil {
@@ -106,6 +112,9 @@ type fitting struct {
 	profile *testbed.Profile
 	every   int
 	names   []string
+	// defaultNames: --params not given, so the worlds join the names when
+	// the runs measured host CPU.
+	defaultNames bool
 }
 
 // measured is what a measured store holds for a fit: its path and
@@ -146,12 +155,28 @@ func (f *fitting) run(ctx context.Context, from []string, given map[string]strin
 		runs, skipped = append(runs, r...), append(skipped, why...)
 		origins = append(origins, fmt.Sprintf("campaign %s measured in %s (session of %s)", m.campaign, filepath.Base(path), m.session.StartedAt))
 	}
+	f.addWorlds(runs)
 	got, err := model.Fit(ctx, f.profile, runs, f.names)
 	if err != nil {
 		return err
 	}
 	summary := f.report(runs, got, skipped)
 	return f.write(out, strings.Join(origins, ", "), got, summary)
+}
+
+// addWorlds adds vSAN's worlds to the default parameters when a run
+// measured the hosts' CPU, and says either way what the CPU does.
+func (f *fitting) addWorlds(runs []model.FitRun) {
+	if !slices.ContainsFunc(runs, func(r model.FitRun) bool { return r.MeasuredCPU > 0 }) {
+		fmt.Fprintf(f.st.Stderr, "fit: no run measured its hosts' CPU (campaign.new(metrics = hci.host_cpu) records it): the I/Os fix vSAN's ceilings only as worlds x cycles, so the worlds stay as they are\n")
+		return
+	}
+	if !f.defaultNames {
+		return
+	}
+	worlds := worldParams[f.profile.Architecture]
+	f.names = append(f.names, worlds...)
+	fmt.Fprintf(f.st.Stderr, "fit: the runs measured their hosts' CPU, which tells vSAN's worlds from their cycles: fitting %s too\n", strings.Join(worlds, " and "))
 }
 
 // readMeasured reads the measured campaign at path: its runs, and the
@@ -258,7 +283,7 @@ func (f *fitting) simulate(ctx context.Context, m measured, sets map[string]stri
 			o = &observed{}
 			seen[k] = o
 		}
-		o.in, o.steady = in, store.RunFigure{IOPS: out.Read.IOPS + out.Write.IOPS, LatMeanUs: out.MeanLatencyUs()}
+		o.in, o.steady = in, store.RunFigure{IOPS: out.Read.IOPS + out.Write.IOPS, LatMeanUs: out.MeanLatencyUs(), CPUPercent: out.MeanHostCPUPercent()}
 		o.solves++
 	}
 	open := func(ctx context.Context, opts target.Options) (*target.Target, func(), error) {
@@ -330,6 +355,10 @@ func (f *fitting) pair(m measured, seen map[store.RunKey]*observed, simulated ma
 			if o.steady.LatMeanUs > 0 {
 				r.LatScale = simulated[k].LatMeanUs / o.steady.LatMeanUs
 			}
+			// The simulated hosts show their idle CPU plus the run's load.
+			if load := simulated[k].CPUPercent - sim.IdleCPUPercent; m.figures[k].CPUPercent > 0 && load > 0 && o.steady.CPUPercent > 0 {
+				r.MeasuredCPU, r.IdleCPU, r.CPUScale = m.figures[k].CPUPercent, sim.IdleCPUPercent, load/o.steady.CPUPercent
+			}
 			runs = append(runs, r)
 		}
 	}
@@ -344,8 +373,8 @@ func (f *fitting) pair(m measured, seen map[store.RunKey]*observed, simulated ma
 // the median errors as a sentence.
 func (f *fitting) report(runs []model.FitRun, got model.FitOutcome, skipped []string) string {
 	w := f.st.Stdout
-	fmt.Fprintf(w, "%-48s %-10s %12s %12s %8s %12s %8s %10s %10s %8s\n", "run", "set", "iops", "before", "error", "after", "error", "lat us", "after", "error")
-	var iopsErrs, latErrs [2][2][]float64 // [validation][after]
+	fmt.Fprintf(w, "%-48s %-10s %12s %12s %8s %12s %8s %10s %10s %8s %6s %6s %8s\n", "run", "set", "iops", "before", "error", "after", "error", "lat us", "after", "error", "cpu %", "after", "error")
+	var iopsErrs, latErrs, cpuErrs [2][2][]float64 // [validation][after]
 	for i, r := range runs {
 		set := "fit"
 		v := 0
@@ -362,7 +391,14 @@ func (f *fitting) report(runs []model.FitRun, got model.FitOutcome, skipped []st
 			latErrs[v][1] = append(latErrs[v][1], math.Abs(latAfter))
 			lat = fmt.Sprintf("%10.0f %10.0f %+7.1f%%", r.MeasuredLatUs, got.AfterLatUs[i], 100*latAfter)
 		}
-		fmt.Fprintf(w, "%-48s %-10s %12.0f %12.0f %+7.1f%% %12.0f %+7.1f%% %s\n", r.Name, set, r.Measured, got.Before[i], 100*before, got.After[i], 100*after, lat)
+		cpu := fmt.Sprintf("%6s %6s %8s", "-", "-", "-")
+		if r.MeasuredCPU > 0 {
+			cpuBefore, cpuAfter := got.BeforeCPU[i]/r.MeasuredCPU-1, got.AfterCPU[i]/r.MeasuredCPU-1
+			cpuErrs[v][0] = append(cpuErrs[v][0], math.Abs(cpuBefore))
+			cpuErrs[v][1] = append(cpuErrs[v][1], math.Abs(cpuAfter))
+			cpu = fmt.Sprintf("%6.1f %6.1f %+7.1f%%", r.MeasuredCPU, got.AfterCPU[i], 100*cpuAfter)
+		}
+		fmt.Fprintf(w, "%-48s %-10s %12.0f %12.0f %+7.1f%% %12.0f %+7.1f%% %s %s\n", r.Name, set, r.Measured, got.Before[i], 100*before, got.After[i], 100*after, lat, cpu)
 	}
 	medians := func(errs [2][2][]float64) []string {
 		var parts []string
@@ -379,6 +415,11 @@ func (f *fitting) report(runs []model.FitRun, got model.FitOutcome, skipped []st
 	}
 	summary := strings.Join(parts, "; ")
 	fmt.Fprintf(w, "\n%s\n", summary)
+	if parts := medians(cpuErrs); len(parts) > 0 {
+		cpu := "host CPU, fitted: " + strings.Join(parts, "; ")
+		fmt.Fprintf(w, "%s\n", cpu)
+		summary += "; " + cpu
+	}
 	if parts := medians(latErrs); len(parts) > 0 {
 		fmt.Fprintf(w, "mean latency, not fitted: %s\n", strings.Join(parts, "; "))
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"math"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"starbench/internal/measuredtest"
+	"starbench/internal/model"
 	"starbench/internal/testbed"
 )
 
@@ -74,6 +76,11 @@ func TestFitWritesAProfileFittedToAMeasuredCampaign(t *testing.T) {
 	}
 	if got, want := p.Model.DOMIOCycles.Value, truth.Model.DOMIOCycles.Value; !(math.Abs(got/want-1) < 0.02) {
 		t.Errorf("dom_io_cycles fitted to %.0f, want the %.0f the campaign was measured with", got, want)
+	}
+	// Host CPU moves the LSOM's cycles per byte read with the others: it
+	// stays where the runs had it only if the search gets off the ridge.
+	if got, want := p.Model.LSOMReadByteCycles.Value, truth.Model.LSOMReadByteCycles.Value; !(math.Abs(got/want-1) < 0.05) {
+		t.Errorf("lsom_read_byte_cycles fitted to %.3g, want the %.3g the campaign was measured with", got, want)
 	}
 	if src := p.Model.DOMIOCycles.Source; !strings.HasPrefix(src, "fitted by starbench fit to campaign quickstart measured in quickstart.db") {
 		t.Errorf("dom_io_cycles' source is %q: want where it was fitted", src)
@@ -145,4 +152,56 @@ func TestFitRunsEachStoresOwnScript(t *testing.T) {
 		t.Errorf("dom_io_cycles fitted to %.0f, want %.0f", got, want)
 	}
 	expect(t, runCLI(t, "", nil, append([]string{"fit", "scripts/quickstart.star", "--testbed", "storagereview-r6625-esa"}, stores...)...), ExitUsage, "^$", "a SCRIPT goes with one store")
+}
+
+// The quick start measured on a cluster whose DOM has twice the worlds,
+// each costing what the calibration then gives it (starbench split's
+// refit): its I/Os are the shipped profile's, its hosts' CPU is not. With
+// the CPU the campaign recorded, the fit moves the worlds too by default
+// and finds them; without it, it says why it leaves them.
+func TestFitFindsTheWorldsFromHostCPU(t *testing.T) {
+	inRepoRoot(t)
+	dir := t.TempDir()
+	refit, err := model.Refit(context.Background(), model.Split{DOMWorlds: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth, truthPath := movedStorageReview(t, func(m *testbed.ModelParams) {
+		m.Each(func(name string, q *testbed.Param) {
+			if v, ok := refit[name]; ok {
+				*q = v
+			}
+		})
+	})
+	out := filepath.Join(dir, "measured")
+	expect(t, runCLI(t, "", nil, "run", "scripts/quickstart.star", "--testbed", truthPath, "--set", "duration=10", "--set", "repeat=1", "--out", out, "--no-progress", "--no-noise"), ExitOK, "", "")
+	db := filepath.Join(out, "quickstart.db")
+	measuredtest.MarkMeasured(t, db, "vcenter")
+	fitted := filepath.Join(dir, "fitted.json")
+	r := runCLI(t, "", nil, "fit", "--from", db, "--testbed", "storagereview-r6625-esa", "--out", fitted)
+	expect(t, r, ExitOK, `(?m)^host CPU, fitted: fit: 6 runs, median error [1-9][0-9.]* % before, 0\.[0-4] % after; validation: 2 runs, median error [1-9][0-9.]* % before, 0\.[0-4] % after$`,
+		`fitting dom_worlds_per_host and device_worlds too`)
+	p, err := testbed.Load(fitted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := p.Model.DOMWorldsPerHost.Value, truth.Model.DOMWorldsPerHost.Value; !(math.Abs(got/want-1) < 0.05) {
+		t.Errorf("dom_worlds_per_host fitted to %.3g, want the %g the campaign was measured with", got, want)
+	}
+	if src := p.Model.DOMWorldsPerHost.Source; !strings.Contains(src, "host CPU, fitted: fit: 6 runs") {
+		t.Errorf("dom_worlds_per_host's source %q does not say the host CPU was fitted", src)
+	}
+
+	measuredtest.DropHostMetrics(t, db)
+	r = runCLI(t, "", nil, "fit", "--from", db, "--testbed", "storagereview-r6625-esa", "--out", fitted)
+	expect(t, r, ExitOK, `(?m)^fit: 6 runs`, `no run measured its hosts' CPU \(campaign\.new\(metrics = hci\.host_cpu\) records it\): the I/Os fix vSAN's ceilings only as worlds x cycles, so the worlds stay as they are`)
+	if strings.Contains(r.stdout, "host CPU, fitted") {
+		t.Errorf("a campaign without host CPU reports a CPU fit:\n%s", r.stdout)
+	}
+	if p, err = testbed.Load(fitted); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Model.DOMWorldsPerHost.Value; got != 8 {
+		t.Errorf("without host CPU dom_worlds_per_host moved to %.3g", got)
+	}
 }

@@ -70,3 +70,21 @@ func ScaleCell(t testing.TB, db, cell string, f float64) {
 		t.Fatalf("no rows of cell %q in %s (%v)", cell, db, err)
 	}
 }
+
+// DropHostMetrics deletes every host metric of the store at db: a
+// campaign that did not record its hosts' CPU.
+func DropHostMetrics(t testing.TB, db string) {
+	t.Helper()
+	conn, err := sql.Open("sqlite", "file:"+db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	res, err := conn.Exec(`DELETE FROM host_metrics`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		t.Fatalf("no host metrics in %s to drop (%v)", db, err)
+	}
+}

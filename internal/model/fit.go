@@ -14,43 +14,53 @@ import (
 
 // FitRun is one run measured on a real cluster that a fit compares the
 // model with: the input the simulator solved for the same run of the same
-// script (Plane's observer), and the I/Os a second, reads and writes
-// together, the cluster measured, with their mean latency (0: not
-// measured), which is reported, not fitted. Scale and LatScale are what
-// the run's time line made of the steady state Solve gives (on OSA the
-// write buffers' burst before they fill: the simulated run's figures over
-// its steady state's), held as they were while the parameters move; 0 is
-// 1. Validation runs are solved with the parameters before and after,
-// never fitted.
+// script (Plane's observer), the I/Os a second, reads and writes together,
+// the cluster measured, their mean latency (0: not measured), which is
+// reported, not fitted, and the hosts' mean CPU % over the run (0: not
+// measured), which is fitted with the I/Os: the I/Os fix each software
+// ceiling only as worlds x cycles, the CPU fixes the cycles. IdleCPU is
+// what a host shows with no load, added to the model's CPU as the
+// simulator adds it. Scale, LatScale and CPUScale are what the run's time
+// line made of the steady state Solve gives (on OSA the write buffers'
+// burst before they fill: the simulated run's figures over its steady
+// state's; for CPU its part above idle), held as they were while the
+// parameters move; 0 is 1. Validation runs are solved with the parameters
+// before and after, never fitted.
 type FitRun struct {
-	Name            string
-	In              Input
-	Measured        float64
-	MeasuredLatUs   float64
-	Scale, LatScale float64
-	Validation      bool
+	Name                      string
+	In                        Input
+	Measured                  float64
+	MeasuredLatUs             float64
+	MeasuredCPU, IdleCPU      float64
+	Scale, LatScale, CPUScale float64
+	Validation                bool
 }
 
 // FitOutcome is what a fit found: the parameters it set (JSON name to
 // value), those asked for that no fit run's result moves (left as they
 // were: the runs do not reach what they cost), and every run's simulated
-// I/Os a second and mean latency before and after.
+// I/Os a second, mean latency and hosts' mean CPU % before and after.
 type FitOutcome struct {
 	Params                  map[string]float64
 	Unmoved                 []string
 	Before, After           []float64
 	BeforeLatUs, AfterLatUs []float64
+	BeforeCPU, AfterCPU     []float64
 	// The block sizes (bytes) and outstanding I/Os the fit runs span.
 	MinBlock, MaxBlock             int64
 	MinOutstanding, MaxOutstanding int
 }
+
+// fitRestarts is how many times at most a fit starts the simplex again
+// from where it stopped.
+const fitRestarts = 5
 
 // fitRange is how far a fit may move a parameter either way: a factor of 16.
 const fitRange = 16
 
 // fitPrior weighs how far a fit moves each parameter from where it starts
 // (its published or calibrated value) against the runs' errors: doubling
-// a parameter costs what an error of 1 % on every run does. Real runs
+// a parameter costs what an error of 1 % on every fitted figure does. Real runs
 // scatter by a few percent from repeat to repeat, and parameters the runs
 // barely tell apart would otherwise wander by factors to follow that
 // scatter (fitting a noisy simulated WWT matrix without it moved
@@ -59,13 +69,14 @@ const fitRange = 16
 var fitPrior = math.Pow(0.01/math.Ln2, 2)
 
 // Fit sets the parameters of p named (by their JSON names) so that the
-// model's I/Os a second on the fit runs come closest to what was measured:
-// it minimises the mean squared logarithm of simulated / measured, so each
-// run's relative error counts alike whatever its size, plus fitPrior
+// model's I/Os a second, and hosts' CPU where measured, on the fit runs
+// come closest to what was measured: it minimises the mean over those
+// figures of the squared logarithm of simulated / measured, so each
+// relative error counts alike whatever its size, plus fitPrior
 // times each parameter's squared logarithm of how far it moved, by
 // Nelder-Mead over the parameters' logarithms, each within a factor of 16
 // of where it starts. A parameter that moves no fit run's result by 0.1 %
-// when doubled is left as it is (Unmoved). p is not changed.
+// (I/Os or CPU) when doubled is left as it is (Unmoved). p is not changed.
 func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string) (FitOutcome, error) {
 	params := map[string]*testbed.Param{}
 	p.Model.Each(func(name string, q *testbed.Param) { params[name] = q })
@@ -85,6 +96,9 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 		if !(r.Measured > 0) || math.IsInf(r.Measured, 0) {
 			return FitOutcome{}, fmt.Errorf("run %s measured %g I/Os a second: want a finite number above 0", r.Name, r.Measured)
 		}
+		if !(r.MeasuredCPU >= 0 && r.MeasuredCPU <= 100) {
+			return FitOutcome{}, fmt.Errorf("run %s measured %g %% host CPU: want 0 (not measured) up to 100", r.Name, r.MeasuredCPU)
+		}
 		if !r.Validation {
 			fitting = append(fitting, i)
 		}
@@ -100,13 +114,17 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 	}
 	// solveAt is every run's figures with the named parameters at values
 	// (only the runs in which).
-	solveAt := func(values []float64, which []int) ([]fitFigures, error) {
+	profileAt := func(values []float64) testbed.Profile {
 		profile := *p // parameters are values: the copy changes them alone
 		profile.Model.Each(func(n string, q *testbed.Param) {
 			if i := slices.Index(names, n); i >= 0 {
 				q.Value = values[i]
 			}
 		})
+		return profile
+	}
+	solveAt := func(values []float64, which []int) ([]fitFigures, error) {
+		profile := profileAt(values)
 		x := make([]fitFigures, len(runs))
 		for _, r := range which {
 			if f := same[r]; f < r && slices.Contains(which, f) {
@@ -117,11 +135,12 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 			if err != nil {
 				return nil, fmt.Errorf("run %s: %w", runs[r].Name, err)
 			}
-			x[r] = fitFigures{out.Read.IOPS + out.Write.IOPS, out.MeanLatencyUs(), out.Outstanding}
+			x[r] = fitFigures{out.Read.IOPS + out.Write.IOPS, out.MeanLatencyUs(), out.MeanHostCPUPercent(), out.Outstanding}
 		}
 		for _, r := range which {
 			x[r].iops *= cmp.Or(runs[r].Scale, 1)
 			x[r].latUs *= cmp.Or(runs[r].LatScale, 1)
+			x[r].cpu = runs[r].IdleCPU + x[r].cpu*cmp.Or(runs[r].CPUScale, 1)
 		}
 		return x, nil
 	}
@@ -134,7 +153,7 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 		return FitOutcome{}, err
 	}
 	out := FitOutcome{Params: map[string]float64{}, MinBlock: math.MaxInt64, MinOutstanding: math.MaxInt}
-	out.Before, out.BeforeLatUs = iopsAndLatency(before)
+	out.Before, out.BeforeLatUs, out.BeforeCPU = columns(before)
 	for _, r := range fitting {
 		out.MinOutstanding, out.MaxOutstanding = min(out.MinOutstanding, before[r].outstanding), max(out.MaxOutstanding, before[r].outstanding)
 		for _, jl := range runs[r].In.Jobs {
@@ -160,7 +179,8 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 		}
 		moved := false
 		for _, r := range fitting {
-			moved = moved || math.Abs(x[r].iops/before[r].iops-1) > 0.001
+			moved = moved || math.Abs(x[r].iops/before[r].iops-1) > 0.001 ||
+				runs[r].MeasuredCPU > 0 && math.Abs(x[r].cpu/before[r].cpu-1) > 0.001
 		}
 		if moved {
 			free = append(free, i)
@@ -178,24 +198,51 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 			return v
 		}
 		cost := func(logs []float64) (float64, error) {
+			if profile := profileAt(at(logs)); profile.Model.Check() != nil {
+				return math.Inf(1), nil // a value the parameter cannot take (fewer worlds than 1)
+			}
 			x, err := solveAt(at(logs), fitting)
 			if err != nil {
 				return 0, err
 			}
-			sum := 0.0
-			for _, r := range fitting {
-				e := math.Log(x[r].iops / runs[r].Measured)
+			sum, n := 0.0, 0
+			add := func(simulated, measured float64) {
+				e := math.Log(simulated / measured)
 				sum += e * e
+				n++
 			}
-			sum /= float64(len(fitting))
+			for _, r := range fitting {
+				add(x[r].iops, runs[r].Measured)
+				if runs[r].MeasuredCPU > 0 {
+					add(x[r].cpu, runs[r].MeasuredCPU)
+				}
+			}
+			sum /= float64(n)
 			for _, l := range logs {
 				sum += fitPrior * l * l
 			}
 			return sum, nil
 		}
-		best, err := nelderMead(ctx, cost, len(free), math.Log(fitRange))
+		// The simplex can stall on a ridge (parameters the runs trade for
+		// each other, as worlds and cycles); started again from where it
+		// stopped, with a fresh simplex, it goes on while that gains.
+		best := make([]float64, len(free))
+		bestCost, err := cost(best)
 		if err != nil {
 			return FitOutcome{}, err
+		}
+		for range fitRestarts {
+			x, v, err := nelderMead(ctx, cost, best, math.Log(fitRange))
+			if err != nil {
+				return FitOutcome{}, err
+			}
+			gain := bestCost - v
+			if gain > 0 {
+				best, bestCost = x, v
+			}
+			if gain <= 1e-9 {
+				break
+			}
 		}
 		values = at(best)
 		for _, i := range free {
@@ -206,33 +253,35 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 	if err != nil {
 		return FitOutcome{}, err
 	}
-	out.After, out.AfterLatUs = iopsAndLatency(after)
+	out.After, out.AfterLatUs, out.AfterCPU = columns(after)
 	return out, nil
 }
 
 // fitFigures are what a fit reads of one run's solve.
 type fitFigures struct {
-	iops, latUs float64
-	outstanding int
+	iops, latUs, cpu float64
+	outstanding      int
 }
 
-// iopsAndLatency splits runs' figures into their I/Os a second and mean
-// latencies.
-func iopsAndLatency(x []fitFigures) (iops, latUs []float64) {
-	iops, latUs = make([]float64, len(x)), make([]float64, len(x))
+// columns splits runs' figures into their I/Os a second, mean latencies and
+// hosts' mean CPU.
+func columns(x []fitFigures) (iops, latUs, cpu []float64) {
+	iops, latUs, cpu = make([]float64, len(x)), make([]float64, len(x)), make([]float64, len(x))
 	for i, f := range x {
-		iops[i], latUs[i] = f.iops, f.latUs
+		iops[i], latUs[i], cpu[i] = f.iops, f.latUs, f.cpu
 	}
-	return iops, latUs
+	return iops, latUs, cpu
 }
 
-// nelderMead minimises f over dims coordinates, each within [-bound,
-// bound], from the origin: the simplex method of Nelder and Mead (1965)
-// with the usual coefficients (reflection 1, expansion 2, contraction
-// 1/2, shrink 1/2), a first simplex a step of 0.5 along each axis. It
+// nelderMead minimises f over coordinates each within [-bound, bound],
+// from the point from, and returns where it stopped and f there: the
+// simplex method of Nelder and Mead (1965) with the usual coefficients
+// (reflection 1, expansion 2, contraction 1/2, shrink 1/2), a first
+// simplex a step of 0.5 from from along each axis. It
 // stops when the simplex's values agree to 1e-9 and its points to 1e-4,
 // or after 150 evaluations a coordinate.
-func nelderMead(ctx context.Context, f func([]float64) (float64, error), dims int, bound float64) ([]float64, error) {
+func nelderMead(ctx context.Context, f func([]float64) (float64, error), from []float64, bound float64) ([]float64, float64, error) {
+	dims := len(from)
 	type vertex struct {
 		x []float64
 		v float64
@@ -246,13 +295,13 @@ func nelderMead(ctx context.Context, f func([]float64) (float64, error), dims in
 	}
 	simplex := make([]vertex, dims+1)
 	for i := range simplex {
-		x := make([]float64, dims)
+		x := slices.Clone(from)
 		if i > 0 {
-			x[i-1] = 0.5
+			x[i-1] += 0.5
 		}
 		var err error
 		if simplex[i], err = eval(x); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
 	along := func(from, to []float64, t float64) []float64 { // from + t (to - from)
@@ -264,7 +313,7 @@ func nelderMead(ctx context.Context, f func([]float64) (float64, error), dims in
 	}
 	for evals := dims + 1; evals < 150*dims; {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		sort.SliceStable(simplex, func(a, b int) bool { return simplex[a].v < simplex[b].v })
 		best, worst := simplex[0], simplex[dims]
@@ -286,14 +335,14 @@ func nelderMead(ctx context.Context, f func([]float64) (float64, error), dims in
 		r, err := eval(along(centroid, worst.x, -1))
 		evals++
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		switch {
 		case r.v < best.v:
 			e, err := eval(along(centroid, worst.x, -2))
 			evals++
 			if err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 			simplex[dims] = r
 			if e.v < r.v {
@@ -305,7 +354,7 @@ func nelderMead(ctx context.Context, f func([]float64) (float64, error), dims in
 			c, err := eval(along(centroid, worst.x, 0.5))
 			evals++
 			if err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 			if c.v < worst.v {
 				simplex[dims] = c
@@ -313,12 +362,12 @@ func nelderMead(ctx context.Context, f func([]float64) (float64, error), dims in
 			}
 			for k := 1; k <= dims; k++ {
 				if simplex[k], err = eval(along(best.x, simplex[k].x, 0.5)); err != nil {
-					return nil, err
+					return nil, 0, err
 				}
 				evals++
 			}
 		}
 	}
 	sort.SliceStable(simplex, func(a, b int) bool { return simplex[a].v < simplex[b].v })
-	return simplex[0].x, nil
+	return simplex[0].x, simplex[0].v, nil
 }

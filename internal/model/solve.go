@@ -78,6 +78,20 @@ func (out *Output) MeanLatencyUs() float64 {
 	return 0
 }
 
+// MeanHostCPUPercent is the hosts' CPU over the whole run, the mean of
+// every host's (HostCPUPercent), idle hosts counted: what a campaign that
+// reads all the cluster's hosts' CPU averages.
+func (out *Output) MeanHostCPUPercent() float64 {
+	if len(out.HostCPUPercent) == 0 {
+		return 0
+	}
+	sum := 0.0
+	for _, c := range out.HostCPUPercent {
+		sum += c
+	}
+	return sum / float64(len(out.HostCPUPercent))
+}
+
 // HostFigures is what one host does in a cell (docs/model.md, Placement):
 // the cell's I/Os at the costs that land on the host.
 type HostFigures struct {

@@ -168,30 +168,38 @@ func (s *Store) EachRun(ctx context.Context, f func(RunRecord) error) error {
 	})
 }
 
+// HostCPUMetric is the host metric that holds a host's CPU % (as
+// vsphere.host_metrics names it).
+const HostCPUMetric = "cpu_percent"
+
 // RunFigure is what a run did, reads and writes together.
 type RunFigure struct {
 	IOPS      float64
 	LatMeanUs float64 // the mean latency of its I/Os, reads and writes weighted by their IOPS
+	// CPUPercent is the mean of its hosts' CPU (HostCPUMetric) over the
+	// run; 0 when the campaign did not record it.
+	CPUPercent float64
 }
 
 // RunFigures is every run's aggregate over all its jobs, reads and writes
 // together, for the runs that completed (status ok).
 func (s *Store) RunFigures(ctx context.Context) (map[RunKey]RunFigure, error) {
 	out := map[RunKey]RunFigure{}
-	err := s.each(ctx, `SELECT c.label, r.workload, r.repeat, SUM(w.iops), SUM(w.iops * w.lat_mean_us) / SUM(w.iops) FROM rows w
+	err := s.each(ctx, `SELECT c.label, r.workload, r.repeat, SUM(w.iops), SUM(w.iops * w.lat_mean_us) / SUM(w.iops),
+		(SELECT AVG(m.value) FROM host_metrics m WHERE m.run_id = r.id AND m.metric = ?) FROM rows w
 		JOIN runs r ON r.id = w.run_id JOIN cells c ON c.id = r.cell_id
 		WHERE w.aggregate = 1 AND w.job = '' AND r.status = 'ok' AND w.iops IS NOT NULL AND w.lat_mean_us IS NOT NULL
 		GROUP BY r.id`, func(rows *sql.Rows) error {
 		var k RunKey
 		var f RunFigure
-		var lat sql.NullFloat64
-		if err := rows.Scan(&k.Cell, &k.Workload, &k.Repeat, &f.IOPS, &lat); err != nil {
+		var lat, cpu sql.NullFloat64
+		if err := rows.Scan(&k.Cell, &k.Workload, &k.Repeat, &f.IOPS, &lat, &cpu); err != nil {
 			return err
 		}
-		f.LatMeanUs = lat.Float64
+		f.LatMeanUs, f.CPUPercent = lat.Float64, cpu.Float64
 		out[k] = f
 		return nil
-	})
+	}, HostCPUMetric)
 	return out, err
 }
 

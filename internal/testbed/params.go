@@ -3,6 +3,7 @@ package testbed
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -277,6 +278,10 @@ func (m *ModelParams) Each(f func(name string, p *Param)) {
 		f(name, v.Field(i).Addr().Interface().(*Param))
 	}
 }
+
+// Check says what is wrong with m's values, as loading a profile would
+// (nil when nothing is).
+func (m *ModelParams) Check() error { return errors.Join(m.validate()...) }
 
 func (m *ModelParams) validate() []error {
 	var errs []error
