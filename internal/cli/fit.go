@@ -119,14 +119,15 @@ type fitting struct {
 
 // measured is what a measured store holds for a fit: its path and
 // campaign, the session that ran the script and the script to run again
-// (the one given, or the store's own copy under dir), the cells in order
-// and each run's figures.
+// (the one given, or the store's own copy under dir), the cells in order,
+// each run's figures and the hosts whose metrics it read.
 type measured struct {
 	path, campaign string
 	session        store.SessionRecord
 	script         string
 	cells          []string
 	figures        map[store.RunKey]store.RunFigure
+	hosts          []string
 }
 
 func (f *fitting) run(ctx context.Context, from []string, given map[string]string, out string) error {
@@ -137,9 +138,13 @@ func (f *fitting) run(ctx context.Context, from []string, given map[string]strin
 	defer os.RemoveAll(dir)
 	var runs []model.FitRun
 	var skipped, origins []string
+	var cluster measured // the first store that read its hosts' metrics
 	for i, path := range from {
 		m, err := f.readMeasured(ctx, path, filepath.Join(dir, "scripts", strconv.Itoa(i)))
 		if err != nil {
+			return err
+		}
+		if err := f.checkHosts(&m, &cluster); err != nil {
 			return err
 		}
 		sets := m.session.Sets
@@ -162,6 +167,37 @@ func (f *fitting) run(ctx context.Context, from []string, given map[string]strin
 	}
 	summary := f.report(runs, got, skipped)
 	return f.write(out, strings.Join(origins, ", "), got, summary)
+}
+
+// checkHosts checks that m's hosts are the cluster's: no more than the
+// profile describes, the same as the other stores'. A store that read
+// some of the cluster's hosts only keeps its CPU out of the fit (the
+// model's is every host's), and says so.
+func (f *fitting) checkHosts(m, cluster *measured) error {
+	if len(m.hosts) == 0 {
+		return nil
+	}
+	if len(m.hosts) > f.profile.Hosts {
+		return fmt.Errorf("%s measured %d hosts (%s), but %s describes %d: want the profile of the cluster the campaign ran on", m.path, len(m.hosts), strings.Join(m.hosts, ", "), f.profile.Name, f.profile.Hosts)
+	}
+	if cluster.hosts == nil {
+		*cluster = *m
+	} else if !isSubset(m.hosts, cluster.hosts) && !isSubset(cluster.hosts, m.hosts) {
+		return fmt.Errorf("%s measured hosts %s and %s hosts %s: want stores measured on one cluster, the one %s describes", m.path, strings.Join(m.hosts, ", "), cluster.path, strings.Join(cluster.hosts, ", "), f.profile.Name)
+	}
+	if len(m.hosts) < f.profile.Hosts {
+		fmt.Fprintf(f.st.Stderr, "fit: %s read the CPU of %d of the %d hosts %s describes, and the model's is every host's: its runs' CPU is not fitted (hci.host_cpu reads every host)\n", m.path, len(m.hosts), f.profile.Hosts, f.profile.Name)
+		for k, fig := range m.figures {
+			fig.CPUPercent = 0
+			m.figures[k] = fig
+		}
+	}
+	return nil
+}
+
+// isSubset says whether every one of xs is in of.
+func isSubset(xs, of []string) bool {
+	return !slices.ContainsFunc(xs, func(x string) bool { return !slices.Contains(of, x) })
 }
 
 // addWorlds adds vSAN's worlds to the default parameters when a run
@@ -228,6 +264,9 @@ func (f *fitting) readMeasured(ctx context.Context, path, dir string) (measured,
 		m.cells = append(m.cells, c.Label)
 	}
 	if m.figures, err = s.RunFigures(ctx); err != nil {
+		return measured{}, err
+	}
+	if m.hosts, err = s.MeasuredHosts(ctx); err != nil {
 		return measured{}, err
 	}
 	return m, nil

@@ -152,6 +152,10 @@ func TestFitRunsEachStoresOwnScript(t *testing.T) {
 		t.Errorf("dom_io_cycles fitted to %.0f, want %.0f", got, want)
 	}
 	expect(t, runCLI(t, "", nil, append([]string{"fit", "scripts/quickstart.star", "--testbed", "storagereview-r6625-esa"}, stores...)...), ExitUsage, "^$", "a SCRIPT goes with one store")
+	// Stores of two clusters are not fitted together.
+	measuredtest.RenameHosts(t, stores[3], "-other")
+	expect(t, runCLI(t, "", nil, append([]string{"fit", "--testbed", "storagereview-r6625-esa", "--out", filepath.Join(dir, "fitted.json")}, stores...)...),
+		ExitScriptError, "^$", `b/quickstart\.db measured hosts .*-other.* and .*a/quickstart\.db hosts .*: want stores measured on one cluster, the one storagereview-r6625-esa describes`)
 }
 
 // The quick start measured on a cluster whose DOM has twice the worlds,
@@ -192,7 +196,21 @@ func TestFitFindsTheWorldsFromHostCPU(t *testing.T) {
 		t.Errorf("dom_worlds_per_host's source %q does not say the host CPU was fitted", src)
 	}
 
-	measuredtest.DropHostMetrics(t, db)
+	// A campaign that read some of the hosts' CPU: the model's is every
+	// host's, so it is not fitted.
+	measuredtest.DropHostMetrics(t, db, 3)
+	r = runCLI(t, "", nil, "fit", "--from", db, "--testbed", "storagereview-r6625-esa", "--out", fitted)
+	expect(t, r, ExitOK, `(?m)^fit: 6 runs`, `quickstart\.db read the CPU of 3 of the 4 hosts storagereview-r6625-esa describes, and the model's is every host's: its runs' CPU is not fitted`)
+	if strings.Contains(r.stdout, "host CPU, fitted") {
+		t.Errorf("a campaign with 3 of the 4 hosts' CPU reports a CPU fit:\n%s", r.stdout)
+	}
+	// A profile of fewer hosts than the campaign measured is not its cluster's.
+	small := *truth
+	small.Name, small.Hosts = "two-hosts", 2
+	expect(t, runCLI(t, "", nil, "fit", "--from", db, "--testbed", measuredtest.Profile(t, &small), "--out", fitted),
+		ExitScriptError, "^$", `quickstart\.db measured 3 hosts \(.*\), but two-hosts describes 2: want the profile of the cluster the campaign ran on`)
+
+	measuredtest.DropHostMetrics(t, db, 0)
 	r = runCLI(t, "", nil, "fit", "--from", db, "--testbed", "storagereview-r6625-esa", "--out", fitted)
 	expect(t, r, ExitOK, `(?m)^fit: 6 runs`, `no run measured its hosts' CPU \(campaign\.new\(metrics = hci\.host_cpu\) records it\): the I/Os fix vSAN's ceilings only as worlds x cycles, so the worlds stay as they are`)
 	if strings.Contains(r.stdout, "host CPU, fitted") {

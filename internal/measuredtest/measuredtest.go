@@ -56,35 +56,38 @@ func MarkMeasured(t testing.TB, db, target string) {
 // the costs the test chose say.
 func ScaleCell(t testing.TB, db, cell string, f float64) {
 	t.Helper()
-	conn, err := sql.Open("sqlite", "file:"+db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	res, err := conn.Exec(`UPDATE rows SET iops = iops * ?, mbps = mbps * ? WHERE run_id IN
+	exec(t, db, `UPDATE rows SET iops = iops * ?, mbps = mbps * ? WHERE run_id IN
 		(SELECT r.id FROM runs r JOIN cells c ON c.id = r.cell_id WHERE c.label = ?)`, f, f, cell)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		t.Fatalf("no rows of cell %q in %s (%v)", cell, db, err)
-	}
 }
 
-// DropHostMetrics deletes every host metric of the store at db: a
-// campaign that did not record its hosts' CPU.
-func DropHostMetrics(t testing.TB, db string) {
+// DropHostMetrics deletes the host metrics of the store at db but those
+// of its first keep hosts by name: a campaign that read the CPU of some
+// of its hosts, or with keep 0 of none.
+func DropHostMetrics(t testing.TB, db string, keep int) {
+	t.Helper()
+	exec(t, db, `DELETE FROM host_metrics WHERE host NOT IN (SELECT DISTINCT host FROM host_metrics ORDER BY host LIMIT ?)`, keep)
+}
+
+// RenameHosts renames every host of the host metrics of the store at db
+// with suffix: a campaign measured on another cluster.
+func RenameHosts(t testing.TB, db, suffix string) {
+	t.Helper()
+	exec(t, db, `UPDATE host_metrics SET host = host || ?`, suffix)
+}
+
+// exec runs query on the store at db and fails t unless it changes a row.
+func exec(t testing.TB, db, query string, args ...any) {
 	t.Helper()
 	conn, err := sql.Open("sqlite", "file:"+db)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	res, err := conn.Exec(`DELETE FROM host_metrics`)
+	res, err := conn.Exec(query, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		t.Fatalf("no host metrics in %s to drop (%v)", db, err)
+		t.Fatalf("%s changed no row of %s (%v)", query, db, err)
 	}
 }

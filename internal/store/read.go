@@ -203,6 +203,21 @@ func (s *Store) RunFigures(ctx context.Context) (map[RunKey]RunFigure, error) {
 	return out, err
 }
 
+// MeasuredHosts are the hosts the store's host metrics name, sorted: the
+// hosts its campaign read the metrics of.
+func (s *Store) MeasuredHosts(ctx context.Context) ([]string, error) {
+	var hosts []string
+	err := s.each(ctx, `SELECT DISTINCT host FROM host_metrics ORDER BY host`, func(rows *sql.Rows) error {
+		var h string
+		if err := rows.Scan(&h); err != nil {
+			return err
+		}
+		hosts = append(hosts, h)
+		return nil
+	})
+	return hosts, err
+}
+
 // texts keeps each text read once, however many rows repeat it.
 type texts map[string]string
 
