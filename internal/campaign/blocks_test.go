@@ -30,7 +30,7 @@ func blockStore(t *testing.T, s *Spec, seed uint64) string {
 	st, path, cells := specStore(t, s, true)
 	defer st.Close()
 	start := time.Date(2026, 12, 4, 0, 0, 0, 0, time.UTC)
-	metrics := []string{HostCPUMetric, VSANCPUMetric, VSANPerfCPUMetric}
+	metrics := []string{store.HostCPUMetric, store.VSANCPUMetric, store.VSANPerfCPUMetric}
 	for i, c := range cells {
 		spread := 0.01 + 0.3*float64(i%3) // some cells vary above the threshold
 		for j, w := range s.Workloads {

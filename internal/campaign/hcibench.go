@@ -11,16 +11,6 @@ import (
 	"starbench/internal/store"
 )
 
-// Host metrics the HCIBench summary reads: the hosts' CPU (as
-// vsphere.host_metrics names it) and vSAN's own CPU, when a campaign's
-// metrics function gives it under VSANCPUMetric or as the vSAN
-// performance service names it (vsphere.vsan_metrics, VSANPerfCPUMetric).
-const (
-	HostCPUMetric     = store.HostCPUMetric
-	VSANCPUMetric     = "vsan_cpu_percent"
-	VSANPerfCPUMetric = "vsan.cpu.usedPct"
-)
-
 // HCIRow is one cell and workload summed up as HCIBench's results table
 // does, over the successful repeats: IOPS and throughput of reads and
 // writes together, read and write latency and their 95th percentiles
@@ -35,7 +25,7 @@ type HCIRow struct {
 
 // HCIColumns are the HCIBench frame's columns after cell and the factors.
 var HCIColumns = []string{"workload", "n", "iops", "mbps", "read_lat_us", "write_lat_us", "read_p95_us", "write_p95_us",
-	HostCPUMetric, VSANCPUMetric}
+	store.HostCPUMetric, store.VSANCPUMetric}
 
 // HCIBench sums up aggs (in store order) per cell and workload; hostMeans
 // are each run's host metric means (store.Block's HostMeans).
@@ -68,7 +58,7 @@ func HCIBench(aggs []store.Aggregate, hostMeans map[store.RunKey]map[string]floa
 					wlat, wp95 = append(wlat, a.LatMeanUs), append(wp95, a.P95Us)
 				}
 			}
-			if v, ok := hostMeans[k][HostCPUMetric]; ok {
+			if v, ok := hostMeans[k][store.HostCPUMetric]; ok {
 				cpu = append(cpu, v)
 			}
 			if v, ok := vsanCPU(hostMeans[k]); ok {
@@ -85,10 +75,10 @@ func HCIBench(aggs []store.Aggregate, hostMeans map[store.RunKey]map[string]floa
 // vsanCPU is a run's vSAN CPU among its host metric means, under our name
 // or the vSAN performance service's.
 func vsanCPU(means map[string]float64) (float64, bool) {
-	if v, ok := means[VSANCPUMetric]; ok {
+	if v, ok := means[store.VSANCPUMetric]; ok {
 		return v, true
 	}
-	v, ok := means[VSANPerfCPUMetric]
+	v, ok := means[store.VSANPerfCPUMetric]
 	return v, ok
 }
 
@@ -142,7 +132,7 @@ func HCIBenchFrame(rows []HCIRow, factors []series.Series) dataframe.DataFrame {
 	for i, r := range rows {
 		cell[i], workload[i], count[i] = r.Cell, r.Workload, r.N
 		for c, v := range map[string]float64{"iops": r.IOPS, "mbps": r.MBps, "read_lat_us": r.ReadLatUs, "write_lat_us": r.WriteLatUs,
-			"read_p95_us": r.ReadP95Us, "write_p95_us": r.WriteP95Us, HostCPUMetric: r.CPUPercent, VSANCPUMetric: r.VSANCPUPercent} {
+			"read_p95_us": r.ReadP95Us, "write_p95_us": r.WriteP95Us, store.HostCPUMetric: r.CPUPercent, store.VSANCPUMetric: r.VSANCPUPercent} {
 			floats[c][i] = v
 		}
 		hasCPU = hasCPU || !math.IsNaN(r.CPUPercent)
@@ -151,7 +141,7 @@ func HCIBenchFrame(rows []HCIRow, factors []series.Series) dataframe.DataFrame {
 	out := append([]series.Series{series.New(cell, series.String, "cell")}, factors...)
 	out = append(out, series.New(workload, series.String, "workload"), series.New(count, series.Int, "n"))
 	for _, c := range cols {
-		if (c == HostCPUMetric && !hasCPU) || (c == VSANCPUMetric && !hasVSAN) {
+		if (c == store.HostCPUMetric && !hasCPU) || (c == store.VSANCPUMetric && !hasVSAN) {
 			continue
 		}
 		out = append(out, series.New(floats[c], series.Float, c))

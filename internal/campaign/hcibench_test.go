@@ -29,9 +29,9 @@ func TestHCIBenchSumsDirectionsAndAveragesRepeats(t *testing.T) {
 		agg("a=y", "plain", 1, "all", 50, 0.2, 10, 20),
 	}
 	means := map[store.RunKey]map[string]float64{
-		{Cell: "a=x", Workload: "oltp", Repeat: 1}: {HostCPUMetric: 40, VSANCPUMetric: 8},
+		{Cell: "a=x", Workload: "oltp", Repeat: 1}: {store.HostCPUMetric: 40, store.VSANCPUMetric: 8},
 		// vsphere.vsan_metrics' name for vSAN's CPU counts as well.
-		{Cell: "a=x", Workload: "oltp", Repeat: 2}: {HostCPUMetric: 60, VSANPerfCPUMetric: 12},
+		{Cell: "a=x", Workload: "oltp", Repeat: 2}: {store.HostCPUMetric: 60, store.VSANPerfCPUMetric: 12},
 	}
 	rows := HCIBench(aggs, means)
 	if len(rows) != 2 {

@@ -36,6 +36,11 @@ var fitParams = []string{"dom_io_cycles", "dom_byte_cycles", "lsom_op_cycles", "
 // the I/Os fix a ceiling only as worlds x cycles, the CPU the cycles.
 var worldParams = map[string][]string{"ESA": {"dom_worlds_per_host", "device_worlds"}, "OSA": {"dom_worlds_per_host", "diskgroup_worlds"}}
 
+// guestParam is the guest's cycles per I/O (fio and the guest's kernel),
+// which a fit moves too by default when the runs measured vSAN's part of
+// the hosts' CPU beside it: the rest is the guest's.
+const guestParam = "fio_io_cycles"
+
 // fitCmd fits a testbed profile's model parameters to campaigns measured
 // on a real cluster: it runs each campaign's script on the simulated
 // testbed to learn what the model solves for each run, fits the parameters
@@ -201,9 +206,12 @@ func isSubset(xs, of []string) bool {
 }
 
 // addWorlds adds vSAN's worlds to the default parameters when a run
-// measured the hosts' CPU, and says either way what the CPU does.
+// measured the hosts' CPU, and the guest's cycles per I/O when it measured
+// vSAN's part of it too, and says either way what the CPU does.
 func (f *fitting) addWorlds(runs []model.FitRun) {
-	if !slices.ContainsFunc(runs, func(r model.FitRun) bool { return r.MeasuredCPU > 0 }) {
+	cpu := slices.ContainsFunc(runs, func(r model.FitRun) bool { return r.Measured.CPU > 0 })
+	vsan := slices.ContainsFunc(runs, func(r model.FitRun) bool { return r.Measured.CPU > 0 && r.Measured.VSANCPU > 0 })
+	if !cpu {
 		fmt.Fprintf(f.st.Stderr, "fit: no run measured its hosts' CPU (campaign.new(metrics = hci.host_cpu) records it): the I/Os fix vSAN's ceilings only as worlds x cycles, so the worlds stay as they are\n")
 		return
 	}
@@ -213,6 +221,10 @@ func (f *fitting) addWorlds(runs []model.FitRun) {
 	worlds := worldParams[f.profile.Architecture]
 	f.names = append(f.names, worlds...)
 	fmt.Fprintf(f.st.Stderr, "fit: the runs measured their hosts' CPU, which tells vSAN's worlds from their cycles: fitting %s too\n", strings.Join(worlds, " and "))
+	if vsan {
+		f.names = append(f.names, guestParam)
+		fmt.Fprintf(f.st.Stderr, "fit: and vSAN's part of it, which tells vSAN's cycles from the guest's: fitting %s too\n", guestParam)
+	}
 }
 
 // readMeasured reads the measured campaign at path: its runs, and the
@@ -298,7 +310,7 @@ func restoreScript(ctx context.Context, s *store.Store, session store.SessionRec
 // observed is what the model solved for one run of the simulated campaign.
 type observed struct {
 	in     model.Input
-	steady store.RunFigure // in the steady state
+	steady model.FitFigures // in the steady state
 	solves int
 }
 
@@ -322,7 +334,7 @@ func (f *fitting) simulate(ctx context.Context, m measured, sets map[string]stri
 			o = &observed{}
 			seen[k] = o
 		}
-		o.in, o.steady = in, store.RunFigure{IOPS: out.Read.IOPS + out.Write.IOPS, LatMeanUs: out.MeanLatencyUs(), CPUPercent: out.MeanHostCPUPercent()}
+		o.in, o.steady = in, model.FitFigures{IOPS: out.Read.IOPS + out.Write.IOPS, LatUs: out.MeanLatencyUs(), CPU: out.MeanHostCPUPercent(), VSANCPU: out.MeanVSANCPUPercent()}
 		o.solves++
 	}
 	open := func(ctx context.Context, opts target.Options) (*target.Target, func(), error) {
@@ -389,15 +401,9 @@ func (f *fitting) pair(m measured, seen map[store.RunKey]*observed, simulated ma
 			if named { // runs of several campaigns
 				name = m.campaign + ": " + name
 			}
-			r := model.FitRun{Name: name, In: o.in, Measured: m.figures[k].IOPS, MeasuredLatUs: m.figures[k].LatMeanUs,
-				Scale: simulated[k].IOPS / o.steady.IOPS, Validation: f.every > 0 && order[k.Cell]%f.every == f.every-1}
-			if o.steady.LatMeanUs > 0 {
-				r.LatScale = simulated[k].LatMeanUs / o.steady.LatMeanUs
-			}
-			// The simulated hosts show their idle CPU plus the run's load.
-			if load := simulated[k].CPUPercent - sim.IdleCPUPercent; m.figures[k].CPUPercent > 0 && load > 0 && o.steady.CPUPercent > 0 {
-				r.MeasuredCPU, r.IdleCPU, r.CPUScale = m.figures[k].CPUPercent, sim.IdleCPUPercent, load/o.steady.CPUPercent
-			}
+			r := model.FitRun{Name: name, In: o.in, Measured: figures(m.figures[k]), IdleCPU: sim.IdleCPUPercent,
+				Validation: f.every > 0 && order[k.Cell]%f.every == f.every-1}
+			r.Scale, r.Measured = timeLine(r.Measured, figures(simulated[k]), o.steady)
 			runs = append(runs, r)
 		}
 	}
@@ -408,36 +414,82 @@ func (f *fitting) pair(m measured, seen map[store.RunKey]*observed, simulated ma
 	return runs, skipped
 }
 
+// reported are the figures the report shows of each run beside its I/Os,
+// measured and after the fit: its mean latency, which the fit does not
+// fit, and its hosts' and vSAN's CPU, which it does where measured.
+var reported = []struct {
+	head, format string // the column head, and how a value is printed
+	fitted       bool
+	line         string // what the line of their median errors begins with
+	of           func(model.FitFigures) float64
+}{
+	{"lat us", "%10.0f", false, "mean latency, not fitted", func(x model.FitFigures) float64 { return x.LatUs }},
+	{"cpu %", "%10.1f", true, "host CPU, fitted", func(x model.FitFigures) float64 { return x.CPU }},
+	{"vsan %", "%10.1f", true, "vSAN CPU, fitted", func(x model.FitFigures) float64 { return x.VSANCPU }},
+}
+
+// figures are a store's figures of a run as a fit reads them.
+func figures(f store.RunFigure) model.FitFigures {
+	return model.FitFigures{IOPS: f.IOPS, LatUs: f.LatMeanUs, CPU: f.CPUPercent, VSANCPU: f.VSANCPUPercent}
+}
+
+// timeLine is what a simulated run's time line made of its steady state,
+// figure by figure (its host CPU above the idle hosts' the simulator
+// adds), and the measured figures it can be held to: a CPU figure the
+// simulated run does not have is not fitted.
+func timeLine(measured, simulated, steady model.FitFigures) (scale, fitted model.FitFigures) {
+	scale.IOPS = simulated.IOPS / steady.IOPS
+	if steady.LatUs > 0 {
+		scale.LatUs = simulated.LatUs / steady.LatUs
+	}
+	if load := simulated.CPU - sim.IdleCPUPercent; load > 0 && steady.CPU > 0 {
+		scale.CPU = load / steady.CPU
+	} else {
+		measured.CPU = 0
+	}
+	if simulated.VSANCPU > 0 && steady.VSANCPU > 0 {
+		scale.VSANCPU = simulated.VSANCPU / steady.VSANCPU
+	} else {
+		measured.VSANCPU = 0
+	}
+	return scale, measured
+}
+
 // report prints every run's figures before and after the fit, and returns
 // the median errors as a sentence.
 func (f *fitting) report(runs []model.FitRun, got model.FitOutcome, skipped []string) string {
 	w := f.st.Stdout
-	fmt.Fprintf(w, "%-48s %-10s %12s %12s %8s %12s %8s %10s %10s %8s %6s %6s %8s\n", "run", "set", "iops", "before", "error", "after", "error", "lat us", "after", "error", "cpu %", "after", "error")
-	var iopsErrs, latErrs, cpuErrs [2][2][]float64 // [validation][after]
+	fmt.Fprintf(w, "%-48s %-10s %12s %12s %8s %12s %8s", "run", "set", "iops", "before", "error", "after", "error")
+	for _, c := range reported {
+		fmt.Fprintf(w, " %10s %10s %8s", c.head, "after", "error")
+	}
+	fmt.Fprintln(w)
+	// errs[c][v][a] are the absolute errors of column c (0 the I/Os,
+	// then reported's) of the runs fitted (v 0) or kept apart (v 1),
+	// before (a 0) and after (a 1) the fit.
+	errs := make([][2][2][]float64, 1+len(reported))
 	for i, r := range runs {
 		set := "fit"
 		v := 0
 		if r.Validation {
 			set, v = "validation", 1
 		}
-		before, after := got.Before[i]/r.Measured-1, got.After[i]/r.Measured-1
-		iopsErrs[v][0] = append(iopsErrs[v][0], math.Abs(before))
-		iopsErrs[v][1] = append(iopsErrs[v][1], math.Abs(after))
-		lat := fmt.Sprintf("%10s %10s %8s", "-", "-", "-")
-		if r.MeasuredLatUs > 0 {
-			latBefore, latAfter := got.BeforeLatUs[i]/r.MeasuredLatUs-1, got.AfterLatUs[i]/r.MeasuredLatUs-1
-			latErrs[v][0] = append(latErrs[v][0], math.Abs(latBefore))
-			latErrs[v][1] = append(latErrs[v][1], math.Abs(latAfter))
-			lat = fmt.Sprintf("%10.0f %10.0f %+7.1f%%", r.MeasuredLatUs, got.AfterLatUs[i], 100*latAfter)
+		before, after := got.Before[i].IOPS/r.Measured.IOPS-1, got.After[i].IOPS/r.Measured.IOPS-1
+		errs[0][v][0] = append(errs[0][v][0], math.Abs(before))
+		errs[0][v][1] = append(errs[0][v][1], math.Abs(after))
+		fmt.Fprintf(w, "%-48s %-10s %12.0f %12.0f %+7.1f%% %12.0f %+7.1f%%", r.Name, set, r.Measured.IOPS, got.Before[i].IOPS, 100*before, got.After[i].IOPS, 100*after)
+		for j, c := range reported {
+			measured := c.of(r.Measured)
+			if !(measured > 0) {
+				fmt.Fprintf(w, " %10s %10s %8s", "-", "-", "-")
+				continue
+			}
+			before, after := c.of(got.Before[i])/measured-1, c.of(got.After[i])/measured-1
+			errs[1+j][v][0] = append(errs[1+j][v][0], math.Abs(before))
+			errs[1+j][v][1] = append(errs[1+j][v][1], math.Abs(after))
+			fmt.Fprintf(w, " "+c.format+" "+c.format+" %+7.1f%%", measured, c.of(got.After[i]), 100*after)
 		}
-		cpu := fmt.Sprintf("%6s %6s %8s", "-", "-", "-")
-		if r.MeasuredCPU > 0 {
-			cpuBefore, cpuAfter := got.BeforeCPU[i]/r.MeasuredCPU-1, got.AfterCPU[i]/r.MeasuredCPU-1
-			cpuErrs[v][0] = append(cpuErrs[v][0], math.Abs(cpuBefore))
-			cpuErrs[v][1] = append(cpuErrs[v][1], math.Abs(cpuAfter))
-			cpu = fmt.Sprintf("%6.1f %6.1f %+7.1f%%", r.MeasuredCPU, got.AfterCPU[i], 100*cpuAfter)
-		}
-		fmt.Fprintf(w, "%-48s %-10s %12.0f %12.0f %+7.1f%% %12.0f %+7.1f%% %s %s\n", r.Name, set, r.Measured, got.Before[i], 100*before, got.After[i], 100*after, lat, cpu)
+		fmt.Fprintln(w)
 	}
 	medians := func(errs [2][2][]float64) []string {
 		var parts []string
@@ -448,20 +500,22 @@ func (f *fitting) report(runs []model.FitRun, got model.FitOutcome, skipped []st
 		}
 		return parts
 	}
-	parts := medians(iopsErrs)
-	if len(iopsErrs[1][0]) == 0 {
+	parts := medians(errs[0])
+	if len(errs[0][1][0]) == 0 {
 		parts = append(parts, "no run kept apart for validation (--validate)")
 	}
 	summary := strings.Join(parts, "; ")
 	fmt.Fprintf(w, "\n%s\n", summary)
-	if parts := medians(cpuErrs); len(parts) > 0 {
-		cpu := "host CPU, fitted: " + strings.Join(parts, "; ")
-		fmt.Fprintf(w, "%s\n", cpu)
-		summary += "; " + cpu
+	for j, c := range reported {
+		if parts := medians(errs[1+j]); len(parts) > 0 {
+			line := c.line + ": " + strings.Join(parts, "; ")
+			fmt.Fprintln(w, line)
+			if c.fitted {
+				summary += "; " + line
+			}
+		}
 	}
-	if parts := medians(latErrs); len(parts) > 0 {
-		fmt.Fprintf(w, "mean latency, not fitted: %s\n", strings.Join(parts, "; "))
-	}
+	iopsErrs := errs[0]
 	if len(iopsErrs[1][1]) > 0 {
 		if fitted, apart := median(iopsErrs[0][1]), median(iopsErrs[1][1]); apart > 0.05 && apart > 2*fitted {
 			fmt.Fprintf(w, "the fit does not carry to the runs kept apart (median error %.1f %% there, %.1f %% on the fitted ones): they change something the fitted runs do not load, or the model has no mechanism for; believe the kept-apart figure, and measure more cells like them\n", 100*apart, 100*fitted)

@@ -12,40 +12,57 @@ import (
 	"starbench/internal/testbed"
 )
 
+// FitFigures are one run's figures, measured or simulated: its I/Os a
+// second, reads and writes together, their mean latency, and its hosts'
+// CPU % and vSAN's part of it (the performance service's vsan.cpu.usedPct),
+// each the mean over every host. A measured figure of 0 but the I/Os was
+// not measured.
+type FitFigures struct {
+	IOPS, LatUs, CPU, VSANCPU float64
+}
+
 // FitRun is one run measured on a real cluster that a fit compares the
 // model with: the input the simulator solved for the same run of the same
-// script (Plane's observer), the I/Os a second, reads and writes together,
-// the cluster measured, their mean latency (0: not measured), which is
-// reported, not fitted, and the hosts' mean CPU % over the run (0: not
-// measured), which is fitted with the I/Os: the I/Os fix each software
-// ceiling only as worlds x cycles, the CPU fixes the cycles. IdleCPU is
-// what a host shows with no load, added to the model's CPU as the
-// simulator adds it. Scale, LatScale and CPUScale are what the run's time
-// line made of the steady state Solve gives (on OSA the write buffers'
-// burst before they fill: the simulated run's figures over its steady
-// state's; for CPU its part above idle), held as they were while the
-// parameters move; 0 is 1. Validation runs are solved with the parameters
-// before and after, never fitted.
+// script (Plane's observer) and what the cluster measured. The I/Os are
+// fitted, and the CPU and vSAN's CPU where measured: the I/Os fix each
+// software ceiling only as worlds x cycles, the CPU fixes the cycles, and
+// vSAN's part of it tells vSAN's cycles from the guest's. The latency is
+// reported, not fitted. Scale is what the run's time line made of the
+// steady state Solve gives, figure by figure (on OSA the write buffers'
+// burst before they fill: the simulated run's figure over its steady
+// state's; for the host CPU its part above IdleCPU, what a host shows with
+// no load, which the simulator adds), held as it was while the parameters
+// move; 0 is 1. Validation runs are solved with the parameters before and
+// after, never fitted.
 type FitRun struct {
-	Name                      string
-	In                        Input
-	Measured                  float64
-	MeasuredLatUs             float64
-	MeasuredCPU, IdleCPU      float64
-	Scale, LatScale, CPUScale float64
-	Validation                bool
+	Name            string
+	In              Input
+	Measured, Scale FitFigures
+	IdleCPU         float64
+	Validation      bool
+}
+
+// fitted are the pairs of simulated (of x) and measured figures of r that
+// a fit fits: its I/Os, and its CPU and vSAN's where measured.
+func (r FitRun) fitted(x FitFigures) [][2]float64 {
+	pairs := [][2]float64{{x.IOPS, r.Measured.IOPS}}
+	if r.Measured.CPU > 0 {
+		pairs = append(pairs, [2]float64{x.CPU, r.Measured.CPU})
+	}
+	if r.Measured.VSANCPU > 0 {
+		pairs = append(pairs, [2]float64{x.VSANCPU, r.Measured.VSANCPU})
+	}
+	return pairs
 }
 
 // FitOutcome is what a fit found: the parameters it set (JSON name to
 // value), those asked for that no fit run's result moves (left as they
 // were: the runs do not reach what they cost), and every run's simulated
-// I/Os a second, mean latency and hosts' mean CPU % before and after.
+// figures before and after.
 type FitOutcome struct {
-	Params                  map[string]float64
-	Unmoved                 []string
-	Before, After           []float64
-	BeforeLatUs, AfterLatUs []float64
-	BeforeCPU, AfterCPU     []float64
+	Params        map[string]float64
+	Unmoved       []string
+	Before, After []FitFigures
 	// The block sizes (bytes) and outstanding I/Os the fit runs span.
 	MinBlock, MaxBlock             int64
 	MinOutstanding, MaxOutstanding int
@@ -93,11 +110,16 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 	}
 	var fitting []int
 	for i, r := range runs {
-		if !(r.Measured > 0) || math.IsInf(r.Measured, 0) {
-			return FitOutcome{}, fmt.Errorf("run %s measured %g I/Os a second: want a finite number above 0", r.Name, r.Measured)
+		if m := r.Measured.IOPS; !(m > 0) || math.IsInf(m, 0) {
+			return FitOutcome{}, fmt.Errorf("run %s measured %g I/Os a second: want a finite number above 0", r.Name, m)
 		}
-		if !(r.MeasuredCPU >= 0 && r.MeasuredCPU <= 100) {
-			return FitOutcome{}, fmt.Errorf("run %s measured %g %% host CPU: want 0 (not measured) up to 100", r.Name, r.MeasuredCPU)
+		for _, c := range []struct {
+			what string
+			pct  float64
+		}{{"host CPU", r.Measured.CPU}, {"vSAN CPU", r.Measured.VSANCPU}} {
+			if !(c.pct >= 0 && c.pct <= 100) {
+				return FitOutcome{}, fmt.Errorf("run %s measured %g %% %s: want 0 (not measured) up to 100", r.Name, c.pct, c.what)
+			}
 		}
 		if !r.Validation {
 			fitting = append(fitting, i)
@@ -123,9 +145,9 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 		})
 		return profile
 	}
-	solveAt := func(values []float64, which []int) ([]fitFigures, error) {
+	solveAt := func(values []float64, which []int) ([]solvedRun, error) {
 		profile := profileAt(values)
-		x := make([]fitFigures, len(runs))
+		x := make([]solvedRun, len(runs))
 		for _, r := range which {
 			if f := same[r]; f < r && slices.Contains(which, f) {
 				x[r] = x[f]
@@ -135,12 +157,14 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 			if err != nil {
 				return nil, fmt.Errorf("run %s: %w", runs[r].Name, err)
 			}
-			x[r] = fitFigures{out.Read.IOPS + out.Write.IOPS, out.MeanLatencyUs(), out.MeanHostCPUPercent(), out.Outstanding}
+			x[r] = solvedRun{FitFigures{out.Read.IOPS + out.Write.IOPS, out.MeanLatencyUs(), out.MeanHostCPUPercent(), out.MeanVSANCPUPercent()}, out.Outstanding}
 		}
 		for _, r := range which {
-			x[r].iops *= cmp.Or(runs[r].Scale, 1)
-			x[r].latUs *= cmp.Or(runs[r].LatScale, 1)
-			x[r].cpu = runs[r].IdleCPU + x[r].cpu*cmp.Or(runs[r].CPUScale, 1)
+			f, s := &x[r].FitFigures, runs[r].Scale
+			f.IOPS *= cmp.Or(s.IOPS, 1)
+			f.LatUs *= cmp.Or(s.LatUs, 1)
+			f.CPU = runs[r].IdleCPU + f.CPU*cmp.Or(s.CPU, 1)
+			f.VSANCPU *= cmp.Or(s.VSANCPU, 1)
 		}
 		return x, nil
 	}
@@ -153,7 +177,7 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 		return FitOutcome{}, err
 	}
 	out := FitOutcome{Params: map[string]float64{}, MinBlock: math.MaxInt64, MinOutstanding: math.MaxInt}
-	out.Before, out.BeforeLatUs, out.BeforeCPU = columns(before)
+	out.Before = figures(before)
 	for _, r := range fitting {
 		out.MinOutstanding, out.MaxOutstanding = min(out.MinOutstanding, before[r].outstanding), max(out.MaxOutstanding, before[r].outstanding)
 		for _, jl := range runs[r].In.Jobs {
@@ -179,8 +203,10 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 		}
 		moved := false
 		for _, r := range fitting {
-			moved = moved || math.Abs(x[r].iops/before[r].iops-1) > 0.001 ||
-				runs[r].MeasuredCPU > 0 && math.Abs(x[r].cpu/before[r].cpu-1) > 0.001
+			was := runs[r].fitted(before[r].FitFigures)
+			for k, pair := range runs[r].fitted(x[r].FitFigures) {
+				moved = moved || math.Abs(pair[0]/was[k][0]-1) > 0.001
+			}
 		}
 		if moved {
 			free = append(free, i)
@@ -212,9 +238,8 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 				n++
 			}
 			for _, r := range fitting {
-				add(x[r].iops, runs[r].Measured)
-				if runs[r].MeasuredCPU > 0 {
-					add(x[r].cpu, runs[r].MeasuredCPU)
+				for _, pair := range runs[r].fitted(x[r].FitFigures) {
+					add(pair[0], pair[1])
 				}
 			}
 			sum /= float64(n)
@@ -253,24 +278,23 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 	if err != nil {
 		return FitOutcome{}, err
 	}
-	out.After, out.AfterLatUs, out.AfterCPU = columns(after)
+	out.After = figures(after)
 	return out, nil
 }
 
-// fitFigures are what a fit reads of one run's solve.
-type fitFigures struct {
-	iops, latUs, cpu float64
-	outstanding      int
+// solvedRun is what a fit reads of one run's solve.
+type solvedRun struct {
+	FitFigures
+	outstanding int
 }
 
-// columns splits runs' figures into their I/Os a second, mean latencies and
-// hosts' mean CPU.
-func columns(x []fitFigures) (iops, latUs, cpu []float64) {
-	iops, latUs, cpu = make([]float64, len(x)), make([]float64, len(x)), make([]float64, len(x))
+// figures are runs' figures without the rest.
+func figures(x []solvedRun) []FitFigures {
+	out := make([]FitFigures, len(x))
 	for i, f := range x {
-		iops[i], latUs[i], cpu[i] = f.iops, f.latUs, f.cpu
+		out[i] = f.FitFigures
 	}
-	return iops, latUs, cpu
+	return out
 }
 
 // nelderMead minimises f over coordinates each within [-bound, bound],

@@ -29,7 +29,7 @@ func calibrationRuns(t *testing.T, p, measuredOn *testbed.Profile) []FitRun {
 		if err != nil {
 			t.Fatal(err)
 		}
-		runs = append(runs, FitRun{Name: job.RW, In: in, Measured: out.Read.IOPS + out.Write.IOPS, Validation: i == len(jobs)-1})
+		runs = append(runs, FitRun{Name: job.RW, In: in, Measured: FitFigures{IOPS: out.Read.IOPS + out.Write.IOPS}, Validation: i == len(jobs)-1})
 	}
 	return runs
 }
@@ -57,12 +57,12 @@ func TestFitFindsTheCostsThatMadeTheRuns(t *testing.T) {
 		}
 	}
 	for i, r := range runs {
-		if e := got.After[i]/r.Measured - 1; !(math.Abs(e) < 0.01) {
-			t.Errorf("%s (validation %v): %.0f I/Os a second after the fit, measured %.0f (%+.1f %%)", r.Name, r.Validation, got.After[i], r.Measured, 100*e)
+		if e := got.After[i].IOPS/r.Measured.IOPS - 1; !(math.Abs(e) < 0.01) {
+			t.Errorf("%s (validation %v): %.0f I/Os a second after the fit, measured %.0f (%+.1f %%)", r.Name, r.Validation, got.After[i].IOPS, r.Measured.IOPS, 100*e)
 		}
 	}
-	if last := len(runs) - 1; !(math.Abs(got.Before[last]/runs[last].Measured-1) > 0.05) {
-		t.Errorf("the validation run is within 5 %% before the fit (%.0f against %.0f): it tests nothing", got.Before[last], runs[last].Measured)
+	if last := len(runs) - 1; !(math.Abs(got.Before[last].IOPS/runs[last].Measured.IOPS-1) > 0.05) {
+		t.Errorf("the validation run is within 5 %% before the fit (%.0f against %.0f): it tests nothing", got.Before[last].IOPS, runs[last].Measured.IOPS)
 	}
 	if p.Model.DOMIOCycles.Value == got.Params["dom_io_cycles"] {
 		t.Errorf("the fit changed the profile it was given")
@@ -97,8 +97,9 @@ func TestFitRefusesWhatItCannotFit(t *testing.T) {
 		want  string
 	}{
 		{runs, []string{"dom_cycles"}, `no model parameter "dom_cycles"`},
-		{[]FitRun{{Name: "kept", In: runs[0].In, Measured: 1, Validation: true}}, []string{"dom_io_cycles"}, "every one of the 1 runs is kept for validation"},
+		{[]FitRun{{Name: "kept", In: runs[0].In, Measured: FitFigures{IOPS: 1}, Validation: true}}, []string{"dom_io_cycles"}, "every one of the 1 runs is kept for validation"},
 		{[]FitRun{{Name: "idle", In: runs[0].In}}, []string{"dom_io_cycles"}, "run idle measured 0 I/Os a second"},
+		{[]FitRun{{Name: "hot", In: runs[0].In, Measured: FitFigures{IOPS: 1, VSANCPU: 101}}}, []string{"dom_io_cycles"}, "run hot measured 101 % vSAN CPU: want 0 (not measured) up to 100"},
 	} {
 		if _, err := Fit(context.Background(), p, c.runs, c.names); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Fit(%q): %v, want an error saying %q", c.names, err, c.want)
@@ -115,7 +116,7 @@ func TestFitDoesNotChaseScatter(t *testing.T) {
 	p.Storage.CapacityDevices = 4
 	runs := calibrationRuns(t, p, p)
 	for i := range runs {
-		runs[i].Measured *= 1 + 0.03*float64(1-2*(i%2))
+		runs[i].Measured.IOPS *= 1 + 0.03*float64(1-2*(i%2))
 	}
 	names := []string{"dom_io_cycles", "dom_byte_cycles", "lsom_op_cycles", "lsom_read_byte_cycles", "lsom_write_byte_cycles", "mixed_contention"}
 	got, err := Fit(context.Background(), p, runs, names)
@@ -140,8 +141,8 @@ func TestFitKeepsEachRunsTimeLine(t *testing.T) {
 	truth := *p
 	truth.Model.DOMIOCycles.Value *= 1.3
 	runs := calibrationRuns(t, p, &truth)[:1]
-	runs[0].Measured *= 1.1
-	runs[0].Scale, runs[0].LatScale = 1.1, 1/1.1
+	runs[0].Measured.IOPS *= 1.1
+	runs[0].Scale = FitFigures{IOPS: 1.1, LatUs: 1 / 1.1}
 	got, err := Fit(context.Background(), p, runs, []string{"dom_io_cycles"})
 	if err != nil {
 		t.Fatal(err)
@@ -153,7 +154,7 @@ func TestFitKeepsEachRunsTimeLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := got.AfterLatUs[0], steady.MeanLatencyUs()/1.1; !(math.Abs(got/want-1) < 0.02) {
+	if got, want := got.After[0].LatUs, steady.MeanLatencyUs()/1.1; !(math.Abs(got/want-1) < 0.02) {
 		t.Errorf("latency after the fit %.0f us, want the steady state's over the run's time line, %.0f", got, want)
 	}
 }
@@ -194,7 +195,7 @@ func TestFitTellsWorldsFromCyclesByHostCPU(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		runs[i].MeasuredCPU, runs[i].IdleCPU = idle+out.MeanHostCPUPercent(), idle
+		runs[i].Measured.CPU, runs[i].IdleCPU = idle+out.MeanHostCPUPercent(), idle
 	}
 	got, err := Fit(ctx, p, runs, names)
 	if err != nil {
@@ -213,11 +214,70 @@ func TestFitTellsWorldsFromCyclesByHostCPU(t *testing.T) {
 		}
 	}
 	for i, r := range runs {
-		if e := got.AfterCPU[i]/r.MeasuredCPU - 1; !(math.Abs(e) < 0.02) {
-			t.Errorf("%s: host CPU %.2f %% after the fit, measured %.2f %%", r.Name, got.AfterCPU[i], r.MeasuredCPU)
+		if e := got.After[i].CPU/r.Measured.CPU - 1; !(math.Abs(e) < 0.02) {
+			t.Errorf("%s: host CPU %.2f %% after the fit, measured %.2f %%", r.Name, got.After[i].CPU, r.Measured.CPU)
 		}
-		if e := got.BeforeCPU[i]/r.MeasuredCPU - 1; i == 0 && !(math.Abs(e) > 0.1) {
-			t.Errorf("%s: host CPU %.2f %% before the fit against %.2f %% measured: the runs do not tell the splits apart, the test tests nothing", r.Name, got.BeforeCPU[i], r.MeasuredCPU)
+		if e := got.Before[i].CPU/r.Measured.CPU - 1; i == 0 && !(math.Abs(e) > 0.1) {
+			t.Errorf("%s: host CPU %.2f %% before the fit against %.2f %% measured: the runs do not tell the splits apart, the test tests nothing", r.Name, got.Before[i].CPU, r.Measured.CPU)
 		}
+	}
+}
+
+// The hosts' CPU is the guest's and vSAN's together: runs measured on a
+// cluster whose guest costs 8 times the shipped cycles per I/O (HCIBench's
+// sample in docs/model.md's Habr source shows vSAN's worlds at a third of
+// the hosts' CPU, the model near nine tenths) and whose DOM
+// has twice the worlds, fitted to the host CPU alone, take the guest's
+// cycles for vSAN's and find too many worlds; with vSAN's part of the CPU
+// beside it (the performance service's vsan.cpu.usedPct) the worlds come
+// back and the guest's cycles most of the way (the prior holds back the
+// rest: a factor of 8 costs what a 3 % error on every figure does).
+func TestFitTellsVSANFromTheGuestByVSANCPU(t *testing.T) {
+	ctx := context.Background()
+	p := mustLoad(t, "storagereview-r6625-esa")
+	p.Storage.CapacityDevices = 4
+	refit, err := Refit(ctx, Split{DOMWorlds: 2 * p.Model.DOMWorldsPerHost.Value})
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth := *p
+	truth.Model.Each(func(name string, q *testbed.Param) {
+		if v, ok := refit[name]; ok {
+			*q = v
+		}
+	})
+	truth.Model.FioIOCycles.Value *= 8
+	runs := calibrationRuns(t, p, &truth)
+	for i := range runs {
+		out, err := Solve(ctx, &truth, runs[i].In)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs[i].Measured.CPU, runs[i].IdleCPU = 2+out.MeanHostCPUPercent(), 2
+		runs[i].Measured.VSANCPU = out.MeanVSANCPUPercent()
+	}
+	names := []string{"dom_worlds_per_host", "dom_io_cycles", "dom_byte_cycles", "fio_io_cycles"}
+	got, err := Fit(ctx, p, runs, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostOnly := slices.Clone(runs)
+	for i := range hostOnly {
+		hostOnly[i].Measured.VSANCPU = 0
+	}
+	blind, err := Fit(ctx, p, hostOnly, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("with vSAN's CPU %v; the hosts' alone %v", got.Params, blind.Params)
+	worlds := truth.Model.DOMWorldsPerHost.Value
+	if w := got.Params["dom_worlds_per_host"]; !(math.Abs(w/worlds-1) < 0.05) {
+		t.Errorf("with vSAN's CPU the DOM's worlds fitted to %.3g, want the %g the runs were measured with", w, worlds)
+	}
+	if g, want := got.Params["fio_io_cycles"], truth.Model.FioIOCycles.Value; !(g > want/1.5 && g < want*1.5) {
+		t.Errorf("with vSAN's CPU the guest's cycles fitted to %.4g, want the %.4g the runs were measured with, within a factor 1.5", g, want)
+	}
+	if w := blind.Params["dom_worlds_per_host"]; !(math.Abs(w/worlds-1) > 0.1) {
+		t.Errorf("from the hosts' CPU alone the DOM's worlds fitted to %.3g, near the %g the runs were measured with: the guest's cost does not bias them, and the test tests nothing", w, worlds)
 	}
 }

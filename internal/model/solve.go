@@ -92,6 +92,20 @@ func (out *Output) MeanHostCPUPercent() float64 {
 	return sum / float64(len(out.HostCPUPercent))
 }
 
+// MeanVSANCPUPercent is vSAN's part of the hosts' CPU over the whole run
+// (HostFigures.VSANCPUPercent), the mean over every host, idle ones
+// counted.
+func (out *Output) MeanVSANCPUPercent() float64 {
+	if len(out.Hosts) == 0 {
+		return 0
+	}
+	sum := 0.0
+	for _, h := range out.Hosts {
+		sum += h.VSANCPUPercent
+	}
+	return sum / float64(len(out.Hosts))
+}
+
 // HostFigures is what one host does in a cell (docs/model.md, Placement):
 // the cell's I/Os at the costs that land on the host.
 type HostFigures struct {

@@ -168,17 +168,23 @@ func (s *Store) EachRun(ctx context.Context, f func(RunRecord) error) error {
 	})
 }
 
-// HostCPUMetric is the host metric that holds a host's CPU % (as
-// vsphere.host_metrics names it).
-const HostCPUMetric = "cpu_percent"
+// Host metrics of CPU: a host's (as vsphere.host_metrics names it) and
+// vSAN's own part of it, as a campaign's metrics function names it or as
+// the vSAN performance service does (vsphere.vsan_metrics).
+const (
+	HostCPUMetric     = "cpu_percent"
+	VSANCPUMetric     = "vsan_cpu_percent"
+	VSANPerfCPUMetric = "vsan.cpu.usedPct"
+)
 
 // RunFigure is what a run did, reads and writes together.
 type RunFigure struct {
 	IOPS      float64
 	LatMeanUs float64 // the mean latency of its I/Os, reads and writes weighted by their IOPS
 	// CPUPercent is the mean of its hosts' CPU (HostCPUMetric) over the
-	// run; 0 when the campaign did not record it.
-	CPUPercent float64
+	// run, VSANCPUPercent of vSAN's part of it (VSANCPUMetric or
+	// VSANPerfCPUMetric); 0 when the campaign did not record it.
+	CPUPercent, VSANCPUPercent float64
 }
 
 // RunFigures is every run's aggregate over all its jobs, reads and writes
@@ -186,35 +192,36 @@ type RunFigure struct {
 func (s *Store) RunFigures(ctx context.Context) (map[RunKey]RunFigure, error) {
 	out := map[RunKey]RunFigure{}
 	err := s.each(ctx, `SELECT c.label, r.workload, r.repeat, SUM(w.iops), SUM(w.iops * w.lat_mean_us) / SUM(w.iops),
-		(SELECT AVG(m.value) FROM host_metrics m WHERE m.run_id = r.id AND m.metric = ?) FROM rows w
+		(SELECT AVG(m.value) FROM host_metrics m WHERE m.run_id = r.id AND m.metric = ?),
+		(SELECT AVG(m.value) FROM host_metrics m WHERE m.run_id = r.id AND m.metric IN (?, ?)) FROM rows w
 		JOIN runs r ON r.id = w.run_id JOIN cells c ON c.id = r.cell_id
 		WHERE w.aggregate = 1 AND w.job = '' AND r.status = 'ok' AND w.iops IS NOT NULL AND w.lat_mean_us IS NOT NULL
 		GROUP BY r.id`, func(rows *sql.Rows) error {
 		var k RunKey
 		var f RunFigure
-		var lat, cpu sql.NullFloat64
-		if err := rows.Scan(&k.Cell, &k.Workload, &k.Repeat, &f.IOPS, &lat, &cpu); err != nil {
+		var lat, cpu, vsan sql.NullFloat64
+		if err := rows.Scan(&k.Cell, &k.Workload, &k.Repeat, &f.IOPS, &lat, &cpu, &vsan); err != nil {
 			return err
 		}
-		f.LatMeanUs, f.CPUPercent = lat.Float64, cpu.Float64
+		f.LatMeanUs, f.CPUPercent, f.VSANCPUPercent = lat.Float64, cpu.Float64, vsan.Float64
 		out[k] = f
 		return nil
-	}, HostCPUMetric)
+	}, HostCPUMetric, VSANCPUMetric, VSANPerfCPUMetric)
 	return out, err
 }
 
-// MeasuredHosts are the hosts the store's host metrics name, sorted: the
-// hosts its campaign read the metrics of.
+// MeasuredHosts are the hosts whose CPU (HostCPUMetric) the store's runs
+// read, sorted.
 func (s *Store) MeasuredHosts(ctx context.Context) ([]string, error) {
 	var hosts []string
-	err := s.each(ctx, `SELECT DISTINCT host FROM host_metrics ORDER BY host`, func(rows *sql.Rows) error {
+	err := s.each(ctx, `SELECT DISTINCT host FROM host_metrics WHERE metric = ? ORDER BY host`, func(rows *sql.Rows) error {
 		var h string
 		if err := rows.Scan(&h); err != nil {
 			return err
 		}
 		hosts = append(hosts, h)
 		return nil
-	})
+	}, HostCPUMetric)
 	return hosts, err
 }
 
