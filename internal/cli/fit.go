@@ -522,13 +522,8 @@ func (f *fitting) report(runs []model.FitRun, got model.FitOutcome, skipped []st
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(got.Params)) {
-		was := 0.0
-		f.profile.Model.Each(func(n string, q *testbed.Param) {
-			if n == name {
-				was = q.Value
-			}
-		})
-		fmt.Fprintf(w, "%s: %.4g -> %.4g (x%.3g)\n", name, was, got.Params[name], got.Params[name]/was)
+		was, _ := f.profile.Model.Lookup(name)
+		fmt.Fprintf(w, "%s: %.4g -> %.4g (x%.3g)\n", name, was.Value, got.Params[name], got.Params[name]/was.Value)
 	}
 	if len(got.Unmoved) > 0 {
 		fmt.Fprintf(w, "left as they were (no fit run moves with them): %s\n", strings.Join(got.Unmoved, ", "))

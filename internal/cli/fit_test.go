@@ -170,13 +170,7 @@ func TestFitFindsTheWorldsFromHostCPU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	truth, truthPath := movedStorageReview(t, func(m *testbed.ModelParams) {
-		m.Each(func(name string, q *testbed.Param) {
-			if v, ok := refit[name]; ok {
-				*q = v
-			}
-		})
-	})
+	truth, truthPath := movedStorageReview(t, func(m *testbed.ModelParams) { m.Set(refit) })
 	out := filepath.Join(dir, "measured")
 	expect(t, runCLI(t, "", nil, "run", "scripts/quickstart.star", "--testbed", truthPath, "--set", "duration=10", "--set", "repeat=1", "--out", out, "--no-progress", "--no-noise"), ExitOK, "", "")
 	db := filepath.Join(out, "quickstart.db")

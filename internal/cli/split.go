@@ -51,11 +51,7 @@ func splitCmd(st *State, args []string) int {
 		fmt.Fprintf(st.Stderr, "starbench split: %v\n", err)
 		return ExitScriptError
 	}
-	p.Model.Each(func(name string, q *testbed.Param) {
-		if r, ok := params[name]; ok {
-			*q = r
-		}
-	})
+	p.Model.Set(params)
 	p.Name += "-split"
 	p.Description += "; vSAN's worlds as a real cluster showed them, the fitted cycles refitted to the calibration (starbench split)"
 	out, err := json.MarshalIndent(p, "", "  ")

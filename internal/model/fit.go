@@ -95,11 +95,9 @@ var fitPrior = math.Pow(0.01/math.Ln2, 2)
 // of where it starts. A parameter that moves no fit run's result by 0.1 %
 // (I/Os or CPU) when doubled is left as it is (Unmoved). p is not changed.
 func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string) (FitOutcome, error) {
-	params := map[string]*testbed.Param{}
-	p.Model.Each(func(name string, q *testbed.Param) { params[name] = q })
 	start := make([]float64, len(names))
 	for i, name := range names {
-		q, ok := params[name]
+		q, ok := p.Model.Lookup(name)
 		if !ok {
 			return FitOutcome{}, fmt.Errorf("no model parameter %q: want one of the names under model in a testbed profile, such as dom_io_cycles", name)
 		}

@@ -159,6 +159,40 @@ func TestFitKeepsEachRunsTimeLine(t *testing.T) {
 	}
 }
 
+// twiceTheDOMWorlds is StorageReview's profile on 4 SSDs a host (the DOM
+// binds small reads, the devices the rest), and a copy with twice its DOM
+// worlds, each costing what the calibration then gives it (starbench
+// split's refit).
+func twiceTheDOMWorlds(t *testing.T) (p *testbed.Profile, truth testbed.Profile) {
+	t.Helper()
+	p = mustLoad(t, "storagereview-r6625-esa")
+	p.Storage.CapacityDevices = 4
+	refit, err := Refit(context.Background(), Split{DOMWorlds: 2 * p.Model.DOMWorldsPerHost.Value})
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth = *p
+	truth.Model.Set(refit)
+	return p, truth
+}
+
+// measureCPU sets each run's measured host CPU, and vSAN's part of it when
+// vsan, as truth gives them, the hosts' CPU over the simulator's idle 2 %.
+func measureCPU(t *testing.T, truth *testbed.Profile, runs []FitRun, vsan bool) {
+	t.Helper()
+	const idle = 2.0
+	for i := range runs {
+		out, err := Solve(context.Background(), truth, runs[i].In)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs[i].Measured.CPU, runs[i].IdleCPU = idle+out.MeanHostCPUPercent(), idle
+		if vsan {
+			runs[i].Measured.VSANCPU = out.MeanVSANCPUPercent()
+		}
+	}
+}
+
 // The I/Os fix each of vSAN's software ceilings only as worlds x cycles
 // (docs/model.md, sensitivity): the calibration's runs measured on a
 // cluster with twice the DOM worlds, each costing what the calibration
@@ -168,18 +202,7 @@ func TestFitKeepsEachRunsTimeLine(t *testing.T) {
 // the worlds and their cycles come back.
 func TestFitTellsWorldsFromCyclesByHostCPU(t *testing.T) {
 	ctx := context.Background()
-	p := mustLoad(t, "storagereview-r6625-esa")
-	p.Storage.CapacityDevices = 4 // the DOM binds small reads, the devices the rest
-	refit, err := Refit(ctx, Split{DOMWorlds: 2 * p.Model.DOMWorldsPerHost.Value})
-	if err != nil {
-		t.Fatal(err)
-	}
-	truth := *p
-	truth.Model.Each(func(name string, q *testbed.Param) {
-		if v, ok := refit[name]; ok {
-			*q = v
-		}
-	})
+	p, truth := twiceTheDOMWorlds(t)
 	runs := calibrationRuns(t, p, &truth)
 	names := []string{"dom_worlds_per_host", "dom_io_cycles", "dom_byte_cycles"}
 	blind, err := Fit(ctx, p, runs, names)
@@ -189,28 +212,16 @@ func TestFitTellsWorldsFromCyclesByHostCPU(t *testing.T) {
 	if w := blind.Params["dom_worlds_per_host"]; !(math.Abs(w/p.Model.DOMWorldsPerHost.Value-1) < 0.1) {
 		t.Errorf("without host CPU the fit moved the DOM's worlds from %g to %.3g: the I/Os do not tell them apart from their cycles", p.Model.DOMWorldsPerHost.Value, w)
 	}
-	const idle = 2.0 // what the simulator's hosts show with no load
-	for i := range runs {
-		out, err := Solve(ctx, &truth, runs[i].In)
-		if err != nil {
-			t.Fatal(err)
-		}
-		runs[i].Measured.CPU, runs[i].IdleCPU = idle+out.MeanHostCPUPercent(), idle
-	}
+	measureCPU(t, &truth, runs, false)
 	got, err := Fit(ctx, p, runs, names)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("without host CPU %v; with it %v", blind.Params, got.Params)
 	for _, name := range names {
-		var want float64
-		truth.Model.Each(func(n string, q *testbed.Param) {
-			if n == name {
-				want = q.Value
-			}
-		})
-		if v := got.Params[name]; !(math.Abs(v/want-1) < 0.05) {
-			t.Errorf("%s fitted to %.4g with host CPU, want the %.4g the runs were measured with", name, v, want)
+		want, _ := truth.Model.Lookup(name)
+		if v := got.Params[name]; !(math.Abs(v/want.Value-1) < 0.05) {
+			t.Errorf("%s fitted to %.4g with host CPU, want the %.4g the runs were measured with", name, v, want.Value)
 		}
 	}
 	for i, r := range runs {
@@ -234,28 +245,10 @@ func TestFitTellsWorldsFromCyclesByHostCPU(t *testing.T) {
 // rest: a factor of 8 costs what a 3 % error on every figure does).
 func TestFitTellsVSANFromTheGuestByVSANCPU(t *testing.T) {
 	ctx := context.Background()
-	p := mustLoad(t, "storagereview-r6625-esa")
-	p.Storage.CapacityDevices = 4
-	refit, err := Refit(ctx, Split{DOMWorlds: 2 * p.Model.DOMWorldsPerHost.Value})
-	if err != nil {
-		t.Fatal(err)
-	}
-	truth := *p
-	truth.Model.Each(func(name string, q *testbed.Param) {
-		if v, ok := refit[name]; ok {
-			*q = v
-		}
-	})
+	p, truth := twiceTheDOMWorlds(t)
 	truth.Model.FioIOCycles.Value *= 8
 	runs := calibrationRuns(t, p, &truth)
-	for i := range runs {
-		out, err := Solve(ctx, &truth, runs[i].In)
-		if err != nil {
-			t.Fatal(err)
-		}
-		runs[i].Measured.CPU, runs[i].IdleCPU = 2+out.MeanHostCPUPercent(), 2
-		runs[i].Measured.VSANCPU = out.MeanVSANCPUPercent()
-	}
+	measureCPU(t, &truth, runs, true)
 	names := []string{"dom_worlds_per_host", "dom_io_cycles", "dom_byte_cycles", "fio_io_cycles"}
 	got, err := Fit(ctx, p, runs, names)
 	if err != nil {

@@ -41,13 +41,7 @@ func (s ceilingSplit) refit(t *testing.T) (func(*testbed.ModelParams), map[strin
 	if len(params) == 0 {
 		return nil, nil
 	}
-	return func(m *testbed.ModelParams) {
-		m.Each(func(name string, p *testbed.Param) {
-			if q, ok := params[name]; ok {
-				*p = q
-			}
-		})
-	}, params
+	return func(m *testbed.ModelParams) { m.Set(params) }, params
 }
 
 const (

@@ -27,13 +27,7 @@ func TestRefitKeepsTheCalibration(t *testing.T) {
 	if len(params) != 4 || params["device_worlds"].Value != 3 {
 		t.Fatalf("3 LSOM worlds a device: %v; want device_worlds and the three LSOM cycles", params)
 	}
-	set := func(m *testbed.ModelParams) {
-		m.Each(func(name string, p *testbed.Param) {
-			if q, ok := params[name]; ok {
-				*p = q
-			}
-		})
-	}
+	set := func(m *testbed.ModelParams) { m.Set(params) }
 	base := mustLoad(t, calibrationProfile)
 	for _, c := range append(append([]fitCell{}, lsomCells...), domCells...) {
 		want, err1 := c.ceiling(ctx, base, nil)

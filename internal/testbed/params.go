@@ -279,6 +279,30 @@ func (m *ModelParams) Each(f func(name string, p *Param)) {
 	}
 }
 
+// Set sets each parameter params names (by its JSON name) to what params
+// gives it, value and source.
+func (m *ModelParams) Set(params map[string]Param) {
+	m.Each(func(name string, p *Param) {
+		if q, ok := params[name]; ok {
+			*p = q
+		}
+	})
+}
+
+// Lookup is the parameter of the JSON name, and false when there is none.
+func (m *ModelParams) Lookup(name string) (Param, bool) {
+	var found *Param
+	m.Each(func(n string, p *Param) {
+		if n == name {
+			found = p
+		}
+	})
+	if found == nil {
+		return Param{}, false
+	}
+	return *found, true
+}
+
 // Check says what is wrong with m's values, as loading a profile would
 // (nil when nothing is).
 func (m *ModelParams) Check() error { return errors.Join(m.validate()...) }

@@ -1,0 +1,20 @@
+package testbed
+
+import "testing"
+
+// Set sets the parameters it names, value and source, and no other; Lookup
+// finds a parameter by its JSON name and says when there is none.
+func TestSetAndLookupByName(t *testing.T) {
+	m := DefaultModel("ESA")
+	was := m.DOMIOCycles
+	m.Set(map[string]Param{"dom_worlds_per_host": {16, "measured"}})
+	if got, ok := m.Lookup("dom_worlds_per_host"); !ok || got != (Param{16, "measured"}) {
+		t.Errorf("dom_worlds_per_host after Set: %v %v, want 16 from \"measured\"", got, ok)
+	}
+	if got, ok := m.Lookup("dom_io_cycles"); !ok || got != was {
+		t.Errorf("dom_io_cycles %v %v after setting another parameter, want %v as it was", got, ok, was)
+	}
+	if _, ok := m.Lookup("dom_cycles"); ok {
+		t.Errorf("Lookup found dom_cycles, which no parameter is named")
+	}
+}
