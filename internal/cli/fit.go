@@ -55,7 +55,7 @@ func fitCmd(st *State, args []string) int {
 	fs.StringArrayVar(&from, "from", nil, "a campaign store measured on the real cluster (starbench run with GOVC_URL); repeat for several, fitted together")
 	fs.StringVar(&bed, "testbed", "", "the profile of the cluster the runs were measured on: a shipped name or a JSON file (its hosts, devices and network as they are)")
 	fs.StringArrayVar(&sets, "set", nil, "script arg name=value, for every store's script; by default each measured session's own")
-	fs.StringVar(&params, "params", strings.Join(fitParams, ","), "the model parameters to fit, by their names in a profile's model section, comma-separated (by default also vSAN's worlds when the runs measured host CPU)")
+	fs.StringVar(&params, "params", strings.Join(fitParams, ","), "the model parameters to fit, by their names in a profile's model section, comma-separated (by default also vSAN's worlds when the runs measured host CPU, and the guest's cycles when they measured vSAN's CPU too)")
 	fs.IntVar(&every, "validate", 3, "keep every Nth cell's runs apart: never fitted, their error reported (0 keeps none)")
 	fs.StringVar(&out, "out", "", "the profile to write (default TESTBED-fit.json: my-cluster.json gives my-cluster-fit.json)")
 	pos, code, done := parseFlags(st, "fit", fs, args)
@@ -117,8 +117,9 @@ type fitting struct {
 	profile *testbed.Profile
 	every   int
 	names   []string
-	// defaultNames: --params not given, so the worlds join the names when
-	// the runs measured host CPU.
+	// defaultNames: --params not given, so the worlds and the guest's
+	// cycles join the names when the runs measured what tells them apart
+	// (addCPUParams).
 	defaultNames bool
 }
 
@@ -165,7 +166,7 @@ func (f *fitting) run(ctx context.Context, from []string, given map[string]strin
 		runs, skipped = append(runs, r...), append(skipped, why...)
 		origins = append(origins, fmt.Sprintf("campaign %s measured in %s (session of %s)", m.campaign, filepath.Base(path), m.session.StartedAt))
 	}
-	f.addWorlds(runs)
+	f.addCPUParams(runs)
 	got, err := model.Fit(ctx, f.profile, runs, f.names)
 	if err != nil {
 		return err
@@ -205,10 +206,10 @@ func isSubset(xs, of []string) bool {
 	return !slices.ContainsFunc(xs, func(x string) bool { return !slices.Contains(of, x) })
 }
 
-// addWorlds adds vSAN's worlds to the default parameters when a run
+// addCPUParams adds vSAN's worlds to the default parameters when a run
 // measured the hosts' CPU, and the guest's cycles per I/O when it measured
 // vSAN's part of it too, and says either way what the CPU does.
-func (f *fitting) addWorlds(runs []model.FitRun) {
+func (f *fitting) addCPUParams(runs []model.FitRun) {
 	cpu := slices.ContainsFunc(runs, func(r model.FitRun) bool { return r.Measured.CPU > 0 })
 	vsan := slices.ContainsFunc(runs, func(r model.FitRun) bool { return r.Measured.CPU > 0 && r.Measured.VSANCPU > 0 })
 	if !cpu {

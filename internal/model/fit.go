@@ -77,23 +77,24 @@ const fitRange = 16
 
 // fitPrior weighs how far a fit moves each parameter from where it starts
 // (its published or calibrated value) against the runs' errors: doubling
-// a parameter costs what an error of 1 % on every fitted figure does. Real runs
-// scatter by a few percent from repeat to repeat, and parameters the runs
-// barely tell apart would otherwise wander by factors to follow that
-// scatter (fitting a noisy simulated WWT matrix without it moved
+// a parameter costs what an error of 1 % on every fitted figure does.
+// Real runs scatter by a few percent from repeat to repeat, and parameters
+// the runs barely tell apart would otherwise wander by factors to follow
+// that scatter (fitting a noisy simulated WWT matrix without it moved
 // dom_byte_cycles by x0.08 and mixed_contention by x2.6 for 1.6 % against
 // 1.0 % on the fitted runs, and nothing on those kept apart).
 var fitPrior = math.Pow(0.01/math.Ln2, 2)
 
 // Fit sets the parameters of p named (by their JSON names) so that the
-// model's I/Os a second, and hosts' CPU where measured, on the fit runs
-// come closest to what was measured: it minimises the mean over those
-// figures of the squared logarithm of simulated / measured, so each
-// relative error counts alike whatever its size, plus fitPrior
-// times each parameter's squared logarithm of how far it moved, by
-// Nelder-Mead over the parameters' logarithms, each within a factor of 16
-// of where it starts. A parameter that moves no fit run's result by 0.1 %
-// (I/Os or CPU) when doubled is left as it is (Unmoved). p is not changed.
+// model's figures on the fit runs come closest to what was measured (the
+// I/Os, and the hosts' and vSAN's CPU where measured: FitRun.fitted): it
+// minimises the mean over those figures of the squared logarithm of
+// simulated / measured, so each relative error counts alike whatever its
+// size, plus fitPrior times each parameter's squared logarithm of how far
+// it moved, by Nelder-Mead over the parameters' logarithms, each within a
+// factor of 16 of where it starts and within what a profile may hold. A
+// parameter that moves none of those figures by 0.1 % when doubled is
+// left as it is (Unmoved). p is not changed.
 func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string) (FitOutcome, error) {
 	start := make([]float64, len(names))
 	for i, name := range names {
