@@ -20,7 +20,6 @@ import (
 	"starbench/internal/atomicfile"
 	"starbench/internal/campaign"
 	"starbench/internal/model"
-	"starbench/internal/sim"
 	"starbench/internal/store"
 	"starbench/internal/target"
 	"starbench/internal/testbed"
@@ -35,6 +34,14 @@ var fitParams = []string{"dom_io_cycles", "dom_byte_cycles", "lsom_op_cycles", "
 // which a fit moves too by default when the runs measured the hosts' CPU:
 // the I/Os fix a ceiling only as worlds x cycles, the CPU the cycles.
 var worldParams = map[string][]string{"ESA": {"dom_worlds_per_host", "device_worlds"}, "OSA": {"dom_worlds_per_host", "diskgroup_worlds"}}
+
+// idleParam is the CPU a host shows with no load, its own on a real
+// cluster, which a fit moves too by default when the runs measured the
+// hosts' CPU under loads at least heavyToLight apart.
+const (
+	idleParam    = "host_idle_cpu_percent"
+	heavyToLight = 5
+)
 
 // guestParam is the guest's cycles per I/O (fio and the guest's kernel),
 // which a fit moves too by default when the runs measured vSAN's part of
@@ -55,7 +62,7 @@ func fitCmd(st *State, args []string) int {
 	fs.StringArrayVar(&from, "from", nil, "a campaign store measured on the real cluster (starbench run with GOVC_URL); repeat for several, fitted together")
 	fs.StringVar(&bed, "testbed", "", "the profile of the cluster the runs were measured on: a shipped name or a JSON file (its hosts, devices and network as they are)")
 	fs.StringArrayVar(&sets, "set", nil, "script arg name=value, for every store's script; by default each measured session's own")
-	fs.StringVar(&params, "params", strings.Join(fitParams, ","), "the model parameters to fit, by their names in a profile's model section, comma-separated (by default also vSAN's worlds when the runs measured host CPU, and the guest's cycles when they measured vSAN's CPU too)")
+	fs.StringVar(&params, "params", strings.Join(fitParams, ","), "the model parameters to fit, by their names in a profile's model section, comma-separated (by default also vSAN's worlds and the hosts' idle CPU when the runs measured host CPU, and the guest's cycles when they measured vSAN's CPU too)")
 	fs.IntVar(&every, "validate", 3, "keep every Nth cell's runs apart: never fitted, their error reported (0 keeps none)")
 	fs.StringVar(&out, "out", "", "the profile to write (default TESTBED-fit.json: my-cluster.json gives my-cluster-fit.json)")
 	pos, code, done := parseFlags(st, "fit", fs, args)
@@ -166,7 +173,9 @@ func (f *fitting) run(ctx context.Context, from []string, given map[string]strin
 		runs, skipped = append(runs, r...), append(skipped, why...)
 		origins = append(origins, fmt.Sprintf("campaign %s measured in %s (session of %s)", m.campaign, filepath.Base(path), m.session.StartedAt))
 	}
-	f.addCPUParams(runs)
+	if err := f.addCPUParams(ctx, runs); err != nil {
+		return err
+	}
 	got, err := model.Fit(ctx, f.profile, runs, f.names)
 	if err != nil {
 		return err
@@ -207,25 +216,47 @@ func isSubset(xs, of []string) bool {
 }
 
 // addCPUParams adds vSAN's worlds to the default parameters when a run
-// measured the hosts' CPU, and the guest's cycles per I/O when it measured
-// vSAN's part of it too, and says either way what the CPU does.
-func (f *fitting) addCPUParams(runs []model.FitRun) {
+// measured the hosts' CPU, the hosts' idle CPU when the runs' loads span a
+// light and a heavy one (heavyToLight), and the guest's cycles per I/O
+// when a run measured vSAN's part of the CPU too, and says what the CPU
+// does.
+func (f *fitting) addCPUParams(ctx context.Context, runs []model.FitRun) error {
 	cpu := slices.ContainsFunc(runs, func(r model.FitRun) bool { return r.Measured.CPU > 0 })
 	vsan := slices.ContainsFunc(runs, func(r model.FitRun) bool { return r.Measured.CPU > 0 && r.Measured.VSANCPU > 0 })
 	if !cpu {
 		fmt.Fprintf(f.st.Stderr, "fit: no run measured its hosts' CPU (campaign.new(metrics = hci.host_cpu) records it): the I/Os fix vSAN's ceilings only as worlds x cycles, so the worlds stay as they are\n")
-		return
+		return nil
 	}
 	if !f.defaultNames {
-		return
+		return nil
 	}
-	worlds := worldParams[f.profile.Architecture]
-	f.names = append(f.names, worlds...)
-	fmt.Fprintf(f.st.Stderr, "fit: the runs measured their hosts' CPU, which tells vSAN's worlds from their cycles: fitting %s too\n", strings.Join(worlds, " and "))
+	more := worldParams[f.profile.Architecture]
+	f.names = append(f.names, more...)
+	fmt.Fprintf(f.st.Stderr, "fit: the runs measured their hosts' CPU, which tells vSAN's worlds from their cycles: fitting %s too\n", strings.Join(more, " and "))
+	// The idle CPU is what the runs' CPU has in common whatever their
+	// load: only runs far apart in load tell it from the cycles.
+	var light, heavy float64 = math.Inf(1), 0
+	for _, r := range runs {
+		if r.Measured.CPU > 0 && !r.Validation {
+			out, err := model.Solve(ctx, f.profile, r.In)
+			if err != nil {
+				return fmt.Errorf("run %s: %w", r.Name, err)
+			}
+			load := out.MeanHostCPUPercent() * cmp.Or(r.Scale.CPU, 1)
+			light, heavy = min(light, load), max(heavy, load)
+		}
+	}
+	if light*heavyToLight <= heavy {
+		f.names = append(f.names, idleParam)
+		fmt.Fprintf(f.st.Stderr, "fit: the lightest run's CPU load is %.2g of the heaviest's, which tells the hosts' idle CPU from the load: fitting %s too\n", light/heavy, idleParam)
+	} else {
+		fmt.Fprintf(f.st.Stderr, "fit: the lightest run's CPU load is %.2g of the heaviest's: too close to tell the hosts' idle CPU from the load, so %s stays at %g %% (a run held to a low rate, as scripts/fit_sweep.star's 4k-rand-read-held, tells it)\n", light/heavy, idleParam, f.profile.Model.HostIdleCPUPercent.Value)
+	}
 	if vsan {
 		f.names = append(f.names, guestParam)
-		fmt.Fprintf(f.st.Stderr, "fit: and vSAN's part of it, which tells vSAN's cycles from the guest's: fitting %s too\n", guestParam)
+		fmt.Fprintf(f.st.Stderr, "fit: the runs measured vSAN's part of the CPU, which tells vSAN's cycles from the guest's: fitting %s too\n", guestParam)
 	}
+	return nil
 }
 
 // readMeasured reads the measured campaign at path: its runs, and the
@@ -402,9 +433,8 @@ func (f *fitting) pair(m measured, seen map[store.RunKey]*observed, simulated ma
 			if named { // runs of several campaigns
 				name = m.campaign + ": " + name
 			}
-			r := model.FitRun{Name: name, In: o.in, Measured: figures(m.figures[k]), IdleCPU: sim.IdleCPUPercent,
-				Validation: f.every > 0 && order[k.Cell]%f.every == f.every-1}
-			r.Scale, r.Measured = timeLine(r.Measured, figures(simulated[k]), o.steady)
+			r := model.FitRun{Name: name, In: o.in, Validation: f.every > 0 && order[k.Cell]%f.every == f.every-1}
+			r.Scale, r.Measured = timeLine(figures(m.figures[k]), figures(simulated[k]), o.steady, f.profile.Model.HostIdleCPUPercent.Value)
 			runs = append(runs, r)
 		}
 	}
@@ -435,15 +465,15 @@ func figures(f store.RunFigure) model.FitFigures {
 }
 
 // timeLine is what a simulated run's time line made of its steady state,
-// figure by figure (its host CPU above the idle hosts' the simulator
-// adds), and the measured figures it can be held to: a CPU figure the
-// simulated run does not have is not fitted.
-func timeLine(measured, simulated, steady model.FitFigures) (scale, fitted model.FitFigures) {
+// figure by figure (its host CPU above the idle CPU the simulator adds),
+// and the measured figures it can be held to: a CPU figure the simulated
+// run does not have is not fitted.
+func timeLine(measured, simulated, steady model.FitFigures, idle float64) (scale, fitted model.FitFigures) {
 	scale.IOPS = simulated.IOPS / steady.IOPS
 	if steady.LatUs > 0 {
 		scale.LatUs = simulated.LatUs / steady.LatUs
 	}
-	if load := simulated.CPU - sim.IdleCPUPercent; load > 0 && steady.CPU > 0 {
+	if load := simulated.CPU - idle; load > 0 && steady.CPU > 0 {
 		scale.CPU = load / steady.CPU
 	} else {
 		measured.CPU = 0

@@ -27,18 +27,17 @@ type FitFigures struct {
 // fitted, and the CPU and vSAN's CPU where measured: the I/Os fix each
 // software ceiling only as worlds x cycles, the CPU fixes the cycles, and
 // vSAN's part of it tells vSAN's cycles from the guest's. The latency is
-// reported, not fitted. Scale is what the run's time line made of the
-// steady state Solve gives, figure by figure (on OSA the write buffers'
-// burst before they fill: the simulated run's figure over its steady
-// state's; for the host CPU its part above IdleCPU, what a host shows with
-// no load, which the simulator adds), held as it was while the parameters
-// move; 0 is 1. Validation runs are solved with the parameters before and
-// after, never fitted.
+// reported, not fitted. The hosts' CPU is the model's over their idle
+// CPU (host_idle_cpu_percent), as the simulator shows it. Scale is what
+// the run's time line made of the steady state Solve gives, figure by
+// figure (on OSA the write buffers' burst before they fill: the simulated
+// run's figure over its steady state's; for the host CPU its part above
+// idle), held as it was while the parameters move; 0 is 1. Validation
+// runs are solved with the parameters before and after, never fitted.
 type FitRun struct {
 	Name            string
 	In              Input
 	Measured, Scale FitFigures
-	IdleCPU         float64
 	Validation      bool
 }
 
@@ -162,7 +161,7 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 			f, s := &x[r].FitFigures, runs[r].Scale
 			f.IOPS *= cmp.Or(s.IOPS, 1)
 			f.LatUs *= cmp.Or(s.LatUs, 1)
-			f.CPU = runs[r].IdleCPU + f.CPU*cmp.Or(s.CPU, 1)
+			f.CPU = profile.Model.HostIdleCPUPercent.Value + f.CPU*cmp.Or(s.CPU, 1)
 			f.VSANCPU *= cmp.Or(s.VSANCPU, 1)
 		}
 		return x, nil

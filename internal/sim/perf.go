@@ -14,18 +14,18 @@ import (
 	"starbench/internal/model"
 )
 
-// IdleCPUPercent is the CPU usage a host reports when no load was recorded
-// (and the embedded data plane records for a host a run leaves idle).
-const IdleCPUPercent = 2.0
-
 // esxiMemoryPercent is the memory usage of ESXi itself, in percent.
 const esxiMemoryPercent = 4.0
 
 // hostLoad holds what each host did over time: its CPU and what the
-// embedded data plane predicted of it besides (model.HostLoad).
+// embedded data plane predicted of it besides (model.HostLoad); idle is
+// the CPU % a host reports when no load was recorded (the testbed's
+// host_idle_cpu_percent, which the embedded data plane also records for
+// a host a run leaves idle).
 type hostLoad struct {
 	mu   sync.Mutex
 	runs map[string][]loadSpan
+	idle float64
 }
 
 // loadSpan is a load between two instants in Unix nanoseconds: a span
@@ -39,7 +39,9 @@ type loadSpan struct {
 // maxSpans bounds the history kept per host.
 const maxSpans = 10000
 
-func newHostLoad() *hostLoad { return &hostLoad{runs: map[string][]loadSpan{}} }
+func newHostLoad(idle float64) *hostLoad {
+	return &hostLoad{runs: map[string][]loadSpan{}, idle: idle}
+}
 
 // record notes a load, keeping a host's spans in the order of their ends
 // (runs are recorded as they end, so a span almost always goes last).
@@ -100,7 +102,7 @@ func (h *hostLoad) cpu(host string, start, end time.Time) float64 {
 	if l, ok := h.at(host, start, end); ok {
 		return l.CPUPercent
 	}
-	return IdleCPUPercent
+	return h.idle
 }
 
 // endingAfter is the index of the first of spans (in the order of their

@@ -14,7 +14,7 @@ import (
 // a tenth of it); a window no span overlaps, or another host, reads idle
 // and nothing of vSAN's.
 func TestHostLoadMeansTheSpansThatOverlap(t *testing.T) {
-	h := newHostLoad()
+	h := newHostLoad(idleCPU)
 	t0 := time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
 	load := func(cpu float64) model.HostLoad {
@@ -33,15 +33,15 @@ func TestHostLoadMeansTheSpansThatOverlap(t *testing.T) {
 		{"esx1", 60, 120, 20},                  // only the late-recorded span reaches in
 		{"esx1", 0, 200, (40 + 80 + 20) / 3.0}, // all three, 60 s each
 		{"esx1", 150, 400, 80},
-		{"esx1", 200, 300, IdleCPUPercent},
-		{"esx2", 0, 200, IdleCPUPercent},
+		{"esx1", 200, 300, idleCPU},
+		{"esx2", 0, 200, idleCPU},
 		{"esx3", 60, 150, 70},
 	} {
 		if got := h.cpu(c.host, at(c.start), at(c.end)); math.Abs(got-c.want) > 1e-9 {
 			t.Errorf("%s over [%d s, %d s): %v %% CPU, want %v", c.host, c.start, c.end, got, c.want)
 		}
 		wantVSAN := c.want / 10
-		if c.want == IdleCPUPercent {
+		if c.want == idleCPU {
 			wantVSAN = 0
 		}
 		if l, _ := h.at(c.host, at(c.start), at(c.end)); math.Abs(l.VSANCPUPercent-wantVSAN) > 1e-9 {
@@ -56,10 +56,13 @@ func TestHostLoadMeansTheSpansThatOverlap(t *testing.T) {
 func TestHostLoadOfOneSpanIsAsRecorded(t *testing.T) {
 	t0 := time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)
 	for ns := 1; ns <= 2000; ns++ {
-		h := newHostLoad()
-		h.record("esx1", t0, t0.Add(time.Duration(ns)), model.HostLoad{CPUPercent: IdleCPUPercent})
-		if got := h.cpu("esx1", t0.Add(-time.Second), t0.Add(time.Second)); got != IdleCPUPercent {
-			t.Fatalf("a span of %d ns at %v %% CPU reads %v %%", ns, IdleCPUPercent, got)
+		h := newHostLoad(idleCPU)
+		h.record("esx1", t0, t0.Add(time.Duration(ns)), model.HostLoad{CPUPercent: idleCPU})
+		if got := h.cpu("esx1", t0.Add(-time.Second), t0.Add(time.Second)); got != idleCPU {
+			t.Fatalf("a span of %d ns at %v %% CPU reads %v %%", ns, idleCPU, got)
 		}
 	}
 }
+
+// idleCPU is the idle CPU % the tests give their hosts.
+const idleCPU = 2.0

@@ -139,7 +139,7 @@ func Start(opts Options) (*Sim, error) {
 		user:     url.UserPassword(User, rand.Text()),
 		faults:   newInjector(opts.Seed),
 		policies: newDiskPolicies(),
-		load:     newHostLoad(),
+		load:     newHostLoad(p.Model.HostIdleCPUPercent.Value),
 		guest:    newGuestIPs(opts.GuestIP),
 		latency:  opts.Latency,
 	}

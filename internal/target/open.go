@@ -91,9 +91,10 @@ func openSimulated(ctx context.Context, opts Options) (*Target, func(), error) {
 			s.Close()
 			return nil, nil, fmt.Errorf("reading the simulated testbed %s: %w", p.Name, err)
 		}
-		// Host metrics show on each host ESXi's idle CPU plus what the
-		// model predicts the run costs there (its workers' guests and
-		// vSAN, its components' vSAN), and its vSAN traffic; the vSAN
+		// Host metrics show on each host its idle CPU (the testbed's
+		// host_idle_cpu_percent) plus what the model predicts the run
+		// costs there (its workers' guests and vSAN, its components'
+		// vSAN), and its vSAN traffic; the vSAN
 		// performance service its components' I/O, vSAN's CPU and
 		// network: the idle figures alone on a host the run leaves alone.
 		hosts := make([]string, len(inv.Hosts))
@@ -103,7 +104,7 @@ func openSimulated(ctx context.Context, opts Options) (*Target, func(), error) {
 		opt := []model.Option{model.WithHostLoad(hosts, func(start, end time.Time, loads map[string]model.HostLoad) {
 			for _, h := range hosts {
 				l := loads[h]
-				l.CPUPercent = min(100, sim.IdleCPUPercent+l.CPUPercent)
+				l.CPUPercent = min(100, p.Model.HostIdleCPUPercent.Value+l.CPUPercent)
 				s.RecordHostLoad(h, start, end, l)
 			}
 		}), model.WithRunLoad(s.RecordRun), // and vSAN's performance service the run's client view

@@ -128,9 +128,10 @@ func runOnEmbedded(t *testing.T, host func(hosts []string) string) (cpu map[stri
 // spread evenly).
 func TestEmbeddedRunsShowUpInHostMetrics(t *testing.T) {
 	cpu, _, predicted := runOnEmbedded(t, func([]string) string { return "" })
+	idle := testbed.DefaultModel("ESA").HostIdleCPUPercent.Value
 	for h, c := range cpu {
-		if math.Abs(c-(sim.IdleCPUPercent+predicted)) > 0.5 {
-			t.Errorf("host %s CPU %.2f %%, the model predicted %.2f %% over idle %.0f %%", h, c, predicted, sim.IdleCPUPercent)
+		if math.Abs(c-(idle+predicted)) > 0.5 {
+			t.Errorf("host %s CPU %.2f %%, the model predicted %.2f %% over idle %.0f %%", h, c, predicted, idle)
 		}
 	}
 }
@@ -141,19 +142,20 @@ func TestEmbeddedRunsShowUpInHostMetrics(t *testing.T) {
 // the other two idle.
 func TestEmbeddedHostMetricsFollowTheLayout(t *testing.T) {
 	cpu, hosts, predicted := runOnEmbedded(t, func(hosts []string) string { return hosts[1] })
-	if got, want := cpu[hosts[1]], sim.IdleCPUPercent+predicted; math.Abs(got-want) > 0.5 {
+	idleCPU := testbed.DefaultModel("ESA").HostIdleCPUPercent.Value
+	if got, want := cpu[hosts[1]], idleCPU+predicted; math.Abs(got-want) > 0.5 {
 		t.Errorf("the worker's host %s CPU %.2f %%, want %.2f %% (idle and the busiest host's %.2f %%)", hosts[1], got, want, predicted)
 	}
 	replicas, idle := 0, 0
 	for _, h := range hosts {
 		switch c := cpu[h]; {
 		case h == hosts[1]:
-		case c == sim.IdleCPUPercent:
+		case c == idleCPU:
 			idle++
-		case c > sim.IdleCPUPercent && c < cpu[hosts[1]]:
+		case c > idleCPU && c < cpu[hosts[1]]:
 			replicas++
 		default:
-			t.Errorf("host %s CPU %.2f %%: want idle (%.0f %%) or between that and the worker's host's %.2f %%", h, c, sim.IdleCPUPercent, cpu[hosts[1]])
+			t.Errorf("host %s CPU %.2f %%: want idle (%.0f %%) or between that and the worker's host's %.2f %%", h, c, idleCPU, cpu[hosts[1]])
 		}
 	}
 	if replicas != 1 || idle != len(hosts)-2 {

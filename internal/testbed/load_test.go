@@ -95,6 +95,7 @@ func TestLoadErrorsNameTheFieldAndTheFix(t *testing.T) {
 		{`"hosts": 4`, `"hostz": 4`, `unknown field "hostz"`},
 		{`"model": {}`, `"model": {"noise_cv": {"value": 0.1}}`, `model.noise_cv.source: missing`},
 		{`"model": {}`, `"model": {"nic_efficiency": {"value": 2, "source": "x"}}`, `model.nic_efficiency.value: 2; want a share of line rate in (0, 1]`},
+		{`"model": {}`, `"model": {"host_idle_cpu_percent": {"value": 0, "source": "x"}}`, `model.host_idle_cpu_percent.value: 0; want the CPU % an idle host shows (its own services never leave it at 0), above 0 and below 100`},
 		{`"model": {}`, `"model": {"noise_cv": {"value": 0.5, "source": "x"}}`, `model.noise_cv.value: 0.5; want below 0.33`},
 		{`"model": {}`, `"model": {"dom_worlds_per_socket": {"value": 4, "source": "x"}}`, `model.dom_worlds_per_socket: replaced by model.dom_worlds_per_host, one pool of DOM worlds per host (docs/model.md); give the old value x cpu.sockets`},
 		{`"model": {}`, `"model": {"compress_cycles_per_byte": {"value": 6.3, "source": "x"}}`, `model.compress_cycles_per_byte: replaced by model.lz4_block_cycles and model.lz4_attempt_cycles`},

@@ -100,6 +100,9 @@ type ModelParams struct {
 	ContextSwitchCycles Param `json:"context_switch_cycles"`
 	// MemoryEfficiency is the share of peak DDR bandwidth a host sustains.
 	MemoryEfficiency Param `json:"memory_efficiency"`
+	// HostIdleCPUPercent is the CPU % a host shows with no load, under
+	// every run's: what the simulated hosts report besides the model's.
+	HostIdleCPUPercent Param `json:"host_idle_cpu_percent"`
 
 	// Network stack costs, per message (send and receive together) and per
 	// byte on each end.
@@ -224,6 +227,7 @@ func DefaultModel(architecture string) ModelParams {
 		SMTYield:            Param{0.25, "public figure: Intel Hyper-Threading adds up to about 30 % throughput per core"},
 		ContextSwitchCycles: Param{20000, "public figure: Li, Ding and Shen (2007), a context switch costs about 4 us directly and as much again in cache refills"},
 		MemoryEfficiency:    Param{0.7, "public figure: STREAM sustains about 70-80 % of peak DDR bandwidth"},
+		HostIdleCPUPercent:  Param{2, "assumption: what an ESXi host's CPU shows with no VM at work (its services, agents and vSAN's housekeeping), as vCenter's cpu.usage.average reads it; a real host's is its own, and starbench fit finds it from a campaign's light and heavy runs"},
 
 		MessageCyclesTCP:           Param{15000, "public figure: kernel TCP send+receive of a small message, about 5 us at 3 GHz"},
 		MessageCyclesRDMA:          Param{3000, "public figure: RDMA verbs post+completion, about 1 us at 3 GHz"},
@@ -337,6 +341,9 @@ func (m *ModelParams) validate() []error {
 	}
 	if m.MemoryEfficiency.Value <= 0 || m.MemoryEfficiency.Value > 1 {
 		errs = append(errs, fmt.Errorf("model.memory_efficiency.value: %g; want a share of peak bandwidth in (0, 1]", m.MemoryEfficiency.Value))
+	}
+	if v := m.HostIdleCPUPercent.Value; v <= 0 || v >= 100 {
+		errs = append(errs, fmt.Errorf("model.host_idle_cpu_percent.value: %g; want the CPU %% an idle host shows (its own services never leave it at 0), above 0 and below 100", v))
 	}
 	if m.SMTYield.Value > 1 {
 		errs = append(errs, fmt.Errorf("model.smt_yield.value: %g; want the share a second hardware thread adds, at most 1", m.SMTYield.Value))

@@ -37,6 +37,7 @@ func testbedOf(hosts int, arch string) *testbed.Profile {
 		},
 		RDMACapable: true,
 		Workers:     testbed.WorkerLayout{PerHost: 2, CPUs: 4, MemoryMB: 4096, DataDisks: 2, DiskSizeGB: 10},
+		Model:       testbed.DefaultModel(arch), // as loading a profile fills it
 	}
 }
 

@@ -51,11 +51,11 @@ func TestVSANMetricsReportWhatTheRunsDid(t *testing.T) {
 	// vSAN's, its replica's reads and writes; on its other replica's host
 	// the other half of the reads and the writes; nothing on a host the
 	// run leaves alone.
-	s.RecordHostLoad("DC0_C0_H1", run, runEnd, model.HostLoad{CPUPercent: sim.IdleCPUPercent + 40, HostFigures: model.HostFigures{
+	s.RecordHostLoad("DC0_C0_H1", run, runEnd, model.HostLoad{CPUPercent: 2 + 40, HostFigures: model.HostFigures{
 		CompReadIOPS: 4500, CompWriteIOPS: 2000, CompReadBytesPerSec: 18e6, DeviceUtil: 0.5, DOMUtil: 0.6, LSOMUtil: 0.3, LSOMBusiest: 0.6, VSANCPUPercent: 30, NICRxBytesPerSec: 5e6, NICTxBytesPerSec: 25e6}})
-	s.RecordHostLoad("DC0_C0_H2", run, runEnd, model.HostLoad{CPUPercent: sim.IdleCPUPercent + 10, HostFigures: model.HostFigures{
+	s.RecordHostLoad("DC0_C0_H2", run, runEnd, model.HostLoad{CPUPercent: 2 + 10, HostFigures: model.HostFigures{
 		CompReadIOPS: 4500, CompWriteIOPS: 1000, DeviceUtil: 0.75, VSANCPUPercent: 10}})
-	s.RecordHostLoad("DC0_C0_H3", run, runEnd, model.HostLoad{CPUPercent: sim.IdleCPUPercent})
+	s.RecordHostLoad("DC0_C0_H3", run, runEnd, model.HostLoad{CPUPercent: 2})
 	samples, err := c.VSANMetrics(ctx, start, end)
 	if err != nil {
 		t.Fatal(err)
