@@ -34,6 +34,15 @@ type inProcess struct {
 	reg *simulator.Registry
 }
 
+// inProcessKey marks the context of a call served in process.
+type inProcessKey struct{}
+
+// servedInProcess says whether ctx is a call served in process, whose response
+// is copied rather than encoded.
+func servedInProcess(ctx *simulator.Context) bool {
+	return ctx.Context != nil && ctx.Context.Value(inProcessKey{}) != nil
+}
+
 // newSession is the session of in-process calls.
 func newSession(m *simulator.Registry) *simulator.Session {
 	now := time.Now().UTC()
@@ -138,7 +147,7 @@ func (t *inProcess) call(goctx context.Context, m *simulator.Method) soap.HasFau
 	// of the SPBM and vSAN endpoints reach the vim25 inventory.
 	ctx := *t.sim.model.Service.Context
 	session := *t.sim.session
-	ctx.Context, ctx.Map, ctx.Session, ctx.Caller = goctx, t.reg, &session, &m.This
+	ctx.Context, ctx.Map, ctx.Session, ctx.Caller = context.WithValue(goctx, inProcessKey{}, true), t.reg, &session, &m.This
 	if m.Name == "Fetch" {
 		m.This = t.sim.model.ServiceContent.PropertyCollector
 	}

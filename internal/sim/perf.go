@@ -173,7 +173,7 @@ func (p *perfManager) QueryPerf(ctx *simulator.Context, req *types.QueryPerf) so
 			})
 		}
 		for _, id := range qs.MetricId {
-			series := &types.PerfMetricIntSeries{PerfMetricSeries: types.PerfMetricSeries{Id: id}}
+			var values []int64
 			for i := int32(0); i < n; i++ {
 				from := start.Add(time.Duration(i) * step)
 				var v int64
@@ -195,13 +195,29 @@ func (p *perfManager) QueryPerf(ctx *simulator.Context, req *types.QueryPerf) so
 					}
 					v = int64(math.Round(b / 1024))
 				}
-				series.Value = append(series.Value, v)
+				values = append(values, v)
 			}
-			metric.Value = append(metric.Value, series)
+			if servedInProcess(ctx) {
+				metric.Value = append(metric.Value, &types.PerfMetricIntSeries{PerfMetricSeries: types.PerfMetricSeries{Id: id}, Value: values})
+			} else {
+				metric.Value = append(metric.Value, &PerfMetricIntSeries{PerfMetricSeries: types.PerfMetricSeries{Id: id}, Value: values})
+			}
 		}
 		body.Res.Returnval = append(body.Res.Returnval, metric)
 	}
 	return body
+}
+
+// PerfMetricIntSeries is vim25's PerfMetricIntSeries as the simulator
+// sends it over SOAP, under the same name: govmomi's type marks its values
+// omitempty, and its XML encoder then leaves out every zero of a series,
+// shifting the samples after it onto the wrong times (a host's network
+// read 0 while idle and then busy came back busy, then idle). A real
+// vCenter sends every value; so does this. In process, where nothing is
+// encoded, the simulator answers with govmomi's own type.
+type PerfMetricIntSeries struct {
+	types.PerfMetricSeries
+	Value []int64 `xml:"value"`
 }
 
 // counter returns the key of the group.name.average counter.
