@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"runtime"
 	"slices"
 	"sort"
+	"sync"
 
 	"starbench/internal/testbed"
 )
@@ -146,16 +148,37 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 	solveAt := func(values []float64, which []int) ([]solvedRun, error) {
 		profile := profileAt(values)
 		x := make([]solvedRun, len(runs))
+		repeat := func(r int) bool { f := same[r]; return f < r && slices.Contains(which, f) }
+		// The distinct inputs are solved side by side, one a core.
+		errs := make([]error, len(runs))
+		next := make(chan int)
+		var wg sync.WaitGroup
+		for range runtime.GOMAXPROCS(0) {
+			wg.Go(func() {
+				for r := range next {
+					out, err := Solve(ctx, &profile, runs[r].In)
+					if err != nil {
+						errs[r] = fmt.Errorf("run %s: %w", runs[r].Name, err)
+						continue
+					}
+					x[r] = solvedRun{FitFigures{out.Read.IOPS + out.Write.IOPS, out.MeanLatencyUs(), out.MeanHostCPUPercent(), out.MeanVSANCPUPercent()}, out.Outstanding}
+				}
+			})
+		}
 		for _, r := range which {
-			if f := same[r]; f < r && slices.Contains(which, f) {
-				x[r] = x[f]
-				continue
+			if !repeat(r) {
+				next <- r
 			}
-			out, err := Solve(ctx, &profile, runs[r].In)
-			if err != nil {
-				return nil, fmt.Errorf("run %s: %w", runs[r].Name, err)
+		}
+		close(next)
+		wg.Wait()
+		for _, r := range which {
+			if errs[r] != nil {
+				return nil, errs[r]
 			}
-			x[r] = solvedRun{FitFigures{out.Read.IOPS + out.Write.IOPS, out.MeanLatencyUs(), out.MeanHostCPUPercent(), out.MeanVSANCPUPercent()}, out.Outstanding}
+			if repeat(r) {
+				x[r] = x[same[r]]
+			}
 		}
 		for _, r := range which {
 			f, s := &x[r].FitFigures, runs[r].Scale

@@ -13,7 +13,7 @@ import (
 
 // calibrationRuns are the calibration's cells on p and an 8K 70/30 run
 // kept for validation, each measured on measuredOn (calibrationRun).
-func calibrationRuns(t *testing.T, p, measuredOn *testbed.Profile) []FitRun {
+func calibrationRuns(t testing.TB, p, measuredOn *testbed.Profile) []FitRun {
 	t.Helper()
 	runs := []FitRun{calibrationRun(t, p, measuredOn, calRandRead), calibrationRun(t, p, measuredOn, calRandWrite),
 		calibrationRun(t, p, measuredOn, calRead), calibrationRun(t, p, measuredOn, calWrite),
@@ -25,7 +25,7 @@ func calibrationRuns(t *testing.T, p, measuredOn *testbed.Profile) []FitRun {
 // calibrationRun is job on the calibration's layout (16 VMs of 16 vCPUs,
 // 8 disks each, RAID-1, compression, disks filled) on p, its I/Os measured
 // on measuredOn.
-func calibrationRun(t *testing.T, p, measuredOn *testbed.Profile, job fio.Job) FitRun {
+func calibrationRun(t testing.TB, p, measuredOn *testbed.Profile, job fio.Job) FitRun {
 	t.Helper()
 	in := UniformInput(p, 16, 8, Policy{RAID: "raid1", FTT: 1}, &job)
 	for v := range in.VMs {
@@ -168,7 +168,7 @@ func TestFitKeepsEachRunsTimeLine(t *testing.T) {
 // binds small reads, the devices the rest), and a copy with twice its DOM
 // worlds, each costing what the calibration then gives it (starbench
 // split's refit).
-func twiceTheDOMWorlds(t *testing.T) (p *testbed.Profile, truth testbed.Profile) {
+func twiceTheDOMWorlds(t testing.TB) (p *testbed.Profile, truth testbed.Profile) {
 	t.Helper()
 	p = mustLoad(t, "storagereview-r6625-esa")
 	p.Storage.CapacityDevices = 4
@@ -183,7 +183,7 @@ func twiceTheDOMWorlds(t *testing.T) (p *testbed.Profile, truth testbed.Profile)
 
 // measureCPU sets each run's measured host CPU, and vSAN's part of it when
 // vsan, as truth gives them, the hosts' CPU over truth's idle CPU.
-func measureCPU(t *testing.T, truth *testbed.Profile, runs []FitRun, vsan bool) {
+func measureCPU(t testing.TB, truth *testbed.Profile, runs []FitRun, vsan bool) {
 	t.Helper()
 	for i := range runs {
 		out, err := Solve(context.Background(), truth, runs[i].In)
@@ -313,5 +313,40 @@ func TestFitFindsTheHostsIdleCPU(t *testing.T) {
 	}
 	if w := blind.Params["dom_worlds_per_host"]; !(math.Abs(w/worlds-1) > 0.1) {
 		t.Errorf("with the idle taken for 2 %% the DOM's worlds came to %.3g, near the %g the runs were measured with: the idle does not bias them, and the test tests nothing", w, worlds)
+	}
+}
+
+// BenchmarkFit fits the DOM's and the LSOM's cycles to runs on WWT's 24
+// OSA hosts (96 VMs of 8 disks, RAID-6, the calibration's four workloads at
+// 1, 4 and 16 outstanding I/Os a disk) measured with both moved: run with
+// -cpu 1,2 to compare the runs solved one at a time with two side by side.
+func BenchmarkFit(b *testing.B) {
+	p := mustLoad(b, "wwt-r640-osa")
+	truth := *p
+	truth.Model.DOMIOCycles.Value *= 1.3
+	truth.Model.LSOMOpCycles.Value *= 1.2
+	split, err := fio.ParseBSSplit("4k/20:8k/20:16k/10:32k/20:64k/20:256k/10")
+	if err != nil {
+		b.Fatal(err)
+	}
+	general := fio.Job{IOEngine: "libaio", Direct: true, RW: "randrw", RWMixRead: 70, BSSplit: split}
+	var runs []FitRun
+	for _, job := range []fio.Job{calRandRead, calRandWrite, calRead, calWrite, general} {
+		for _, depth := range []int{1, 4, 16} {
+			job.IODepth = depth
+			in := UniformInput(p, 96, 8, Policy{RAID: "raid6", FTT: 2}, &job)
+			in.State = ClusterState{Compression: true}
+			out, err := Solve(context.Background(), &truth, in)
+			if err != nil {
+				b.Fatal(err)
+			}
+			runs = append(runs, FitRun{Name: job.RW, In: in, Measured: FitFigures{IOPS: out.Read.IOPS + out.Write.IOPS}})
+		}
+	}
+	names := []string{"dom_io_cycles", "lsom_op_cycles"}
+	for b.Loop() {
+		if _, err := Fit(context.Background(), p, runs, names); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
