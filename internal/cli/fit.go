@@ -62,7 +62,7 @@ func fitCmd(st *State, args []string) int {
 	fs.StringArrayVar(&from, "from", nil, "a campaign store measured on the real cluster (starbench run with GOVC_URL); repeat for several, fitted together")
 	fs.StringVar(&bed, "testbed", "", "the profile of the cluster the runs were measured on: a shipped name or a JSON file (its hosts, devices and network as they are)")
 	fs.StringArrayVar(&sets, "set", nil, "script arg name=value, for every store's script; by default each measured session's own")
-	fs.StringVar(&params, "params", strings.Join(fitParams, ","), "the model parameters to fit, by their names in a profile's model section, comma-separated (by default also vSAN's worlds and the hosts' idle CPU when the runs measured host CPU, and the guest's cycles when they measured vSAN's CPU too)")
+	fs.StringVar(&params, "params", strings.Join(fitParams, ","), "the model parameters to fit, by their names in a profile's model section, comma-separated (by default also vSAN's worlds when the runs measured host CPU, the hosts' idle CPU when their loads also lie 5 times apart, and the guest's cycles when they measured vSAN's CPU too)")
 	fs.IntVar(&every, "validate", 3, "keep every Nth cell's runs apart: never fitted, their error reported (0 keeps none)")
 	fs.StringVar(&out, "out", "", "the profile to write (default TESTBED-fit.json: my-cluster.json gives my-cluster-fit.json)")
 	pos, code, done := parseFlags(st, "fit", fs, args)
