@@ -17,8 +17,8 @@ import (
 // FitFigures are one run's figures, measured or simulated: its I/Os a
 // second, reads and writes together, their mean latency, and its hosts'
 // CPU % and vSAN's part of it (the performance service's vsan.cpu.usedPct),
-// each the mean over every host. A measured figure of 0 but the I/Os was
-// not measured.
+// each the mean over every host. A measured figure of 0, but for the
+// I/Os, was not measured.
 type FitFigures struct {
 	IOPS, LatUs, CPU, VSANCPU float64
 }
