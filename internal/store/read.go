@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -177,6 +178,13 @@ const (
 	VSANPerfCPUMetric = "vsan.cpu.usedPct"
 )
 
+// The seconds a sample of a CPU metric covers, up to its time: vCenter's
+// real-time host samples and the vSAN performance service's.
+const (
+	hostSampleSeconds     = 20
+	vsanPerfSampleSeconds = 300
+)
+
 // RunFigure is what a run did, reads and writes together.
 type RunFigure struct {
 	IOPS      float64
@@ -188,12 +196,24 @@ type RunFigure struct {
 }
 
 // RunFigures is every run's aggregate over all its jobs, reads and writes
-// together, for the runs that completed (status ok).
+// together, for the runs that completed (status ok). Its CPU is the mean of
+// the samples that lie wholly within the run (a sample covers the seconds
+// up to its time: the first of a run also covers what came before it, the
+// idle between runs or the last run's tail), or of all its samples when
+// none does (a run shorter than a sample).
 func (s *Store) RunFigures(ctx context.Context) (map[RunKey]RunFigure, error) {
 	out := map[RunKey]RunFigure{}
+	// mean is the mean of a run's samples of the metrics cond names
+	// (twice over: its arguments come twice), those within the run or else
+	// all; seconds is what a sample covers.
+	mean := func(cond, seconds string) string {
+		within := "julianday(m.at) >= julianday(r.started_at) + " + seconds + " / 86400.0 AND julianday(m.at) <= julianday(r.ended_at)"
+		return "COALESCE((SELECT AVG(m.value) FROM host_metrics m WHERE m.run_id = r.id AND " + cond + " AND " + within + "), " +
+			"(SELECT AVG(m.value) FROM host_metrics m WHERE m.run_id = r.id AND " + cond + "))"
+	}
 	err := s.each(ctx, `SELECT c.label, r.workload, r.repeat, SUM(w.iops), SUM(w.iops * w.lat_mean_us) / SUM(w.iops),
-		(SELECT AVG(m.value) FROM host_metrics m WHERE m.run_id = r.id AND m.metric = ?),
-		(SELECT AVG(m.value) FROM host_metrics m WHERE m.run_id = r.id AND m.metric IN (?, ?)) FROM rows w
+		`+mean("m.metric = ?", strconv.Itoa(hostSampleSeconds))+`,
+		`+mean("m.metric IN (?, ?)", "(CASE m.metric WHEN '"+VSANPerfCPUMetric+"' THEN "+strconv.Itoa(vsanPerfSampleSeconds)+" ELSE 0 END)")+` FROM rows w
 		JOIN runs r ON r.id = w.run_id JOIN cells c ON c.id = r.cell_id
 		WHERE w.aggregate = 1 AND w.job = '' AND r.status = 'ok' AND w.iops IS NOT NULL AND w.lat_mean_us IS NOT NULL
 		GROUP BY r.id`, func(rows *sql.Rows) error {
@@ -206,7 +226,7 @@ func (s *Store) RunFigures(ctx context.Context) (map[RunKey]RunFigure, error) {
 		f.LatMeanUs, f.CPUPercent, f.VSANCPUPercent = lat.Float64, cpu.Float64, vsan.Float64
 		out[k] = f
 		return nil
-	}, HostCPUMetric, VSANCPUMetric, VSANPerfCPUMetric)
+	}, HostCPUMetric, HostCPUMetric, VSANCPUMetric, VSANPerfCPUMetric, VSANCPUMetric, VSANPerfCPUMetric)
 	return out, err
 }
 

@@ -541,3 +541,49 @@ func TestDoneKeepsEachTextOnce(t *testing.T) {
 		t.Errorf("3 runs hold %d copies of their cell, workload and status, want 3", len(texts))
 	}
 }
+
+// A run's CPU is the mean of the samples wholly within it: a 300 s run's
+// first 20 s host sample also covers the idle before it, and its last
+// lies after it; a vSAN sample covers 300 s, so only the one that ends a
+// 300 s stretch inside the run counts. A run shorter than a sample takes
+// every sample it has.
+func TestRunFiguresTakeTheSamplesWithinTheRun(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTemp(t, Options{})
+	if err := s.SaveCells(ctx, testCells); err != nil {
+		t.Fatal(err)
+	}
+	long := okRun(testCells[0].Label, "4k", 1, 1000, false)
+	long.End = long.Start.Add(600 * time.Second)
+	long.Metrics = nil
+	at := func(sec int) time.Time { return long.Start.Add(time.Duration(sec) * time.Second) }
+	for sec := 10; sec <= 610; sec += 20 { // 30 s is the first sample wholly in the run
+		v := 40.0
+		if sec < 20 || sec > 600 {
+			v = 2 // partly idle, before and after
+		}
+		long.Metrics = append(long.Metrics, HostMetric{Host: "esx1", Metric: HostCPUMetric, At: at(sec), Value: v})
+	}
+	long.Metrics = append(long.Metrics,
+		HostMetric{Host: "esx1", Metric: VSANPerfCPUMetric, At: at(100), Value: 3},  // mostly before
+		HostMetric{Host: "esx1", Metric: VSANPerfCPUMetric, At: at(400), Value: 12}, // wholly within
+		HostMetric{Host: "esx1", Metric: VSANPerfCPUMetric, At: at(700), Value: 5})  // mostly after
+	short := okRun(testCells[1].Label, "4k", 1, 1000, false)
+	short.Metrics = []HostMetric{{Host: "esx1", Metric: HostCPUMetric, At: short.Start.Add(5 * time.Second), Value: 30},
+		{Host: "esx1", Metric: HostCPUMetric, At: short.Start.Add(25 * time.Second), Value: 10}}
+	for _, r := range []Run{long, short} {
+		if err := s.CommitRun(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	figures, err := s.RunFigures(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := figures[long.RunKey]; f.CPUPercent != 40 || f.VSANCPUPercent != 12 {
+		t.Errorf("the long run's CPU %g %%, vSAN's %g %%: want 40 and 12, the samples within it", f.CPUPercent, f.VSANCPUPercent)
+	}
+	if f := figures[short.RunKey]; f.CPUPercent != 20 {
+		t.Errorf("the 2 s run's CPU %g %%: want 20, both its samples (none lies within it)", f.CPUPercent)
+	}
+}
