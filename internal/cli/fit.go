@@ -150,6 +150,7 @@ func (f *fitting) run(ctx context.Context, from []string, given map[string]strin
 	}
 	defer os.RemoveAll(dir)
 	var runs []model.FitRun
+	var loads []float64 // each run's simulated CPU load (pair)
 	var skipped, origins []string
 	var cluster measured // the first store that read its hosts' metrics
 	for i, path := range from {
@@ -166,16 +167,14 @@ func (f *fitting) run(ctx context.Context, from []string, given map[string]strin
 		if err != nil {
 			return err
 		}
-		r, why := f.pair(m, seen, simulated, len(from) > 1)
+		r, l, why := f.pair(m, seen, simulated, len(from) > 1)
 		if len(r) == 0 {
 			return fmt.Errorf("none of the %d measured runs of %s matched a simulated run with one solve: nothing to fit (%s)", len(m.figures), path, strings.Join(why, "; "))
 		}
-		runs, skipped = append(runs, r...), append(skipped, why...)
+		runs, loads, skipped = append(runs, r...), append(loads, l...), append(skipped, why...)
 		origins = append(origins, fmt.Sprintf("campaign %s measured in %s (session of %s)", m.campaign, filepath.Base(path), m.session.StartedAt))
 	}
-	if err := f.addCPUParams(ctx, runs); err != nil {
-		return err
-	}
+	f.addCPUParams(runs, loads)
 	got, err := model.Fit(ctx, f.profile, runs, f.names)
 	if err != nil {
 		return err
@@ -216,19 +215,19 @@ func isSubset(xs, of []string) bool {
 }
 
 // addCPUParams adds vSAN's worlds to the default parameters when a run
-// measured the hosts' CPU, the hosts' idle CPU when the runs' loads span a
-// light and a heavy one (heavyToLight), and the guest's cycles per I/O
-// when a run measured vSAN's part of the CPU too, and says what the CPU
-// does.
-func (f *fitting) addCPUParams(ctx context.Context, runs []model.FitRun) error {
+// measured the hosts' CPU, the hosts' idle CPU when the runs' CPU loads
+// (loads, by run) span a light and a heavy one (heavyToLight), and the
+// guest's cycles per I/O when a run measured vSAN's part of the CPU too,
+// and says what the CPU does.
+func (f *fitting) addCPUParams(runs []model.FitRun, loads []float64) {
 	cpu := slices.ContainsFunc(runs, func(r model.FitRun) bool { return r.Measured.CPU > 0 })
 	vsan := slices.ContainsFunc(runs, func(r model.FitRun) bool { return r.Measured.CPU > 0 && r.Measured.VSANCPU > 0 })
 	if !cpu {
 		fmt.Fprintf(f.st.Stderr, "fit: no run measured its hosts' CPU (campaign.new(metrics = hci.host_cpu) records it): the I/Os fix vSAN's ceilings only as worlds x cycles, so the worlds stay as they are\n")
-		return nil
+		return
 	}
 	if !f.defaultNames {
-		return nil
+		return
 	}
 	more := worldParams[f.profile.Architecture]
 	f.names = append(f.names, more...)
@@ -236,14 +235,9 @@ func (f *fitting) addCPUParams(ctx context.Context, runs []model.FitRun) error {
 	// The idle CPU is what the runs' CPU has in common whatever their
 	// load: only runs far apart in load tell it from the cycles.
 	var light, heavy float64 = math.Inf(1), 0
-	for _, r := range runs {
+	for i, r := range runs {
 		if r.Measured.CPU > 0 && !r.Validation {
-			out, err := model.Solve(ctx, f.profile, r.In)
-			if err != nil {
-				return fmt.Errorf("run %s: %w", r.Name, err)
-			}
-			load := out.MeanHostCPUPercent() * cmp.Or(r.Scale.CPU, 1)
-			light, heavy = min(light, load), max(heavy, load)
+			light, heavy = min(light, loads[i]), max(heavy, loads[i])
 		}
 	}
 	if light*heavyToLight <= heavy {
@@ -256,7 +250,6 @@ func (f *fitting) addCPUParams(ctx context.Context, runs []model.FitRun) error {
 		f.names = append(f.names, guestParam)
 		fmt.Fprintf(f.st.Stderr, "fit: the runs measured vSAN's part of the CPU, which tells vSAN's cycles from the guest's: fitting %s too\n", guestParam)
 	}
-	return nil
 }
 
 // readMeasured reads the measured campaign at path: its runs, and the
@@ -408,8 +401,9 @@ func (f *fitting) simulate(ctx context.Context, m measured, sets map[string]stri
 }
 
 // pair makes a fit run of each measured run whose simulated twin the
-// model solved once; the others are skipped, each reason counted.
-func (f *fitting) pair(m measured, seen map[store.RunKey]*observed, simulated map[store.RunKey]store.RunFigure, named bool) ([]model.FitRun, []string) {
+// model solved once, with the twin's CPU load (its hosts' CPU above idle);
+// the others are skipped, each reason counted.
+func (f *fitting) pair(m measured, seen map[store.RunKey]*observed, simulated map[store.RunKey]store.RunFigure, named bool) ([]model.FitRun, []float64, []string) {
 	order := map[string]int{} // each cell's place in the campaign
 	for i, c := range m.cells {
 		order[c] = i
@@ -418,6 +412,8 @@ func (f *fitting) pair(m measured, seen map[store.RunKey]*observed, simulated ma
 		return cmp.Or(cmp.Compare(order[x.Cell], order[y.Cell]), strings.Compare(x.Workload, y.Workload), cmp.Compare(x.Repeat, y.Repeat))
 	})
 	var runs []model.FitRun
+	var loads []float64
+	idle := f.profile.Model.HostIdleCPUPercent.Value
 	why := map[string]int{}
 	for _, k := range keys {
 		o := seen[k]
@@ -434,15 +430,15 @@ func (f *fitting) pair(m measured, seen map[store.RunKey]*observed, simulated ma
 				name = m.campaign + ": " + name
 			}
 			r := model.FitRun{Name: name, In: o.in, Validation: f.every > 0 && order[k.Cell]%f.every == f.every-1}
-			r.Scale, r.Measured = timeLine(figures(m.figures[k]), figures(simulated[k]), o.steady, f.profile.Model.HostIdleCPUPercent.Value)
-			runs = append(runs, r)
+			r.Scale, r.Measured = timeLine(figures(m.figures[k]), figures(simulated[k]), o.steady, idle)
+			runs, loads = append(runs, r), append(loads, simulated[k].CPUPercent-idle)
 		}
 	}
 	var skipped []string
 	for _, reason := range slices.Sorted(maps.Keys(why)) {
 		skipped = append(skipped, fmt.Sprintf("%d runs of %s %s", why[reason], m.campaign, reason))
 	}
-	return runs, skipped
+	return runs, loads, skipped
 }
 
 // reported are the figures the report shows of each run beside its I/Os,

@@ -134,8 +134,7 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 	for r := range runs {
 		same[r] = slices.IndexFunc(runs[:r+1], func(o FitRun) bool { return reflect.DeepEqual(o.In, runs[r].In) })
 	}
-	// solveAt is every run's figures with the named parameters at values
-	// (only the runs in which).
+	// profileAt is p with the named parameters at values.
 	profileAt := func(values []float64) testbed.Profile {
 		profile := *p // parameters are values: the copy changes them alone
 		profile.Model.Each(func(n string, q *testbed.Param) {
@@ -145,8 +144,8 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 		})
 		return profile
 	}
-	solveAt := func(values []float64, which []int) ([]solvedRun, error) {
-		profile := profileAt(values)
+	// solveAt is the figures of the runs in which on profile.
+	solveAt := func(profile testbed.Profile, which []int) ([]solvedRun, error) {
 		x := make([]solvedRun, len(runs))
 		repeat := func(r int) bool { f := same[r]; return f < r && slices.Contains(which, f) }
 		// The distinct inputs are solved side by side, one a core.
@@ -193,7 +192,7 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 	for i := range all {
 		all[i] = i
 	}
-	before, err := solveAt(start, all)
+	before, err := solveAt(profileAt(start), all)
 	if err != nil {
 		return FitOutcome{}, err
 	}
@@ -218,7 +217,7 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 	for i, name := range names {
 		doubled := slices.Clone(start)
 		doubled[i] *= 2
-		x, err := solveAt(doubled, fitting)
+		x, err := solveAt(profileAt(doubled), fitting)
 		if err != nil {
 			return FitOutcome{}, err
 		}
@@ -245,10 +244,11 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 			return v
 		}
 		cost := func(logs []float64) (float64, error) {
-			if profile := profileAt(at(logs)); profile.Model.Check() != nil {
+			profile := profileAt(at(logs))
+			if profile.Model.Check() != nil {
 				return math.Inf(1), nil // a value the parameter cannot take (fewer worlds than 1)
 			}
-			x, err := solveAt(at(logs), fitting)
+			x, err := solveAt(profile, fitting)
 			if err != nil {
 				return 0, err
 			}
@@ -295,7 +295,7 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 			out.Params[names[i]] = values[i]
 		}
 	}
-	after, err := solveAt(values, all)
+	after, err := solveAt(profileAt(values), all)
 	if err != nil {
 		return FitOutcome{}, err
 	}

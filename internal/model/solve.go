@@ -82,28 +82,26 @@ func (out *Output) MeanLatencyUs() float64 {
 // every host's (HostCPUPercent), idle hosts counted: what a campaign that
 // reads all the cluster's hosts' CPU averages.
 func (out *Output) MeanHostCPUPercent() float64 {
-	if len(out.HostCPUPercent) == 0 {
-		return 0
-	}
-	sum := 0.0
-	for _, c := range out.HostCPUPercent {
-		sum += c
-	}
-	return sum / float64(len(out.HostCPUPercent))
+	return meanOver(len(out.HostCPUPercent), func(h int) float64 { return out.HostCPUPercent[h] })
 }
 
 // MeanVSANCPUPercent is vSAN's part of the hosts' CPU over the whole run
 // (HostFigures.VSANCPUPercent), the mean over every host, idle ones
 // counted.
 func (out *Output) MeanVSANCPUPercent() float64 {
-	if len(out.Hosts) == 0 {
+	return meanOver(len(out.Hosts), func(h int) float64 { return out.Hosts[h].VSANCPUPercent })
+}
+
+// meanOver is the mean of of(0) ... of(n-1); 0 when n is 0.
+func meanOver(n int, of func(int) float64) float64 {
+	if n == 0 {
 		return 0
 	}
 	sum := 0.0
-	for _, h := range out.Hosts {
-		sum += h.VSANCPUPercent
+	for i := range n {
+		sum += of(i)
 	}
-	return sum / float64(len(out.Hosts))
+	return sum / float64(n)
 }
 
 // HostFigures is what one host does in a cell (docs/model.md, Placement):
