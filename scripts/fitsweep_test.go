@@ -16,7 +16,8 @@ import (
 // model on a profile of known costs, its store marked measured, since what
 // is tested is what the sweep's runs tell the fit), the sweep's runs bring
 // each cost back, and the cells kept apart match within 1 %. It records
-// the hosts' CPU and vSAN's part of it, and a run held to a light load, so
+// the hosts' CPU, vSAN's part of it and its DOM's and LSOM's worlds', and a
+// run held to a light load, so
 // the fit moves the worlds, the hosts' idle CPU and the guest's cycles too.
 func TestFitSweepPinsEachCost(t *testing.T) {
 	t.Chdir("..")
@@ -49,6 +50,11 @@ func TestFitSweepPinsEachCost(t *testing.T) {
 	t.Log(stdout)
 	if !regexp.MustCompile(`(?m)^vSAN CPU, fitted: fit: 18 runs, `).MatchString(stdout) || !regexp.MustCompile(`fitting fio_io_cycles too`).MatchString(stderr) {
 		t.Errorf("the sweep's vSAN CPU is not fitted, or the guest's cycles not with it:\n%s%s", stdout, stderr)
+	}
+	for _, worlds := range []string{"DOM", "LSOM"} {
+		if !regexp.MustCompile(`(?m)^` + worlds + ` worlds' CPU, fitted: fit: 18 runs, `).MatchString(stdout) {
+			t.Errorf("the sweep's %s worlds' CPU is not fitted:\n%s", worlds, stdout)
+		}
 	}
 	summary := regexp.MustCompile(`validation: (\d+) runs, median error [0-9.]+ % before, ([0-9.]+) % after`).FindStringSubmatch(stdout)
 	if summary == nil {

@@ -62,7 +62,7 @@ func fitCmd(st *State, args []string) int {
 	fs.StringArrayVar(&from, "from", nil, "a campaign store measured on the real cluster (starbench run with GOVC_URL); repeat for several, fitted together")
 	fs.StringVar(&bed, "testbed", "", "the profile of the cluster the runs were measured on: a shipped name or a JSON file (its hosts, devices and network as they are)")
 	fs.StringArrayVar(&sets, "set", nil, "script arg name=value, for every store's script; by default each measured session's own")
-	fs.StringVar(&params, "params", strings.Join(fitParams, ","), "the model parameters to fit, by their names in a profile's model section, comma-separated (by default also vSAN's worlds when the runs measured host CPU, the hosts' idle CPU when their loads also lie 5 times apart, and the guest's cycles when they measured vSAN's CPU too)")
+	fs.StringVar(&params, "params", strings.Join(fitParams, ","), "the model parameters to fit, by their names in a profile's model section, comma-separated (by default also vSAN's worlds when the runs measured host CPU or vSAN's worlds' CPU, the hosts' idle CPU when their loads also lie 5 times apart, and the guest's cycles when they measured vSAN's CPU too)")
 	fs.IntVar(&every, "validate", 3, "keep every Nth cell's runs apart: never fitted, their error reported (0 keeps none)")
 	fs.StringVar(&out, "out", "", "the profile to write (default TESTBED-fit.json: my-cluster.json gives my-cluster-fit.json)")
 	pos, code, done := parseFlags(st, "fit", fs, args)
@@ -215,12 +215,14 @@ func isSubset(xs, of []string) bool {
 }
 
 // addCPUParams adds vSAN's worlds to the default parameters when a run
-// measured the hosts' CPU, the hosts' idle CPU when the runs' CPU loads
-// (loads, by run) span a light and a heavy one (heavyToLight), and the
-// guest's cycles per I/O when a run measured vSAN's part of the CPU too,
-// and says what the CPU does.
+// measured the hosts' CPU or vSAN's worlds', the hosts' idle CPU when the
+// runs' CPU loads (loads, by run) span a light and a heavy one
+// (heavyToLight), and the guest's cycles per I/O when a run measured
+// vSAN's part of the CPU too, and says what the CPU does.
 func (f *fitting) addCPUParams(runs []model.FitRun, loads []float64) {
-	cpu := slices.ContainsFunc(runs, func(r model.FitRun) bool { return r.Measured.CPU > 0 })
+	cpu := slices.ContainsFunc(runs, func(r model.FitRun) bool {
+		return r.Measured.CPU > 0 || r.Measured.DOMBusy > 0 || r.Measured.LSOMBusy > 0
+	})
 	vsan := slices.ContainsFunc(runs, func(r model.FitRun) bool { return r.Measured.CPU > 0 && r.Measured.VSANCPU > 0 })
 	if !cpu {
 		fmt.Fprintf(f.st.Stderr, "fit: no run measured its hosts' CPU (campaign.new(metrics = hci.host_cpu) records it): the I/Os fix vSAN's ceilings only as worlds x cycles, so the worlds stay as they are\n")
@@ -231,7 +233,7 @@ func (f *fitting) addCPUParams(runs []model.FitRun, loads []float64) {
 	}
 	more := worldParams[f.profile.Architecture]
 	f.names = append(f.names, more...)
-	fmt.Fprintf(f.st.Stderr, "fit: the runs measured their hosts' CPU, which tells vSAN's worlds from their cycles: fitting %s too\n", strings.Join(more, " and "))
+	fmt.Fprintf(f.st.Stderr, "fit: the runs measured their hosts' CPU or vSAN's worlds', which tells vSAN's worlds from their cycles: fitting %s too\n", strings.Join(more, " and "))
 	// The idle CPU is what the runs' CPU has in common whatever their
 	// load: only runs far apart in load tell it from the cycles.
 	var light, heavy float64 = math.Inf(1), 0
@@ -240,10 +242,12 @@ func (f *fitting) addCPUParams(runs []model.FitRun, loads []float64) {
 			light, heavy = min(light, loads[i]), max(heavy, loads[i])
 		}
 	}
-	if light*heavyToLight <= heavy {
+	switch {
+	case heavy == 0: // no fit run measured the hosts' CPU, only vSAN's worlds'
+	case light*heavyToLight <= heavy:
 		f.names = append(f.names, idleParam)
 		fmt.Fprintf(f.st.Stderr, "fit: the lightest run's CPU load is %.2g of the heaviest's, which tells the hosts' idle CPU from the load: fitting %s too\n", light/heavy, idleParam)
-	} else {
+	default:
 		fmt.Fprintf(f.st.Stderr, "fit: the lightest run's CPU load is %.2g of the heaviest's: too close to tell the hosts' idle CPU from the load, so %s stays at %g %% (a run held to a low rate, as scripts/fit_sweep.star's 4k-rand-read-held, tells it)\n", light/heavy, idleParam, f.profile.Model.HostIdleCPUPercent.Value)
 	}
 	if vsan {
@@ -346,7 +350,7 @@ func (f *fitting) simulate(ctx context.Context, m measured, sets map[string]stri
 	name := m.campaign
 	var mu sync.Mutex
 	seen := map[store.RunKey]*observed{}
-	observe := func(ctx context.Context, _ *testbed.Profile, in model.Input, out model.Output) {
+	observe := func(ctx context.Context, p *testbed.Profile, in model.Input, out model.Output) {
 		id, ok := campaign.RunOf(ctx)
 		if !ok || id.Campaign != name {
 			return // a warm-up, a fill, a run outside the campaign
@@ -359,7 +363,8 @@ func (f *fitting) simulate(ctx context.Context, m measured, sets map[string]stri
 			o = &observed{}
 			seen[k] = o
 		}
-		o.in, o.steady = in, model.FitFigures{IOPS: out.Read.IOPS + out.Write.IOPS, LatUs: out.MeanLatencyUs(), CPU: out.MeanHostCPUPercent(), VSANCPU: out.MeanVSANCPUPercent()}
+		dom, lsom := out.MeanBusyCores(p)
+		o.in, o.steady = in, model.FitFigures{IOPS: out.Read.IOPS + out.Write.IOPS, LatUs: out.MeanLatencyUs(), CPU: out.MeanHostCPUPercent(), VSANCPU: out.MeanVSANCPUPercent(), DOMBusy: dom, LSOMBusy: lsom}
 		o.solves++
 	}
 	open := func(ctx context.Context, opts target.Options) (*target.Target, func(), error) {
@@ -453,11 +458,13 @@ var reported = []struct {
 	{"lat us", "%10.0f", false, "mean latency, not fitted", func(x model.FitFigures) float64 { return x.LatUs }},
 	{"cpu %", "%10.1f", true, "host CPU, fitted", func(x model.FitFigures) float64 { return x.CPU }},
 	{"vsan %", "%10.1f", true, "vSAN CPU, fitted", func(x model.FitFigures) float64 { return x.VSANCPU }},
+	{"dom cores", "%10.2f", true, "DOM worlds' CPU, fitted", func(x model.FitFigures) float64 { return x.DOMBusy }},
+	{"lsom cores", "%10.2f", true, "LSOM worlds' CPU, fitted", func(x model.FitFigures) float64 { return x.LSOMBusy }},
 }
 
 // figures are a store's figures of a run as a fit reads them.
 func figures(f store.RunFigure) model.FitFigures {
-	return model.FitFigures{IOPS: f.IOPS, LatUs: f.LatMeanUs, CPU: f.CPUPercent, VSANCPU: f.VSANCPUPercent}
+	return model.FitFigures{IOPS: f.IOPS, LatUs: f.LatMeanUs, CPU: f.CPUPercent, VSANCPU: f.VSANCPUPercent, DOMBusy: f.DOMBusyCores, LSOMBusy: f.LSOMBusyCores}
 }
 
 // timeLine is what a simulated run's time line made of its steady state,
@@ -474,10 +481,16 @@ func timeLine(measured, simulated, steady model.FitFigures, idle float64) (scale
 	} else {
 		measured.CPU = 0
 	}
-	if simulated.VSANCPU > 0 && steady.VSANCPU > 0 {
-		scale.VSANCPU = simulated.VSANCPU / steady.VSANCPU
-	} else {
-		measured.VSANCPU = 0
+	for _, f := range []struct{ simulated, steady, scale, measured *float64 }{
+		{&simulated.VSANCPU, &steady.VSANCPU, &scale.VSANCPU, &measured.VSANCPU},
+		{&simulated.DOMBusy, &steady.DOMBusy, &scale.DOMBusy, &measured.DOMBusy},
+		{&simulated.LSOMBusy, &steady.LSOMBusy, &scale.LSOMBusy, &measured.LSOMBusy},
+	} {
+		if *f.simulated > 0 && *f.steady > 0 {
+			*f.scale = *f.simulated / *f.steady
+		} else {
+			*f.measured = 0
+		}
 	}
 	return scale, measured
 }

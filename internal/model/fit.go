@@ -15,20 +15,24 @@ import (
 )
 
 // FitFigures are one run's figures, measured or simulated: its I/Os a
-// second, reads and writes together, their mean latency, and its hosts'
-// CPU % and vSAN's part of it (the performance service's vsan.cpu.usedPct),
-// each the mean over every host. A measured figure of 0, but for the
-// I/Os, was not measured.
+// second, reads and writes together, their mean latency, its hosts' CPU %
+// and vSAN's part of it (the performance service's vsan.cpu.usedPct), and
+// the cores' worth of time the DOM's worlds and the LSOM's ran (its
+// dom-world-cpu and lsom-world-cpu summed on a host), each the mean over
+// every host. A measured figure of 0, but for the I/Os, was not measured.
 type FitFigures struct {
 	IOPS, LatUs, CPU, VSANCPU float64
+	DOMBusy, LSOMBusy         float64
 }
 
 // FitRun is one run measured on a real cluster that a fit compares the
 // model with: the input the simulator solved for the same run of the same
 // script (Plane's observer) and what the cluster measured. The I/Os are
-// fitted, and the CPU and vSAN's CPU where measured: the I/Os fix each
-// software ceiling only as worlds x cycles, the CPU fixes the cycles, and
-// vSAN's part of it tells vSAN's cycles from the guest's. The latency is
+// fitted, and the CPU, vSAN's CPU and its worlds' where measured: the I/Os
+// fix each software ceiling only as worlds x cycles, the CPU fixes the
+// cycles, vSAN's part of it tells vSAN's cycles from the guest's, and its
+// DOM's and LSOM's worlds tell theirs from each other's and from the
+// network's. The latency is
 // reported, not fitted. The hosts' CPU is the model's over their idle
 // CPU (host_idle_cpu_percent), as the simulator shows it. Scale is what
 // the run's time line made of the steady state Solve gives, figure by
@@ -44,14 +48,13 @@ type FitRun struct {
 }
 
 // fitted are the pairs of simulated (of x) and measured figures of r that
-// a fit fits: its I/Os, and its CPU and vSAN's where measured.
+// a fit fits: its I/Os, and its CPU, vSAN's and its worlds' where measured.
 func (r FitRun) fitted(x FitFigures) [][2]float64 {
 	pairs := [][2]float64{{x.IOPS, r.Measured.IOPS}}
-	if r.Measured.CPU > 0 {
-		pairs = append(pairs, [2]float64{x.CPU, r.Measured.CPU})
-	}
-	if r.Measured.VSANCPU > 0 {
-		pairs = append(pairs, [2]float64{x.VSANCPU, r.Measured.VSANCPU})
+	for _, f := range [][2]float64{{x.CPU, r.Measured.CPU}, {x.VSANCPU, r.Measured.VSANCPU}, {x.DOMBusy, r.Measured.DOMBusy}, {x.LSOMBusy, r.Measured.LSOMBusy}} {
+		if f[1] > 0 {
+			pairs = append(pairs, f)
+		}
 	}
 	return pairs
 }
@@ -88,7 +91,8 @@ var fitPrior = math.Pow(0.01/math.Ln2, 2)
 
 // Fit sets the parameters of p named (by their JSON names) so that the
 // model's figures on the fit runs come closest to what was measured (the
-// I/Os, and the hosts' and vSAN's CPU where measured: FitRun.fitted): it
+// I/Os, and the hosts', vSAN's and its worlds' CPU where measured:
+// FitRun.fitted): it
 // minimises the mean over those figures of the squared logarithm of
 // simulated / measured, so each relative error counts alike whatever its
 // size, plus fitPrior times each parameter's squared logarithm of how far
@@ -119,6 +123,14 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 		}{{"host CPU", r.Measured.CPU}, {"vSAN CPU", r.Measured.VSANCPU}} {
 			if !(c.pct >= 0 && c.pct <= 100) {
 				return FitOutcome{}, fmt.Errorf("run %s measured %g %% %s: want 0 (not measured) up to 100", r.Name, c.pct, c.what)
+			}
+		}
+		for _, c := range []struct {
+			what  string
+			cores float64
+		}{{"DOM", r.Measured.DOMBusy}, {"LSOM", r.Measured.LSOMBusy}} {
+			if !(c.cores >= 0) || math.IsInf(c.cores, 0) {
+				return FitOutcome{}, fmt.Errorf("run %s measured its %s worlds busy %g cores: want 0 (not measured) or a finite number above it", r.Name, c.what, c.cores)
 			}
 		}
 		if !r.Validation {
@@ -160,7 +172,8 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 						errs[r] = fmt.Errorf("run %s: %w", runs[r].Name, err)
 						continue
 					}
-					x[r] = solvedRun{FitFigures{out.Read.IOPS + out.Write.IOPS, out.MeanLatencyUs(), out.MeanHostCPUPercent(), out.MeanVSANCPUPercent()}, out.Outstanding}
+					dom, lsom := out.MeanBusyCores(&profile)
+					x[r] = solvedRun{FitFigures{out.Read.IOPS + out.Write.IOPS, out.MeanLatencyUs(), out.MeanHostCPUPercent(), out.MeanVSANCPUPercent(), dom, lsom}, out.Outstanding}
 				}
 			})
 		}
@@ -185,6 +198,8 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 			f.LatUs *= cmp.Or(s.LatUs, 1)
 			f.CPU = profile.Model.HostIdleCPUPercent.Value + f.CPU*cmp.Or(s.CPU, 1)
 			f.VSANCPU *= cmp.Or(s.VSANCPU, 1)
+			f.DOMBusy *= cmp.Or(s.DOMBusy, 1)
+			f.LSOMBusy *= cmp.Or(s.LSOMBusy, 1)
 		}
 		return x, nil
 	}

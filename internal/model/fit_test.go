@@ -2,6 +2,7 @@ package model
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -279,6 +280,71 @@ func TestFitTellsVSANFromTheGuestByVSANCPU(t *testing.T) {
 	}
 }
 
+// measureWorlds sets each run's measured busy DOM and LSOM worlds as truth
+// gives them.
+func measureWorlds(t testing.TB, truth *testbed.Profile, runs []FitRun) {
+	t.Helper()
+	for i := range runs {
+		out, err := Solve(context.Background(), truth, runs[i].In)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs[i].Measured.DOMBusy, runs[i].Measured.LSOMBusy = out.MeanBusyCores(truth)
+	}
+}
+
+// vSAN's CPU is its DOM's and its LSOM's (and its network stack's)
+// together: a campaign of one workload (4K random reads at a light, a
+// middling and a heavy load) on a cluster whose DOM costs 1.3 times the
+// cycles per I/O and whose LSOM 0.7 times per op loads both alike in every
+// run (one DOM I/O, one LSOM op), so the I/Os (the heavy run's the DOM's
+// worlds x cycles, the light ones' time per I/O both costs' sum) and
+// vSAN's CPU fix only their sum, and the fit shares the difference out
+// (the LSOM's cycles +45 %). The worlds' own CPU (the performance
+// service's dom-world-cpu and lsom-world-cpu) tells them apart: fitted
+// with it, both come back, and the DOM's worlds.
+func TestFitTellsTheDOMFromTheLSOMByTheirWorlds(t *testing.T) {
+	ctx := context.Background()
+	p := mustLoad(t, "storagereview-r6625-esa")
+	truth := *p
+	truth.Model.DOMIOCycles.Value *= 1.3
+	truth.Model.LSOMOpCycles.Value *= 0.7
+	var runs []FitRun
+	for _, depth := range []int{1, 4, 32} {
+		job := calRandRead
+		job.IODepth = depth
+		runs = append(runs, calibrationRun(t, p, &truth, job))
+		runs[len(runs)-1].Name = fmt.Sprintf("randread QD%d", depth)
+	}
+	measureCPU(t, &truth, runs, true)
+	names := []string{"dom_worlds_per_host", "dom_io_cycles", "lsom_op_cycles"}
+	blind, err := Fit(ctx, p, runs, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	measureWorlds(t, &truth, runs)
+	got, err := Fit(ctx, p, runs, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("with the worlds' CPU %v; with vSAN's alone %v", got.Params, blind.Params)
+	for _, name := range names {
+		want, _ := truth.Model.Lookup(name)
+		if v := got.Params[name]; !(math.Abs(v/want.Value-1) < 0.05) {
+			t.Errorf("%s fitted to %.4g with the worlds' CPU, want the %.4g the runs were measured with", name, v, want.Value)
+		}
+	}
+	want := truth.Model.LSOMOpCycles.Value
+	if v := blind.Params["lsom_op_cycles"]; !(math.Abs(v/want-1) > 0.1) {
+		t.Errorf("from vSAN's CPU alone the LSOM's cycles per op fitted to %.4g, near the %.4g the runs were measured with: the runs tell the DOM from the LSOM without their worlds, and the test tests nothing", v, want)
+	}
+	for i, r := range runs {
+		if e := got.After[i].LSOMBusy/r.Measured.LSOMBusy - 1; !(math.Abs(e) < 0.02) {
+			t.Errorf("%s: the LSOM's worlds busy %.3g cores after the fit, measured %.3g", r.Name, got.After[i].LSOMBusy, r.Measured.LSOMBusy)
+		}
+	}
+}
+
 // A real host's idle CPU is its own: on hosts where a run's load is a few
 // percent, taking 2 % for an idle of 5 % puts 3 points of every CPU figure
 // on vSAN's cycles and worlds. A light run (4K reads held at 200 I/Os a
@@ -343,7 +409,7 @@ func BenchmarkFit(b *testing.B) {
 			runs = append(runs, FitRun{Name: job.RW, In: in, Measured: FitFigures{IOPS: out.Read.IOPS + out.Write.IOPS}})
 		}
 	}
-	names := []string{"dom_io_cycles", "lsom_op_cycles"}
+	names := []string{"dom_worlds_per_host", "dom_io_cycles", "lsom_op_cycles"}
 	for b.Loop() {
 		if _, err := Fit(context.Background(), p, runs, names); err != nil {
 			b.Fatal(err)

@@ -92,6 +92,17 @@ func (out *Output) MeanVSANCPUPercent() float64 {
 	return meanOver(len(out.Hosts), func(h int) float64 { return out.Hosts[h].VSANCPUPercent })
 }
 
+// MeanBusyCores is the cores' worth of time the DOM's worlds and the
+// LSOM's ran on a host over the whole run, the mean over every host, idle
+// ones counted, for the cluster of profile p: what vSAN's performance
+// service shows summed over a host's worlds (dom-world-cpu, lsom-world-cpu).
+func (out *Output) MeanBusyCores(p *testbed.Profile) (dom, lsom float64) {
+	pl := newPlatform(p)
+	dom = pl.domWorlds * meanOver(len(out.Hosts), func(h int) float64 { return out.Hosts[h].DOMUtil })
+	lsom = pl.storeWorldsPerHost() * meanOver(len(out.Hosts), func(h int) float64 { return out.Hosts[h].LSOMUtil })
+	return dom, lsom
+}
+
 // meanOver is the mean of of(0) ... of(n-1); 0 when n is 0.
 func meanOver(n int, of func(int) float64) float64 {
 	if n == 0 {

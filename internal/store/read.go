@@ -178,6 +178,14 @@ const (
 	VSANPerfCPUMetric = "vsan.cpu.usedPct"
 )
 
+// The vSAN performance service's CPU of the DOM's worlds and of the LSOM's,
+// one metric per kind of world (vsphere.vsan_metrics: runPct summed over
+// the worlds of that kind on a host), as SQL LIKE patterns.
+const (
+	DOMWorldsMetrics  = "vsan.domworlds.%.runPct"
+	LSOMWorldsMetrics = "vsan.lsomworlds.%.runPct"
+)
+
 // The seconds a sample of a CPU metric covers, up to its time: vCenter's
 // real-time host samples and the vSAN performance service's.
 const (
@@ -193,40 +201,52 @@ type RunFigure struct {
 	// run, VSANCPUPercent of vSAN's part of it (VSANCPUMetric or
 	// VSANPerfCPUMetric); 0 when the campaign did not record it.
 	CPUPercent, VSANCPUPercent float64
+	// DOMBusyCores and LSOMBusyCores are the cores' worth of time the
+	// DOM's worlds and the LSOM's ran on a host (DOMWorldsMetrics and
+	// LSOMWorldsMetrics, every kind of world together, over 100), the mean
+	// over the hosts and the run; 0 when the campaign did not record them.
+	DOMBusyCores, LSOMBusyCores float64
 }
 
 // RunFigures is every run's aggregate over all its jobs, reads and writes
-// together, for the runs that completed (status ok). Its CPU is the mean of
-// the samples that lie wholly within the run (a sample covers the seconds
-// up to its time: the first of a run also covers what came before it, the
-// idle between runs or the last run's tail), or of all its samples when
-// none does (a run shorter than a sample).
+// together, for the runs that completed (status ok). Its CPU and its vSAN
+// worlds' are the mean of the samples that lie wholly within the run (a
+// sample covers the seconds up to its time: the first of a run also covers
+// what came before it, the idle between runs or the last run's tail), or
+// of all its samples when none does (a run shorter than a sample).
 func (s *Store) RunFigures(ctx context.Context) (map[RunKey]RunFigure, error) {
 	out := map[RunKey]RunFigure{}
-	// mean is the mean of a run's samples of the metrics cond names
-	// (twice over: its arguments come twice), those within the run or else
-	// all; seconds is what a sample covers.
-	mean := func(cond, seconds string) string {
+	// mean is agg of a run's samples of the metrics cond names (twice
+	// over: its arguments come twice), those within the run or else all;
+	// seconds is what a sample covers.
+	mean := func(agg, cond, seconds string) string {
 		within := "julianday(m.at) >= julianday(r.started_at) + " + seconds + " / 86400.0 AND julianday(m.at) <= julianday(r.ended_at)"
-		return "COALESCE((SELECT AVG(m.value) FROM host_metrics m WHERE m.run_id = r.id AND " + cond + " AND " + within + "), " +
-			"(SELECT AVG(m.value) FROM host_metrics m WHERE m.run_id = r.id AND " + cond + "))"
+		return "COALESCE((SELECT " + agg + " FROM host_metrics m WHERE m.run_id = r.id AND " + cond + " AND " + within + "), " +
+			"(SELECT " + agg + " FROM host_metrics m WHERE m.run_id = r.id AND " + cond + "))"
 	}
+	// A host's worlds at one time are summed over their kinds: the mean
+	// over hosts and times is the sum over the number of those.
+	const worlds = "SUM(m.value) / 100.0 / COUNT(DISTINCT m.host || ' ' || m.at)"
+	vsanSample := strconv.Itoa(vsanPerfSampleSeconds)
 	err := s.each(ctx, `SELECT c.label, r.workload, r.repeat, SUM(w.iops), SUM(w.iops * w.lat_mean_us) / SUM(w.iops),
-		`+mean("m.metric = ?", strconv.Itoa(hostSampleSeconds))+`,
-		`+mean("m.metric IN (?, ?)", "(CASE m.metric WHEN '"+VSANPerfCPUMetric+"' THEN "+strconv.Itoa(vsanPerfSampleSeconds)+" ELSE 0 END)")+` FROM rows w
+		`+mean("AVG(m.value)", "m.metric = ?", strconv.Itoa(hostSampleSeconds))+`,
+		`+mean("AVG(m.value)", "m.metric IN (?, ?)", "(CASE m.metric WHEN '"+VSANPerfCPUMetric+"' THEN "+vsanSample+" ELSE 0 END)")+`,
+		`+mean(worlds, "m.metric LIKE ?", vsanSample)+`,
+		`+mean(worlds, "m.metric LIKE ?", vsanSample)+` FROM rows w
 		JOIN runs r ON r.id = w.run_id JOIN cells c ON c.id = r.cell_id
 		WHERE w.aggregate = 1 AND w.job = '' AND r.status = 'ok' AND w.iops IS NOT NULL AND w.lat_mean_us IS NOT NULL
 		GROUP BY r.id`, func(rows *sql.Rows) error {
 		var k RunKey
 		var f RunFigure
-		var lat, cpu, vsan sql.NullFloat64
-		if err := rows.Scan(&k.Cell, &k.Workload, &k.Repeat, &f.IOPS, &lat, &cpu, &vsan); err != nil {
+		var lat, cpu, vsan, dom, lsom sql.NullFloat64
+		if err := rows.Scan(&k.Cell, &k.Workload, &k.Repeat, &f.IOPS, &lat, &cpu, &vsan, &dom, &lsom); err != nil {
 			return err
 		}
-		f.LatMeanUs, f.CPUPercent, f.VSANCPUPercent = lat.Float64, cpu.Float64, vsan.Float64
+		f.LatMeanUs, f.CPUPercent, f.VSANCPUPercent, f.DOMBusyCores, f.LSOMBusyCores = lat.Float64, cpu.Float64, vsan.Float64, dom.Float64, lsom.Float64
 		out[k] = f
 		return nil
-	}, HostCPUMetric, HostCPUMetric, VSANCPUMetric, VSANPerfCPUMetric, VSANCPUMetric, VSANPerfCPUMetric)
+	}, HostCPUMetric, HostCPUMetric, VSANCPUMetric, VSANPerfCPUMetric, VSANCPUMetric, VSANPerfCPUMetric,
+		DOMWorldsMetrics, DOMWorldsMetrics, LSOMWorldsMetrics, LSOMWorldsMetrics)
 	return out, err
 }
 

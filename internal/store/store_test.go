@@ -546,7 +546,7 @@ func TestDoneKeepsEachTextOnce(t *testing.T) {
 // first 20 s host sample also covers the idle before it, and its last
 // lies after it; a vSAN sample covers 300 s, so only the one that ends a
 // 300 s stretch inside the run counts. A run shorter than a sample takes
-// every sample it has.
+// every sample it has. vSAN's worlds are summed by host over their kinds.
 func TestRunFiguresTakeTheSamplesWithinTheRun(t *testing.T) {
 	ctx := context.Background()
 	s, _ := openTemp(t, Options{})
@@ -567,7 +567,16 @@ func TestRunFiguresTakeTheSamplesWithinTheRun(t *testing.T) {
 	long.Metrics = append(long.Metrics,
 		HostMetric{Host: "esx1", Metric: VSANPerfCPUMetric, At: at(100), Value: 3},  // mostly before
 		HostMetric{Host: "esx1", Metric: VSANPerfCPUMetric, At: at(400), Value: 12}, // wholly within
-		HostMetric{Host: "esx1", Metric: VSANPerfCPUMetric, At: at(700), Value: 5})  // mostly after
+		HostMetric{Host: "esx1", Metric: VSANPerfCPUMetric, At: at(700), Value: 5},  // mostly after
+		// The DOM's worlds: two kinds on esx1 (2 cores together), one on
+		// esx2 (1 core), wholly within; the busiest world is not summed.
+		HostMetric{Host: "esx1", Metric: "vsan.domworlds.Owner.runPct", At: at(400), Value: 150},
+		HostMetric{Host: "esx1", Metric: "vsan.domworlds.Owner.busiestRunPct", At: at(400), Value: 90},
+		HostMetric{Host: "esx1", Metric: "vsan.domworlds.Client.runPct", At: at(400), Value: 50},
+		HostMetric{Host: "esx2", Metric: "vsan.domworlds.Owner.runPct", At: at(400), Value: 100},
+		HostMetric{Host: "esx1", Metric: "vsan.domworlds.Owner.runPct", At: at(100), Value: 10}, // mostly before
+		HostMetric{Host: "esx1", Metric: "vsan.lsomworlds.PLOG.runPct", At: at(400), Value: 80},
+		HostMetric{Host: "esx2", Metric: "vsan.lsomworlds.PLOG.runPct", At: at(400), Value: 40})
 	short := okRun(testCells[1].Label, "4k", 1, 1000, false)
 	short.Metrics = []HostMetric{{Host: "esx1", Metric: HostCPUMetric, At: short.Start.Add(5 * time.Second), Value: 30},
 		{Host: "esx1", Metric: HostCPUMetric, At: short.Start.Add(25 * time.Second), Value: 10}}
@@ -582,6 +591,12 @@ func TestRunFiguresTakeTheSamplesWithinTheRun(t *testing.T) {
 	}
 	if f := figures[long.RunKey]; f.CPUPercent != 40 || f.VSANCPUPercent != 12 {
 		t.Errorf("the long run's CPU %g %%, vSAN's %g %%: want 40 and 12, the samples within it", f.CPUPercent, f.VSANCPUPercent)
+	}
+	if f := figures[long.RunKey]; f.DOMBusyCores != 1.5 || f.LSOMBusyCores != 0.6 {
+		t.Errorf("the long run's DOM worlds busy %g cores, LSOM's %g: want 1.5 and 0.6 (each host's kinds summed, the mean over hosts, the samples within it)", f.DOMBusyCores, f.LSOMBusyCores)
+	}
+	if f := figures[short.RunKey]; f.DOMBusyCores != 0 || f.LSOMBusyCores != 0 {
+		t.Errorf("a run that recorded no worlds has its DOM's busy %g cores, LSOM's %g: want 0", f.DOMBusyCores, f.LSOMBusyCores)
 	}
 	if f := figures[short.RunKey]; f.CPUPercent != 20 {
 		t.Errorf("the 2 s run's CPU %g %%: want 20, both its samples (none lies within it)", f.CPUPercent)
