@@ -34,7 +34,7 @@ func recordStorageReview(t *testing.T) []solvedCell {
 	open := func(ctx context.Context, opts target.Options) (*target.Target, func(), error) {
 		tg, closeFn, err := target.Open(ctx, opts)
 		if err == nil && tg.Simulated {
-			tg.DataPlane = model.NewPlane(tg.Testbed, tg.VSphere, model.WithObserver(func(_ context.Context, p *testbed.Profile, in model.Input, _ model.Output) {
+			tg.DataPlane = model.NewPlane(tg.Testbed, tg.VSphere, model.WithObserver(func(_ context.Context, p *testbed.Profile, in model.Input, _ model.Output, _ float64) {
 				mu.Lock()
 				cells = append(cells, solvedCell{p, in})
 				mu.Unlock()

@@ -338,9 +338,10 @@ func restoreScript(ctx context.Context, s *store.Store, session store.SessionRec
 
 // observed is what the model solved for one run of the simulated campaign.
 type observed struct {
-	in     model.Input
-	steady model.FitFigures // in the steady state
-	solves int
+	in      model.Input
+	fill    float64          // OSA's write buffers as the run started
+	figures model.FitFigures // the run's as the model laid it out (model.RunFigures)
+	solves  int
 }
 
 // simulate runs m's script on the simulated testbed without noise, into
@@ -350,7 +351,7 @@ func (f *fitting) simulate(ctx context.Context, m measured, sets map[string]stri
 	name := m.campaign
 	var mu sync.Mutex
 	seen := map[store.RunKey]*observed{}
-	observe := func(ctx context.Context, p *testbed.Profile, in model.Input, out model.Output) {
+	observe := func(ctx context.Context, p *testbed.Profile, in model.Input, out model.Output, fill float64) {
 		id, ok := campaign.RunOf(ctx)
 		if !ok || id.Campaign != name {
 			return // a warm-up, a fill, a run outside the campaign
@@ -363,8 +364,7 @@ func (f *fitting) simulate(ctx context.Context, m measured, sets map[string]stri
 			o = &observed{}
 			seen[k] = o
 		}
-		dom, lsom := out.MeanBusyCores(p)
-		o.in, o.steady = in, model.FitFigures{IOPS: out.Read.IOPS + out.Write.IOPS, LatUs: out.MeanLatencyUs(), CPU: out.MeanHostCPUPercent(), VSANCPU: out.MeanVSANCPUPercent(), DOMBusy: dom, LSOMBusy: lsom}
+		o.in, o.fill, o.figures = in, fill, model.RunFigures(p, in, &out, fill)
 		o.solves++
 	}
 	open := func(ctx context.Context, opts target.Options) (*target.Target, func(), error) {
@@ -427,15 +427,15 @@ func (f *fitting) pair(m measured, seen map[store.RunKey]*observed, simulated ma
 			why["not simulated (the simulated campaign has no such run)"]++
 		case o.solves > 1:
 			why["solved in several stretches (jobs of different lengths, events): one figure cannot stand for them"]++
-		case !(o.steady.IOPS > 0) || !(simulated[k].IOPS > 0):
+		case !(o.figures.IOPS > 0) || !(simulated[k].IOPS > 0):
 			why["no simulated I/O"]++
 		default:
 			name := k.String()
 			if named { // runs of several campaigns
 				name = m.campaign + ": " + name
 			}
-			r := model.FitRun{Name: name, In: o.in, Validation: f.every > 0 && order[k.Cell]%f.every == f.every-1}
-			r.Scale, r.Measured = timeLine(figures(m.figures[k]), figures(simulated[k]), o.steady, idle)
+			r := model.FitRun{Name: name, In: o.in, BufferFill: o.fill, Validation: f.every > 0 && order[k.Cell]%f.every == f.every-1}
+			r.Scale, r.Measured = sampled(figures(m.figures[k]), figures(simulated[k]), o.figures, idle)
 			runs, loads = append(runs, r), append(loads, simulated[k].CPUPercent-idle)
 		}
 	}
@@ -467,27 +467,27 @@ func figures(f store.RunFigure) model.FitFigures {
 	return model.FitFigures{IOPS: f.IOPS, LatUs: f.LatMeanUs, CPU: f.CPUPercent, VSANCPU: f.VSANCPUPercent, DOMBusy: f.DOMBusyCores, LSOMBusy: f.LSOMBusyCores}
 }
 
-// timeLine is what a simulated run's time line made of its steady state,
-// figure by figure (its host CPU above the idle CPU the simulator adds),
-// and the measured figures it can be held to: a CPU figure the simulated
-// run does not have is not fitted.
-func timeLine(measured, simulated, steady model.FitFigures, idle float64) (scale, fitted model.FitFigures) {
-	scale.IOPS = simulated.IOPS / steady.IOPS
-	if steady.LatUs > 0 {
-		scale.LatUs = simulated.LatUs / steady.LatUs
+// sampled is what the simulated run's samples made of the model's figures
+// of it (model.RunFigures), figure by figure (its host CPU above the idle
+// CPU the simulator adds), and the measured figures it can be held to: a
+// CPU figure the simulated run does not have is not fitted.
+func sampled(measured, simulated, modelled model.FitFigures, idle float64) (scale, fitted model.FitFigures) {
+	scale.IOPS = simulated.IOPS / modelled.IOPS
+	if modelled.LatUs > 0 {
+		scale.LatUs = simulated.LatUs / modelled.LatUs
 	}
-	if load := simulated.CPU - idle; load > 0 && steady.CPU > 0 {
-		scale.CPU = load / steady.CPU
+	if load := simulated.CPU - idle; load > 0 && modelled.CPU > 0 {
+		scale.CPU = load / modelled.CPU
 	} else {
 		measured.CPU = 0
 	}
-	for _, f := range []struct{ simulated, steady, scale, measured *float64 }{
-		{&simulated.VSANCPU, &steady.VSANCPU, &scale.VSANCPU, &measured.VSANCPU},
-		{&simulated.DOMBusy, &steady.DOMBusy, &scale.DOMBusy, &measured.DOMBusy},
-		{&simulated.LSOMBusy, &steady.LSOMBusy, &scale.LSOMBusy, &measured.LSOMBusy},
+	for _, f := range []struct{ simulated, modelled, scale, measured *float64 }{
+		{&simulated.VSANCPU, &modelled.VSANCPU, &scale.VSANCPU, &measured.VSANCPU},
+		{&simulated.DOMBusy, &modelled.DOMBusy, &scale.DOMBusy, &measured.DOMBusy},
+		{&simulated.LSOMBusy, &modelled.LSOMBusy, &scale.LSOMBusy, &measured.LSOMBusy},
 	} {
-		if *f.simulated > 0 && *f.steady > 0 {
-			*f.scale = *f.simulated / *f.steady
+		if *f.simulated > 0 && *f.modelled > 0 {
+			*f.scale = *f.simulated / *f.modelled
 		} else {
 			*f.measured = 0
 		}

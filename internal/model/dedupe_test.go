@@ -91,7 +91,7 @@ func TestRunsDedupeWhatTheirWorkingSetGives(t *testing.T) {
 			job.Name, job.RW, job.BlockSize, job.IOEngine, job.Direct, job.IODepth, job.DedupePercentage = "w", "randwrite", 4096, "libaio", true, 8, 50
 			job.Options = append(job.Options, fio.Option{Key: "dedupe_mode", Value: "working_set"})
 			var seen []int
-			pl.observe = func(_ context.Context, _ *testbed.Profile, in Input, _ Output) {
+			pl.observe = func(_ context.Context, _ *testbed.Profile, in Input, _ Output, _ float64) {
 				seen = append(seen, in.Jobs[0].Job.DedupePercentage)
 			}
 			res := runJob(t, pl, ws, job)

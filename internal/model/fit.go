@@ -11,6 +11,7 @@ import (
 	"sort"
 	"sync"
 
+	"starbench/internal/fio"
 	"starbench/internal/testbed"
 )
 
@@ -25,6 +26,48 @@ type FitFigures struct {
 	DOMBusy, LSOMBusy         float64
 }
 
+// figuresOf are out's figures on profile p: its I/Os, mean latency, and
+// the hosts', vSAN's and vSAN's worlds' CPU, each the mean over every host.
+func figuresOf(p *testbed.Profile, out *Output) FitFigures {
+	dom, lsom := out.MeanBusyCores(p)
+	return FitFigures{out.Read.IOPS + out.Write.IOPS, out.MeanLatencyUs(), out.MeanHostCPUPercent(), out.MeanVSANCPUPercent(), dom, lsom}
+}
+
+// RunFigures are the figures a run of in shows over its measurement where
+// Solve gave out on profile p: for a lone job on OSA whose writes fill the
+// disk groups' write buffers, from fill bytes in each as the run starts,
+// the burst while they fill and the steady state after it, laid out in
+// time as a Plane lays the run out (the I/Os and the CPU by their share of
+// the measured time, the latency by their share of the I/Os); else the
+// steady state's.
+func RunFigures(p *testbed.Profile, in Input, out *Output, fill float64) FitFigures {
+	steady := figuresOf(p, out)
+	if out.Burst == nil || len(in.Jobs) != 1 || in.Jobs[0].Job == nil {
+		return steady
+	}
+	jl := in.Jobs[0]
+	disks := make([]fio.Disk, len(jl.Disks))
+	for i, d := range jl.Disks {
+		disks[i].SizeBytes = d.SizeBytes
+	}
+	buf := writeBuffer{fill}
+	sp := layOut(p, &buf, out, jl.Job, disks)
+	if !(sp.end > sp.ramp) || !(sp.burst > sp.ramp) {
+		return steady
+	}
+	burst := figuresOf(p, out.Burst)
+	share := math.Min(1, (sp.burst-sp.ramp)/(sp.end-sp.ramp)) // of the measured time at the burst's rates
+	mix := func(b, s float64) float64 { return share*b + (1-share)*s }
+	m := sp.measured()
+	f := FitFigures{IOPS: m[read].IOPS + m[write].IOPS,
+		CPU: mix(burst.CPU, steady.CPU), VSANCPU: mix(burst.VSANCPU, steady.VSANCPU),
+		DOMBusy: mix(burst.DOMBusy, steady.DOMBusy), LSOMBusy: mix(burst.LSOMBusy, steady.LSOMBusy)}
+	if f.IOPS > 0 {
+		f.LatUs = (m[read].IOPS*m[read].LatMeanUs + m[write].IOPS*m[write].LatMeanUs) / f.IOPS
+	}
+	return f
+}
+
 // FitRun is one run measured on a real cluster that a fit compares the
 // model with: the input the simulator solved for the same run of the same
 // script (Plane's observer) and what the cluster measured. The I/Os are
@@ -34,15 +77,19 @@ type FitFigures struct {
 // DOM's and LSOM's worlds tell theirs from each other's and from the
 // network's. The latency is
 // reported, not fitted. The hosts' CPU is the model's over their idle
-// CPU (host_idle_cpu_percent), as the simulator shows it. Scale is what
-// the run's time line made of the steady state Solve gives, figure by
-// figure (on OSA the write buffers' burst before they fill: the simulated
-// run's figure over its steady state's; for the host CPU its part above
-// idle), held as it was while the parameters move; 0 is 1. Validation
-// runs are solved with the parameters before and after, never fitted.
+// CPU (host_idle_cpu_percent), as the simulator shows it. Each step lays
+// the run out in time from BufferFill, the bytes in each OSA disk group's
+// write buffer as the simulated run started (RunFigures: the burst while
+// they fill follows the parameters), and Scale is what else the simulated
+// run made of those figures, figure by figure (the simulated run's figure
+// over RunFigures'; for the host CPU its part above idle: how the CPU's
+// samples fell), held as it was while the parameters move; 0 is 1.
+// Validation runs are solved with the parameters before and after, never
+// fitted.
 type FitRun struct {
 	Name            string
 	In              Input
+	BufferFill      float64
 	Measured, Scale FitFigures
 	Validation      bool
 }
@@ -158,8 +205,7 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 	}
 	// solveAt is the figures of the runs in which on profile.
 	solveAt := func(profile testbed.Profile, which []int) ([]solvedRun, error) {
-		x := make([]solvedRun, len(runs))
-		repeat := func(r int) bool { f := same[r]; return f < r && slices.Contains(which, f) }
+		outs := make([]*Output, len(runs))
 		// The distinct inputs are solved side by side, one a core.
 		errs := make([]error, len(runs))
 		next := make(chan int)
@@ -167,39 +213,35 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 		for range runtime.GOMAXPROCS(0) {
 			wg.Go(func() {
 				for r := range next {
-					out, err := Solve(ctx, &profile, runs[r].In)
-					if err != nil {
-						errs[r] = fmt.Errorf("run %s: %w", runs[r].Name, err)
-						continue
+					if outs[r], errs[r] = Solve(ctx, &profile, runs[r].In); errs[r] != nil {
+						errs[r] = fmt.Errorf("run %s: %w", runs[r].Name, errs[r])
 					}
-					dom, lsom := out.MeanBusyCores(&profile)
-					x[r] = solvedRun{FitFigures{out.Read.IOPS + out.Write.IOPS, out.MeanLatencyUs(), out.MeanHostCPUPercent(), out.MeanVSANCPUPercent(), dom, lsom}, out.Outstanding}
 				}
 			})
 		}
+		distinct := map[int]bool{}
 		for _, r := range which {
-			if !repeat(r) {
-				next <- r
+			if !distinct[same[r]] {
+				distinct[same[r]] = true
+				next <- same[r]
 			}
 		}
 		close(next)
 		wg.Wait()
+		x := make([]solvedRun, len(runs))
 		for _, r := range which {
-			if errs[r] != nil {
-				return nil, errs[r]
+			if err := errs[same[r]]; err != nil {
+				return nil, err
 			}
-			if repeat(r) {
-				x[r] = x[same[r]]
-			}
-		}
-		for _, r := range which {
-			f, s := &x[r].FitFigures, runs[r].Scale
+			out := outs[same[r]]
+			f, s := RunFigures(&profile, runs[r].In, out, runs[r].BufferFill), runs[r].Scale
 			f.IOPS *= cmp.Or(s.IOPS, 1)
 			f.LatUs *= cmp.Or(s.LatUs, 1)
 			f.CPU = profile.Model.HostIdleCPUPercent.Value + f.CPU*cmp.Or(s.CPU, 1)
 			f.VSANCPU *= cmp.Or(s.VSANCPU, 1)
 			f.DOMBusy *= cmp.Or(s.DOMBusy, 1)
 			f.LSOMBusy *= cmp.Or(s.LSOMBusy, 1)
+			x[r] = solvedRun{f, out.Outstanding}
 		}
 		return x, nil
 	}

@@ -165,6 +165,59 @@ func TestFitKeepsEachRunsTimeLine(t *testing.T) {
 	}
 }
 
+// An OSA run whose writes fill the disk groups' write buffers part of the
+// way through runs at the burst's rates until they do, and how long that
+// lasts follows the costs: a fit lays each step's solve out in time from
+// the buffers' fill as the run started (RunFigures), so 4K random writes
+// on WWT's hosts whose buffers fill a third of the way through, measured
+// with the LSOM at twice its cycles per op, give them back. Held at the
+// time line the starting parameters gave (the run's figure in the same
+// proportion to the steady state's at every step), they come back short.
+func TestFitFollowsEachRunsTimeLine(t *testing.T) {
+	ctx := context.Background()
+	p := mustLoad(t, "wwt-r640-osa")
+	truth := *p
+	truth.Model.LSOMOpCycles.Value *= 2
+	job := fio.Job{IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 4 << 10, IODepth: 8, RuntimeSec: 600, TimeBased: true}
+	in := UniformInput(p, 48, 8, Policy{RAID: "raid1", FTT: 1}, &job)
+	out, err := Solve(ctx, &truth, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Burst == nil || !(out.BufferBytesPerSec > 0) {
+		t.Fatal("the writes do not fill the write buffers: the run has no burst, and the test tests nothing")
+	}
+	groups := float64(p.Hosts * p.Storage.DiskGroups)
+	fill := destageLimit(p) - out.BufferBytesPerSec/groups*200 // 200 s of the burst left
+	run := FitRun{Name: "randwrite", In: in, BufferFill: fill, Measured: FitFigures{IOPS: RunFigures(&truth, in, out, fill).IOPS}}
+	names := []string{"lsom_op_cycles"}
+	got, err := Fit(ctx, p, []FitRun{run}, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Held: the run's figure in the proportion to the steady state the
+	// starting parameters' time line gave.
+	base, err := Solve(ctx, p, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := run
+	held.BufferFill = destageLimit(p) // no burst left: the steady state, scaled
+	held.Scale.IOPS = RunFigures(p, in, base, fill).IOPS / (base.Read.IOPS + base.Write.IOPS)
+	heldFit, err := Fit(ctx, p, []FitRun{held}, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := truth.Model.LSOMOpCycles.Value
+	t.Logf("followed %v; held %v (the run x%.3g the steady state at the starting parameters)", got.Params, heldFit.Params, held.Scale.IOPS)
+	if v := got.Params["lsom_op_cycles"]; !(math.Abs(v/want-1) < 0.02) {
+		t.Errorf("lsom_op_cycles fitted to %.4g following the run's time line, want the %.4g it was measured with", v, want)
+	}
+	if v := heldFit.Params["lsom_op_cycles"]; !(math.Abs(v/want-1) > 0.05) {
+		t.Errorf("lsom_op_cycles fitted to %.4g with the time line held, near the %.4g it was measured with: the burst does not move with the costs, and the test tests nothing", v, want)
+	}
+}
+
 // twiceTheDOMWorlds is StorageReview's profile on 4 SSDs a host (the DOM
 // binds small reads, the devices the rest), and a copy with twice its DOM
 // worlds, each costing what the calibration then gives it (starbench

@@ -72,7 +72,7 @@ func TestPlaneReportsEachHostByName(t *testing.T) {
 	var got map[string]HostLoad
 	var out Output
 	pl, _ := newTestPlane(t, WithHostLoad(hosts, func(_, _ time.Time, loads map[string]HostLoad) { got = loads }),
-		WithObserver(func(_ context.Context, _ *testbed.Profile, _ Input, o Output) { out = o }))
+		WithObserver(func(_ context.Context, _ *testbed.Profile, _ Input, o Output, _ float64) { out = o }))
 	ws := workers(1, 1, "")
 	ws[0].Host = "esx-3"
 	if _, err := pl.Run(context.Background(), ws, fio.NewWorkload(fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", BlockSize: 4096, IODepth: 16, RuntimeSec: 60}), nil); err != nil {

@@ -441,7 +441,10 @@ func (pl *Plane) solveCell(ctx context.Context, jobs []JobRun, z float64) (Input
 		return Input{}, nil, nil, err
 	}
 	if pl.observe != nil {
-		pl.observe(ctx, pl.p, in, *out)
+		pl.mu.Lock()
+		fill := pl.buffer.fill
+		pl.mu.Unlock()
+		pl.observe(ctx, pl.p, in, *out, fill)
 	}
 	pl.applyDraw(z, out, out.Burst)
 	return in, out, notes, nil

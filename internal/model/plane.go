@@ -43,8 +43,10 @@ type Plane struct {
 // ObserveFunc receives every cell a Plane solves: the context of the run
 // that solved it (a campaign's run says which it is, campaign.RunOf), the
 // profile, the input it built from the workers, disks and cluster state,
-// and the model's output before noise.
-type ObserveFunc func(ctx context.Context, p *testbed.Profile, in Input, out Output)
+// the model's output before noise, and the bytes in each OSA disk group's
+// write buffer as the cell starts (0 on ESA), from which RunFigures lays
+// a lone job's run out in time.
+type ObserveFunc func(ctx context.Context, p *testbed.Profile, in Input, out Output, fill float64)
 
 // HostLoadFunc receives what a simulated run predicted on each host it
 // loads, by host name (a host the run leaves idle is absent), with the

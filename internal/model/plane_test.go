@@ -424,7 +424,7 @@ func TestPlanePolicyLookupDoesNotBlockOthers(t *testing.T) {
 func TestPlaneTakesTheWorkersGuestSide(t *testing.T) {
 	var got Input
 	src := &memSource{policies: map[string]Policy{"r5": {RAID: "raid5", FTT: 1}}}
-	pl := NewPlane(mustLoad(t, "storagereview-r6625-esa"), src, WithObserver(func(_ context.Context, _ *testbed.Profile, in Input, _ Output) { got = in })).(*Plane)
+	pl := NewPlane(mustLoad(t, "storagereview-r6625-esa"), src, WithObserver(func(_ context.Context, _ *testbed.Profile, in Input, _ Output, _ float64) { got = in })).(*Plane)
 	ws := workers(4, 2, "r5")
 	for i := range ws {
 		ws[i].CPUs, ws[i].Controller = 2, "lsilogic"

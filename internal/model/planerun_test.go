@@ -91,7 +91,7 @@ func TestPlaneRecordsWhatARunWrote(t *testing.T) {
 func TestPlaneProgressAndNotes(t *testing.T) {
 	var solved Output
 	src := &memSource{policies: map[string]Policy{"r5": {RAID: "raid5", FTT: 1}}}
-	pl := NewPlane(mustLoad(t, "storagereview-r6625-esa"), src, WithObserver(func(_ context.Context, _ *testbed.Profile, _ Input, out Output) { solved = out })).(*Plane)
+	pl := NewPlane(mustLoad(t, "storagereview-r6625-esa"), src, WithObserver(func(_ context.Context, _ *testbed.Profile, _ Input, out Output, _ float64) { solved = out })).(*Plane)
 	ctx := context.Background()
 	ws := workers(4, 2, "r5")
 	var status []fio.Status
@@ -302,7 +302,7 @@ func TestConcurrentJobErrorsNameTheJob(t *testing.T) {
 func TestPlaneNamesJobsOnlyAmongSeveral(t *testing.T) {
 	var seen []string
 	src := &memSource{policies: map[string]Policy{"r5": {RAID: "raid5", FTT: 1}}}
-	pl := NewPlane(mustLoad(t, "storagereview-r6625-esa"), src, WithObserver(func(_ context.Context, _ *testbed.Profile, in Input, _ Output) {
+	pl := NewPlane(mustLoad(t, "storagereview-r6625-esa"), src, WithObserver(func(_ context.Context, _ *testbed.Profile, in Input, _ Output, _ float64) {
 		seen = nil
 		for _, j := range in.Jobs {
 			seen = append(seen, j.Name)

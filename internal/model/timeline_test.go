@@ -547,7 +547,7 @@ func TestOSAMetricsCoverTheBurstAndTheSteadyState(t *testing.T) {
 	var client Output
 	var hosts map[string]HostLoad
 	pl := NewPlane(mustLoad(t, "wwt-r640-osa"), src,
-		WithObserver(func(_ context.Context, _ *testbed.Profile, _ Input, o Output) { model = o }),
+		WithObserver(func(_ context.Context, _ *testbed.Profile, _ Input, o Output, _ float64) { model = o }),
 		WithRunLoad(func(_, _ time.Time, _ Input, o Output) { client = o }),
 		WithHostLoad(names, func(_, _ time.Time, l map[string]HostLoad) { hosts = l })).(*Plane)
 	ctx := context.Background()

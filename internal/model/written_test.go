@@ -59,7 +59,7 @@ func TestDiskDataByRange(t *testing.T) {
 // a failure leaves to copy is the tenth.
 func TestReadsFindWhatWasWrittenWhereTheyRead(t *testing.T) {
 	var seen []float64
-	pl, _ := newTestPlane(t, WithObserver(func(_ context.Context, _ *testbed.Profile, in Input, _ Output) {
+	pl, _ := newTestPlane(t, WithObserver(func(_ context.Context, _ *testbed.Profile, in Input, _ Output, _ float64) {
 		seen = append(seen, in.Jobs[0].Disks[0].Written)
 	}))
 	ctx := context.Background()
