@@ -276,12 +276,7 @@ func TestFitTellsWorldsFromCyclesByHostCPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("without host CPU %v; with it %v", blind.Params, got.Params)
-	for _, name := range names {
-		want, _ := truth.Model.Lookup(name)
-		if v := got.Params[name]; !(math.Abs(v/want.Value-1) < 0.05) {
-			t.Errorf("%s fitted to %.4g with host CPU, want the %.4g the runs were measured with", name, v, want.Value)
-		}
-	}
+	wantFitted(t, got, &truth, names, "with host CPU")
 	for i, r := range runs {
 		if e := got.After[i].CPU/r.Measured.CPU - 1; !(math.Abs(e) < 0.02) {
 			t.Errorf("%s: host CPU %.2f %% after the fit, measured %.2f %%", r.Name, got.After[i].CPU, r.Measured.CPU)
@@ -333,6 +328,18 @@ func TestFitTellsVSANFromTheGuestByVSANCPU(t *testing.T) {
 	}
 }
 
+// wantFitted checks that the fit (with what it says how) gave each of
+// names within 5 % of truth's value.
+func wantFitted(t *testing.T, got FitOutcome, truth *testbed.Profile, names []string, with string) {
+	t.Helper()
+	for _, name := range names {
+		want, _ := truth.Model.Lookup(name)
+		if v := got.Params[name]; !(math.Abs(v/want.Value-1) < 0.05) {
+			t.Errorf("%s fitted to %.4g %s, want the %.4g the runs were measured with", name, v, with, want.Value)
+		}
+	}
+}
+
 // measureWorlds sets each run's measured busy DOM and LSOM worlds as truth
 // gives them.
 func measureWorlds(t testing.TB, truth *testbed.Profile, runs []FitRun) {
@@ -381,12 +388,7 @@ func TestFitTellsTheDOMFromTheLSOMByTheirWorlds(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("with the worlds' CPU %v; with vSAN's alone %v", got.Params, blind.Params)
-	for _, name := range names {
-		want, _ := truth.Model.Lookup(name)
-		if v := got.Params[name]; !(math.Abs(v/want.Value-1) < 0.05) {
-			t.Errorf("%s fitted to %.4g with the worlds' CPU, want the %.4g the runs were measured with", name, v, want.Value)
-		}
-	}
+	wantFitted(t, got, &truth, names, "with the worlds' CPU")
 	want := truth.Model.LSOMOpCycles.Value
 	if v := blind.Params["lsom_op_cycles"]; !(math.Abs(v/want-1) > 0.1) {
 		t.Errorf("from vSAN's CPU alone the LSOM's cycles per op fitted to %.4g, near the %.4g the runs were measured with: the runs tell the DOM from the LSOM without their worlds, and the test tests nothing", v, want)
