@@ -75,9 +75,9 @@ func RunFigures(p *testbed.Profile, in Input, out *Output, fill float64) FitFigu
 // fix each software ceiling only as worlds x cycles, the CPU fixes the
 // cycles, vSAN's part of it tells vSAN's cycles from the guest's, and its
 // DOM's and LSOM's worlds tell theirs from each other's and from the
-// network's. The latency is
-// reported, not fitted. The hosts' CPU is the model's over their idle
-// CPU (host_idle_cpu_percent), as the simulator shows it. Each step lays
+// network's. The latency is reported, not fitted. The hosts' CPU is the
+// model's over their idle CPU (host_idle_cpu_percent), as the simulator
+// shows it. Each step lays
 // the run out in time from BufferFill, the bytes in each OSA disk group's
 // write buffer as the simulated run started (RunFigures: the burst while
 // they fill follows the parameters), and Scale is what else the simulated
@@ -139,14 +139,13 @@ var fitPrior = math.Pow(0.01/math.Ln2, 2)
 // Fit sets the parameters of p named (by their JSON names) so that the
 // model's figures on the fit runs come closest to what was measured (the
 // I/Os, and the hosts', vSAN's and its worlds' CPU where measured:
-// FitRun.fitted): it
-// minimises the mean over those figures of the squared logarithm of
-// simulated / measured, so each relative error counts alike whatever its
-// size, plus fitPrior times each parameter's squared logarithm of how far
-// it moved, by Nelder-Mead over the parameters' logarithms, each within a
-// factor of 16 of where it starts and within what a profile may hold. A
-// parameter that moves none of those figures by 0.1 % when doubled is
-// left as it is (Unmoved). p is not changed.
+// FitRun.fitted): it minimises the mean over those figures of the squared
+// logarithm of simulated / measured, so each relative error counts alike
+// whatever its size, plus fitPrior times each parameter's squared
+// logarithm of how far it moved, by Nelder-Mead over the parameters'
+// logarithms, each within a factor of 16 of where it starts and within
+// what a profile may hold. A parameter that moves none of those figures by
+// 0.1 % when doubled is left as it is (Unmoved). p is not changed.
 func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string) (FitOutcome, error) {
 	start := make([]float64, len(names))
 	for i, name := range names {
