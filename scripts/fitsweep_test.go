@@ -29,10 +29,11 @@ func TestFitSweepPinsEachCost(t *testing.T) {
 	}
 	m := &truth.Model
 	// The guest's cycles per I/O are not moved: fitted from the hosts' CPU
-	// and vSAN's part of it, they stay. The hosts idle at 5 %, not 2.
+	// and vSAN's part of it, they stay. The hosts idle at 5 %, not 2, and
+	// vSAN's fixed time per I/O is 60 us, not 40 (the held run's latency).
 	moved := map[string]*testbed.Param{"dom_io_cycles": &m.DOMIOCycles, "dom_byte_cycles": &m.DOMByteCycles, "lsom_op_cycles": &m.LSOMOpCycles, "lsom_write_byte_cycles": &m.LSOMWriteByteCycles,
-		"fio_io_cycles": &m.FioIOCycles, "host_idle_cpu_percent": &m.HostIdleCPUPercent}
-	for name, f := range map[string]float64{"dom_io_cycles": 1.3, "dom_byte_cycles": 1.25, "lsom_op_cycles": 1.2, "lsom_write_byte_cycles": 0.8, "host_idle_cpu_percent": 2.5} {
+		"fio_io_cycles": &m.FioIOCycles, "host_idle_cpu_percent": &m.HostIdleCPUPercent, "software_latency_us": &m.SoftwareLatencyUs}
+	for name, f := range map[string]float64{"dom_io_cycles": 1.3, "dom_byte_cycles": 1.25, "lsom_op_cycles": 1.2, "lsom_write_byte_cycles": 0.8, "host_idle_cpu_percent": 2.5, "software_latency_us": 1.5} {
 		moved[name].Value *= f
 	}
 	truthPath := measuredtest.Profile(t, truth)
@@ -50,6 +51,9 @@ func TestFitSweepPinsEachCost(t *testing.T) {
 	t.Log(stdout)
 	if !regexp.MustCompile(`(?m)^vSAN CPU, fitted: fit: 18 runs, `).MatchString(stdout) || !regexp.MustCompile(`fitting fio_io_cycles too`).MatchString(stderr) {
 		t.Errorf("the sweep's vSAN CPU is not fitted, or the guest's cycles not with it:\n%s%s", stdout, stderr)
+	}
+	if !regexp.MustCompile(`fitting their latency, and software_latency_us with it`).MatchString(stderr) {
+		t.Errorf("the held run's latency is not fitted:\n%s", stderr)
 	}
 	for _, worlds := range []string{"DOM", "LSOM"} {
 		if !regexp.MustCompile(`(?m)^` + worlds + ` worlds' CPU, fitted: fit: 18 runs, `).MatchString(stdout) {

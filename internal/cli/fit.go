@@ -48,6 +48,10 @@ const (
 // the hosts' CPU beside it: the rest is the guest's.
 const guestParam = "fio_io_cycles"
 
+// latencyParam is vSAN's fixed time per I/O, which a fit moves too by
+// default when a run a rate holds is fitted: such a run's latency tells it.
+const latencyParam = "software_latency_us"
+
 // fitCmd fits a testbed profile's model parameters to campaigns measured
 // on a real cluster: it runs each campaign's script on the simulated
 // testbed to learn what the model solves for each run, fits the parameters
@@ -62,7 +66,7 @@ func fitCmd(st *State, args []string) int {
 	fs.StringArrayVar(&from, "from", nil, "a campaign store measured on the real cluster (starbench run with GOVC_URL); repeat for several, fitted together")
 	fs.StringVar(&bed, "testbed", "", "the profile of the cluster the runs were measured on: a shipped name or a JSON file (its hosts, devices and network as they are)")
 	fs.StringArrayVar(&sets, "set", nil, "script arg name=value, for every store's script; by default each measured session's own")
-	fs.StringVar(&params, "params", strings.Join(fitParams, ","), "the model parameters to fit, by their names in a profile's model section, comma-separated (by default also vSAN's worlds when the runs measured host CPU or vSAN's worlds' CPU, the hosts' idle CPU when their loads also lie 5 times apart, and the guest's cycles when they measured vSAN's CPU too)")
+	fs.StringVar(&params, "params", strings.Join(fitParams, ","), "the model parameters to fit, by their names in a profile's model section, comma-separated (by default also vSAN's worlds when the runs measured host CPU or vSAN's worlds' CPU, the hosts' idle CPU when their loads also lie 5 times apart, the guest's cycles when they measured vSAN's CPU too, and vSAN's fixed time per I/O when a rate holds a run)")
 	fs.IntVar(&every, "validate", 3, "keep every Nth cell's runs apart: never fitted, their error reported (0 keeps none)")
 	fs.StringVar(&out, "out", "", "the profile to write (default TESTBED-fit.json: my-cluster.json gives my-cluster-fit.json)")
 	pos, code, done := parseFlags(st, "fit", fs, args)
@@ -175,6 +179,7 @@ func (f *fitting) run(ctx context.Context, from []string, given map[string]strin
 		origins = append(origins, fmt.Sprintf("campaign %s measured in %s (session of %s)", m.campaign, filepath.Base(path), m.session.StartedAt))
 	}
 	f.addCPUParams(runs, loads)
+	f.addLatencyParam(runs)
 	got, err := model.Fit(ctx, f.profile, runs, f.names)
 	if err != nil {
 		return err
@@ -254,6 +259,23 @@ func (f *fitting) addCPUParams(runs []model.FitRun, loads []float64) {
 		f.names = append(f.names, guestParam)
 		fmt.Fprintf(f.st.Stderr, "fit: the runs measured vSAN's part of the CPU, which tells vSAN's cycles from the guest's: fitting %s too\n", guestParam)
 	}
+}
+
+// addLatencyParam adds vSAN's fixed time per I/O to the default
+// parameters when a fit run is held by a rate: its latency, which its I/Os
+// do not carry, is fitted, and tells that time.
+func (f *fitting) addLatencyParam(runs []model.FitRun) {
+	held := 0
+	for _, r := range runs {
+		if r.Held && !r.Validation {
+			held++
+		}
+	}
+	if held == 0 || !f.defaultNames {
+		return
+	}
+	f.names = append(f.names, latencyParam)
+	fmt.Fprintf(f.st.Stderr, "fit: a rate holds %d of the runs, whose latency their I/Os do not carry: fitting their latency, and %s with it\n", held, latencyParam)
 }
 
 // readMeasured reads the measured campaign at path: its runs, and the
@@ -341,6 +363,7 @@ type observed struct {
 	in      model.Input
 	fill    float64          // OSA's write buffers as the run started
 	figures model.FitFigures // the run's as the model laid it out (model.RunFigures)
+	held    bool             // a rate holds its I/Os (Output.RateLimited)
 	solves  int
 }
 
@@ -364,7 +387,7 @@ func (f *fitting) simulate(ctx context.Context, m measured, sets map[string]stri
 			o = &observed{}
 			seen[k] = o
 		}
-		o.in, o.fill, o.figures = in, fill, model.RunFigures(p, in, &out, fill)
+		o.in, o.fill, o.figures, o.held = in, fill, model.RunFigures(p, in, &out, fill), out.RateLimited
 		o.solves++
 	}
 	open := func(ctx context.Context, opts target.Options) (*target.Target, func(), error) {
@@ -434,7 +457,7 @@ func (f *fitting) pair(m measured, seen map[store.RunKey]*observed, simulated ma
 			if named { // runs of several campaigns
 				name = m.campaign + ": " + name
 			}
-			r := model.FitRun{Name: name, In: o.in, BufferFill: o.fill, Validation: f.every > 0 && order[k.Cell]%f.every == f.every-1}
+			r := model.FitRun{Name: name, In: o.in, BufferFill: o.fill, Held: o.held, Validation: f.every > 0 && order[k.Cell]%f.every == f.every-1}
 			r.Scale, r.Measured = sampled(figures(m.figures[k]), figures(simulated[k]), o.figures, idle)
 			runs, loads = append(runs, r), append(loads, simulated[k].CPUPercent-idle)
 		}
@@ -455,7 +478,7 @@ var reported = []struct {
 	line         string // what the line of their median errors begins with
 	of           func(model.FitFigures) float64
 }{
-	{"lat us", "%10.0f", false, "mean latency, not fitted", func(x model.FitFigures) float64 { return x.LatUs }},
+	{"lat us", "%10.0f", false, "mean latency, fitted only where a rate holds the I/Os", func(x model.FitFigures) float64 { return x.LatUs }},
 	{"cpu %", "%10.1f", true, "host CPU, fitted", func(x model.FitFigures) float64 { return x.CPU }},
 	{"vsan %", "%10.1f", true, "vSAN CPU, fitted", func(x model.FitFigures) float64 { return x.VSANCPU }},
 	{"dom cores", "%10.2f", true, "DOM worlds' CPU, fitted", func(x model.FitFigures) float64 { return x.DOMBusy }},

@@ -75,9 +75,12 @@ func RunFigures(p *testbed.Profile, in Input, out *Output, fill float64) FitFigu
 // fix each software ceiling only as worlds x cycles, the CPU fixes the
 // cycles, vSAN's part of it tells vSAN's cycles from the guest's, and its
 // DOM's and LSOM's worlds tell theirs from each other's and from the
-// network's. The latency is reported, not fitted. The hosts' CPU is the
-// model's over their idle CPU (host_idle_cpu_percent), as the simulator
-// shows it. Each step lays
+// network's. The latency is fitted only where Held says a rate holds the
+// run's I/Os (the simulated run's Output.RateLimited: its I/Os are the
+// rate's, whatever the cluster's time per I/O); elsewhere the I/Os carry
+// it (a closed loop's I/Os are its outstanding I/Os over its latency), so
+// it is reported. The hosts' CPU is the model's over their idle CPU
+// (host_idle_cpu_percent), as the simulator shows it. Each step lays
 // the run out in time from BufferFill, the bytes in each OSA disk group's
 // write buffer as the simulated run started (RunFigures: the burst while
 // they fill follows the parameters), and Scale is what else the simulated
@@ -91,14 +94,20 @@ type FitRun struct {
 	In              Input
 	BufferFill      float64
 	Measured, Scale FitFigures
+	Held            bool
 	Validation      bool
 }
 
 // fitted are the pairs of simulated (of x) and measured figures of r that
-// a fit fits: its I/Os, and its CPU, vSAN's and its worlds' where measured.
+// a fit fits: its I/Os, its CPU, vSAN's and its worlds' where measured,
+// and its latency where a rate holds it.
 func (r FitRun) fitted(x FitFigures) [][2]float64 {
 	pairs := [][2]float64{{x.IOPS, r.Measured.IOPS}}
-	for _, f := range [][2]float64{{x.CPU, r.Measured.CPU}, {x.VSANCPU, r.Measured.VSANCPU}, {x.DOMBusy, r.Measured.DOMBusy}, {x.LSOMBusy, r.Measured.LSOMBusy}} {
+	latency := 0.0
+	if r.Held {
+		latency = r.Measured.LatUs
+	}
+	for _, f := range [][2]float64{{x.CPU, r.Measured.CPU}, {x.VSANCPU, r.Measured.VSANCPU}, {x.DOMBusy, r.Measured.DOMBusy}, {x.LSOMBusy, r.Measured.LSOMBusy}, {x.LatUs, latency}} {
 		if f[1] > 0 {
 			pairs = append(pairs, f)
 		}
@@ -138,13 +147,13 @@ var fitPrior = math.Pow(0.01/math.Ln2, 2)
 
 // Fit sets the parameters of p named (by their JSON names) so that the
 // model's figures on the fit runs come closest to what was measured (the
-// I/Os, and the hosts', vSAN's and its worlds' CPU where measured:
-// FitRun.fitted): it minimises the mean over those figures of the squared
-// logarithm of simulated / measured, so each relative error counts alike
-// whatever its size, plus fitPrior times each parameter's squared
-// logarithm of how far it moved, by Nelder-Mead over the parameters'
-// logarithms, each within a factor of 16 of where it starts and within
-// what a profile may hold. A parameter that moves none of those figures by
+// I/Os, the hosts', vSAN's and its worlds' CPU where measured, the latency
+// where a rate holds the I/Os: FitRun.fitted): it minimises the mean over
+// those figures of the squared logarithm of simulated / measured, so each
+// relative error counts alike whatever its size, plus fitPrior times each
+// parameter's squared logarithm of how far it moved, by Nelder-Mead over
+// the parameters' logarithms, each within a factor of 16 of where it
+// starts and within what a profile may hold. A parameter that moves none of those figures by
 // 0.1 % when doubled is left as it is (Unmoved). p is not changed.
 func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string) (FitOutcome, error) {
 	start := make([]float64, len(names))
@@ -162,6 +171,9 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 	for i, r := range runs {
 		if m := r.Measured.IOPS; !(m > 0) || math.IsInf(m, 0) {
 			return FitOutcome{}, fmt.Errorf("run %s measured %g I/Os a second: want a finite number above 0", r.Name, m)
+		}
+		if l := r.Measured.LatUs; r.Held && (!(l >= 0) || math.IsInf(l, 0)) {
+			return FitOutcome{}, fmt.Errorf("run %s measured a mean latency of %g us: want 0 (not measured) or a finite number above it", r.Name, l)
 		}
 		for _, c := range []struct {
 			what string

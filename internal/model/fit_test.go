@@ -437,6 +437,47 @@ func TestFitFindsTheHostsIdleCPU(t *testing.T) {
 	}
 }
 
+// A run a rate holds says nothing of the cluster by its I/Os (they are the
+// rate's) but all by its latency, which a closed loop's I/Os carry
+// elsewhere: on a cluster whose fixed vSAN time per I/O is 2.5 times the
+// profile's (software_latency_us, an assumption), the calibration's
+// saturated runs do not see it, and a run of 4K reads held to 200 a
+// second a disk gives it back once its latency is fitted.
+func TestFitFindsTheFixedTimePerIOFromAHeldRun(t *testing.T) {
+	ctx := context.Background()
+	p := mustLoad(t, "storagereview-r6625-esa")
+	truth := *p
+	truth.Model.SoftwareLatencyUs.Value *= 2.5
+	light := calRandRead
+	light.RateIOPS = 200
+	runs := append(calibrationRuns(t, p, &truth), calibrationRun(t, p, &truth, light))
+	held := &runs[len(runs)-1]
+	held.Name, held.Held = "randread at 200 a disk", true
+	out, err := Solve(ctx, &truth, held.In)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.RateLimited {
+		t.Fatal("the light run is not held by its rate: the test tests nothing")
+	}
+	held.Measured.LatUs = out.MeanLatencyUs()
+	names := []string{"dom_io_cycles", "software_latency_us"}
+	got, err := Fit(ctx, p, runs, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantFitted(t, got, &truth, names, "with the held run's latency")
+	held.Held = false
+	blind, err := Fit(ctx, p, runs, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("with the held run's latency %v; without %v (unmoved %v)", got.Params, blind.Params, blind.Unmoved)
+	if !slices.Contains(blind.Unmoved, "software_latency_us") {
+		t.Errorf("without the held run's latency software_latency_us fitted to %.3g: the saturated runs see it, and the test tests nothing", blind.Params["software_latency_us"])
+	}
+}
+
 // BenchmarkFit fits the DOM's and the LSOM's cycles to runs on WWT's 24
 // OSA hosts (96 VMs of 8 disks, RAID-6, the calibration's four workloads at
 // 1, 4 and 16 outstanding I/Os a disk) measured with both moved: run with
