@@ -52,6 +52,9 @@ func TestFitSweepPinsEachCost(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^vSAN CPU, fitted: fit: 18 runs, `).MatchString(stdout) || !regexp.MustCompile(`fitting fio_io_cycles too`).MatchString(stderr) {
 		t.Errorf("the sweep's vSAN CPU is not fitted, or the guest's cycles not with it:\n%s%s", stdout, stderr)
 	}
+	if !regexp.MustCompile(`fit: 24 runs of .*fit-sweep\.db recorded vSAN's CPU but lasted under 600 s`).MatchString(stderr) {
+		t.Errorf("the fit does not say the 60 s runs' vSAN samples may cover their neighbours:\n%s", stderr)
+	}
 	if !regexp.MustCompile(`fitting their latency, and software_latency_us with it`).MatchString(stderr) {
 		t.Errorf("the held run's latency is not fitted:\n%s", stderr)
 	}

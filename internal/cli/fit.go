@@ -165,6 +165,7 @@ func (f *fitting) run(ctx context.Context, from []string, given map[string]strin
 		if err := f.checkHosts(&m, &cluster); err != nil {
 			return err
 		}
+		f.noteShortVSANRuns(m)
 		sets := m.session.Sets
 		maps.Copy(sets, given)
 		seen, simulated, err := f.simulate(ctx, m, sets, filepath.Join(dir, "out", strconv.Itoa(i)))
@@ -212,6 +213,25 @@ func (f *fitting) checkHosts(m, cluster *measured) error {
 		}
 	}
 	return nil
+}
+
+// vsanSampleSeconds is how often vSAN's performance service keeps a
+// sample: a run's own vSAN figures want a sample wholly within it.
+const vsanSampleSeconds = 300
+
+// noteShortVSANRuns says how many of m's runs recorded vSAN's CPU or its
+// worlds' but lasted under two of the performance service's samples, so
+// that theirs may be a sample that also covers the runs beside them.
+func (f *fitting) noteShortVSANRuns(m measured) {
+	short := 0
+	for _, fig := range m.figures {
+		if (fig.VSANCPUPercent > 0 || fig.DOMBusyCores > 0 || fig.LSOMBusyCores > 0) && fig.Seconds < 2*vsanSampleSeconds {
+			short++
+		}
+	}
+	if short > 0 {
+		fmt.Fprintf(f.st.Stderr, "fit: %d runs of %s recorded vSAN's CPU but lasted under %d s: vSAN's performance service keeps a sample every %d s, so theirs may also cover the runs beside them (scripts/fit_sweep.star --set duration=600)\n", short, m.path, 2*vsanSampleSeconds, vsanSampleSeconds)
+	}
 }
 
 // isSubset says whether every one of xs is in of.

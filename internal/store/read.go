@@ -206,6 +206,8 @@ type RunFigure struct {
 	// LSOMWorldsMetrics, every kind of world together, over 100), the mean
 	// over the hosts and the run; 0 when the campaign did not record them.
 	DOMBusyCores, LSOMBusyCores float64
+	// Seconds is how long the run lasted, from its start to its end.
+	Seconds float64
 }
 
 // RunFigures is every run's aggregate over all its jobs, reads and writes
@@ -232,17 +234,18 @@ func (s *Store) RunFigures(ctx context.Context) (map[RunKey]RunFigure, error) {
 		`+mean("AVG(m.value)", "m.metric = ?", strconv.Itoa(hostSampleSeconds))+`,
 		`+mean("AVG(m.value)", "m.metric IN (?, ?)", "(CASE m.metric WHEN '"+VSANPerfCPUMetric+"' THEN "+vsanSample+" ELSE 0 END)")+`,
 		`+mean(worlds, "m.metric LIKE ?", vsanSample)+`,
-		`+mean(worlds, "m.metric LIKE ?", vsanSample)+` FROM rows w
+		`+mean(worlds, "m.metric LIKE ?", vsanSample)+`,
+		(julianday(r.ended_at) - julianday(r.started_at)) * 86400 FROM rows w
 		JOIN runs r ON r.id = w.run_id JOIN cells c ON c.id = r.cell_id
 		WHERE w.aggregate = 1 AND w.job = '' AND r.status = 'ok' AND w.iops IS NOT NULL AND w.lat_mean_us IS NOT NULL
 		GROUP BY r.id`, func(rows *sql.Rows) error {
 		var k RunKey
 		var f RunFigure
-		var lat, cpu, vsan, dom, lsom sql.NullFloat64
-		if err := rows.Scan(&k.Cell, &k.Workload, &k.Repeat, &f.IOPS, &lat, &cpu, &vsan, &dom, &lsom); err != nil {
+		var lat, cpu, vsan, dom, lsom, secs sql.NullFloat64
+		if err := rows.Scan(&k.Cell, &k.Workload, &k.Repeat, &f.IOPS, &lat, &cpu, &vsan, &dom, &lsom, &secs); err != nil {
 			return err
 		}
-		f.LatMeanUs, f.CPUPercent, f.VSANCPUPercent, f.DOMBusyCores, f.LSOMBusyCores = lat.Float64, cpu.Float64, vsan.Float64, dom.Float64, lsom.Float64
+		f.LatMeanUs, f.CPUPercent, f.VSANCPUPercent, f.DOMBusyCores, f.LSOMBusyCores, f.Seconds = lat.Float64, cpu.Float64, vsan.Float64, dom.Float64, lsom.Float64, secs.Float64
 		out[k] = f
 		return nil
 	}, HostCPUMetric, HostCPUMetric, VSANCPUMetric, VSANPerfCPUMetric, VSANCPUMetric, VSANPerfCPUMetric,

@@ -595,6 +595,9 @@ func TestRunFiguresTakeTheSamplesWithinTheRun(t *testing.T) {
 	if f := figures[long.RunKey]; f.DOMBusyCores != 1.5 || f.LSOMBusyCores != 0.6 {
 		t.Errorf("the long run's DOM worlds busy %g cores, LSOM's %g: want 1.5 and 0.6 (each host's kinds summed, the mean over hosts, the samples within it)", f.DOMBusyCores, f.LSOMBusyCores)
 	}
+	if f := figures[long.RunKey]; math.Abs(f.Seconds-600) > 0.01 {
+		t.Errorf("the long run lasted %g s: want 600", f.Seconds)
+	}
 	if f := figures[short.RunKey]; f.DOMBusyCores != 0 || f.LSOMBusyCores != 0 {
 		t.Errorf("a run that recorded no worlds has its DOM's busy %g cores, LSOM's %g: want 0", f.DOMBusyCores, f.LSOMBusyCores)
 	}
