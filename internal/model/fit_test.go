@@ -400,6 +400,18 @@ func TestFitTellsTheDOMFromTheLSOMByTheirWorlds(t *testing.T) {
 	}
 }
 
+// heldRun is 4K random reads held to 200 I/Os a second a disk on the
+// calibration's layout on p, measured on measuredOn: a light load, whose
+// I/Os are the rate's.
+func heldRun(t testing.TB, p, measuredOn *testbed.Profile) FitRun {
+	t.Helper()
+	light := calRandRead
+	light.RateIOPS = 200
+	r := calibrationRun(t, p, measuredOn, light)
+	r.Name = "randread at 200 a disk"
+	return r
+}
+
 // A real host's idle CPU is its own: on hosts where a run's load is a few
 // percent, taking 2 % for an idle of 5 % puts 3 points of every CPU figure
 // on vSAN's cycles and worlds. A light run (4K reads held at 200 I/Os a
@@ -408,10 +420,7 @@ func TestFitTellsTheDOMFromTheLSOMByTheirWorlds(t *testing.T) {
 func TestFitFindsTheHostsIdleCPU(t *testing.T) {
 	ctx := context.Background()
 	p, truth := twiceTheDOMWorlds(t)
-	light := calRandRead
-	light.RateIOPS = 200
-	runs := append(calibrationRuns(t, p, &truth), calibrationRun(t, p, &truth, light))
-	runs[len(runs)-1].Name = "randread at 200 a disk"
+	runs := append(calibrationRuns(t, p, &truth), heldRun(t, p, &truth))
 	const idle = 5.0
 	truth.Model.HostIdleCPUPercent.Value = idle
 	measureCPU(t, &truth, runs, false)
@@ -448,11 +457,9 @@ func TestFitFindsTheFixedTimePerIOFromAHeldRun(t *testing.T) {
 	p := mustLoad(t, "storagereview-r6625-esa")
 	truth := *p
 	truth.Model.SoftwareLatencyUs.Value *= 2.5
-	light := calRandRead
-	light.RateIOPS = 200
-	runs := append(calibrationRuns(t, p, &truth), calibrationRun(t, p, &truth, light))
+	runs := append(calibrationRuns(t, p, &truth), heldRun(t, p, &truth))
 	held := &runs[len(runs)-1]
-	held.Name, held.Held = "randread at 200 a disk", true
+	held.Held = true
 	out, err := Solve(ctx, &truth, held.In)
 	if err != nil {
 		t.Fatal(err)
