@@ -84,6 +84,7 @@ func commands() []command {
 		{"export", "DB --csv DIR", "write a campaign store's datasets (results_wide, cell_summary, runs, ...) as CSV files", exportCmd},
 		{"doc", "[NAME] [--markdown]", "reference of the builtins and the values they return (NAME: frame, frame.filter, plot.figure.save)", docCmd},
 		{"split", "--dom-worlds N [--device-worlds N] [--diskgroup-worlds N] [--testbed NAME]", "write a testbed profile with vSAN's worlds as a real cluster showed them (scripts/vsan_worlds.star) and the fitted cycles refitted to the calibration", splitCmd},
+		{"sensitivity", "SCRIPT [--testbed NAME] [--set k=v] [--step 10] [--top 3]", "run SCRIPT on the simulator and say what each simulated answer rests on: every model parameter moved a step either way, with how much each run's answer moves and whether its value is fitted, measured, published or an assumption", sensitivityCmd},
 		{"fit", "[SCRIPT] --from DB [--from DB ...] --testbed NAME [--params a,b] [--validate 3] [--out FILE]", "fit a testbed profile's model parameters to campaigns measured on a real cluster, each rerun on the simulated testbed from the script its store keeps (or SCRIPT): the error before and after on the runs fitted and on those kept apart, and the profile written", fitCmd},
 		{"sim", "serve [--testbed NAME] [--listen 127.0.0.1:PORT]", "serve a testbed's simulated vCenter until Ctrl-C", simCmd},
 		{"version", "", "print version, commit and Go version", versionCmd},

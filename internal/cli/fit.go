@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -15,10 +14,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"starbench/internal/atomicfile"
-	"starbench/internal/campaign"
 	"starbench/internal/model"
 	"starbench/internal/store"
 	"starbench/internal/target"
@@ -378,53 +375,14 @@ func restoreScript(ctx context.Context, s *store.Store, session store.SessionRec
 	return filepath.Join(dir, session.Script), nil
 }
 
-// observed is what the model solved for one run of the simulated campaign.
-type observed struct {
-	in      model.Input
-	fill    float64          // OSA's write buffers as the run started
-	figures model.FitFigures // the run's as the model laid it out (model.RunFigures)
-	held    bool             // a rate holds its I/Os (Output.RateLimited)
-	solves  int
-}
-
 // simulate runs m's script on the simulated testbed without noise, into
 // dir, and returns what the model solved for each run of m's campaign and
 // each such run's simulated figures.
 func (f *fitting) simulate(ctx context.Context, m measured, sets map[string]string, dir string) (map[store.RunKey]*observed, map[store.RunKey]store.RunFigure, error) {
 	name := m.campaign
-	var mu sync.Mutex
-	seen := map[store.RunKey]*observed{}
-	observe := func(ctx context.Context, p *testbed.Profile, in model.Input, out model.Output, fill float64) {
-		id, ok := campaign.RunOf(ctx)
-		if !ok || id.Campaign != name {
-			return // a warm-up, a fill, a run outside the campaign
-		}
-		k := id.RunKey
-		mu.Lock()
-		defer mu.Unlock()
-		o := seen[k]
-		if o == nil {
-			o = &observed{}
-			seen[k] = o
-		}
-		o.in, o.fill, o.figures, o.held = in, fill, model.RunFigures(p, in, &out, fill), out.RateLimited
-		o.solves++
-	}
-	open := func(ctx context.Context, opts target.Options) (*target.Target, func(), error) {
-		opts.Kind, opts.Testbed, opts.ExactModel, opts.Observe = target.Embedded, f.testbed, true, observe
-		return openTarget(ctx, opts)
-	}
-	args := []string{"run", m.script, "--out", dir, "--no-progress", "--no-noise", "--target", "embedded", "--testbed", f.testbed}
-	for _, k := range slices.Sorted(maps.Keys(sets)) {
-		args = append(args, "--set", k+"="+sets[k])
-	}
-	var stderr bytes.Buffer
-	sim := &State{Args: args, Env: map[string]string{}, Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &stderr, OpenTarget: open}
 	fmt.Fprintf(f.st.Stderr, "fit: running %s (of %s) on the simulated %s to learn each run's input\n", m.session.Script, m.path, f.profile.Name)
-	if code := Run(sim); code != ExitOK {
-		return nil, nil, fmt.Errorf("the simulated run of %s failed (exit %d):\n%s", m.session.Script, code, stderr.String())
-	}
-	if err := ctx.Err(); err != nil {
+	seen, err := runSimulated(ctx, m.script, f.testbed, sets, dir, func(campaign string) bool { return campaign == name })
+	if err != nil {
 		return nil, nil, err
 	}
 	stores, _ := filepath.Glob(filepath.Join(dir, "*.db"))
@@ -445,7 +403,7 @@ func (f *fitting) simulate(ctx context.Context, m measured, sets map[string]stri
 		}
 		maps.Copy(simulated, figures)
 	}
-	return seen, simulated, nil
+	return seen[name], simulated, nil
 }
 
 // pair makes a fit run of each measured run whose simulated twin the

@@ -214,35 +214,26 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 		})
 		return profile
 	}
-	// solveAt is the figures of the runs in which on profile.
+	ins := make([]Input, len(runs))
+	for r := range runs {
+		ins[r] = runs[r].In
+	}
+	// solveAt is the figures of the runs in which on profile, each
+	// distinct input solved once.
 	solveAt := func(profile testbed.Profile, which []int) ([]solvedRun, error) {
-		outs := make([]*Output, len(runs))
-		// The distinct inputs are solved side by side, one a core.
-		errs := make([]error, len(runs))
-		next := make(chan int)
-		var wg sync.WaitGroup
-		for range runtime.GOMAXPROCS(0) {
-			wg.Go(func() {
-				for r := range next {
-					if outs[r], errs[r] = Solve(ctx, &profile, runs[r].In); errs[r] != nil {
-						errs[r] = fmt.Errorf("run %s: %w", runs[r].Name, errs[r])
-					}
-				}
-			})
-		}
 		distinct := map[int]bool{}
+		var first []int
 		for _, r := range which {
 			if !distinct[same[r]] {
 				distinct[same[r]] = true
-				next <- same[r]
+				first = append(first, same[r])
 			}
 		}
-		close(next)
-		wg.Wait()
+		outs, errs := solveEach(ctx, &profile, ins, first)
 		x := make([]solvedRun, len(runs))
 		for _, r := range which {
 			if err := errs[same[r]]; err != nil {
-				return nil, err
+				return nil, fmt.Errorf("run %s: %w", runs[same[r]].Name, err)
 			}
 			out := outs[same[r]]
 			f, s := RunFigures(&profile, runs[r].In, out, runs[r].BufferFill), runs[r].Scale
@@ -369,6 +360,28 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 	}
 	out.After = figures(after)
 	return out, nil
+}
+
+// solveEach solves ins[i] on profile for each i in which, side by side,
+// one a core; the outputs and errors are by index into ins.
+func solveEach(ctx context.Context, profile *testbed.Profile, ins []Input, which []int) ([]*Output, []error) {
+	outs := make([]*Output, len(ins))
+	errs := make([]error, len(ins))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for i := range next {
+				outs[i], errs[i] = Solve(ctx, profile, ins[i])
+			}
+		})
+	}
+	for _, i := range which {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return outs, errs
 }
 
 // solvedRun is what a fit reads of one run's solve.

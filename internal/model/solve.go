@@ -249,8 +249,18 @@ func rangeNotes(p *testbed.Profile, n int, sizes [2][]sizeShare) []string {
 	if p.Architecture == "OSA" && p.Calibration == "" {
 		notes = append(notes, "OSA: vSAN software costs are the ESA fit; no OSA calibration table")
 	}
-	if p.Calibration == "" {
-		notes = append(notes, fmt.Sprintf("testbed %s is uncalibrated: its hardware with the parameters fitted on storagereview-esa-8u2.csv", p.Name))
+	if note := UncalibratedNote(p); note != "" {
+		notes = append(notes, note)
 	}
 	return notes
+}
+
+// UncalibratedNote says that testbed p is uncalibrated, its hardware run
+// with the parameters fitted on another's table; "" where p names the
+// table its parameters were fitted on.
+func UncalibratedNote(p *testbed.Profile) string {
+	if p.Calibration != "" {
+		return ""
+	}
+	return fmt.Sprintf("testbed %s is uncalibrated: its hardware with the parameters fitted on storagereview-esa-8u2.csv", p.Name)
 }

@@ -18,6 +18,19 @@ type Param struct {
 	Source string  `json:"source"`
 }
 
+// Kind is the kind of source a parameter's value comes from, read from
+// how its source begins: "assumption", "fitted" (to a published table or
+// by starbench fit), "measured", "public figure", or else "published" (a
+// datasheet, a vendor's documentation or knowledge base).
+func (p Param) Kind() string {
+	for _, kind := range []string{"assumption", "fitted", "measured", "public figure"} {
+		if strings.HasPrefix(strings.ToLower(p.Source), kind) {
+			return kind
+		}
+	}
+	return "published"
+}
+
 // UnmarshalJSON replaces the whole parameter, so overriding a value never
 // keeps the source of the default it replaced.
 func (p *Param) UnmarshalJSON(b []byte) error {

@@ -18,3 +18,21 @@ func TestSetAndLookupByName(t *testing.T) {
 		t.Errorf("Lookup found dom_cycles, which no parameter is named")
 	}
 }
+
+// A parameter's kind of source is read from how its source begins; a
+// source that begins otherwise is published (a datasheet, a vendor's doc).
+func TestParamKindReadsTheSource(t *testing.T) {
+	for source, want := range map[string]string{
+		"assumption: one pool per host":                       "assumption",
+		FittedToStorageReview + ", jointly over all 20 cells": "fitted",
+		"fitted by starbench fit to campaign fit-sweep":       "fitted",
+		"measured: fio 3.33 on a loop device":                 "measured",
+		"Public figure (commonly cited)":                      "public figure",
+		"VMware KB 2053145: PVSCSI default queue depth":       "published",
+		"the assumption of a colleague":                       "published",
+	} {
+		if got := (Param{1, source}).Kind(); got != want {
+			t.Errorf("the kind of %q: %q, want %q", source, got, want)
+		}
+	}
+}

@@ -1,0 +1,274 @@
+package cli
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"starbench/internal/model"
+	"starbench/internal/store"
+	"starbench/internal/table"
+	"starbench/internal/testbed"
+)
+
+// moves is the least elasticity said to move an answer: a parameter 10 %
+// off moves it by half a percent.
+const moves = 0.05
+
+// sensitivityCmd runs a script's campaigns on the simulated testbed and
+// says what each simulated answer rests on: every model parameter moved a
+// step either way, one at a time, with each run's elasticity to it and the
+// kind of source its value has (model.Elasticities).
+func sensitivityCmd(st *State, args []string) int {
+	fs := newFlagSet("sensitivity")
+	var bed string
+	var sets []string
+	var step float64
+	var top int
+	fs.StringVar(&bed, "testbed", "", "the simulated testbed: a shipped name or a JSON profile (default: the script's own)")
+	fs.StringArrayVar(&sets, "set", nil, "script arg name=value, as for starbench run")
+	fs.Float64Var(&step, "step", 10, "how far each parameter moves either way, in percent")
+	fs.IntVar(&top, "top", 3, "the parameters named for each run, those its answer moves with most")
+	pos, code, done := parseFlags(st, "sensitivity", fs, args)
+	if done {
+		return code
+	}
+	path, err := scriptArg("sensitivity", pos)
+	switch {
+	case err != nil:
+	case !(step > 0 && step < 100):
+		err = usagef("sensitivity", "--step %g: want a percentage above 0 and below 100, such as 10", step)
+	case top < 1:
+		err = usagef("sensitivity", "--top %d: want at least 1", top)
+	}
+	var given map[string]string
+	if err == nil {
+		given, err = parseSets("sensitivity", sets)
+	}
+	if err != nil {
+		return reportUsage(st, err)
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	defer watchInterrupts(st, func(os.Signal) { cancel(errInterrupted) })()
+	if err := sensitivity(ctx, st, path, bed, given, 1+step/100, top); err != nil {
+		fmt.Fprintf(st.Stderr, "starbench sensitivity: %v\n", err)
+		if ctx.Err() != nil {
+			return ExitInterrupted
+		}
+		return ExitScriptError
+	}
+	return ExitOK
+}
+
+// answerRun is a run of a simulated campaign whose answer is followed, by
+// its campaign and key.
+type answerRun struct {
+	campaign string
+	key      store.RunKey
+	o        *observed
+}
+
+func sensitivity(ctx context.Context, st *State, script, bed string, sets map[string]string, step float64, top int) error {
+	dir, err := os.MkdirTemp("", "starbench-sensitivity-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	fmt.Fprintf(st.Stderr, "sensitivity: running %s on the simulator to learn each run's input\n", script)
+	seen, err := runSimulated(ctx, script, bed, sets, dir, func(string) bool { return true })
+	if err != nil {
+		return err
+	}
+	order, err := cellOrder(ctx, dir)
+	if err != nil {
+		return err
+	}
+	byTestbed := map[string][]answerRun{}
+	profiles := map[string]*testbed.Profile{}
+	stretches := 0
+	for _, c := range slices.Sorted(maps.Keys(seen)) {
+		keys := slices.SortedFunc(maps.Keys(seen[c]), func(x, y store.RunKey) int {
+			return cmp.Or(cmp.Compare(order[c][x.Cell], order[c][y.Cell]), strings.Compare(x.Workload, y.Workload), cmp.Compare(x.Repeat, y.Repeat))
+		})
+		for _, k := range keys {
+			o := seen[c][k]
+			if o.solves > 1 {
+				stretches++
+				continue
+			}
+			byTestbed[o.profile.Name] = append(byTestbed[o.profile.Name], answerRun{c, k, o})
+			profiles[o.profile.Name] = o.profile
+		}
+	}
+	if len(byTestbed) == 0 {
+		return fmt.Errorf("%s ran no campaign run the model solved in one piece: nothing to follow", script)
+	}
+	for _, name := range slices.Sorted(maps.Keys(byTestbed)) {
+		if err := printSensitivity(ctx, st.Stdout, profiles[name], byTestbed[name], step, top, len(seen) > 1); err != nil {
+			return err
+		}
+	}
+	if stretches > 0 {
+		fmt.Fprintf(st.Stdout, "left out: %d runs the model solves in several stretches (jobs of different lengths, events), which no one input stands for\n", stretches)
+	}
+	return nil
+}
+
+// cellOrder is each simulated campaign's cells in the order it ran them,
+// read from the stores under dir.
+func cellOrder(ctx context.Context, dir string) (map[string]map[string]int, error) {
+	stores, _ := filepath.Glob(filepath.Join(dir, "*.db"))
+	order := map[string]map[string]int{}
+	for _, db := range stores {
+		s, err := store.OpenReadOnly(ctx, db)
+		if err != nil {
+			return nil, err
+		}
+		info, err := s.Info(ctx)
+		var cells []store.Cell
+		if err == nil {
+			cells, err = s.Cells(ctx)
+		}
+		s.Close()
+		if err != nil {
+			return nil, err
+		}
+		order[info.Name] = map[string]int{}
+		for i, c := range cells {
+			order[info.Name][c.Label] = i
+		}
+	}
+	return order, nil
+}
+
+// printSensitivity writes what the runs' answers on profile p rest on:
+// each parameter that moves one by at least moves, with how much and
+// where its value comes from, then each distinct run's answer and the
+// top parameters it moves with.
+func printSensitivity(ctx context.Context, w io.Writer, p *testbed.Profile, runs []answerRun, step float64, top int, named bool) error {
+	var distinct []answerRun
+	var in []model.AnswerRun
+	for _, r := range runs {
+		if slices.ContainsFunc(distinct, func(d answerRun) bool { return d.o.sameInput(r.o) }) {
+			continue // a repeat
+		}
+		name := r.key.Cell + " / " + r.key.Workload
+		if named {
+			name = r.campaign + ": " + name
+		}
+		distinct = append(distinct, r)
+		in = append(in, model.AnswerRun{Name: name, In: r.o.in, BufferFill: r.o.fill})
+	}
+	s, err := model.Elasticities(ctx, p, in, step)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "testbed %s (simulated, %s): %d runs, %d distinct; each answer's elasticity to each model parameter moved %.0f %% either way (+1: the answer grows in proportion, -1: in inverse proportion); an answer is the run's I/Os a second, or its mean latency where a rate holds it\n",
+		p.Name, model.Version, len(runs), len(in), 100*(step-1))
+	if note := model.UncalibratedNote(p); note != "" {
+		fmt.Fprintln(w, note)
+	}
+	fmt.Fprintf(w, "\n%-32s %12s  %-14s %6s %8s %8s  %s\n", "parameter", "value", "source", "moves", "median", "largest", "in")
+	type row struct {
+		k               int
+		moved           int
+		median, largest float64
+		where           string
+	}
+	var rows []row
+	var still []string
+	for k, name := range s.Names {
+		r := row{k: k}
+		es := make([]float64, len(in))
+		for i := range in {
+			es[i] = s.Of[i][k]
+			if math.Abs(es[i]) >= moves {
+				r.moved++
+			}
+			if math.Abs(es[i]) > math.Abs(r.largest) {
+				r.largest, r.where = es[i], in[i].Name
+			}
+		}
+		if r.moved == 0 {
+			still = append(still, name)
+			continue
+		}
+		slices.Sort(es)
+		r.median = es[len(es)/2]
+		rows = append(rows, r)
+	}
+	slices.SortStableFunc(rows, func(a, b row) int { return cmp.Compare(math.Abs(b.largest), math.Abs(a.largest)) })
+	for _, r := range rows {
+		fmt.Fprintf(w, "%-32s %12s  %-14s %6s %+8.2f %+8.2f  %s\n", s.Names[r.k], paramValue(s.Params[r.k].Value), s.Params[r.k].Kind(),
+			fmt.Sprintf("%d/%d", r.moved, len(in)), r.median, r.largest, r.where)
+	}
+	fmt.Fprintf(w, "%d parameters move no answer by %.0f %% or more of their own move: %s\n", len(still), 100*moves, strings.Join(still, ", "))
+
+	fmt.Fprintf(w, "\nwhat each answer rests on (the %d parameters it moves with most):\n", top)
+	restsOnAssumption := map[string]int{}
+	for i, r := range distinct {
+		answer := table.Thousands(int(math.Round(r.o.figures.IOPS))) + " I/Os a second"
+		if s.Latency[i] {
+			answer = table.Thousands(int(math.Round(r.o.figures.LatUs))) + " us mean latency"
+		}
+		ks := make([]int, len(s.Names))
+		for k := range ks {
+			ks[k] = k
+		}
+		slices.SortStableFunc(ks, func(a, b int) int { return cmp.Compare(math.Abs(s.Of[i][b]), math.Abs(s.Of[i][a])) })
+		var parts []string
+		for _, k := range ks[:min(top, len(ks))] {
+			if math.Abs(s.Of[i][k]) < moves {
+				break
+			}
+			parts = append(parts, fmt.Sprintf("%s %+.2f (%s)", s.Names[k], s.Of[i][k], s.Params[k].Kind()))
+		}
+		if len(parts) == 0 {
+			parts = []string{"no model parameter (the workload and the hardware set it)"}
+		} else if k := ks[0]; s.Params[k].Kind() == "assumption" {
+			restsOnAssumption[s.Names[k]]++
+		}
+		fmt.Fprintf(w, "  %s: %s; %s\n", in[i].Name, answer, strings.Join(parts, ", "))
+	}
+	if n := sumOf(restsOnAssumption); n > 0 {
+		var which []string
+		worlds := false
+		for _, name := range slices.Sorted(maps.Keys(restsOnAssumption)) {
+			which = append(which, fmt.Sprintf("%s %d", name, restsOnAssumption[name]))
+			worlds = worlds || slices.Contains(worldParams["ESA"], name) || slices.Contains(worldParams["OSA"], name)
+		}
+		fmt.Fprintf(w, "\n%d of %d answers move most with an assumption (%s); docs/model.md (\"Parameters and sources\") says what each rests on.\n", n, len(in), strings.Join(which, ", "))
+		if worlds {
+			fmt.Fprintf(w, "The calibration fixes each of vSAN's software ceilings as worlds x cycles, not either alone: starbench split writes the testbed with other worlds and their cycles refitted to it (docs/model.md, \"Sensitivity to the worlds-and-cycles split\"), scripts/vsan_worlds.star counts the worlds on a real cluster, and starbench fit fits the costs to a campaign measured there.\n")
+		}
+	}
+	fmt.Fprintln(w)
+	return nil
+}
+
+// paramValue is a parameter's value as a profile reads best: whole
+// numbers grouped by thousands, others to four figures.
+func paramValue(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return table.Thousands(int(v))
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
+// sumOf is the sum of m's counts.
+func sumOf(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
