@@ -172,26 +172,29 @@ func drawSize(sizes []sizeShare, u float64) int64 {
 }
 
 // over is the sizes each direction's random I/Os come out at over passes
-// passes (+Inf, or many: whole passes alone); a part of a pass under 1 %
-// as its first 1 %.
+// passes (+Inf, or many: whole passes alone); a part of a pass between two
+// whole percents of the map as the line between their counts, so the
+// sizes move smoothly with the passes (a part under 1 % has the first 1 %'s
+// shares).
 func (p *mapPass) over(passes float64) [2][]sizeShare {
 	whole, part := math.Floor(passes), passes-math.Floor(passes)
 	if math.IsInf(passes, 1) || whole >= 100 {
 		whole, part = 1, 0
 	}
-	at := 0
-	if part > 0 {
-		at = max(1, int(math.Round(100*part)))
-	}
+	lo := min(int(100*part), 99)
+	w := 100*part - float64(lo) // of the way from lo % to lo+1 %
 	var out [2][]sizeShare
 	for dir := range out {
 		counts := map[int64]float64{}
 		for size, n := range p.at[100][dir] {
 			counts[size] += whole * n
 		}
-		if at > 0 {
-			for size, n := range p.at[at][dir] {
-				counts[size] += n
+		if part > 0 {
+			for size, n := range p.at[lo][dir] {
+				counts[size] += (1 - w) * n
+			}
+			for size, n := range p.at[lo+1][dir] {
+				counts[size] += w * n
 			}
 		}
 		out[dir] = sharesOf(counts)
