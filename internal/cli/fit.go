@@ -103,18 +103,8 @@ func fitCmd(st *State, args []string) int {
 	if out == "" { // my-cluster.json gives my-cluster-fit.json, in the working directory
 		out = strings.TrimSuffix(filepath.Base(bed), ".json") + "-fit.json"
 	}
-	ctx, cancel := context.WithCancelCause(context.Background())
-	defer cancel(nil)
-	defer watchInterrupts(st, func(os.Signal) { cancel(errInterrupted) })()
 	f := fitting{st: st, script: path, testbed: bed, profile: p, every: every, names: strings.Split(params, ","), defaultNames: !fs.Changed("params")}
-	if err := f.run(ctx, from, given, out); err != nil {
-		fmt.Fprintf(st.Stderr, "starbench fit: %v\n", err)
-		if ctx.Err() != nil {
-			return ExitInterrupted
-		}
-		return ExitScriptError
-	}
-	return ExitOK
+	return runInterruptible(st, "fit", func(ctx context.Context) error { return f.run(ctx, from, given, out) })
 }
 
 // fitting is one starbench fit.

@@ -222,6 +222,24 @@ func checkAndExec(st *State, cmd string, s *runtime.Session) int {
 	return ExitOK
 }
 
+// runInterruptible runs work with a context an interrupt cancels and
+// returns cmd's exit code: a failure is said as "starbench CMD: ERR", and
+// exits ExitInterrupted where an interrupt stopped it, else
+// ExitScriptError.
+func runInterruptible(st *State, cmd string, work func(context.Context) error) int {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	defer watchInterrupts(st, func(os.Signal) { cancel(errInterrupted) })()
+	if err := work(ctx); err != nil {
+		fmt.Fprintf(st.Stderr, "starbench %s: %v\n", cmd, err)
+		if ctx.Err() != nil {
+			return ExitInterrupted
+		}
+		return ExitScriptError
+	}
+	return ExitOK
+}
+
 // watchInterrupts calls f for each signal on st.Interrupts until the
 // returned stop function is called.
 func watchInterrupts(st *State, f func(os.Signal)) (stop func()) {

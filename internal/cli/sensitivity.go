@@ -56,17 +56,9 @@ func sensitivityCmd(st *State, args []string) int {
 	if err != nil {
 		return reportUsage(st, err)
 	}
-	ctx, cancel := context.WithCancelCause(context.Background())
-	defer cancel(nil)
-	defer watchInterrupts(st, func(os.Signal) { cancel(errInterrupted) })()
-	if err := sensitivity(ctx, st, path, bed, given, 1+step/100, top); err != nil {
-		fmt.Fprintf(st.Stderr, "starbench sensitivity: %v\n", err)
-		if ctx.Err() != nil {
-			return ExitInterrupted
-		}
-		return ExitScriptError
-	}
-	return ExitOK
+	return runInterruptible(st, "sensitivity", func(ctx context.Context) error {
+		return sensitivity(ctx, st, path, bed, given, 1+step/100, top)
+	})
 }
 
 // answerRun is a run of a simulated campaign whose answer is followed, by
@@ -77,6 +69,9 @@ type answerRun struct {
 	o        *observed
 }
 
+// sensitivity runs script on the simulator (on testbed bed, or the ones
+// it picks) and prints, testbed by testbed, what each run's answer rests
+// on, each parameter moved a factor step either way.
 func sensitivity(ctx context.Context, st *State, script, bed string, sets map[string]string, step float64, top int) error {
 	dir, err := os.MkdirTemp("", "starbench-sensitivity-")
 	if err != nil {
@@ -150,10 +145,9 @@ func cellOrder(ctx context.Context, dir string) (map[string]map[string]int, erro
 	return order, nil
 }
 
-// printSensitivity writes what the runs' answers on profile p rest on:
-// each parameter that moves one by at least moves, with how much and
-// where its value comes from, then each distinct run's answer and the
-// top parameters it moves with.
+// printSensitivity writes what the answers of runs on profile p rest on
+// (writeParams, writeRestsOn), each distinct input solved once; named
+// puts each run's campaign before its name.
 func printSensitivity(ctx context.Context, w io.Writer, p *testbed.Profile, runs []answerRun, step float64, top int, named bool) error {
 	var distinct []answerRun
 	var in []model.AnswerRun
@@ -177,6 +171,16 @@ func printSensitivity(ctx context.Context, w io.Writer, p *testbed.Profile, runs
 	if note := model.UncalibratedNote(p); note != "" {
 		fmt.Fprintln(w, note)
 	}
+	writeParams(w, s)
+	writeRestsOn(w, s, distinct, top)
+	fmt.Fprintln(w)
+	return nil
+}
+
+// writeParams writes each parameter that moves some answer by at least
+// moves: its value and kind of source, how many answers it moves, the
+// median and the largest elasticity and whose; then those that move none.
+func writeParams(w io.Writer, s model.Sensitivity) {
 	fmt.Fprintf(w, "\n%-32s %12s  %-14s %6s %8s %8s  %s\n", "parameter", "value", "source", "moves", "median", "largest", "in")
 	type row struct {
 		k               int
@@ -188,14 +192,14 @@ func printSensitivity(ctx context.Context, w io.Writer, p *testbed.Profile, runs
 	var still []string
 	for k, name := range s.Names {
 		r := row{k: k}
-		es := make([]float64, len(in))
-		for i := range in {
+		es := make([]float64, len(s.Of))
+		for i := range s.Of {
 			es[i] = s.Of[i][k]
 			if math.Abs(es[i]) >= moves {
 				r.moved++
 			}
 			if math.Abs(es[i]) > math.Abs(r.largest) {
-				r.largest, r.where = es[i], in[i].Name
+				r.largest, r.where = es[i], s.Runs[i]
 			}
 		}
 		if r.moved == 0 {
@@ -209,10 +213,15 @@ func printSensitivity(ctx context.Context, w io.Writer, p *testbed.Profile, runs
 	slices.SortStableFunc(rows, func(a, b row) int { return cmp.Compare(math.Abs(b.largest), math.Abs(a.largest)) })
 	for _, r := range rows {
 		fmt.Fprintf(w, "%-32s %12s  %-14s %6s %+8.2f %+8.2f  %s\n", s.Names[r.k], paramValue(s.Params[r.k].Value), s.Params[r.k].Kind(),
-			fmt.Sprintf("%d/%d", r.moved, len(in)), r.median, r.largest, r.where)
+			fmt.Sprintf("%d/%d", r.moved, len(s.Of)), r.median, r.largest, r.where)
 	}
 	fmt.Fprintf(w, "%d parameters move no answer by %.0f %% or more of their own move: %s\n", len(still), 100*moves, strings.Join(still, ", "))
+}
 
+// writeRestsOn writes each distinct run's answer and the top parameters it
+// moves with most (at least moves), and how many answers move most with an
+// assumption.
+func writeRestsOn(w io.Writer, s model.Sensitivity, distinct []answerRun, top int) {
 	fmt.Fprintf(w, "\nwhat each answer rests on (the %d parameters it moves with most):\n", top)
 	restsOnAssumption := map[string]int{}
 	for i, r := range distinct {
@@ -237,7 +246,7 @@ func printSensitivity(ctx context.Context, w io.Writer, p *testbed.Profile, runs
 		} else if k := ks[0]; s.Params[k].Kind() == "assumption" {
 			restsOnAssumption[s.Names[k]]++
 		}
-		fmt.Fprintf(w, "  %s: %s; %s\n", in[i].Name, answer, strings.Join(parts, ", "))
+		fmt.Fprintf(w, "  %s: %s; %s\n", s.Runs[i], answer, strings.Join(parts, ", "))
 	}
 	if n := sumOf(restsOnAssumption); n > 0 {
 		var which []string
@@ -246,13 +255,11 @@ func printSensitivity(ctx context.Context, w io.Writer, p *testbed.Profile, runs
 			which = append(which, fmt.Sprintf("%s %d", name, restsOnAssumption[name]))
 			worlds = worlds || slices.Contains(worldParams["ESA"], name) || slices.Contains(worldParams["OSA"], name)
 		}
-		fmt.Fprintf(w, "\n%d of %d answers move most with an assumption (%s); docs/model.md (\"Parameters and sources\") says what each rests on.\n", n, len(in), strings.Join(which, ", "))
+		fmt.Fprintf(w, "\n%d of %d answers move most with an assumption (%s); docs/model.md (\"Parameters and sources\") says what each rests on.\n", n, len(s.Of), strings.Join(which, ", "))
 		if worlds {
 			fmt.Fprintf(w, "The calibration fixes each of vSAN's software ceilings as worlds x cycles, not either alone: starbench split writes the testbed with other worlds and their cycles refitted to it (docs/model.md, \"Sensitivity to the worlds-and-cycles split\"), scripts/vsan_worlds.star counts the worlds on a real cluster, and starbench fit fits the costs to a campaign measured there.\n")
 		}
 	}
-	fmt.Fprintln(w)
-	return nil
 }
 
 // paramValue is a parameter's value as a profile reads best: whole

@@ -25,6 +25,7 @@ type AnswerRun struct {
 // elasticity to parameter k, d ln(answer) / d ln(parameter): +1, the
 // answer grows in proportion; -1, in inverse proportion; 0, unmoved.
 type Sensitivity struct {
+	Runs    []string // the runs' names
 	Names   []string // the parameters' JSON names, in the order a profile lists them
 	Params  []testbed.Param
 	Latency []bool // by run: its answer is its mean latency (a rate holds it)
@@ -77,6 +78,9 @@ func Elasticities(ctx context.Context, p *testbed.Profile, runs []AnswerRun, ste
 		return Sensitivity{}, err
 	}
 	s := Sensitivity{Latency: latency, Of: make([][]float64, len(runs))}
+	for _, r := range runs {
+		s.Runs = append(s.Runs, r.Name)
+	}
 	p.Model.Each(func(name string, q *testbed.Param) {
 		if q.Value > 0 {
 			s.Names, s.Params = append(s.Names, name), append(s.Params, *q)
