@@ -3,6 +3,7 @@ package cli
 import (
 	"cmp"
 	"context"
+	"encoding/csv"
 	"fmt"
 	"io"
 	"maps"
@@ -13,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"starbench/internal/atomicfile"
 	"starbench/internal/model"
 	"starbench/internal/store"
 	"starbench/internal/table"
@@ -29,7 +31,7 @@ const moves = 0.05
 // kind of source its value has (model.Elasticities).
 func sensitivityCmd(st *State, args []string) int {
 	fs := newFlagSet("sensitivity")
-	var bed string
+	var bed, csvPath string
 	var sets []string
 	var step float64
 	var top int
@@ -37,6 +39,7 @@ func sensitivityCmd(st *State, args []string) int {
 	fs.StringArrayVar(&sets, "set", nil, "script arg name=value, as for starbench run")
 	fs.Float64Var(&step, "step", 10, "how far each parameter moves either way, in percent")
 	fs.IntVar(&top, "top", 3, "the parameters named for each run, those its answer moves with most")
+	fs.StringVar(&csvPath, "csv", "", "also write every run's elasticity to every parameter to this CSV file (testbed, run, answer, answer_value, parameter, value, source, elasticity)")
 	pos, code, done := parseFlags(st, "sensitivity", fs, args)
 	if done {
 		return code
@@ -57,7 +60,7 @@ func sensitivityCmd(st *State, args []string) int {
 		return reportUsage(st, err)
 	}
 	return runInterruptible(st, "sensitivity", func(ctx context.Context) error {
-		return sensitivity(ctx, st, path, bed, given, 1+step/100, top)
+		return sensitivity(ctx, st, path, bed, given, 1+step/100, top, csvPath)
 	})
 }
 
@@ -71,8 +74,9 @@ type answerRun struct {
 
 // sensitivity runs script on the simulator (on testbed bed, or the ones
 // it picks) and prints, testbed by testbed, what each run's answer rests
-// on, each parameter moved a factor step either way.
-func sensitivity(ctx context.Context, st *State, script, bed string, sets map[string]string, step float64, top int) error {
+// on, each parameter moved a factor step either way; with a csvPath it
+// also writes every elasticity there.
+func sensitivity(ctx context.Context, st *State, script, bed string, sets map[string]string, step float64, top int, csvPath string) error {
 	dir, err := os.MkdirTemp("", "starbench-sensitivity-")
 	if err != nil {
 		return err
@@ -107,10 +111,19 @@ func sensitivity(ctx context.Context, st *State, script, bed string, sets map[st
 	if len(byTestbed) == 0 {
 		return fmt.Errorf("%s ran no campaign run the model solved in one piece: nothing to follow", script)
 	}
+	var rows [][]string // the CSV's
 	for _, name := range slices.Sorted(maps.Keys(byTestbed)) {
-		if err := printSensitivity(ctx, st.Stdout, profiles[name], byTestbed[name], step, top, len(seen) > 1); err != nil {
+		s, err := printSensitivity(ctx, st.Stdout, profiles[name], byTestbed[name], step, top, len(seen) > 1)
+		if err != nil {
 			return err
 		}
+		rows = append(rows, elasticityRows(name, s)...)
+	}
+	if csvPath != "" {
+		if err := writeCSV(csvPath, []string{"testbed", "run", "answer", "answer_value", "parameter", "value", "source", "elasticity"}, rows); err != nil {
+			return err
+		}
+		fmt.Fprintf(st.Stderr, "sensitivity: wrote %s\n", csvPath)
 	}
 	if stretches > 0 {
 		fmt.Fprintf(st.Stdout, "left out: %d runs the model solves in several stretches (jobs of different lengths, events), which no one input stands for\n", stretches)
@@ -148,7 +161,7 @@ func cellOrder(ctx context.Context, dir string) (map[string]map[string]int, erro
 // printSensitivity writes what the answers of runs on profile p rest on
 // (writeParams, writeRestsOn), each distinct input solved once; named
 // puts each run's campaign before its name.
-func printSensitivity(ctx context.Context, w io.Writer, p *testbed.Profile, runs []answerRun, step float64, top int, named bool) error {
+func printSensitivity(ctx context.Context, w io.Writer, p *testbed.Profile, runs []answerRun, step float64, top int, named bool) (model.Sensitivity, error) {
 	var distinct []answerRun
 	var in []model.AnswerRun
 	for _, r := range runs {
@@ -164,7 +177,7 @@ func printSensitivity(ctx context.Context, w io.Writer, p *testbed.Profile, runs
 	}
 	s, err := model.Elasticities(ctx, p, in, step)
 	if err != nil {
-		return err
+		return s, err
 	}
 	fmt.Fprintf(w, "testbed %s (simulated, %s): %d runs, %d distinct; each answer's elasticity to each model parameter moved %.0f %% either way (+1: the answer grows in proportion, -1: in inverse proportion); an answer is the run's I/Os a second, or its mean latency where a rate holds it\n",
 		p.Name, model.Version, len(runs), len(in), 100*(step-1))
@@ -172,10 +185,40 @@ func printSensitivity(ctx context.Context, w io.Writer, p *testbed.Profile, runs
 		fmt.Fprintln(w, note)
 	}
 	writeParams(w, s)
-	writeRestsOn(w, s, distinct, top)
+	writeRestsOn(w, s, top)
 	fmt.Fprintln(w)
-	return nil
+	return s, nil
 }
+
+// elasticityRows are the CSV rows of s, the runs on testbed bed: a row a
+// run and parameter.
+func elasticityRows(bed string, s model.Sensitivity) [][]string {
+	var rows [][]string
+	for i, run := range s.Runs {
+		answer := "iops"
+		if s.Latency[i] {
+			answer = "latency_us"
+		}
+		for k, name := range s.Names {
+			q := s.Params[k]
+			rows = append(rows, []string{bed, run, answer, formatFloat(s.Answers[i]), name, formatFloat(q.Value), q.Kind(), formatFloat(s.Of[i][k])})
+		}
+	}
+	return rows
+}
+
+// writeCSV writes a CSV file of head and rows, whole or not at all.
+func writeCSV(path string, head []string, rows [][]string) error {
+	return atomicfile.Write(path, func(f io.Writer) error {
+		w := csv.NewWriter(f)
+		w.Write(head)
+		w.WriteAll(rows)
+		return w.Error()
+	})
+}
+
+// formatFloat is v in the fewest digits that read back as v.
+func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
 // writeParams writes each parameter that moves some answer by at least
 // moves: its value and kind of source, how many answers it moves, the
@@ -221,13 +264,13 @@ func writeParams(w io.Writer, s model.Sensitivity) {
 // writeRestsOn writes each distinct run's answer and the top parameters it
 // moves with most (at least moves), and how many answers move most with an
 // assumption.
-func writeRestsOn(w io.Writer, s model.Sensitivity, distinct []answerRun, top int) {
+func writeRestsOn(w io.Writer, s model.Sensitivity, top int) {
 	fmt.Fprintf(w, "\nwhat each answer rests on (the %d parameters it moves with most):\n", top)
 	restsOnAssumption := map[string]int{}
-	for i, r := range distinct {
-		answer := table.Thousands(int(math.Round(r.o.figures.IOPS))) + " I/Os a second"
+	for i, a := range s.Answers {
+		answer := table.Thousands(int(math.Round(a))) + " I/Os a second"
 		if s.Latency[i] {
-			answer = table.Thousands(int(math.Round(r.o.figures.LatUs))) + " us mean latency"
+			answer = table.Thousands(int(math.Round(a))) + " us mean latency"
 		}
 		ks := make([]int, len(s.Names))
 		for k := range ks {

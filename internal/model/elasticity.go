@@ -28,7 +28,8 @@ type Sensitivity struct {
 	Runs    []string // the runs' names
 	Names   []string // the parameters' JSON names, in the order a profile lists them
 	Params  []testbed.Param
-	Latency []bool // by run: its answer is its mean latency (a rate holds it)
+	Answers []float64 // by run, on the profile as it is
+	Latency []bool    // by run: its answer is its mean latency (a rate holds it)
 	Of      [][]float64
 }
 
@@ -77,7 +78,7 @@ func Elasticities(ctx context.Context, p *testbed.Profile, runs []AnswerRun, ste
 	if err != nil {
 		return Sensitivity{}, err
 	}
-	s := Sensitivity{Latency: latency, Of: make([][]float64, len(runs))}
+	s := Sensitivity{Answers: base, Latency: latency, Of: make([][]float64, len(runs))}
 	for _, r := range runs {
 		s.Runs = append(s.Runs, r.Name)
 	}
