@@ -18,8 +18,8 @@ func WriteMarkdown(w io.Writer, c *Campaign, figures []Figure, now time.Time) er
 
 	p("# %s\n\n", mdText(v.Name))
 	if v.Simulated {
-		p("> **SIMULATED**: every number and figure in this report comes from starbench's queueing model%s%s, not from measurements on a cluster.\n\n",
-			optional(" (", v.Model, ")"), optional(" of testbed ", v.Testbed))
+		p("> **SIMULATED**: every number and figure in this report comes from starbench's queueing model%s%s, not from measurements on a cluster.%s\n\n",
+			optional(" (", v.Model, ")"), optional(" of testbed ", v.Testbed), optional(" What each answer rests on: `", v.Sensitivity(), "`."))
 	} else {
 		p("> **MEASURED**: results of fio runs on a real cluster%s.\n\n", optional(" (target ", v.Target, ")"))
 	}

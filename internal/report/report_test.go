@@ -87,6 +87,7 @@ func TestWriteSimulated(t *testing.T) {
 	html := read(t, files.HTML)
 	for _, want := range []string{
 		`class="banner simulated"`, "SIMULATED: every number", "testbed wwt-r640-osa",
+		"What each answer rests on: <code>starbench sensitivity scripts/wwt_matrix.star</code>.",
 		`<dt>Runs</dt><dd>4 ok, 1 failed</dd>`,
 		"2 cells (compression x uplink) x 1 workloads x 3 repeats",
 		"<pre>2 cells x 1 workloads x 2 repeats = 4 runs</pre>",
@@ -120,7 +121,7 @@ func TestWriteSimulated(t *testing.T) {
 
 	md := read(t, files.Markdown)
 	for _, want := range []string{
-		"> **SIMULATED**", "## Plan", "| compression | uplink | direction |", "| False | 10g | read | 2 | 70,700 |",
+		"> **SIMULATED**", "What each answer rests on: `starbench sensitivity scripts/wwt_matrix.star`.", "## Plan", "| compression | uplink | direction |", "| False | 10g | read | 2 | 70,700 |",
 		"![cost of compression](figures/cost-of-compression.png)", "| worker &lt;w1&gt; died |", "## Provenance",
 		"2 above the threshold",
 		// HCIBench summary: reads and writes together, mean of the repeats
@@ -140,7 +141,7 @@ func TestWriteMeasuredHasNoSimulatedBanner(t *testing.T) {
 		t.Fatal(err)
 	}
 	html := read(t, files.HTML)
-	if !strings.Contains(html, "MEASURED: results of fio runs") || strings.Contains(html, "SIMULATED") {
+	if !strings.Contains(html, "MEASURED: results of fio runs") || strings.Contains(html, "SIMULATED") || strings.Contains(html, "starbench sensitivity") {
 		t.Error("a measured campaign's report must say measured and never simulated")
 	}
 	if filepath.Base(files.HTML) != "wwt-report.html" || filepath.Base(files.Markdown) != "wwt-report.md" {

@@ -181,6 +181,16 @@ func (v *view) Status() string {
 	return "incomplete: not every planned run is stored (run the script again to resume)"
 }
 
+// Sensitivity is the command that says what a simulated campaign's
+// answers rest on (which model parameters, and where their values come
+// from), for the script its last session ran; "" for a measured one.
+func (v *view) Sensitivity() string {
+	if !v.Simulated || len(v.Sessions) == 0 {
+		return ""
+	}
+	return "starbench sensitivity " + v.Sessions[len(v.Sessions)-1].Script
+}
+
 // Kind is "simulated" or "measured".
 func (v *view) Kind() string {
 	if v.Simulated {
