@@ -49,9 +49,7 @@ func (s *RunSummary) add(r Run, levels map[string]string) {
 				s.Bottleneck = append(s.Bottleneck, bottleneck{Cell: r.Cell, Workload: r.Workload, Levels: levels})
 			}
 			b := &s.Bottleneck[i]
-			if text := strings.TrimPrefix(n, bottleneckPrefix); !slices.Contains(b.Notes, text) {
-				b.Notes = append(b.Notes, text)
-			}
+			b.ranged = addRanged(b.ranged, strings.TrimPrefix(n, bottleneckPrefix))
 		default:
 			w := s.warnings[n]
 			if w == nil {
@@ -69,8 +67,15 @@ func (s *RunSummary) add(r Run, levels map[string]string) {
 	}
 }
 
-// finish orders the warnings, most frequent first.
+// finish orders the warnings, most frequent first, and writes each
+// bottleneck's notes, ranges where the repeats' numbers differ.
 func (s *RunSummary) finish() {
+	for i := range s.Bottleneck {
+		b := &s.Bottleneck[i]
+		for _, n := range b.ranged {
+			b.Notes = append(b.Notes, n.String())
+		}
+	}
 	for _, w := range s.warnings {
 		s.Warnings = append(s.Warnings, *w)
 	}

@@ -52,7 +52,8 @@ type spread struct {
 type bottleneck struct {
 	Cell, Workload string
 	Levels         map[string]string
-	Notes          []string
+	Notes          []string     // what limited the cell's runs, ranges over its repeats
+	ranged         []rangedNote // the notes as finish writes them
 }
 
 // warning is one distinct note of the runs (a physical bound exceeded, a
