@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -35,5 +36,36 @@ func TestBottlenecksOfRepeatsBecomeRanges(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("notes\n%q\nwant\n%q", got, want)
+	}
+}
+
+// The runs of a workload write a note with numbers of their own (the
+// passes fio's random map makes in each): the warnings give it once, its
+// numbers as ranges over them, counted over them all; another workload's
+// stays its own, and a note without numbers is one over every workload.
+func TestWarningsOfAWorkloadBecomeRanges(t *testing.T) {
+	var s RunSummary
+	for i, run := range []struct {
+		workload string
+		notes    []string
+	}{
+		{"general", []string{"over the 0.21 passes they average 43,236 bytes", "testbed x is uncalibrated"}},
+		{"general", []string{"over the 0.39 passes they average 37,559 bytes", "testbed x is uncalibrated"}},
+		{"sql", []string{"over the 0.32 passes they average 22,015 bytes", "testbed x is uncalibrated"}},
+	} {
+		s.add(Run{Cell: "c", Workload: run.workload, Repeat: i + 1, Status: "ok", Notes: run.notes}, nil)
+	}
+	s.finish()
+	var got []string
+	for _, w := range s.Warnings {
+		got = append(got, fmt.Sprintf("%d: %s", w.Count, w.Text))
+	}
+	want := []string{
+		"3: testbed x is uncalibrated",
+		"2: over the 0.21-0.39 passes they average 37,559-43,236 bytes",
+		"1: over the 0.32 passes they average 22,015 bytes",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("warnings\n%q\nwant\n%q", got, want)
 	}
 }

@@ -51,14 +51,20 @@ func (s *RunSummary) add(r Run, levels map[string]string) {
 			b := &s.Bottleneck[i]
 			b.ranged = addRanged(b.ranged, strings.TrimPrefix(n, bottleneckPrefix))
 		default:
-			w := s.warnings[n]
+			note := parseRanged(n)
+			key := strings.Join(note.text, "\x00")
+			if len(note.lo) > 0 { // its numbers are ranges over the runs of a workload
+				key = r.Workload + "\x00" + key
+			}
+			w := s.warnings[key]
 			if w == nil {
 				if s.warnings == nil {
 					s.warnings = map[string]*warning{}
 				}
-				w = &warning{Text: n}
-				s.warnings[n] = w
+				w = &warning{ranged: note}
+				s.warnings[key] = w
 			}
+			w.ranged.merge(note)
 			w.Count++
 			if len(w.Runs) < maxWarningRuns {
 				w.Runs = append(w.Runs, r.Key())
@@ -67,8 +73,9 @@ func (s *RunSummary) add(r Run, levels map[string]string) {
 	}
 }
 
-// finish orders the warnings, most frequent first, and writes each
-// bottleneck's notes, ranges where the repeats' numbers differ.
+// finish writes each warning and each bottleneck's notes, ranges where
+// their runs' numbers differ, and orders the warnings, most frequent
+// first.
 func (s *RunSummary) finish() {
 	for i := range s.Bottleneck {
 		b := &s.Bottleneck[i]
@@ -77,6 +84,7 @@ func (s *RunSummary) finish() {
 		}
 	}
 	for _, w := range s.warnings {
+		w.Text = w.ranged.String()
 		s.Warnings = append(s.Warnings, *w)
 	}
 	slices.SortFunc(s.Warnings, func(a, b warning) int {

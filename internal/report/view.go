@@ -57,11 +57,14 @@ type bottleneck struct {
 }
 
 // warning is one distinct note of the runs (a physical bound exceeded, a
-// fallback, an input outside the calibrated range) and where it appeared.
+// fallback, an input outside the calibrated range) and where it appeared;
+// notes of one workload's runs that differ only in their numbers are one,
+// each number that differs given as its range.
 type warning struct {
-	Text  string
-	Count int
-	Runs  []string // the first few run keys
+	Text   string
+	Count  int
+	Runs   []string   // the first few run keys
+	ranged rangedNote // the note as finish writes it
 }
 
 const (
