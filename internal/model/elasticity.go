@@ -41,6 +41,25 @@ type Sensitivity struct {
 // own value. Parameters at 0 are left out: a factor does not move them.
 // Runs with the same input are solved once. p is not changed.
 func Elasticities(ctx context.Context, p *testbed.Profile, runs []AnswerRun, step float64) (Sensitivity, error) {
+	return elasticities(ctx, p, runs, step, runAnswer)
+}
+
+// answerFunc is a run's answer where Solve gave out on profile, and
+// whether it is a latency.
+type answerFunc func(profile *testbed.Profile, run AnswerRun, out *Output) (float64, bool)
+
+// runAnswer is a run's I/Os a second as the run lays them out in time
+// (RunFigures), or its mean latency where a rate holds them.
+func runAnswer(profile *testbed.Profile, run AnswerRun, out *Output) (float64, bool) {
+	f := RunFigures(profile, run.In, out, run.BufferFill)
+	if out.RateLimited {
+		return f.LatUs, true
+	}
+	return f.IOPS, false
+}
+
+// elasticities is Elasticities with the runs' answers given by answer.
+func elasticities(ctx context.Context, p *testbed.Profile, runs []AnswerRun, step float64, answer answerFunc) (Sensitivity, error) {
 	if !(step > 1) || math.IsInf(step, 0) {
 		return Sensitivity{}, fmt.Errorf("a step of %g: want a factor above 1, such as 1.1", step)
 	}
@@ -62,12 +81,7 @@ func Elasticities(ctx context.Context, p *testbed.Profile, runs []AnswerRun, ste
 			if err := errs[same[r]]; err != nil {
 				return nil, nil, fmt.Errorf("run %s: %w", runs[same[r]].Name, err)
 			}
-			out := outs[same[r]]
-			f := RunFigures(profile, runs[r].In, out, runs[r].BufferFill)
-			a[r], latency[r] = f.IOPS, out.RateLimited
-			if latency[r] {
-				a[r] = f.LatUs
-			}
+			a[r], latency[r] = answer(profile, runs[r], outs[same[r]])
 			if !(a[r] > 0) || math.IsInf(a[r], 0) {
 				return nil, nil, fmt.Errorf("run %s: an answer of %g, which has no logarithm", runs[r].Name, a[r])
 			}

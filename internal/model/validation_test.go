@@ -2,6 +2,7 @@ package model
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -368,20 +370,29 @@ func (c *validationCase) job() (*fio.Job, error) {
 // simulate runs the case through the model, its profile's parameters
 // changed by adjust when given (a sensitivity).
 func (c *validationCase) simulate(dir string, adjust func(*testbed.ModelParams)) (*Output, error) {
-	p, err := c.profile(dir)
+	p, in, err := c.run(dir)
 	if err != nil {
 		return nil, err
 	}
 	if adjust != nil {
 		adjust(&p.Model)
 	}
+	return Solve(context.Background(), p, in)
+}
+
+// run is the case's profile and the input it runs on it.
+func (c *validationCase) run(dir string) (*testbed.Profile, Input, error) {
+	p, err := c.profile(dir)
+	if err != nil {
+		return nil, Input{}, err
+	}
 	job, err := c.job()
 	if err != nil {
-		return nil, err
+		return nil, Input{}, err
 	}
 	comp, err := overrideOf(c.Policy.Compression)
 	if err != nil {
-		return nil, err
+		return nil, Input{}, err
 	}
 	pol := Policy{RAID: c.Policy.RAID, FTT: c.Policy.FTT, Compression: comp, IOPSLimit: c.Policy.IOPSLimit, StripeWidth: c.Policy.StripeWidth}
 	in := UniformInput(p, c.Workers.VMs, c.Workers.DisksPerVM, pol, job)
@@ -393,7 +404,38 @@ func (c *validationCase) simulate(dir string, adjust func(*testbed.ModelParams))
 		d.Written, d.CompressPercentage = c.Prep.Written, c.Prep.CompressPercentage
 	}
 	in.State = ClusterState{Compression: c.Cluster.Compression, Dedup: c.Cluster.Dedup, RDMA: c.Cluster.RDMA, Uplink: c.Cluster.Uplink}
-	return Solve(context.Background(), p, in)
+	return p, in, nil
+}
+
+// restsOn names the parameters the case's simulated figure moves with
+// most (at least 0.05 of a 10 % move), each with its elasticity and kind of
+// source, two at the most.
+func (c *validationCase) restsOn(dir string) (string, error) {
+	p, in, err := c.run(dir)
+	if err != nil {
+		return "", err
+	}
+	metric := func(_ *testbed.Profile, _ AnswerRun, out *Output) (float64, bool) { return metricOf(out, c.Metric), false }
+	s, err := elasticities(context.Background(), p, []AnswerRun{{Name: c.ID, In: in}}, 1.1, metric)
+	if err != nil {
+		return "", err
+	}
+	ks := make([]int, len(s.Names))
+	for k := range ks {
+		ks[k] = k
+	}
+	e := s.Of[0]
+	slices.SortStableFunc(ks, func(a, b int) int { return cmp.Compare(math.Abs(e[b]), math.Abs(e[a])) })
+	var parts []string
+	for _, k := range ks[:2] {
+		if math.Abs(e[k]) >= 0.05 {
+			parts = append(parts, fmt.Sprintf("`%s` %+.2f (%s)", s.Names[k], e[k], s.Params[k].Kind()))
+		}
+	}
+	if len(parts) == 0 {
+		return "the hardware alone (no model parameter)", nil
+	}
+	return strings.Join(parts, ", "), nil
 }
 
 // metricOf reads a metric from the model's answer; latency is the mean of
@@ -502,7 +544,15 @@ func TestValidation(t *testing.T) {
 			t.Errorf("effect %s (%s) now points the published way (x%.3f, %s): remove its known_failure from %s", e.ID, e.Kind, r.ratio, published(e), validationFile)
 		}
 	}
-	tables := validationTables(v, results, effects)
+	restsOn := map[string]string{}
+	for i := range v.Cases {
+		if c := &v.Cases[i]; c.Published != nil {
+			if restsOn[c.ID], err = c.restsOn(validationDir); err != nil {
+				t.Fatalf("case %s: %v", c.ID, err)
+			}
+		}
+	}
+	tables := validationTables(v, results, effects, restsOn)
 	t.Logf("model %s against the validation set:\n%s", Version, tables)
 	keepDocTables(t, docBegin, docEnd, tables, "Validation")
 }
@@ -578,12 +628,12 @@ func replaceBetween(doc, begin, end, body string) (string, error) {
 }
 
 // validationTables renders the generated part of the Validation section.
-func validationTables(v *validationData, results map[string]caseResult, effects []effectResult) string {
+func validationTables(v *validationData, results map[string]caseResult, effects []effectResult, restsOn map[string]string) string {
 	var b strings.Builder
 	var errs []float64
 	fmt.Fprintf(&b, "Model `%s`.\n\n", Version)
-	b.WriteString("**Published figures.** One row per case whose source publishes a figure; error = simulated / published - 1.\n\n")
-	b.WriteString("| case | source | setup | published | simulated | error |\n|---|---|---|---|---|---|\n")
+	b.WriteString("**Published figures.** One row per case whose source publishes a figure; error = simulated / published - 1; rests on: the model parameters the simulated figure moves with most, each with its elasticity (the figure's change over a parameter's change, both relative, at 10 %; `starbench sensitivity`) and the kind of source its value has.\n\n")
+	b.WriteString("| case | source | setup | published | simulated | error | rests on |\n|---|---|---|---|---|---|---|\n")
 	for i := range v.Cases {
 		c := &v.Cases[i]
 		if c.Published == nil {
@@ -592,10 +642,10 @@ func validationTables(v *validationData, results map[string]caseResult, effects 
 		sim := results[c.ID].value
 		e := sim / *c.Published - 1
 		errs = append(errs, e)
-		fmt.Fprintf(&b, "| %s | %s | %s | %s %s | %s | %+.1f %% |\n", c.ID, c.Source, c.setup(), num(*c.Published), c.Unit, num(sim), 100*e)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s %s | %s | %+.1f %% | %s |\n", c.ID, c.Source, c.setup(), num(*c.Published), c.Unit, num(sim), 100*e, restsOn[c.ID])
 	}
 	if len(errs) == 0 {
-		b.WriteString("| (none yet) | | no source read so far gives a figure with the hardware and workload it was measured on | | | |\n")
+		b.WriteString("| (none yet) | | no source read so far gives a figure with the hardware and workload it was measured on | | | | |\n")
 	}
 	b.WriteString("\n")
 	if len(errs) > 0 {
