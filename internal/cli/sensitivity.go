@@ -272,16 +272,9 @@ func writeRestsOn(w io.Writer, s model.Sensitivity, top int) {
 		if s.Latency[i] {
 			answer = table.Thousands(int(math.Round(a))) + " us mean latency"
 		}
-		ks := make([]int, len(s.Names))
-		for k := range ks {
-			ks[k] = k
-		}
-		slices.SortStableFunc(ks, func(a, b int) int { return cmp.Compare(math.Abs(s.Of[i][b]), math.Abs(s.Of[i][a])) })
+		ks := s.Top(i, top, moves)
 		var parts []string
-		for _, k := range ks[:min(top, len(ks))] {
-			if math.Abs(s.Of[i][k]) < moves {
-				break
-			}
+		for _, k := range ks {
 			parts = append(parts, fmt.Sprintf("%s %+.2f (%s)", s.Names[k], s.Of[i][k], s.Params[k].Kind()))
 		}
 		if len(parts) == 0 {

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -133,4 +134,23 @@ func elasticities(ctx context.Context, p *testbed.Profile, runs []AnswerRun, ste
 		}
 	}
 	return s, nil
+}
+
+// Top is the parameters (indices into Names) run r's answer moves with
+// most, largest elasticity first, at most n of them and each at least
+// least in size.
+func (s Sensitivity) Top(r, n int, least float64) []int {
+	ks := make([]int, len(s.Names))
+	for k := range ks {
+		ks[k] = k
+	}
+	e := s.Of[r]
+	slices.SortStableFunc(ks, func(a, b int) int { return cmp.Compare(math.Abs(e[b]), math.Abs(e[a])) })
+	var top []int
+	for _, k := range ks[:min(n, len(ks))] {
+		if math.Abs(e[k]) >= least {
+			top = append(top, k)
+		}
+	}
+	return top
 }

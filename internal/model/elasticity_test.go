@@ -50,6 +50,13 @@ func TestElasticitiesFollowWhatBindsTheRun(t *testing.T) {
 			t.Errorf("4K reads' elasticity to %s %.4f: want about 0 (it does not bind them)", name, e)
 		}
 	}
+	var top []string
+	for _, k := range s.Top(0, 3, 0.5) {
+		top = append(top, s.Names[k])
+	}
+	if !slices.Equal(top, []string{"dom_worlds_per_host", "dom_io_cycles"}) {
+		t.Errorf("4K reads move most with %v (at least 0.5 each, three at most): want the DOM's worlds, then its cycles", top)
+	}
 	if s.Latency[0] || !s.Latency[1] {
 		t.Errorf("answers are latencies %v: want the held run's alone", s.Latency)
 	}

@@ -2,7 +2,6 @@ package model
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,7 +10,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -415,22 +413,16 @@ func (c *validationCase) restsOn(dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	metric := func(_ *testbed.Profile, _ AnswerRun, out *Output) (float64, bool) { return metricOf(out, c.Metric), false }
+	metric := func(_ *testbed.Profile, _ AnswerRun, out *Output) (float64, bool) {
+		return metricOf(out, c.Metric), false
+	}
 	s, err := elasticities(context.Background(), p, []AnswerRun{{Name: c.ID, In: in}}, 1.1, metric)
 	if err != nil {
 		return "", err
 	}
-	ks := make([]int, len(s.Names))
-	for k := range ks {
-		ks[k] = k
-	}
-	e := s.Of[0]
-	slices.SortStableFunc(ks, func(a, b int) int { return cmp.Compare(math.Abs(e[b]), math.Abs(e[a])) })
 	var parts []string
-	for _, k := range ks[:2] {
-		if math.Abs(e[k]) >= 0.05 {
-			parts = append(parts, fmt.Sprintf("`%s` %+.2f (%s)", s.Names[k], e[k], s.Params[k].Kind()))
-		}
+	for _, k := range s.Top(0, 2, 0.05) {
+		parts = append(parts, fmt.Sprintf("`%s` %+.2f (%s)", s.Names[k], s.Of[0][k], s.Params[k].Kind()))
 	}
 	if len(parts) == 0 {
 		return "the hardware alone (no model parameter)", nil
