@@ -59,6 +59,12 @@ func sensitivityCmd(st *State, args []string) int {
 	if err != nil {
 		return reportUsage(st, err)
 	}
+	if bed != "" {
+		if _, err := testbed.Load(bed); err != nil {
+			fmt.Fprintf(st.Stderr, "starbench sensitivity: %v\n", err)
+			return ExitUsage
+		}
+	}
 	return runInterruptible(st, "sensitivity", func(ctx context.Context) error {
 		return sensitivity(ctx, st, path, bed, given, 1+step/100, top, csvPath)
 	})
@@ -108,8 +114,11 @@ func sensitivity(ctx context.Context, st *State, script, bed string, sets map[st
 			profiles[o.profile.Name] = o.profile
 		}
 	}
-	if len(byTestbed) == 0 {
-		return fmt.Errorf("%s ran no campaign run the model solved in one piece: nothing to follow", script)
+	switch {
+	case len(seen) == 0:
+		return fmt.Errorf("%s ran no campaign (campaign.new(...).run()): no run's answer to follow", script)
+	case len(byTestbed) == 0:
+		return fmt.Errorf("the model solves each of the %d campaign runs of %s in several stretches (events, jobs of different lengths), which no one input stands for: no answer to follow", stretches, script)
 	}
 	var rows [][]string // the CSV's
 	for _, name := range slices.Sorted(maps.Keys(byTestbed)) {

@@ -70,4 +70,6 @@ func TestSensitivitySaysWhatEachAnswerRestsOn(t *testing.T) {
 	expect(t, runCLI(t, "", nil, "sensitivity", "scripts/quickstart.star", "--step", "100"), ExitUsage, "^$", `--step 100: want a percentage above 0 and below 100`)
 	expect(t, runCLI(t, "", nil, "sensitivity", "scripts/quickstart.star", "--top", "0"), ExitUsage, "^$", `--top 0: want at least 1`)
 	expect(t, runCLI(t, "", nil, "sensitivity"), ExitUsage, "^$", `starbench sensitivity: missing SCRIPT`)
+	expect(t, runCLI(t, "", nil, "sensitivity", "scripts/quickstart.star", "--testbed", "nope"), ExitUsage, "^$", `starbench sensitivity: no testbed profile "nope"`)
+	expect(t, runCLI(t, "", nil, "sensitivity", "scripts/hello.star"), ExitScriptError, "^$", `scripts/hello\.star ran no campaign`)
 }
