@@ -48,7 +48,7 @@ func TestHashedLinksAgainstEnumeration(t *testing.T) {
 // failover teaming only), saying so.
 func TestTeaming(t *testing.T) {
 	p := mustLoad(t, "wwt-r640-osa")
-	one := 0.94 * 25e9 / 8
+	one := p.Model.NICEfficiency.Value * 25e9 / 8
 	lag, _ := resolveLink(p, ClusterState{Uplink: "25g"}, false)
 	rdma, _ := resolveLink(p, ClusterState{Uplink: "25g"}, true)
 	if math.Abs(lag.bps/(one*hashedLinks(23, 2))-1) > 1e-12 || lag.bps < 1.6*one {

@@ -322,11 +322,12 @@ func TestUplinkByNICs(t *testing.T) {
 		t.Fatal(err)
 	}
 	byNICs, err := resolveLink(p, ClusterState{Uplink: "vmnic2,vmnic3"}, false)
-	want := 0.94 * 25e9 / 8 * hashedLinks(23, 2)
+	eff := p.Model.NICEfficiency.Value
+	want := eff * 25e9 / 8 * hashedLinks(23, 2)
 	if err != nil || byNICs.bps != byName.bps || !(math.Abs(byName.bps/want-1) <= 1e-12) || !byName.spread {
-		t.Errorf("25g %g, vmnic2,vmnic3 %g (%v); want both LACP 2 x 25 GbE x 0.94 over 23 hashed flows, %g", byName.bps, byNICs.bps, err, want)
+		t.Errorf("25g %g, vmnic2,vmnic3 %g (%v); want both LACP 2 x 25 GbE x nic_efficiency over 23 hashed flows, %g", byName.bps, byNICs.bps, err, want)
 	}
-	if one, _ := resolveLink(p, ClusterState{Uplink: "vmnic0"}, false); !(math.Abs(one.bps/(0.94*10e9/8)-1) <= 1e-12) {
+	if one, _ := resolveLink(p, ClusterState{Uplink: "vmnic0"}, false); !(math.Abs(one.bps/(eff*10e9/8)-1) <= 1e-12) {
 		t.Errorf("vmnic0 alone: %g", one.bps)
 	}
 }
