@@ -558,6 +558,9 @@ func (c *campaignValue) origin(s *runtime.Session, simulated bool) campaign.Orig
 		if t.Testbed != nil {
 			o.Testbed = t.Testbed.Name
 		}
+		if simulated && t.Testbed != nil {
+			o.DataPlane = fmt.Sprintf("%s on testbed %s (profile %s)", model.Version, t.Testbed.Name, t.Testbed.Digest())
+		}
 	}
 	// Parsing only finds the files (resolve errors, with no predeclared
 	// names given, do not matter); the script already ran this far.

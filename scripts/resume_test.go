@@ -13,7 +13,8 @@ import (
 // is refused before
 // anything runs, saying what changed; the same definition, respaced,
 // resumes, and so does a change of a plain value a function reads (a
-// path, a flag); --fresh measures again.
+// path, a flag); the same campaign simulated on another testbed is refused
+// too; --fresh measures again.
 func TestResumeRefusesAChangedWorkload(t *testing.T) {
 	dir := t.TempDir()
 	script := filepath.Join(dir, "resume.star")
@@ -68,7 +69,14 @@ c.run()
 			t.Errorf("%v %q: exit %d, want 1 and %q with --fresh and the script line:\n%s", tc.set, tc.to, code, tc.want, stderr)
 		}
 	}
+	// The same campaign on another testbed's simulator: refused, both data
+	// planes named.
 	write(campaignText)
+	want := "the 6 stored runs were simulated by starbench-model/2 on testbed storagereview-r6625-esa (profile "
+	if code, stderr := run("--testbed", "vxrail-ve660-esa"); code != 1 || !strings.Contains(stderr, want) ||
+		!strings.Contains(stderr, "this session's would be by starbench-model/2 on testbed vxrail-ve660-esa (profile ") || !strings.Contains(stderr, "resume.star:11") {
+		t.Errorf("another testbed: exit %d, want 1 and %q with the script line:\n%s", code, want, stderr)
+	}
 	if code, stderr := run("--set", "runtime=30", "--fresh"); code != 0 || !strings.Contains(stderr, "6 to run") {
 		t.Fatalf("--fresh: exit %d, want the campaign measured again\n%s", code, stderr)
 	}

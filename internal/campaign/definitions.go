@@ -11,19 +11,22 @@ import (
 
 // Kinds of definitions the store keeps.
 const (
-	defWorkload = "workload"
-	defFactor   = "factor"
-	defLevel    = "level" // named "factor=level"
+	defWorkload  = "workload"
+	defFactor    = "factor"
+	defLevel     = "level"      // named "factor=level"
+	defDataPlane = "data plane" // named "simulated": what simulated every run
 )
 
 // checkDefinitions refuses to resume a campaign whose workloads, factors or
 // levels are defined otherwise than when its stored runs were measured (a
 // job's runtime changed with --set, a factor's apply now sets another
-// setting, a policy level now has other rules): their results would be
-// mixed with the new ones under one name. Then it records the definitions
-// of this session. A definition nothing stored was measured under (a new
-// level, a workload with no runs yet) is simply recorded.
-func checkDefinitions(ctx context.Context, spec *Spec, st *store.Store) error {
+// setting, a policy level now has other rules), or whose simulated runs
+// came from another data plane (dataPlane: another model, testbed or
+// profile): their results would be mixed with the new ones under one name.
+// Then it records the definitions of this session. A definition nothing
+// stored was measured under (a new level, a workload with no runs yet) is
+// simply recorded.
+func checkDefinitions(ctx context.Context, spec *Spec, st *store.Store, dataPlane string) error {
 	runs, err := runsByDefinition(ctx, st)
 	if err != nil {
 		return err
@@ -40,25 +43,32 @@ func checkDefinitions(ctx context.Context, spec *Spec, st *store.Store) error {
 			}
 		}
 	}
+	defs = append(defs, store.Definition{Kind: defDataPlane, Name: "simulated", Text: dataPlane})
 	defs = slices.DeleteFunc(defs, func(d store.Definition) bool { return d.Text == "" })
 	stored := map[string]map[string]store.Definition{}
-	for _, kind := range []string{defWorkload, defFactor, defLevel} {
+	for _, kind := range []string{defWorkload, defFactor, defLevel, defDataPlane} {
 		if stored[kind], err = st.Definitions(ctx, kind); err != nil {
 			return err
 		}
 	}
 	for _, d := range defs {
 		old, ok := stored[d.Kind][d.Name]
-		if n := runs[d.Kind][d.Name]; ok && n > 0 && !sameWords(old.Text, d.Text) {
-			return fmt.Errorf("%s %q is not what it was when its %d stored runs were measured: %s; to measure it again run with --fresh (or delete the store), or give the changed %s a new name",
-				d.Kind, d.Name, n, firstDifference(old.Text, d.Text), d.Kind)
+		n := runs[d.Kind][d.Name]
+		if !ok || n == 0 || sameWords(old.Text, d.Text) {
+			continue
 		}
+		if d.Kind == defDataPlane {
+			return fmt.Errorf("the %d stored runs were simulated by %s, and this session's would be by %s: one campaign never mixes two data planes' answers; run with --fresh to simulate them all again, or write to another --out",
+				n, old.Text, d.Text)
+		}
+		return fmt.Errorf("%s %q is not what it was when its %d stored runs were measured: %s; to measure it again run with --fresh (or delete the store), or give the changed %s a new name",
+			d.Kind, d.Name, n, firstDifference(old.Text, d.Text), d.Kind)
 	}
 	return st.SaveDefinitions(ctx, defs)
 }
 
 // runsByDefinition counts the stored runs of each workload, factor and level
-// (by definition kind and name).
+// (by definition kind and name), and all of them under the data plane.
 func runsByDefinition(ctx context.Context, st *store.Store) (map[string]map[string]int, error) {
 	done, err := st.Done(ctx)
 	if err != nil {
@@ -72,7 +82,7 @@ func runsByDefinition(ctx context.Context, st *store.Store) (map[string]map[stri
 	for _, c := range cells {
 		levels[c.Label] = c.Levels
 	}
-	runs := map[string]map[string]int{defWorkload: {}, defFactor: {}, defLevel: {}}
+	runs := map[string]map[string]int{defWorkload: {}, defFactor: {}, defLevel: {}, defDataPlane: {"simulated": len(done)}}
 	for k := range done {
 		runs[defWorkload][k.Workload]++
 		for _, l := range levels[k.Cell] {

@@ -30,10 +30,10 @@ func TestResumeRefusesAChangedFactorOrLevel(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if err := checkDefinitions(ctx, spec(), st); err != nil {
+	if err := checkDefinitions(ctx, spec(), st, ""); err != nil {
 		t.Fatalf("first check: %v", err)
 	}
-	if err := checkDefinitions(ctx, spec(), st); err != nil {
+	if err := checkDefinitions(ctx, spec(), st, ""); err != nil {
 		t.Fatalf("the same campaign again: %v", err)
 	}
 	for _, tc := range []struct {
@@ -47,7 +47,7 @@ func TestResumeRefusesAChangedFactorOrLevel(t *testing.T) {
 	} {
 		s := spec()
 		tc.change(s)
-		if err := checkDefinitions(ctx, s, st); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if err := checkDefinitions(ctx, s, st, ""); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("got %v\nwant %q", err, tc.want)
 		}
 	}
@@ -55,11 +55,40 @@ func TestResumeRefusesAChangedFactorOrLevel(t *testing.T) {
 	s := spec()
 	s.Factors[0].Levels = append(s.Factors[0].Levels, "raid5")
 	s.Factors[0].LevelDefinitions["raid5"] = `vsan.policy("raid5", raid="RAID-5", ftt=1)`
-	if err := checkDefinitions(ctx, s, st); err != nil {
+	if err := checkDefinitions(ctx, s, st, ""); err != nil {
 		t.Fatalf("a new level: %v", err)
 	}
 	s.Factors[0].LevelDefinitions["raid5"] = `vsan.policy("raid5", raid="RAID-5", ftt=1, stripe_width=2)`
-	if err := checkDefinitions(ctx, s, st); err != nil {
+	if err := checkDefinitions(ctx, s, st, ""); err != nil {
 		t.Fatalf("a level nothing ran under, changed: %v", err)
+	}
+}
+
+// Runs simulated by one data plane (a model version and a testbed profile,
+// by its digest) are not resumed by another: the same resumes, another is
+// refused with both named, and a session that names none (measured) is
+// not checked against it.
+func TestResumeRefusesAnotherDataPlane(t *testing.T) {
+	ctx := context.Background()
+	spec := &Spec{Name: "plane", Repeat: 1, Workloads: []Workload{{Name: "4k", Definition: "bs=4k"}}}
+	path := fillStore(t, spec, 1)
+	st, err := store.Open(ctx, path, "plane", store.Options{Simulated: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	const sr, vx = "starbench-model/2 on testbed storagereview-r6625-esa (profile 0123456789ab)", "starbench-model/2 on testbed vxrail-ve660-esa (profile ba9876543210)"
+	if err := checkDefinitions(ctx, spec, st, sr); err != nil {
+		t.Fatalf("first check: %v", err)
+	}
+	if err := checkDefinitions(ctx, spec, st, sr); err != nil {
+		t.Fatalf("the same data plane again: %v", err)
+	}
+	want := "the 3 stored runs were simulated by " + sr + ", and this session's would be by " + vx
+	if err := checkDefinitions(ctx, spec, st, vx); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("another data plane: %v\nwant %q", err, want)
+	}
+	if err := checkDefinitions(ctx, spec, st, ""); err != nil {
+		t.Errorf("a session naming no data plane: %v", err)
 	}
 }

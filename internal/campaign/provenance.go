@@ -25,6 +25,11 @@ type Origin struct {
 	// Model names the model version behind simulated runs (ignored for
 	// measured ones).
 	Model string
+	// DataPlane names what simulated the runs, the model version and the
+	// testbed profile with a digest of its content ("" for measured runs,
+	// or where no target was opened): runs simulated by another are not
+	// resumed into one campaign.
+	DataPlane string
 	// VSphere is the session's vCenter connection, nil when none was opened.
 	VSphere *vsphere.Client
 }

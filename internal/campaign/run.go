@@ -59,7 +59,7 @@ func Run(ctx context.Context, spec *Spec, opt RunOptions) (Summary, error) {
 	if opt.Opened != nil {
 		opt.Opened()
 	}
-	if err := checkDefinitions(ctx, spec, st); err != nil {
+	if err := checkDefinitions(ctx, spec, st, opt.Origin.DataPlane); err != nil {
 		return Summary{}, err
 	}
 	plan, err := PlanFrom(ctx, spec, st, opt.RerunFailed)

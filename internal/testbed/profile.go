@@ -5,6 +5,12 @@
 // Users describe their own clusters in the same JSON shape.
 package testbed
 
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+)
+
 // Profile is one cluster. Every number carries its unit in its name.
 type Profile struct {
 	Name        string `json:"name"`        // e.g. "storagereview-r6625-esa"
@@ -165,4 +171,16 @@ func PCIeBytesPerSec(gen, lanes int) float64 {
 // bytes), or 0 when not given.
 func (p *Profile) MemoryBytesPerSec() float64 {
 	return float64(p.MemoryChannels) * float64(p.MemoryMTs) * 1e6 * 8
+}
+
+// Digest names p's content, hardware and model parameters with their
+// sources: the first 12 hex digits of the SHA-256 of its JSON ("" for a
+// profile that does not encode, which a loaded one always does). Two
+// profiles with one digest simulate alike.
+func (p *Profile) Digest() string {
+	b, err := json.Marshal(p)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%x", sha256.Sum256(b))[:12]
 }
