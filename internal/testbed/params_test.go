@@ -36,3 +36,22 @@ func TestParamKindReadsTheSource(t *testing.T) {
 		}
 	}
 }
+
+// A profile's digest follows its content: the same profile loaded twice
+// gives one digest, a moved model parameter or another testbed another.
+func TestDigestFollowsTheProfile(t *testing.T) {
+	a, err := Load("vxrail-ve660-esa")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Load("vxrail-ve660-esa")
+	other, _ := Load("wwt-r640-osa")
+	if a.Digest() != b.Digest() || len(a.Digest()) != 12 {
+		t.Errorf("one profile, digests %q and %q: want one, 12 hex digits", a.Digest(), b.Digest())
+	}
+	was := a.Digest()
+	a.Model.NICEfficiency.Value *= 0.94
+	if a.Digest() == was || other.Digest() == was {
+		t.Errorf("a moved parameter (%q) or another testbed (%q) keeps the digest %q", a.Digest(), other.Digest(), was)
+	}
+}
