@@ -72,7 +72,7 @@ c.run()
 	// The same campaign on another testbed's simulator: refused, both data
 	// planes named.
 	write(campaignText)
-	want := "the 6 stored runs were simulated by starbench-model/2 on testbed storagereview-r6625-esa (profile "
+	want := "stored runs of cell compression=False were simulated by starbench-model/2 on testbed storagereview-r6625-esa (profile "
 	if code, stderr := run("--testbed", "vxrail-ve660-esa"); code != 1 || !strings.Contains(stderr, want) ||
 		!strings.Contains(stderr, "this session's would be by starbench-model/2 on testbed vxrail-ve660-esa (profile ") || !strings.Contains(stderr, "resume.star:11") {
 		t.Errorf("another testbed: exit %d, want 1 and %q with the script line:\n%s", code, want, stderr)

@@ -14,15 +14,17 @@ const (
 	defWorkload  = "workload"
 	defFactor    = "factor"
 	defLevel     = "level"      // named "factor=level"
-	defDataPlane = "data plane" // named "simulated": what simulated every run
+	defDataPlane = "data plane" // named by cell: what simulated its runs
 )
 
 // checkDefinitions refuses to resume a campaign whose workloads, factors or
 // levels are defined otherwise than when its stored runs were measured (a
 // job's runtime changed with --set, a factor's apply now sets another
-// setting, a policy level now has other rules), or whose simulated runs
-// came from another data plane (dataPlane: another model, testbed or
-// profile): their results would be mixed with the new ones under one name.
+// setting, a policy level now has other rules), or a cell whose simulated
+// runs came from another data plane than this session's (dataPlane:
+// another model, testbed or profile; a campaign whose cells run on other
+// hardware, as StorageReview's SSD counts, may store each cell's from its
+// own): their results would be mixed with the new ones under one name.
 // Then it records the definitions of this session. A definition nothing
 // stored was measured under (a new level, a workload with no runs yet) is
 // simply recorded.
@@ -43,7 +45,11 @@ func checkDefinitions(ctx context.Context, spec *Spec, st *store.Store, dataPlan
 			}
 		}
 	}
-	defs = append(defs, store.Definition{Kind: defDataPlane, Name: "simulated", Text: dataPlane})
+	if dataPlane != "" {
+		for _, c := range Order(spec) {
+			defs = append(defs, store.Definition{Kind: defDataPlane, Name: spec.Label(c), Text: dataPlane})
+		}
+	}
 	defs = slices.DeleteFunc(defs, func(d store.Definition) bool { return d.Text == "" })
 	stored := map[string]map[string]store.Definition{}
 	for _, kind := range []string{defWorkload, defFactor, defLevel, defDataPlane} {
@@ -58,8 +64,8 @@ func checkDefinitions(ctx context.Context, spec *Spec, st *store.Store, dataPlan
 			continue
 		}
 		if d.Kind == defDataPlane {
-			return fmt.Errorf("the %d stored runs were simulated by %s, and this session's would be by %s: one campaign never mixes two data planes' answers; run with --fresh to simulate them all again, or write to another --out",
-				n, old.Text, d.Text)
+			return fmt.Errorf("the %d stored runs of cell %s were simulated by %s, and this session's would be by %s: a cell never mixes two data planes' answers; run with --fresh to simulate them all again, or write to another --out",
+				n, d.Name, old.Text, d.Text)
 		}
 		return fmt.Errorf("%s %q is not what it was when its %d stored runs were measured: %s; to measure it again run with --fresh (or delete the store), or give the changed %s a new name",
 			d.Kind, d.Name, n, firstDifference(old.Text, d.Text), d.Kind)
@@ -68,7 +74,7 @@ func checkDefinitions(ctx context.Context, spec *Spec, st *store.Store, dataPlan
 }
 
 // runsByDefinition counts the stored runs of each workload, factor and level
-// (by definition kind and name), and all of them under the data plane.
+// (by definition kind and name), and each cell's under its data plane.
 func runsByDefinition(ctx context.Context, st *store.Store) (map[string]map[string]int, error) {
 	done, err := st.Done(ctx)
 	if err != nil {
@@ -82,9 +88,10 @@ func runsByDefinition(ctx context.Context, st *store.Store) (map[string]map[stri
 	for _, c := range cells {
 		levels[c.Label] = c.Levels
 	}
-	runs := map[string]map[string]int{defWorkload: {}, defFactor: {}, defLevel: {}, defDataPlane: {"simulated": len(done)}}
+	runs := map[string]map[string]int{defWorkload: {}, defFactor: {}, defLevel: {}, defDataPlane: {}}
 	for k := range done {
 		runs[defWorkload][k.Workload]++
+		runs[defDataPlane][k.Cell]++
 		for _, l := range levels[k.Cell] {
 			runs[defFactor][l.Factor]++
 			runs[defLevel][l.Factor+"="+l.Value]++

@@ -64,31 +64,39 @@ func TestResumeRefusesAChangedFactorOrLevel(t *testing.T) {
 	}
 }
 
-// Runs simulated by one data plane (a model version and a testbed profile,
-// by its digest) are not resumed by another: the same resumes, another is
-// refused with both named, and a session that names none (measured) is
-// not checked against it.
+// A cell's runs simulated by one data plane (a model version and a testbed
+// profile, by its digest) are not resumed by another: the same resumes,
+// another is refused with the cell and both named; a cell nothing ran in
+// may come from another (StorageReview's campaign stores its 4-SSD cells
+// from the 4-SSD testbed beside the 8-SSD ones), and a session that names
+// none (measured) is not checked against it.
 func TestResumeRefusesAnotherDataPlane(t *testing.T) {
 	ctx := context.Background()
-	spec := &Spec{Name: "plane", Repeat: 1, Workloads: []Workload{{Name: "4k", Definition: "bs=4k"}}}
-	path := fillStore(t, spec, 1)
+	spec := func(levels ...string) *Spec {
+		return &Spec{Name: "plane", Repeat: 1, Workloads: []Workload{{Name: "4k", Definition: "bs=4k"}},
+			Factors: []Factor{{Name: "ssds", Levels: levels}}}
+	}
+	path := fillStore(t, spec("8"), 1)
 	st, err := store.Open(ctx, path, "plane", store.Options{Simulated: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
 	const sr, vx = "starbench-model/2 on testbed storagereview-r6625-esa (profile 0123456789ab)", "starbench-model/2 on testbed vxrail-ve660-esa (profile ba9876543210)"
-	if err := checkDefinitions(ctx, spec, st, sr); err != nil {
+	if err := checkDefinitions(ctx, spec("8"), st, sr); err != nil {
 		t.Fatalf("first check: %v", err)
 	}
-	if err := checkDefinitions(ctx, spec, st, sr); err != nil {
+	if err := checkDefinitions(ctx, spec("8"), st, sr); err != nil {
 		t.Fatalf("the same data plane again: %v", err)
 	}
-	want := "the 3 stored runs were simulated by " + sr + ", and this session's would be by " + vx
-	if err := checkDefinitions(ctx, spec, st, vx); err == nil || !strings.Contains(err.Error(), want) {
+	want := "the 3 stored runs of cell ssds=8 were simulated by " + sr + ", and this session's would be by " + vx
+	if err := checkDefinitions(ctx, spec("8"), st, vx); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("another data plane: %v\nwant %q", err, want)
 	}
-	if err := checkDefinitions(ctx, spec, st, ""); err != nil {
+	if err := checkDefinitions(ctx, spec("4"), st, vx); err != nil {
+		t.Errorf("another data plane for a cell nothing ran in: %v", err)
+	}
+	if err := checkDefinitions(ctx, spec("8"), st, ""); err != nil {
 		t.Errorf("a session naming no data plane: %v", err)
 	}
 }
