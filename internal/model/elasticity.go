@@ -26,11 +26,11 @@ type AnswerRun struct {
 // elasticity to parameter k, d ln(answer) / d ln(parameter): +1, the
 // answer grows in proportion; -1, in inverse proportion; 0, unmoved.
 type Sensitivity struct {
-	Runs    []string // the runs' names
-	Names   []string // the parameters' JSON names, in the order a profile lists them
-	Params  []testbed.Param
-	Answers []float64 // by run, on the profile as it is
-	Latency []bool    // by run: its answer is its mean latency (a rate holds it)
+	Runs    []string        // the runs' names
+	Names   []string        // the parameters' JSON names, in the order a profile lists them
+	Params  []testbed.Param // their values and sources, by Names
+	Answers []float64       // by run, on the profile as it is
+	Latency []bool          // by run: its answer is its mean latency (a rate holds it)
 	Of      [][]float64
 }
 
