@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -404,9 +403,7 @@ func (f *fitting) pair(m measured, seen map[store.RunKey]*observed, simulated ma
 	for i, c := range m.cells {
 		order[c] = i
 	}
-	keys := slices.SortedFunc(maps.Keys(m.figures), func(x, y store.RunKey) int {
-		return cmp.Or(cmp.Compare(order[x.Cell], order[y.Cell]), strings.Compare(x.Workload, y.Workload), cmp.Compare(x.Repeat, y.Repeat))
-	})
+	keys := slices.SortedFunc(maps.Keys(m.figures), inCampaignOrder(order))
 	var runs []model.FitRun
 	var loads []float64
 	idle := f.profile.Model.HostIdleCPUPercent.Value

@@ -101,10 +101,7 @@ func sensitivity(ctx context.Context, st *State, script, bed string, sets map[st
 	profiles := map[string]*testbed.Profile{}
 	stretches := 0
 	for _, c := range slices.Sorted(maps.Keys(seen)) {
-		keys := slices.SortedFunc(maps.Keys(seen[c]), func(x, y store.RunKey) int {
-			return cmp.Or(cmp.Compare(order[c][x.Cell], order[c][y.Cell]), strings.Compare(x.Workload, y.Workload), cmp.Compare(x.Repeat, y.Repeat))
-		})
-		for _, k := range keys {
+		for _, k := range slices.SortedFunc(maps.Keys(seen[c]), inCampaignOrder(order[c])) {
 			o := seen[c][k]
 			if o.solves > 1 {
 				stretches++

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -28,6 +29,14 @@ type observed struct {
 	solves  int
 }
 
+// inCampaignOrder compares runs as a campaign ran them: by their cell's
+// place (order, by cell label), then workload and repeat.
+func inCampaignOrder(order map[string]int) func(x, y store.RunKey) int {
+	return func(x, y store.RunKey) int {
+		return cmp.Or(cmp.Compare(order[x.Cell], order[y.Cell]), strings.Compare(x.Workload, y.Workload), cmp.Compare(x.Repeat, y.Repeat))
+	}
+}
+
 // sameInput says whether o and other ran the same input from the same
 // write buffers: a repeat, which the model answers alike.
 func (o *observed) sameInput(other *observed) bool {
@@ -36,9 +45,9 @@ func (o *observed) sameInput(other *observed) bool {
 
 // runSimulated runs script on the embedded simulator of testbed bed (a
 // shipped name or a profile file; "", the testbeds the script picks),
-// exactly and without noise, with its
-// stores under dir, and returns what the model solved for each run of the
-// campaigns keep accepts, by campaign and run.
+// exactly and without noise, with its stores under dir, and returns what
+// the model solved for each run of the campaigns keep accepts, by
+// campaign and run.
 func runSimulated(ctx context.Context, script, bed string, sets map[string]string, dir string, keep func(campaign string) bool) (map[string]map[store.RunKey]*observed, error) {
 	var mu sync.Mutex
 	seen := map[string]map[store.RunKey]*observed{}

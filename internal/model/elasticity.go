@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"reflect"
 	"slices"
 
 	"starbench/internal/testbed"
@@ -65,11 +64,12 @@ func elasticities(ctx context.Context, p *testbed.Profile, runs []AnswerRun, ste
 		return Sensitivity{}, fmt.Errorf("a step of %g: want a factor above 1, such as 1.1", step)
 	}
 	ins := make([]Input, len(runs))
-	same := make([]int, len(runs)) // the first run with each run's input
-	var first []int
 	for r := range runs {
 		ins[r] = runs[r].In
-		same[r] = slices.IndexFunc(runs[:r+1], func(o AnswerRun) bool { return reflect.DeepEqual(o.In, runs[r].In) })
+	}
+	same := firstOfEach(ins) // the first run with each run's input
+	var first []int
+	for r := range runs {
 		if same[r] == r {
 			first = append(first, r)
 		}

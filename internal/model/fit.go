@@ -198,12 +198,6 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 	if len(fitting) == 0 {
 		return FitOutcome{}, fmt.Errorf("no run to fit on: every one of the %d runs is kept for validation", len(runs))
 	}
-	// Repeats of a run are the same input: each is solved once (same[r] is
-	// the first run with r's input).
-	same := make([]int, len(runs))
-	for r := range runs {
-		same[r] = slices.IndexFunc(runs[:r+1], func(o FitRun) bool { return reflect.DeepEqual(o.In, runs[r].In) })
-	}
 	// profileAt is p with the named parameters at values.
 	profileAt := func(values []float64) testbed.Profile {
 		profile := *p // parameters are values: the copy changes them alone
@@ -218,6 +212,7 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 	for r := range runs {
 		ins[r] = runs[r].In
 	}
+	same := firstOfEach(ins)
 	// solveAt is the figures of the runs in which on profile, each
 	// distinct input solved once.
 	solveAt := func(profile testbed.Profile, which []int) ([]solvedRun, error) {
@@ -360,6 +355,16 @@ func Fit(ctx context.Context, p *testbed.Profile, runs []FitRun, names []string)
 	}
 	out.After = figures(after)
 	return out, nil
+}
+
+// firstOfEach is, for each input, the index of the first input equal to
+// it: repeats of a run are one input, solved once.
+func firstOfEach(ins []Input) []int {
+	same := make([]int, len(ins))
+	for i := range ins {
+		same[i] = slices.IndexFunc(ins[:i+1], func(o Input) bool { return reflect.DeepEqual(o, ins[i]) })
+	}
+	return same
 }
 
 // solveEach solves ins[i] on profile for each i in which, side by side,
