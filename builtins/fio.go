@@ -35,9 +35,9 @@ func NewFioModule(deps Deps) *runtime.Module {
 			{Name: "prepare", Params: "(workers, method=\"random\", bs=\"256k\", compress=0, age=False)",
 				Doc: "fill every data disk once (random, zero or none), optionally age it with mixed-size random writes", Fn: m.prepare},
 			{Name: "samples", Params: "(result)",
-				Doc: "the run over time of a fio.run result: t_s (seconds into the measurement, the interval's end), job, direction, iops, mbps, lat_mean_us, p99_us, per repeat", Fn: fioSamples},
+				Doc: "the run over time of a fio.run result: t_s (seconds into the measurement, the interval's end: intervals of the runner's length but the last, which ends with the run), job, direction, iops, mbps, lat_mean_us, p99_us, per repeat", Fn: fioSamples},
 			{Name: "run", Params: "(workers, job, repeat=1)",
-				Doc: "run a fio.job or fio.workload on every data disk of the workers at once: a frame of per-job, per-disk rows and aggregate rows (worker \"all\"; job \"all\" over all jobs; direction \"total\" combines read and write)", Fn: m.run},
+				Doc: "run a fio.job or fio.workload on every data disk of the workers at once: a frame of per-job, per-disk rows and aggregate rows (worker \"all\"; job \"all\" over all jobs; direction \"total\" combines read and write where a job did both; a one-way job has its read or write row alone)", Fn: m.run},
 		},
 	}
 }

@@ -194,8 +194,9 @@ func TestReadSamplesRestAfterLateHistogram(t *testing.T) {
 	writeLog(t, dir, "w0-s0_clat_hist.1.log", histLine(1000, 0, 10, 100), histLine(2000, 0, 10, 300), histLine(2990, 0, 10, 150))
 	// json+: 550 reads over 2.98 s, 150 more than the IOPS log holds.
 	got := readOne(t, dir, reads(550, 2980))
-	if len(got) != 3 || got[2].TS != 3 || math.Abs(got[2].IOPS-150) > 1e-9 || math.Abs(got[2].MBps-150*4096/1e6) > 1e-9 {
-		t.Fatalf("samples %+v: want a third interval at 3 s of 150 IOPS and %.4f MB/s", got, 150*4096/1e6)
+	// The third interval lasts as long as the job went on (0.98 s).
+	if len(got) != 3 || got[2].TS != 2.98 || math.Abs(got[2].IOPS-150/0.98) > 1e-9 || math.Abs(got[2].MBps-150*4096/1e6/0.98) > 1e-9 {
+		t.Fatalf("samples %+v: want a third interval to 2.98 s of 150 I/Os (%.3f IOPS, %.4f MB/s)", got, 150/0.98, 150*4096/1e6/0.98)
 	}
 }
 
@@ -216,6 +217,38 @@ func TestReadSamplesRestWhenLogsReachTheEnd(t *testing.T) {
 	got = readOne(t, dir, reads(410, 1990))
 	if len(got) != 2 || math.Abs(got[1].IOPS-310) > 1e-9 {
 		t.Errorf("samples %+v: want 100 then 310 IOPS", got)
+	}
+}
+
+// TestReadSamplesLastIntervalEndsWithTheRun: a run ends a little after a
+// whole number of intervals (fio's start and stop); the I/Os after the
+// logs' last point are rated over the time they took, in an interval of
+// their own when it lasts half an interval or more, else in the interval
+// before, which then lasts to the end. (Rated over a whole second, 20 ms
+// of a 3 s run showed a last sample at 2 % of the run's rate.)
+func TestReadSamplesLastIntervalEndsWithTheRun(t *testing.T) {
+	dir := t.TempDir()
+	writeLog(t, dir, "w0-s0_iops.1.log", []float64{1000, 100, 0, 4096, 0}, []float64{2000, 100, 0, 4096, 0}, []float64{3000, 100, 0, 4096, 0})
+	writeLog(t, dir, "w0-s0_bw.1.log", []float64{1000, 400, 0, 4096, 0}, []float64{2000, 400, 0, 4096, 0}, []float64{3000, 400, 0, 4096, 0})
+	for _, c := range []struct {
+		runtime   int64 // ms, json+'s
+		ios       int64 // json+'s count: 300 logged and the rest after 3 s
+		ts, iops  []float64
+		situation string
+	}{
+		{3020, 302, []float64{1, 2, 3.02}, []float64{100, 100, 102 / 1.02}, "2 I/Os in 20 ms join the third second"},
+		{3600, 360, []float64{1, 2, 3, 3.6}, []float64{100, 100, 100, 100}, "60 I/Os in 0.6 s are an interval of their own"},
+	} {
+		got := readOne(t, dir, reads(c.ios, c.runtime))
+		if len(got) != len(c.ts) {
+			t.Errorf("%s: samples %+v, want at %v s", c.situation, got, c.ts)
+			continue
+		}
+		for i, s := range got {
+			if math.Abs(s.TS-c.ts[i]) > 1e-9 || math.Abs(s.IOPS-c.iops[i]) > 1e-9 {
+				t.Errorf("%s: sample %d %+v, want %v IOPS at %v s", c.situation, i, s, c.iops[i], c.ts[i])
+			}
+		}
 	}
 }
 
@@ -276,12 +309,14 @@ func TestReadSamplesOnTheUnixClock(t *testing.T) {
 	// Interval 2: 200 + 1/4 of 400 + 3/4 of 800; latency (200 x 30 + 100 x 50
 	// + 600 x 70) / 900 us; counts 600 in bin 5, 200 in bin 20 and 1 in bin
 	// 30 (under 1 % of 801), whose 99th is in bin 20.
-	// Interval 3: 1/4 of 800, at 70 us, 200 in bin 5 (80-95 ns: 88 ns).
-	const bin5, bin20, bin30 = 0.088, 1.152, 6.656
+	// Then 1/4 of 800, at 70 us, 200 in bin 5: the last I/O logged (w1's)
+	// ends at 2.25 s, a quarter of an interval, which joins interval 2:
+	// 1,100 I/Os in 1.25 s, latency 67,000 / 1,100 us, and 200 more in bin
+	// 5, which leaves the 99th in bin 20.
+	const bin20, bin30 = 1.152, 6.656
 	want := []Sample{
 		{"a", "read", 1, 400, 1600 * 1024 / 1e6, 40, bin30},
-		{"a", "read", 2, 900, 3600 * 1024 / 1e6, 53000.0 / 900, bin20},
-		{"a", "read", 3, 200, 800 * 1024 / 1e6, 70, bin5},
+		{"a", "read", 2.25, 1100 / 1.25, 4400 * 1024 / 1e6 / 1.25, 67000.0 / 1100, bin20},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("samples %+v, want %+v", got, want)
@@ -423,8 +458,10 @@ func TestReadSamplesHistogramLinesOfOtherLengths(t *testing.T) {
 	writeLog(t, dir, "w0-s0_iops.1.log", []float64{1000, 100, 0, 4096, 0})
 	writeLog(t, dir, "w0-s0_clat_hist.1.log", short, histLine(1000, 0, 12, 50))
 	got := readOne(t, dir, reads(200, 2000))
-	if len(got) != 2 || got[0].IOPS != 100 || got[1].IOPS != 100 || !(got[0].P99Us > 0) || !(got[1].P99Us > 0) {
-		t.Errorf("samples %+v: want 100 IOPS and a p99 at 1 and 2 s", got)
+	// The short line at 0.5 s makes the logs begin at -0.5 s, so the job's
+	// 2 s end at 1.5 s: its last 100 I/Os take half a second.
+	if len(got) != 2 || got[0].IOPS != 100 || got[1].TS != 1.5 || got[1].IOPS != 200 || !(got[0].P99Us > 0) || !(got[1].P99Us > 0) {
+		t.Errorf("samples %+v: want 100 IOPS at 1 s and 200 IOPS at 1.5 s, each with a p99", got)
 	}
 }
 

@@ -127,6 +127,7 @@ func readSamples(dir string, prefixes map[string]string, entries map[string][]Jo
 		logs, json := sec.logged(step), counted(entries[names[i]])
 		m.add(sec, step, logs.scale(json))
 		m.addRest(sec.job, logs, json, step)
+		m.end = math.Max(m.end, logs.last)
 	}
 	return m.samples(single), nil
 }
@@ -177,10 +178,12 @@ type cellKey struct {
 	n   int
 }
 
-// merger lays points onto intervals of step ms from start (Unix ms).
+// merger lays points onto intervals of step ms from start (Unix ms); end
+// is where the last job's I/O ended (Unix ms), so the last interval is
+// only as long as the run went on.
 type merger struct {
-	start, step float64
-	cells       map[cellKey]*cell
+	start, step, end float64
+	cells            map[cellKey]*cell
 }
 
 func newMerger(start, step float64) *merger {
@@ -400,6 +403,7 @@ func (m *merger) addRest(job string, logs logTotals, json jsonTotals, step float
 	if end <= from {
 		from, end = logs.last-step, logs.last
 	}
+	m.end = math.Max(m.end, end)
 	for d := range Directions {
 		restIos, restKib := json.ios[d]-logs.ios[d], json.kib[d]-logs.kib[d]
 		if restIos <= 0.5 {
@@ -425,18 +429,32 @@ func (m *merger) addRest(job string, logs logTotals, json jsonTotals, step float
 	}
 }
 
-// samples turns the intervals into samples, in time order. Latency is the
-// logged means weighted by their I/Os; a one-job workload's samples name
-// no job.
+// samples turns the intervals into samples, in time order. Each interval
+// ends a step after the one before, but the last, which ends with the run
+// (as the simulator's do), its rates over the time it lasted: a run ends a
+// little after a whole number of steps (fio's own start and stop), and
+// those few milliseconds rated over a whole step would show a fall to
+// almost nothing, so a tail under half a step joins the interval before.
+// Latency is the logged means weighted by their I/Os; a one-job
+// workload's samples name no job.
 func (m *merger) samples(single bool) []Sample {
+	last := int(math.Ceil((m.end-m.start)/m.step)) - 1
+	if tail := m.end - m.start - float64(last)*m.step; last > 0 && tail < m.step/2 {
+		m.foldInto(last-1, last)
+		last--
+	}
 	var out []Sample
-	sec := m.step / 1000
 	for k, c := range m.cells {
+		from, to := m.start+float64(k.n)*m.step, m.start+float64(k.n+1)*m.step
+		if k.n == last && m.end > from {
+			to = m.end
+		}
+		sec := (to - from) / 1000
 		job := k.job
 		if single {
 			job = ""
 		}
-		s := Sample{Job: job, Direction: Directions[k.dir], TS: float64(k.n+1) * sec,
+		s := Sample{Job: job, Direction: Directions[k.dir], TS: (to - m.start) / 1000,
 			IOPS: c.ios / sec, MBps: c.kib * 1024 / 1e6 / sec, LatMeanUs: math.NaN(), P99Us: math.NaN()}
 		if c.latIos > 0 {
 			s.LatMeanUs = c.latSum / c.latIos / 1000
@@ -456,6 +474,25 @@ func (m *merger) samples(single bool) []Sample {
 		return slices.Index(Directions[:], a.Direction) - slices.Index(Directions[:], b.Direction)
 	})
 	return out
+}
+
+// foldInto adds every job's and direction's cell of interval from to its
+// cell of interval to, which then spans both.
+func (m *merger) foldInto(to, from int) {
+	for k, c := range m.cells {
+		if k.n != from {
+			continue
+		}
+		delete(m.cells, k)
+		d := m.cell(k.job, k.dir, to)
+		d.ios, d.kib, d.latIos, d.latSum = d.ios+c.ios, d.kib+c.kib, d.latIos+c.latIos, d.latSum+c.latSum
+		if len(c.counts) > len(d.counts) {
+			d.counts = append(d.counts, make([]float64, len(c.counts)-len(d.counts))...)
+		}
+		for i, x := range c.counts {
+			d.counts[i] += x
+		}
+	}
 }
 
 // histPercentile reads percentile p off a coarse histogram log's counts,

@@ -11,7 +11,8 @@ import (
 // worker and section merged on one time axis (with what json+ counted
 // beyond the logs' last interval, scaled down to it where the logs count
 // more), account for every I/O fio counted, per job and direction; a stonewall's later phase comes later on the axis;
-// latency and p99 per interval agree with the run's.
+// latency and p99 per interval agree with the run's; the last interval
+// lasts as long as the run went on.
 func TestRunSamples(t *testing.T) {
 	t.Parallel()
 	l := startLocal(t, 2, 2)
@@ -20,15 +21,26 @@ func TestRunSamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	type sums struct{ ios, lat, when float64 }
+	// Intervals follow one another on the run's axis: each lasts from the
+	// one before to its end.
+	began := map[float64]float64{}
+	prev := 0.0
+	for _, s := range res.Samples { // in time order
+		if _, ok := began[s.TS]; !ok {
+			began[s.TS], prev = prev, s.TS
+		}
+	}
 	got := map[string]*sums{}
 	for _, s := range res.Samples {
 		k := s.Job + "/" + s.Direction
 		if got[k] == nil {
 			got[k] = &sums{}
 		}
-		got[k].ios += s.IOPS // one-second intervals
-		got[k].lat += s.LatMeanUs * s.IOPS
-		got[k].when += (s.TS - 0.5) * s.IOPS
+		from := began[s.TS]
+		ios := s.IOPS * (s.TS - from)
+		got[k].ios += ios
+		got[k].lat += s.LatMeanUs * ios
+		got[k].when += (from + s.TS) / 2 * ios
 		if !(s.P99Us > 0) || !(s.LatMeanUs > 0) {
 			t.Errorf("sample %+v: want a latency and a p99", s)
 		}

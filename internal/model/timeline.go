@@ -288,7 +288,8 @@ func (sp span) own() span {
 
 // samples are the measured window in fio's per-interval shape, each
 // interval ending TS seconds after the measurement began (the ramp is not
-// logged, as in fio).
+// logged, as in fio); the last ends with the window, a tail under half an
+// interval joining the interval before, as measured samples do.
 func (sp span) samples(job string) []fio.Sample {
 	measured := sp.end - sp.ramp
 	if measured <= 0 {
@@ -296,8 +297,11 @@ func (sp span) samples(job string) []fio.Sample {
 	}
 	dt := sampleInterval(measured)
 	var out []fio.Sample
-	for t := 0.0; t < measured-1e-9; t += dt {
-		to := math.Min(t+dt, measured)
+	for t, to := 0.0, 0.0; t < measured-1e-9; t = to {
+		to = t + dt
+		if measured-to < dt/2 {
+			to = measured
+		}
 		dirs := sp.over(sp.ramp+t, sp.ramp+to)
 		for dir, name := range [2]string{"read", "write"} {
 			d := dirs[dir]

@@ -510,7 +510,8 @@ func TestJobSpanOverAWindow(t *testing.T) {
 
 // Samples: a second each, or longer so that a run has at most about a
 // hundred; they count from the end of the ramp, the last ends with the
-// run, and a direction without I/O has none.
+// run (a tail under half an interval joining the one before, as measured
+// samples do), and a direction without I/O has none.
 func TestSamplesOfASpan(t *testing.T) {
 	for measured, want := range map[float64]float64{50: 1, 149: 1, 150: 2, 250: 3, 1800: 18} {
 		if got := sampleInterval(measured); got != want {
@@ -527,6 +528,12 @@ func TestSamplesOfASpan(t *testing.T) {
 		if s.Job != "j" || s.Direction != "write" || s.IOPS != 500 || s.MBps != 4 || s.LatMeanUs != 200 || s.P99Us != 700 {
 			t.Fatalf("sample %+v", s)
 		}
+	}
+	if smp := jobSpan(10, 35.4, steady, [2]Direction{}, 0).samples("j"); len(smp) != 25 || smp[23].TS != 24 || smp[24].TS != 25.4 {
+		t.Errorf("25.4 s measured: %d samples; want 25, the last from 24 to 25.4 s", len(smp))
+	}
+	if smp := jobSpan(10, 10.3, steady, [2]Direction{}, 0).samples("j"); len(smp) != 1 || math.Abs(smp[0].TS-0.3) > 1e-9 {
+		t.Errorf("0.3 s measured: %+v; want one sample at 0.3 s", smp)
 	}
 	if smp := jobSpan(10, 10, steady, [2]Direction{}, 0).samples("j"); smp != nil {
 		t.Errorf("no measured window: %d samples", len(smp))
