@@ -78,10 +78,7 @@ func recoverChanges(s *runtime.Session, t *target.Target) (*eventSession, error)
 				fmt.Fprintln(stderr, msg)
 			}
 		}}
-		ctx := s.Ctx
-		if ctx == nil {
-			ctx = context.Background()
-		}
+		ctx := s.Lifetime()
 		if left := es.pending(nil); len(left) > 0 {
 			es.report(fmt.Sprintf("undo: %d change(s) to cluster %s left by an earlier run that stopped", len(left), t.VSphere.Cluster()))
 			if err := es.undo(ctx, nil); err != nil {

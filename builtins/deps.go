@@ -58,13 +58,9 @@ func (d Deps) open(s *runtime.Session, opts target.Options) (t *target.Target, f
 			// is touched before the plan is printed.
 			opts.Kind, opts.VSphere = target.Embedded, nil
 		}
-		ctx := s.Ctx
-		if ctx == nil {
-			ctx = context.Background()
-		}
 		var t *target.Target
 		var err error
-		t, closeFn, err = open(ctx, opts)
+		t, closeFn, err = open(s.Lifetime(), opts)
 		return t, err
 	})
 	if err == nil && closeFn != nil {

@@ -301,7 +301,9 @@ func fioLocalWorkers(thread *starlark.Thread, b *starlark.Builtin, args starlark
 	default:
 		return nil, fmt.Errorf("dir is a %s; want a directory path or None for a temporary one", dir.Type())
 	}
-	l, err := fio.StartLocal(runtime.Context(thread), spec)
+	// The servers live as long as the session: in the REPL, beyond the
+	// statement that started them.
+	l, err := fio.StartLocal(s.Lifetime(), spec)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -70,5 +71,22 @@ f.to_csv("t.csv")
 	r = runCLI(t, "", nil, "repl", "--help")
 	if !strings.Contains(r.stdout, "(default \"out/repl\")") {
 		t.Errorf("repl --help does not name the default folder:\n%s", r.stdout)
+	}
+}
+
+// TestREPLKeepsLocalWorkersAcrossStatements: local fio servers live as
+// long as the REPL, not the statement that started them (they were
+// stopped with it, and the next statement's run found no server).
+func TestREPLKeepsLocalWorkersAcrossStatements(t *testing.T) {
+	if _, err := exec.LookPath("fio"); err != nil {
+		t.Skip("fio is not installed (apt-get install -y fio)")
+	}
+	in := `w = fio.local_workers(1, size = "8m")
+r = fio.run(w, fio.job(rw = "randread", bs = "4k", size = "1m"))
+r.filter(worker = "all")["iops"][0] > 0
+`
+	r := runCLI(t, in, nil, "repl", "--out", t.TempDir())
+	if r.stdout != "True\n" {
+		t.Errorf("a run on the workers of an earlier statement: stdout %q\nstderr:\n%s", r.stdout, r.stderr)
 	}
 }

@@ -85,6 +85,16 @@ func SessionFrom(thread *starlark.Thread) (*Session, error) {
 	return s, nil
 }
 
+// Lifetime is the context of what lives as long as the session (a
+// simulator, local fio servers): Ctx, else context.Background; never one
+// REPL statement's, which ends with the statement.
+func (s *Session) Lifetime() context.Context {
+	if s.Ctx != nil {
+		return s.Ctx
+	}
+	return context.Background()
+}
+
 const contextKey = "starbench.context"
 
 // SetThreadContext makes ctx the context of what thread runs next, in
