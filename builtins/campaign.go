@@ -483,6 +483,9 @@ func (c *campaignValue) runMethod(thread *starlark.Thread, b *starlark.Builtin, 
 	if err != nil {
 		return nil, err
 	}
+	if err := c.checkWorkersKind(s, simulated); err != nil {
+		return nil, err
+	}
 	if _, err := s.EnsureOutDir(); err != nil {
 		return nil, err
 	}
@@ -529,6 +532,28 @@ func (c *campaignValue) statsMethod(thread *starlark.Thread, b *starlark.Builtin
 		return nil, err
 	}
 	return storeFrame(runtime.Context(thread), path, "stats", c.spec.CVThreshold)
+}
+
+// checkWorkersKind refuses, before anything runs, a campaign whose workers
+// (workers=) give results of the other kind than the session stores: every
+// run would fail once measured.
+func (c *campaignValue) checkWorkersKind(s *runtime.Session, simulated bool) error {
+	var ws workersArg
+	if c.workers == starlark.None || ws.Unpack(c.workers) != nil {
+		return nil // a callable, or checked when the runs use them
+	}
+	for _, w := range ws.fioWorkers() {
+		if w.Simulated == simulated {
+			continue
+		}
+		if simulated {
+			return fmt.Errorf("campaign %s: worker %s runs real fio, but this session's target (%s) stores simulated results and the two never mix; run with --target local (the simulated cluster, real fio on loopback) to measure on local workers",
+				c.spec.Name, w.Name, s.Target)
+		}
+		return fmt.Errorf("campaign %s: worker %s is simulated, but this session's target (%s) stores measured results and the two never mix; run with --target embedded to simulate",
+			c.spec.Name, w.Name, s.Target)
+	}
+	return nil
 }
 
 // sessionSimulated says whether the session's results come from the model:

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -286,6 +287,30 @@ assert.eq(store.open(c.store_path()).simulated, False)
 `)
 	if err != nil {
 		t.Fatal(backtrace(err))
+	}
+}
+
+// TestWorkersOfTheOtherKindAreRefusedBeforeAnyRun: a campaign on the
+// embedded target (simulated results) given local workers (real fio) is
+// refused before its first run, naming the target that would measure them;
+// before, each run ran fio and then failed, and the store held only
+// failures.
+func TestWorkersOfTheOtherKindAreRefusedBeforeAnyRun(t *testing.T) {
+	if _, err := exec.LookPath("fio"); err != nil {
+		t.Skip("fio is not installed (apt-get install -y fio)")
+	}
+	s, _ := newTestSession(t, context.Background())
+	err := execStar(t, s, "kinds.star", `
+w = fio.local_workers(1, size = "4m")
+c = campaign.new("k", workloads = [campaign.workload("w", fio.job(rw = "read", bs = "4k", size = "1m"))], workers = w)
+c.run()
+`)
+	if err == nil || !strings.Contains(err.Error(), "worker local-1 runs real fio, but this session's target (embedded) stores simulated results") ||
+		!strings.Contains(err.Error(), "--target local") {
+		t.Fatalf("local workers in a simulated session: %v", err)
+	}
+	if _, statErr := os.Stat(filepath.Join(s.OutDir, "k.db")); !os.IsNotExist(statErr) {
+		t.Errorf("the refused campaign left a store: %v", statErr)
 	}
 }
 

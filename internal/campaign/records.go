@@ -86,7 +86,7 @@ func ResultOfRows(rows []fio.Row, simulated bool, notes []string) (*fio.Result, 
 	for i := range rows {
 		row := rows[i]
 		if row.Simulated != simulated {
-			return nil, fmt.Errorf("workload result row %d is %s but this session's results are %s; simulated and measured results never mix",
+			return nil, fmt.Errorf("workload result row %d is %s but this session's results are %s; simulated and measured results never mix (--target decides: embedded simulates, local and vcenter measure)",
 				i+1, kind(row.Simulated), kind(simulated))
 		}
 		if err := checkFinite(row); err != nil {
