@@ -252,6 +252,44 @@ func TestReadSamplesLastIntervalEndsWithTheRun(t *testing.T) {
 	}
 }
 
+// TestReadSamplesOfJobsShorterThanAnInterval: fio logs no rate for a job
+// that ends before its first interval does, so json+ gives its samples:
+// its I/Os over its runtime, at its mean latency, placed where its latency
+// log stamps its end (or from the axis's origin without one). (They had no
+// samples at all: a 1 s run in the REPL gave fio.samples an empty frame.)
+func TestReadSamplesOfJobsShorterThanAnInterval(t *testing.T) {
+	alone := t.TempDir()
+	e := reads(500, 800)
+	e.Read.Clat.Mean = 40000
+	got := readOne(t, alone, e)
+	if len(got) != 1 || math.Abs(got[0].TS-0.8) > 1e-9 || math.Abs(got[0].IOPS-625) > 1e-9 || !(math.Abs(got[0].LatMeanUs-40) <= 1e-9) || !(got[0].P99Us > 0) {
+		t.Errorf("a job of 0.8 s: samples %+v, want one at 0.8 s of 625 IOPS at 40 us with a p99", got)
+	}
+	// Two jobs, their ends stamped: a's 0.8 s from T, b's 0.8 s from T +
+	// 1.1 s, in the interval from 1 s to the run's end at 1.9 s.
+	dir := t.TempDir()
+	const T = 1796375904000 // Unix ms
+	writeLog(t, dir, "w0-s0_clat.1.log", []float64{T + 800, 40000, 0, 4096, 0})
+	writeLog(t, dir, "w0-s1_clat.1.log", []float64{T + 1900, 40000, 0, 4096, 0})
+	got, err := readSamples(dir, map[string]string{"w0-s0": "a", "w0-s1": "b"},
+		map[string][]JobStats{"w0-s0": {reads(400, 800)}, "w0-s1": {reads(800, 800)}}, time.Second, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		job      string
+		ts, iops float64
+	}{{"a", 1, 400}, {"b", 1.9, 800 / 0.9}}
+	if len(got) != len(want) {
+		t.Fatalf("two short jobs: samples %+v, want %v", got, want)
+	}
+	for i, w := range want {
+		if got[i].Job != w.job || math.Abs(got[i].TS-w.ts) > 1e-9 || math.Abs(got[i].IOPS-w.iops) > 1e-9 {
+			t.Errorf("two short jobs: sample %d %+v, want %+v", i, got[i], w)
+		}
+	}
+}
+
 // TestReadSamplesScalesLogsDownToFio: a rate fio logs is the mean of the
 // rates its helper thread measured over spans of uneven length, so its
 // logs can hold more than it counted; json+'s count wins, each interval

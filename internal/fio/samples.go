@@ -89,7 +89,9 @@ type logSection struct {
 // and what json+ counted beyond the logs fills it; a rate fio logs is the
 // mean of rates its helper thread measured over uneven spans, so logs can
 // also count more than fio did, and are then scaled down to json+'s
-// count. A one-job workload's samples name no job.
+// count. A job that logged no rate (it ended within its first interval)
+// has its json+ laid where its latency log stamps its end. A one-job
+// workload's samples name no job.
 func readSamples(dir string, prefixes map[string]string, entries map[string][]JobStats, every time.Duration, single bool) ([]Sample, error) {
 	var secs []*logSection
 	var names []string
@@ -119,12 +121,20 @@ func readSamples(dir string, prefixes map[string]string, entries map[string][]Jo
 			}
 		}
 	}
+	logs, json := make([]logTotals, len(secs)), make([]jsonTotals, len(secs))
+	for i, sec := range secs {
+		logs[i], json[i] = sec.logged(step), counted(entries[names[i]])
+	}
 	if math.IsInf(start, 1) {
-		return nil, nil // every job ran shorter than an interval
+		// Every job ran shorter than an interval, so fio logged no rate:
+		// json+ alone gives one interval, from when the first job began.
+		if start = shortRunStart(logs, json); math.IsInf(start, 1) {
+			return nil, nil
+		}
 	}
 	m := newMerger(start, step)
 	for i, sec := range secs {
-		logs, json := sec.logged(step), counted(entries[names[i]])
+		logs, json := logs[i], json[i]
 		m.add(sec, step, logs.scale(json))
 		m.addRest(sec.job, logs, json, step)
 		m.end = math.Max(m.end, logs.last)
@@ -342,7 +352,32 @@ type jsonTotals struct {
 	ok       bool
 	runtime  float64
 	ios, kib [3]float64
+	latSum   [3]float64 // completion latency (ns) summed over the I/Os
 	counts   [3][]float64
+}
+
+// shortRunStart is where the axis of a run whose jobs all ended before
+// their first interval begins (Unix ms): the earliest job's end, which its
+// latency log stamps, less its runtime; 0 (the samples' own origin) when
+// no latency log stamped an end, and +Inf when json+ counted no I/O.
+func shortRunStart(logs []logTotals, json []jsonTotals) float64 {
+	start, any := math.Inf(1), false
+	for i, j := range json {
+		if !j.ok || j.ios == [3]float64{} {
+			continue
+		}
+		any = true
+		if logs[i].exit > 0 {
+			start = math.Min(start, logs[i].exit-j.runtime)
+		}
+	}
+	switch {
+	case !any:
+		return math.Inf(1)
+	case math.IsInf(start, 1):
+		return 0
+	}
+	return start
 }
 
 func counted(entries []JobStats) jsonTotals {
@@ -355,6 +390,7 @@ func counted(entries []JobStats) jsonTotals {
 		for d, ds := range e.dirs() {
 			t.ios[d] += float64(ds.Clat.N)
 			t.kib[d] += float64(ds.IOBytes) / 1024
+			t.latSum[d] += ds.Clat.Mean * float64(ds.Clat.N)
 			for ns, n := range ds.Clat.Bins {
 				if i := platIndex(ns) >> histCoarseness; i < len(t.counts[d]) {
 					t.counts[d][i] += float64(n)
@@ -393,15 +429,25 @@ func (t logTotals) scale(json jsonTotals) scale {
 // latency). Logs that reach the end already lack only their last
 // interval's rounding, which goes into that interval.
 func (m *merger) addRest(job string, logs logTotals, json jsonTotals, step float64) {
-	if math.IsInf(logs.first, 1) || !json.ok {
+	if !json.ok {
 		return
 	}
-	from, end := logs.last, logs.first+json.runtime
-	if logs.exit > 0 {
-		end = logs.exit
-	}
-	if end <= from {
-		from, end = logs.last-step, logs.last
+	var from, end float64
+	switch {
+	case math.IsInf(logs.first, 1): // logged no rate: the whole job is the rest
+		from = m.start
+		if logs.exit > 0 {
+			from = logs.exit - json.runtime
+		}
+		end = from + json.runtime
+	default:
+		from, end = logs.last, logs.first+json.runtime
+		if logs.exit > 0 {
+			end = logs.exit
+		}
+		if end <= from {
+			from, end = logs.last-step, logs.last
+		}
 	}
 	m.end = math.Max(m.end, end)
 	for d := range Directions {
@@ -419,6 +465,10 @@ func (m *merger) addRest(job string, logs logTotals, json jsonTotals, step float
 			c := m.cell(job, d, n)
 			c.ios += restIos * share
 			c.kib += math.Max(0, restKib) * share
+			if logs.ios[d] == 0 { // nothing logged: json+'s mean latency is the rest's
+				c.latSum += json.latSum[d] * share
+				c.latIos += json.ios[d] * share
+			}
 			if c.counts == nil {
 				c.counts = make([]float64, len(counts))
 			}
@@ -445,6 +495,9 @@ func (m *merger) samples(single bool) []Sample {
 	}
 	var out []Sample
 	for k, c := range m.cells {
+		if c.ios == 0 {
+			continue // a job's latency log reaching into an interval it did no I/O in
+		}
 		from, to := m.start+float64(k.n)*m.step, m.start+float64(k.n+1)*m.step
 		if k.n == last && m.end > from {
 			to = m.end
