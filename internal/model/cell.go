@@ -1161,7 +1161,9 @@ func groupCopies(cells []*cell) [][][]int {
 		}
 		for _, c := range cells {
 			for _, g := range groups {
-				c.st = append(c.st, meanCopy(c.copies[k], g))
+				st := meanCopy(c.copies[k], g)
+				st.of = g
+				c.st = append(c.st, st)
 			}
 		}
 		blocks[k] = groups

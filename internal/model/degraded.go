@@ -17,6 +17,12 @@ type Degradation struct {
 	// Out is how many hosts serve no I/O; the others carry their load
 	// (their VMs moved or stopped, their components served by replicas).
 	Out int
+	// OutHosts, when known, are those hosts by their index among the
+	// cell's (hostNames): a host's own stations (its guest, DOM, CPU and
+	// NICs) then stop where that host is out, so a failure of a host with
+	// no worker VMs leaves the workers' hosts as they were. Without them
+	// every kind of host station loses its share of copies.
+	OutHosts []int
 	// Absent is the share of objects with a data component missing and not
 	// rebuilt yet: their writes reach one replica fewer, and erasure-coded
 	// reads of the missing component are rebuilt from the others.
@@ -64,6 +70,10 @@ func (d *Degradation) apply(p *testbed.Profile, c *cell) error {
 		s := &c.st[k]
 		if slices.Contains(perHostStations, s.Name) || slices.Contains(deviceStations, s.Name) {
 			left := max(1, int(math.Round(float64(s.Copies)*serving)))
+			if n := d.servingHosts(s); n > 0 && slices.Contains(perHostStations, s.Name) {
+				left = n
+				s.of = slices.DeleteFunc(slices.Clone(s.of), func(h int) bool { return slices.Contains(d.OutHosts, h) })
+			}
 			s.scale(float64(s.Copies) / float64(left))
 			s.Copies = left
 		}
@@ -91,6 +101,22 @@ func (d *Degradation) apply(p *testbed.Profile, c *cell) error {
 		}
 	}
 	return nil
+}
+
+// servingHosts is how many of a host station's hosts serve, where the
+// hosts out are known; 0 when they are not, or when every one of its hosts
+// is out (it then keeps a copy with its load, as without them).
+func (d *Degradation) servingHosts(s *station) int {
+	if len(d.OutHosts) == 0 || len(s.of) == 0 {
+		return 0
+	}
+	n := 0
+	for _, h := range s.of {
+		if !slices.Contains(d.OutHosts, h) {
+			n++
+		}
+	}
+	return n
 }
 
 // loseCopies takes n copies out of the stations named name, the largest

@@ -50,6 +50,38 @@ func TestAHostOutLeavesTheOthersItsLoad(t *testing.T) {
 	}
 }
 
+// TestAHostOutWithoutWorkersLeavesTheWorkersHosts: where the hosts out
+// are known (a scenario knows them), a host out that runs none of the
+// measured VMs takes nothing from the worker hosts' own stations (guest,
+// DOM, CPU, NICs), while a worker host out leaves its VMs' load to the
+// other two. (With only a count, a failure of the idle fourth host shrank
+// the three worker hosts' stations to two, and scripts/node_failure.star's
+// OLTP fell by a third through the failure.)
+func TestAHostOutWithoutWorkersLeavesTheWorkersHosts(t *testing.T) {
+	p := mustLoad(t, "storagereview-r6625-esa")
+	in := UniformInput(p, 6, 4, Policy{RAID: "raid1", FTT: 1}, oltpJob(60))
+	for v := range in.VMs {
+		in.VMs[v].Host = fmt.Sprintf("host%d", v%3) // hosts 0-2 (indices 0-2); host 3 has no worker
+	}
+	solve := func(d *Degradation) *Output {
+		t.Helper()
+		in := in
+		in.Degradation = d
+		out, err := Solve(context.Background(), p, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	whole, idle, busy := solve(nil), solve(&Degradation{Out: 1, OutHosts: []int{3}}), solve(&Degradation{Out: 1, OutHosts: []int{0}})
+	if r := iops(idle) / iops(whole); r < 0.95 || r > 1.05 {
+		t.Errorf("the idle host out: %.0f IOPS of %.0f (x%.3f); want about the same", iops(idle), iops(whole), r)
+	}
+	if r := iops(busy) / iops(whole); r > 0.85 {
+		t.Errorf("a worker host out: %.0f IOPS of %.0f (x%.3f); want its VMs' load on the other two to cost throughput", iops(busy), iops(whole), r)
+	}
+}
+
 func TestAbsentComponentsSaveReplicaWrites(t *testing.T) {
 	write := &fio.Job{RW: "write", BlockSize: 1 << 20, IODepth: 8, RuntimeSec: 60, IOEngine: "libaio", Direct: true}
 	out := solveDegraded(t, "storagereview-r6625-esa", write, &Degradation{Out: 1})
@@ -193,6 +225,25 @@ func TestRebuildStartsWhenTheRepairTimerRunsOut(t *testing.T) {
 	during := series[int((logged[0].AtS+30)/60)]
 	if during >= down {
 		t.Errorf("IOPS during the rebuild %.0f, before it %.0f; want lower (resync competes)", during, down)
+	}
+}
+
+// TestAFailedHostWithoutWorkersTakesNothingFromTheirHosts: the workers
+// run on three hosts and the fourth fails (scripts/node_failure.star's
+// layout): their hosts' own stations are untouched, so throughput holds
+// but for what the devices out and the replicas left change; it fell by a
+// third while the model took any host out as one of the workers'.
+func TestAFailedHostWithoutWorkersTakesNothingFromTheirHosts(t *testing.T) {
+	pl, ws := scenarioPlane(t)
+	ws = ws[:6] // two on each of three hosts
+	for i := range ws {
+		ws[i].Host = fmt.Sprintf("esx-%02d", 1+i%3)
+	}
+	s := pl.Scenario(ws, oltpJob(3000), nil)
+	series, _ := stepThrough(t, s, []fio.Event{{AtS: 300, Kind: "host_failure", Target: "esx-04"}}, 1200)
+	before, down := series[3], series[10]
+	if r := down / before; r < 0.95 || r > 1.1 {
+		t.Errorf("IOPS with the host without workers out %.0f, before %.0f (x%.3f); want about the same", down, before, r)
 	}
 }
 

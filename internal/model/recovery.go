@@ -303,6 +303,29 @@ func detailFields(detail string) map[string]string {
 	return out
 }
 
+// outHosts are the hosts out by their index among names (a cell's
+// hostNames, "" where it names no host): a host out that names does not
+// hold runs no worker, and takes the first unnamed index left, as all such
+// hosts are alike to the cell.
+func (r *recovery) outHosts(names []string) []int {
+	var out []int
+	unnamed := 0
+	for _, h := range slices.Sorted(maps.Keys(r.out)) {
+		if i := slices.Index(names, h); i >= 0 {
+			out = append(out, i)
+		} else {
+			unnamed++
+		}
+	}
+	for i, name := range names {
+		if unnamed > 0 && name == "" {
+			out, unnamed = append(out, i), unnamed-1
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // degradation is the cluster for the next interval.
 func (r *recovery) degradation() Degradation {
 	d := Degradation{Out: len(r.out), Snapshots: r.snapshots}

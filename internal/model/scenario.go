@@ -99,6 +99,7 @@ func (s *Scenario) Step(ctx context.Context, t, dt float64, evs []fio.Event) ([]
 	if err != nil {
 		return nil, nil, err
 	}
+	d.OutHosts = s.rec.outHosts(hostNames(s.pl.p.Hosts, in.VMs, s.pl.hosts))
 	solve := func(bg map[string]float64) (*Output, error) {
 		di := d
 		di.Background = bg
