@@ -1,6 +1,7 @@
 package plots
 
 import (
+	"cmp"
 	"fmt"
 	"image/color"
 	"math"
@@ -114,14 +115,39 @@ func (m *markers) Plot(c draw.Canvas, p *plot.Plot) {
 	label := textStyle(6.5, inkColor)
 	label.Rotation = math.Pi / 2
 	label.XAlign, label.YAlign = draw.XRight, draw.YBottom
+	var xs []vg.Length
+	var texts []string
 	for _, mk := range m.marks {
 		if mk.X < p.X.Min || mk.X > p.X.Max {
 			continue
 		}
 		x := tx(mk.X)
 		c.StrokeLine2(line, x, c.Min.Y, x, c.Max.Y)
-		c.FillText(label, vg.Point{X: x - 1.5, Y: c.Max.Y - 2}, mk.Label)
+		xs, texts = append(xs, x-1.5), append(texts, mk.Label)
 	}
+	for i, x := range labelPositions(xs, label.Font.Size+1.5) {
+		c.FillText(label, vg.Point{X: x, Y: c.Max.Y - 2}, texts[i])
+	}
+}
+
+// labelPositions spaces vertical labels at xs (in order of time) at least
+// gap apart, each as near its own line as those before it let it be, so
+// events close in time (a host back, its resync starting and ending, the
+// next host going in) keep readable labels instead of one smudge.
+func labelPositions(xs []vg.Length, gap vg.Length) []vg.Length {
+	order := make([]int, len(xs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(xs[a], xs[b]) })
+	out := make([]vg.Length, len(xs))
+	for n, i := range order {
+		out[i] = xs[i]
+		if n > 0 {
+			out[i] = max(out[i], out[order[n-1]]+gap)
+		}
+	}
+	return out
 }
 
 func (m *markers) DataRange() (xmin, xmax, ymin, ymax float64) {

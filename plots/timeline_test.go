@@ -1,8 +1,11 @@
 package plots
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/plot/vg"
 )
 
 func TestGoldenTimelineWithEventsAndPeriods(t *testing.T) {
@@ -30,5 +33,16 @@ func TestTimelineRefusesPeriodsThatEndBeforeTheyStart(t *testing.T) {
 		[]Span{{From: 5, To: 2, Group: "maintenance"}}, Options{})
 	if err == nil || !strings.Contains(err.Error(), "no later than its end") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// TestLabelsOfEventsCloseInTimeKeepApart: labels of events closer than a
+// label's height are pushed after one another, each as near its line as
+// the ones before it allow; labels far apart stay on their lines.
+func TestLabelsOfEventsCloseInTimeKeepApart(t *testing.T) {
+	got := labelPositions([]vg.Length{100, 103, 200, 104, 300}, 8)
+	want := []vg.Length{100, 108, 200, 116, 300}
+	if !slices.Equal(got, want) {
+		t.Errorf("labels at %v, want %v", got, want)
 	}
 }
