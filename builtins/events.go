@@ -557,7 +557,10 @@ func (sc *scenario) measure(ws []fio.Worker, job *fio.Job, step float64) events.
 			res.Samples = slices.Clone(sc.live)
 			sc.mu.Unlock()
 		}
-		return res, nil
+		// The runner names no job of a one-job workload; beside second
+		// workloads, and as the simulator does, the rows and samples name
+		// the measured job.
+		return res.AsJob(job.Name, 0), nil
 	}
 }
 

@@ -105,6 +105,9 @@ if at < 1 or at > 4:
     fail("tick fired at %g s, want between 1 and 4" % at)
 if len(r.samples) == 0 or list(r.samples["simulated"])[0]:
     fail("samples: %s" % r.samples)
+jobs = sorted({j: True for j in list(r.samples["job"])}.keys())
+if jobs != ["r"]:
+    fail("samples of jobs %s; want the measured job's name, r, as the simulator's samples have it" % jobs)
 print("fired", sorted(seen))
 `), 0o644)
 	code, _, stderr := starbench(t, "run", script, "--target", "local", "--out", filepath.Join(dir, "out"), "--no-progress")
