@@ -17,6 +17,7 @@ import (
 	"starbench/internal/fio"
 	"starbench/internal/model"
 	"starbench/internal/runtime"
+	"starbench/internal/target"
 	"starbench/internal/table"
 )
 
@@ -437,12 +438,31 @@ func (m eventsModule) run(thread *starlark.Thread, b *starlark.Builtin, args sta
 	if simulated {
 		res.Notes = append(res.Notes, fmt.Sprintf("simulated over time: %d s of scenario time solved in %g s intervals on a virtual clock (not waited)", j.RuntimeSec, step))
 	}
+	if kinds := clusterKinds(res.Events); !simulated && es.target.Kind == target.Local && len(kinds) > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("%s changed the simulated cluster only: target local measures fio on loopback, which no cluster event reaches", strings.Join(kinds, ", ")))
+	}
 	out := &eventsResult{res: res}
 	if sc.neighbours > 0 {
 		out.job = j.Name
 		res.Notes = append(res.Notes, fmt.Sprintf("rows are %s's; the second workloads' are in the samples, by job", j.Name))
 	}
 	return out, nil
+}
+
+// clusterKinds are the kinds of the logged events that changed the
+// cluster (not actions, conditions or workloads), each once, in order.
+func clusterKinds(evs []fio.Event) []string {
+	var kinds []string
+	for _, e := range evs {
+		switch e.Kind {
+		case "action", "condition", "workload_start", "workload_end":
+		default:
+			if !slices.Contains(kinds, e.Kind) {
+				kinds = append(kinds, e.Kind)
+			}
+		}
+	}
+	return kinds
 }
 
 // scenarioPlane is a simulated data plane that solves a measurement over

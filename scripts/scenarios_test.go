@@ -96,7 +96,10 @@ job = fio.job(name = "r", rw = "randread", bs = "4k", runtime = "4s", time_based
 seen = []
 r = events.run(ws, job, [
     events.at("1s", lambda: seen.append("at"), name = "tick"),
+    events.at("2s", lambda: cluster.configure(compression = True), name = "compress"),
 ], interval = "1s")
+if not [n for n in r.notes if n.startswith("setting changed the simulated cluster only")]:
+    fail("notes %s: want the setting said not to reach fio on loopback" % r.notes)
 ev = r.events
 print("kinds", list(ev["kind"]))
 at = list(ev.filter(kind = "action")["at_s"])[0]
