@@ -17,8 +17,8 @@ import (
 	"starbench/internal/fio"
 	"starbench/internal/model"
 	"starbench/internal/runtime"
-	"starbench/internal/target"
 	"starbench/internal/table"
+	"starbench/internal/target"
 )
 
 // NewEventsModule returns the `events` module: events inside a measurement.
