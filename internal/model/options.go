@@ -1186,7 +1186,7 @@ func blockSizes(job *fio.Job, notes *[]string) ([2][]sizeShare, error) {
 				}
 				a, b = min(a, b), max(a, b) // fio swaps them
 				sizes, mean := rangeSizes(a, b, unaligned)
-				if out[dir] = sizes; dir == read || strings.Contains(o.Value, ",") {
+				if out[dir] = sizes; a < b && (dir == read || strings.Contains(o.Value, ",")) { // a range of one size needs no note
 					what := fmt.Sprintf("every multiple of %d bytes from %d to %d alike", a, a, b)
 					if unaligned {
 						what = fmt.Sprintf("any size from %d to %d bytes alike (bs_unaligned), %d itself %.0f %% of the time", a, b, b, 100*float64(a)/float64(b))

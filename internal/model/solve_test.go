@@ -405,6 +405,12 @@ func TestPerDirectionBlockSizes(t *testing.T) {
 	if r := out.Read.MBps * 1e6 / out.Read.IOPS; math.Abs(r-34816) > 1e-6 || !strings.Contains(strings.Join(out.Notes, "\n"), "bsrange=4k-64k: fio draws every multiple of 4096 bytes from 4096 to 65536 alike, a mean of 34816 bytes") {
 		t.Errorf("bsrange=4k-64k: reads of %g bytes, notes %q", r, out.Notes)
 	}
+	// A range of one size (fio's tiobench example: bsrange=4k-4k) is that size, with no note.
+	one := &fio.Job{IOEngine: "libaio", Direct: true, RW: "randread", IODepth: 4, Options: []fio.Option{{Key: "bsrange", Value: "4k-4k"}, {Key: "norandommap"}}}
+	out = solve(t, p, uniformInput(p, Policy{RAID: "raid1"}, one))
+	if r := out.Read.MBps * 1e6 / out.Read.IOPS; math.Abs(r-4096) > 1e-6 || strings.Contains(strings.Join(out.Notes, "\n"), "bsrange") {
+		t.Errorf("bsrange=4k-4k: reads of %g bytes, notes %q; want 4096 and no note", r, out.Notes)
+	}
 	// Sizes that are not multiples of the sector fail direct I/O in fio.
 	job.Options = append(job.Options, fio.Option{Key: "bs_unaligned", Value: "1"})
 	if _, err := Solve(context.Background(), p, uniformInput(p, Policy{RAID: "raid1"}, job)); err == nil || !strings.Contains(err.Error(), "bs_unaligned with direct=1") {
