@@ -70,9 +70,11 @@ func (d *Degradation) apply(p *testbed.Profile, c *cell) error {
 		s := &c.st[k]
 		if slices.Contains(perHostStations, s.Name) || slices.Contains(deviceStations, s.Name) {
 			left := max(1, int(math.Round(float64(s.Copies)*serving)))
-			if n := d.servingHosts(s); n > 0 && slices.Contains(perHostStations, s.Name) {
-				left = n
-				s.of = slices.DeleteFunc(slices.Clone(s.of), func(h int) bool { return slices.Contains(d.OutHosts, h) })
+			if slices.Contains(perHostStations, s.Name) { // a device station's copies are devices
+				if n := d.servingHosts(s); n > 0 {
+					left = n
+					s.of = slices.DeleteFunc(slices.Clone(s.of), func(h int) bool { return slices.Contains(d.OutHosts, h) })
+				}
 			}
 			s.scale(float64(s.Copies) / float64(left))
 			s.Copies = left
