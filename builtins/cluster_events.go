@@ -79,43 +79,43 @@ func recoverChanges(s *runtime.Session, t *target.Target) (*eventSession, error)
 			}
 		}}
 		ctx := s.Lifetime()
-		if left := es.pending(nil); len(left) > 0 {
+		if left := es.pending(nil, vsphere.EventKind); len(left) > 0 {
 			es.report(fmt.Sprintf("undo: %d change(s) to cluster %s left by an earlier run that stopped", len(left), t.VSphere.Cluster()))
-			if err := es.undo(ctx, nil); err != nil {
+			if err := es.undo(ctx, nil, vsphere.EventKind); err != nil {
 				return nil, fmt.Errorf("setting back what an earlier run left: %w", err)
 			}
 		}
-		s.OnClose(func() { _ = es.undo(context.WithoutCancel(ctx), nil) })
+		s.OnClose(func() { _ = es.undo(context.WithoutCancel(ctx), nil, vsphere.EventKind) })
 		return es, nil
 	})
 }
 
-// pending are the changes events made on this vCenter that nothing set
-// back yet, but those in before (ledger ids).
-func (es *eventSession) pending(before map[string]bool) []ledger.Entry {
+// pending are the changes of the kinds keep takes made on this vCenter
+// that nothing set back yet, but those in before (ledger ids).
+func (es *eventSession) pending(before map[string]bool, keep func(kind string) bool) []ledger.Entry {
 	vc := es.target.VSphere
 	if vc.Ledger() == nil {
 		return nil
 	}
 	var out []ledger.Entry
 	for _, e := range vc.Ledger().Pending() {
-		if vsphere.EventKind(e.Kind) && e.VCenter == vc.Host() && !before[e.ID] {
+		if keep(e.Kind) && e.VCenter == vc.Host() && !before[e.ID] {
 			out = append(out, e)
 		}
 	}
 	return out
 }
 
-// undo sets back the changes events made, but those in before, newest
-// first, saying each on the session's error stream.
-func (es *eventSession) undo(ctx context.Context, before map[string]bool) error {
+// undo sets back the changes of the kinds keep takes, but those in
+// before, newest first, saying each on the session's error stream.
+func (es *eventSession) undo(ctx context.Context, before map[string]bool, keep func(kind string) bool) error {
 	vc := es.target.VSphere
-	if len(es.pending(before)) == 0 {
+	if len(es.pending(before, keep)) == 0 {
 		return nil
 	}
 	start := time.Now()
 	return vc.Ledger().UndoWhere(ctx, vc.Host(), vc.Undoers(), func(e ledger.Entry) bool {
-		return vsphere.EventKind(e.Kind) && !before[e.ID]
+		return keep(e.Kind) && !before[e.ID]
 	}, func(o ledger.Outcome) {
 		if o.Err != nil {
 			es.report(fmt.Sprintf("undo: %s: FAILED: %v (still in the ledger; the next run or starbench clean tries again)", changeName(o.Entry), o.Err))
@@ -139,6 +139,8 @@ func changeName(e ledger.Entry) string {
 		var f vsphere.DiskFailure
 		_ = json.Unmarshal(e.Before, &f)
 		return fmt.Sprintf("disk %s of host %s out (%s)", f.Disk, f.Host, f.How)
+	case vsphere.KindCluster:
+		return "the settings of cluster " + e.Name
 	case vsphere.KindSnapshot:
 		var ws []vsphere.Worker
 		_ = json.Unmarshal(e.Before, &ws)

@@ -19,6 +19,7 @@ import (
 	"starbench/internal/runtime"
 	"starbench/internal/table"
 	"starbench/internal/target"
+	"starbench/internal/vsphere"
 )
 
 // NewEventsModule returns the `events` module: events inside a measurement.
@@ -404,15 +405,16 @@ func (m eventsModule) run(thread *starlark.Thread, b *starlark.Builtin, args sta
 		return nil, err
 	}
 	// What the events change is set back when the measurement ends, however
-	// it ends, so the next one starts from a healthy cluster.
+	// it ends, so the next one starts from a healthy cluster with the
+	// settings it had: a campaign's repeats measure the same thing.
 	before := map[string]bool{}
-	for _, e := range es.pending(nil) {
+	for _, e := range es.pending(nil, measurementChange) {
 		before[e.ID] = true
 	}
 	es.setLog(sc.log)
 	defer func() {
 		es.setLog(nil)
-		_ = es.undo(context.WithoutCancel(ctx), before)
+		_ = es.undo(context.WithoutCancel(ctx), before, measurementChange)
 	}()
 	var res *fio.Result
 	if simulated {
@@ -447,6 +449,13 @@ func (m eventsModule) run(thread *starlark.Thread, b *starlark.Builtin, args sta
 		res.Notes = append(res.Notes, fmt.Sprintf("rows are %s's; the second workloads' are in the samples, by job", j.Name))
 	}
 	return out, nil
+}
+
+// measurementChange says whether a change of this kind made during a
+// measurement is set back when it ends: what events do to hosts, disks and
+// snapshots, and the cluster's settings (cluster.configure).
+func measurementChange(kind string) bool {
+	return vsphere.EventKind(kind) || kind == vsphere.KindCluster
 }
 
 // clusterKinds are the kinds of the logged events that changed the
