@@ -113,7 +113,7 @@ func (v vsphereModule) connect(thread *starlark.Thread, b *starlark.Builtin, arg
 		return nil, err
 	}
 	if !fresh {
-		return nil, fmt.Errorf("the session already drives %s: call vsphere.connect before any other vsphere, policy or cluster builtin", describeTarget(t))
+		return nil, fmt.Errorf("the session already drives %s, and a session drives one cluster: call vsphere.connect once, before any other vsphere, policy or cluster builtin; for another cluster start another session (another script, or starbench repl --testbed NAME)", describeTarget(t))
 	}
 	return targetStruct(t), nil
 }
