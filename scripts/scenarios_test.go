@@ -22,18 +22,22 @@ func TestScenarioScripts(t *testing.T) {
 		script, store string
 		sets          []string
 		kinds         []string
+		// neighbour, when set, is the seconds the second workload runs
+		// (from, to]: the database's reads must be lower then than before.
+		neighbour [2]float64
 	}{
 		{"node_failure.star", "node-failure", []string{"duration=12m", "fail_at=1m", "down=8m"},
-			[]string{"host_failure", "host_return", "resync_start", "resync_end"}},
+			[]string{"host_failure", "host_return", "resync_start", "resync_end"}, [2]float64{}},
 		{"rolling_upgrade.star", "rolling-upgrade", []string{"duration=20m", "start=1m", "hold=2m", "gap=1m"},
-			slices.Repeat([]string{"maintenance_enter", "maintenance_exit", "resync_start", "resync_end"}, 4)},
+			slices.Repeat([]string{"maintenance_enter", "maintenance_exit", "resync_start", "resync_end"}, 4), [2]float64{}},
+		// The report shares every host with the database (one worker of each).
 		{"db_colocation.star", "db-colocation-report", []string{"neighbour=report", "duration=10m", "start=2m", "length=4m"},
-			[]string{"workload_start", "workload_end"}},
+			[]string{"workload_start", "workload_end"}, [2]float64{120, 360}},
 		{"snapshot_impact.star", "snapshot-impact", []string{"duration=12m", "first=1m", "every=2m", "count=3", "keep=3m"},
-			[]string{"snapshot_create", "snapshot_create", "snapshot_create", "snapshot_remove", "snapshot_remove", "snapshot_remove"}},
+			[]string{"snapshot_create", "snapshot_create", "snapshot_create", "snapshot_remove", "snapshot_remove", "snapshot_remove"}, [2]float64{}},
 		// OSA merges what the snapshots held back into the base disks.
 		{"snapshot_impact.star", "snapshot-impact", []string{"testbed=wwt-r640-osa", "duration=20m", "first=1m", "every=2m", "count=2", "keep=3m"},
-			[]string{"snapshot_create", "snapshot_create", "snapshot_remove", "snapshot_remove", "consolidation_start", "consolidation_end"}},
+			[]string{"snapshot_create", "snapshot_create", "snapshot_remove", "snapshot_remove", "consolidation_start", "consolidation_end"}, [2]float64{}},
 	} {
 		t.Run(tc.script+strings.Join(tc.sets, ","), func(t *testing.T) {
 			out := t.TempDir()
@@ -75,6 +79,26 @@ func TestScenarioScripts(t *testing.T) {
 			}
 			if got := evs.Col("kind").Records(); !slices.Equal(got, tc.kinds) {
 				t.Errorf("stored events %v, want %v", got, tc.kinds)
+			}
+			if tc.neighbour != [2]float64{} {
+				smp, err := st.Frame(ctx, "samples")
+				if err != nil {
+					t.Fatal(err)
+				}
+				ts, job, dir, iops := smp.Col("t_s").Float(), smp.Col("job").Records(), smp.Col("direction").Records(), smp.Col("iops").Float()
+				var before, during []float64
+				for i := range ts {
+					switch {
+					case job[i] != "oltp" || dir[i] != "read":
+					case ts[i] <= tc.neighbour[0]:
+						before = append(before, iops[i])
+					case ts[i] > tc.neighbour[0]+60 && ts[i] <= tc.neighbour[1]: // whole intervals of the neighbour
+						during = append(during, iops[i])
+					}
+				}
+				if len(before) == 0 || len(during) == 0 || !(mean(during) < 0.8*mean(before)) {
+					t.Errorf("the database's reads beside the neighbour %v, before %v: want them lower", during, before)
+				}
 			}
 		})
 	}
@@ -206,4 +230,12 @@ if dips["error"] >= dips["remove"]:
 			t.Errorf("no %q in:\n%s", want, stderr)
 		}
 	}
+}
+
+func mean(xs []float64) float64 {
+	sum := 0.0
+	for _, x := range xs {
+		sum += x
+	}
+	return sum / float64(len(xs))
 }
