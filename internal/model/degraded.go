@@ -73,7 +73,6 @@ func (d *Degradation) apply(p *testbed.Profile, c *cell) error {
 			if slices.Contains(perHostStations, s.Name) { // a device station's copies are devices
 				if n := d.servingHosts(s); n > 0 {
 					left = n
-					s.of = slices.DeleteFunc(slices.Clone(s.of), func(h int) bool { return slices.Contains(d.OutHosts, h) })
 				}
 			}
 			s.scale(float64(s.Copies) / float64(left))

@@ -36,8 +36,9 @@ type station struct {
 	// a job's fio threads): beside other jobs each job has its own copy,
 	// its I/Os queueing behind the job's alone.
 	PerJob bool
-	// of is which copies of its kind the station groups (groupCopies); for
-	// a kind with a copy per host, the hosts' indices (hostNames).
+	// of is which copies of its kind groupCopies grouped in the station
+	// (before a degradation takes any out); for a kind with a copy per
+	// host, the hosts' indices (hostNames).
 	of []int
 }
 
