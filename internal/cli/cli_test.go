@@ -115,7 +115,7 @@ func TestRunUsageErrors(t *testing.T) {
 		{[]string{"run", path, "--bogus"}, nil, "unknown flag: --bogus"},
 		{[]string{"frobnicate"}, nil, `unknown command "frobnicate"`},
 		{[]string{"report", path}, nil, "--from DB is required"},
-		{[]string{"report", path, "--from", "missing.db"}, nil, "--from missing.db: no such store file"},
+		{[]string{"report", path, "--from", "missing.db"}, nil, "--from: no such store file missing.db"},
 		{[]string{"repl", "x.star"}, nil, "takes no arguments"},
 		{[]string{"sim", "start", "now"}, nil, "want 'sim serve', got 'sim start now'"},
 		{[]string{"sim"}, nil, "want 'sim serve', got 'sim'"},

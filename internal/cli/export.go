@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"starbench/internal/atomicfile"
@@ -56,8 +55,8 @@ func storeArgs(cmd string, pos []string, n int, want string) ([]string, error) {
 		return nil, usagef(cmd, "want %s, got %d arguments", want, len(pos))
 	}
 	for _, p := range pos {
-		if info, err := os.Stat(p); err != nil || info.IsDir() {
-			return nil, usagef(cmd, "no such store file %s", p)
+		if !isStoreFile(p) {
+			return nil, usagef(cmd, "%s", noStore(p))
 		}
 	}
 	return pos, nil

@@ -78,6 +78,8 @@ func fitCmd(st *State, args []string) int {
 	case err != nil:
 	case len(from) == 0:
 		err = usagef("fit", "give --from: the store of the campaign measured on the real cluster")
+	case missingStore(from) != "":
+		err = usagef("fit", "--from: %s", noStore(missingStore(from)))
 	case path != "" && len(from) > 1:
 		err = usagef("fit", "a SCRIPT goes with one store; without it each store's own copy of its script runs")
 	case bed == "":
@@ -104,6 +106,16 @@ func fitCmd(st *State, args []string) int {
 	}
 	f := fitting{st: st, script: path, testbed: bed, profile: p, every: every, names: strings.Split(params, ","), defaultNames: !fs.Changed("params")}
 	return runInterruptible(st, "fit", func(ctx context.Context) error { return f.run(ctx, from, given, out) })
+}
+
+// missingStore is the first of paths that is no store file, "" when all are.
+func missingStore(paths []string) string {
+	for _, p := range paths {
+		if !isStoreFile(p) {
+			return p
+		}
+	}
+	return ""
 }
 
 // fitting is one starbench fit.

@@ -100,8 +100,8 @@ func reportCmd(st *State, args []string) int {
 		err = usagef("report", "--from DB is required: the campaign store a run wrote (out/SCRIPT/NAME.db, e.g. out/quickstart/quickstart.db)")
 	}
 	if err == nil {
-		if _, statErr := os.Stat(s.From); statErr != nil {
-			err = usagef("report", "--from %s: no such store file", s.From)
+		if !isStoreFile(s.From) {
+			err = usagef("report", "--from: %s", noStore(s.From))
 		}
 	}
 	if err != nil {
