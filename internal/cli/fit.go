@@ -78,8 +78,6 @@ func fitCmd(st *State, args []string) int {
 	case err != nil:
 	case len(from) == 0:
 		err = usagef("fit", "give --from: the store of the campaign measured on the real cluster")
-	case missingStore(from) != "":
-		err = usagef("fit", "--from: %s", noStore(missingStore(from)))
 	case path != "" && len(from) > 1:
 		err = usagef("fit", "a SCRIPT goes with one store; without it each store's own copy of its script runs")
 	case bed == "":
@@ -88,6 +86,8 @@ func fitCmd(st *State, args []string) int {
 		err = usagef("fit", "--validate %d: want 0 (keep no cell apart) or 2 or more (every Nth cell's runs kept apart)", every)
 	case hasRepeats(strings.Split(params, ",")):
 		err = usagef("fit", "--params %s names a parameter twice", params)
+	case missingStore(from) != "":
+		err = usagef("fit", "--from: %s", noStore(missingStore(from)))
 	}
 	var given map[string]string
 	if err == nil {

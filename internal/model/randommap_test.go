@@ -255,13 +255,15 @@ func TestOSAPassesGoThroughTheBurst(t *testing.T) {
 	job := fio.JobFromOptions("general", []fio.Option{{Key: "rw", Value: "randrw"}, {Key: "rwmixread", Value: "70"}, {Key: "bssplit", Value: "4k/50:64k/50"},
 		{Key: "ioengine", Value: "libaio"}, {Key: "direct", Value: "1"}, {Key: "iodepth", Value: "8"}, {Key: "time_based"}, {Key: "runtime", Value: "20000"}})
 	writes := func(res *fio.Result) (samples []fio.Sample, mean float64) {
+		from := 0.0 // the samples' mean over time: the last interval may be longer
 		for _, s := range res.Samples {
 			if s.Direction == "write" {
 				samples = append(samples, s)
-				mean += s.MBps
+				mean += s.MBps * (s.TS - from)
+				from = s.TS
 			}
 		}
-		return samples, mean / float64(len(samples))
+		return samples, mean / from
 	}
 	first := runJob(t, pl, ws, job)
 	again := runJob(t, pl, ws, job)

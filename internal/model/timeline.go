@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"starbench/internal/fio"
 	"starbench/internal/testbed"
@@ -239,10 +240,10 @@ func (sp span) over(a, b float64) [2]Direction {
 	return out
 }
 
-// sampleInterval is the length of one sample: a second, or longer so that a
-// run has at most about a hundred.
+// sampleInterval is the length of one sample, in seconds, as a measured
+// run's: a second, or whole seconds more so that a run has at most 600.
 func sampleInterval(measured float64) float64 {
-	return math.Max(1, math.Round(measured/100))
+	return fio.SampleInterval(0, time.Duration(measured*float64(time.Second))).Seconds()
 }
 
 // measured is the job's figures as fio reports them, over its measured
