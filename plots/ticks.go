@@ -101,7 +101,8 @@ func short(v float64) string {
 	return s
 }
 
-// unitTicks is a ticker labelling gonum's default ticks with FormatValue.
+// unitTicks is a ticker labelling linear ticks (or gonum's logarithmic
+// ones) with FormatValue.
 type unitTicks struct {
 	unit string
 	log  bool
@@ -115,11 +116,49 @@ func (t unitTicks) Ticks(min, max float64) []plot.Tick {
 	if t.log {
 		ticks = plot.LogTicks{Prec: -1}.Ticks(min, max)
 	} else {
-		ticks = plot.DefaultTicks{}.Ticks(min, max)
+		ticks = linearTicks(min, max)
 	}
 	for i, tk := range ticks {
 		if !tk.IsMinor() {
 			ticks[i].Label = FormatValue(tk.Value, t.unit)
+		}
+	}
+	return ticks
+}
+
+// majorTicks is about how many labelled ticks a linear axis gets: gonum's
+// default aims at three, which leaves a 5,000 s timeline with ticks 2,500 s
+// apart and nothing to read a value between.
+const majorTicks = 5
+
+// linearTicks are labelled ticks at a round step (1, 2, 2.5 or 5 times a
+// power of ten) giving the count nearest majorTicks within [min, max], and
+// unlabelled minor ticks between them (a fifth of the step, a quarter for
+// a step of 2).
+func linearTicks(min, max float64) []plot.Tick {
+	if !(max > min) {
+		return []plot.Tick{{Value: min}}
+	}
+	count := func(step float64) float64 { return math.Floor(max/step+1e-9) - math.Ceil(min/step-1e-9) + 1 }
+	mag := math.Pow(10, math.Floor(math.Log10((max-min)/majorTicks)))
+	step, minors := 0.0, 0.0
+	for _, m := range []struct{ mul, minors float64 }{{1, 5}, {2, 4}, {2.5, 5}, {5, 5}, {10, 5}, {20, 4}} {
+		s := m.mul * mag
+		if step == 0 || math.Abs(count(s)-majorTicks) < math.Abs(count(step)-majorTicks) {
+			step, minors = s, m.minors
+		}
+	}
+	minor := step / minors
+	var ticks []plot.Tick
+	for i := math.Ceil(min/minor - 1e-9); i*minor <= max+minor*1e-9; i++ {
+		v := i * minor
+		if math.Abs(v) < minor*1e-9 {
+			v = 0
+		}
+		if math.Mod(i, minors) == 0 {
+			ticks = append(ticks, plot.Tick{Value: v, Label: FormatValue(v, "")})
+		} else {
+			ticks = append(ticks, plot.Tick{Value: v})
 		}
 	}
 	return ticks

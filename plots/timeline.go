@@ -125,10 +125,19 @@ func (m *markers) Plot(c draw.Canvas, p *plot.Plot) {
 		c.StrokeLine2(line, x, c.Min.Y, x, c.Max.Y)
 		xs, texts = append(xs, x-1.5), append(texts, mk.Label)
 	}
+	top := c.Max.Y - 2
 	for i, x := range labelPositions(xs, label.Font.Size+1.5) {
-		c.FillText(label, vg.Point{X: x, Y: c.Max.Y - 2}, texts[i])
+		// A translucent backing keeps the label readable where it
+		// crosses its own line, a neighbour's or the data.
+		h, w := label.Font.Size, label.Width(texts[i])
+		c.SetColor(labelBacking)
+		c.Fill(vg.Rectangle{Min: vg.Point{X: x - h - 0.5, Y: top - w - 1}, Max: vg.Point{X: x + 0.5, Y: top + 1}}.Path())
+		c.FillText(label, vg.Point{X: x, Y: top}, texts[i])
 	}
 }
+
+// labelBacking is the translucent white behind an event's label.
+var labelBacking = color.NRGBA{R: 255, G: 255, B: 255, A: 190}
 
 // labelPositions spaces vertical labels at xs (in order of time) at least
 // gap apart, each as near its own line as those before it let it be, so

@@ -1,0 +1,39 @@
+package plots
+
+import (
+	"strings"
+	"testing"
+)
+
+// Linear axes get about five labelled ticks at a round step, with minor
+// ticks between: gonum's default gave a 5,300 s timeline three (0, 2500,
+// 5000) and a 0-168k IOPS axis three (0, 80k, 160k).
+func TestLinearTicksAreRoundAndAboutFive(t *testing.T) {
+	for _, c := range []struct {
+		min, max float64
+		want     string
+	}{
+		{0, 5300, "0 1k 2k 3k 4k 5k"},
+		{0, 168e3, "0 50k 100k 150k"},
+		{0, 1, "0 0.25 0.5 0.75 1"},
+		{-30, 30, "-30 -20 -10 0 10 20 30"},
+		{412, 437, "415 420 425 430 435"},
+		{0.0012, 0.0019, "0.0012 0.0014 0.0016 0.0018"},
+	} {
+		var labels []string
+		minors := 0
+		for _, tk := range linearTicks(c.min, c.max) {
+			if tk.Value < c.min || tk.Value > c.max {
+				t.Errorf("[%g, %g]: tick %g outside the range", c.min, c.max, tk.Value)
+			}
+			if tk.IsMinor() {
+				minors++
+			} else {
+				labels = append(labels, tk.Label)
+			}
+		}
+		if got := strings.Join(labels, " "); got != c.want || minors < len(labels) {
+			t.Errorf("[%g, %g]: labelled %q with %d minor ticks; want %q and minor ticks between", c.min, c.max, got, minors, c.want)
+		}
+	}
+}
