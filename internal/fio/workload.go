@@ -14,6 +14,10 @@ import (
 type Workload struct {
 	Name string
 	Jobs []Job
+	// Disks is how many data disks a worker must have where the workload
+	// was written for that many (a vdbench file's storage definitions,
+	// among which its threads and iorate are shared); 0 for any.
+	Disks int
 }
 
 // NewWorkload returns the workload of one job, named after it.
@@ -29,7 +33,7 @@ func (wl *Workload) Single() *Job {
 
 // Clone returns a deep copy.
 func (wl *Workload) Clone() *Workload {
-	c := &Workload{Name: wl.Name, Jobs: make([]Job, len(wl.Jobs))}
+	c := &Workload{Name: wl.Name, Jobs: make([]Job, len(wl.Jobs)), Disks: wl.Disks}
 	for i, j := range wl.Jobs {
 		c.Jobs[i] = j.Clone()
 	}
@@ -438,8 +442,13 @@ func (t Target) DiskLabel() string {
 // of the workload (Files) is the worker's n-th disk, so [sdb]
 // filename=/dev/sdb ... [sdc] filename=/dev/sdc run on disks 1 and 2, and
 // jobs naming the same file share a disk. A job naming several files
-// (a:b) spreads over those disks in one section, as fio does.
+// (a:b) spreads over those disks in one section, as fio does. A workload
+// written for a number of disks (Disks) refuses a worker with another.
 func (wl *Workload) Targets(w Worker) ([]Target, error) {
+	if wl.Disks > 0 && len(w.Disks) != wl.Disks {
+		return nil, fmt.Errorf("workload %s was written for %d data disks per worker (their share of its outstanding I/Os and rate is per disk), but worker %s has %d; deploy the workers with disks=%d",
+			wl.Name, wl.Disks, w.Name, len(w.Disks), wl.Disks)
+	}
 	files := wl.Files()
 	if len(files) > len(w.Disks) {
 		return nil, fmt.Errorf("the workload names %d files (%s) but worker %s has %d data disks; give each worker at least %d disks, or leave filename out to run every job on every disk",

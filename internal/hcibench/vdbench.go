@@ -255,6 +255,7 @@ func translateRun(file string, rd definition, wds map[string]definition, wdOrder
 	if err != nil {
 		return Run{}, fmt.Errorf("%s: rd=%s translates into a fio job fio would refuse: %w\n%s", rd.pos, rd.name, err, b.String())
 	}
+	wl.Disks = len(sdOrder) // threads and iorate are shared among the SDs
 	return Run{Name: rd.name, Workload: wl}, nil
 }
 
@@ -306,7 +307,7 @@ func translateWorkload(wd, rd definition, workloads int, sds map[string]definiti
 		return "", err
 	}
 	b.WriteString(disk)
-	note(fmt.Sprintf("wd=%s runs on %d SDs (%s): each is one of a worker's data disks, in order; the fio job runs on every data disk of every worker", wd.name, len(sdNames), strings.Join(sdNames, ",")))
+	note(fmt.Sprintf("wd=%s runs on %d SDs (%s): each is one of a worker's data disks, in order; the fio job runs on every data disk of every worker, which must have %d", wd.name, len(sdNames), strings.Join(sdNames, ","), len(sdNames)))
 	return b.String(), nil
 }
 

@@ -267,3 +267,38 @@ func TestIsVdbench(t *testing.T) {
 		}
 	}
 }
+
+// A vdbench file shares its threads and iorate among its SDs, one per data
+// disk: its runs refuse workers with another number of disks, which would
+// run another total of outstanding I/Os and another rate.
+func TestVdbenchRunsNeedOneDiskPerSD(t *testing.T) {
+	wl := parseFile(t, "testdata/vdb-5vmdk-20ws-8k-35rdpct-60randompct-2threads").Runs[0].Workload
+	worker := func(n int) fio.Worker {
+		w := fio.Worker{Name: "w-01"}
+		for i := range n {
+			w.Disks = append(w.Disks, fio.Disk{Name: fmt.Sprintf("disk%d", i+1), Path: fmt.Sprintf("/dev/sd%c", 'b'+i)})
+		}
+		return w
+	}
+	if ts, err := wl.Targets(worker(5)); err != nil || len(ts) != 5 {
+		t.Fatalf("5 disks for 5 SDs: %d targets, %v; want one a disk", len(ts), err)
+	}
+	for _, n := range []int{4, 8} {
+		_, err := wl.Clone().Targets(worker(n))
+		if want := fmt.Sprintf("workload run1 was written for 5 data disks per worker (their share of its outstanding I/Os and rate is per disk), but worker w-01 has %d; deploy the workers with disks=5", n); err == nil || err.Error() != want {
+			t.Errorf("%d disks for 5 SDs: %v; want %q", n, err, want)
+		}
+	}
+	// HCIBench's fio files name their disks: a worker with more runs them.
+	text, err := os.ReadFile("testdata/fio-5vmdk-20ws-8k-35rdpct-60randompct-2threads")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Read("fio5", "fio5", string(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Runs[0].Workload.Targets(worker(8)); err != nil {
+		t.Errorf("a fio file of 5 disks on 8: %v", err)
+	}
+}
