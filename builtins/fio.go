@@ -218,6 +218,14 @@ func buildJob(base *fio.Job, fn string, kwargs []starlark.Tuple) (starlark.Value
 		}
 		j.TimeBased = tb.on
 	}
+	for _, p := range []struct {
+		name string
+		v    int
+	}{{"iodepth", j.IODepth}, {"numjobs", j.NumJobs}} {
+		if hasKwarg(kwargs, p.name) && p.v == 0 { // 0 is the typed form's "not set"
+			return nil, fmt.Errorf("%s=0: fio's least is 1", p.name)
+		}
+	}
 	if err := validateJob(&j); err != nil {
 		return nil, err
 	}

@@ -214,3 +214,24 @@ func TestWorkloadsAskFioWhereTheyAreMade(t *testing.T) {
 		t.Errorf("fio.workload: %v, want %q", err, want)
 	}
 }
+
+// fio refuses a depth or a job count of 0 ("min value out of range: 0 (1
+// min)"), and so do fio.job and replace: 0 is also the typed form's "not
+// set", which would otherwise run fio's default 1 without a word.
+func TestJobRefusesNoDepthAndNoJobs(t *testing.T) {
+	s := newSession(t, context.Background())
+	for _, key := range []string{"iodepth", "numjobs"} {
+		_, err := fioCall(t, builtins.Deps{}, s, "job", nil, starlark.Tuple{starlark.String(key), starlark.MakeInt(0)})
+		if want := key + "=0: fio's least is 1"; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("fio.job(%s=0): %v; want %q", key, err, want)
+		}
+		replace, _ := readJob().Attr("replace")
+		_, err = starlark.Call(&starlark.Thread{}, replace, nil, []starlark.Tuple{{starlark.String(key), starlark.MakeInt(0)}})
+		if want := key + "=0: fio's least is 1"; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("replace(%s=0): %v; want %q", key, err, want)
+		}
+	}
+	if _, err := fioCall(t, builtins.Deps{}, s, "job", nil, starlark.Tuple{starlark.String("rate_iops"), starlark.MakeInt(0)}); err != nil {
+		t.Errorf("fio.job(rate_iops=0), no cap: %v", err)
+	}
+}
