@@ -83,7 +83,8 @@ func Thousands(n int) string {
 	return b.String()
 }
 
-// decimals picks one precision for a float column from its largest magnitude.
+// decimals picks one precision for a float column from its largest
+// magnitude.
 func decimals(c *Column) int {
 	big := 0.0
 	for i, v := range c.Floats {
@@ -92,7 +93,7 @@ func decimals(c *Column) int {
 		}
 	}
 	switch {
-	case big >= 1000:
+	case big >= 1000, big == 0: // nothing but zeros (or NA) reads 0, not 0.0000
 		return 0
 	case big >= 10:
 		return 1

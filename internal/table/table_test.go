@@ -316,6 +316,16 @@ func TestTextTable(t *testing.T) {
 	if got, want := Text(long, 10), "      value\n572,378,234\n      0.081\n          0\n   -0.00042\n          1\n"; got != want {
 		t.Fatalf("text =\n%s\nwant\n%s", got, want)
 	}
+	// A column of zeros and NAs (count of an empty frame's describe) reads 0.
+	zeros := frame(t, func(b *Builder) {
+		b.Set("count", 0.0)
+		b.EndRow()
+		b.Set("count", math.NaN())
+		b.EndRow()
+	})
+	if got, want := Text(zeros, 10), "count\n    0\n   NA\n"; got != want {
+		t.Fatalf("text =\n%s\nwant\n%s", got, want)
+	}
 	var md, js bytes.Buffer
 	Markdown(&md, df)
 	if !strings.Contains(md.String(), "| policy | iops (IOPS) | p99_us (µs) |\n|:---|---:|---:|") {
