@@ -50,6 +50,23 @@ func TestHelpInTheREPL(t *testing.T) {
 	}
 }
 
+// A module member that is not there says which module, and where the name
+// is a method of the module's values (frame.pivot), how to reach it.
+func TestMissingModuleMembersSayWhere(t *testing.T) {
+	r := runCLI(t, "frame.pivot\ncampaign.plan\nframe.columns\nplot.bar\nfio.jb\n", nil, "repl")
+	for _, want := range []string{
+		`Error: module frame has no .pivot: pivot is a method of frame values, used on one (x.pivot(...) where x is a frame); help("frame.pivot")`,
+		`Error: module campaign has no .plan: plan is a method of campaign values, used on one (x.plan(...) where x is a campaign); help("campaign.plan")`,
+		`Error: module frame has no .columns: columns is an attribute of frame values, used on one (x.columns where x is a frame); help("frame.columns")`,
+		`Error: module plot has no .bar; help(plot) lists its members (did you mean .bars?)`,
+		`Error: module fio has no .jb; help(fio) lists its members`,
+	} {
+		if !strings.Contains(r.stderr, want+"\n") {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+}
+
 // TestREPLSaysWhereFilesGo: files saved with a relative path land under
 // --out (out/repl by default) and the REPL names each one.
 func TestREPLSaysWhereFilesGo(t *testing.T) {

@@ -46,6 +46,8 @@ func Help(mods []*Module, x starlark.Value) (string, error) {
 		return Doc(mods, string(x))
 	case *starlarkstruct.Module:
 		return Doc(mods, x.Name)
+	case *moduleValue:
+		return Doc(mods, x.Name)
 	case *starlark.Builtin:
 		return builtinHelp(mods, x), nil
 	case *starlark.Function:

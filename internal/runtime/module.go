@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"fmt"
+
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 )
@@ -56,4 +58,38 @@ func (m *Module) Struct() *starlarkstruct.Module {
 		}
 	}
 	return &starlarkstruct.Module{Name: m.Name, Members: members}
+}
+
+// moduleValue is a module as scripts see it: starlarkstruct.Module's
+// behaviour, with an error for a missing member that names the module and,
+// where the name is a method or attribute of the values the module's
+// builtins return (frame.pivot), says so and how to reach it.
+type moduleValue struct {
+	*starlarkstruct.Module
+	types []*Type
+}
+
+// Value is m as a script's predeclared name.
+func (m *Module) Value() starlark.Value {
+	return &moduleValue{Module: m.Struct(), types: m.Types}
+}
+
+func (m *moduleValue) Attr(name string) (starlark.Value, error) {
+	if v, err := m.Module.Attr(name); v != nil || err != nil {
+		return v, err
+	}
+	for _, t := range m.types {
+		for _, mem := range t.Members {
+			if mem.Name != name {
+				continue
+			}
+			what, use := "an attribute", "x."+name
+			if mem.Params != "" {
+				what, use = "a method", "x."+name+"(...)"
+			}
+			return nil, starlark.NoSuchAttrError(fmt.Sprintf("module %s has no .%s: %s is %s of %s values, used on one (%s where x is a %s); help(%q)",
+				m.Name, name, name, what, t.Name, use, t.Name, t.Name+"."+name))
+		}
+	}
+	return nil, starlark.NoSuchAttrError(fmt.Sprintf("module %s has no .%s; help(%s) lists its members", m.Name, name, m.Name))
 }

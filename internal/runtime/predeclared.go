@@ -40,7 +40,7 @@ func Predeclared(mods []*Module) starlark.StringDict {
 		d[lib.Name] = lib.Value
 	}
 	for _, m := range AllModules(mods) {
-		d[m.Name] = m.Struct()
+		d[m.Name] = m.Value()
 	}
 	return d
 }
