@@ -118,12 +118,46 @@ func (t unitTicks) Ticks(min, max float64) []plot.Tick {
 	} else {
 		ticks = linearTicks(min, max)
 	}
+	seen := map[string]bool{}
+	distinct := true
 	for i, tk := range ticks {
 		if !tk.IsMinor() {
 			ticks[i].Label = FormatValue(tk.Value, t.unit)
+			distinct = distinct && !seen[ticks[i].Label]
+			seen[ticks[i].Label] = true
+		}
+	}
+	if !distinct { // a narrow range far from 0 (Unix times): every digit
+		for i, tk := range ticks {
+			if !tk.IsMinor() {
+				ticks[i].Label = exactLabel(tk.Value, ticks, t.unit)
+			}
 		}
 	}
 	return ticks
+}
+
+// exactLabel writes v with as many decimals as the labelled ticks' step
+// needs, and the unit as given.
+func exactLabel(v float64, ticks []plot.Tick, unit string) string {
+	step := math.Inf(1)
+	prev := math.NaN()
+	for _, tk := range ticks {
+		if !tk.IsMinor() {
+			if !math.IsNaN(prev) {
+				step = math.Min(step, tk.Value-prev)
+			}
+			prev = tk.Value
+		}
+	}
+	decimals := 0
+	for ; decimals < 9 && math.Abs(step*math.Pow10(decimals)-math.Round(step*math.Pow10(decimals))) > 1e-6; decimals++ {
+	}
+	s := strconv.FormatFloat(v, 'f', decimals, 64)
+	if unit != "" && unit != "IOPS" {
+		s += " " + unit
+	}
+	return s
 }
 
 // majorTicks is about how many labelled ticks a linear axis gets: gonum's

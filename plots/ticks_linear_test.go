@@ -37,3 +37,17 @@ func TestLinearTicksAreRoundAndAboutFive(t *testing.T) {
 		}
 	}
 }
+
+// A narrow range far from 0 (Unix times) keeps its labels apart: the
+// compact form would label every tick "1G".
+func TestTicksOfANarrowRangeFarFromZeroDiffer(t *testing.T) {
+	var labels []string
+	for _, tk := range (unitTicks{unit: "s"}).Ticks(1e9, 1e9+10) {
+		if !tk.IsMinor() {
+			labels = append(labels, tk.Label)
+		}
+	}
+	if got, want := strings.Join(labels, ", "), "1000000000.0 s, 1000000002.5 s, 1000000005.0 s, 1000000007.5 s, 1000000010.0 s"; got != want {
+		t.Errorf("labels %s; want %s", got, want)
+	}
+}
