@@ -165,10 +165,10 @@ func exactLabel(v float64, ticks []plot.Tick, unit string) string {
 // apart and nothing to read a value between.
 const majorTicks = 5
 
-// linearTicks are labelled ticks at a round step (1, 2, 2.5 or 5 times a
-// power of ten) giving the count nearest majorTicks within [min, max], and
-// unlabelled minor ticks between them (a fifth of the step, a quarter for
-// a step of 2).
+// linearTicks are labelled ticks at a round step (1, 2 or 5 times a power
+// of ten: no 2.5, whose labels would need a digit more than the step's)
+// giving the count nearest majorTicks within [min, max], and unlabelled
+// minor ticks between them (a fifth of the step, a quarter for a step of 2).
 func linearTicks(min, max float64) []plot.Tick {
 	if !(max > min) {
 		return []plot.Tick{{Value: min}}
@@ -176,7 +176,7 @@ func linearTicks(min, max float64) []plot.Tick {
 	count := func(step float64) float64 { return math.Floor(max/step+1e-9) - math.Ceil(min/step-1e-9) + 1 }
 	mag := math.Pow(10, math.Floor(math.Log10((max-min)/majorTicks)))
 	step, minors := 0.0, 0.0
-	for _, m := range []struct{ mul, minors float64 }{{1, 5}, {2, 4}, {2.5, 5}, {5, 5}, {10, 5}, {20, 4}} {
+	for _, m := range []struct{ mul, minors float64 }{{1, 5}, {2, 4}, {5, 5}, {10, 5}, {20, 4}} {
 		s := m.mul * mag
 		if step == 0 || math.Abs(count(s)-majorTicks) < math.Abs(count(step)-majorTicks) {
 			step, minors = s, m.minors
