@@ -397,7 +397,9 @@ func (m eventsModule) run(thread *starlark.Thread, b *starlark.Builtin, args sta
 		sc.vclock = &events.VirtualClock{}
 		sc.clock = sc.vclock.Now
 	} else {
-		sc.clock = events.WallClock(time.Now())
+		// Events' times count from the end of the job's ramp, when fio
+		// starts measuring, as the samples' do.
+		sc.clock = events.WallClock(time.Now().Add(time.Duration(j.RampSec) * time.Second))
 	}
 	sc.log = events.NewLog(sc.clock)
 	tl, err := sc.timeline(evs)
@@ -423,7 +425,7 @@ func (m eventsModule) run(thread *starlark.Thread, b *starlark.Builtin, args sta
 			return nil, fmt.Errorf("internal error: the simulated data plane cannot solve a measurement over time")
 		}
 		sc.scenario = sp.Scenario(ws, j, func(st fio.Status) { campaignRunStatus(thread, st) })
-		res, err = events.RunStepped(ctx, tl, sc.vclock, events.Logged{Scenario: sc.scenario, Log: sc.log}, float64(j.RuntimeSec), step)
+		res, err = events.RunStepped(ctx, tl, sc.vclock, events.Logged{Scenario: sc.scenario, Log: sc.log}, float64(j.RampSec), float64(j.RuntimeSec), step)
 	} else {
 		res, err = events.RunWall(ctx, tl, sc.clock, sc.measure(ws, j, step))
 		if err == nil {
@@ -569,7 +571,11 @@ func (sc *scenario) measure(ws []fio.Worker, job *fio.Job, step float64) events.
 	return func(ctx context.Context, sample func(fio.Sample)) (*fio.Result, error) {
 		res, err := sc.plane.Run(ctx, ws, fio.NewWorkload(*job), func(st fio.Status) {
 			campaignRunStatus(sc.thread, st)
-			s := fio.Sample{Job: job.Name, Direction: "total", TS: float64(st.Elapsed), IOPS: st.IOPS, MBps: st.MBps,
+			at := float64(st.Elapsed - job.RampSec) // on the measurement's time axis
+			if at <= 0 {
+				return // the ramp: fio does not measure it, and no condition sees it
+			}
+			s := fio.Sample{Job: job.Name, Direction: "total", TS: at, IOPS: st.IOPS, MBps: st.MBps,
 				LatMeanUs: st.LatMeanUs, P99Us: math.NaN()}
 			sc.mu.Lock()
 			sc.live = append(sc.live, s)
@@ -629,7 +635,7 @@ func (sc *scenario) startWorkload(ctx context.Context, w *eventWorkload) error {
 			return
 		}
 		sc.log.Add("workload_end", w.name, "")
-		sc.extra = append(sc.extra, res.AsJob(w.name, start))
+		sc.extra = append(sc.extra, res.AsJob(w.name, start+float64(job.RampSec))) // its samples start after its own ramp
 	}()
 	return nil
 }

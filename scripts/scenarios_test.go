@@ -173,6 +173,28 @@ print("condition at", list(r.events.filter(kind = "condition")["at_s"]))
 			t.Errorf("no %q in:\n%s", want, stderr)
 		}
 	}
+
+	// Events' times count from the end of the measured job's ramp, as its
+	// samples do; a second workload's samples come after its own ramp.
+	ramp := filepath.Join(dir, "ramp.star")
+	os.WriteFile(ramp, []byte(`ws = fio.local_workers(2, size = "16m")
+job = fio.job(name = "r", rw = "randread", bs = "4k", runtime = "3s", ramp_time = "2s", time_based = True)
+bg = fio.job(name = "bg", rw = "randread", bs = "4k", runtime = "2s", ramp_time = "1s", time_based = True)
+r = events.run(ws[:1], job, [events.at("1s", events.workload(ws[1:], bg))], interval = "1s")
+start = list(r.events.filter(kind = "workload_start")["at_s"])[0]
+first = min(list(r.samples.filter(job = "bg")["t_s"]))
+main = sorted(list(r.samples.filter(job = "r")["t_s"]))
+print("bg started at %g s, its first sample at %g s; the measured job's samples at %s" % (start, first, main))
+if start < 1 or start > 2:
+    fail("bg started at %g s into the measurement, want 1 s after the ramp" % start)
+if first < start + 1.5:
+    fail("bg's first sample at %g s: want it a ramp (1 s) and an interval after its start (%g s)" % (first, start))
+if main[0] < 0.5 or main[-1] > 4:
+    fail("the measured job's samples at %s: want its 3 s after the ramp" % main)
+`), 0o644)
+	if code, _, stderr = starbench(t, "run", ramp, "--target", "local", "--out", filepath.Join(dir, "out3"), "--no-progress"); code != 0 {
+		t.Fatalf("a measured run with ramps: exit %d\n%s", code, stderr)
+	}
 }
 
 // TestDiskFailureDipsAndRebuilds fails a device inside events.run on the

@@ -138,15 +138,29 @@ func (c *VirtualClock) set(t float64) {
 	c.mu.Unlock()
 }
 
-// RunStepped steps st through duration seconds in intervals of interval,
-// firing the timeline's events on clock: an event due inside an
-// interval ends the interval there, so it acts at its own time; a condition
-// met by an interval's samples fires at that interval's end.
-func RunStepped(ctx context.Context, tl *Timeline, clock *VirtualClock, st Stepper, duration, interval float64) (*fio.Result, error) {
-	if duration <= 0 || interval <= 0 {
-		return nil, fmt.Errorf("a stepped measurement of %g s in intervals of %g s: want both above 0", duration, interval)
+// RunStepped steps st through the job's ramp (ramp seconds before the
+// measurement, from -ramp to 0, which fio runs but does not measure) and
+// then duration seconds, in intervals of interval, firing the timeline's
+// events on clock: an event due inside an interval ends the interval there,
+// so it acts at its own time; a condition met by an interval's samples
+// fires at that interval's end. Events' times count from the ramp's end, as
+// the samples' do.
+func RunStepped(ctx context.Context, tl *Timeline, clock *VirtualClock, st Stepper, ramp, duration, interval float64) (*fio.Result, error) {
+	if duration <= 0 || interval <= 0 || ramp < 0 {
+		return nil, fmt.Errorf("a stepped measurement of %g s after a ramp of %g s in intervals of %g s: want the ramp at least 0, the others above 0", duration, ramp, interval)
 	}
 	const eps = 1e-9
+	for t := -ramp; t < -eps; {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		clock.set(t)
+		dt := math.Min(interval, -t)
+		if _, err := st.Step(ctx, t, dt); err != nil { // the ramp is not sampled
+			return nil, err
+		}
+		t += dt
+	}
 	for t := 0.0; t < duration-eps; {
 		if err := ctx.Err(); err != nil {
 			return nil, err

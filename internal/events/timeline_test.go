@@ -60,7 +60,7 @@ func TestSteppedEventsFireAtTheirTimesAfterOthersAndOnConditions(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := &countingStepper{log: log}
-	if _, err := RunStepped(context.Background(), tl, clock, st, 100, 10); err != nil {
+	if _, err := RunStepped(context.Background(), tl, clock, st, 0, 100, 10); err != nil {
 		t.Fatal(err)
 	}
 	if want := []string{"fail@25", "slow@30", "back@65"}; !slices.Equal(order, want) {
@@ -81,6 +81,39 @@ func TestSteppedEventsFireAtTheirTimesAfterOthersAndOnConditions(t *testing.T) {
 	evs := log.Events()
 	if len(evs) != 2 || evs[0].AtS != 25 || evs[1].AtS != 65 {
 		t.Errorf("log %+v, want the failure at 25 and the return at 65", evs)
+	}
+}
+
+// A job's ramp is stepped before the measurement, from -ramp to 0 (its
+// last interval cut at 0), its samples left out of conditions; events'
+// times count from its end, as the samples' do.
+func TestSteppedRampComesBeforeTheEvents(t *testing.T) {
+	clock := &VirtualClock{}
+	log := NewLog(clock.Now)
+	var fired []string
+	tl, err := NewTimeline([]Event{
+		{Name: "fail", At: 15, After: -1, Do: func(context.Context) error { fired = append(fired, fmt.Sprint("fail@", clock.Now())); return nil }},
+		{Name: "any", After: -1, When: func(s fio.Sample) (bool, error) { return true, nil }, Do: func(context.Context) error {
+			fired = append(fired, fmt.Sprint("any@", clock.Now()))
+			return nil
+		}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &countingStepper{log: log}
+	if _, err := RunStepped(context.Background(), tl, clock, st, 25, 30, 10); err != nil {
+		t.Fatal(err)
+	}
+	var starts []float64
+	for _, iv := range st.intervals {
+		starts = append(starts, iv[0])
+	}
+	if want := []float64{-25, -15, -5, 0, 10, 15, 20}; !slices.Equal(starts, want) {
+		t.Errorf("intervals start at %v, want %v", starts, want)
+	}
+	if want := []string{"any@10", "fail@15"}; !slices.Equal(fired, want) {
+		t.Errorf("fired %v, want %v: the condition on the first measured sample, the event 15 s after the ramp", fired, want)
 	}
 }
 
@@ -109,7 +142,7 @@ func TestAFailingActionStopsTheMeasurement(t *testing.T) {
 	}
 	clock := &VirtualClock{}
 	st := &countingStepper{log: NewLog(clock.Now)}
-	_, err = RunStepped(context.Background(), tl, clock, st, 100, 10)
+	_, err = RunStepped(context.Background(), tl, clock, st, 0, 100, 10)
 	if !errors.Is(err, boom) || !strings.Contains(err.Error(), `event "mm"`) {
 		t.Fatalf("got %v, want the action's error naming the event", err)
 	}

@@ -27,10 +27,13 @@ type Scenario struct {
 
 // class is one workload of a scenario and what was solved for it.
 type class struct {
-	name       string
-	workers    []fio.Worker
-	job        *fio.Job
-	start, end float64
+	name    string
+	workers []fio.Worker
+	job     *fio.Job
+	// The class runs from start to end seconds and is measured from
+	// measured on, its job's ramp before (fio runs the ramp's I/O but
+	// leaves it out of its figures and logs).
+	start, measured, end float64
 	intervals  []interval
 	samples    []fio.Sample
 	notes      []string
@@ -62,14 +65,15 @@ const (
 // set, sees it advance interval by interval.
 func (pl *Plane) Scenario(workers []fio.Worker, job *fio.Job, progress func(fio.Status)) *Scenario {
 	s := &Scenario{pl: pl, progress: progress, rec: recovery{out: map[string]*absence{}, failed: map[string]*diskOut{}}}
-	s.classes = []*class{{name: job.Name, workers: workers, job: job, end: math.Inf(1)}}
+	s.classes = []*class{{name: job.Name, workers: workers, job: job, start: -float64(job.RampSec), end: math.Inf(1)}}
 	return s
 }
 
 // AddWorkload runs job on workers from start to end seconds, beside the
-// measurement's own job, on the same cluster.
+// measurement's own job, on the same cluster; its ramp_time is its own
+// first seconds, run but not measured.
 func (s *Scenario) AddWorkload(name string, workers []fio.Worker, job *fio.Job, start, end float64) {
-	s.classes = append(s.classes, &class{name: name, workers: workers, job: job, start: start, end: end})
+	s.classes = append(s.classes, &class{name: name, workers: workers, job: job, start: start, measured: start + float64(job.RampSec), end: end})
 }
 
 // Step solves the interval from t to t+dt after applying the events since
@@ -147,11 +151,15 @@ func (s *Scenario) Step(ctx context.Context, t, dt float64, evs []fio.Event) ([]
 		res.Rows, res.Aggregate = shareRows(c.workers, dirs)
 		classRows(res.Rows, out.Jobs[i])
 		res.Notes = append(append([]string{fmt.Sprintf("simulated by %s on testbed %s", out.Version, out.Profile)}, c.notes...), out.Notes...)
-		c.intervals = append(c.intervals, interval{res, dt})
-		for _, a := range res.Aggregate {
-			smp := fio.Sample{Job: c.name, Direction: a.Direction, TS: t + dt, IOPS: a.IOPS, MBps: a.MBps, LatMeanUs: a.LatMeanUs, P99Us: a.P99Us}
-			c.samples = append(c.samples, smp)
-			samples = append(samples, smp)
+		// The interval's part after the class's ramp is measured: the
+		// figures hold over the whole interval, so that part weighs them.
+		if m := t + dt - math.Max(t, c.measured); m > 1e-9 {
+			c.intervals = append(c.intervals, interval{res, m})
+			for _, a := range res.Aggregate {
+				smp := fio.Sample{Job: c.name, Direction: a.Direction, TS: t + dt, IOPS: a.IOPS, MBps: a.MBps, LatMeanUs: a.LatMeanUs, P99Us: a.P99Us}
+				c.samples = append(c.samples, smp)
+				samples = append(samples, smp)
+			}
 		}
 		bytes := dirs[write].MBps * 1e6 * dt
 		s.pl.recordWrites(c.workers, c.job, nil, bytes, 0) // events' runs: offsets taken as independent
@@ -159,7 +167,7 @@ func (s *Scenario) Step(ctx context.Context, t, dt float64, evs []fio.Event) ([]
 	}
 	s.rec.wrote(written)
 	s.pl.reportBuffer()
-	if s.progress != nil && len(active) > 0 && active[0] == s.classes[0] {
+	if s.progress != nil && len(active) > 0 && active[0] == s.classes[0] && t+dt > 0 {
 		x := out.Jobs[0]
 		st := fio.Status{Elapsed: int(t + dt), Total: s.classes[0].job.RuntimeSec, IOPS: x.Read.IOPS + x.Write.IOPS, MBps: x.Read.MBps + x.Write.MBps, LatMeanUs: math.NaN()}
 		if st.IOPS > 0 {

@@ -313,6 +313,56 @@ func TestScenarioAloneBurstsOnOSA(t *testing.T) {
 	}
 }
 
+// A job's ramp_time runs before the measurement, unmeasured, as in fio:
+// stepped from -ramp, its intervals fill OSA's write buffers but give no
+// sample and no part of the result, so a ramp as long as the burst leaves
+// the measurement steady from its first interval. A second workload's
+// ramp is its own first seconds.
+func TestScenarioRampRunsButIsNotMeasured(t *testing.T) {
+	ctx := context.Background()
+	job := &fio.Job{Name: "oltp", IOEngine: "libaio", Direct: true, RW: "randwrite", BlockSize: 65536, IODepth: 8, RuntimeSec: 600, RampSec: 600, TimeBased: true}
+	s := newOSAPlane(t).Scenario(workers(96, 8, "r1"), job, nil)
+	for at := -600.0; at < 0; at += 60 {
+		samples, _, err := s.Step(ctx, at, 60, nil)
+		if err != nil || len(samples) != 0 {
+			t.Fatalf("ramp interval at %g s: samples %+v, %v; want none", at, samples, err)
+		}
+	}
+	series, _ := stepThrough(t, s, nil, 600)
+	if !(math.Abs(series[0]/series[9]-1) <= 0.01) {
+		t.Errorf("after a 10-minute ramp: %.0f IOPS in the first minute, %.0f in the tenth; want the burst spent in the ramp", series[0], series[9])
+	}
+	res, err := s.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Aggregate[0].IOPS; !(math.Abs(got/series[9]-1) <= 0.01) || res.Samples[0].TS != 60 || len(res.Samples) != 10 {
+		t.Errorf("result %.0f IOPS from %d samples, the first at %g s; want the measured minutes' %.0f, 10 samples from 60 s", got, len(res.Samples), res.Samples[0].TS, series[9])
+	}
+
+	pl, ws := scenarioPlane(t)
+	s = pl.Scenario(ws[:4], oltpJob(180), nil)
+	s.AddWorkload("backup", ws[4:], &fio.Job{Name: "backup", RW: "read", BlockSize: 1 << 20, IODepth: 8, IOEngine: "libaio", Direct: true, RampSec: 30}, 60, 150)
+	for _, at := range []float64{0, 60, 120} {
+		if _, _, err := s.Step(ctx, at, 60, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err = s.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var backup []float64
+	for _, smp := range res.Samples {
+		if smp.Job == "backup" {
+			backup = append(backup, smp.TS)
+		}
+	}
+	if len(backup) != 2 || backup[0] != 120 || backup[1] != 180 {
+		t.Errorf("a backup from 60 s with a 30 s ramp, stepped by the minute: samples at %v s; want 120 and 180 (its second and third minutes, after its ramp)", backup)
+	}
+}
+
 // With noise, a scenario's intervals vary as runs do, the same with the
 // same seed.
 func TestScenarioNoiseIsSeeded(t *testing.T) {
