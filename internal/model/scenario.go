@@ -34,10 +34,10 @@ type class struct {
 	// measured on, its job's ramp before (fio runs the ramp's I/O but
 	// leaves it out of its figures and logs).
 	start, measured, end float64
-	intervals  []interval
-	samples    []fio.Sample
-	notes      []string
-	relaid     string // what a changed storage policy rewrote before the measurement (relayOut)
+	intervals            []interval
+	samples              []fio.Sample
+	notes                []string
+	relaid               string // what a changed storage policy rewrote before the measurement (relayOut)
 }
 
 // interval is one interval's result and length.
