@@ -515,3 +515,25 @@ func TestSamplesInDirectionOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestReadSamplesRestAloneHasJSONLatency: on a loaded machine an interval
+// can hold only I/Os beyond the logs (a job's rate and latency logs stop
+// short of its end and no latency log stamps the end): its latency and p99
+// are json+'s for the job's direction, not missing (TestRunSamples saw a
+// last write sample with NaN for both).
+func TestReadSamplesRestAloneHasJSONLatency(t *testing.T) {
+	dir := t.TempDir()
+	writeLog(t, dir, "w0-s0_iops.1.log", []float64{1000, 100, 0, 4096, 0}, []float64{2000, 100, 0, 4096, 0})
+	writeLog(t, dir, "w0-s0_bw.1.log", []float64{1000, 400, 0, 4096, 0}, []float64{2000, 400, 0, 4096, 0})
+	writeLog(t, dir, "w0-s0_clat_hist.1.log", histLine(1000, 0, 10, 100), histLine(2000, 0, 10, 100))
+	stats := reads(300, 3000)
+	stats.Read.Clat.Mean = 50000
+	got, err := readSamples(dir, map[string]string{"w0-s0": "r"}, map[string][]JobStats{"w0-s0": {stats}}, time.Second, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := got[len(got)-1]
+	if len(got) < 3 || last.TS <= 2 || last.IOPS <= 0 || last.LatMeanUs != 50 || !(last.P99Us > 0) {
+		t.Fatalf("samples %+v: want the last interval's I/Os beyond the logs at json+'s 50 us and a p99", got)
+	}
+}

@@ -181,6 +181,11 @@ type cell struct {
 	ios, kib       float64 // I/Os and KiB in the interval
 	latIos, latSum float64 // I/Os with a logged latency, and their latency sum (ns)
 	counts         []float64
+	// restLat and restCounts are json+'s mean latency (ns) and histogram
+	// of the job's direction where the interval holds I/Os beyond the
+	// logs: its latency and p99 when no log gives them.
+	restLat    float64
+	restCounts []float64
 }
 
 type cellKey struct {
@@ -456,6 +461,7 @@ func (m *merger) addRest(job string, logs logTotals, json jsonTotals, step float
 		if restIos <= 0.5 {
 			continue
 		}
+		whole := slices.Clone(json.counts[d])
 		counts := json.counts[d]
 		for i := range counts {
 			if logs.counts[d] != nil && i < len(logs.counts[d]) {
@@ -470,6 +476,7 @@ func (m *merger) addRest(job string, logs logTotals, json jsonTotals, step float
 				c.latSum += json.latSum[d] * share
 				c.latIos += json.ios[d] * share
 			}
+			c.restLat, c.restCounts = json.latSum[d]/json.ios[d], whole
 			if c.counts == nil {
 				c.counts = make([]float64, len(counts))
 			}
@@ -510,11 +517,17 @@ func (m *merger) samples(single bool) []Sample {
 		}
 		s := Sample{Job: job, Direction: Directions[k.dir], TS: (to - m.start) / 1000,
 			IOPS: c.ios / sec, MBps: c.kib * 1024 / 1e6 / sec, LatMeanUs: math.NaN(), P99Us: math.NaN()}
-		if c.latIos > 0 {
+		switch {
+		case c.latIos > 0:
 			s.LatMeanUs = c.latSum / c.latIos / 1000
+		case c.restLat > 0: // only I/Os beyond the logs, as on a loaded machine
+			s.LatMeanUs = c.restLat / 1000
 		}
 		if c.counts != nil {
 			s.P99Us = histPercentile(c.counts, 99) / 1000
+		}
+		if math.IsNaN(s.P99Us) && c.restCounts != nil {
+			s.P99Us = histPercentile(c.restCounts, 99) / 1000
 		}
 		out = append(out, s)
 	}
@@ -545,6 +558,9 @@ func (m *merger) foldInto(to, from int) {
 		}
 		for i, x := range c.counts {
 			d.counts[i] += x
+		}
+		if d.restCounts == nil {
+			d.restLat, d.restCounts = c.restLat, c.restCounts
 		}
 	}
 }
