@@ -91,7 +91,7 @@ func (r *Runner) Run(ctx context.Context, workers []Worker, wl *Workload, progre
 	limit := max(expect, r.sizeBound(wl, workers)) + r.margin()
 	var every time.Duration
 	if r.SampleInterval >= 0 {
-		every = SampleInterval(r.SampleInterval, max(expect, limit-r.margin()))
+		every = sampleInterval(r.SampleInterval, max(expect, limit-r.margin()))
 	}
 	res, err := r.run(ctx, workers, wl, expect, limit, every, progress)
 	if err != nil {

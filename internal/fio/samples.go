@@ -32,10 +32,9 @@ const histCoarseness = 4
 // longer intervals rather than ever larger logs.
 const maxSamples = 600
 
-// SampleInterval is the interval of a run's samples: every, or 1 s,
-// lengthened to whole seconds so that a run of expect gives at most 600.
-// The simulator samples its runs by the same rule.
-func SampleInterval(every, expect time.Duration) time.Duration {
+// sampleInterval is the interval of a run's samples: every, or 1 s,
+// lengthened so that a run of expect gives at most maxSamples.
+func sampleInterval(every, expect time.Duration) time.Duration {
 	if every <= 0 {
 		every = time.Second
 	}

@@ -103,8 +103,8 @@ func TestSampleInterval(t *testing.T) {
 		// samples stays as asked.
 		{0, 0, time.Second}, {1500 * time.Millisecond, 900 * time.Second, 1500 * time.Millisecond},
 	} {
-		if got := SampleInterval(c.every, c.expect); got != c.want {
-			t.Errorf("SampleInterval(%v, %v) = %v, want %v", c.every, c.expect, got, c.want)
+		if got := sampleInterval(c.every, c.expect); got != c.want {
+			t.Errorf("sampleInterval(%v, %v) = %v, want %v", c.every, c.expect, got, c.want)
 		}
 	}
 	// Fine bins and their values as fio's stat.h has them.

@@ -3,7 +3,6 @@ package model
 import (
 	"fmt"
 	"math"
-	"time"
 
 	"starbench/internal/fio"
 	"starbench/internal/testbed"
@@ -240,10 +239,12 @@ func (sp span) over(a, b float64) [2]Direction {
 	return out
 }
 
-// sampleInterval is the length of one sample, in seconds, as a measured
-// run's: a second, or whole seconds more so that a run has at most 600.
+// sampleInterval is the length of one sample: a second, or longer so that a
+// run has at most about a hundred. Measured runs have up to 600, but the
+// model's figures hold still between its transitions, which a hundred
+// resolve: more would only grow a sweep's store and time.
 func sampleInterval(measured float64) float64 {
-	return fio.SampleInterval(0, time.Duration(measured*float64(time.Second))).Seconds()
+	return math.Max(1, math.Round(measured/100))
 }
 
 // measured is the job's figures as fio reports them, over its measured

@@ -80,8 +80,8 @@ func TestOSAWriteBufferFillsOverARun(t *testing.T) {
 	if first.IOPS < 1.1*last.IOPS || first.Direction != "write" {
 		t.Errorf("first sample %.0f IOPS, last %.0f: want the burst well above the steady rate", first.IOPS, last.IOPS)
 	}
-	if len(res.Samples) != 600 || last.TS != 1800 {
-		t.Errorf("%d samples ending at %g s; want 600 over the 1800 s run, as fio logs it", len(res.Samples), last.TS)
+	if len(res.Samples) < 50 || len(res.Samples) > 120 || last.TS != 1800 {
+		t.Errorf("%d samples ending at %g s; want 50-120 over the 1800 s run", len(res.Samples), last.TS)
 	}
 	if got, want := res.Aggregate[0].IOPS, meanOf(res.Samples, "write", 1800); !(math.Abs(got/want-1) <= 1e-9) {
 		t.Errorf("run %.1f IOPS, samples' mean %.1f: want the run to be its samples' mean", got, want)
@@ -508,12 +508,12 @@ func TestJobSpanOverAWindow(t *testing.T) {
 	}
 }
 
-// Samples: a second each, or whole seconds more so that a run has at most
-// 600, as measured runs' samples; they count from the end of the ramp, the last ends with the
+// Samples: a second each, or longer so that a run has at most about a
+// hundred; they count from the end of the ramp, the last ends with the
 // run (a tail under half an interval joining the one before, as measured
 // samples do), and a direction without I/O has none.
 func TestSamplesOfASpan(t *testing.T) {
-	for measured, want := range map[float64]float64{50: 1, 600: 1, 600.5: 2, 1200: 2, 1800: 3, 3600: 6} {
+	for measured, want := range map[float64]float64{50: 1, 149: 1, 150: 2, 250: 3, 1800: 18} {
 		if got := sampleInterval(measured); got != want {
 			t.Errorf("%g s measured: samples of %g s, want %g", measured, got, want)
 		}
