@@ -80,7 +80,7 @@ func (f *Figure) draw(ctx context.Context, c draw.Canvas) {
 	}
 	rows := (len(f.panels) + f.cols - 1) / f.cols
 	if len(f.panels) == 1 {
-		f.panels[0].fit(c.Max.X - c.Min.X)
+		c.Min.X += f.panels[0].fit(c.Max.X - c.Min.X)
 		f.panels[0].p.Draw(c)
 		return
 	}
@@ -90,8 +90,9 @@ func (f *Figure) draw(ctx context.Context, c draw.Canvas) {
 		grid[i] = make([]*plot.Plot, f.cols)
 	}
 	tileW := (c.Max.X - c.Min.X - vg.Length(f.cols-1)*tiles.PadX) / vg.Length(f.cols)
+	left := make([]vg.Length, len(f.panels))
 	for i, pn := range f.panels {
-		pn.fit(tileW)
+		left[i] = pn.fit(tileW)
 		grid[i/f.cols][i%f.cols] = pn.p
 	}
 	canvases := plot.Align(grid, tiles, c)
@@ -99,7 +100,9 @@ func (f *Figure) draw(ctx context.Context, c draw.Canvas) {
 		if ctx.Err() != nil {
 			return
 		}
-		pn.p.Draw(canvases[i/f.cols][i%f.cols])
+		tile := canvases[i/f.cols][i%f.cols]
+		tile.Min.X += left[i]
+		pn.p.Draw(tile)
 	}
 }
 
@@ -170,23 +173,42 @@ func (f *Figure) drawSide(c draw.Canvas) {
 
 // fit sets the category labels of a categorical X axis for a panel width:
 // wrapped at spaces, dashes, slashes and underscores to the width of a
-// category, and rotated when one word alone is wider than that.
-func (pn *panel) fit(width vg.Length) {
+// category, and rotated when one word alone is wider than that (wrapped
+// then to rotatedWidth, or wider where the lines would not fit between
+// neighbours). It returns the room the panel needs on its left
+// for rotated labels that reach past its edge.
+func (pn *panel) fit(width vg.Length) vg.Length {
 	if len(pn.categories) == 0 {
-		return
+		return 0
 	}
 	sty := pn.p.X.Tick.Label
-	avail := width*0.85/vg.Length(len(pn.categories)) - 4
+	step := width * 0.85 / vg.Length(len(pn.categories))
+	avail := step - 4
 	labels := make([]string, len(pn.categories))
 	rotate := false
 	for i, name := range pn.categories {
 		labels[i] = wrap(name, sty, avail)
 		rotate = rotate || sty.Width(labels[i]) > avail
 	}
+	var need vg.Length
 	if rotate {
-		copy(labels, pn.categories)
-		sty.Rotation = math.Pi / 6
+		sty.Rotation = math.Pi / 4 // steep enough for two lines or three between ticks
 		sty.XAlign, sty.YAlign = draw.XRight, draw.YTop
+		// Neighbouring labels lie step x sin(rotation) apart across
+		// their lines: a label wraps into no more lines than fit there.
+		across := step*vg.Length(math.Sin(sty.Rotation)) - 2
+		for i, name := range pn.categories {
+			for w := rotatedWidth; ; w *= 1.25 {
+				labels[i] = wrap(name, sty, w)
+				if !strings.Contains(labels[i], "\n") || sty.Height(labels[i]) <= across {
+					break
+				}
+			}
+			// The label hangs left of its tick by its rotated extent;
+			// the ticks sit mid-category.
+			reach := sty.Width(labels[i])*vg.Length(math.Cos(sty.Rotation)) + sty.Height(labels[i])*vg.Length(math.Sin(sty.Rotation))
+			need = max(need, reach-(vg.Length(i)+0.5)*step)
+		}
 	}
 	ticks := make(plot.ConstantTicks, len(labels))
 	for i, l := range labels {
@@ -195,7 +217,12 @@ func (pn *panel) fit(width vg.Length) {
 	pn.p.X.Tick.Label = sty
 	pn.p.X.Tick.Marker = ticks
 	pn.p.X.Tick.Length = 0
+	return need
 }
+
+// rotatedWidth is how wide a line of a rotated category label may run
+// before it wraps.
+const rotatedWidth = 30 * vg.Millimeter
 
 // wrap breaks s into lines no wider than w, after separators.
 func wrap(s string, sty text.Style, w vg.Length) string {

@@ -324,3 +324,49 @@ func TestWriteHonoursCancellation(t *testing.T) {
 		t.Errorf("a cancelled Save left %s (%v)", path, err)
 	}
 }
+
+// Long category labels (a compare figure's "policy=raid1
+// compression=False / 1m-seq-write write") are rotated, wrapped into the
+// lines that fit between neighbours, and the panel moves right until the
+// first one ends inside the figure: they ran off its left edge, cut.
+func TestLongRotatedLabelsStayInTheFigure(t *testing.T) {
+	var cats []string
+	var y []float64
+	for _, policy := range []string{"raid1", "raid5"} {
+		for _, c := range []string{"False", "True"} {
+			for _, w := range []string{"1m-seq-write write", "4k-rand-read read"} {
+				cats = append(cats, "policy="+policy+" compression="+c+" / "+w)
+				y = append(y, float64(len(cats)))
+			}
+		}
+	}
+	f, err := Bars(cats, []Series{{Y: y}}, Options{Title: "Change"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := f.Write(context.Background(), &buf, "png", DefaultSize, 96); err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Min.X+3; x++ {
+			if r, g, bl, _ := img.At(x, y).RGBA(); r < 0xf000 || g < 0xf000 || bl < 0xf000 {
+				t.Fatalf("ink at (%d, %d), the figure's left edge: a label runs off it", x, y)
+			}
+		}
+	}
+	pn := f.panels[0]
+	pn.fit(DefaultSize.Width)
+	sty := pn.p.X.Tick.Label
+	step := DefaultSize.Width * 0.85 / vg.Length(len(cats))
+	for _, tk := range pn.p.X.Tick.Marker.Ticks(0, 1) {
+		if lines := strings.Count(tk.Label, "\n") + 1; lines > 1 && sty.Height(tk.Label) > step*vg.Length(math.Sin(sty.Rotation)) {
+			t.Errorf("label %q: %d lines, wider across than the %v between ticks", tk.Label, lines, step)
+		}
+	}
+}
