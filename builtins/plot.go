@@ -1,6 +1,7 @@
 package builtins
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -35,7 +36,7 @@ func NewPlotModule(deps Deps) *runtime.Module {
 			{Name: "heatmap", Params: "(frame, x, y, value, agg=None, unit=None, " + common + ")",
 				Doc: "a matrix of value by x and y (e.g. compression x rdma), cells coloured and labelled", Fn: plotHeatmap},
 			{Name: "facets", Params: "(frame, by, kind=\"bars\", cols=0, shared_y=True, title=\"\", save=None, size=\"16x10cm\", dpi=150, **chart)",
-				Doc: "small multiples: one chart of kind per value of by, sharing the y range (or colour scale) and legend", Fn: plotFacets},
+				Doc: "small multiples: one chart of kind per value of by (in the order the frame first has them), sharing the y range (or colour scale) and legend", Fn: plotFacets},
 			timelineMember,
 		},
 		Types: []*runtime.Type{figureType.Doc()},
@@ -746,8 +747,18 @@ func plotFacets(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 	}
 	keys := g.Keys()[0]
 	names := valueNames(keys)
+	// Panels in the order the frame first has each value, as bars' and
+	// series' categories are: "10g", "25g", "100g" as given, not sorted
+	// as text.
+	groups := g.Rows()
+	order := make([]int, len(groups))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(slices.Min(groups[a]), slices.Min(groups[b])) })
 	var figs []*plots.Figure
-	for i, rows := range g.Rows() {
+	for _, i := range order {
+		rows := groups[i]
 		if err := runtime.Context(thread).Err(); err != nil {
 			return nil, err
 		}

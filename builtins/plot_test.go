@@ -1,13 +1,17 @@
 package builtins
 
 import (
+	"bytes"
+	"context"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"go.starlark.net/starlark"
 
 	"starbench/internal/table"
+	"starbench/plots"
 )
 
 // TestDistinctValuesStayApart: values that round to the same label (1000
@@ -118,4 +122,37 @@ func near(got, want []float64) bool {
 		}
 	}
 	return true
+}
+
+// TestFacetsKeepTheFramesOrder: facets come in the order the frame first
+// has each value of by, as bars' categories do: "10g", "25g", "100g" as
+// given (they came sorted as text, 100g first).
+func TestFacetsKeepTheFramesOrder(t *testing.T) {
+	var b table.Builder
+	for _, up := range []string{"10g", "25g", "100g"} {
+		for _, p := range []string{"raid1", "raid5"} {
+			b.Set("uplink", up)
+			b.Set("policy", p)
+			b.Set("iops", 100.0)
+			b.EndRow()
+		}
+	}
+	df, err := b.Frame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	thread := &starlark.Thread{}
+	v, err := starlark.Call(thread, starlark.NewBuiltin("plot.facets", plotFacets), starlark.Tuple{NewFrame(df)},
+		[]starlark.Tuple{{starlark.String("by"), starlark.String("uplink")}, {starlark.String("x"), starlark.String("policy")}, {starlark.String("y"), starlark.String("iops")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var svg bytes.Buffer
+	if err := v.(*Figure).fig.Write(context.Background(), &svg, "svg", plots.DefaultSize, 96); err != nil {
+		t.Fatal(err)
+	}
+	at := func(s string) int { return strings.Index(svg.String(), ">"+s+"<") }
+	if a, b, c := at("10g"), at("25g"), at("100g"); a < 0 || !(a < b && b < c) {
+		t.Errorf("panel titles at %d, %d, %d in the SVG: want 10g, 25g, 100g in that order", a, b, c)
+	}
 }
