@@ -34,7 +34,7 @@ func NewPlotModule(deps Deps) *runtime.Module {
 			{Name: "hockey", Params: "(frame, x=\"iops\", y=\"p99_us\", series=None, label=None, xunit=None, unit=None, " + common + ")",
 				Doc: "latency-vs-throughput curve per series, one point per load level (the label column, e.g. label=\"iodepth\") in load order and labelled where the label fits; a level's repeated rows are drawn as their mean with ± std error bars both ways", Fn: plotHockey},
 			{Name: "heatmap", Params: "(frame, x, y, value, agg=None, unit=None, " + common + ")",
-				Doc: "a matrix of value by x and y (e.g. compression x rdma), cells coloured and labelled", Fn: plotHeatmap},
+				Doc: "a matrix of value by x and y (e.g. compression x rdma), cells coloured and labelled, rows and columns in the order the frame first has them", Fn: plotHeatmap},
 			{Name: "facets", Params: "(frame, by, kind=\"bars\", cols=0, shared_y=True, title=\"\", save=None, size=\"16x10cm\", dpi=150, **chart)",
 				Doc: "small multiples: one chart of kind per value of by (in the order the frame first has them), sharing the y range (or colour scale) and legend", Fn: plotFacets},
 			timelineMember,
@@ -697,17 +697,54 @@ func plotHeatmap(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 	}
 	cols := table.ReadAll(wide)
 	rows := valueNames(cols[0])
-	values := make([][]float64, wide.Nrow())
 	var names []string
 	for _, col := range cols[1:] {
 		names = append(names, col.Name)
 	}
-	for r := range rows {
-		for _, col := range cols[1:] {
-			values[r] = append(values[r], col.Float(r))
+	// Rows and columns in the order the frame first has them, as bars'
+	// categories are; the pivot sorts them.
+	rowOrder, colOrder := inFrameOrder(f, y, rows), inFrameOrder(f, x, names)
+	values := make([][]float64, len(rowOrder))
+	for i, r := range rowOrder {
+		for _, k := range colOrder {
+			values[i] = append(values[i], cols[1+k].Float(r))
 		}
 	}
-	return c.finish(plots.Heatmap(rows, names, values, unit, o))
+	return c.finish(plots.Heatmap(permute(rows, rowOrder), permute(names, colOrder), values, unit, o))
+}
+
+// inFrameOrder is the order of names (a column's distinct values, as the
+// pivot sorted them) in which the frame's column first has them; the
+// pivot's own where the two do not name them alike.
+func inFrameOrder(f *Frame, column string, names []string) []int {
+	pivots := make([]int, len(names))
+	for i := range pivots {
+		pivots[i] = i
+	}
+	col, err := table.Read(f.DataFrame(), column)
+	if err != nil {
+		return pivots
+	}
+	first := valueNames(col)
+	if len(first) != len(names) {
+		return pivots
+	}
+	order := make([]int, len(first))
+	for i, name := range first {
+		if order[i] = slices.Index(names, name); order[i] < 0 {
+			return pivots
+		}
+	}
+	return order
+}
+
+// permute is names in order.
+func permute(names []string, order []int) []string {
+	out := make([]string, len(order))
+	for i, k := range order {
+		out[i] = names[k]
+	}
+	return out
 }
 
 // facetKinds are the charts facets can repeat.

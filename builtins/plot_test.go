@@ -156,3 +156,38 @@ func TestFacetsKeepTheFramesOrder(t *testing.T) {
 		t.Errorf("panel titles at %d, %d, %d in the SVG: want 10g, 25g, 100g in that order", a, b, c)
 	}
 }
+
+// TestHeatmapKeepsTheFramesOrder: a heatmap's rows and columns come in the
+// order the frame first has them, as bars' categories and facets do (the
+// pivot under it sorted them as text: 100g before 10g).
+func TestHeatmapKeepsTheFramesOrder(t *testing.T) {
+	var b table.Builder
+	for i, up := range []string{"10g", "25g", "100g"} {
+		for j, p := range []string{"raid6", "raid1"} {
+			b.Set("uplink", up)
+			b.Set("policy", p)
+			b.Set("iops", float64(1000*(10*i+j+1)))
+			b.EndRow()
+		}
+	}
+	df, err := b.Frame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := starlark.Call(&starlark.Thread{}, starlark.NewBuiltin("plot.heatmap", plotHeatmap), starlark.Tuple{NewFrame(df)},
+		[]starlark.Tuple{{starlark.String("x"), starlark.String("uplink")}, {starlark.String("y"), starlark.String("policy")}, {starlark.String("value"), starlark.String("iops")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var svg bytes.Buffer
+	if err := v.(*Figure).fig.Write(context.Background(), &svg, "svg", plots.DefaultSize, 96); err != nil {
+		t.Fatal(err)
+	}
+	at := func(s string) int { return strings.Index(svg.String(), ">"+s+"<") }
+	if a, b := at("raid6"), at("raid1"); a < 0 || !(a < b) {
+		t.Errorf("row labels raid6 at %d, raid1 at %d: want raid6 first, as the frame has it", a, b)
+	}
+	if a, b, c := at("10g"), at("25g"), at("100g"); a < 0 || !(a < b && b < c) {
+		t.Errorf("column labels at %d, %d, %d: want 10g, 25g, 100g", a, b, c)
+	}
+}
