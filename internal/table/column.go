@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/go-gota/gota/dataframe"
 	"github.com/go-gota/gota/series"
@@ -127,8 +128,48 @@ func (c *Column) Compare(i, j int) int {
 	case Float:
 		return cmpOrdered(c.Floats[i], c.Floats[j])
 	default:
-		return cmpOrdered(c.Strings[i], c.Strings[j])
+		return naturalCompare(c.Strings[i], c.Strings[j])
 	}
+}
+
+// naturalCompare orders text as people read labels: runs of digits by
+// their number, the rest character by character, so "4k" < "32k" < "64k",
+// "raid5" < "raid10" and "10g" < "25g" < "100g". Text alike but for
+// leading zeros ("007" and "7") falls back to plain order.
+func naturalCompare(a, b string) int {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if isDigit(a[i]) && isDigit(b[j]) {
+			ei, ej := digitsEnd(a, i), digitsEnd(b, j)
+			x, y := strings.TrimLeft(a[i:ei], "0"), strings.TrimLeft(b[j:ej], "0")
+			if c := cmpOrdered(len(x), len(y)); c != 0 {
+				return c
+			}
+			if c := strings.Compare(x, y); c != 0 {
+				return c
+			}
+			i, j = ei, ej
+			continue
+		}
+		if a[i] != b[j] {
+			return cmpOrdered(a[i], b[j])
+		}
+		i, j = i+1, j+1
+	}
+	if c := cmpOrdered(len(a)-i, len(b)-j); c != 0 {
+		return c
+	}
+	return strings.Compare(a, b)
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// digitsEnd is where the run of digits starting at i in s ends.
+func digitsEnd(s string, i int) int {
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	return i
 }
 
 func compareBool(a, b bool) int {
@@ -141,7 +182,7 @@ func compareBool(a, b bool) int {
 	return 1
 }
 
-func cmpOrdered[T int | float64 | string](a, b T) int {
+func cmpOrdered[T int | float64 | string | byte](a, b T) int {
 	switch {
 	case a < b:
 		return -1

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -396,6 +397,24 @@ func TestLongOperationsHonourCancellation(t *testing.T) {
 	} {
 		if err := run(); !errors.Is(err, context.Canceled) {
 			t.Errorf("%s with a cancelled context: %v", name, err)
+		}
+	}
+}
+
+// Text sorts in natural order, as people read labels: digit runs by their
+// number (block sizes, uplinks, RAID levels, VM names), the rest as
+// before; equal numbers with other leading zeros still sort apart.
+func TestNaturalOrderOfText(t *testing.T) {
+	in := []string{"general", "64k", "4k", "sql", "32k", "vm10", "vm9", "raid10", "raid5", "100g", "10g", "25g", "007", "7", "", "a1b2", "a1b10"}
+	want := []string{"", "4k", "007", "7", "10g", "25g", "32k", "64k", "100g", "a1b2", "a1b10", "general", "raid5", "raid10", "sql", "vm9", "vm10"}
+	got := slices.Clone(in)
+	slices.SortFunc(got, naturalCompare)
+	if !slices.Equal(got, want) {
+		t.Errorf("sorted %q\nwant   %q", got, want)
+	}
+	for _, p := range [][2]string{{"a", "b"}, {"x2", "x10"}, {"007", "7"}, {"k", "k1"}} {
+		if naturalCompare(p[0], p[1]) >= 0 || naturalCompare(p[1], p[0]) <= 0 {
+			t.Errorf("%q and %q: want the first before the second, both ways round", p[0], p[1])
 		}
 	}
 }
