@@ -226,7 +226,7 @@ var frameType = &valueType[*Frame]{
 		{"concat", "(*others)", "this frame's rows followed by the others' (missing columns become None)", frameConcatMethod},
 		{"describe", "()", "count, mean, std, min, p50, p95, p99, max of each numeric column", frameDescribe},
 		{"drop", "(*columns)", "the frame without the named columns (simulated stays)", frameDrop},
-		{"filter", "(fn=None, **conditions)", "rows where every condition holds: col=value, col=[values], col=(op, value) with op in == != < <= > >=; fn(row) for anything else", frameFilter},
+		{"filter", "(fn=None, **conditions)", "rows where every condition holds: col=value, col=[values], col=(op, value) with op in == != < <= > >= (text in natural order: (\"<\", \"64k\") keeps 4k and 32k); fn(row) for anything else", frameFilter},
 		{"group_by", "(*keys)", "groups of rows by key columns, sorted, keys compared as typed tuples (text in natural order: digits as numbers, 4k before 32k, raid5 before raid10); .agg(...) reduces them (see frame.groups)", frameGroupBy},
 		{"head", "(n=5)", "the first n rows", frameHead},
 		{"join", "(other, on, how=\"inner\")", "rows of both frames with equal on columns; how is inner, left or outer", frameJoin},

@@ -195,7 +195,7 @@ func compareTo(c *Column, v any) (func(int) int, error) {
 		if c.Kind != String {
 			return nil, mismatch
 		}
-		return func(i int) int { return cmpOrdered(c.Strings[i], x) }, nil
+		return func(i int) int { return naturalCompare(c.Strings[i], x) }, nil
 	}
 	return nil, mismatch
 }

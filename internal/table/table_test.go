@@ -418,3 +418,30 @@ func TestNaturalOrderOfText(t *testing.T) {
 		}
 	}
 }
+
+// A filter's order comparisons on text take the same natural order.
+func TestFilterComparesTextInNaturalOrder(t *testing.T) {
+	df := frame(t, func(b *Builder) {
+		for _, bs := range []string{"4k", "32k", "64k", "256k"} {
+			b.Set("bs", bs)
+			b.EndRow()
+		}
+	})
+	col, err := Read(df, "bs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	less, err := compareTo(col, "64k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var below []string
+	for i := range 4 {
+		if less(i) < 0 {
+			below = append(below, col.Strings[i])
+		}
+	}
+	if !slices.Equal(below, []string{"4k", "32k"}) {
+		t.Errorf("below 64k: %q, want 4k and 32k", below)
+	}
+}
