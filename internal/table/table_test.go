@@ -412,6 +412,20 @@ func TestNaturalOrderOfText(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("sorted %q\nwant   %q", got, want)
 	}
+	// Sorting and grouping a frame take it.
+	df := frame(t, func(b *Builder) {
+		for _, s := range in {
+			b.Set("s", s)
+			b.EndRow()
+		}
+	})
+	sorted, err := Sort(context.Background(), df, []SortKey{{Column: "s"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if col, _ := Read(sorted, "s"); !slices.Equal(col.Strings, want) {
+		t.Errorf("Sort: %q\nwant  %q", col.Strings, want)
+	}
 	for _, p := range [][2]string{{"a", "b"}, {"x2", "x10"}, {"007", "7"}, {"k", "k1"}} {
 		if naturalCompare(p[0], p[1]) >= 0 || naturalCompare(p[1], p[0]) <= 0 {
 			t.Errorf("%q and %q: want the first before the second, both ways round", p[0], p[1])
