@@ -10,6 +10,7 @@ import (
 
 	"go.starlark.net/starlark"
 
+	"starbench/internal/runtime"
 	"starbench/internal/table"
 	"starbench/plots"
 )
@@ -124,46 +125,13 @@ func near(got, want []float64) bool {
 	return true
 }
 
-// TestFacetsKeepTheFramesOrder: facets come in the order the frame first
-// has each value of by, as bars' categories do: "10g", "25g", "100g" as
-// given (they came sorted as text, 100g first).
-func TestFacetsKeepTheFramesOrder(t *testing.T) {
-	var b table.Builder
-	for _, up := range []string{"10g", "25g", "100g"} {
-		for _, p := range []string{"raid1", "raid5"} {
-			b.Set("uplink", up)
-			b.Set("policy", p)
-			b.Set("iops", 100.0)
-			b.EndRow()
-		}
-	}
-	df, err := b.Frame()
-	if err != nil {
-		t.Fatal(err)
-	}
-	thread := &starlark.Thread{}
-	v, err := starlark.Call(thread, starlark.NewBuiltin("plot.facets", plotFacets), starlark.Tuple{NewFrame(df)},
-		[]starlark.Tuple{{starlark.String("by"), starlark.String("uplink")}, {starlark.String("x"), starlark.String("policy")}, {starlark.String("y"), starlark.String("iops")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var svg bytes.Buffer
-	if err := v.(*Figure).fig.Write(context.Background(), &svg, "svg", plots.DefaultSize, 96); err != nil {
-		t.Fatal(err)
-	}
-	at := func(s string) int { return strings.Index(svg.String(), ">"+s+"<") }
-	if a, b, c := at("10g"), at("25g"), at("100g"); a < 0 || !(a < b && b < c) {
-		t.Errorf("panel titles at %d, %d, %d in the SVG: want 10g, 25g, 100g in that order", a, b, c)
-	}
-}
-
-// TestHeatmapKeepsTheFramesOrder: a heatmap's rows and columns come in the
-// order the frame first has them, as bars' categories and facets do (the
-// pivot under it sorted them as text: 100g before 10g).
-func TestHeatmapKeepsTheFramesOrder(t *testing.T) {
+// uplinkFrame is a frame of uplinks (10g, 25g, 100g, in that order) by
+// policies, each row's iops numbering it: 1000 x (10 x uplink + policy + 1).
+func uplinkFrame(t *testing.T, policies ...string) *Frame {
+	t.Helper()
 	var b table.Builder
 	for i, up := range []string{"10g", "25g", "100g"} {
-		for j, p := range []string{"raid6", "raid1"} {
+		for j, p := range policies {
 			b.Set("uplink", up)
 			b.Set("policy", p)
 			b.Set("iops", float64(1000*(10*i+j+1)))
@@ -174,8 +142,18 @@ func TestHeatmapKeepsTheFramesOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := starlark.Call(&starlark.Thread{}, starlark.NewBuiltin("plot.heatmap", plotHeatmap), starlark.Tuple{NewFrame(df)},
-		[]starlark.Tuple{{starlark.String("x"), starlark.String("uplink")}, {starlark.String("y"), starlark.String("policy")}, {starlark.String("value"), starlark.String("iops")}})
+	return NewFrame(df)
+}
+
+// drawnText draws a plot builtin's figure of f as SVG and returns where
+// each text is written in it (-1: nowhere), which is the order drawn.
+func drawnText(t *testing.T, name string, fn runtime.BuiltinFunc, f *Frame, kwargs ...string) func(string) int {
+	t.Helper()
+	var kw []starlark.Tuple
+	for i := 0; i < len(kwargs); i += 2 {
+		kw = append(kw, starlark.Tuple{starlark.String(kwargs[i]), starlark.String(kwargs[i+1])})
+	}
+	v, err := starlark.Call(&starlark.Thread{}, starlark.NewBuiltin(name, fn), starlark.Tuple{f}, kw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +161,24 @@ func TestHeatmapKeepsTheFramesOrder(t *testing.T) {
 	if err := v.(*Figure).fig.Write(context.Background(), &svg, "svg", plots.DefaultSize, 96); err != nil {
 		t.Fatal(err)
 	}
-	at := func(s string) int { return strings.Index(svg.String(), ">"+s+"<") }
+	return func(s string) int { return strings.Index(svg.String(), ">"+s+"<") }
+}
+
+// TestFacetsKeepTheFramesOrder: facets come in the order the frame first
+// has each value of by, as bars' categories do: "10g", "25g", "100g" as
+// given (they came sorted as text, 100g first).
+func TestFacetsKeepTheFramesOrder(t *testing.T) {
+	at := drawnText(t, "plot.facets", plotFacets, uplinkFrame(t, "raid1", "raid5"), "by", "uplink", "x", "policy", "y", "iops")
+	if a, b, c := at("10g"), at("25g"), at("100g"); a < 0 || !(a < b && b < c) {
+		t.Errorf("panel titles at %d, %d, %d in the SVG: want 10g, 25g, 100g in that order", a, b, c)
+	}
+}
+
+// TestHeatmapKeepsTheFramesOrder: a heatmap's rows and columns come in the
+// order the frame first has them, as bars' categories and facets do (the
+// pivot under it sorted them as text: 100g before 10g).
+func TestHeatmapKeepsTheFramesOrder(t *testing.T) {
+	at := drawnText(t, "plot.heatmap", plotHeatmap, uplinkFrame(t, "raid6", "raid1"), "x", "uplink", "y", "policy", "value", "iops")
 	if a, b := at("raid6"), at("raid1"); a < 0 || !(a < b) {
 		t.Errorf("row labels raid6 at %d, raid1 at %d: want raid6 first, as the frame has it", a, b)
 	}
