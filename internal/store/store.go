@@ -230,7 +230,8 @@ func (s *Store) init(ctx context.Context, opt Options) error {
 					return err
 				}
 			}
-			_, err = tx.ExecContext(ctx, `UPDATE campaign SET name = ?, simulated = ?, completed_at = NULL`, s.Name, opt.Simulated)
+			// The campaign starts over: its start is now, as its runs' are.
+			_, err = tx.ExecContext(ctx, `UPDATE campaign SET name = ?, simulated = ?, created_at = ?, completed_at = NULL`, s.Name, opt.Simulated, stamp(time.Now()))
 			return err
 		}
 		// We hold the lock, so a session still "running" is a process that died.

@@ -152,6 +152,10 @@ func TestSimulatedAndMeasuredNeverMix(t *testing.T) {
 	if err := s.CommitRun(ctx, okRun(testCells[0].Label, "4k", 0, 1, false)); err != nil {
 		t.Fatal(err)
 	}
+	const long = "2020-01-01T00:00:00Z" // the campaign began long ago
+	if _, err := s.db.Exec(`UPDATE campaign SET created_at = ?`, long); err != nil {
+		t.Fatal(err)
+	}
 	s.Close()
 	_, err = Open(ctx, path, "wwt", Options{Simulated: true})
 	if err == nil || !strings.Contains(err.Error(), "holds measured runs") || !strings.Contains(err.Error(), "--fresh") {
@@ -164,6 +168,11 @@ func TestSimulatedAndMeasuredNeverMix(t *testing.T) {
 	defer fresh.Close()
 	if done, _ := fresh.Done(ctx); len(done) != 0 || !fresh.Simulated {
 		t.Fatalf("fresh store still has %d runs (simulated=%v)", len(done), fresh.Simulated)
+	}
+	// Starting over starts the campaign now: the report's "Started" read
+	// the first session's time, before the runs it shows.
+	if in, err := fresh.Info(ctx); err != nil || in.CreatedAt == long {
+		t.Errorf("after --fresh the campaign began at %q (%v); want now", in.CreatedAt, err)
 	}
 }
 
