@@ -30,9 +30,9 @@ type class struct {
 	name    string
 	workers []fio.Worker
 	job     *fio.Job
-	// The class runs from start to end seconds and is measured from
-	// measured on, its job's ramp before (fio runs the ramp's I/O but
-	// leaves it out of its figures and logs).
+	// The class runs from start to end seconds; fio measures it from
+	// measured on, after its job's ramp_time (whose I/O runs but stays
+	// out of fio's figures and logs).
 	start, measured, end float64
 	intervals            []interval
 	samples              []fio.Sample
