@@ -5,6 +5,7 @@
 package report
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -140,17 +141,24 @@ func load(ctx context.Context, st *store.Store) (*Campaign, error) {
 		c.Cells = append(c.Cells, Cell{Label: cell.Label, Levels: m})
 		levels[cell.Label] = m
 	}
+	firstRun := map[string]int64{} // each workload's first run stored
 	err = st.EachRun(ctx, func(r store.RunRecord) error {
 		c.add(Run{Cell: r.Cell, Workload: r.Workload, Repeat: r.Repeat, Status: r.Status,
 			Error: r.Error, Seconds: r.Seconds, Notes: r.Notes}, levels[r.Cell])
-		if !slices.Contains(c.Workloads, r.Workload) {
+		if first, seen := firstRun[r.Workload]; !seen {
 			c.Workloads = append(c.Workloads, r.Workload)
+			firstRun[r.Workload] = r.ID
+		} else {
+			firstRun[r.Workload] = min(first, r.ID)
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	// Workloads in the order the campaign ran them, which is the order its
+	// script declares them (the store lists them by name: 32k before 4k).
+	slices.SortStableFunc(c.Workloads, func(a, b string) int { return cmp.Compare(firstRun[a], firstRun[b]) })
 	c.finish()
 	sessions, err := st.Sessions(ctx)
 	if err != nil {

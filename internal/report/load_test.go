@@ -133,3 +133,42 @@ func TestALoadAloneHasNoBestAndWorst(t *testing.T) {
 		t.Fatalf("highlights %+v, want none", v.Highlights)
 	}
 }
+
+// TestWorkloadsInTheOrderTheyRan: a report lists workloads in the order
+// the campaign ran them, the script's order, not by name (the store lists
+// them by name, which put 32k before 4k and both before general).
+func TestWorkloadsInTheOrderTheyRan(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "order.db")
+	s, err := store.Open(ctx, path, "order", store.Options{Simulated: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := []store.Cell{{Label: "baseline", Position: 0}}
+	if err := s.SaveCells(ctx, cells); err != nil {
+		t.Fatal(err)
+	}
+	id, err := s.BeginSession(ctx, store.Provenance{Script: "order.star", Target: "embedded", Testbed: "wwt-r640-osa", ModelVersion: "starbench-model/2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	declared := []string{"general", "4k", "32k", "sql"}
+	for _, w := range declared {
+		for repeat := 1; repeat <= 2; repeat++ {
+			start := time.Date(2026, 12, 4, 3, 0, 0, 0, time.UTC)
+			r := store.Run{RunKey: store.RunKey{Cell: "baseline", Workload: w, Repeat: repeat}, Session: id, Start: start, End: start.Add(time.Second),
+				Result: &fio.Result{Simulated: true, Aggregate: []fio.Row{{Direction: "read", IOPS: 1000, Simulated: true}}}}
+			if err := s.CommitRun(ctx, r); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	s.Close()
+	c, err := Load(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(c.Workloads, " ") != strings.Join(declared, " ") {
+		t.Errorf("workloads %q; want %q, the order they ran", c.Workloads, declared)
+	}
+}

@@ -142,7 +142,8 @@ type RunRecord struct {
 	Notes []string
 }
 
-// EachRun calls f with every stored run in execution order, reading one at
+// EachRun calls f with every stored run, by cell in execution order, then
+// by workload name and repeat (ID says which ran first), reading one at
 // a time: what a summary of every run needs, without holding them all. The
 // texts that repeat from run to run (cells, workloads, statuses, errors,
 // notes) are kept once, shared by the runs f keeps.
