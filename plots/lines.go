@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -183,9 +184,19 @@ func dataTicks(series []Series, unit string) plot.ConstantTicks {
 		for _, x := range s.X {
 			if !seen[x] && !math.IsNaN(x) {
 				seen[x] = true
-				ticks = append(ticks, plot.Tick{Value: x, Label: FormatValue(x, unit)})
+				ticks = append(ticks, plot.Tick{Value: x, Label: dataLabel(x, unit)})
 			}
 		}
 	}
 	return ticks
+}
+
+// dataLabel labels a tick at a data value: a whole count below 100,000
+// without a unit in all its digits (1024 outstanding I/Os read "1024", not
+// the compact "1.02k"), anything else as FormatValue writes it.
+func dataLabel(x float64, unit string) string {
+	if unit == "" && x == math.Trunc(x) && math.Abs(x) < 1e5 {
+		return strconv.Itoa(int(x))
+	}
+	return FormatValue(x, unit)
 }

@@ -51,3 +51,19 @@ func TestTicksOfANarrowRangeFarFromZeroDiffer(t *testing.T) {
 		t.Errorf("labels %s; want %s", got, want)
 	}
 }
+
+// A log axis labels its data's values: whole counts in every digit
+// (outstanding I/Os 1024 and 8192 read so, not 1.02k and 8.19k), values
+// with a unit or a fraction as FormatValue writes them.
+func TestDataTicksLabelCountsWhole(t *testing.T) {
+	var labels []string
+	for _, tk := range dataTicks([]Series{{X: []float64{64, 1024, 8192, 262144, 0.5}}}, "") {
+		labels = append(labels, tk.Label)
+	}
+	if got, want := strings.Join(labels, " "), "64 1024 8192 262k 0.5"; got != want {
+		t.Errorf("labels %q, want %q", got, want)
+	}
+	if got := dataTicks([]Series{{X: []float64{4096}}}, "B")[0].Label; got != "4.1 kB" {
+		t.Errorf("4096 B labelled %q, want 4.1 kB", got)
+	}
+}
