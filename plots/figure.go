@@ -209,6 +209,7 @@ func (pn *panel) fit(width vg.Length) vg.Length {
 			reach := sty.Width(labels[i])*vg.Length(math.Cos(sty.Rotation)) + sty.Height(labels[i])*vg.Length(math.Sin(sty.Rotation))
 			need = max(need, reach-(vg.Length(i)+0.5)*step)
 		}
+		need = max(0, need-pn.yAxisWidth()) // the labels may hang below the y axis
 	}
 	ticks := make(plot.ConstantTicks, len(labels))
 	for i, l := range labels {
@@ -218,6 +219,21 @@ func (pn *panel) fit(width vg.Length) vg.Length {
 	pn.p.X.Tick.Marker = ticks
 	pn.p.X.Tick.Length = 0
 	return need
+}
+
+// yAxisWidth is about how wide the panel's y axis draws left of its data:
+// its widest tick label and its title, as gonum lays them out.
+func (pn *panel) yAxisWidth() vg.Length {
+	y := &pn.p.Y
+	var ticks vg.Length
+	for _, tk := range y.Tick.Marker.Ticks(y.Min, y.Max) {
+		ticks = max(ticks, y.Tick.Label.Width(tk.Label))
+	}
+	var title vg.Length
+	if y.Label.Text != "" {
+		title = y.Label.TextStyle.Height(y.Label.Text) + y.Label.Padding
+	}
+	return ticks + y.Tick.Length + title
 }
 
 // rotatedWidth is how wide a line of a rotated category label may run
