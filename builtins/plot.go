@@ -36,7 +36,7 @@ func NewPlotModule(deps Deps) *runtime.Module {
 			{Name: "heatmap", Params: "(frame, x, y, value, agg=None, unit=None, " + common + ")",
 				Doc: "a matrix of value by x and y (e.g. compression x rdma), cells coloured and labelled, rows and columns in the order the frame first has them", Fn: plotHeatmap},
 			{Name: "facets", Params: "(frame, by, kind=\"bars\", cols=0, shared_y=True, title=\"\", save=None, size=\"16x10cm\", dpi=150, **chart)",
-				Doc: "small multiples: one chart of kind per value of by (in the order the frame first has them), sharing the y range (or colour scale) and legend", Fn: plotFacets},
+				Doc: "small multiples: one chart of kind per value of by (in the order the frame first has them; cols=0 lays them out about square for the figure's size), sharing the y range (or colour scale) and legend", Fn: plotFacets},
 			timelineMember,
 		},
 		Types: []*runtime.Type{figureType.Doc()},

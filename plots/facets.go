@@ -5,18 +5,15 @@ import (
 	"math"
 )
 
-// Facets lays one-panel figures out as small multiples, cols per row, under
-// one title. Each figure's title names its panel; legends merge by name.
+// Facets lays one-panel figures out as small multiples, cols per row (0:
+// as many as suit the figure's shape, see gridColumns), under one title. Each figure's title names its panel; legends merge by name.
 // With sharedY every panel gets the same Y range, so heights compare;
 // heatmap panels always share one colour scale.
 func Facets(title string, figs []*Figure, cols int, sharedY bool) (*Figure, error) {
 	if len(figs) == 0 {
 		return nil, fmt.Errorf("nothing to plot: no panels")
 	}
-	if cols <= 0 {
-		cols = int(math.Ceil(math.Sqrt(float64(len(figs)))))
-	}
-	f := &Figure{Title: title, cols: min(cols, len(figs))}
+	f := &Figure{Title: title, cols: min(max(cols, 0), len(figs))} // 0: laid out for the size drawn
 	lo, hi := math.Inf(1), math.Inf(-1)
 	heatmaps := 0
 	for _, sub := range figs {

@@ -78,32 +78,45 @@ func (f *Figure) draw(ctx context.Context, c draw.Canvas) {
 		c.Max.X = right.Min.X - margin
 		f.drawSide(right)
 	}
-	rows := (len(f.panels) + f.cols - 1) / f.cols
 	if len(f.panels) == 1 {
 		c.Min.X += f.panels[0].fit(c.Max.X - c.Min.X)
 		f.panels[0].p.Draw(c)
 		return
 	}
-	tiles := draw.Tiles{Rows: rows, Cols: f.cols, PadX: 8, PadY: 8}
+	cols := f.cols
+	if cols == 0 {
+		cols = gridColumns(len(f.panels), float64((c.Max.X-c.Min.X)/(c.Max.Y-c.Min.Y)))
+	}
+	rows := (len(f.panels) + cols - 1) / cols
+	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: 8, PadY: 8}
 	grid := make([][]*plot.Plot, rows)
 	for i := range grid {
-		grid[i] = make([]*plot.Plot, f.cols)
+		grid[i] = make([]*plot.Plot, cols)
 	}
-	tileW := (c.Max.X - c.Min.X - vg.Length(f.cols-1)*tiles.PadX) / vg.Length(f.cols)
+	tileW := (c.Max.X - c.Min.X - vg.Length(cols-1)*tiles.PadX) / vg.Length(cols)
 	left := make([]vg.Length, len(f.panels))
 	for i, pn := range f.panels {
 		left[i] = pn.fit(tileW)
-		grid[i/f.cols][i%f.cols] = pn.p
+		grid[i/cols][i%cols] = pn.p
 	}
 	canvases := plot.Align(grid, tiles, c)
 	for i, pn := range f.panels {
 		if ctx.Err() != nil {
 			return
 		}
-		tile := canvases[i/f.cols][i%f.cols]
+		tile := canvases[i/cols][i%cols]
 		tile.Min.X += left[i]
 		pn.p.Draw(tile)
 	}
+}
+
+// gridColumns is how many columns n panels take on an area aspect times
+// as wide as it is high, so that the panels come out about square: three
+// side by side on a landscape figure (a 2 x 2 grid left a tile empty),
+// four in two rows.
+func gridColumns(n int, aspect float64) int {
+	rows := min(max(int(math.Round(math.Sqrt(float64(n)/aspect))), 1), n)
+	return (n + rows - 1) / rows
 }
 
 func padded(c draw.Canvas, m vg.Length) draw.Canvas {

@@ -67,3 +67,18 @@ func TestDataTicksLabelCountsWhole(t *testing.T) {
 		t.Errorf("4096 B labelled %q, want 4.1 kB", got)
 	}
 }
+
+// Facets left to lay themselves out come out about square: three side by
+// side on a landscape figure (they took a 2 x 2 grid, a tile empty), four
+// in two rows, a portrait figure's three in two columns.
+func TestGridColumnsKeepPanelsAboutSquare(t *testing.T) {
+	for _, c := range []struct {
+		n      int
+		aspect float64
+		want   int
+	}{{1, 1.6, 1}, {2, 1.6, 2}, {3, 1.6, 3}, {4, 1.6, 2}, {6, 1.6, 3}, {8, 1.6, 4}, {9, 1, 3}, {3, 0.6, 2}} {
+		if got := gridColumns(c.n, c.aspect); got != c.want {
+			t.Errorf("%d panels on an area %g times as wide as high: %d columns, want %d", c.n, c.aspect, got, c.want)
+		}
+	}
+}
