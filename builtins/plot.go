@@ -1,7 +1,6 @@
 package builtins
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -785,16 +784,10 @@ func plotFacets(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 	keys := g.Keys()[0]
 	names := valueNames(keys)
 	// Panels in the order the frame first has each value, as bars' and
-	// series' categories are: "10g", "25g", "100g" as given, not sorted
-	// as text.
+	// series' categories are, not as the groups sort.
 	groups := g.Rows()
-	order := make([]int, len(groups))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(slices.Min(groups[a]), slices.Min(groups[b])) })
 	var figs []*plots.Figure
-	for _, i := range order {
+	for _, i := range inFrameOrder(f, by, names) {
 		rows := groups[i]
 		if err := runtime.Context(thread).Err(); err != nil {
 			return nil, err

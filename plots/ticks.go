@@ -128,18 +128,21 @@ func (t unitTicks) Ticks(min, max float64) []plot.Tick {
 		}
 	}
 	if !distinct { // a narrow range far from 0 (Unix times): every digit
+		decimals := stepDecimals(ticks)
 		for i, tk := range ticks {
 			if !tk.IsMinor() {
-				ticks[i].Label = exactLabel(tk.Value, ticks, t.unit)
+				ticks[i].Label = strconv.FormatFloat(tk.Value, 'f', decimals, 64)
+				if t.unit != "" && t.unit != "IOPS" {
+					ticks[i].Label += " " + t.unit
+				}
 			}
 		}
 	}
 	return ticks
 }
 
-// exactLabel writes v with as many decimals as the labelled ticks' step
-// needs, and the unit as given.
-func exactLabel(v float64, ticks []plot.Tick, unit string) string {
+// stepDecimals is how many decimals the step between labelled ticks needs.
+func stepDecimals(ticks []plot.Tick) int {
 	step := math.Inf(1)
 	prev := math.NaN()
 	for _, tk := range ticks {
@@ -153,11 +156,7 @@ func exactLabel(v float64, ticks []plot.Tick, unit string) string {
 	decimals := 0
 	for ; decimals < 9 && math.Abs(step*math.Pow10(decimals)-math.Round(step*math.Pow10(decimals))) > 1e-6; decimals++ {
 	}
-	s := strconv.FormatFloat(v, 'f', decimals, 64)
-	if unit != "" && unit != "IOPS" {
-		s += " " + unit
-	}
-	return s
+	return decimals
 }
 
 // majorTicks is about how many labelled ticks a linear axis gets: gonum's
