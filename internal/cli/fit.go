@@ -74,6 +74,7 @@ func fitCmd(st *State, args []string) int {
 	if len(pos) > 0 {
 		path, err = scriptArg("fit", pos)
 	}
+	missing := missingStore(from)
 	switch {
 	case err != nil:
 	case len(from) == 0:
@@ -86,8 +87,8 @@ func fitCmd(st *State, args []string) int {
 		err = usagef("fit", "--validate %d: want 0 (keep no cell apart) or 2 or more (every Nth cell's runs kept apart)", every)
 	case hasRepeats(strings.Split(params, ",")):
 		err = usagef("fit", "--params %s names a parameter twice", params)
-	case missingStore(from) != "":
-		err = usagef("fit", "--from: %s", noStore(missingStore(from)))
+	case missing != "":
+		err = usagef("fit", "--from: %s", noStore(missing))
 	}
 	var given map[string]string
 	if err == nil {
